@@ -1,0 +1,12 @@
+// Package storage owns quotad's persistence: a small key/value interface over etcd v3
+// (get, list, watch and one guarded transaction), its etcd implementation, the embedded
+// single-member etcd, and a conformance suite every implementation must pass.
+//
+// Invariants:
+//   - Every value is the JSON of one API object; every key follows kube-apiserver's layout
+//     (/registry/<resource>/<namespace>/<name>, /registry/<group>/<resource>/... otherwise).
+//   - A revision is an etcd revision; an object's resourceVersion is its key's mod revision.
+//   - Txn is all-or-nothing: either every compare holds and every op commits at one revision,
+//     or nothing changes and ErrConflict is returned.
+//   - Errors are typed (ErrNotFound, ErrConflict, ErrCompacted, ErrTooLarge); callers use errors.Is.
+package storage

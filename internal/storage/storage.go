@@ -1,0 +1,143 @@
+package storage
+
+import (
+	"context"
+	"errors"
+)
+
+// Typed errors returned by every Store implementation. Check with errors.Is.
+var (
+	// ErrNotFound: the key does not exist (at the requested revision).
+	ErrNotFound = errors.New("storage: key not found")
+	// ErrConflict: a Txn compare failed; nothing was written.
+	ErrConflict = errors.New("storage: transaction compare failed")
+	// ErrCompacted: the requested revision has been compacted away.
+	ErrCompacted = errors.New("storage: revision compacted")
+	// ErrFutureRevision: the requested revision is newer than the store's current revision.
+	ErrFutureRevision = errors.New("storage: revision not yet reached")
+	// ErrTooLarge: a transaction exceeded the backend's limits (operations or bytes).
+	ErrTooLarge = errors.New("storage: transaction too large")
+)
+
+// KV is one stored key with its value and revisions.
+type KV struct {
+	Key            string
+	Value          []byte
+	ModRevision    int64
+	CreateRevision int64
+}
+
+// ListOptions narrows a List.
+type ListOptions struct {
+	// Revision reads at this revision; 0 means the latest.
+	Revision int64
+	// Limit caps the number of returned keys; 0 means no limit.
+	Limit int64
+	// StartKey (inclusive) resumes a paginated list; it must lie under the prefix.
+	StartKey string
+	// KeysOnly omits values.
+	KeysOnly bool
+}
+
+// ListResult is one page of a List.
+type ListResult struct {
+	KVs []KV
+	// Revision is the store revision the list was served at.
+	Revision int64
+	// More reports that keys remain after the last returned one.
+	More bool
+	// Remaining is how many keys remain after this page (when known).
+	Remaining int64
+}
+
+// EventType is the kind of a watch event.
+type EventType int
+
+const (
+	// EventPut is a create or update; PrevKV is nil on create.
+	EventPut EventType = iota
+	// EventDelete is a deletion; KV.Value is empty, PrevKV holds the deleted value.
+	EventDelete
+)
+
+// Event is one change seen by a Watch.
+type Event struct {
+	Type   EventType
+	KV     KV
+	PrevKV *KV
+}
+
+// WatchResult is what a watch channel delivers: a batch of events, or a terminal error
+// (ErrCompacted when the start revision is gone). The channel is closed after an error or
+// when the context ends.
+type WatchResult struct {
+	Events []Event
+	// Revision is the store revision this batch was delivered at (progress notifications
+	// carry no events).
+	Revision int64
+	Err      error
+}
+
+// CompareTarget says what a Compare checks.
+type CompareTarget int
+
+const (
+	// ModRevisionEquals: the key's mod revision equals Revision (0: the key must not exist).
+	ModRevisionEquals CompareTarget = iota
+	// RangeNotModifiedAfter: no key under Prefix (Key used as a prefix) has a mod revision
+	// greater than Revision. Deleted keys are not seen by this compare.
+	RangeNotModifiedAfter
+)
+
+// Compare is one guard of a Txn.
+type Compare struct {
+	Target   CompareTarget
+	Key      string
+	Revision int64
+}
+
+// OpType is the kind of a Txn operation.
+type OpType int
+
+const (
+	// OpPut writes Value at Key.
+	OpPut OpType = iota
+	// OpDelete removes Key.
+	OpDelete
+)
+
+// Op is one write of a Txn.
+type Op struct {
+	Type  OpType
+	Key   string
+	Value []byte
+}
+
+// Txn is a guarded, atomic multi-key write.
+type Txn struct {
+	Compares []Compare
+	Ops      []Op
+}
+
+// TxnResult reports a committed Txn.
+type TxnResult struct {
+	// Revision is the revision the txn committed at: the mod revision of every put key.
+	Revision int64
+}
+
+// Store is the persistence interface of quotad. Implementations must pass the
+// conformance suite in storagetest.
+type Store interface {
+	// Get returns the key at the latest revision, or ErrNotFound.
+	Get(ctx context.Context, key string) (KV, error)
+	// List returns keys under prefix in key order.
+	List(ctx context.Context, prefix string, opts ListOptions) (ListResult, error)
+	// Watch streams changes under prefix strictly after revision fromRev (0: from now).
+	Watch(ctx context.Context, prefix string, fromRev int64) <-chan WatchResult
+	// Txn commits all ops iff every compare holds; otherwise returns ErrConflict.
+	Txn(ctx context.Context, txn Txn) (TxnResult, error)
+	// Revision returns the current store revision.
+	Revision(ctx context.Context) (int64, error)
+	// Close releases the store's resources.
+	Close() error
+}
