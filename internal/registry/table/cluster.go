@@ -1,0 +1,77 @@
+package table
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Annotations marking the default StorageClass.
+const (
+	isDefaultStorageClassAnnotation     = "storageclass.kubernetes.io/is-default-class"
+	betaIsDefaultStorageClassAnnotation = "storageclass.beta.kubernetes.io/is-default-class"
+)
+
+// ---- PriorityClass ----
+
+// priorityClassPrinter: PreemptionPolicy has priority 0 upstream, so kubectl
+// shows it without -o wide.
+func priorityClassPrinter() printer {
+	return typedPrinter(schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"), func() *schedulingv1.PriorityClass { return &schedulingv1.PriorityClass{} },
+		func() []metav1.TableColumnDefinition {
+			d := schedulingv1.PriorityClass{}.SwaggerDoc()
+			return []metav1.TableColumnDefinition{
+				nameColumn(),
+				{Name: "Value", Type: "integer", Description: d["value"]},
+				{Name: "Global-Default", Type: "boolean", Description: d["globalDefault"]},
+				ageColumn(),
+				{Name: "PreemptionPolicy", Type: "string", Description: d["preemptionPolicy"]},
+			}
+		},
+		func(pc *schedulingv1.PriorityClass, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
+			var policy string
+			if pc.PreemptionPolicy != nil {
+				policy = string(*pc.PreemptionPolicy)
+			}
+			return []interface{}{pc.Name, int64(pc.Value), pc.GlobalDefault, since(pc.CreationTimestamp, now), policy}, nil
+		})
+}
+
+// ---- StorageClass ----
+
+func storageClassPrinter() printer {
+	return typedPrinter(storagev1.SchemeGroupVersion.WithKind("StorageClass"), func() *storagev1.StorageClass { return &storagev1.StorageClass{} },
+		func() []metav1.TableColumnDefinition {
+			d := storagev1.StorageClass{}.SwaggerDoc()
+			return []metav1.TableColumnDefinition{
+				nameColumn(),
+				{Name: "Provisioner", Type: "string", Description: d["provisioner"]},
+				{Name: "ReclaimPolicy", Type: "string", Description: d["reclaimPolicy"]},
+				{Name: "VolumeBindingMode", Type: "string", Description: d["volumeBindingMode"]},
+				{Name: "AllowVolumeExpansion", Type: "string", Description: d["allowVolumeExpansion"]},
+				ageColumn(),
+			}
+		},
+		func(sc *storagev1.StorageClass, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
+			name := sc.Name
+			if sc.Annotations[isDefaultStorageClassAnnotation] == "true" || sc.Annotations[betaIsDefaultStorageClassAnnotation] == "true" {
+				name += " (default)"
+			}
+			reclaim := string(corev1.PersistentVolumeReclaimDelete)
+			if sc.ReclaimPolicy != nil {
+				reclaim = string(*sc.ReclaimPolicy)
+			}
+			binding := string(storagev1.VolumeBindingImmediate)
+			if sc.VolumeBindingMode != nil {
+				binding = string(*sc.VolumeBindingMode)
+			}
+			expansion := false
+			if sc.AllowVolumeExpansion != nil {
+				expansion = *sc.AllowVolumeExpansion
+			}
+			return []interface{}{name, sc.Provisioner, reclaim, binding, expansion, since(sc.CreationTimestamp, now)}, nil
+		})
+}

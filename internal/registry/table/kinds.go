@@ -1,0 +1,124 @@
+package table
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// typedKind maps the k8s.io/api types this package knows to their kind.
+func typedKind(obj runtime.Object) (schema.GroupKind, bool) {
+	var gvk schema.GroupVersionKind
+	switch obj.(type) {
+	case *corev1.Pod:
+		gvk = corev1.SchemeGroupVersion.WithKind("Pod")
+	case *corev1.Service:
+		gvk = corev1.SchemeGroupVersion.WithKind("Service")
+	case *corev1.Namespace:
+		gvk = corev1.SchemeGroupVersion.WithKind("Namespace")
+	case *corev1.Node:
+		gvk = corev1.SchemeGroupVersion.WithKind("Node")
+	case *corev1.Secret:
+		gvk = corev1.SchemeGroupVersion.WithKind("Secret")
+	case *corev1.ConfigMap:
+		gvk = corev1.SchemeGroupVersion.WithKind("ConfigMap")
+	case *corev1.PersistentVolumeClaim:
+		gvk = corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim")
+	case *corev1.PersistentVolume:
+		gvk = corev1.SchemeGroupVersion.WithKind("PersistentVolume")
+	case *corev1.ReplicationController:
+		gvk = corev1.SchemeGroupVersion.WithKind("ReplicationController")
+	case *corev1.ResourceQuota:
+		gvk = corev1.SchemeGroupVersion.WithKind("ResourceQuota")
+	case *corev1.LimitRange:
+		gvk = corev1.SchemeGroupVersion.WithKind("LimitRange")
+	case *corev1.Event:
+		gvk = corev1.SchemeGroupVersion.WithKind("Event")
+	case *corev1.ServiceAccount:
+		gvk = corev1.SchemeGroupVersion.WithKind("ServiceAccount")
+	case *corev1.Endpoints:
+		gvk = corev1.SchemeGroupVersion.WithKind("Endpoints")
+	case *appsv1.Deployment:
+		gvk = appsv1.SchemeGroupVersion.WithKind("Deployment")
+	case *appsv1.ReplicaSet:
+		gvk = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
+	case *appsv1.StatefulSet:
+		gvk = appsv1.SchemeGroupVersion.WithKind("StatefulSet")
+	case *appsv1.DaemonSet:
+		gvk = appsv1.SchemeGroupVersion.WithKind("DaemonSet")
+	case *batchv1.Job:
+		gvk = batchv1.SchemeGroupVersion.WithKind("Job")
+	case *batchv1.CronJob:
+		gvk = batchv1.SchemeGroupVersion.WithKind("CronJob")
+	case *schedulingv1.PriorityClass:
+		gvk = schedulingv1.SchemeGroupVersion.WithKind("PriorityClass")
+	case *storagev1.StorageClass:
+		gvk = storagev1.SchemeGroupVersion.WithKind("StorageClass")
+	case *apiextensionsv1.CustomResourceDefinition:
+		gvk = apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")
+	default:
+		return schema.GroupKind{}, false
+	}
+	return gvk.GroupKind(), true
+}
+
+// printerFor returns the printer of a kind; false for kinds printed with the
+// default convertor and unknown to this package.
+func printerFor(gk schema.GroupKind) (printer, bool) {
+	switch gk {
+	case corev1.SchemeGroupVersion.WithKind("Pod").GroupKind():
+		return podPrinter(), true
+	case corev1.SchemeGroupVersion.WithKind("Service").GroupKind():
+		return servicePrinter(), true
+	case corev1.SchemeGroupVersion.WithKind("Namespace").GroupKind():
+		return namespacePrinter(), true
+	case corev1.SchemeGroupVersion.WithKind("Node").GroupKind():
+		return nodePrinter(), true
+	case corev1.SchemeGroupVersion.WithKind("Secret").GroupKind():
+		return secretPrinter(), true
+	case corev1.SchemeGroupVersion.WithKind("ConfigMap").GroupKind():
+		return configMapPrinter(), true
+	case corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim").GroupKind():
+		return pvcPrinter(), true
+	case corev1.SchemeGroupVersion.WithKind("PersistentVolume").GroupKind():
+		return pvPrinter(), true
+	case corev1.SchemeGroupVersion.WithKind("ReplicationController").GroupKind():
+		return replicationControllerPrinter(), true
+	case corev1.SchemeGroupVersion.WithKind("ResourceQuota").GroupKind():
+		return resourceQuotaPrinter(), true
+	case corev1.SchemeGroupVersion.WithKind("LimitRange").GroupKind():
+		// No printer upstream: the default convertor (NAME CREATED AT).
+		return defaultPrinter(corev1.SchemeGroupVersion.WithKind("LimitRange")), true
+	case corev1.SchemeGroupVersion.WithKind("Event").GroupKind():
+		return eventPrinter(), true
+	case corev1.SchemeGroupVersion.WithKind("ServiceAccount").GroupKind():
+		return serviceAccountPrinter(), true
+	case corev1.SchemeGroupVersion.WithKind("Endpoints").GroupKind():
+		return endpointsPrinter(), true
+	case appsv1.SchemeGroupVersion.WithKind("Deployment").GroupKind():
+		return deploymentPrinter(), true
+	case appsv1.SchemeGroupVersion.WithKind("ReplicaSet").GroupKind():
+		return replicaSetPrinter(), true
+	case appsv1.SchemeGroupVersion.WithKind("StatefulSet").GroupKind():
+		return statefulSetPrinter(), true
+	case appsv1.SchemeGroupVersion.WithKind("DaemonSet").GroupKind():
+		return daemonSetPrinter(), true
+	case batchv1.SchemeGroupVersion.WithKind("Job").GroupKind():
+		return jobPrinter(), true
+	case batchv1.SchemeGroupVersion.WithKind("CronJob").GroupKind():
+		return cronJobPrinter(), true
+	case schedulingv1.SchemeGroupVersion.WithKind("PriorityClass").GroupKind():
+		return priorityClassPrinter(), true
+	case storagev1.SchemeGroupVersion.WithKind("StorageClass").GroupKind():
+		return storageClassPrinter(), true
+	case apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition").GroupKind():
+		// Served by apiextensions-apiserver with the default convertor.
+		return defaultPrinter(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")), true
+	}
+	return printer{}, false
+}
