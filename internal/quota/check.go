@@ -1,0 +1,375 @@
+package quota
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+)
+
+// Operation is the verb of a request as quota sees it. quota does not import the
+// admission package (imports point admission → quota); the values are spelled as
+// upstream's admission operations.
+type Operation string
+
+// Operations CheckRequest understands.
+const (
+	Create Operation = "CREATE"
+	Update Operation = "UPDATE"
+	Delete Operation = "DELETE"
+)
+
+// LimitedResource is one entry of the ResourceQuota admission configuration's
+// limitedResources: consuming a matching resource, or creating an object matching one of
+// MatchScopes, requires a covering quota.
+type LimitedResource struct {
+	// APIGroup and Resource name the group-resource MatchContains applies to.
+	APIGroup string
+	Resource string
+	// MatchContains lists substrings of usage names; a request consuming a name that
+	// contains one of them needs a matching quota that limits that name.
+	MatchContains []string
+	// MatchScopes lists scope selectors; an object matching one needs a matching quota
+	// with a selector of the same scope name. As upstream, these apply to objects of every
+	// resource, not only APIGroup/Resource.
+	MatchScopes []corev1.ScopedResourceSelectorRequirement
+}
+
+// Request is one write as CheckRequest sees it.
+type Request struct {
+	Operation   Operation
+	Resource    schema.GroupResource
+	Subresource string
+	// Name is the request's name, used in refusals; when empty the object's name, then its
+	// generateName, then "Unknown" is used, as upstream.
+	Name string
+	// Object is the object to be stored (nil on DELETE); OldObject the stored one (nil on
+	// CREATE). Typed k8s.io/api structs for built-in kinds, *unstructured.Unstructured for
+	// custom resources. Neither is modified.
+	Object    runtime.Object
+	OldObject runtime.Object
+}
+
+// quotaPlan records how one quota relates to the request.
+type quotaPlan struct {
+	index              int
+	matchNew, matchOld bool
+}
+
+// CheckRequest decides one request against the quotas of its namespace and returns the
+// quotas whose status.used changes, as deep copies in input order (inputs are read-only),
+// or the refusal. It is upstream's checkRequest with quotad's exact accounting: for every
+// quota, new used = used − (quota matched the old object ? usage(old) : 0)
+// + (quota matches the new object ? usage(new) : 0), masked to the quota's status.hard.
+// So CREATE charges, DELETE credits, and UPDATE charges or credits the difference (a pod
+// reaching Succeeded/Failed, a service changing type, a PVC resize, a pod moving between
+// scopes). Only increases are checked against status.hard; a request that only lowers
+// usage is never refused. Quotas are matched and checked on status.hard, never spec.hard.
+//
+// Refusals carry upstream's texts; all but one are *apierrors.StatusError Forbidden
+// (`<resource> "<name>" is forbidden: <msg>`): `failed quota: <q>: must specify ...`,
+// `status unknown for quota: <q>, resources: ...`, `quota usage is negative for
+// resource(s): ...`, `insufficient quota to consume: ...`, `exceeded quota: <q>,
+// requested: ..., used: ..., limited: ...`. Uncovered limited scopes give a plain error
+// (`insufficient quota to match these scopes: [...]`, HTTP 500 upstream). Writes to the
+// status subresource are charged and credited but never refused for exceeding hard.
+//
+// Dry-run requests are checked exactly like others; the caller simply does not commit the
+// returned quotas.
+func CheckRequest(quotas []corev1.ResourceQuota, req Request, reg Registry, limited []LimitedResource) ([]corev1.ResourceQuota, error) {
+	// 1. Find the evaluator; unknown or unhandled requests touch no quota.
+	ev := reg.Get(req.Resource)
+	if ev == nil || !ev.Handles(req.Subresource) {
+		return nil, nil
+	}
+
+	// 2. Pick the versions whose usage counts. An old object without a resourceVersion is
+	// a create-on-update and is charged in full, as upstream.
+	newObj, oldObj := req.Object, req.OldObject
+	switch req.Operation {
+	case Create:
+		oldObj = nil
+		if newObj == nil {
+			return nil, errors.New("quota: CREATE request without an object")
+		}
+	case Update:
+		if newObj == nil {
+			return nil, errors.New("quota: UPDATE request without an object")
+		}
+		if oldObj == nil {
+			return nil, forbidden(req, errors.New("unable to get previous usage since prior version of object was not found"))
+		}
+		if m, err := meta.Accessor(oldObj); err == nil && m.GetResourceVersion() == "" {
+			oldObj = nil
+		}
+	case Delete:
+		newObj = nil
+		if oldObj == nil {
+			return nil, forbidden(req, errors.New("unable to get previous usage since prior version of object was not found"))
+		}
+	default:
+		return nil, fmt.Errorf("quota: unsupported operation %q", req.Operation)
+	}
+
+	// 3. Usage of both versions (pure functions of the objects).
+	var newUsage, oldUsage corev1.ResourceList
+	var err error
+	if newObj != nil {
+		if newUsage, err = ev.Usage(newObj); err != nil {
+			return nil, err
+		}
+	}
+	if oldObj != nil {
+		if oldUsage, err = ev.Usage(oldObj); err != nil {
+			return nil, err
+		}
+	}
+
+	// 4. Limited scopes the new object matches, over every configured entry as upstream.
+	// Upstream admits a request silently when these cannot be evaluated, which would leave
+	// it uncharged; quotad treats that as "no limited scope matched" and keeps accounting.
+	var limitedScopes []corev1.ScopedResourceSelectorRequirement
+	if newObj != nil {
+		for _, l := range limited {
+			matched, err := MatchingScopes(ev, newObj, l.MatchScopes)
+			if err != nil {
+				limitedScopes = nil
+				break
+			}
+			limitedScopes = append(limitedScopes, matched...)
+		}
+	}
+
+	// 5. Names that need a covering quota (matchContains for this group-resource).
+	limitedNames := limitedByDefault(newUsage, limitedFor(limited, req.Resource))
+
+	// 6. Relate every quota to the request, in order: collect the scopes that cover the new
+	// object, then for quotas matching the new object run the constraint and status checks
+	// (only when the request raises that quota's usage, so updates that consume nothing
+	// more are never refused).
+	var (
+		plans            []quotaPlan
+		interesting      []quotaPlan
+		restrictedScopes []corev1.ScopedResourceSelectorRequirement
+		restrictedSet    = sets.New[corev1.ResourceName]()
+	)
+	for i := range quotas {
+		rq := &quotas[i]
+		p := quotaPlan{index: i}
+		if newObj != nil {
+			local, err := MatchingScopes(ev, newObj, ScopeSelectors(rq))
+			if err != nil {
+				if req.Operation == Create {
+					return nil, fmt.Errorf("error matching scopes of quota %s, err: %v", rq.Name, err)
+				}
+				// A selector that cannot be evaluated fails for every object of this kind,
+				// so no stored object is charged to this quota (CalculateUsage agrees).
+				continue
+			}
+			restrictedScopes = append(restrictedScopes, local...)
+			if p.matchNew, err = Matches(rq, ev, newObj); err != nil {
+				return nil, err
+			}
+		}
+		if oldObj != nil {
+			// A matching error means no stored object was ever charged here: no credit.
+			p.matchOld, _ = Matches(rq, ev, oldObj)
+		}
+		if !p.matchNew && !p.matchOld {
+			continue
+		}
+		plans = append(plans, p)
+		if !p.matchNew {
+			continue
+		}
+		interesting = append(interesting, p)
+		restricted := ev.MatchingResources(ResourceNames(rq.Status.Hard))
+		restrictedSet.Insert(restricted...)
+		if len(Positive(Subtract(newUsage, charged(p.matchOld, oldUsage)))) == 0 {
+			continue
+		}
+		if c, ok := ev.(Constrainer); ok {
+			if err := c.Constraints(restricted, newObj); err != nil {
+				return nil, forbidden(req, fmt.Errorf("failed quota: %s: %v", rq.Name, err))
+			}
+		}
+		if !hasUsageStats(rq, restricted) {
+			return nil, forbidden(req, fmt.Errorf("status unknown for quota: %s, resources: %s", rq.Name, prettyPrintNames(restricted)))
+		}
+	}
+
+	// 7. Usage can never be negative.
+	if neg := IsNegative(newUsage); len(neg) > 0 {
+		return nil, forbidden(req, fmt.Errorf("quota usage is negative for resource(s): %s", prettyPrintNames(neg)))
+	}
+
+	// 8. Does the request consume anything more? (Upstream's short-circuit: with matching
+	// quotas, their unmasked deltas; without, the object's own delta.)
+	increase := false
+	if len(interesting) > 0 {
+		for _, p := range interesting {
+			if len(Positive(Subtract(newUsage, charged(p.matchOld, oldUsage)))) > 0 {
+				increase = true
+				break
+			}
+		}
+	} else if newObj != nil {
+		increase = len(Positive(Subtract(newUsage, oldUsage))) > 0
+	}
+
+	// 9. Consumption limited by default needs a covering quota.
+	if increase {
+		if uncovered := sets.List(sets.New(limitedNames...).Difference(restrictedSet)); len(uncovered) > 0 {
+			return nil, forbidden(req, fmt.Errorf("insufficient quota to consume: %s", prettyPrintNames(uncovered)))
+		}
+		if uncovered := UncoveredScopes(limitedScopes, restrictedScopes); len(uncovered) > 0 {
+			return nil, fmt.Errorf("insufficient quota to match these scopes: %v", uncovered)
+		}
+	}
+
+	// 10. Apply each quota's delta; refuse the first quota (in order) an increase exceeds.
+	var changed []corev1.ResourceQuota
+	for _, p := range plans {
+		rq := &quotas[p.index]
+		hard := ResourceNames(rq.Status.Hard)
+		var add, sub corev1.ResourceList
+		if p.matchNew {
+			add = Mask(newUsage, hard)
+		}
+		if p.matchOld {
+			sub = Mask(oldUsage, hard)
+		}
+		delta := RemoveZeros(Subtract(add, sub))
+		if len(delta) == 0 {
+			continue
+		}
+		requested := Positive(delta)
+		newUsed := applyDelta(rq.Status.Used, delta)
+		if len(requested) > 0 && req.Subresource != "status" {
+			masked := Mask(newUsed, ResourceNames(requested))
+			if ok, exceeded := LessThanOrEqual(masked, rq.Status.Hard); !ok {
+				return nil, forbidden(req, fmt.Errorf("exceeded quota: %s, requested: %s, used: %s, limited: %s",
+					rq.Name,
+					prettyPrint(Mask(requested, exceeded)),
+					prettyPrint(Mask(rq.Status.Used, exceeded)),
+					prettyPrint(Mask(rq.Status.Hard, exceeded))))
+			}
+		}
+		if Equals(newUsed, rq.Status.Used) {
+			continue
+		}
+		out := rq.DeepCopy()
+		out.Status.Used = newUsed
+		changed = append(changed, *out)
+	}
+	return changed, nil
+}
+
+// charged returns usage when the quota matched the old object, else nil.
+func charged(matched bool, usage corev1.ResourceList) corev1.ResourceList {
+	if matched {
+		return usage
+	}
+	return nil
+}
+
+// applyDelta returns used + delta. A credit for a name with no used entry leaves it absent
+// (usage that was never recorded is not made negative).
+func applyDelta(used, delta corev1.ResourceList) corev1.ResourceList {
+	result := corev1.ResourceList{}
+	for name, v := range used {
+		result[name] = v.DeepCopy()
+	}
+	for name, d := range delta {
+		if v, ok := result[name]; ok {
+			v.Add(d)
+			result[name] = v
+		} else if d.Sign() > 0 {
+			result[name] = d.DeepCopy()
+		}
+	}
+	return result
+}
+
+// hasUsageStats reports whether every name of status.hard among restricted has a
+// status.used entry.
+func hasUsageStats(rq *corev1.ResourceQuota, restricted []corev1.ResourceName) bool {
+	set := ToSet(restricted)
+	for name := range rq.Status.Hard {
+		if !set.Has(name) {
+			continue
+		}
+		if _, ok := rq.Status.Used[name]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// limitedFor returns the entries of limited that name gr.
+func limitedFor(limited []LimitedResource, gr schema.GroupResource) []LimitedResource {
+	var out []LimitedResource
+	for _, l := range limited {
+		if l.APIGroup == gr.Group && l.Resource == gr.Resource {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// limitedByDefault returns the consumed names (value > 0) that contain a matchContains
+// substring of one of limited.
+func limitedByDefault(usage corev1.ResourceList, limited []LimitedResource) []corev1.ResourceName {
+	var out []corev1.ResourceName
+	for _, l := range limited {
+		for name, v := range usage {
+			if v.Sign() != 1 {
+				continue
+			}
+			for _, sub := range l.MatchContains {
+				if strings.Contains(string(name), sub) {
+					out = append(out, name)
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// forbidden wraps msg as upstream's admission.NewForbidden does.
+func forbidden(req Request, msg error) error {
+	return apierrors.NewForbidden(req.Resource, RequestName(req), msg)
+}
+
+// RequestName returns the name refusals use: the request's name, else the object's name,
+// else its generateName, else "Unknown" (as upstream's admission errors).
+func RequestName(req Request) string {
+	if req.Name != "" {
+		return req.Name
+	}
+	obj := req.Object
+	if obj == nil {
+		obj = req.OldObject
+	}
+	if obj == nil {
+		return "Unknown"
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return "Unknown/errorGettingMetadata"
+	}
+	if m.GetName() != "" {
+		return m.GetName()
+	}
+	if m.GetGenerateName() != "" {
+		return m.GetGenerateName()
+	}
+	return "Unknown"
+}
