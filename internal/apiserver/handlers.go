@@ -1,0 +1,473 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/quotad/quotad/internal/registry"
+)
+
+// serveResource handles every verb on a resource path.
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requestInfo) {
+	gvr := schema.GroupVersionResource{Group: info.Group, Version: info.Version, Resource: info.Resource}
+	res := s.cfg.Store.Catalogue().Get(gvr)
+	if res == nil || (info.Namespace != "" && !res.Namespaced) {
+		writeError(w, notFoundPath())
+		return
+	}
+	switch info.Subresource {
+	case "":
+	case "status":
+		if !res.Status {
+			writeError(w, notFoundPath())
+			return
+		}
+	case "scale":
+		if !res.Scale {
+			writeError(w, notFoundPath())
+			return
+		}
+		s.serveScale(w, r, res, info)
+		return
+	case "finalize":
+		if res.GVR.Resource != "namespaces" || info.Verb != "update" {
+			writeError(w, notFoundPath())
+			return
+		}
+	default:
+		writeError(w, notFoundPath())
+		return
+	}
+	if res.Namespaced && info.Namespace == "" && info.Name != "" {
+		writeError(w, notFoundPath())
+		return
+	}
+	if res.Namespaced && info.Namespace == "" && info.Verb != "list" && info.Verb != "watch" {
+		writeError(w, notFoundPath())
+		return
+	}
+	switch info.Verb {
+	case "get":
+		s.get(w, r, res, info)
+	case "list":
+		s.list(w, r, res, info)
+	case "watch":
+		s.watch(w, r, res, info)
+	case "create":
+		if info.Name != "" {
+			writeError(w, apierrors.NewMethodNotSupported(res.GroupResource(), "create"))
+			return
+		}
+		s.create(w, r, res, info)
+	case "update":
+		if info.Subresource == "finalize" {
+			s.finalize(w, r, res, info)
+			return
+		}
+		s.update(w, r, res, info)
+	case "patch":
+		s.patch(w, r, res, info)
+	case "delete":
+		if info.Subresource != "" {
+			writeError(w, apierrors.NewMethodNotSupported(res.GroupResource(), "delete"))
+			return
+		}
+		s.delete(w, r, res, info)
+	case "deletecollection":
+		s.deleteCollection(w, r, res, info)
+	default:
+		writeError(w, apierrors.NewMethodNotSupported(res.GroupResource(), r.Method))
+	}
+}
+
+// readBody reads a request body up to MaxBodyBytes.
+func readBody(r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	if len(b) > MaxBodyBytes {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes))
+	}
+	return b, nil
+}
+
+// writeOptions reads dryRun and fieldValidation.
+func writeOptions(r *http.Request) (registry.WriteOptions, registry.FieldValidation, error) {
+	q := r.URL.Query()
+	var o registry.WriteOptions
+	for _, v := range q["dryRun"] {
+		if v != "All" {
+			return o, "", apierrors.NewBadRequest(fmt.Sprintf("Invalid dryRun value: %q, supported values: All", v))
+		}
+		o.DryRun = true
+	}
+	fv := registry.FieldValidation(q.Get("fieldValidation"))
+	switch fv {
+	case "":
+		fv = registry.FieldValidationWarn
+	case registry.FieldValidationIgnore, registry.FieldValidationWarn, registry.FieldValidationStrict:
+	default:
+		return o, "", apierrors.NewBadRequest(fmt.Sprintf("fieldValidation must be one of \"Ignore\", \"Warn\", or \"Strict\", got %q", fv))
+	}
+	return o, fv, nil
+}
+
+func (s *Server) get(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	acc, err := negotiate(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	obj, err := s.cfg.Store.Get(r.Context(), res, info.Namespace, info.Name)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.writeObjects(w, r, res, acc, http.StatusOK, obj)
+}
+
+// writeObjects writes one object as JSON, a Table or PartialObjectMetadata.
+func (s *Server) writeObjects(w http.ResponseWriter, r *http.Request, res *registry.Resource, acc accept, code int, obj runtime.Object) {
+	switch {
+	case acc.table && s.cfg.Table != nil:
+		t, err := s.cfg.Table(res, []runtime.Object{obj}, s.cfg.Clock(), includePolicy(r))
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		t.APIVersion, t.Kind = "meta.k8s.io/"+acc.tableVer, "Table"
+		writeJSON(w, code, t)
+	case acc.partial:
+		writeJSON(w, code, partialOf(obj, acc.tableVer))
+	default:
+		obj.GetObjectKind().SetGroupVersionKind(res.GVK())
+		writeJSON(w, code, obj)
+	}
+}
+
+func includePolicy(r *http.Request) metav1.IncludeObjectPolicy {
+	switch p := metav1.IncludeObjectPolicy(r.URL.Query().Get("includeObject")); p {
+	case metav1.IncludeNone, metav1.IncludeObject:
+		return p
+	}
+	return metav1.IncludeMetadata
+}
+
+// selectors parses labelSelector and fieldSelector.
+func selectors(r *http.Request, res *registry.Resource, info requestInfo) (registry.Selector, error) {
+	q := r.URL.Query()
+	var sel registry.Selector
+	if ls := q.Get("labelSelector"); ls != "" {
+		l, err := labels.Parse(ls)
+		if err != nil {
+			return sel, apierrors.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", err))
+		}
+		sel.Label = l
+	}
+	fs := q.Get("fieldSelector")
+	if info.Name != "" {
+		// watch on a single object
+		n := "metadata.name=" + info.Name
+		if fs != "" {
+			fs = n + "," + fs
+		} else {
+			fs = n
+		}
+	}
+	if fs != "" {
+		f, err := fields.ParseSelector(fs)
+		if err != nil {
+			return sel, apierrors.NewBadRequest(fmt.Sprintf("invalid field selector: %v", err))
+		}
+		for _, req := range f.Requirements() {
+			if !supportedField(res, req.Field) {
+				return sel, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
+			}
+		}
+		sel.Field = f
+	}
+	return sel, nil
+}
+
+// supportedField reports whether a field selector key is registered for the resource.
+func supportedField(res *registry.Resource, key string) bool {
+	if key == "metadata.name" || key == "metadata.namespace" {
+		return true
+	}
+	_, ok := registry.Fields(res.New())[key]
+	return ok
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	acc, err := negotiate(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	sel, err := selectors(r, res, info)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	q := r.URL.Query()
+	var limit int64
+	if l := q.Get("limit"); l != "" {
+		limit, _ = strconv.ParseInt(l, 10, 64)
+		if limit < 0 {
+			limit = 0
+		}
+	}
+	lr, err := s.cfg.Store.List(r.Context(), res, info.Namespace, registry.ListOptions{
+		Selector: sel, Limit: limit, Continue: q.Get("continue"),
+		ResourceVersion: q.Get("resourceVersion"), ResourceVersionMatch: q.Get("resourceVersionMatch"),
+	})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	lm := metav1.ListMeta{ResourceVersion: lr.ResourceVersion, Continue: lr.Continue, RemainingItemCount: lr.Remaining}
+	switch {
+	case acc.table && s.cfg.Table != nil:
+		t, err := s.cfg.Table(res, lr.Items, s.cfg.Clock(), includePolicy(r))
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		t.APIVersion, t.Kind = "meta.k8s.io/"+acc.tableVer, "Table"
+		t.ListMeta = lm
+		writeJSON(w, http.StatusOK, t)
+	case acc.partial:
+		pl := metav1.PartialObjectMetadataList{ListMeta: lm}
+		pl.APIVersion, pl.Kind = "meta.k8s.io/"+acc.tableVer, "PartialObjectMetadataList"
+		for _, o := range lr.Items {
+			pl.Items = append(pl.Items, *partialOf(o, acc.tableVer))
+		}
+		if pl.Items == nil {
+			pl.Items = []metav1.PartialObjectMetadata{}
+		}
+		writeJSON(w, http.StatusOK, pl)
+	default:
+		items := make([]json.RawMessage, 0, len(lr.Items))
+		for _, o := range lr.Items {
+			o.GetObjectKind().SetGroupVersionKind(res.GVK())
+			b, err := json.Marshal(o)
+			if err != nil {
+				writeError(w, apierrors.NewInternalError(err))
+				return
+			}
+			items = append(items, b)
+		}
+		writeJSON(w, http.StatusOK, struct {
+			Kind       string            `json:"kind"`
+			APIVersion string            `json:"apiVersion"`
+			Metadata   metav1.ListMeta   `json:"metadata"`
+			Items      []json.RawMessage `json:"items"`
+		}{res.ListKind, res.GVR.GroupVersion().String(), lm, items})
+	}
+}
+
+func (s *Server) create(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	acc, err := negotiate(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	opts, fv, err := writeOptions(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	obj, warnings, err := s.decodeBody(r, res, fv)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if info.Subresource != "" {
+		writeError(w, apierrors.NewMethodNotSupported(res.GroupResource(), "create"))
+		return
+	}
+	result, err := s.cfg.Store.Create(r.Context(), res, info.Namespace, obj, opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	warn(w, append(warnings, result.Warnings...))
+	s.writeObjects(w, r, res, acc, http.StatusCreated, result.Object)
+}
+
+// decodeBody reads and decodes the request body as an object of res.
+func (s *Server) decodeBody(r *http.Request, res *registry.Resource, fv registry.FieldValidation) (runtime.Object, []string, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	j, err := registry.ToJSON(body, r.Header.Get("Content-Type"))
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := registry.Decode(res, j, fv)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d.Object, d.Warnings, nil
+}
+
+func (s *Server) update(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	acc, err := negotiate(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	opts, fv, err := writeOptions(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	obj, warnings, err := s.decodeBody(r, res, fv)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, func(cur runtime.Object) (runtime.Object, error) {
+		return obj.DeepCopyObject(), nil
+	}, opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	warn(w, append(warnings, result.Warnings...))
+	s.writeObjects(w, r, res, acc, http.StatusOK, result.Object)
+}
+
+func (s *Server) finalize(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	obj, _, err := s.decodeBody(r, res, registry.FieldValidationIgnore)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	result, err := s.cfg.Store.FinalizeNamespace(r.Context(), info.Name, obj.(*corev1.Namespace).Spec.Finalizers)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.writeObjects(w, r, res, accept{}, http.StatusOK, result.Object)
+}
+
+// deleteOptions reads DeleteOptions from the body and the query.
+func deleteOptions(r *http.Request) (metav1.DeleteOptions, error) {
+	var o metav1.DeleteOptions
+	body, err := readBody(r)
+	if err != nil {
+		return o, err
+	}
+	if len(body) > 0 {
+		if err := json.Unmarshal(body, &o); err != nil {
+			return o, apierrors.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
+		}
+	}
+	q := r.URL.Query()
+	if p := q.Get("propagationPolicy"); p != "" {
+		pp := metav1.DeletionPropagation(p)
+		o.PropagationPolicy = &pp
+	}
+	if g := q.Get("gracePeriodSeconds"); g != "" {
+		n, err := strconv.ParseInt(g, 10, 64)
+		if err != nil {
+			return o, apierrors.NewBadRequest(fmt.Sprintf("invalid gracePeriodSeconds: %s", g))
+		}
+		o.GracePeriodSeconds = &n
+	}
+	if v := q.Get("orphanDependents"); v != "" {
+		b := v == "true"
+		o.OrphanDependents = &b
+	}
+	for _, v := range q["dryRun"] {
+		o.DryRun = append(o.DryRun, v)
+	}
+	if o.PropagationPolicy != nil {
+		switch *o.PropagationPolicy {
+		case metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan:
+		default:
+			return o, apierrors.NewBadRequest(fmt.Sprintf("DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: %q: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"", *o.PropagationPolicy))
+		}
+	}
+	for _, v := range o.DryRun {
+		if v != "All" {
+			return o, apierrors.NewBadRequest(fmt.Sprintf("Invalid dryRun value: %q, supported values: All", v))
+		}
+	}
+	return o, nil
+}
+
+func (s *Server) delete(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	opts, err := deleteOptions(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	dr, err := s.cfg.Store.Delete(r.Context(), res, info.Namespace, info.Name, opts, registry.WriteOptions{DryRun: len(opts.DryRun) > 0})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if !dr.Deleted || returnsDeletedObject(res) {
+		code := http.StatusOK
+		if !dr.Deleted {
+			code = http.StatusAccepted
+			if _, isNS := dr.Object.(*corev1.Namespace); isNS {
+				code = http.StatusOK
+			}
+		}
+		s.writeObjects(w, r, res, accept{}, code, dr.Object)
+		return
+	}
+	m := metaOf(dr.Object)
+	writeJSON(w, http.StatusOK, successStatus(&metav1.StatusDetails{Name: info.Name, Group: res.GVR.Group, Kind: res.GVR.Resource, UID: m.UID}))
+}
+
+// returnsDeletedObject reports the kinds whose delete answers with the object, as upstream.
+func returnsDeletedObject(res *registry.Resource) bool {
+	switch res.GVR.Resource {
+	case "pods", "namespaces", "services", "customresourcedefinitions":
+		return res.GVR.Group == "" || res.GVR.Group == "apiextensions.k8s.io"
+	}
+	return res.CRD != nil
+}
+
+func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	opts, err := deleteOptions(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	sel, err := selectors(r, res, info)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	lr, err := s.cfg.Store.List(r.Context(), res, info.Namespace, registry.ListOptions{Selector: sel})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	for _, o := range lr.Items {
+		m := metaOf(o)
+		if _, err := s.cfg.Store.Delete(r.Context(), res, m.Namespace, m.Name, opts, registry.WriteOptions{DryRun: len(opts.DryRun) > 0}); err != nil && !apierrors.IsNotFound(err) {
+			writeError(w, err)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, successStatus(nil))
+}

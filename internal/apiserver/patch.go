@@ -1,0 +1,134 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+
+	"github.com/quotad/quotad/internal/registry"
+)
+
+// Patch media types.
+const (
+	jsonPatchType      = "application/json-patch+json"
+	mergePatchType     = "application/merge-patch+json"
+	strategicPatchType = "application/strategic-merge-patch+json"
+	applyPatchType     = "application/apply-patch+yaml"
+)
+
+func unsupportedPatch(res *registry.Resource) error {
+	types := []string{jsonPatchType, mergePatchType}
+	if res.Type != nil {
+		types = append(types, strategicPatchType)
+	}
+	return apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "patch", res.GroupResource(), "",
+		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s", strings.Join(types, ", ")), 0, false)
+}
+
+// applyPatch applies a patch document of the given type to the JSON of cur.
+func applyPatch(res *registry.Resource, patchType string, cur runtime.Object, patch []byte) ([]byte, error) {
+	orig, err := json.Marshal(cur)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	if patchType == strategicPatchType && res.Type == nil {
+		return nil, unsupportedPatch(res)
+	}
+	var schemaObj runtime.Object
+	if res.Type != nil {
+		schemaObj = res.New()
+	}
+	out, err := applyPatchJSON(patchType, orig, patch, schemaObj)
+	if err != nil {
+		if se, ok := err.(*apierrors.StatusError); ok && se.ErrStatus.Code == http.StatusUnprocessableEntity {
+			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", res.GroupResource(), "", se.ErrStatus.Message, 0, false)
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// applyPatchJSON applies a patch to a JSON document; schemaObj is the Go type strategic merge
+// patches are computed against.
+func applyPatchJSON(patchType string, orig, patch []byte, schemaObj runtime.Object) ([]byte, error) {
+	switch patchType {
+	case jsonPatchType:
+		p, err := jsonpatch.DecodePatch(patch)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		out, err := p.Apply(orig)
+		if err != nil {
+			return nil, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnprocessableEntity, Reason: metav1.StatusReasonInvalid, Message: err.Error()}}
+		}
+		return out, nil
+	case mergePatchType:
+		out, err := jsonpatch.MergePatch(orig, patch)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		return out, nil
+	case strategicPatchType:
+		out, err := strategicpatch.StrategicMergePatch(orig, patch, schemaObj)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		return out, nil
+	}
+	return nil, apierrors.NewBadRequest("unsupported patch type " + patchType)
+}
+
+func (s *Server) patch(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	acc, err := negotiate(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	opts, fv, err := writeOptions(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	pt := strings.TrimSpace(strings.Split(r.Header.Get("Content-Type"), ";")[0])
+	switch pt {
+	case jsonPatchType, mergePatchType, strategicPatchType:
+	default:
+		writeError(w, unsupportedPatch(res))
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if !json.Valid(body) {
+		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: invalid JSON")))
+		return
+	}
+	var warnings []string
+	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, func(cur runtime.Object) (runtime.Object, error) {
+		patched, err := applyPatch(res, pt, cur, body)
+		if err != nil {
+			return nil, err
+		}
+		d, err := registry.Decode(res, patched, fv)
+		if err != nil {
+			return nil, err
+		}
+		warnings = d.Warnings
+		return d.Object, nil
+	}, opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	warn(w, append(warnings, result.Warnings...))
+	s.writeObjects(w, r, res, acc, http.StatusOK, result.Object)
+}

@@ -1,0 +1,88 @@
+package apiserver
+
+import (
+	"net/http"
+	"strings"
+)
+
+// requestInfo is a parsed API path.
+type requestInfo struct {
+	// APIPrefix is "api" or "apis".
+	APIPrefix   string
+	Group       string
+	Version     string
+	Namespace   string
+	Resource    string
+	Name        string
+	Subresource string
+	// Verb is get, list, watch, create, update, patch, delete or deletecollection.
+	Verb string
+	// Parts is the number of path segments after the group-version.
+	Parts int
+}
+
+// parseAPIPath parses /api/v1/... and /apis/<g>/<v>/... resource paths. ok is false for
+// paths that are not resource paths (discovery documents are handled separately).
+func parseAPIPath(r *http.Request) (info requestInfo, ok bool) {
+	p := strings.Trim(r.URL.Path, "/")
+	segs := strings.Split(p, "/")
+	switch {
+	case len(segs) >= 3 && segs[0] == "api":
+		info.APIPrefix, info.Version = "api", segs[1]
+		segs = segs[2:]
+	case len(segs) >= 4 && segs[0] == "apis":
+		info.APIPrefix, info.Group, info.Version = "apis", segs[1], segs[2]
+		segs = segs[3:]
+	default:
+		return info, false
+	}
+	for _, s := range segs {
+		if s == "" {
+			return info, false
+		}
+	}
+	info.Parts = len(segs)
+	// /namespaces/{ns}/{resource}... unless it is the namespace itself with a subresource.
+	if len(segs) >= 3 && segs[0] == "namespaces" && !(len(segs) == 3 && (segs[2] == "status" || segs[2] == "finalize")) {
+		info.Namespace = segs[1]
+		segs = segs[2:]
+	}
+	info.Resource = segs[0]
+	if len(segs) > 1 {
+		info.Name = segs[1]
+	}
+	if len(segs) > 2 {
+		info.Subresource = strings.Join(segs[2:], "/")
+	}
+	if info.Resource == "namespaces" && info.Name != "" && info.Namespace == "" {
+		// the namespace object itself
+	}
+	watch := r.URL.Query().Get("watch")
+	isWatch := watch == "true" || watch == "1"
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		switch {
+		case info.Name == "" && isWatch:
+			info.Verb = "watch"
+		case info.Name == "":
+			info.Verb = "list"
+		case isWatch:
+			info.Verb = "watch"
+		default:
+			info.Verb = "get"
+		}
+	case http.MethodPost:
+		info.Verb = "create"
+	case http.MethodPut:
+		info.Verb = "update"
+	case http.MethodPatch:
+		info.Verb = "patch"
+	case http.MethodDelete:
+		if info.Name == "" {
+			info.Verb = "deletecollection"
+		} else {
+			info.Verb = "delete"
+		}
+	}
+	return info, true
+}

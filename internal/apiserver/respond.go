@@ -1,0 +1,134 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// writeJSON writes one object as JSON with the given status code.
+func writeJSON(w http.ResponseWriter, code int, obj interface{}) {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		writeError(w, apierrors.NewInternalError(err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(b)
+}
+
+// statusOf converts any error into upstream's metav1.Status.
+func statusOf(err error) metav1.Status {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		s := st.Status()
+		s.Kind, s.APIVersion = "Status", "v1"
+		if s.Status == "" {
+			s.Status = metav1.StatusFailure
+		}
+		return s
+	}
+	// Plain errors (e.g. admission's "insufficient quota to match these scopes") are HTTP 500
+	// with an empty reason and the text verbatim, as upstream.
+	return metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusFailure,
+		Message:  err.Error(),
+		Code:     http.StatusInternalServerError,
+	}
+}
+
+// writeError writes err as a metav1.Status.
+func writeError(w http.ResponseWriter, err error) {
+	st := statusOf(err)
+	code := int(st.Code)
+	if code == 0 {
+		code = http.StatusInternalServerError
+	}
+	writeJSON(w, code, st)
+}
+
+func successStatus(details *metav1.StatusDetails) metav1.Status {
+	return metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusSuccess,
+		Details:  details,
+	}
+}
+
+// warn adds upstream's Warning headers.
+func warn(w http.ResponseWriter, msgs []string) {
+	for _, m := range msgs {
+		w.Header().Add("Warning", fmt.Sprintf("299 - %q", m))
+	}
+}
+
+// accept is what the client asked for in its Accept header.
+type accept struct {
+	table    bool
+	partial  bool // PartialObjectMetadata(List)
+	tableVer string
+}
+
+// negotiate reads the Accept header: JSON, Table or PartialObjectMetadata. It reports a 406
+// when only unsupported media types are acceptable.
+func negotiate(r *http.Request) (accept, error) {
+	h := r.Header.Get("Accept")
+	if h == "" {
+		return accept{}, nil
+	}
+	supported := false
+	for _, part := range strings.Split(h, ",") {
+		fields := strings.Split(part, ";")
+		mt := strings.TrimSpace(fields[0])
+		params := map[string]string{}
+		for _, f := range fields[1:] {
+			kv := strings.SplitN(strings.TrimSpace(f), "=", 2)
+			if len(kv) == 2 {
+				params[kv[0]] = kv[1]
+			}
+		}
+		if mt != "application/json" && mt != "*/*" && mt != "application/*" && mt != "application/yaml" {
+			continue
+		}
+		switch params["as"] {
+		case "Table":
+			if params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1") {
+				return accept{table: true, tableVer: params["v"]}, nil
+			}
+			continue
+		case "PartialObjectMetadata", "PartialObjectMetadataList":
+			if params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1") {
+				return accept{partial: true, tableVer: params["v"]}, nil
+			}
+			continue
+		case "":
+			supported = true
+		}
+		if supported {
+			return accept{}, nil
+		}
+	}
+	if !supported {
+		return accept{}, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusNotAcceptable, Reason: metav1.StatusReasonNotAcceptable,
+			Message: "only the following media types are accepted: application/json, application/yaml, application/json;as=Table;v=v1;g=meta.k8s.io"}}
+	}
+	return accept{}, nil
+}
+
+// partialOf returns the PartialObjectMetadata of an object.
+func partialOf(obj runtime.Object, ver string) *metav1.PartialObjectMetadata {
+	m := metaOf(obj)
+	p := &metav1.PartialObjectMetadata{}
+	p.APIVersion = "meta.k8s.io/" + ver
+	p.Kind = "PartialObjectMetadata"
+	p.ObjectMeta = *m
+	return p
+}

@@ -1,0 +1,301 @@
+package registry
+
+import (
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Resource describes one served resource.
+type Resource struct {
+	GVR        schema.GroupVersionResource
+	Kind       string
+	ListKind   string
+	Singular   string
+	Namespaced bool
+	ShortNames []string
+	Categories []string
+	// Status and Scale report the /status and /scale subresources.
+	Status bool
+	Scale  bool
+	// Type is the Go struct type of the object; nil for custom resources.
+	Type reflect.Type
+	// ListType is the Go struct type of the list; nil for custom resources.
+	ListType reflect.Type
+	// CRD is the definition serving a custom resource; nil for built-in kinds.
+	CRD *apiextensionsv1.CustomResourceDefinition
+	// Generation reports whether metadata.generation tracks spec changes.
+	Generation bool
+}
+
+// GVK returns the resource's group, version and kind.
+func (r *Resource) GVK() schema.GroupVersionKind {
+	return r.GVR.GroupVersion().WithKind(r.Kind)
+}
+
+// GroupResource returns the resource's group and plural.
+func (r *Resource) GroupResource() schema.GroupResource { return r.GVR.GroupResource() }
+
+// New returns an empty object of the resource's kind.
+func (r *Resource) New() runtime.Object {
+	if r.Type == nil {
+		u := &unstructured.Unstructured{Object: map[string]interface{}{}}
+		u.SetGroupVersionKind(r.GVK())
+		return u
+	}
+	return reflect.New(r.Type).Interface().(runtime.Object)
+}
+
+// NewList returns an empty list of the resource's kind.
+func (r *Resource) NewList() runtime.Object {
+	if r.ListType == nil {
+		u := &unstructured.UnstructuredList{Object: map[string]interface{}{}}
+		u.SetGroupVersionKind(r.GVR.GroupVersion().WithKind(r.ListKind))
+		return u
+	}
+	return reflect.New(r.ListType).Interface().(runtime.Object)
+}
+
+// KeyPrefix returns the etcd key prefix for the resource in namespace ns ("" for all
+// namespaces or cluster-scoped). It ends with "/".
+func (r *Resource) KeyPrefix(ns string) string {
+	return KeyPrefix(r.GVR.GroupResource(), ns)
+}
+
+// Key returns the etcd key of one object.
+func (r *Resource) Key(ns, name string) string {
+	if !r.Namespaced {
+		ns = ""
+	}
+	return r.KeyPrefix(ns) + name
+}
+
+// KeyPrefix returns kube-apiserver's key prefix for a group-resource, ending with "/".
+func KeyPrefix(gr schema.GroupResource, ns string) string {
+	var b strings.Builder
+	b.WriteString("/registry/")
+	if gr.Group != "" {
+		b.WriteString(gr.Group)
+		b.WriteByte('/')
+	}
+	b.WriteString(gr.Resource)
+	b.WriteByte('/')
+	if ns != "" {
+		b.WriteString(ns)
+		b.WriteByte('/')
+	}
+	return b.String()
+}
+
+// EpochKey is the per-namespace key every namespaced write puts in its transaction; quota
+// recomputation guards on it to learn that nothing in the namespace changed.
+func EpochKey(ns string) string { return "/registry/quotad.io/usage-epoch/" + ns + "/" }
+
+func builtin(gv schema.GroupVersion, plural, kind string, namespaced bool, obj, list interface{}, short []string, opts ...func(*Resource)) *Resource {
+	r := &Resource{
+		GVR:        gv.WithResource(plural),
+		Kind:       kind,
+		ListKind:   kind + "List",
+		Singular:   strings.ToLower(kind),
+		Namespaced: namespaced,
+		ShortNames: short,
+		Type:       reflect.TypeOf(obj),
+		ListType:   reflect.TypeOf(list),
+	}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+func withStatus(r *Resource)     { r.Status = true }
+func withScale(r *Resource)      { r.Scale = true }
+func withGeneration(r *Resource) { r.Generation = true }
+func withAll(r *Resource)        { r.Categories = []string{"all"} }
+
+// Builtins returns the built-in resources quotad serves.
+func Builtins() []*Resource {
+	core := corev1.SchemeGroupVersion
+	apps := appsv1.SchemeGroupVersion
+	batch := batchv1.SchemeGroupVersion
+	return []*Resource{
+		builtin(core, "namespaces", "Namespace", false, corev1.Namespace{}, corev1.NamespaceList{}, []string{"ns"}, withStatus),
+		builtin(core, "nodes", "Node", false, corev1.Node{}, corev1.NodeList{}, []string{"no"}, withStatus),
+		builtin(core, "pods", "Pod", true, corev1.Pod{}, corev1.PodList{}, []string{"po"}, withStatus, withAll),
+		builtin(core, "services", "Service", true, corev1.Service{}, corev1.ServiceList{}, []string{"svc"}, withStatus, withAll),
+		builtin(core, "secrets", "Secret", true, corev1.Secret{}, corev1.SecretList{}, nil),
+		builtin(core, "configmaps", "ConfigMap", true, corev1.ConfigMap{}, corev1.ConfigMapList{}, []string{"cm"}),
+		builtin(core, "persistentvolumeclaims", "PersistentVolumeClaim", true, corev1.PersistentVolumeClaim{}, corev1.PersistentVolumeClaimList{}, []string{"pvc"}, withStatus),
+		builtin(core, "replicationcontrollers", "ReplicationController", true, corev1.ReplicationController{}, corev1.ReplicationControllerList{}, []string{"rc"}, withStatus, withScale, withGeneration, withAll),
+		builtin(core, "resourcequotas", "ResourceQuota", true, corev1.ResourceQuota{}, corev1.ResourceQuotaList{}, []string{"quota"}, withStatus),
+		builtin(core, "limitranges", "LimitRange", true, corev1.LimitRange{}, corev1.LimitRangeList{}, []string{"limits"}),
+		builtin(core, "events", "Event", true, corev1.Event{}, corev1.EventList{}, []string{"ev"}),
+		builtin(core, "serviceaccounts", "ServiceAccount", true, corev1.ServiceAccount{}, corev1.ServiceAccountList{}, []string{"sa"}),
+		builtin(apps, "deployments", "Deployment", true, appsv1.Deployment{}, appsv1.DeploymentList{}, []string{"deploy"}, withStatus, withScale, withGeneration, withAll),
+		builtin(apps, "replicasets", "ReplicaSet", true, appsv1.ReplicaSet{}, appsv1.ReplicaSetList{}, []string{"rs"}, withStatus, withScale, withGeneration, withAll),
+		builtin(apps, "statefulsets", "StatefulSet", true, appsv1.StatefulSet{}, appsv1.StatefulSetList{}, []string{"sts"}, withStatus, withScale, withGeneration, withAll),
+		builtin(apps, "daemonsets", "DaemonSet", true, appsv1.DaemonSet{}, appsv1.DaemonSetList{}, []string{"ds"}, withStatus, withGeneration, withAll),
+		builtin(batch, "jobs", "Job", true, batchv1.Job{}, batchv1.JobList{}, nil, withStatus, withGeneration, withAll),
+		builtin(batch, "cronjobs", "CronJob", true, batchv1.CronJob{}, batchv1.CronJobList{}, []string{"cj"}, withStatus, withGeneration, withAll),
+		builtin(schedulingv1.SchemeGroupVersion, "priorityclasses", "PriorityClass", false, schedulingv1.PriorityClass{}, schedulingv1.PriorityClassList{}, []string{"pc"}),
+		builtin(storagev1.SchemeGroupVersion, "storageclasses", "StorageClass", false, storagev1.StorageClass{}, storagev1.StorageClassList{}, []string{"sc"}),
+		builtin(apiextensionsv1.SchemeGroupVersion, "customresourcedefinitions", "CustomResourceDefinition", false, apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{}, []string{"crd", "crds"}, withStatus, withGeneration),
+	}
+}
+
+// ScaleGVK is the kind served by /scale subresources.
+var ScaleGVK = autoscalingv1.SchemeGroupVersion.WithKind("Scale")
+
+// Catalogue is the live set of served resources: the built-ins plus the custom resources of
+// Established CRDs. It is safe for concurrent use.
+type Catalogue struct {
+	mu        sync.RWMutex
+	resources map[schema.GroupVersionResource]*Resource
+	// generation increases on every change so discovery and OpenAPI documents can be rebuilt.
+	generation int64
+}
+
+// NewCatalogue returns a catalogue holding the built-in resources.
+func NewCatalogue() *Catalogue {
+	c := &Catalogue{resources: map[schema.GroupVersionResource]*Resource{}}
+	for _, r := range Builtins() {
+		c.resources[r.GVR] = r
+	}
+	return c
+}
+
+// Get returns the resource served at gvr, or nil.
+func (c *Catalogue) Get(gvr schema.GroupVersionResource) *Resource {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.resources[gvr]
+}
+
+// ForGroupResource returns the served resource of a group and plural in any version.
+func (c *Catalogue) ForGroupResource(gr schema.GroupResource) *Resource {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var found *Resource
+	for gvr, r := range c.resources {
+		if gvr.GroupResource() == gr {
+			if found == nil || (r.CRD == nil) || found.GVR.Version > gvr.Version {
+				found = r
+			}
+		}
+	}
+	return found
+}
+
+// ForKind returns the resource serving a group, version and kind, or nil.
+func (c *Catalogue) ForKind(gvk schema.GroupVersionKind) *Resource {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for _, r := range c.resources {
+		if r.GVK() == gvk {
+			return r
+		}
+	}
+	return nil
+}
+
+// All returns every served resource sorted by group, version and plural.
+func (c *Catalogue) All() []*Resource {
+	c.mu.RLock()
+	out := make([]*Resource, 0, len(c.resources))
+	for _, r := range c.resources {
+		out = append(out, r)
+	}
+	c.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].GVR, out[j].GVR
+		if a.Group != b.Group {
+			return a.Group < b.Group
+		}
+		if a.Version != b.Version {
+			return a.Version < b.Version
+		}
+		return a.Resource < b.Resource
+	})
+	return out
+}
+
+// Generation returns a number that changes whenever the served set changes.
+func (c *Catalogue) Generation() int64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.generation
+}
+
+// SetCustom replaces the custom resources served for one CRD (by its name): rs empty removes them.
+func (c *Catalogue) SetCustom(crdName string, rs []*Resource) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for gvr, r := range c.resources {
+		if r.CRD != nil && r.CRD.Name == crdName {
+			delete(c.resources, gvr)
+		}
+	}
+	for _, r := range rs {
+		c.resources[r.GVR] = r
+	}
+	c.generation++
+}
+
+// CustomResources builds the served resources of an Established CRD (one per served version).
+func CustomResources(crd *apiextensionsv1.CustomResourceDefinition) []*Resource {
+	var out []*Resource
+	for i := range crd.Spec.Versions {
+		v := &crd.Spec.Versions[i]
+		if !v.Served {
+			continue
+		}
+		r := &Resource{
+			GVR:        schema.GroupVersionResource{Group: crd.Spec.Group, Version: v.Name, Resource: crd.Spec.Names.Plural},
+			Kind:       crd.Spec.Names.Kind,
+			ListKind:   crd.Spec.Names.ListKind,
+			Singular:   crd.Spec.Names.Singular,
+			Namespaced: crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
+			ShortNames: crd.Spec.Names.ShortNames,
+			Categories: crd.Spec.Names.Categories,
+			CRD:        crd,
+			Generation: true,
+		}
+		if r.ListKind == "" {
+			r.ListKind = r.Kind + "List"
+		}
+		if r.Singular == "" {
+			r.Singular = strings.ToLower(r.Kind)
+		}
+		if v.Subresources != nil {
+			r.Status = v.Subresources.Status != nil
+			r.Scale = v.Subresources.Scale != nil
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// CRDVersion returns the CRD version a custom resource is served at, or nil.
+func (r *Resource) CRDVersion() *apiextensionsv1.CustomResourceDefinitionVersion {
+	if r.CRD == nil {
+		return nil
+	}
+	for i := range r.CRD.Spec.Versions {
+		if r.CRD.Spec.Versions[i].Name == r.GVR.Version {
+			return &r.CRD.Spec.Versions[i]
+		}
+	}
+	return nil
+}

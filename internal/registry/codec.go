@@ -1,0 +1,152 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/quotad/quotad/internal/storage"
+)
+
+// FieldValidation is the request's fieldValidation directive.
+type FieldValidation string
+
+// The three directives of kube-apiserver.
+const (
+	FieldValidationIgnore FieldValidation = "Ignore"
+	FieldValidationWarn   FieldValidation = "Warn"
+	FieldValidationStrict FieldValidation = "Strict"
+)
+
+// Decoded is a request body turned into an object.
+type Decoded struct {
+	Object runtime.Object
+	// Warnings are the unknown or duplicate fields reported under fieldValidation=Warn.
+	Warnings []string
+}
+
+// ToJSON converts a YAML or JSON request body to JSON. It reports a BadRequest on
+// malformed input.
+func ToJSON(body []byte, contentType string) ([]byte, error) {
+	ct := strings.ToLower(strings.TrimSpace(strings.Split(contentType, ";")[0]))
+	trimmed := bytes.TrimSpace(body)
+	if ct == "application/yaml" || (len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[') {
+		j, err := yaml.YAMLToJSONStrict(body)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		return j, nil
+	}
+	return body, nil
+}
+
+// Decode decodes a JSON request body into an object of res, checking apiVersion and kind
+// against the resource and applying the fieldValidation directive.
+func Decode(res *Resource, body []byte, fv FieldValidation) (*Decoded, error) {
+	gvk := res.GVK()
+	if !json.Valid(body) {
+		var v interface{}
+		err := json.Unmarshal(body, &v)
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
+	}
+	var tm struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := json.Unmarshal(body, &tm); err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
+	}
+	if tm.APIVersion != "" && tm.APIVersion != gvk.GroupVersion().String() {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", tm.APIVersion, gvk.GroupVersion().String()))
+	}
+	if tm.Kind != "" && tm.Kind != gvk.Kind {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", tm.Kind, gvk.Kind))
+	}
+	obj := res.New()
+	var strictErrs []error
+	var err error
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		m := map[string]interface{}{}
+		strictErrs, err = kjson.UnmarshalStrict(body, &m, kjson.DisallowDuplicateFields)
+		if err == nil {
+			if _, isMap := interface{}(m).(map[string]interface{}); !isMap || m == nil {
+				err = fmt.Errorf("Object 'Kind' is missing in '%s'", body)
+			}
+		}
+		u.Object = m
+	} else {
+		strictErrs, err = kjson.UnmarshalStrict(body, obj, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
+	}
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, gvk.Kind, err))
+	}
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	d := &Decoded{Object: obj}
+	if len(strictErrs) > 0 {
+		msgs := make([]string, 0, len(strictErrs))
+		for _, e := range strictErrs {
+			msgs = append(msgs, e.Error())
+		}
+		switch fv {
+		case FieldValidationStrict:
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: strict decoding error: %s", gvk.Kind, gvk.Version, gvk.Kind, strings.Join(msgs, ", ")))
+		case FieldValidationWarn:
+			d.Warnings = msgs
+		}
+	}
+	return d, nil
+}
+
+// Encode returns the JSON of an object with its apiVersion and kind set.
+func Encode(obj runtime.Object, gvk schema.GroupVersionKind) ([]byte, error) {
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	return json.Marshal(obj)
+}
+
+// encodeForStorage returns the stored form: the object without resourceVersion, which is the
+// key's mod revision and is set on every read.
+func encodeForStorage(obj runtime.Object, gvk schema.GroupVersionKind) ([]byte, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	rv := m.GetResourceVersion()
+	m.SetResourceVersion("")
+	b, err := Encode(obj, gvk)
+	m.SetResourceVersion(rv)
+	return b, err
+}
+
+// decodeKV decodes a stored value into a fresh object of res and sets its resourceVersion.
+func decodeKV(res *Resource, kv storage.KV) (runtime.Object, error) {
+	return decodeStored(res, kv.Value, kv.ModRevision)
+}
+
+func decodeStored(res *Resource, value []byte, rev int64) (runtime.Object, error) {
+	obj := res.New()
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		m := map[string]interface{}{}
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(value, &m); err != nil {
+			return nil, err
+		}
+		u.Object = m
+	} else if err := kjson.UnmarshalCaseSensitivePreserveInts(value, obj); err != nil {
+		return nil, err
+	}
+	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	m.SetResourceVersion(fmt.Sprint(rev))
+	return obj, nil
+}

@@ -1,0 +1,224 @@
+package registry
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/admission"
+)
+
+// WriteOptions are the options common to every write.
+type WriteOptions struct {
+	DryRun bool
+}
+
+// Result is a committed (or dry-run) write.
+type Result struct {
+	Object   runtime.Object
+	Warnings []string
+}
+
+const generateNameChars = "bcdfghjklmnpqrstvwxz2456789"
+
+func randomSuffix() string {
+	b := make([]byte, 5)
+	for i := range b {
+		n, _ := rand.Int(rand.Reader, big.NewInt(int64(len(generateNameChars))))
+		b[i] = generateNameChars[n.Int64()]
+	}
+	return string(b)
+}
+
+// Create stores a new object in namespace ns (ignored for cluster-scoped resources).
+func (s *Store) Create(ctx context.Context, res *Resource, ns string, obj runtime.Object, opts WriteOptions) (*Result, error) {
+	m := objectMeta(obj)
+	if res.Namespaced {
+		if m.GetNamespace() != "" && m.GetNamespace() != ns {
+			return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+		m.SetNamespace(ns)
+	} else {
+		m.SetNamespace("")
+		ns = ""
+	}
+	generated := m.GetName() == "" && m.GetGenerateName() != ""
+	for attempt := 0; ; attempt++ {
+		work := obj
+		if generated {
+			work = obj.DeepCopyObject()
+			objectMeta(work).SetName(m.GetGenerateName() + randomSuffix())
+		}
+		r, err := s.createOnce(ctx, res, ns, work, opts)
+		if generated && attempt < 8 && apierrors.IsAlreadyExists(err) {
+			continue
+		}
+		return r, err
+	}
+}
+
+func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj runtime.Object, opts WriteOptions) (*Result, error) {
+	m := objectMeta(obj)
+	name := m.GetName()
+	// 1. Defaults, then what the server sets on every create.
+	if s.cfg.Hooks.Default != nil {
+		s.cfg.Hooks.Default(obj)
+	}
+	now := metav1.NewTime(s.cfg.Clock().Truncate(1e9))
+	m.SetUID(types.UID(uuid.NewUUID()))
+	m.SetCreationTimestamp(now)
+	m.SetResourceVersion("")
+	m.SetDeletionTimestamp(nil)
+	m.SetDeletionGracePeriodSeconds(nil)
+	m.SetManagedFields(nil)
+	if res.Generation {
+		m.SetGeneration(1)
+	} else {
+		m.SetGeneration(0)
+	}
+	prepareForCreate(res, obj, now)
+	attrs := &admission.Attributes{
+		Operation: admission.Create, Resource: res.GVR, Kind: res.GVK(),
+		Namespace: ns, Name: name, Object: obj, DryRun: opts.DryRun,
+	}
+	// 2. Mutating admission, validation, validating admission.
+	if s.cfg.Admission != nil {
+		if err := s.cfg.Admission.Admit(ctx, attrs); err != nil {
+			return nil, err
+		}
+	}
+	if name == "" {
+		return nil, invalid(res, name, field.ErrorList{field.Required(field.NewPath("metadata", "name"), "name or generateName is required")})
+	}
+	if errs := s.validate(res, obj, nil); len(errs) > 0 {
+		return nil, invalid(res, name, errs)
+	}
+	if s.cfg.Admission != nil {
+		if err := s.cfg.Admission.Validate(ctx, attrs); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.allocate(ctx, res, obj); err != nil {
+		return nil, err
+	}
+	// 3. One transaction: the object and every quota it charges.
+	rev, err := s.commit(ctx, &write{res: res, attrs: attrs, key: res.Key(ns, name), guard: 0, obj: obj})
+	if errors.Is(err, errObjectChanged) {
+		return nil, apierrors.NewAlreadyExists(res.GroupResource(), name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !opts.DryRun {
+		m.SetResourceVersion(strconv.FormatInt(rev, 10))
+		if s.cfg.AfterCommit != nil {
+			s.cfg.AfterCommit(res, obj, false)
+		}
+	}
+	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
+	return &Result{Object: obj, Warnings: s.warnings(obj)}, nil
+}
+
+func (s *Store) warnings(obj runtime.Object) []string {
+	if s.cfg.Hooks.Warnings == nil {
+		return nil
+	}
+	return s.cfg.Hooks.Warnings(obj)
+}
+
+// validate runs the kind's validation (oldObj nil on create).
+func (s *Store) validate(res *Resource, obj, oldObj runtime.Object) field.ErrorList {
+	if oldObj == nil {
+		if s.cfg.Hooks.Validate != nil {
+			return s.cfg.Hooks.Validate(obj)
+		}
+		return nil
+	}
+	if s.cfg.Hooks.ValidateUpdate != nil {
+		return s.cfg.Hooks.ValidateUpdate(obj, oldObj)
+	}
+	return nil
+}
+
+// prepareForCreate resets what users may not set on create, as upstream's strategies do.
+func prepareForCreate(res *Resource, obj runtime.Object, now metav1.Time) {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		o.Status = corev1.PodStatus{Phase: corev1.PodPending}
+	case *corev1.Namespace:
+		o.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
+		has := false
+		for _, f := range o.Spec.Finalizers {
+			if f == corev1.FinalizerKubernetes {
+				has = true
+			}
+		}
+		if !has {
+			o.Spec.Finalizers = append(o.Spec.Finalizers, corev1.FinalizerKubernetes)
+		}
+	case *corev1.PersistentVolumeClaim:
+		o.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
+	case *corev1.ResourceQuota:
+		o.Status = corev1.ResourceQuotaStatus{}
+	case *corev1.Node:
+		// nodes keep the status they are registered with
+	case *apiextensionsv1.CustomResourceDefinition:
+		o.Status = apiextensionsv1.CustomResourceDefinitionStatus{
+			AcceptedNames:  o.Spec.Names,
+			StoredVersions: storedVersions(o),
+			Conditions: []apiextensionsv1.CustomResourceDefinitionCondition{
+				{Type: apiextensionsv1.NamesAccepted, Status: apiextensionsv1.ConditionTrue, Reason: "NoConflicts", Message: "no conflicts found", LastTransitionTime: now},
+				{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue, Reason: "InitialNamesAccepted", Message: "the initial names have been accepted", LastTransitionTime: now},
+			},
+		}
+	case *unstructured.Unstructured:
+		if res.Status {
+			unstructured.RemoveNestedField(o.Object, "status")
+		}
+	default:
+		if res.Status {
+			clearStatus(obj)
+		}
+	}
+}
+
+func storedVersions(crd *apiextensionsv1.CustomResourceDefinition) []string {
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			return []string{v.Name}
+		}
+	}
+	return nil
+}
+
+// clearStatus zeroes the Status field of a typed object.
+func clearStatus(obj runtime.Object) {
+	setStatusFrom(obj, nil)
+}
+
+// allocate assigns what the server allocates on create (service cluster IPs and node ports).
+func (s *Store) allocate(ctx context.Context, res *Resource, obj runtime.Object) error {
+	svc, ok := obj.(*corev1.Service)
+	if !ok {
+		return nil
+	}
+	return s.allocateService(ctx, svc)
+}
+
+// validationErrorf is a helper for a single field error.
+func validationErrorf(path *field.Path, value interface{}, format string, args ...interface{}) *field.Error {
+	return field.Invalid(path, value, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,13 @@
+// Package registry owns quotad's resource catalogue (which kinds are served, under which
+// group, version, plural and short names, with which subresources, including custom resources
+// once their CRD is Established) and the generic store every resource goes through: decode,
+// defaults, mutating admission, validation, validating admission, and ONE storage transaction
+// that writes the object together with every quota status change.
+//
+// Invariants:
+//   - Objects handed out by the store are fresh decodes; callers may change them.
+//   - Every write in a namespace bumps that namespace's usage epoch key in the same
+//     transaction, and is guarded by "no ResourceQuota of the namespace changed since the
+//     revision its quotas were read at", so quota status can never drift from storage.
+//   - Errors leaving the package are *apierrors.StatusError values with upstream's texts.
+package registry

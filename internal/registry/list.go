@@ -1,0 +1,144 @@
+package registry
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/quotad/quotad/internal/storage"
+)
+
+// ListOptions are the list parameters of kube-apiserver.
+type ListOptions struct {
+	Selector        Selector
+	Limit           int64
+	Continue        string
+	ResourceVersion string
+	// ResourceVersionMatch is "", "Exact" or "NotOlderThan".
+	ResourceVersionMatch string
+}
+
+// ListResult is one page of a list.
+type ListResult struct {
+	Items           []runtime.Object
+	ResourceVersion string
+	Continue        string
+	Remaining       *int64
+}
+
+type continueToken struct {
+	APIVersion string `json:"v"`
+	RV         int64  `json:"rv"`
+	Start      string `json:"start"`
+}
+
+const tooOldContinue = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+
+func encodeContinue(rv int64, start string) string {
+	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", RV: rv, Start: start})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeContinue(tok string) (continueToken, error) {
+	var t continueToken
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return t, fmt.Errorf("continue key is not valid: %v", err)
+	}
+	if err := json.Unmarshal(b, &t); err != nil {
+		return t, fmt.Errorf("continue key is not valid: %v", err)
+	}
+	if t.APIVersion != "meta.k8s.io/v1" {
+		return t, fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	}
+	if t.RV <= 0 || strings.Contains(t.Start, "/") && strings.HasPrefix(t.Start, "/") {
+		return t, fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	}
+	return t, nil
+}
+
+// ParseResourceVersion parses a resourceVersion parameter, reporting upstream's 400.
+func ParseResourceVersion(rv string) (int64, error) {
+	if rv == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil || n < 0 {
+		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %s", rv))
+	}
+	return n, nil
+}
+
+// List returns one page of the resource's objects in ns ("" for all namespaces).
+func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOptions) (*ListResult, error) {
+	prefix := res.KeyPrefix(ns)
+	var rev int64
+	start := ""
+	if opts.Continue != "" {
+		t, err := decodeContinue(opts.Continue)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		rev = t.RV
+		start = prefix + t.Start
+	} else if opts.ResourceVersion != "" && opts.ResourceVersion != "0" && opts.ResourceVersionMatch == "Exact" {
+		n, err := ParseResourceVersion(opts.ResourceVersion)
+		if err != nil {
+			return nil, err
+		}
+		rev = n
+	}
+	out := &ListResult{}
+	for {
+		want := opts.Limit
+		if want > 0 && !opts.Selector.Empty() {
+			want = opts.Limit * 2
+		}
+		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: want, StartKey: start})
+		if err != nil {
+			if errors.Is(err, storage.ErrCompacted) {
+				if opts.Continue != "" {
+					return nil, apierrors.NewResourceExpired(tooOldContinue)
+				}
+				return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d", rev))
+			}
+			if errors.Is(err, storage.ErrFutureRevision) {
+				return nil, apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: unknown", rev), 1)
+			}
+			return nil, internalError(err)
+		}
+		rev = lr.Revision
+		for i, kv := range lr.KVs {
+			obj, err := decodeKV(res, kv)
+			if err != nil {
+				return nil, internalError(err)
+			}
+			if !opts.Selector.Matches(obj) {
+				continue
+			}
+			out.Items = append(out.Items, obj)
+			if opts.Limit > 0 && int64(len(out.Items)) == opts.Limit && (i < len(lr.KVs)-1 || lr.More) {
+				out.Continue = encodeContinue(rev, strings.TrimPrefix(kv.Key, prefix)+"\x00")
+				if opts.Selector.Empty() {
+					rem := lr.Remaining + int64(len(lr.KVs)-1-i)
+					out.Remaining = &rem
+				}
+				out.ResourceVersion = strconv.FormatInt(rev, 10)
+				return out, nil
+			}
+		}
+		if !lr.More || len(lr.KVs) == 0 {
+			break
+		}
+		start = lr.KVs[len(lr.KVs)-1].Key + "\x00"
+	}
+	out.ResourceVersion = strconv.FormatInt(rev, 10)
+	return out, nil
+}

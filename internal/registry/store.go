@@ -1,0 +1,380 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"reflect"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/storage"
+)
+
+// Hooks are the kind-specific steps of the write path: upstream's defaulting and validation.
+type Hooks struct {
+	// Default applies upstream's defaults to a new or updated object.
+	Default func(obj runtime.Object)
+	// Validate validates a new object (metadata included).
+	Validate func(obj runtime.Object) field.ErrorList
+	// ValidateUpdate validates an update against the stored object.
+	ValidateUpdate func(newObj, oldObj runtime.Object) field.ErrorList
+	// Warnings returns non-fatal warnings for a written object.
+	Warnings func(obj runtime.Object) []string
+}
+
+// Admission runs the mutating and validating admission plugins (quota excluded).
+type Admission interface {
+	Admit(ctx context.Context, a *admission.Attributes) error
+	Validate(ctx context.Context, a *admission.Attributes) error
+}
+
+// Quota is the ResourceQuota accounting the store commits with every write.
+type Quota interface {
+	// Check evaluates one request against the namespace's quotas and returns the quotas whose
+	// status.used changes, or a refusal.
+	Check(a *admission.Attributes, quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota, error)
+	// Usage recomputes status.used of a quota from the namespace's objects.
+	Usage(rq *corev1.ResourceQuota, list func(schema.GroupResource) ([]runtime.Object, error)) (corev1.ResourceList, error)
+}
+
+// Config wires a Store.
+type Config struct {
+	Storage   storage.Store
+	Catalogue *Catalogue
+	Hooks     Hooks
+	Admission Admission
+	// Quota is nil when the ResourceQuota plugin is disabled.
+	Quota  Quota
+	Clock  func() time.Time
+	Logger *slog.Logger
+	// AfterCommit, when set, is called after each committed write (used to register CRDs at once).
+	AfterCommit func(res *Resource, obj runtime.Object, deleted bool)
+	// MaxRetries bounds conflict retries of one write (default 16).
+	MaxRetries int
+}
+
+// Store is the generic registry over storage.Store.
+type Store struct {
+	cfg   Config
+	locks [256]sync.Mutex
+}
+
+// NewStore returns a Store.
+func NewStore(cfg Config) *Store {
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = 16
+	}
+	return &Store{cfg: cfg}
+}
+
+// Catalogue returns the store's catalogue.
+func (s *Store) Catalogue() *Catalogue { return s.cfg.Catalogue }
+
+// Storage returns the underlying storage.
+func (s *Store) Storage() storage.Store { return s.cfg.Storage }
+
+var quotaGVR = corev1.SchemeGroupVersion.WithResource("resourcequotas")
+
+// errObjectChanged reports that the object's own guard failed: the caller re-reads.
+var errObjectChanged = errors.New("object changed")
+
+func (s *Store) lockNamespace(ns string) func() {
+	h := fnv.New32a()
+	h.Write([]byte(ns))
+	m := &s.locks[h.Sum32()%uint32(len(s.locks))]
+	m.Lock()
+	return m.Unlock
+}
+
+// internalError wraps an unexpected error as a 500.
+func internalError(err error) error {
+	var se apierrors.APIStatus
+	if errors.As(err, &se) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return apierrors.NewTimeoutError(err.Error(), 0)
+	}
+	if errors.Is(err, storage.ErrTooLarge) {
+		return apierrors.NewRequestEntityTooLargeError(err.Error())
+	}
+	return apierrors.NewInternalError(err)
+}
+
+// Get returns one object.
+func (s *Store) Get(ctx context.Context, res *Resource, ns, name string) (runtime.Object, error) {
+	kv, err := s.cfg.Storage.Get(ctx, res.Key(ns, name))
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, apierrors.NewNotFound(res.GroupResource(), name)
+	}
+	if err != nil {
+		return nil, internalError(err)
+	}
+	obj, err := decodeKV(res, kv)
+	if err != nil {
+		return nil, internalError(err)
+	}
+	return obj, nil
+}
+
+// write is one object change on its way to storage.
+type write struct {
+	res   *Resource
+	attrs *admission.Attributes
+	key   string
+	// guard is the mod revision the object key must still have (0: must not exist).
+	guard int64
+	// obj is the object to store; nil deletes the key.
+	obj runtime.Object
+}
+
+// commit evaluates quota for one write and commits the object with every quota change in
+// one guarded transaction, retrying on conflicts that are not the object's own.
+func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
+	ns := w.attrs.Namespace
+	if !w.res.Namespaced {
+		ns = ""
+	}
+	if ns != "" {
+		defer s.lockNamespace(ns)()
+	}
+	var lastErr error
+	for attempt := 0; attempt < s.cfg.MaxRetries; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return 0, internalError(err)
+		}
+		txn := storage.Txn{}
+		// 1. The object's own guard.
+		txn.Compares = append(txn.Compares, storage.Compare{Target: storage.ModRevisionEquals, Key: w.key, Revision: w.guard})
+		var value []byte
+		if w.obj != nil {
+			b, err := encodeForStorage(w.obj, w.res.GVK())
+			if err != nil {
+				return 0, internalError(err)
+			}
+			value = b
+		}
+		// 2. Quota: read the namespace's quotas, evaluate, and guard on them.
+		if ns != "" {
+			qops, qcmps, err := s.quotaChanges(ctx, w)
+			if err != nil {
+				return 0, err
+			}
+			txn.Compares = append(txn.Compares, qcmps...)
+			txn.Ops = append(txn.Ops, qops...)
+			txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpPut, Key: EpochKey(ns)})
+		}
+		if w.attrs.DryRun {
+			return 0, nil
+		}
+		if w.obj != nil {
+			txn.Ops = append([]storage.Op{{Type: storage.OpPut, Key: w.key, Value: value}}, txn.Ops...)
+		} else {
+			txn.Ops = append([]storage.Op{{Type: storage.OpDelete, Key: w.key}}, txn.Ops...)
+		}
+		// 3. Commit.
+		r, err := s.cfg.Storage.Txn(ctx, txn)
+		if err == nil {
+			return r.Revision, nil
+		}
+		if !errors.Is(err, storage.ErrConflict) {
+			return 0, internalError(err)
+		}
+		lastErr = err
+		// 4. Whose guard failed? The object's own → the caller decides; otherwise retry.
+		cur, gerr := s.cfg.Storage.Get(ctx, w.key)
+		switch {
+		case errors.Is(gerr, storage.ErrNotFound):
+			if w.guard != 0 {
+				return 0, errObjectChanged
+			}
+		case gerr != nil:
+			return 0, internalError(gerr)
+		case cur.ModRevision != w.guard:
+			return 0, errObjectChanged
+		}
+	}
+	s.cfg.Logger.Warn("write gave up after conflicts", "key", w.key, "err", lastErr)
+	return 0, apierrors.NewConflict(w.res.GroupResource(), w.attrs.Name, fmt.Errorf("too many concurrent changes, please try again"))
+}
+
+// quotaChanges reads the namespace's quotas at one revision and returns the writes and guards
+// that keep every quota's status exact for this write.
+func (s *Store) quotaChanges(ctx context.Context, w *write) ([]storage.Op, []storage.Compare, error) {
+	ns := w.attrs.Namespace
+	qres := s.cfg.Catalogue.Get(quotaGVR)
+	prefix := qres.KeyPrefix(ns)
+	lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{})
+	if err != nil {
+		return nil, nil, internalError(err)
+	}
+	cmps := []storage.Compare{{Target: storage.RangeNotModifiedAfter, Key: prefix, Revision: lr.Revision}}
+	var ops []storage.Op
+	quotas := make([]corev1.ResourceQuota, 0, len(lr.KVs))
+	revs := map[string]int64{}
+	for _, kv := range lr.KVs {
+		obj, err := decodeKV(qres, kv)
+		if err != nil {
+			return nil, nil, internalError(err)
+		}
+		q := obj.(*corev1.ResourceQuota)
+		revs[q.Name] = kv.ModRevision
+		quotas = append(quotas, *q)
+	}
+	isQuota := w.res.GVR.GroupResource() == quotaGVR.GroupResource()
+	if s.cfg.Quota != nil {
+		changed, err := s.cfg.Quota.Check(w.attrs, quotas)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i := range changed {
+			q := &changed[i]
+			if isQuota && q.Name == w.attrs.Name {
+				continue // the written quota's own status is recomputed below
+			}
+			b, err := encodeForStorage(q, qres.GVK())
+			if err != nil {
+				return nil, nil, internalError(err)
+			}
+			cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: qres.Key(ns, q.Name), Revision: revs[q.Name]})
+			ops = append(ops, storage.Op{Type: storage.OpPut, Key: qres.Key(ns, q.Name), Value: b})
+		}
+	}
+	// A quota being created or edited gets its complete status in this same transaction:
+	// computed from the namespace at lr.Revision, guarded by the namespace's usage epoch.
+	if isQuota && w.obj != nil {
+		rq := w.obj.(*corev1.ResourceQuota)
+		if err := s.computeQuotaStatus(ctx, rq, lr.Revision); err != nil {
+			return nil, nil, err
+		}
+		cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKey(ns), Revision: lr.Revision})
+	}
+	return ops, cmps, nil
+}
+
+// computeQuotaStatus sets status.hard = spec.hard and status.used from the namespace's
+// objects at revision rev (the quota itself included, as it counts itself).
+func (s *Store) computeQuotaStatus(ctx context.Context, rq *corev1.ResourceQuota, rev int64) error {
+	rq.Status.Hard = rq.Spec.Hard.DeepCopy()
+	if s.cfg.Quota == nil {
+		if rq.Status.Used == nil {
+			rq.Status.Used = corev1.ResourceList{}
+		}
+		return nil
+	}
+	used, err := s.cfg.Quota.Usage(rq, func(gr schema.GroupResource) ([]runtime.Object, error) {
+		objs, err := s.listAt(ctx, gr, rq.Namespace, rev)
+		if err != nil {
+			return nil, err
+		}
+		if gr == quotaGVR.GroupResource() {
+			out := objs[:0]
+			for _, o := range objs {
+				if o.(*corev1.ResourceQuota).Name != rq.Name {
+					out = append(out, o)
+				}
+			}
+			objs = append(out, rq)
+		}
+		return objs, nil
+	})
+	if err != nil {
+		return internalError(err)
+	}
+	if used == nil {
+		used = corev1.ResourceList{}
+	}
+	rq.Status.Used = used
+	return nil
+}
+
+// listAt returns every object of a group-resource in a namespace at revision rev.
+func (s *Store) listAt(ctx context.Context, gr schema.GroupResource, ns string, rev int64) ([]runtime.Object, error) {
+	res := s.cfg.Catalogue.ForGroupResource(gr)
+	if res == nil {
+		return nil, nil
+	}
+	lr, err := s.cfg.Storage.List(ctx, res.KeyPrefix(ns), storage.ListOptions{Revision: rev})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]runtime.Object, 0, len(lr.KVs))
+	for _, kv := range lr.KVs {
+		obj, err := decodeKV(res, kv)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, obj)
+	}
+	return out, nil
+}
+
+// ListObjects returns every object of a resource in a namespace at the latest revision,
+// with the revision it was read at.
+func (s *Store) ListObjects(ctx context.Context, res *Resource, ns string) ([]runtime.Object, int64, error) {
+	lr, err := s.cfg.Storage.List(ctx, res.KeyPrefix(ns), storage.ListOptions{})
+	if err != nil {
+		return nil, 0, internalError(err)
+	}
+	out := make([]runtime.Object, 0, len(lr.KVs))
+	for _, kv := range lr.KVs {
+		obj, err := decodeKV(res, kv)
+		if err != nil {
+			return nil, 0, internalError(err)
+		}
+		out = append(out, obj)
+	}
+	return out, lr.Revision, nil
+}
+
+// specChanged reports whether anything but metadata and status differs.
+func specChanged(a, b runtime.Object) bool {
+	strip := func(o runtime.Object) map[string]interface{} {
+		raw, _ := json.Marshal(o)
+		m := map[string]interface{}{}
+		_ = json.Unmarshal(raw, &m)
+		delete(m, "metadata")
+		delete(m, "status")
+		delete(m, "apiVersion")
+		delete(m, "kind")
+		return m
+	}
+	return !reflect.DeepEqual(strip(a), strip(b))
+}
+
+// invalid builds upstream's 422.
+func invalid(res *Resource, name string, errs field.ErrorList) error {
+	return apierrors.NewInvalid(res.GVK().GroupKind(), name, errs)
+}
+
+// objectMeta returns the metav1.Object of obj, which every served kind has.
+func objectMeta(obj runtime.Object) metav1.Object {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		panic(fmt.Sprintf("registry: %T has no metadata: %v", obj, err))
+	}
+	return m
+}
+
+// semanticEqual compares two objects the way upstream compares them for no-op detection.
+func semanticEqual(a, b runtime.Object) bool { return apiequality.Semantic.DeepEqual(a, b) }

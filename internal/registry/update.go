@@ -1,0 +1,179 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/quotad/quotad/internal/admission"
+)
+
+// UpdateFunc turns the current object (a fresh copy the function may change) into the
+// desired one. It may return a Conflict (stale resourceVersion) or any API error.
+type UpdateFunc func(current runtime.Object) (runtime.Object, error)
+
+// Update changes one object (or its "status" subresource), retrying fn on concurrent
+// changes. Objects whose finalizers are gone while being deleted are removed.
+func (s *Store) Update(ctx context.Context, res *Resource, ns, name, subresource string, fn UpdateFunc, opts WriteOptions) (*Result, error) {
+	if !res.Namespaced {
+		ns = ""
+	}
+	for attempt := 0; attempt < s.cfg.MaxRetries; attempt++ {
+		kv, err := s.cfg.Storage.Get(ctx, res.Key(ns, name))
+		if err != nil {
+			if isNotFound(err) {
+				return nil, apierrors.NewNotFound(res.GroupResource(), name)
+			}
+			return nil, internalError(err)
+		}
+		old, err := decodeKV(res, kv)
+		if err != nil {
+			return nil, internalError(err)
+		}
+		cur, _ := decodeKV(res, kv)
+		obj, err := fn(cur)
+		if err != nil {
+			return nil, err
+		}
+		r, err := s.updateOnce(ctx, res, ns, name, subresource, old, obj, kv.ModRevision, opts)
+		if errors.Is(err, errObjectChanged) {
+			continue
+		}
+		return r, err
+	}
+	return nil, apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("too many concurrent changes, please try again"))
+}
+
+func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subresource string, old, obj runtime.Object, rev int64, opts WriteOptions) (*Result, error) {
+	m := objectMeta(obj)
+	om := objectMeta(old)
+	if m.GetName() != "" && m.GetName() != name {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name))
+	}
+	if res.Namespaced && m.GetNamespace() != "" && m.GetNamespace() != ns {
+		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	// 1. Optimistic concurrency: a resourceVersion in the body must be the stored one.
+	if v := m.GetResourceVersion(); v != "" && v != om.GetResourceVersion() {
+		return nil, apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+	}
+	// 2. What the server owns: identity, timestamps, and the spec/status split.
+	m.SetName(name)
+	m.SetNamespace(om.GetNamespace())
+	m.SetUID(om.GetUID())
+	m.SetCreationTimestamp(om.GetCreationTimestamp())
+	m.SetDeletionTimestamp(om.GetDeletionTimestamp())
+	m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
+	m.SetResourceVersion(om.GetResourceVersion())
+	m.SetGeneration(om.GetGeneration())
+	m.SetManagedFields(nil)
+	switch {
+	case subresource == "status":
+		setSpecFrom(obj, old)
+		m.SetLabels(om.GetLabels())
+		m.SetAnnotations(om.GetAnnotations())
+		m.SetFinalizers(om.GetFinalizers())
+		m.SetOwnerReferences(om.GetOwnerReferences())
+	case res.Status:
+		setStatusFrom(obj, old)
+	}
+	if s.cfg.Hooks.Default != nil && subresource == "" {
+		s.cfg.Hooks.Default(obj)
+	}
+	if ns, ok := obj.(*corev1.Namespace); ok && subresource == "" {
+		ns.Spec.Finalizers = old.(*corev1.Namespace).Spec.Finalizers
+	}
+	if res.Generation && subresource == "" && specChanged(obj, old) {
+		m.SetGeneration(om.GetGeneration() + 1)
+	}
+	attrs := &admission.Attributes{
+		Operation: admission.Update, Resource: res.GVR, Subresource: subresource, Kind: res.GVK(),
+		Namespace: ns, Name: name, Object: obj, OldObject: old, DryRun: opts.DryRun,
+	}
+	// 3. Finalizers all gone while deleting: the update is the deletion.
+	if om.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 && !isNamespaceHeld(obj) {
+		return s.finishDelete(ctx, res, ns, name, old, rev, opts)
+	}
+	if s.cfg.Admission != nil && subresource == "" {
+		if err := s.cfg.Admission.Admit(ctx, attrs); err != nil {
+			return nil, err
+		}
+	}
+	if errs := s.validate(res, obj, old); len(errs) > 0 {
+		return nil, invalid(res, name, errs)
+	}
+	if s.cfg.Admission != nil {
+		if err := s.cfg.Admission.Validate(ctx, attrs); err != nil {
+			return nil, err
+		}
+	}
+	// 4. A no-op update writes nothing and keeps the resourceVersion, as upstream.
+	if semanticEqual(obj, old) && res.GroupResource() != quotaGVR.GroupResource() {
+		return &Result{Object: obj}, nil
+	}
+	newRev, err := s.commit(ctx, &write{res: res, attrs: attrs, key: res.Key(ns, name), guard: rev, obj: obj})
+	if err != nil {
+		return nil, err
+	}
+	if !opts.DryRun {
+		m.SetResourceVersion(strconv.FormatInt(newRev, 10))
+		if s.cfg.AfterCommit != nil {
+			s.cfg.AfterCommit(res, obj, false)
+		}
+	}
+	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
+	return &Result{Object: obj, Warnings: s.warnings(obj)}, nil
+}
+
+// isNamespaceHeld reports a namespace still held by its spec finalizers.
+func isNamespaceHeld(obj runtime.Object) bool {
+	ns, ok := obj.(*corev1.Namespace)
+	return ok && len(ns.Spec.Finalizers) > 0
+}
+
+// FinalizeNamespace removes the namespace's spec finalizers (the /finalize subresource) and
+// deletes it when nothing else holds it.
+func (s *Store) FinalizeNamespace(ctx context.Context, name string, finalizers []corev1.FinalizerName) (*Result, error) {
+	res := s.cfg.Catalogue.Get(corev1.SchemeGroupVersion.WithResource("namespaces"))
+	for attempt := 0; attempt < s.cfg.MaxRetries; attempt++ {
+		kv, err := s.cfg.Storage.Get(ctx, res.Key("", name))
+		if err != nil {
+			if isNotFound(err) {
+				return nil, apierrors.NewNotFound(res.GroupResource(), name)
+			}
+			return nil, internalError(err)
+		}
+		old, err := decodeKV(res, kv)
+		if err != nil {
+			return nil, internalError(err)
+		}
+		nsObj := old.DeepCopyObject().(*corev1.Namespace)
+		nsObj.Spec.Finalizers = finalizers
+		var r *Result
+		if nsObj.DeletionTimestamp != nil && len(nsObj.Spec.Finalizers) == 0 && len(nsObj.Finalizers) == 0 {
+			r, err = s.finishDelete(ctx, res, "", name, old, kv.ModRevision, WriteOptions{})
+		} else {
+			attrs := &admission.Attributes{Operation: admission.Update, Resource: res.GVR, Subresource: "finalize", Kind: res.GVK(), Name: name, Object: nsObj, OldObject: old}
+			var rev int64
+			rev, err = s.commit(ctx, &write{res: res, attrs: attrs, key: res.Key("", name), guard: kv.ModRevision, obj: nsObj})
+			if err == nil {
+				nsObj.ResourceVersion = strconv.FormatInt(rev, 10)
+				r = &Result{Object: nsObj}
+			}
+		}
+		if errors.Is(err, errObjectChanged) {
+			continue
+		}
+		return r, err
+	}
+	return nil, apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("too many concurrent changes, please try again"))
+}
+
+// now returns the store clock as a metav1.Time truncated to seconds.
+func (s *Store) now() metav1.Time { return metav1.NewTime(s.cfg.Clock().Truncate(1e9)) }

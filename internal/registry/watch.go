@@ -1,0 +1,164 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/quotad/quotad/internal/storage"
+)
+
+// WatchOptions are the watch parameters of kube-apiserver.
+type WatchOptions struct {
+	Selector        Selector
+	ResourceVersion string
+	// Bookmarks asks for BOOKMARK events carrying the current revision.
+	Bookmarks bool
+	// SendInitialEvents asks for the current objects as ADDED events first (also implied by an
+	// empty or "0" resourceVersion).
+	SendInitialEvents bool
+}
+
+// Event is one watch event; Object is an *metav1.Status for ERROR events.
+type Event struct {
+	Type   watch.EventType
+	Object runtime.Object
+}
+
+// Watch streams changes of the resource in ns. The channel closes when ctx ends or after an
+// ERROR event.
+func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchOptions) (<-chan Event, error) {
+	from, err := ParseResourceVersion(opts.ResourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	prefix := res.KeyPrefix(ns)
+	var initial []runtime.Object
+	if from == 0 || opts.SendInitialEvents {
+		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{})
+		if err != nil {
+			return nil, internalError(err)
+		}
+		for _, kv := range lr.KVs {
+			obj, err := decodeKV(res, kv)
+			if err != nil {
+				return nil, internalError(err)
+			}
+			if opts.Selector.Matches(obj) {
+				initial = append(initial, obj)
+			}
+		}
+		from = lr.Revision
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	src := s.cfg.Storage.Watch(wctx, prefix, from)
+	out := make(chan Event, 64)
+	go func() {
+		defer cancel()
+		defer close(out)
+		send := func(e Event) bool {
+			select {
+			case out <- e:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for _, o := range initial {
+			if !send(Event{Type: watch.Added, Object: o}) {
+				return
+			}
+		}
+		if opts.SendInitialEvents && opts.Bookmarks {
+			b := s.bookmark(res, from)
+			objectMeta(b).SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+			if !send(Event{Type: watch.Bookmark, Object: b}) {
+				return
+			}
+		}
+		for wr := range src {
+			if wr.Err != nil {
+				st := errorStatus(wr.Err, from)
+				send(Event{Type: watch.Error, Object: st})
+				return
+			}
+			if len(wr.Events) == 0 {
+				if opts.Bookmarks && wr.Revision > 0 {
+					if !send(Event{Type: watch.Bookmark, Object: s.bookmark(res, wr.Revision)}) {
+						return
+					}
+				}
+				continue
+			}
+			for _, ev := range wr.Events {
+				e, ok := s.translate(res, ev, opts.Selector)
+				if ok && !send(e) {
+					return
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
+func (s *Store) bookmark(res *Resource, rev int64) runtime.Object {
+	obj := res.New()
+	objectMeta(obj).SetResourceVersion(strconv.FormatInt(rev, 10))
+	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
+	return obj
+}
+
+func errorStatus(err error, from int64) *metav1.Status {
+	var se *apierrors.StatusError
+	if errors.Is(err, storage.ErrCompacted) {
+		se = apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d", from))
+	} else {
+		se = apierrors.NewInternalError(err)
+	}
+	st := se.Status()
+	st.Kind, st.APIVersion = "Status", "v1"
+	return &st
+}
+
+// translate turns a storage event into a watch event, applying selector transitions.
+func (s *Store) translate(res *Resource, ev storage.Event, sel Selector) (Event, bool) {
+	var cur, prev runtime.Object
+	var err error
+	if ev.Type == storage.EventPut {
+		if cur, err = decodeKV(res, ev.KV); err != nil {
+			return Event{}, false
+		}
+	}
+	if ev.PrevKV != nil {
+		if prev, err = decodeStored(res, ev.PrevKV.Value, ev.PrevKV.ModRevision); err != nil {
+			prev = nil
+		}
+	}
+	curOK := cur != nil && sel.Matches(cur)
+	prevOK := prev != nil && sel.Matches(prev)
+	rv := strconv.FormatInt(ev.KV.ModRevision, 10)
+	switch {
+	case ev.Type == storage.EventDelete:
+		if prev == nil || !prevOK {
+			return Event{}, false
+		}
+		objectMeta(prev).SetResourceVersion(rv)
+		return Event{Type: watch.Deleted, Object: prev}, true
+	case curOK && prev == nil:
+		return Event{Type: watch.Added, Object: cur}, true
+	case curOK && prevOK:
+		return Event{Type: watch.Modified, Object: cur}, true
+	case curOK:
+		return Event{Type: watch.Added, Object: cur}, true
+	case prevOK:
+		// Left the selection: upstream reports the new state as DELETED.
+		return Event{Type: watch.Deleted, Object: cur}, true
+	}
+	return Event{}, false
+}
