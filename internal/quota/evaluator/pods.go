@@ -1,0 +1,380 @@
+package evaluator
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/quotad/quotad/internal/quota"
+)
+
+// countPods is the object-count name of pods.
+const countPods = corev1.ResourceName("count/pods")
+
+// draDeviceClassRequestsPrefix starts the quota names of DRA implicit extended resources;
+// pods match them (usage for them is never produced: quotad does not implement DRA).
+const draDeviceClassRequestsPrefix = "requests.deviceclass.resource.kubernetes.io/"
+
+// Pods is the evaluator for core pods. It implements quota.Evaluator, quota.ScopeMatcher
+// and quota.Constrainer.
+type Pods struct{}
+
+// isPodResource reports whether name is one of the fixed pod quota names.
+func isPodResource(name corev1.ResourceName) bool {
+	switch name {
+	case countPods, corev1.ResourceCPU, corev1.ResourceMemory,
+		corev1.ResourceEphemeralStorage, corev1.ResourceRequestsCPU, corev1.ResourceRequestsMemory,
+		corev1.ResourceRequestsEphemeralStorage, corev1.ResourceLimitsCPU, corev1.ResourceLimitsMemory,
+		corev1.ResourceLimitsEphemeralStorage, corev1.ResourcePods:
+		return true
+	}
+	return false
+}
+
+// Handles accepts the pod itself, its status (phase changes credit) and resize.
+func (Pods) Handles(subresource string) bool {
+	return subresource == "" || subresource == "status" || subresource == "resize"
+}
+
+// MatchingResources returns the pod quota names among input: the fixed names, every
+// hugepages-* and requests.hugepages-* name, and requests.<extended resource> names.
+// Bare or limits.* extended names are not matched.
+func (Pods) MatchingResources(input []corev1.ResourceName) []corev1.ResourceName {
+	var out []corev1.ResourceName
+	for _, name := range input {
+		switch {
+		case isPodResource(name),
+			quota.ContainsPrefix([]string{corev1.ResourceHugePagesPrefix, corev1.ResourceRequestsHugePagesPrefix}, name),
+			!quota.IsNativeResource(name) && strings.HasPrefix(string(name), corev1.DefaultResourceRequestsPrefix),
+			strings.HasPrefix(string(name), draDeviceClassRequestsPrefix):
+			out = append(out, name)
+		}
+	}
+	return quota.Intersection(out, out)
+}
+
+// Usage returns a pod's usage: count/pods always; for a quota-eligible pod also pods and
+// the compute names of its aggregated requests and limits.
+func (Pods) Usage(obj runtime.Object) (corev1.ResourceList, error) {
+	pod, err := toPod(obj)
+	if err != nil {
+		return nil, err
+	}
+	result := corev1.ResourceList{countPods: *resource.NewQuantity(1, resource.DecimalSI)}
+	if !QuotaEligible(pod) {
+		return result, nil
+	}
+	return quota.Add(result, computeUsage(PodRequests(pod), PodLimits(pod))), nil
+}
+
+// QuotaEligible reports whether a pod's compute resources count: not when it has reached
+// Succeeded or Failed, nor when it is being deleted with no grace period left
+// (deletionTimestamp set and deletionGracePeriodSeconds set and <= 0). Unlike upstream
+// no clock is consulted, so usage is a pure function of the stored object.
+func QuotaEligible(pod *corev1.Pod) bool {
+	if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
+		return false
+	}
+	if pod.DeletionTimestamp != nil && pod.DeletionGracePeriodSeconds != nil && *pod.DeletionGracePeriodSeconds <= 0 {
+		return false
+	}
+	return true
+}
+
+// MatchesScope evaluates one scope selector against a pod.
+func (Pods) MatchesScope(sel corev1.ScopedResourceSelectorRequirement, obj runtime.Object) (bool, error) {
+	pod, err := toPod(obj)
+	if err != nil {
+		return false, err
+	}
+	switch sel.ScopeName {
+	case corev1.ResourceQuotaScopeTerminating:
+		return isTerminating(pod), nil
+	case corev1.ResourceQuotaScopeNotTerminating:
+		return !isTerminating(pod), nil
+	case corev1.ResourceQuotaScopeBestEffort:
+		return quota.PodQOS(pod) == corev1.PodQOSBestEffort, nil
+	case corev1.ResourceQuotaScopeNotBestEffort:
+		return quota.PodQOS(pod) != corev1.PodQOSBestEffort, nil
+	case corev1.ResourceQuotaScopePriorityClass:
+		if sel.Operator == corev1.ScopeSelectorOpExists {
+			return pod.Spec.PriorityClassName != "", nil
+		}
+		selector, err := quota.ScopeSelectorAsLabelSelector(sel)
+		if err != nil {
+			return false, fmt.Errorf("failed to parse and convert selector: %v", err)
+		}
+		var set labels.Set
+		if pod.Spec.PriorityClassName != "" {
+			set = labels.Set{string(corev1.ResourceQuotaScopePriorityClass): pod.Spec.PriorityClassName}
+		}
+		return selector.Matches(set), nil
+	case corev1.ResourceQuotaScopeCrossNamespacePodAffinity:
+		return usesCrossNamespacePodAffinity(pod), nil
+	}
+	return false, nil
+}
+
+// requiredByConstraints are the names whose quota requires every container to set them
+// (upstream's acknowledged mistake, kept for compatibility).
+func requiredByConstraints(name corev1.ResourceName) bool {
+	switch name {
+	case corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceRequestsCPU,
+		corev1.ResourceRequestsMemory, corev1.ResourceLimitsCPU, corev1.ResourceLimitsMemory:
+		return true
+	}
+	return false
+}
+
+// Constraints requires every container and init container to set each cpu/memory name of
+// required: "must specify limits.cpu for: a,b; requests.memory for: b". Pods with
+// pod-level cpu, memory or hugepages resources are exempt.
+func (Pods) Constraints(required []corev1.ResourceName, obj runtime.Object) error {
+	pod, err := toPod(obj)
+	if err != nil {
+		return err
+	}
+	if podLevelResourcesSet(pod) {
+		return nil
+	}
+	need := sets.New[corev1.ResourceName]()
+	for _, r := range required {
+		if requiredByConstraints(r) {
+			need.Insert(r)
+		}
+	}
+	missing := map[corev1.ResourceName]sets.Set[string]{}
+	check := func(c *corev1.Container) {
+		have := computeUsage(c.Resources.Requests, c.Resources.Limits)
+		for r := range need {
+			if _, ok := have[r]; !ok {
+				if missing[r] == nil {
+					missing[r] = sets.New[string]()
+				}
+				missing[r].Insert(c.Name)
+			}
+		}
+	}
+	for i := range pod.Spec.Containers {
+		check(&pod.Spec.Containers[i])
+	}
+	for i := range pod.Spec.InitContainers {
+		check(&pod.Spec.InitContainers[i])
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	var msgs []string
+	for _, r := range sets.List(sets.KeySet(missing)) {
+		msgs = append(msgs, fmt.Sprintf("%s for: %s", r, strings.Join(sets.List(missing[r]), ",")))
+	}
+	return fmt.Errorf("must specify %s", strings.Join(msgs, "; "))
+}
+
+// computeUsage turns requests and limits into quota names: pods = 1, cpu/memory/
+// ephemeral-storage as bare and requests.* names from requests and limits.* from limits,
+// hugepages-* and requests.hugepages-* from requests, requests.<extended> from requests.
+func computeUsage(requests, limits corev1.ResourceList) corev1.ResourceList {
+	result := corev1.ResourceList{corev1.ResourcePods: *resource.NewQuantity(1, resource.DecimalSI)}
+	for _, r := range []struct{ name, request, limit corev1.ResourceName }{
+		{corev1.ResourceCPU, corev1.ResourceRequestsCPU, corev1.ResourceLimitsCPU},
+		{corev1.ResourceMemory, corev1.ResourceRequestsMemory, corev1.ResourceLimitsMemory},
+		{corev1.ResourceEphemeralStorage, corev1.ResourceRequestsEphemeralStorage, corev1.ResourceLimitsEphemeralStorage},
+	} {
+		if q, ok := requests[r.name]; ok {
+			result[r.name] = q.DeepCopy()
+			result[r.request] = q.DeepCopy()
+		}
+		if q, ok := limits[r.name]; ok {
+			result[r.limit] = q.DeepCopy()
+		}
+	}
+	for name, q := range requests {
+		if strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix) {
+			result[name] = q.DeepCopy()
+			result[corev1.DefaultResourceRequestsPrefix+name] = q.DeepCopy()
+		}
+		if quota.IsExtendedResourceName(name) {
+			result[corev1.DefaultResourceRequestsPrefix+name] = q.DeepCopy()
+		}
+	}
+	return result
+}
+
+// toPod asserts obj is a *corev1.Pod.
+func toPod(obj runtime.Object) (*corev1.Pod, error) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return nil, fmt.Errorf("expect *v1.Pod, got %T", obj)
+	}
+	return pod, nil
+}
+
+// isTerminating reports whether spec.activeDeadlineSeconds is set and >= 0.
+func isTerminating(pod *corev1.Pod) bool {
+	return pod.Spec.ActiveDeadlineSeconds != nil && *pod.Spec.ActiveDeadlineSeconds >= 0
+}
+
+// usesCrossNamespacePodAffinity reports whether any pod (anti-)affinity term, required or
+// preferred, names namespaces or has a namespace selector (even an empty one).
+func usesCrossNamespacePodAffinity(pod *corev1.Pod) bool {
+	if pod.Spec.Affinity == nil {
+		return false
+	}
+	cross := func(t *corev1.PodAffinityTerm) bool {
+		return len(t.Namespaces) != 0 || t.NamespaceSelector != nil
+	}
+	anyCross := func(required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm) bool {
+		for i := range required {
+			if cross(&required[i]) {
+				return true
+			}
+		}
+		for i := range preferred {
+			if cross(&preferred[i].PodAffinityTerm) {
+				return true
+			}
+		}
+		return false
+	}
+	if a := pod.Spec.Affinity.PodAffinity; a != nil &&
+		anyCross(a.RequiredDuringSchedulingIgnoredDuringExecution, a.PreferredDuringSchedulingIgnoredDuringExecution) {
+		return true
+	}
+	if a := pod.Spec.Affinity.PodAntiAffinity; a != nil &&
+		anyCross(a.RequiredDuringSchedulingIgnoredDuringExecution, a.PreferredDuringSchedulingIgnoredDuringExecution) {
+		return true
+	}
+	return false
+}
+
+// PodRequests returns a pod's effective requests, with upstream's rules (component-helpers
+// PodRequests, spec only): the sum over containers and sidecars (init containers with
+// restartPolicy Always), raised to the largest init-phase demand (each regular init
+// container plus the sidecars declared before it, each sidecar plus those before it);
+// then pod-level spec.resources.requests replace cpu, memory and hugepages-*; then
+// spec.overhead is added to every name.
+func PodRequests(pod *corev1.Pod) corev1.ResourceList {
+	reqs := aggregateContainers(pod, func(c *corev1.Container) corev1.ResourceList { return c.Resources.Requests })
+	if podLevelRequestsSet(pod) {
+		applyPodLevel(reqs, pod.Spec.Resources.Requests)
+	}
+	addTo(reqs, pod.Spec.Overhead)
+	return reqs
+}
+
+// PodLimits returns a pod's effective limits: the same aggregation over limits, pod-level
+// limits replacing cpu, memory and hugepages-* when pod-level resources are set, and
+// spec.overhead added only to limits that exist and are not zero.
+func PodLimits(pod *corev1.Pod) corev1.ResourceList {
+	limits := aggregateContainers(pod, func(c *corev1.Container) corev1.ResourceList { return c.Resources.Limits })
+	if podLevelResourcesSet(pod) {
+		applyPodLevel(limits, pod.Spec.Resources.Limits)
+	}
+	for name, q := range pod.Spec.Overhead {
+		if v, ok := limits[name]; ok && !v.IsZero() {
+			v.Add(q)
+			limits[name] = v
+		}
+	}
+	return limits
+}
+
+// aggregateContainers applies the sidecar-aware aggregation to one list per container.
+// Ephemeral containers never count.
+func aggregateContainers(pod *corev1.Pod, get func(*corev1.Container) corev1.ResourceList) corev1.ResourceList {
+	result := corev1.ResourceList{}
+	for i := range pod.Spec.Containers {
+		addTo(result, get(&pod.Spec.Containers[i]))
+	}
+	sidecars := corev1.ResourceList{}
+	initMax := corev1.ResourceList{}
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		var phase corev1.ResourceList
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			addTo(result, get(c))
+			addTo(sidecars, get(c))
+			phase = sidecars
+		} else {
+			phase = corev1.ResourceList{}
+			addTo(phase, get(c))
+			addTo(phase, sidecars)
+		}
+		maxInto(initMax, phase)
+	}
+	maxInto(result, initMax)
+	return result
+}
+
+// isPodLevelResource reports whether pod-level resources may set name: cpu, memory and
+// hugepages-*.
+func isPodLevelResource(name corev1.ResourceName) bool {
+	return name == corev1.ResourceCPU || name == corev1.ResourceMemory ||
+		strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
+}
+
+// podLevelRequestsSet reports whether spec.resources.requests has a pod-level name.
+func podLevelRequestsSet(pod *corev1.Pod) bool {
+	if pod.Spec.Resources == nil {
+		return false
+	}
+	for name := range pod.Spec.Resources.Requests {
+		if isPodLevelResource(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// podLevelResourcesSet reports whether spec.resources requests or limits have a
+// pod-level name.
+func podLevelResourcesSet(pod *corev1.Pod) bool {
+	if podLevelRequestsSet(pod) {
+		return true
+	}
+	if pod.Spec.Resources == nil {
+		return false
+	}
+	for name := range pod.Spec.Resources.Limits {
+		if isPodLevelResource(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// applyPodLevel overwrites result with the pod-level names of podLevel.
+func applyPodLevel(result, podLevel corev1.ResourceList) {
+	for name, q := range podLevel {
+		if isPodLevelResource(name) {
+			result[name] = q.DeepCopy()
+		}
+	}
+}
+
+// addTo adds every entry of add into list.
+func addTo(list, add corev1.ResourceList) {
+	for name, q := range add {
+		if v, ok := list[name]; ok {
+			v.Add(q)
+			list[name] = v
+		} else {
+			list[name] = q.DeepCopy()
+		}
+	}
+}
+
+// maxInto raises every entry of list to the value in other, adding missing names.
+func maxInto(list, other corev1.ResourceList) {
+	for name, q := range other {
+		if v, ok := list[name]; !ok || q.Cmp(v) > 0 {
+			list[name] = q.DeepCopy()
+		}
+	}
+}
