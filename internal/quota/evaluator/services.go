@@ -40,7 +40,7 @@ func (Services) Usage(obj runtime.Object) (corev1.ResourceList, error) {
 	}
 	ports := int64(len(svc.Spec.Ports))
 	result := corev1.ResourceList{
-		countServices:                       *resource.NewQuantity(1, resource.DecimalSI),
+		countServices:                        *resource.NewQuantity(1, resource.DecimalSI),
 		corev1.ResourceServices:              *resource.NewQuantity(1, resource.DecimalSI),
 		corev1.ResourceServicesLoadBalancers: {Format: resource.DecimalSI},
 		corev1.ResourceServicesNodePorts:     {Format: resource.DecimalSI},
