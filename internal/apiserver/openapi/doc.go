@@ -1,0 +1,27 @@
+// Package openapi builds the OpenAPI v3 documents kube-apiserver serves under /openapi/v3:
+// the discovery index and one document per group-version ("api/v1", "apis/apps/v1", ...).
+//
+// quotad has no generated OpenAPI definitions, so the component schemas are built by
+// reflection over the k8s.io/api Go types, following kube-openapi's generator rules:
+// schema names from OpenAPIModelName (or the Go package path), descriptions from SwaggerDoc,
+// optional fields from `omitempty`, defaults for non-pointer values, special types
+// (Quantity, IntOrString, Time, MicroTime, Duration, apiextensions JSON) from their
+// OpenAPISchemaType/OpenAPIV3OneOfTypes methods, and the strategic-merge-patch and list
+// extensions from the `patchStrategy`/`patchMergeKey` struct tags. Custom resources take
+// their schema from the CRD version's openAPIV3Schema.
+//
+// The documents are what real kubectl reads: the PATCH operation of every kind carries its
+// x-kubernetes-group-version-kind and the fieldValidation query parameter (so kubectl sends
+// fieldValidation=Strict instead of validating on the client), built-in kinds accept
+// application/strategic-merge-patch+json, and component schemas carry the
+// x-kubernetes-group-version-kind list kubectl apply uses to find patch metadata.
+//
+// Invariants:
+//   - Build is a pure function of its input: the same resources give byte-identical
+//     documents (JSON object keys are sorted) and therefore identical hashes.
+//   - A Documents value is immutable once built and safe for concurrent use; rebuild and
+//     swap it when the set of served resources changes (e.g. a CRD is established).
+//   - Every $ref in a document resolves to a schema in that document's components.
+//   - A hash is the uppercase hex SHA-512 of the exact bytes served, as kube-openapi's
+//     handler3 computes it, and the index links each document with its current hash.
+package openapi

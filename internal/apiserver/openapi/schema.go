@@ -1,0 +1,411 @@
+package openapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// refPrefix starts every reference to a component schema.
+const refPrefix = "#/components/schemas/"
+
+// Extension keys written on schemas.
+const (
+	extGVK           = "x-kubernetes-group-version-kind"
+	extPatchStrategy = "x-kubernetes-patch-strategy"
+	extPatchMergeKey = "x-kubernetes-patch-merge-key"
+	extListType      = "x-kubernetes-list-type"
+	extListMapKeys   = "x-kubernetes-list-map-keys"
+)
+
+// Interfaces through which apimachinery types describe their own OpenAPI schema; the
+// kube-openapi generator uses the same methods.
+type (
+	modelNamer      interface{ OpenAPIModelName() string }
+	schemaTyper     interface{ OpenAPISchemaType() []string }
+	schemaFormatter interface{ OpenAPISchemaFormat() string }
+	v3OneOfTyper    interface{ OpenAPIV3OneOfTypes() []string }
+	swaggerDocer    interface{ SwaggerDoc() map[string]string }
+)
+
+// definitions generates component schemas from Go types. Every named struct type becomes
+// one component schema referenced with $ref; other types are inlined.
+type definitions struct {
+	schemas map[string]map[string]any
+	names   map[reflect.Type]string
+	types   map[string]reflect.Type
+}
+
+func newDefinitions() *definitions {
+	return &definitions{
+		schemas: map[string]map[string]any{},
+		names:   map[reflect.Type]string{},
+		types:   map[string]reflect.Type{},
+	}
+}
+
+// define returns the component name of struct type t, generating its schema and every
+// schema it references on first use. Recursive types terminate because the name is
+// registered before the fields are walked.
+func (d *definitions) define(t reflect.Type) (string, error) {
+	if name, ok := d.names[t]; ok {
+		return name, nil
+	}
+	name := modelName(t)
+	if other, ok := d.types[name]; ok && other != t {
+		return "", fmt.Errorf("openapi: Go types %v and %v both map to schema %q", other, t, name)
+	}
+	d.names[t] = name
+	d.types[name] = t
+	s := map[string]any{}
+	d.schemas[name] = s
+	if desc := swaggerDoc(t)[""]; desc != "" {
+		s["description"] = desc
+	}
+	if types, ok := specialTypes(t); ok {
+		// 1. Types describing themselves (Quantity, IntOrString, Time, JSON, ...).
+		format := ""
+		if f, ok := as[schemaFormatter](t); ok {
+			format = f.OpenAPISchemaFormat()
+		}
+		if oneOf, ok := as[v3OneOfTyper](t); ok && len(oneOf.OpenAPIV3OneOfTypes()) > 0 {
+			alts := make([]any, 0, len(oneOf.OpenAPIV3OneOfTypes()))
+			for _, typ := range oneOf.OpenAPIV3OneOfTypes() {
+				alts = append(alts, map[string]any{"type": typ})
+			}
+			s["oneOf"] = alts
+		} else if len(types) > 0 {
+			s["type"] = types[0]
+		}
+		if format != "" && (s["type"] != nil || s["oneOf"] != nil) {
+			s["format"] = format
+		}
+		return name, nil
+	}
+	// 2. Plain structs: an object with one property per JSON field.
+	s["type"] = "object"
+	props := map[string]any{}
+	var required []string
+	if err := d.collect(t, props, &required); err != nil {
+		return "", err
+	}
+	if len(props) > 0 {
+		s["properties"] = props
+	}
+	if len(required) > 0 {
+		req := make([]any, len(required))
+		for i, r := range required {
+			req[i] = r
+		}
+		s["required"] = req
+	}
+	return name, nil
+}
+
+// collect adds the JSON fields of struct t, flattening inlined embedded structs, in the
+// way encoding/json serializes them. Fields without omitempty are required, as
+// kube-openapi infers when no +optional/+required marker is present.
+func (d *definitions) collect(t reflect.Type, props map[string]any, required *[]string) error {
+	doc := swaggerDoc(t)
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" && opts == "" {
+			continue
+		}
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				if err := d.collect(ft, props, required); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if _, dup := props[name]; dup {
+			continue
+		}
+		omitEmpty := hasOption(opts, "omitempty") || hasOption(opts, "omitzero")
+		s, err := d.field(t, f, name, doc[name], omitEmpty)
+		if err != nil {
+			return fmt.Errorf("%v.%s: %w", t, f.Name, err)
+		}
+		props[name] = s
+		if !omitEmpty {
+			*required = append(*required, name)
+		}
+	}
+	return nil
+}
+
+// field returns the schema of one struct field: its type, description, enforced default
+// and the patch and list extensions of its struct tags. A reference with any sibling
+// keyword is wrapped in allOf, as kube-openapi's v3 output does.
+func (d *definitions) field(owner reflect.Type, f reflect.StructField, name, desc string, omitEmpty bool) (map[string]any, error) {
+	base, isRef, err := d.inline(f.Type)
+	if err != nil {
+		return nil, err
+	}
+	extra := map[string]any{}
+	if desc != "" {
+		extra["description"] = desc
+	}
+	if def := enforcedDefault(f.Type, omitEmpty); def != nil {
+		extra["default"] = def
+	}
+	strategy := f.Tag.Get("patchStrategy")
+	mergeKey := f.Tag.Get("patchMergeKey")
+	if strategy != "" {
+		extra[extPatchStrategy] = strategy
+	}
+	if mergeKey != "" {
+		extra[extPatchMergeKey] = mergeKey
+	}
+	if listType, keys, ok := listTypeOf(owner, name, f.Type, strategy, mergeKey); ok {
+		extra[extListType] = listType
+		if len(keys) > 0 {
+			k := make([]any, len(keys))
+			for i, key := range keys {
+				k[i] = key
+			}
+			extra[extListMapKeys] = k
+		}
+	}
+	return combine(base, isRef, extra), nil
+}
+
+// element returns the schema of an array item or map value: non-pointer values get the
+// zero-value default kube-openapi enforces.
+func (d *definitions) element(t reflect.Type) (map[string]any, error) {
+	base, isRef, err := d.inline(t)
+	if err != nil {
+		return nil, err
+	}
+	extra := map[string]any{}
+	if def := enforcedDefault(t, false); def != nil {
+		extra["default"] = def
+	}
+	return combine(base, isRef, extra), nil
+}
+
+// inline returns a fresh schema for a use of type t and whether it is a plain $ref.
+func (d *definitions) inline(t reflect.Type) (map[string]any, bool, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == reflect.TypeFor[time.Time]() {
+		return map[string]any{"type": "string", "format": "date-time"}, false, nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		name, err := d.define(t)
+		if err != nil {
+			return nil, false, err
+		}
+		return map[string]any{"$ref": refPrefix + name}, true, nil
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return map[string]any{"type": "string", "format": "byte"}, false, nil
+		}
+		items, err := d.element(t.Elem())
+		if err != nil {
+			return nil, false, err
+		}
+		return map[string]any{"type": "array", "items": items}, false, nil
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			return nil, false, fmt.Errorf("map key type %v is not a string", t.Key())
+		}
+		values, err := d.element(t.Elem())
+		if err != nil {
+			return nil, false, err
+		}
+		return map[string]any{"type": "object", "additionalProperties": values}, false, nil
+	case reflect.Interface:
+		return map[string]any{"type": "object"}, false, nil
+	}
+	typ, format, ok := scalar(t.Kind())
+	if !ok {
+		return nil, false, fmt.Errorf("type %v has no OpenAPI representation", t)
+	}
+	s := map[string]any{"type": typ}
+	if format != "" {
+		s["format"] = format
+	}
+	return s, false, nil
+}
+
+// combine adds extra keywords to a schema, wrapping a $ref in allOf when needed.
+func combine(base map[string]any, isRef bool, extra map[string]any) map[string]any {
+	if len(extra) == 0 {
+		return base
+	}
+	if isRef {
+		base = map[string]any{"allOf": []any{base}}
+	}
+	for k, v := range extra {
+		base[k] = v
+	}
+	return base
+}
+
+// scalar maps a Go kind to its OpenAPI type and format (kube-openapi's table).
+func scalar(k reflect.Kind) (typ, format string, ok bool) {
+	switch k {
+	case reflect.String:
+		return "string", "", true
+	case reflect.Bool:
+		return "boolean", "", true
+	case reflect.Int, reflect.Int16, reflect.Int32, reflect.Uint, reflect.Uint16:
+		return "integer", "int32", true
+	case reflect.Int8, reflect.Uint8:
+		return "integer", "byte", true
+	case reflect.Int64, reflect.Uint32, reflect.Uint64:
+		return "integer", "int64", true
+	case reflect.Float32:
+		return "number", "float", true
+	case reflect.Float64:
+		return "number", "double", true
+	}
+	return "", "", false
+}
+
+// enforcedDefault is the default kube-openapi enforces for a non-pointer value: {} for
+// structs, the zero value for scalars without omitempty, and none for pointers, slices,
+// maps and types with custom JSON unmarshalling.
+func enforcedDefault(t reflect.Type, omitEmpty bool) any {
+	if customUnmarshal(t) {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if t.NumField() == 1 && t.Field(0).Anonymous {
+			return enforcedDefault(t.Field(0).Type, omitEmpty)
+		}
+		return map[string]any{}
+	case reflect.String:
+		if !omitEmpty {
+			return ""
+		}
+	case reflect.Bool:
+		if !omitEmpty {
+			return false
+		}
+	default:
+		if _, _, ok := scalar(t.Kind()); ok && !omitEmpty {
+			return 0
+		}
+	}
+	return nil
+}
+
+func customUnmarshal(t reflect.Type) bool {
+	u := reflect.TypeFor[json.Unmarshaler]()
+	return t.Implements(u) || (t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(u))
+}
+
+// listTypeOf returns the x-kubernetes-list-type (and map keys) of a list field. Upstream
+// takes them from +listType/+listMapKey comment markers, which reflection cannot see; they
+// are derived from the strategic-merge tags (merge with a key → map keyed by it, merge
+// without a key → set) except for the fields listed in listTypeOverride.
+func listTypeOf(owner reflect.Type, name string, t reflect.Type, strategy, mergeKey string) (string, []string, bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if (t.Kind() != reflect.Slice && t.Kind() != reflect.Array) || t.Elem().Kind() == reflect.Uint8 {
+		return "", nil, false
+	}
+	if listType, keys, ok := listTypeOverride(owner, name); ok {
+		return listType, keys, true
+	}
+	if !hasOption(strategy, "merge") {
+		return "", nil, false
+	}
+	if mergeKey != "" {
+		return "map", []string{mergeKey}, true
+	}
+	return "set", nil, true
+}
+
+// listTypeOverride lists the upstream fields whose +listType/+listMapKey markers differ
+// from what their patch tags imply (checked against the k8s.io/api sources).
+func listTypeOverride(owner reflect.Type, name string) (string, []string, bool) {
+	switch {
+	case owner == reflect.TypeFor[corev1.Container]() && name == "ports",
+		owner == reflect.TypeFor[corev1.EphemeralContainerCommon]() && name == "ports":
+		return "map", []string{"containerPort", "protocol"}, true
+	case owner == reflect.TypeFor[corev1.ServiceSpec]() && name == "ports":
+		return "map", []string{"port", "protocol"}, true
+	case owner == reflect.TypeFor[corev1.PodSpec]() && name == "topologySpreadConstraints":
+		return "map", []string{"topologyKey", "whenUnsatisfiable"}, true
+	case owner == reflect.TypeFor[corev1.PodStatus]() && name == "hostIPs",
+		owner == reflect.TypeFor[batchv1.JobStatus]() && name == "conditions":
+		return "atomic", nil, true
+	case owner == reflect.TypeFor[corev1.VolumeHealthStatus]() && name == "healthConditions",
+		owner == reflect.TypeFor[corev1.PodVolumeHealth]() && name == "healthConditions":
+		return "map", []string{"status", "reason"}, true
+	}
+	return "", nil, false
+}
+
+// specialTypes reports whether t describes its own schema type via OpenAPISchemaType.
+func specialTypes(t reflect.Type) ([]string, bool) {
+	s, ok := as[schemaTyper](t)
+	if !ok {
+		return nil, false
+	}
+	return s.OpenAPISchemaType(), true
+}
+
+// as returns a value of type t (through a pointer, so pointer methods count) as I.
+func as[I any](t reflect.Type) (I, bool) {
+	v, ok := reflect.New(t).Interface().(I)
+	return v, ok
+}
+
+func swaggerDoc(t reflect.Type) map[string]string {
+	if s, ok := as[swaggerDocer](t); ok {
+		return s.SwaggerDoc()
+	}
+	return nil
+}
+
+// modelName is the component schema name of t: OpenAPIModelName when the type declares it
+// (k8s.io/api and apimachinery types do), else the reversed-domain package path and the
+// type name ("k8s.io/api/core/v1".Pod → "io.k8s.api.core.v1.Pod").
+func modelName(t reflect.Type) string {
+	if n, ok := as[modelNamer](t); ok {
+		if name := n.OpenAPIModelName(); name != "" {
+			return name
+		}
+	}
+	parts := strings.Split(t.PkgPath(), "/")
+	domain := strings.Split(parts[0], ".")
+	for i, j := 0, len(domain)-1; i < j; i, j = i+1, j-1 {
+		domain[i], domain[j] = domain[j], domain[i]
+	}
+	return strings.Join(append(domain, append(parts[1:], t.Name())...), ".")
+}
+
+func hasOption(opts, want string) bool {
+	for _, o := range strings.Split(opts, ",") {
+		if o == want {
+			return true
+		}
+	}
+	return false
+}
