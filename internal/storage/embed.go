@@ -1,0 +1,375 @@
+package storage
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
+	"go.etcd.io/etcd/client/pkg/v3/fileutil"
+	"go.etcd.io/etcd/client/pkg/v3/transport"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
+)
+
+// Defaults of the embedded etcd.
+const (
+	// EmbeddedQuotaBackendBytes is the backend size quota (etcd's --quota-backend-bytes).
+	EmbeddedQuotaBackendBytes = 8 << 30
+	// DefaultCompactionRetention is how much history the embedded etcd keeps: it runs
+	// etcd's periodic compactor ("periodic" mode), which every retention period compacts
+	// away the revisions older than one retention period. Time-based (rather than
+	// revision-count) retention gives watchers that fall behind or reconnect the same
+	// window as kube-apiserver's 5-minute compaction, whatever the write rate.
+	DefaultCompactionRetention = 5 * time.Minute
+	// DefaultProgressNotifyInterval is how often the embedded etcd sends a progress
+	// notification to each idle watcher, so that an idle watch's Revision advances.
+	DefaultProgressNotifyInterval = 5 * time.Second
+	// DefaultDefragInterval is how often the embedded etcd checks whether to defragment.
+	DefaultDefragInterval = 10 * time.Minute
+	// DefragMinFreeBytes and DefragMinFreeFraction are the defragmentation policy: the
+	// backend is defragmented when its free space (file size minus size in use, which
+	// compaction frees but never returns to the file system) is at least DefragMinFreeBytes
+	// and at least DefragMinFreeFraction of the file. Defragmenting a single member blocks
+	// its reads and writes for the duration, roughly proportional to the size in use, so
+	// it is done only when it gives back a lot.
+	DefragMinFreeBytes    = 64 << 20
+	DefragMinFreeFraction = 0.5
+)
+
+// startAttempts bounds the retries when a chosen free port is taken before etcd binds it.
+const startAttempts = 5
+
+// Embedded is a single-member etcd server running in this process, with an in-process
+// client (no gRPC over the network) and a background defragmentation loop.
+type Embedded struct {
+	etcd      *embed.Etcd
+	client    *clientv3.Client
+	logger    *slog.Logger
+	endpoints []string
+	lock      *fileutil.LockedFile
+	quota     int64
+
+	// defrag policy and loop.
+	defragMinFree     int64
+	defragMinFraction float64
+	stopDefrag        context.CancelFunc
+	defragDone        chan struct{}
+
+	closeOnce sync.Once
+}
+
+// EmbeddedOption adjusts StartEmbedded.
+type EmbeddedOption func(*embeddedConfig)
+
+type embeddedConfig struct {
+	logLevel          slog.Level
+	compaction        time.Duration
+	progressNotify    time.Duration
+	defragInterval    time.Duration
+	unsafeNoFsync     bool
+	quotaBackendBytes int64
+}
+
+// WithEtcdLogLevel sets the lowest level of etcd's own log lines passed to the logger
+// (default slog.LevelError: etcd is quiet unless something is wrong; use slog.LevelDebug
+// or slog.LevelInfo with a debug flag).
+func WithEtcdLogLevel(l slog.Level) EmbeddedOption {
+	return func(c *embeddedConfig) { c.logLevel = l }
+}
+
+// WithCompactionRetention sets the periodic compaction retention (default
+// DefaultCompactionRetention).
+func WithCompactionRetention(d time.Duration) EmbeddedOption {
+	return func(c *embeddedConfig) { c.compaction = d }
+}
+
+// WithProgressNotifyInterval sets the watch progress notification interval (default
+// DefaultProgressNotifyInterval; etcd's minimum is 100ms). etcd keeps this interval in
+// process-wide state: the last embedded etcd started in a process sets it for all.
+func WithProgressNotifyInterval(d time.Duration) EmbeddedOption {
+	return func(c *embeddedConfig) { c.progressNotify = d }
+}
+
+// WithDefragInterval sets how often the defragmentation policy is checked (default
+// DefaultDefragInterval; 0 disables the loop).
+func WithDefragInterval(d time.Duration) EmbeddedOption {
+	return func(c *embeddedConfig) { c.defragInterval = d }
+}
+
+// WithUnsafeNoFsync disables fsync. Data is lost on a machine crash: for tests only.
+func WithUnsafeNoFsync() EmbeddedOption {
+	return func(c *embeddedConfig) { c.unsafeNoFsync = true }
+}
+
+// StartEmbedded starts a single-member etcd with its data in dir/etcd and waits until it
+// serves. Client and peer URLs listen on 127.0.0.1 at free ports chosen at start (so they
+// may differ across restarts; the data does not depend on them). Restarting on the same
+// dir serves the same keys, values and revisions. A second StartEmbedded on a dir in use
+// fails at once (the error wraps fileutil.ErrLocked).
+//
+// Configuration: periodic auto-compaction keeping DefaultCompactionRetention of history,
+// EmbeddedQuotaBackendBytes quota, MaxTxnOps and the default 1.5 MiB request limit, etcd
+// logs at error level through logger (nil: discarded), the defragmentation policy above.
+func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ...EmbeddedOption) (*Embedded, error) {
+	conf := embeddedConfig{
+		logLevel:          slog.LevelError,
+		compaction:        DefaultCompactionRetention,
+		progressNotify:    DefaultProgressNotifyInterval,
+		defragInterval:    DefaultDefragInterval,
+		quotaBackendBytes: EmbeddedQuotaBackendBytes,
+	}
+	for _, o := range opts {
+		o(&conf)
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	dataDir := filepath.Join(dir, "etcd")
+
+	// 1. Take the data dir, so that a second quotad on it fails instead of blocking.
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("embedded etcd: %w", err)
+	}
+	lock, err := fileutil.TryLockFile(filepath.Join(dir, "etcd.lock"), os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("embedded etcd: data dir %s is in use: %w", dir, err)
+	}
+
+	// 2. Start etcd on free loopback ports, retrying when a port is taken in between.
+	var e *embed.Etcd
+	for attempt := 1; ; attempt++ {
+		e, err = startEtcd(dataDir, logger, conf)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) || attempt == startAttempts {
+			lock.Close()
+			return nil, fmt.Errorf("embedded etcd: start in %s: %w", dataDir, err)
+		}
+	}
+
+	// 3. Wait until it serves.
+	select {
+	case <-e.Server.ReadyNotify():
+	case err := <-e.Err():
+		e.Close()
+		lock.Close()
+		return nil, fmt.Errorf("embedded etcd: %w", err)
+	case <-ctx.Done():
+		e.Close()
+		lock.Close()
+		return nil, fmt.Errorf("embedded etcd: waiting to serve: %w", ctx.Err())
+	}
+
+	endpoints := make([]string, 0, len(e.Clients))
+	for _, l := range e.Clients {
+		endpoints = append(endpoints, "http://"+l.Addr().String())
+	}
+	loopCtx, stop := context.WithCancel(context.Background())
+	emb := &Embedded{
+		etcd:              e,
+		client:            v3client.New(e.Server),
+		logger:            logger,
+		endpoints:         endpoints,
+		lock:              lock,
+		quota:             conf.quotaBackendBytes,
+		defragMinFree:     DefragMinFreeBytes,
+		defragMinFraction: DefragMinFreeFraction,
+		stopDefrag:        stop,
+		defragDone:        make(chan struct{}),
+	}
+	go emb.defragLoop(loopCtx, conf.defragInterval)
+	logger.Info("embedded etcd serving", "dir", dataDir, "endpoints", endpoints)
+	return emb, nil
+}
+
+// startEtcd configures and starts etcd once, on newly chosen free ports.
+func startEtcd(dataDir string, logger *slog.Logger, conf embeddedConfig) (*embed.Etcd, error) {
+	ports, err := freeLoopbackPorts(2)
+	if err != nil {
+		return nil, err
+	}
+	clientURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))}
+	peerURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1]))}
+
+	cfg := embed.NewConfig()
+	cfg.Name = "quotad"
+	cfg.Dir = dataDir
+	cfg.ListenClientUrls = []url.URL{clientURL}
+	cfg.AdvertiseClientUrls = []url.URL{clientURL}
+	cfg.ListenPeerUrls = []url.URL{peerURL}
+	cfg.AdvertisePeerUrls = []url.URL{peerURL}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg.AutoCompactionMode = embed.CompactorModePeriodic
+	cfg.AutoCompactionRetention = conf.compaction.String()
+	cfg.QuotaBackendBytes = conf.quotaBackendBytes
+	cfg.MaxTxnOps = MaxTxnOps
+	cfg.WatchProgressNotifyInterval = conf.progressNotify
+	cfg.UnsafeNoFsync = conf.unsafeNoFsync
+	cfg.EnableGRPCGateway = false
+	cfg.Logger = "zap"
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(newZapLogger(logger, conf.logLevel))
+	return embed.StartEtcd(cfg)
+}
+
+// freeLoopbackPorts returns n distinct TCP ports free on 127.0.0.1 a moment ago.
+func freeLoopbackPorts(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("choosing a free port: %w", err)
+		}
+		// Held open until all are chosen, so that the ports differ.
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// Client returns the in-process client of the server. It stays valid until Close.
+func (e *Embedded) Client() *clientv3.Client { return e.client }
+
+// Endpoints returns the client URLs the server listens on (http://127.0.0.1:<port>), for
+// tools such as etcdctl or a second process.
+func (e *Embedded) Endpoints() []string { return append([]string(nil), e.endpoints...) }
+
+// Err delivers a fatal error of the running server; it is closed when the server stops.
+func (e *Embedded) Err() <-chan error { return e.etcd.Err() }
+
+// Close stops the defragmentation loop, closes the client and stops the server, releasing
+// the data dir. Stores built on Client must be closed first. Safe to call more than once.
+func (e *Embedded) Close() error {
+	e.closeOnce.Do(func() {
+		e.stopDefrag()
+		<-e.defragDone
+		// The in-process client's Close reports its own cancellation: not an error.
+		_ = e.client.Close()
+		e.etcd.Close()
+		e.lock.Close()
+		e.logger.Info("embedded etcd stopped")
+	})
+	return nil
+}
+
+// defragLoop applies the defragmentation policy every interval until ctx ends.
+func (e *Embedded) defragLoop(ctx context.Context, interval time.Duration) {
+	defer close(e.defragDone)
+	if interval <= 0 {
+		return
+	}
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			if _, err := e.maybeDefrag(ctx); err != nil && ctx.Err() == nil {
+				e.logger.Warn("embedded etcd defragmentation failed", "err", err)
+			}
+		}
+	}
+}
+
+// maybeDefrag defragments the backend when the policy says so and reports whether it did.
+//  1. Read the backend's file size and size in use.
+//  2. Stop unless the free space reaches both thresholds.
+//  3. Defragment, then disarm a NOSPACE alarm if the file is now well under the quota
+//     (etcd refuses writes while that alarm is raised, and never lowers it by itself).
+func (e *Embedded) maybeDefrag(ctx context.Context) (bool, error) {
+	ep := e.endpoints[0] // ignored by the in-process client
+	st, err := e.client.Status(ctx, ep)
+	if err != nil {
+		return false, fmt.Errorf("status: %w", err)
+	}
+	free := st.DbSize - st.DbSizeInUse
+	if free < e.defragMinFree || float64(free) < e.defragMinFraction*float64(st.DbSize) {
+		return false, nil
+	}
+	if _, err := e.client.Defragment(ctx, ep); err != nil {
+		return false, fmt.Errorf("defragment: %w", err)
+	}
+	after, err := e.client.Status(ctx, ep)
+	if err != nil {
+		return true, fmt.Errorf("status after defragment: %w", err)
+	}
+	e.logger.Info("embedded etcd defragmented", "sizeBefore", st.DbSize, "sizeAfter", after.DbSize, "inUse", after.DbSizeInUse)
+	if after.DbSize < e.quota*9/10 {
+		if err := e.disarmNoSpace(ctx); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// disarmNoSpace lowers any NOSPACE alarm.
+func (e *Embedded) disarmNoSpace(ctx context.Context) error {
+	alarms, err := e.client.AlarmList(ctx)
+	if err != nil {
+		return fmt.Errorf("alarm list: %w", err)
+	}
+	for _, a := range alarms.Alarms {
+		if a.Alarm != etcdserverpb.AlarmType_NOSPACE {
+			continue
+		}
+		if _, err := e.client.AlarmDisarm(ctx, (*clientv3.AlarmMember)(a)); err != nil {
+			return fmt.Errorf("alarm disarm: %w", err)
+		}
+		e.logger.Warn("embedded etcd NOSPACE alarm disarmed after defragmentation")
+	}
+	return nil
+}
+
+// ExternalTLS builds the client TLS configuration for an external etcd from PEM files
+// (kube-apiserver's --etcd-cafile, --etcd-certfile, --etcd-keyfile); empty names are
+// omitted.
+func ExternalTLS(caFile, certFile, keyFile string) (*tls.Config, error) {
+	info := transport.TLSInfo{TrustedCAFile: caFile, CertFile: certFile, KeyFile: keyFile}
+	cfg, err := info.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("etcd client TLS: %w", err)
+	}
+	return cfg, nil
+}
+
+// ConnectExternal connects to an external etcd cluster (--etcd-servers: URLs such as
+// https://10.0.0.1:2379) and checks that it answers before ctx ends. tlsConfig may be nil
+// for plain http endpoints; logger may be nil. The caller owns the returned client: it
+// closes it after the stores built on it.
+func ConnectExternal(ctx context.Context, endpoints []string, tlsConfig *tls.Config, logger *slog.Logger) (*clientv3.Client, error) {
+	if len(endpoints) == 0 {
+		return nil, errors.New("etcd: no endpoints")
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	client, err := clientv3.New(clientv3.Config{
+		Endpoints:            endpoints,
+		TLS:                  tlsConfig,
+		DialTimeout:          20 * time.Second,
+		DialKeepAliveTime:    30 * time.Second,
+		DialKeepAliveTimeout: 10 * time.Second,
+		Logger:               newZapLogger(logger, slog.LevelError),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("etcd %v: %w", endpoints, err)
+	}
+	if _, err := client.Get(ctx, revisionProbeKey, clientv3.WithCountOnly()); err != nil {
+		client.Close()
+		return nil, fmt.Errorf("etcd %v: %w", endpoints, mapError(err))
+	}
+	return client, nil
+}

@@ -1,0 +1,329 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// MaxTxnOps is the largest number of operations, and separately of compares, one Txn may
+// carry: etcd's default --max-txn-ops, which the embedded etcd keeps. A larger Txn fails
+// with ErrTooLarge. etcd also caps a request at 1.5 MiB (--max-request-bytes); a Txn over
+// that fails with ErrTooLarge too.
+const MaxTxnOps = 128
+
+// revisionProbeKey is the key read (count only) to learn the current revision. It lies under
+// kube-apiserver's /registry/ prefix so that an external etcd whose role only grants that
+// prefix still answers.
+const revisionProbeKey = "/registry/"
+
+// errWatchEnded is delivered when etcd closes a watch the caller did not cancel (the client
+// was closed underneath the store, or the store was closed).
+var errWatchEnded = errors.New("storage: watch ended by the server or client")
+
+// Etcd is the Store over an etcd v3 client (embedded or external).
+//
+// Etcd does not own the client: Close ends the store's watches and leaves the client open;
+// whoever created the client closes it after the store.
+//
+// Txn semantics, on top of Store's:
+//   - Ops must name distinct keys: etcd rejects a txn that writes one key twice
+//     ("duplicate key given in txn request"); deduplicating is the caller's job.
+//   - At most MaxTxnOps ops and MaxTxnOps compares; beyond that, ErrTooLarge.
+//   - ModRevisionEquals with Revision 0 compares the key's create revision with 0, which
+//     holds exactly when the key does not exist.
+//   - RangeNotModifiedAfter compares every key under the prefix (mod revision < Revision+1);
+//     the cost grows with the number of keys under it.
+type Etcd struct {
+	client *clientv3.Client
+
+	// ctx ends every watch of the store on Close.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+var _ Store = (*Etcd)(nil)
+
+// NewEtcd returns a Store over client. See Etcd for ownership of the client.
+func NewEtcd(client *clientv3.Client) *Etcd {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Etcd{client: client, ctx: ctx, cancel: cancel}
+}
+
+// Get returns the key at the latest revision (a linearizable read), or ErrNotFound.
+func (s *Etcd) Get(ctx context.Context, key string) (KV, error) {
+	resp, err := s.client.Get(ctx, key)
+	if err != nil {
+		return KV{}, fmt.Errorf("get %q: %w", key, mapError(err))
+	}
+	if len(resp.Kvs) == 0 {
+		return KV{}, fmt.Errorf("%w: %q", ErrNotFound, key)
+	}
+	return toKV(resp.Kvs[0]), nil
+}
+
+// List returns keys under prefix in key order. With opts.Revision > 0 the result's Revision
+// is opts.Revision (etcd's header carries the current revision instead); a compacted
+// revision gives ErrCompacted, a future one ErrFutureRevision. Remaining counts the keys
+// of the range after this page.
+func (s *Etcd) List(ctx context.Context, prefix string, opts ListOptions) (ListResult, error) {
+	if opts.Revision < 0 || opts.Limit < 0 {
+		return ListResult{}, fmt.Errorf("list %q: negative revision %d or limit %d", prefix, opts.Revision, opts.Limit)
+	}
+	key, end := rangeOf(prefix)
+	if opts.StartKey != "" {
+		if !strings.HasPrefix(opts.StartKey, prefix) {
+			return ListResult{}, fmt.Errorf("list %q: start key %q is not under the prefix", prefix, opts.StartKey)
+		}
+		key = opts.StartKey
+	}
+	ops := []clientv3.OpOption{clientv3.WithRange(end)}
+	if opts.Revision > 0 {
+		ops = append(ops, clientv3.WithRev(opts.Revision))
+	}
+	if opts.Limit > 0 {
+		ops = append(ops, clientv3.WithLimit(opts.Limit))
+	}
+	if opts.KeysOnly {
+		ops = append(ops, clientv3.WithKeysOnly())
+	}
+	resp, err := s.client.Get(ctx, key, ops...)
+	if err != nil {
+		return ListResult{}, fmt.Errorf("list %q at revision %d: %w", prefix, opts.Revision, mapError(err))
+	}
+	res := ListResult{
+		KVs:      make([]KV, len(resp.Kvs)),
+		Revision: resp.Header.Revision,
+		More:     resp.More,
+	}
+	if opts.Revision > 0 {
+		res.Revision = opts.Revision
+	}
+	for i, kv := range resp.Kvs {
+		res.KVs[i] = toKV(kv)
+	}
+	if resp.More {
+		res.Remaining = resp.Count - int64(len(resp.Kvs))
+	}
+	return res, nil
+}
+
+// Watch streams changes under prefix strictly after fromRev (0: from now), with previous
+// values. Events are delivered one WatchResult per revision, in revision order, each with
+// Revision set to that revision; a progress notification (no events) carries the store
+// revision up to which every change under the prefix has been delivered. If fromRev has
+// been compacted the channel delivers ErrCompacted and closes. The channel closes when ctx
+// ends or the store is closed.
+func (s *Etcd) Watch(ctx context.Context, prefix string, fromRev int64) <-chan WatchResult {
+	out := make(chan WatchResult)
+	// Require a leader so that a watch on a partitioned member of an external cluster
+	// fails instead of going silent (no effect on the in-process client).
+	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	stop := context.AfterFunc(s.ctx, cancel)
+	opts := []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithPrevKV(), clientv3.WithProgressNotify()}
+	if fromRev > 0 {
+		opts = append(opts, clientv3.WithRev(fromRev+1))
+	}
+	// clientv3.WithPrefix turns the empty prefix into "every key".
+	wch := s.client.Watch(wctx, prefix, opts...)
+
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer close(out)
+		defer stop()
+		defer cancel()
+		send := func(r WatchResult) bool {
+			select {
+			case out <- r:
+				return true
+			case <-wctx.Done():
+				return false
+			}
+		}
+		for {
+			var resp clientv3.WatchResponse
+			var ok bool
+			select {
+			case <-wctx.Done():
+				return
+			case resp, ok = <-wch:
+			}
+			if !ok {
+				if wctx.Err() == nil {
+					send(WatchResult{Err: fmt.Errorf("watch %q: %w", prefix, errWatchEnded)})
+				}
+				return
+			}
+			if err := resp.Err(); err != nil {
+				if resp.CompactRevision != 0 {
+					err = fmt.Errorf("watch %q from revision %d (compacted at %d): %w", prefix, fromRev, resp.CompactRevision, mapError(err))
+				} else {
+					err = fmt.Errorf("watch %q from revision %d: %w", prefix, fromRev, mapError(err))
+				}
+				send(WatchResult{Err: err})
+				return
+			}
+			if len(resp.Events) == 0 {
+				if resp.IsProgressNotify() && !send(WatchResult{Revision: resp.Header.Revision}) {
+					return
+				}
+				continue
+			}
+			// One result per revision: a response may carry several revisions when the
+			// watch catches up on history; events of one txn share its revision.
+			for start := 0; start < len(resp.Events); {
+				rev := resp.Events[start].Kv.ModRevision
+				end := start + 1
+				for end < len(resp.Events) && resp.Events[end].Kv.ModRevision == rev {
+					end++
+				}
+				batch := make([]Event, 0, end-start)
+				for _, ev := range resp.Events[start:end] {
+					batch = append(batch, toEvent(ev))
+				}
+				if !send(WatchResult{Events: batch, Revision: rev}) {
+					return
+				}
+				start = end
+			}
+		}
+	}()
+	return out
+}
+
+// Txn commits txn atomically iff every compare holds; otherwise it returns ErrConflict
+// (wrapped with the store revision it failed at) and writes nothing.
+func (s *Etcd) Txn(ctx context.Context, txn Txn) (TxnResult, error) {
+	cmps := make([]clientv3.Cmp, 0, len(txn.Compares))
+	for _, c := range txn.Compares {
+		if c.Revision < 0 {
+			return TxnResult{}, fmt.Errorf("txn: compare on %q with negative revision %d", c.Key, c.Revision)
+		}
+		switch c.Target {
+		case ModRevisionEquals:
+			if c.Revision == 0 {
+				cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(c.Key), "=", 0))
+			} else {
+				cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(c.Key), "=", c.Revision))
+			}
+		case RangeNotModifiedAfter:
+			key, end := rangeOf(c.Key)
+			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(key), "<", c.Revision+1).WithRange(end))
+		default:
+			return TxnResult{}, fmt.Errorf("txn: unknown compare target %d on %q", c.Target, c.Key)
+		}
+	}
+	ops := make([]clientv3.Op, 0, len(txn.Ops))
+	for _, op := range txn.Ops {
+		switch op.Type {
+		case OpPut:
+			ops = append(ops, clientv3.OpPut(op.Key, string(op.Value)))
+		case OpDelete:
+			ops = append(ops, clientv3.OpDelete(op.Key))
+		default:
+			return TxnResult{}, fmt.Errorf("txn: unknown op type %d on %q", op.Type, op.Key)
+		}
+	}
+	resp, err := s.client.Txn(ctx).If(cmps...).Then(ops...).Commit()
+	if err != nil {
+		return TxnResult{}, fmt.Errorf("txn (%d compares, %d ops): %w", len(cmps), len(ops), mapError(err))
+	}
+	if !resp.Succeeded {
+		return TxnResult{}, fmt.Errorf("%w (at store revision %d)", ErrConflict, resp.Header.Revision)
+	}
+	return TxnResult{Revision: resp.Header.Revision}, nil
+}
+
+// Revision returns the current store revision (a linearizable read).
+func (s *Etcd) Revision(ctx context.Context) (int64, error) {
+	resp, err := s.client.Get(ctx, revisionProbeKey, clientv3.WithCountOnly())
+	if err != nil {
+		return 0, fmt.Errorf("revision: %w", mapError(err))
+	}
+	return resp.Header.Revision, nil
+}
+
+// Compact discards the history before rev: reads and watches at older revisions then fail
+// with ErrCompacted. It returns once the compaction is applied to the backend. Compacting
+// at or below the current compaction revision gives ErrCompacted, above the current
+// revision ErrFutureRevision. The embedded etcd also compacts on its own (see StartEmbedded).
+func (s *Etcd) Compact(ctx context.Context, rev int64) error {
+	if _, err := s.client.Compact(ctx, rev, clientv3.WithCompactPhysical()); err != nil {
+		return fmt.Errorf("compact at revision %d: %w", rev, mapError(err))
+	}
+	return nil
+}
+
+// Close ends every watch of the store and waits for their goroutines. It does not close
+// the client. It is safe to call more than once.
+func (s *Etcd) Close() error {
+	s.cancel()
+	s.wg.Wait()
+	return nil
+}
+
+// rangeOf returns the [key, end) etcd range of every key under prefix; the empty prefix
+// means every key.
+func rangeOf(prefix string) (key, end string) {
+	if prefix == "" {
+		return "\x00", "\x00"
+	}
+	return prefix, clientv3.GetPrefixRangeEnd(prefix)
+}
+
+// mapError wraps an etcd client error so that errors.Is finds both the matching typed
+// storage error and the original etcd error. Errors without a storage counterpart (and
+// context errors) are returned unchanged.
+func mapError(err error) error {
+	var typed error
+	switch {
+	case errors.Is(err, rpctypes.ErrCompacted):
+		typed = ErrCompacted
+	case errors.Is(err, rpctypes.ErrFutureRev):
+		typed = ErrFutureRevision
+	case errors.Is(err, rpctypes.ErrTooManyOps), errors.Is(err, rpctypes.ErrRequestTooLarge):
+		typed = ErrTooLarge
+	case errors.Is(err, rpctypes.ErrNoSpace):
+		// The backend quota is exhausted: not a property of this request.
+		return err
+	case status.Code(err) == codes.ResourceExhausted:
+		// gRPC's message size limits ("message larger than max"), client or server side.
+		typed = ErrTooLarge
+	default:
+		return err
+	}
+	return fmt.Errorf("%w: %w", typed, err)
+}
+
+func toKV(kv *mvccpb.KeyValue) KV {
+	return KV{
+		Key:            string(kv.Key),
+		Value:          kv.Value,
+		ModRevision:    kv.ModRevision,
+		CreateRevision: kv.CreateRevision,
+	}
+}
+
+func toEvent(ev *clientv3.Event) Event {
+	e := Event{KV: toKV(ev.Kv)}
+	if ev.Type == clientv3.EventTypeDelete {
+		e.Type = EventDelete
+	} else {
+		e.Type = EventPut
+	}
+	if ev.PrevKv != nil {
+		prev := toKV(ev.PrevKv)
+		e.PrevKV = &prev
+	}
+	return e
+}

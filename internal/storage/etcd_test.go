@@ -1,0 +1,157 @@
+package storage_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/quotad/quotad/internal/storage"
+	"github.com/quotad/quotad/internal/storage/storagetest"
+)
+
+// waitTimeout bounds waits on channels; it is a failure guard only.
+const waitTimeout = 30 * time.Second
+
+// startEmbedded starts an embedded etcd in a fresh temporary dir, closed at cleanup.
+func startEmbedded(t *testing.T, dir string, opts ...storage.EmbeddedOption) *storage.Embedded {
+	t.Helper()
+	e, err := storage.StartEmbedded(t.Context(), dir, slog.New(slog.NewTextHandler(t.Output(), nil)), opts...)
+	if err != nil {
+		t.Fatalf("StartEmbedded: %v", err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func TestEtcdConformanceEmbedded(t *testing.T) {
+	e := startEmbedded(t, t.TempDir())
+	storagetest.Run(t, func(t *testing.T) storage.Store {
+		s := storage.NewEtcd(e.Client())
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+// TestEtcdConformanceExternal runs the suite over a network client, as with --etcd-servers.
+func TestEtcdConformanceExternal(t *testing.T) {
+	e := startEmbedded(t, t.TempDir())
+	client, err := storage.ConnectExternal(t.Context(), e.Endpoints(), nil, nil)
+	if err != nil {
+		t.Fatalf("ConnectExternal: %v", err)
+	}
+	t.Cleanup(func() { client.Close() })
+	storagetest.Run(t, func(t *testing.T) storage.Store {
+		s := storage.NewEtcd(client)
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+func TestWatchProgressOnIdle(t *testing.T) {
+	e := startEmbedded(t, t.TempDir(), storage.WithProgressNotifyInterval(100*time.Millisecond))
+	s := storage.NewEtcd(e.Client())
+	defer s.Close()
+	ctx := t.Context()
+
+	start, err := s.Revision(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := s.Watch(ctx, "/idle/", start)
+	res, err := s.Txn(ctx, storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: "/busy/a", Value: []byte("x")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(waitTimeout)
+	for {
+		select {
+		case r, ok := <-ch:
+			if !ok || r.Err != nil || len(r.Events) != 0 {
+				t.Fatalf("idle watch delivered %+v (open=%v), want progress notifications only", r, ok)
+			}
+			if r.Revision >= res.Revision {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("idle watch revision never reached %d", res.Revision)
+		}
+	}
+}
+
+func TestStoreCloseEndsWatches(t *testing.T) {
+	e := startEmbedded(t, t.TempDir())
+	s := storage.NewEtcd(e.Client())
+	ch := s.Watch(context.Background(), "/x/", 0)
+	s.Close()
+	select {
+	case r, ok := <-ch:
+		if ok {
+			t.Fatalf("watch delivered %+v after Close, want closed", r)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("watch not closed by Close")
+	}
+	// The client stays usable: the store does not own it.
+	if _, err := storage.NewEtcd(e.Client()).Revision(t.Context()); err != nil {
+		t.Fatalf("client unusable after the store closed: %v", err)
+	}
+}
+
+func TestCompactErrors(t *testing.T) {
+	e := startEmbedded(t, t.TempDir())
+	s := storage.NewEtcd(e.Client())
+	defer s.Close()
+	ctx := t.Context()
+	var last int64
+	for range 3 {
+		res, err := s.Txn(ctx, storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: "/c/k", Value: []byte("v")}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = res.Revision
+	}
+	tests := []struct {
+		name string
+		rev  int64
+		want error
+	}{
+		{"current", last - 1, nil},
+		{"already compacted", last - 2, storage.ErrCompacted},
+		{"future", last + 100, storage.ErrFutureRevision},
+	}
+	for _, tc := range tests {
+		err := s.Compact(ctx, tc.rev)
+		if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+			t.Errorf("%s: Compact(%d) = %v, want %v", tc.name, tc.rev, err, tc.want)
+		}
+	}
+}
+
+func TestTxnInvalid(t *testing.T) {
+	e := startEmbedded(t, t.TempDir())
+	s := storage.NewEtcd(e.Client())
+	defer s.Close()
+	tests := []struct {
+		name string
+		txn  storage.Txn
+	}{
+		{"duplicate key", storage.Txn{Ops: []storage.Op{
+			{Type: storage.OpPut, Key: "/d/a", Value: []byte("1")},
+			{Type: storage.OpDelete, Key: "/d/a"},
+		}}},
+		{"unknown compare", storage.Txn{Compares: []storage.Compare{{Target: 99, Key: "/d/a"}}}},
+		{"negative revision", storage.Txn{Compares: []storage.Compare{{Key: "/d/a", Revision: -1}}}},
+		{"unknown op", storage.Txn{Ops: []storage.Op{{Type: 99, Key: "/d/a"}}}},
+	}
+	for _, tc := range tests {
+		_, err := s.Txn(t.Context(), tc.txn)
+		if err == nil || errors.Is(err, storage.ErrConflict) || errors.Is(err, storage.ErrTooLarge) {
+			t.Errorf("%s: err = %v, want an untyped error", tc.name, err)
+		}
+	}
+	if _, err := s.Get(t.Context(), "/d/a"); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("invalid txns wrote /d/a: %v", err)
+	}
+}
