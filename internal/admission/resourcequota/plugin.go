@@ -1,0 +1,54 @@
+package resourcequota
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/quota"
+)
+
+// Plugin is the ResourceQuota admission plugin. It is not run by the admission chain:
+// the registry calls Evaluate inside its storage transaction, with the namespace's quotas
+// as read at that transaction's revision.
+type Plugin struct {
+	registry quota.Registry
+	limited  []quota.LimitedResource
+}
+
+var _ admission.Handler = (*Plugin)(nil)
+
+// NewPlugin returns the plugin with the evaluators of reg and the configured limited
+// resources (from LoadConfigFile; nil for none).
+func NewPlugin(reg quota.Registry, limited []quota.LimitedResource) *Plugin {
+	return &Plugin{registry: reg, limited: limited}
+}
+
+// Name returns "ResourceQuota".
+func (p *Plugin) Name() string {
+	return PluginName
+}
+
+// Handles reports true for CREATE, UPDATE and DELETE: unlike upstream, quotad credits
+// usage in admission, so deletes are evaluated too.
+func (p *Plugin) Handles(op admission.Operation) bool {
+	return op == admission.Create || op == admission.Update || op == admission.Delete
+}
+
+// Evaluate checks one request against quotas, the quotas of the request's namespace in
+// a stable order, and returns the quotas whose status.used changes (deep copies; quotas
+// is not modified), or the refusal (see quota.CheckRequest). Cluster-scoped requests
+// (empty namespace) touch no quota. For dry-run requests the result is computed
+// exactly and the caller does not commit it.
+func (p *Plugin) Evaluate(attrs *admission.Attributes, quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota, error) {
+	if attrs.Namespace == "" {
+		return nil, nil
+	}
+	return quota.CheckRequest(quotas, quota.Request{
+		Operation:   quota.Operation(attrs.Operation),
+		Resource:    attrs.Resource.GroupResource(),
+		Subresource: attrs.Subresource,
+		Name:        attrs.Name,
+		Object:      attrs.Object,
+		OldObject:   attrs.OldObject,
+	}, p.registry, p.limited)
+}
