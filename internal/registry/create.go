@@ -176,6 +176,7 @@ func prepareForCreate(res *Resource, obj runtime.Object, now metav1.Time) {
 	case *corev1.Node:
 		// nodes keep the status they are registered with
 	case *apiextensionsv1.CustomResourceDefinition:
+		o.Finalizers = addFinalizer(o.Finalizers, "customresourcecleanup.apiextensions.k8s.io")
 		o.Status = apiextensionsv1.CustomResourceDefinitionStatus{
 			AcceptedNames:  o.Spec.Names,
 			StoredVersions: storedVersions(o),

@@ -1,0 +1,109 @@
+package crd
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/quotad/quotad/internal/controller"
+	"github.com/quotad/quotad/internal/registry"
+)
+
+// CleanupFinalizer holds a CRD until its custom resources are deleted.
+const CleanupFinalizer = "customresourcecleanup.apiextensions.k8s.io"
+
+// Register updates the catalogue for one CRD write; deleted or terminating CRDs stop being
+// served for new writes only once they are gone.
+func Register(cat *registry.Catalogue, crd *apiextensionsv1.CustomResourceDefinition, deleted bool) {
+	if deleted {
+		cat.SetCustom(crd.Name, nil)
+		return
+	}
+	cat.SetCustom(crd.Name, registry.CustomResources(crd.DeepCopy()))
+}
+
+// Controller is the CRD controller.
+type Controller struct {
+	store *registry.Store
+	log   *slog.Logger
+}
+
+// New returns a CRD controller.
+func New(store *registry.Store, log *slog.Logger) *Controller {
+	return &Controller{store: store, log: log}
+}
+
+func (c *Controller) res() *registry.Resource {
+	return c.store.Catalogue().Get(apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions"))
+}
+
+// Start runs the controller until ctx ends.
+func (c *Controller) Start(ctx context.Context) error {
+	q := controller.NewQueue("crd")
+	go controller.Watch(ctx, c.store, c.res(), c.log, func(obj runtime.Object, deleted bool) {
+		crd := obj.(*apiextensionsv1.CustomResourceDefinition)
+		Register(c.store.Catalogue(), crd, deleted)
+		if !deleted && crd.DeletionTimestamp != nil {
+			q.Add(crd.Name)
+		}
+	})
+	controller.Process(ctx, q, 1, c.log, c.sync)
+	return nil
+}
+
+// sync deletes the custom resources of a terminating CRD, then releases it.
+func (c *Controller) sync(ctx context.Context, name string) (time.Duration, error) {
+	obj, err := c.store.Get(ctx, c.res(), "", name)
+	if apierrors.IsNotFound(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	crd := obj.(*apiextensionsv1.CustomResourceDefinition)
+	if crd.DeletionTimestamp == nil {
+		return 0, nil
+	}
+	remaining := 0
+	background := metav1.DeletePropagationBackground
+	for _, r := range registry.CustomResources(crd) {
+		objs, _, err := c.store.ListObjects(ctx, r, "")
+		if err != nil {
+			return 0, err
+		}
+		for _, o := range objs {
+			m := o.(metav1.Object)
+			if m.GetDeletionTimestamp() != nil {
+				remaining++
+				continue
+			}
+			if _, err := c.store.Delete(ctx, r, m.GetNamespace(), m.GetName(), metav1.DeleteOptions{PropagationPolicy: &background}, registry.WriteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return 0, err
+			}
+		}
+		break // every version shares one storage prefix
+	}
+	if remaining > 0 {
+		return time.Second, nil
+	}
+	_, err = c.store.Update(ctx, c.res(), "", name, "", func(o runtime.Object) (runtime.Object, error) {
+		crd := o.(*apiextensionsv1.CustomResourceDefinition)
+		var keep []string
+		for _, f := range crd.Finalizers {
+			if f != CleanupFinalizer {
+				keep = append(keep, f)
+			}
+		}
+		crd.Finalizers = keep
+		return crd, nil
+	}, registry.WriteOptions{})
+	if apierrors.IsNotFound(err) {
+		return 0, nil
+	}
+	return 0, err
+}

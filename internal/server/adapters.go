@@ -1,0 +1,115 @@
+package server
+
+import (
+	"time"
+
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/quota"
+	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/registry/defaults"
+	"github.com/quotad/quotad/internal/registry/table"
+	"github.com/quotad/quotad/internal/registry/validation"
+)
+
+// storeReader is the admission.Reader over the registry store.
+type storeReader struct{ store *registry.Store }
+
+func (r storeReader) Get(ctx context.Context, gvr schema.GroupVersionResource, ns, name string) (runtime.Object, error) {
+	res := r.store.Catalogue().Get(gvr)
+	if res == nil {
+		return nil, apierrors.NewNotFound(gvr.GroupResource(), name)
+	}
+	return r.store.Get(ctx, res, ns, name)
+}
+
+func (r storeReader) List(ctx context.Context, gvr schema.GroupVersionResource, ns string) ([]runtime.Object, error) {
+	res := r.store.Catalogue().Get(gvr)
+	if res == nil {
+		return nil, nil
+	}
+	objs, _, err := r.store.ListObjects(ctx, res, ns)
+	return objs, err
+}
+
+// lazyReader lets plugins be built before the store exists.
+type lazyReader struct{ store **registry.Store }
+
+func (r lazyReader) Get(ctx context.Context, gvr schema.GroupVersionResource, ns, name string) (runtime.Object, error) {
+	return storeReader{*r.store}.Get(ctx, gvr, ns, name)
+}
+
+func (r lazyReader) List(ctx context.Context, gvr schema.GroupVersionResource, ns string) ([]runtime.Object, error) {
+	return storeReader{*r.store}.List(ctx, gvr, ns)
+}
+
+// quotaAccounting adapts the quota core to registry.Quota.
+type quotaAccounting struct {
+	reg     quota.Registry
+	limited []quota.LimitedResource
+}
+
+func (q quotaAccounting) Check(a *admission.Attributes, quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota, error) {
+	return quota.CheckRequest(quotas, quota.Request{
+		Operation: quota.Operation(a.Operation), Resource: a.Resource.GroupResource(), Subresource: a.Subresource,
+		Name: a.Name, Object: a.Object, OldObject: a.OldObject,
+	}, q.reg, q.limited)
+}
+
+func (q quotaAccounting) Usage(rq *corev1.ResourceQuota, list func(schema.GroupResource) ([]runtime.Object, error)) (corev1.ResourceList, error) {
+	return quota.CalculateUsage(rq, q.reg, list)
+}
+
+// hooks returns the registry hooks: upstream defaults and validation per kind.
+func hooks() registry.Hooks {
+	return registry.Hooks{
+		Default: defaults.Apply,
+		Validate: func(obj runtime.Object) field.ErrorList {
+			if rq, ok := obj.(*corev1.ResourceQuota); ok {
+				return quota.ValidateResourceQuota(rq)
+			}
+			return validation.Validate(obj)
+		},
+		ValidateUpdate: func(newObj, oldObj runtime.Object) field.ErrorList {
+			if rq, ok := newObj.(*corev1.ResourceQuota); ok {
+				return quota.ValidateResourceQuotaUpdate(rq, oldObj.(*corev1.ResourceQuota))
+			}
+			return validation.ValidateUpdate(newObj, oldObj)
+		},
+		Warnings: func(obj runtime.Object) []string {
+			if rq, ok := obj.(*corev1.ResourceQuota); ok {
+				return quota.ResourceQuotaWarnings(rq)
+			}
+			return nil
+		},
+	}
+}
+
+// tableConverter renders Tables for built-in kinds and custom resources.
+func tableConverter(res *registry.Resource, objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
+	if res.CRD != nil {
+		us := make([]*unstructured.Unstructured, 0, len(objs))
+		for _, o := range objs {
+			us = append(us, o.(*unstructured.Unstructured))
+		}
+		var cols []apiextensionsv1.CustomResourceColumnDefinition
+		if v := res.CRDVersion(); v != nil {
+			cols = v.AdditionalPrinterColumns
+		}
+		if len(cols) == 0 {
+			cols = table.DefaultCustomColumns()
+		}
+		return table.ConvertCustom(us, cols, now, include, false)
+	}
+	return table.ConvertKind(res.GVK().GroupKind(), objs, now, include, false)
+}

@@ -1,0 +1,78 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/quotad/quotad/internal/admission/priority"
+	"github.com/quotad/quotad/internal/controller/crd"
+	"github.com/quotad/quotad/internal/controller/namespace"
+	"github.com/quotad/quotad/internal/registry"
+)
+
+// bootstrap creates what every cluster has from the first start: the default, kube-system
+// and kube-public namespaces and the system priority classes. Existing objects are kept.
+func bootstrap(ctx context.Context, store *registry.Store) error {
+	nsRes := store.Catalogue().Get(corev1.SchemeGroupVersion.WithResource("namespaces"))
+	for _, name := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if _, err := store.Create(ctx, nsRes, "", ns, registry.WriteOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	pcRes := store.Catalogue().Get(schedulingv1.SchemeGroupVersion.WithResource("priorityclasses"))
+	for _, pc := range priority.SystemClasses() {
+		pc := pc
+		if _, err := store.Create(ctx, pcRes, "", &pc, registry.WriteOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// crdRegistrar serves a CRD's custom resources as soon as its write commits.
+func crdRegistrar(cat *registry.Catalogue) func(res *registry.Resource, obj runtime.Object, deleted bool) {
+	return func(res *registry.Resource, obj runtime.Object, deleted bool) {
+		if c, ok := obj.(*apiextensionsv1.CustomResourceDefinition); ok {
+			crd.Register(cat, c, deleted)
+		}
+	}
+}
+
+// loadCRDs serves the custom resources of every stored CRD before the server accepts requests.
+func loadCRDs(ctx context.Context, store *registry.Store) error {
+	res := store.Catalogue().Get(apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions"))
+	objs, _, err := store.ListObjects(ctx, res, "")
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		crd.Register(store.Catalogue(), o.(*apiextensionsv1.CustomResourceDefinition), false)
+	}
+	return nil
+}
+
+// startControllers starts the in-process controllers; Wait returns when all have stopped.
+func startControllers(ctx context.Context, store *registry.Store, log *slog.Logger, cfg Config, m *metrics, caPEM []byte) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	run := func(name string, start func(context.Context) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := start(ctx); err != nil && ctx.Err() == nil {
+				log.Error("controller stopped", "controller", name, "err", err)
+			}
+		}()
+	}
+	run("namespace", namespace.New(store, caPEM, log).Start)
+	run("crd", crd.New(store, log).Start)
+	return &wg
+}

@@ -1,0 +1,249 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/admission/limitranger"
+	"github.com/quotad/quotad/internal/admission/namespacelifecycle"
+	"github.com/quotad/quotad/internal/admission/priority"
+	"github.com/quotad/quotad/internal/admission/resourcequota"
+	"github.com/quotad/quotad/internal/apiserver"
+	"github.com/quotad/quotad/internal/quota"
+	"github.com/quotad/quotad/internal/quota/evaluator"
+	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/storage"
+)
+
+// KubernetesVersion is the Kubernetes API version quotad serves.
+const KubernetesVersion = "v1.32.0"
+
+// Config is quotad's configuration, named after kube-apiserver's flags.
+type Config struct {
+	DataDir                    string
+	BindAddress                string
+	SecurePort                 int
+	EtcdServers                []string
+	EtcdCAFile                 string
+	EtcdCertFile               string
+	EtcdKeyFile                string
+	TokenAuthFile              string
+	AdmissionControlConfigFile string
+	EnableAdmissionPlugins     []string
+	DisableAdmissionPlugins    []string
+	ResourceQuotaSyncPeriod    time.Duration
+	// Debug serves /debug/pprof/ (authenticated).
+	Debug  bool
+	Logger *slog.Logger
+	// Ready, when set, receives the running server once it accepts requests.
+	Ready func(*Running)
+}
+
+// Running describes a started server.
+type Running struct {
+	// URL is the https URL the server listens on.
+	URL string
+	// Kubeconfig is the path of the admin kubeconfig.
+	Kubeconfig string
+	// Token is the admin bearer token.
+	Token string
+	// CAPEM is the CA certificate clients trust.
+	CAPEM []byte
+	// Store is the registry (for in-process tests and tools).
+	Store *registry.Store
+}
+
+// Run starts quotad and blocks until ctx ends, then shuts down cleanly.
+func Run(ctx context.Context, cfg Config) error {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.DataDir == "" {
+		cfg.DataDir = "quotad-data"
+	}
+	if cfg.BindAddress == "" {
+		cfg.BindAddress = "127.0.0.1"
+	}
+	if cfg.ResourceQuotaSyncPeriod == 0 {
+		cfg.ResourceQuotaSyncPeriod = 5 * time.Minute
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	// 1. Admission configuration: a bad file stops startup with a clear error.
+	var limited []quota.LimitedResource
+	if cfg.AdmissionControlConfigFile != "" {
+		l, err := resourcequota.LoadConfigFile(cfg.AdmissionControlConfigFile)
+		if err != nil {
+			return err
+		}
+		limited = l
+	}
+
+	// 2. Storage: embedded etcd, or an external cluster.
+	var client *clientv3.Client
+	var embedded *storage.Embedded
+	if len(cfg.EtcdServers) == 0 {
+		e, err := storage.StartEmbedded(ctx, filepath.Join(cfg.DataDir, "etcd"), log)
+		if err != nil {
+			return fmt.Errorf("starting embedded etcd: %w", err)
+		}
+		embedded = e
+		defer embedded.Close()
+		client = e.Client()
+	} else {
+		var tlsCfg *tls.Config
+		if cfg.EtcdCAFile != "" || cfg.EtcdCertFile != "" {
+			t, err := storage.ExternalTLS(cfg.EtcdCAFile, cfg.EtcdCertFile, cfg.EtcdKeyFile)
+			if err != nil {
+				return err
+			}
+			tlsCfg = t
+		}
+		c, err := storage.ConnectExternal(ctx, cfg.EtcdServers, tlsCfg, log)
+		if err != nil {
+			return fmt.Errorf("connecting to etcd %v: %w", cfg.EtcdServers, err)
+		}
+		defer c.Close()
+		client = c
+	}
+	st := storage.NewEtcd(client)
+
+	// 3. Registry, admission, quota.
+	var store *registry.Store
+	reader := lazyReader{&store}
+	chain, err := admission.NewChain(cfg.EnableAdmissionPlugins, cfg.DisableAdmissionPlugins,
+		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), quotaHandler{})
+	if err != nil {
+		return err
+	}
+	cat := registry.NewCatalogue()
+	rcfg := registry.Config{
+		Storage: st, Catalogue: cat, Hooks: hooks(), Admission: chain, Logger: log,
+	}
+	if chain.QuotaEnabled() {
+		rcfg.Quota = quotaAccounting{reg: evaluator.NewRegistry(), limited: limited}
+	}
+	rcfg.AfterCommit = crdRegistrar(cat)
+	store = registry.NewStore(rcfg)
+
+	// 4. Bootstrap objects and controllers.
+	if err := bootstrap(ctx, store); err != nil {
+		return fmt.Errorf("bootstrap: %w", err)
+	}
+	if err := loadCRDs(ctx, store); err != nil {
+		return fmt.Errorf("loading custom resource definitions: %w", err)
+	}
+
+	// 5. Listener, credentials, kubeconfig.
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.SecurePort)))
+	if err != nil {
+		return err
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	creds, err := loadOrCreateCredentials(cfg.DataDir, []string{cfg.BindAddress, "127.0.0.1"})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	host := cfg.BindAddress
+	if host == "0.0.0.0" || host == "::" || host == "" {
+		host = "127.0.0.1"
+	}
+	url := "https://" + net.JoinHostPort(host, strconv.Itoa(port))
+	kubeconfig := filepath.Join(cfg.DataDir, "admin.kubeconfig")
+	if err := writeKubeconfig(kubeconfig, url, creds.CAPEM, creds.AdminToken); err != nil {
+		ln.Close()
+		return err
+	}
+	auth, err := newTokenAuth(creds.AdminToken, cfg.TokenAuthFile)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	metrics := newMetrics()
+	extra := map[string]http.Handler{"/metrics": metrics.handler()}
+	if cfg.Debug {
+		extra["/debug/pprof/"] = pprofHandler(auth)
+	}
+	oa := newOpenAPI(cat)
+	api := apiserver.New(apiserver.Config{
+		Store: store, Auth: auth, Table: tableConverter, OpenAPI: oa, Extra: extra, Logger: log,
+		Version: apiserver.VersionInfo{Major: "1", Minor: "32", GitVersion: KubernetesVersion + "+quotad"},
+		Ready: func(ctx context.Context) error {
+			_, err := st.Revision(ctx)
+			return err
+		},
+	})
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(creds.CAPEM)
+	srv := &http.Server{
+		Handler: api,
+		TLSConfig: &tls.Config{
+			Certificates: []tls.Certificate{creds.ServerCert},
+			ClientAuth:   tls.VerifyClientCertIfGiven, ClientCAs: pool,
+			MinVersion: tls.VersionTLS12,
+		},
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	controllers := startControllers(ctx, store, log, cfg, metrics, creds.CAPEM)
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.ServeTLS(ln, "", "") }()
+	log.Info("quotad is ready", "url", url, "kubeconfig", kubeconfig)
+	if cfg.Ready != nil {
+		cfg.Ready(&Running{URL: url, Kubeconfig: kubeconfig, Token: creds.AdminToken, CAPEM: creds.CAPEM, Store: store})
+	}
+	var embeddedErr <-chan error
+	if embedded != nil {
+		embeddedErr = embedded.Err()
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			cancel()
+			controllers.Wait()
+			return err
+		}
+	case err := <-embeddedErr:
+		cancel()
+		_ = srv.Close()
+		controllers.Wait()
+		return fmt.Errorf("embedded etcd failed: %w", err)
+	}
+	// 6. Shutdown: stop accepting, end watches, stop controllers, then storage (deferred).
+	shutdownCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		_ = srv.Close()
+	}
+	controllers.Wait()
+	log.Info("quotad stopped")
+	return nil
+}
+
+// quotaHandler names the ResourceQuota plugin in the chain; its accounting runs in the
+// registry's storage transaction.
+type quotaHandler struct{}
+
+func (quotaHandler) Name() string                       { return admission.ResourceQuota }
+func (quotaHandler) Handles(op admission.Operation) bool { return false }
