@@ -63,6 +63,9 @@ type Config struct {
 	Logger *slog.Logger
 	// AfterCommit, when set, is called after each committed write (used to register CRDs at once).
 	AfterCommit func(res *Resource, obj runtime.Object, deleted bool)
+	// ObserveQuota, when set, is told the outcome of every quota evaluation in a namespace
+	// that has quotas: nil (admitted) or the refusal.
+	ObserveQuota func(err error)
 	// MaxRetries bounds conflict retries of one write (default 16).
 	MaxRetries int
 }
@@ -244,6 +247,9 @@ func (s *Store) quotaChanges(ctx context.Context, w *write) ([]storage.Op, []sto
 	isQuota := w.res.GVR.GroupResource() == quotaGVR.GroupResource()
 	if s.cfg.Quota != nil {
 		changed, err := s.cfg.Quota.Check(w.attrs, quotas)
+		if s.cfg.ObserveQuota != nil && len(quotas) > 0 {
+			s.cfg.ObserveQuota(err)
+		}
 		if err != nil {
 			return nil, nil, err
 		}

@@ -5,9 +5,9 @@ import (
 	"log/slog"
 	"sync"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,6 +15,7 @@ import (
 	"github.com/quotad/quotad/internal/admission/priority"
 	"github.com/quotad/quotad/internal/controller/crd"
 	"github.com/quotad/quotad/internal/controller/namespace"
+	"github.com/quotad/quotad/internal/controller/resourcequota"
 	"github.com/quotad/quotad/internal/registry"
 )
 
@@ -74,5 +75,6 @@ func startControllers(ctx context.Context, store *registry.Store, log *slog.Logg
 	}
 	run("namespace", namespace.New(store, caPEM, log).Start)
 	run("crd", crd.New(store, log).Start)
+	run("resourcequota", resourcequota.New(store, cfg.ResourceQuotaSyncPeriod, log, m).Start)
 	return &wg
 }

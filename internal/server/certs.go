@@ -62,7 +62,7 @@ func loadOrCreateCredentials(dir string, hosts []string) (*credentials, error) {
 		tmpl := &x509.Certificate{
 			SerialNumber: newSerial(), Subject: pkix.Name{CommonName: "quotad-ca"},
 			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().AddDate(10, 0, 0),
-			KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageCRLSign,
+			KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageCRLSign,
 			BasicConstraintsValid: true, IsCA: true,
 		}
 		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)

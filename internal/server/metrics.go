@@ -1,29 +1,95 @@
 package server
 
 import (
+	"context"
+	corev1 "k8s.io/api/core/v1"
 	"net/http"
 	"net/http/pprof"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/quotad/quotad/internal/apiserver"
+	"github.com/quotad/quotad/internal/registry"
 )
 
 // metrics is quotad's Prometheus registry.
 type metrics struct {
-	reg *prometheus.Registry
+	reg       *prometheus.Registry
+	repairs   *prometheus.CounterVec
+	decisions *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return &metrics{reg: reg}
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		repairs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "quotad_resourcequota_repairs_total",
+			Help: "Quota status drifts found and repaired by the verifier (any drift is a bug).",
+		}, []string{"namespace", "resourcequota"}),
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "quotad_admission_quota_decisions_total",
+			Help: "ResourceQuota admission decisions by result (admitted, refused, error).",
+		}, []string{"result"}),
+	}
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions)
+	return m
 }
 
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// Repaired implements resourcequota.Observer.
+func (m *metrics) Repaired(ns, name string) { m.repairs.WithLabelValues(ns, name).Inc() }
+
+// observeQuota counts one admission decision.
+func (m *metrics) observeQuota(err error) {
+	switch {
+	case err == nil:
+		m.decisions.WithLabelValues("admitted").Inc()
+	case apierrors.IsForbidden(err):
+		m.decisions.WithLabelValues("refused").Inc()
+	default:
+		m.decisions.WithLabelValues("error").Inc()
+	}
+}
+
+// quotaCollector exposes every quota's hard and used values at scrape time.
+type quotaCollector struct {
+	store *registry.Store
+	desc  *prometheus.Desc
+}
+
+func newQuotaCollector(store *registry.Store) *quotaCollector {
+	return &quotaCollector{store: store, desc: prometheus.NewDesc("quotad_resourcequota",
+		"Hard limit and usage of each resource of each ResourceQuota.",
+		[]string{"namespace", "resourcequota", "resource", "type"}, nil)}
+}
+
+func (c *quotaCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *quotaCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res := c.store.Catalogue().Get(quotaGVR)
+	objs, _, err := c.store.ListObjects(ctx, res, "")
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(c.desc, err)
+		return
+	}
+	for _, o := range objs {
+		rq := o.(*corev1.ResourceQuota)
+		for name, q := range rq.Status.Hard {
+			ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, q.AsApproximateFloat64(), rq.Namespace, rq.Name, string(name), "hard")
+		}
+		for name, q := range rq.Status.Used {
+			ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, q.AsApproximateFloat64(), rq.Namespace, rq.Name, string(name), "used")
+		}
+	}
 }
 
 // pprofHandler serves /debug/pprof/ to authenticated callers.
@@ -42,3 +108,5 @@ func pprofHandler(auth apiserver.Authenticator) http.Handler {
 		mux.ServeHTTP(w, r)
 	})
 }
+
+var quotaGVR = corev1.SchemeGroupVersion.WithResource("resourcequotas")

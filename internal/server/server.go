@@ -142,7 +142,10 @@ func Run(ctx context.Context, cfg Config) error {
 		rcfg.Quota = quotaAccounting{reg: evaluator.NewRegistry(), limited: limited}
 	}
 	rcfg.AfterCommit = crdRegistrar(cat)
+	metrics := newMetrics()
+	rcfg.ObserveQuota = metrics.observeQuota
 	store = registry.NewStore(rcfg)
+	metrics.reg.MustRegister(newQuotaCollector(store))
 
 	// 4. Bootstrap objects and controllers.
 	if err := bootstrap(ctx, store); err != nil {
@@ -178,7 +181,6 @@ func Run(ctx context.Context, cfg Config) error {
 		ln.Close()
 		return err
 	}
-	metrics := newMetrics()
 	extra := map[string]http.Handler{"/metrics": metrics.handler()}
 	if cfg.Debug {
 		extra["/debug/pprof/"] = pprofHandler(auth)
@@ -245,5 +247,5 @@ func Run(ctx context.Context, cfg Config) error {
 // registry's storage transaction.
 type quotaHandler struct{}
 
-func (quotaHandler) Name() string                       { return admission.ResourceQuota }
+func (quotaHandler) Name() string                        { return admission.ResourceQuota }
 func (quotaHandler) Handles(op admission.Operation) bool { return false }

@@ -1,0 +1,89 @@
+package resourcequota
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/quotad/quotad/internal/registry"
+)
+
+// Observer is told about each repaired drift.
+type Observer interface {
+	Repaired(namespace, name string)
+}
+
+// Verifier periodically recomputes every quota and repairs drift.
+type Verifier struct {
+	store    *registry.Store
+	period   time.Duration
+	log      *slog.Logger
+	observer Observer
+}
+
+// New returns a verifier running every period (<= 0 disables the periodic run).
+func New(store *registry.Store, period time.Duration, log *slog.Logger, observer Observer) *Verifier {
+	return &Verifier{store: store, period: period, log: log, observer: observer}
+}
+
+// Start runs the verifier until ctx ends.
+func (v *Verifier) Start(ctx context.Context) error {
+	if v.period <= 0 {
+		<-ctx.Done()
+		return nil
+	}
+	t := time.NewTicker(v.period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			if _, err := v.VerifyAll(ctx); err != nil && ctx.Err() == nil {
+				v.log.Warn("quota verification failed", "err", err)
+			}
+		}
+	}
+}
+
+// VerifyAll checks every quota once and repairs drift; it returns how many were repaired.
+func (v *Verifier) VerifyAll(ctx context.Context) (int, error) {
+	checks, err := v.store.CheckQuotas(ctx, "")
+	if err != nil {
+		return 0, err
+	}
+	repaired := 0
+	for i := range checks {
+		c := &checks[i]
+		if !c.Drifted() {
+			continue
+		}
+		// 1. Re-check the namespace alone: the drift may be a write that raced the first read.
+		for attempt := 0; attempt < 5; attempt++ {
+			fresh, err := v.store.CheckQuotas(ctx, c.Namespace)
+			if err != nil {
+				return repaired, err
+			}
+			var cur *registry.QuotaCheck
+			for j := range fresh {
+				if fresh[j].Name == c.Name {
+					cur = &fresh[j]
+				}
+			}
+			if cur == nil || !cur.Drifted() {
+				break
+			}
+			// 2. Repair with a guarded write; a conflict means something changed: check again.
+			if err := v.store.RepairQuota(ctx, *cur); err != nil {
+				continue
+			}
+			v.log.Warn("repaired resource quota drift", "quota", cur.String())
+			if v.observer != nil {
+				v.observer.Repaired(cur.Namespace, cur.Name)
+			}
+			repaired++
+			break
+		}
+	}
+	return repaired, nil
+}
