@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/admission/resourcequota"
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/registry/defaults"
@@ -55,15 +56,12 @@ func (r lazyReader) List(ctx context.Context, gvr schema.GroupVersionResource, n
 
 // quotaAccounting adapts the quota core to registry.Quota.
 type quotaAccounting struct {
-	reg     quota.Registry
-	limited []quota.LimitedResource
+	plugin *resourcequota.Plugin
+	reg    quota.Registry
 }
 
 func (q quotaAccounting) Check(a *admission.Attributes, quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota, error) {
-	return quota.CheckRequest(quotas, quota.Request{
-		Operation: quota.Operation(a.Operation), Resource: a.Resource.GroupResource(), Subresource: a.Subresource,
-		Name: a.Name, Object: a.Object, OldObject: a.OldObject,
-	}, q.reg, q.limited)
+	return q.plugin.Evaluate(a, quotas)
 }
 
 func (q quotaAccounting) Usage(rq *corev1.ResourceQuota, list func(schema.GroupResource) ([]runtime.Object, error)) (corev1.ResourceList, error) {

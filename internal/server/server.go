@@ -45,6 +45,8 @@ type Config struct {
 	EnableAdmissionPlugins     []string
 	DisableAdmissionPlugins    []string
 	ResourceQuotaSyncPeriod    time.Duration
+	// EtcdUnsafeNoFsync turns off the embedded etcd's fsync: for tests only.
+	EtcdUnsafeNoFsync bool
 	// Debug serves /debug/pprof/ (authenticated).
 	Debug  bool
 	Logger *slog.Logger
@@ -101,7 +103,11 @@ func Run(ctx context.Context, cfg Config) error {
 	var client *clientv3.Client
 	var embedded *storage.Embedded
 	if len(cfg.EtcdServers) == 0 {
-		e, err := storage.StartEmbedded(ctx, filepath.Join(cfg.DataDir, "etcd"), log)
+		var opts []storage.EmbeddedOption
+		if cfg.EtcdUnsafeNoFsync {
+			opts = append(opts, storage.WithUnsafeNoFsync())
+		}
+		e, err := storage.StartEmbedded(ctx, cfg.DataDir, log, opts...)
 		if err != nil {
 			return fmt.Errorf("starting embedded etcd: %w", err)
 		}
@@ -129,8 +135,10 @@ func Run(ctx context.Context, cfg Config) error {
 	// 3. Registry, admission, quota.
 	var store *registry.Store
 	reader := lazyReader{&store}
+	quotaReg := evaluator.NewRegistry()
+	quotaPlugin := resourcequota.NewPlugin(quotaReg, limited)
 	chain, err := admission.NewChain(cfg.EnableAdmissionPlugins, cfg.DisableAdmissionPlugins,
-		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), quotaHandler{})
+		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), quotaPlugin)
 	if err != nil {
 		return err
 	}
@@ -139,7 +147,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Storage: st, Catalogue: cat, Hooks: hooks(), Admission: chain, Logger: log,
 	}
 	if chain.QuotaEnabled() {
-		rcfg.Quota = quotaAccounting{reg: evaluator.NewRegistry(), limited: limited}
+		rcfg.Quota = quotaAccounting{plugin: quotaPlugin, reg: quotaReg}
 	}
 	rcfg.AfterCommit = crdRegistrar(cat)
 	metrics := newMetrics()
@@ -242,10 +250,3 @@ func Run(ctx context.Context, cfg Config) error {
 	log.Info("quotad stopped")
 	return nil
 }
-
-// quotaHandler names the ResourceQuota plugin in the chain; its accounting runs in the
-// registry's storage transaction.
-type quotaHandler struct{}
-
-func (quotaHandler) Name() string                        { return admission.ResourceQuota }
-func (quotaHandler) Handles(op admission.Operation) bool { return false }
