@@ -605,3 +605,30 @@ func Endpoints(e *corev1.Endpoints) {
 		}
 	}
 }
+
+// NormalizeServiceClusterIPs is the service REST storage step that keeps
+// spec.clusterIP and spec.clusterIPs in step for clients that set only the
+// singular field; old is nil on create. Call it before validation.
+func NormalizeServiceClusterIPs(svc, old *corev1.Service) {
+	sp := &svc.Spec
+	if old == nil {
+		if sp.ClusterIP != "" && len(sp.ClusterIPs) == 0 {
+			sp.ClusterIPs = []string{sp.ClusterIP}
+		}
+		return
+	}
+	if len(old.Spec.ClusterIPs) > 0 && len(sp.ClusterIPs) == 0 && old.Spec.ClusterIP == sp.ClusterIP {
+		sp.ClusterIPs = old.Spec.ClusterIPs
+	}
+	if old.Spec.ClusterIP == sp.ClusterIP {
+		return
+	}
+	same := reflect.DeepEqual(old.Spec.ClusterIPs, sp.ClusterIPs)
+	if old.Spec.ClusterIP != "" && sp.ClusterIP == "" {
+		if same {
+			sp.ClusterIPs = nil
+		}
+	} else if same {
+		sp.ClusterIPs = []string{sp.ClusterIP}
+	}
+}

@@ -1,0 +1,26 @@
+// Package validation checks typed k8s.io/api objects the way kube-apiserver
+// does before it stores them, with upstream's field paths and messages, so
+// that clients see the same 422 errors from quotad.
+//
+// It owns create and update validation of the kinds quotad serves, written
+// after upstream's pkg/apis/{core,apps,batch,scheduling,storage}/validation:
+// Pod, PodTemplate, Service, PersistentVolumeClaim, ReplicationController,
+// Namespace, Secret, ConfigMap, LimitRange, ServiceAccount, Event, Node,
+// Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob,
+// PriorityClass and StorageClass. ResourceQuota is validated by
+// internal/quota.
+//
+// Invariants:
+//   - Functions are pure: they never modify their arguments and read nothing
+//     but them (no clock, no feature gates, no package state). Feature-gated
+//     upstream rules follow the gates' defaults for the API version this
+//     module is built against.
+//   - Objects are expected to have had defaults.Apply (and the registry's
+//     create-time steps such as name generation and Job selector
+//     generation) applied first, as upstream validates defaulted objects.
+//   - Every error is a *field.Error built with the field constructors, so its
+//     Error() text is upstream's byte for byte; no function panics, whatever
+//     the input.
+//   - A namespaced object must carry its namespace when validated; the
+//     caller fills it from the request before calling.
+package validation
