@@ -25,7 +25,7 @@ const (
 )
 
 var (
-	supportedCompletionModes       = []string{string(batchv1.NonIndexedCompletion), string(batchv1.IndexedCompletion)}
+	supportedCompletionModes        = []string{string(batchv1.NonIndexedCompletion), string(batchv1.IndexedCompletion)}
 	supportedPodReplacementPolicies = []string{string(batchv1.Failed), string(batchv1.TerminatingOrFailed)}
 )
 
