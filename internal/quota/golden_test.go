@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+var updateGolden = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // golden collects named outputs and compares them with testdata/<file>.
 type golden struct {
@@ -30,7 +30,7 @@ func (g *golden) add(name, output string) {
 func (g *golden) check() {
 	g.t.Helper()
 	got := strings.Join(g.parts, "\n")
-	if *update {
+	if *updateGolden {
 		if err := os.WriteFile(g.file, []byte(got), 0o644); err != nil {
 			g.t.Fatal(err)
 		}
