@@ -20,13 +20,13 @@ import (
 )
 
 var (
-	podsGR    = schema.GroupResource{Resource: "pods"}
-	svcGR     = schema.GroupResource{Resource: "services"}
-	pvcGR     = schema.GroupResource{Resource: "persistentvolumeclaims"}
-	cmGR      = schema.GroupResource{Resource: "configmaps"}
-	deployGR  = schema.GroupResource{Group: "apps", Resource: "deployments"}
-	customGR  = schema.GroupResource{Group: "example.com", Resource: "foos"}
-	eventsGR  = schema.GroupResource{Resource: "events"}
+	podsGR   = schema.GroupResource{Resource: "pods"}
+	svcGR    = schema.GroupResource{Resource: "services"}
+	pvcGR    = schema.GroupResource{Resource: "persistentvolumeclaims"}
+	cmGR     = schema.GroupResource{Resource: "configmaps"}
+	deployGR = schema.GroupResource{Group: "apps", Resource: "deployments"}
+	customGR = schema.GroupResource{Group: "example.com", Resource: "foos"}
+	eventsGR = schema.GroupResource{Resource: "events"}
 )
 
 // rq builds a quota whose spec.hard and status.hard are hard, with status.used used.
