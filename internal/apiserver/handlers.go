@@ -313,7 +313,12 @@ func (s *Server) decodeBody(r *http.Request, res *registry.Resource, fv registry
 	if err != nil {
 		return nil, nil, err
 	}
-	j, err := registry.ToJSON(body, r.Header.Get("Content-Type"))
+	var j []byte
+	if ct := r.Header.Get("Content-Type"); registry.IsProtobuf(ct) {
+		j, err = registry.ProtobufToJSON(res, body)
+	} else {
+		j, err = registry.ToJSON(body, ct)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -169,14 +169,6 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 		txn := storage.Txn{}
 		// 1. The object's own guard.
 		txn.Compares = append(txn.Compares, storage.Compare{Target: storage.ModRevisionEquals, Key: w.key, Revision: w.guard})
-		var value []byte
-		if w.obj != nil {
-			b, err := encodeForStorage(w.obj, w.res.GVK())
-			if err != nil {
-				return 0, internalError(err)
-			}
-			value = b
-		}
 		// 2. Quota: read the namespace's quotas, evaluate, and guard on them.
 		if ns != "" {
 			qops, qcmps, err := s.quotaChanges(ctx, w)
@@ -189,6 +181,14 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 		}
 		if w.attrs.DryRun {
 			return 0, nil
+		}
+		var value []byte
+		if w.obj != nil {
+			b, err := encodeForStorage(w.obj, w.res.GVK())
+			if err != nil {
+				return 0, internalError(err)
+			}
+			value = b
 		}
 		if w.obj != nil {
 			txn.Ops = append([]storage.Op{{Type: storage.OpPut, Key: w.key, Value: value}}, txn.Ops...)
