@@ -132,7 +132,11 @@ func TestValidateCreate(t *testing.T) {
 			p := validPod()
 			p.Spec.Containers[0].Resources = corev1.ResourceRequirements{Limits: corev1.ResourceList{"pods": q("1")}}
 			return p
-		}, []string{`spec.containers[0].resources.limits[pods]: Invalid value: "pods": must be a standard resource for containers`}},
+		}, []string{
+			`spec.containers[0].resources.limits[pods]: Invalid value: "pods": must be a standard resource for containers`,
+			// Requests are defaulted from limits, so the request is reported too.
+			`spec.containers[0].resources.requests[pods]: Invalid value: "pods": must be a standard resource for containers`,
+		}},
 		{"extended resource needs integer and equal request", func() runtime.Object {
 			p := validPod()
 			p.Spec.Containers[0].Resources = corev1.ResourceRequirements{
@@ -168,7 +172,7 @@ func TestValidateCreate(t *testing.T) {
 		}, []string{`spec.volumes[0].secret: Forbidden: may not specify more than 1 volume type`}},
 		{"namespace name must be a DNS label", func() runtime.Object {
 			return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "a.b"}}
-		}, []string{`metadata.name: Invalid value: "a.b": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`}},
+		}, []string{`metadata.name: Invalid value: "a.b": must not contain dots`}},
 		{"non-standard finalizer", func() runtime.Object {
 			p := validPod()
 			p.Finalizers = []string{"cleanup"}
@@ -261,7 +265,8 @@ func TestValidateCreate(t *testing.T) {
 		}, []string{
 			`spec.replicas: Invalid value: -1: must be greater than or equal to 0`,
 			`spec.selector: Required value`,
-			`spec.selector: Invalid value: null: invalid label selector`,
+			// A nil selector parses as "nothing", which matches no labels.
+			"spec.template.metadata.labels: Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`",
 		}},
 		{"replicaset restart policy", func() runtime.Object {
 			rs := &appsv1.ReplicaSet{ObjectMeta: meta("rs"), Spec: appsv1.ReplicaSetSpec{
@@ -276,7 +281,7 @@ func TestValidateCreate(t *testing.T) {
 		{"statefulset name is a DNS label", func() runtime.Object {
 			return &appsv1.StatefulSet{ObjectMeta: meta("db.0"), Spec: appsv1.StatefulSetSpec{
 				Selector: &metav1.LabelSelector{MatchLabels: appLabels}, Template: template(appLabels)}}
-		}, []string{`metadata.name: Invalid value: "db.0": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`}},
+		}, []string{`metadata.name: Invalid value: "db.0": must not contain dots`}},
 		{"daemonset empty selector", func() runtime.Object {
 			return &appsv1.DaemonSet{ObjectMeta: meta("ds"), Spec: appsv1.DaemonSetSpec{
 				Selector: &metav1.LabelSelector{}, Template: template(appLabels)}}
