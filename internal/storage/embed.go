@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
+	"go.uber.org/zap"
 )
 
 // Defaults of the embedded etcd.
@@ -60,12 +62,12 @@ type Embedded struct {
 	endpoints []string
 	lock      *fileutil.LockedFile
 	quota     int64
+	// stopping demotes etcd's log lines to debug during Close.
+	stopping *atomic.Bool
 
-	// defrag policy and loop.
-	defragMinFree     int64
-	defragMinFraction float64
-	stopDefrag        context.CancelFunc
-	defragDone        chan struct{}
+	defrag     defragPolicy
+	stopDefrag context.CancelFunc
+	defragDone chan struct{}
 
 	closeOnce sync.Once
 }
@@ -148,9 +150,10 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 	}
 
 	// 2. Start etcd on free loopback ports, retrying when a port is taken in between.
+	stopping := new(atomic.Bool)
 	var e *embed.Etcd
 	for attempt := 1; ; attempt++ {
-		e, err = startEtcd(dataDir, logger, conf)
+		e, err = startEtcd(dataDir, newZapLogger(logger, conf.logLevel, stopping), conf)
 		if err == nil {
 			break
 		}
@@ -164,10 +167,12 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 	select {
 	case <-e.Server.ReadyNotify():
 	case err := <-e.Err():
+		stopping.Store(true)
 		e.Close()
 		lock.Close()
 		return nil, fmt.Errorf("embedded etcd: %w", err)
 	case <-ctx.Done():
+		stopping.Store(true)
 		e.Close()
 		lock.Close()
 		return nil, fmt.Errorf("embedded etcd: waiting to serve: %w", ctx.Err())
@@ -179,16 +184,16 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 	}
 	loopCtx, stop := context.WithCancel(context.Background())
 	emb := &Embedded{
-		etcd:              e,
-		client:            v3client.New(e.Server),
-		logger:            logger,
-		endpoints:         endpoints,
-		lock:              lock,
-		quota:             conf.quotaBackendBytes,
-		defragMinFree:     DefragMinFreeBytes,
-		defragMinFraction: DefragMinFreeFraction,
-		stopDefrag:        stop,
-		defragDone:        make(chan struct{}),
+		etcd:       e,
+		client:     v3client.New(e.Server),
+		logger:     logger,
+		endpoints:  endpoints,
+		lock:       lock,
+		quota:      conf.quotaBackendBytes,
+		stopping:   stopping,
+		defrag:     defragPolicy{minFree: DefragMinFreeBytes, minFraction: DefragMinFreeFraction},
+		stopDefrag: stop,
+		defragDone: make(chan struct{}),
 	}
 	go emb.defragLoop(loopCtx, conf.defragInterval)
 	logger.Info("embedded etcd serving", "dir", dataDir, "endpoints", endpoints)
@@ -196,7 +201,7 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 }
 
 // startEtcd configures and starts etcd once, on newly chosen free ports.
-func startEtcd(dataDir string, logger *slog.Logger, conf embeddedConfig) (*embed.Etcd, error) {
+func startEtcd(dataDir string, logger *zap.Logger, conf embeddedConfig) (*embed.Etcd, error) {
 	ports, err := freeLoopbackPorts(2)
 	if err != nil {
 		return nil, err
@@ -220,7 +225,7 @@ func startEtcd(dataDir string, logger *slog.Logger, conf embeddedConfig) (*embed
 	cfg.UnsafeNoFsync = conf.unsafeNoFsync
 	cfg.EnableGRPCGateway = false
 	cfg.Logger = "zap"
-	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(newZapLogger(logger, conf.logLevel))
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(logger)
 	return embed.StartEtcd(cfg)
 }
 
@@ -257,6 +262,7 @@ func (e *Embedded) Close() error {
 		<-e.defragDone
 		// The in-process client's Close reports its own cancellation: not an error.
 		_ = e.client.Close()
+		e.stopping.Store(true)
 		e.etcd.Close()
 		e.lock.Close()
 		e.logger.Info("embedded etcd stopped")
@@ -295,11 +301,12 @@ func (e *Embedded) maybeDefrag(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("status: %w", err)
 	}
-	free := st.DbSize - st.DbSizeInUse
-	if free < e.defragMinFree || float64(free) < e.defragMinFraction*float64(st.DbSize) {
+	if !e.defrag.due(st.DbSize, st.DbSizeInUse) {
 		return false, nil
 	}
-	if _, err := e.client.Defragment(ctx, ep); err != nil {
+	// Directly on the server: the in-process client's Defragment dereferences a health
+	// notifier that v3client leaves nil (etcd v3.7.3).
+	if err := e.etcd.Server.Defragment(); err != nil {
 		return false, fmt.Errorf("defragment: %w", err)
 	}
 	after, err := e.client.Status(ctx, ep)
@@ -313,6 +320,19 @@ func (e *Embedded) maybeDefrag(ctx context.Context) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// defragPolicy says when defragmenting is worth its pause (see DefragMinFreeBytes).
+type defragPolicy struct {
+	minFree     int64
+	minFraction float64
+}
+
+// due reports whether a backend file of size bytes, of which inUse are in use, should be
+// defragmented.
+func (p defragPolicy) due(size, inUse int64) bool {
+	free := size - inUse
+	return free >= p.minFree && float64(free) >= p.minFraction*float64(size)
 }
 
 // disarmNoSpace lowers any NOSPACE alarm.
@@ -362,7 +382,7 @@ func ConnectExternal(ctx context.Context, endpoints []string, tlsConfig *tls.Con
 		DialTimeout:          20 * time.Second,
 		DialKeepAliveTime:    30 * time.Second,
 		DialKeepAliveTimeout: 10 * time.Second,
-		Logger:               newZapLogger(logger, slog.LevelError),
+		Logger:               newZapLogger(logger, slog.LevelError, nil),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("etcd %v: %w", endpoints, err)
