@@ -73,7 +73,10 @@ type Event struct {
 type WatchResult struct {
 	Events []Event
 	// Revision is the store revision this batch was delivered at (progress notifications
-	// carry no events).
+	// carry no events). A batch with events holds exactly the events of one revision (one
+	// Txn), in the Txn's op order, and Revision is that revision; a progress notification's
+	// Revision is one up to which every change under the prefix has been delivered. Either
+	// way it is safe to resume a watch from Revision.
 	Revision int64
 	Err      error
 }
