@@ -377,7 +377,11 @@ func deleteOptions(r *http.Request) (metav1.DeleteOptions, error) {
 	if err != nil {
 		return o, err
 	}
-	if len(body) > 0 {
+	if len(body) > 0 && registry.IsProtobuf(r.Header.Get("Content-Type")) {
+		if err := registry.DecodeProtobuf(body, &o); err != nil {
+			return o, apierrors.NewBadRequest(err.Error())
+		}
+	} else if len(body) > 0 {
 		if err := json.Unmarshal(body, &o); err != nil {
 			return o, apierrors.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
 		}

@@ -35,3 +35,10 @@ func ProtobufToJSON(res *Resource, body []byte) ([]byte, error) {
 	}
 	return json.Marshal(obj.(runtime.Object))
 }
+
+// DecodeProtobuf decodes a protobuf body into into (a registered built-in type such as
+// metav1.DeleteOptions).
+func DecodeProtobuf(body []byte, into runtime.Object) error {
+	_, _, err := protobufSerializer.Decode(body, nil, into)
+	return err
+}

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -99,17 +100,66 @@ func allVerbs() []string {
 // Build returns the /openapi/v3 index document and one document per group-version path
 // ("api/v1", "apis/apps/v1", ...), each JSON-encoded with its content hash.
 func Build(resources []Resource) (*Documents, error) {
-	// 1. Validate, resolve defaults and sort for a deterministic output.
+	return NewBuilder().Build(resources)
+}
+
+// Builder builds Documents and keeps the encoded document of every group-version, so a
+// rebuild after a CRD change only encodes the group-versions whose resources changed. A
+// group-version document depends on its own resources and on the set of built-in
+// resources (DeleteOptions lists the built-in group-versions), never on custom resources
+// of other groups. It is safe for concurrent use.
+type Builder struct {
+	mu    sync.Mutex
+	cache map[string]cachedDoc // group-version path → last document
+}
+
+type cachedDoc struct {
+	key string
+	doc Doc
+}
+
+// NewBuilder returns a Builder with an empty cache.
+func NewBuilder() *Builder { return &Builder{cache: map[string]cachedDoc{}} }
+
+// Build is Build with the Builder's cache: the result equals Build(resources).
+func (b *Builder) Build(resources []Resource) (*Documents, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+
+	// 1. Validate, resolve defaults and sort for a deterministic output; group by
+	// group-version and key each group-version by everything its document depends on.
 	rs, err := resolve(resources)
 	if err != nil {
 		return nil, err
 	}
-	params, err := newQueryParams()
-	if err != nil {
-		return nil, err
+	gvs := map[schema.GroupVersion][]*resolved{}
+	fingerprints := map[*resolved]string{}
+	builtinKey := ""
+	for _, r := range rs {
+		gvs[r.gvk.GroupVersion()] = append(gvs[r.gvk.GroupVersion()], r)
+		if fingerprints[r], err = r.fingerprint(); err != nil {
+			return nil, err
+		}
+		if r.builtin {
+			builtinKey += fingerprints[r]
+		}
+	}
+	keys := map[schema.GroupVersion]string{}
+	var stale []schema.GroupVersion
+	for gv, list := range gvs {
+		key := builtinKey
+		for _, r := range list {
+			if !r.builtin {
+				key += fingerprints[r]
+			}
+		}
+		keys[gv] = key
+		if b.cache[GroupVersionPath(gv)].key != key {
+			stale = append(stale, gv)
+		}
 	}
 
-	// 2. Generate the component schemas every document may use.
+	// 2. Generate the component schemas of the group-versions to encode.
 	defs := newDefinitions()
 	for _, t := range []reflect.Type{
 		reflect.TypeFor[metav1.DeleteOptions](), reflect.TypeFor[metav1.Status](),
@@ -121,103 +171,161 @@ func Build(resources []Resource) (*Documents, error) {
 			return nil, err
 		}
 	}
-	gvks := map[string][]schema.GroupVersionKind{}
-	gvs := map[schema.GroupVersion][]*resolved{}
-	for _, r := range rs {
-		if r.builtin {
-			if r.objName, err = defs.define(r.Type); err != nil {
+	for _, gv := range stale {
+		for _, r := range gvs[gv] {
+			if err := defineResource(defs, r); err != nil {
 				return nil, err
 			}
-			if r.listName, err = defs.define(r.ListType); err != nil {
-				return nil, err
-			}
-		} else {
-			obj, list, err := customResourceSchemas(r)
-			if err != nil {
-				return nil, err
-			}
-			r.objName, r.listName = customResourceName(r.gvk), customResourceName(r.listGVK)
-			if _, ok := defs.schemas[r.objName]; ok {
-				return nil, fmt.Errorf("openapi: schema %q of %v is defined twice", r.objName, r.gvk)
-			}
-			if _, ok := defs.schemas[r.listName]; ok {
-				return nil, fmt.Errorf("openapi: schema %q of %v is defined twice", r.listName, r.listGVK)
-			}
-			defs.schemas[r.objName], defs.schemas[r.listName] = obj, list
 		}
-		gvks[r.objName] = append(gvks[r.objName], r.gvk)
-		gvks[r.listName] = append(gvks[r.listName], r.listGVK)
-		gvs[r.gvk.GroupVersion()] = append(gvs[r.gvk.GroupVersion()], r)
 	}
 
-	// 3. Mark the kinds with x-kubernetes-group-version-kind. DeleteOptions is accepted by
-	// every served group-version; Status, APIResourceList and Scale by their own.
-	served := []schema.GroupVersion{{Version: "v1"}}
-	for gv := range gvs {
-		if gv != (schema.GroupVersion{Version: "v1"}) {
-			served = append(served, gv)
+	// 3. Mark the kinds with x-kubernetes-group-version-kind. DeleteOptions lists the
+	// built-in group-versions (as kube-apiserver's scheme does; custom resource groups are
+	// not in it); Status, APIResourceList and Scale name their own.
+	gvks := map[string][]schema.GroupVersionKind{}
+	builtinGVs := map[schema.GroupVersion]bool{{Version: "v1"}: true}
+	for _, r := range rs {
+		obj, list := r.names()
+		gvks[obj] = append(gvks[obj], r.gvk)
+		gvks[list] = append(gvks[list], r.listGVK)
+		if r.builtin {
+			builtinGVs[r.gvk.GroupVersion()] = true
 		}
 	}
-	for _, gv := range served {
+	for gv := range builtinGVs {
 		gvks[deleteOptionsName] = append(gvks[deleteOptionsName], gv.WithKind("DeleteOptions"))
 	}
 	gvks[statusName] = append(gvks[statusName], schema.GroupVersionKind{Version: "v1", Kind: "Status"})
 	gvks[apiResourceListName] = append(gvks[apiResourceListName], schema.GroupVersionKind{Version: "v1", Kind: "APIResourceList"})
 	gvks[scaleName] = append(gvks[scaleName], scaleGVK())
 	for name, list := range gvks {
+		s, ok := defs.schemas[name]
+		if !ok {
+			continue // only in cached documents
+		}
 		sortGVKs(list)
 		ext := make([]any, len(list))
 		for i, gvk := range list {
 			ext[i] = gvkObject(gvk)
 		}
-		defs.schemas[name][extGVK] = ext
+		s[extGVK] = ext
 	}
 
-	// 4. One document per group-version: its paths and the schemas they reach.
-	docs := &Documents{Paths: map[string]Doc{}}
-	for gv, list := range gvs {
-		pb := newPathBuilder(gv, params)
-		for _, r := range list {
-			pb.add(r)
-		}
-		doc := map[string]any{
-			"openapi": "3.0.0",
-			"info":    map[string]any{"title": "Kubernetes", "version": "unversioned"},
-			"paths":   pb.paths,
-			"components": map[string]any{
-				"schemas": reachable(defs.schemas, pb.paths),
-				"securitySchemes": map[string]any{
-					"BearerToken": map[string]any{
-						"description": "Bearer Token authentication",
-						"in":          "header",
-						"name":        "authorization",
-						"type":        "apiKey",
-					},
-				},
-			},
-		}
-		data, err := marshal(doc)
-		if err != nil {
-			return nil, fmt.Errorf("openapi: encoding %v: %w", gv, err)
-		}
-		docs.Paths[GroupVersionPath(gv)] = Doc{JSON: data, Hash: Hash(data)}
+	// 4. Encode the stale documents: their paths and the schemas they reach.
+	params, err := newQueryParams()
+	if err != nil {
+		return nil, err
 	}
+	cache := map[string]cachedDoc{}
+	for gv := range gvs {
+		if c, ok := b.cache[GroupVersionPath(gv)]; ok && c.key == keys[gv] {
+			cache[GroupVersionPath(gv)] = c
+		}
+	}
+	for _, gv := range stale {
+		doc, err := encode(gv, gvs[gv], defs, params)
+		if err != nil {
+			return nil, err
+		}
+		cache[GroupVersionPath(gv)] = cachedDoc{key: keys[gv], doc: doc}
+	}
+	b.cache = cache
 
 	// 5. The index links every document with its hash.
+	docs := &Documents{Paths: make(map[string]Doc, len(cache))}
 	type entry struct {
 		ServerRelativeURL string `json:"serverRelativeURL"`
 	}
 	index := struct {
 		Paths map[string]entry `json:"paths"`
 	}{Paths: map[string]entry{}}
-	for p, d := range docs.Paths {
-		index.Paths[p] = entry{ServerRelativeURL: ServerRelativeURL(p, d.Hash)}
+	for p, c := range cache {
+		docs.Paths[p] = c.doc
+		index.Paths[p] = entry{ServerRelativeURL: ServerRelativeURL(p, c.doc.Hash)}
 	}
 	if docs.Index, err = json.Marshal(index); err != nil {
 		return nil, err
 	}
 	docs.IndexHash = Hash(docs.Index)
 	return docs, nil
+}
+
+// defineResource adds the object and list schemas of one resource to defs.
+func defineResource(defs *definitions, r *resolved) error {
+	if r.builtin {
+		if _, err := defs.define(r.Type); err != nil {
+			return err
+		}
+		_, err := defs.define(r.ListType)
+		return err
+	}
+	obj, list, err := customResourceSchemas(r)
+	if err != nil {
+		return err
+	}
+	objName, listName := r.names()
+	for _, name := range []string{objName, listName} {
+		if _, ok := defs.schemas[name]; ok {
+			return fmt.Errorf("openapi: schema %q of %v is defined twice", name, r.gvk)
+		}
+	}
+	defs.schemas[objName], defs.schemas[listName] = obj, list
+	return nil
+}
+
+// encode builds and encodes the document of one group-version.
+func encode(gv schema.GroupVersion, list []*resolved, defs *definitions, params *queryParams) (Doc, error) {
+	pb := newPathBuilder(gv, params)
+	for _, r := range list {
+		pb.add(r)
+	}
+	doc := map[string]any{
+		"openapi": "3.0.0",
+		"info":    map[string]any{"title": "Kubernetes", "version": "unversioned"},
+		"paths":   pb.paths,
+		"components": map[string]any{
+			"schemas": reachable(defs.schemas, pb.paths),
+			"securitySchemes": map[string]any{
+				"BearerToken": map[string]any{
+					"description": "Bearer Token authentication",
+					"in":          "header",
+					"name":        "authorization",
+					"type":        "apiKey",
+				},
+			},
+		},
+	}
+	data, err := marshal(doc)
+	if err != nil {
+		return Doc{}, fmt.Errorf("openapi: encoding %v: %w", gv, err)
+	}
+	return Doc{JSON: data, Hash: Hash(data)}, nil
+}
+
+// names returns the component names of the object and list schemas.
+func (r *resolved) names() (obj, list string) {
+	if r.builtin {
+		return modelName(r.Type), modelName(r.ListType)
+	}
+	return customResourceName(r.gvk), customResourceName(r.listGVK)
+}
+
+// fingerprint identifies everything of r its documents depend on.
+func (r *resolved) fingerprint() (string, error) {
+	verbs := make([]string, 0, len(r.verbs))
+	for v := range r.verbs {
+		verbs = append(verbs, v)
+	}
+	sort.Strings(verbs)
+	f := fmt.Sprintf("%s|%s|%s|%t|%v|%v|", r.gvk, r.listGVK, r.Plural, r.Namespaced, verbs, r.Subresources)
+	if r.builtin {
+		return f + r.Type.PkgPath() + "." + r.Type.Name() + "|" + r.ListType.PkgPath() + "." + r.ListType.Name() + ";", nil
+	}
+	crd, err := json.Marshal(r.CRDSchema)
+	if err != nil {
+		return "", fmt.Errorf("openapi: schema of %v: %w", r.gvk, err)
+	}
+	return f + string(crd) + ";", nil
 }
 
 // resolve validates the resources and fills in defaults.
@@ -265,6 +373,7 @@ func resolve(resources []Resource) ([]*resolved, error) {
 		}
 		r.Subresources = append([]string(nil), r.Subresources...)
 		sort.Strings(r.Subresources)
+		r.objName, r.listName = r.names()
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -18,6 +19,9 @@ import (
 // Validate returns the errors upstream reports when obj is created. Objects
 // of kinds this package does not know return no errors.
 func Validate(obj runtime.Object) field.ErrorList {
+	if obj == nil || reflect.ValueOf(obj).IsNil() {
+		return nil
+	}
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		return Pod(o)

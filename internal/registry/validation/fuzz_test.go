@@ -1,0 +1,91 @@
+package validation
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/randfill"
+
+	"github.com/quotad/quotad/internal/registry/defaults"
+)
+
+// kinds returns a fresh empty object of every kind Validate knows.
+func kinds() []runtime.Object {
+	return []runtime.Object{
+		&corev1.Pod{}, &corev1.PodTemplate{}, &corev1.Service{}, &corev1.PersistentVolumeClaim{},
+		&corev1.ReplicationController{}, &corev1.Namespace{}, &corev1.Secret{}, &corev1.ConfigMap{},
+		&corev1.LimitRange{}, &corev1.ServiceAccount{}, &corev1.Event{}, &corev1.Node{},
+		&appsv1.Deployment{}, &appsv1.ReplicaSet{}, &appsv1.StatefulSet{}, &appsv1.DaemonSet{},
+		&batchv1.Job{}, &batchv1.CronJob{}, &schedulingv1.PriorityClass{}, &storagev1.StorageClass{},
+		&corev1.PersistentVolume{}, &corev1.Endpoints{}, &corev1.ResourceQuota{},
+	}
+}
+
+// exercise runs everything the registry runs on a decoded object, turning
+// a panic into a test failure that names the input.
+func exercise(t *testing.T, obj runtime.Object, what string) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("%s: %T panicked: %v", what, obj, r)
+		}
+	}()
+	old := obj.DeepCopyObject()
+	_ = Validate(obj)
+	defaults.Apply(obj)
+	if j, ok := obj.(*batchv1.Job); ok {
+		defaults.JobSelector(j)
+	}
+	if s, ok := obj.(*corev1.Service); ok {
+		defaults.NormalizeServiceClusterIPs(s, nil)
+	}
+	for _, e := range Validate(obj) {
+		_ = e.Error()
+	}
+	for _, e := range ValidateUpdate(obj, old) {
+		_ = e.Error()
+	}
+	for _, e := range ValidateUpdate(obj, obj.DeepCopyObject()) {
+		_ = e.Error()
+	}
+}
+
+func TestRandomObjectsNeverPanic(t *testing.T) {
+	const seeds = 40
+	for _, k := range kinds() {
+		for seed := int64(0); seed < seeds; seed++ {
+			obj := k.DeepCopyObject()
+			f := randfill.NewWithSeed(seed).NilChance(0.3).NumElements(0, 3).MaxDepth(12).Funcs(
+				func(q *resource.Quantity, c randfill.Continue) {
+					*q = *resource.NewMilliQuantity(c.Int63n(1<<40)-(1<<20), resource.DecimalSI)
+				},
+			)
+			f.Fill(obj)
+			exercise(t, obj, fmt.Sprintf("seed %d", seed))
+		}
+	}
+}
+
+func FuzzDecodedObjects(f *testing.F) {
+	f.Add([]byte(`{"metadata":{"name":"a","namespace":"n"},"spec":{"containers":[{"name":"c","image":"i","resources":{"limits":{"cpu":"1"}}}]}}`))
+	f.Add([]byte(`{"spec":{"type":"LoadBalancer","clusterIP":"None","ports":[{"port":80,"targetPort":"x"}]}}`))
+	f.Add([]byte(`{"spec":{"limits":[{"type":"Container","max":{"cpu":"-1"},"min":{"cpu":"0"},"maxLimitRequestRatio":{"cpu":"0"}}]}}`))
+	f.Add([]byte(`{"spec":{"schedule":"TZ=","jobTemplate":{"spec":{"completionMode":"Indexed"}}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, k := range kinds() {
+			obj := k.DeepCopyObject()
+			if err := json.Unmarshal(data, obj); err != nil {
+				continue
+			}
+			exercise(t, obj, fmt.Sprintf("input %q", data))
+		}
+	})
+}
