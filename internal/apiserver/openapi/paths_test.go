@@ -290,3 +290,59 @@ func TestNames(t *testing.T) {
 		t.Errorf("customResourceName = %s", got)
 	}
 }
+
+// TestBuilderReuse checks that a Builder gives the same documents as Build and re-encodes
+// only the group-versions whose resources changed.
+func TestBuilderReuse(t *testing.T) {
+	b := NewBuilder()
+	first, err := b.Build(served())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := mustBuild(t)
+	if !bytes.Equal(first.Index, fresh.Index) {
+		t.Fatal("Builder.Build differs from Build")
+	}
+
+	// A changed CRD schema, and a new custom resource group.
+	rs := served()
+	cr := &rs[len(rs)-1]
+	cr.CRDSchema.Properties["spec"].Properties["schedule"] = cr.CRDSchema.Properties["spec"].Properties["cronSpec"]
+	widget := crontabs()
+	widget.GVK = schema.GroupVersionKind{Group: "widgets.example.org", Version: "v1alpha1", Kind: "Widget"}
+	widget.Plural, widget.Namespaced, widget.CRDSchema = "widgets", false, nil
+	rs = append(rs, widget)
+	second, err := b.Build(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Build(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(second.Index, again.Index) {
+		t.Fatal("cached rebuild differs from a fresh Build")
+	}
+	for p, d := range second.Paths {
+		reused := false
+		if old, ok := first.Paths[p]; ok && len(old.JSON) > 0 && &old.JSON[0] == &d.JSON[0] {
+			reused = true
+		}
+		wantReused := !strings.Contains(p, "example.")
+		if reused != wantReused {
+			t.Errorf("%s: reused=%v, want %v", p, reused, wantReused)
+		}
+	}
+	if _, ok := second.Paths["apis/widgets.example.org/v1alpha1"]; !ok {
+		t.Error("new group missing")
+	}
+
+	// Removing the group drops its document.
+	third, err := b.Build(rs[:len(rs)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := third.Paths["apis/widgets.example.org/v1alpha1"]; ok {
+		t.Error("removed group still served")
+	}
+}

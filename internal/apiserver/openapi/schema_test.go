@@ -195,7 +195,7 @@ func TestDeleteOptionsKinds(t *testing.T) {
 		}
 		groups = append(groups, m["group"].(string)+"/"+m["version"].(string))
 	}
-	want := []string{"/v1", "apiextensions.k8s.io/v1", "apps/v1", "batch/v1", "scheduling.k8s.io/v1", "stable.example.com/v1", "storage.k8s.io/v1"}
+	want := []string{"/v1", "apiextensions.k8s.io/v1", "apps/v1", "batch/v1", "scheduling.k8s.io/v1", "storage.k8s.io/v1"}
 	if !reflect.DeepEqual(groups, want) {
 		t.Fatalf("DeleteOptions kinds %v, want %v", groups, want)
 	}
