@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/quota"
 )
 
 // WriteOptions are the options common to every write.
@@ -89,7 +90,6 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 	} else {
 		m.SetGeneration(0)
 	}
-	prepareForCreate(res, obj, now)
 	attrs := &admission.Attributes{
 		Operation: admission.Create, Resource: res.GVR, Kind: res.GVK(),
 		Namespace: ns, Name: name, Object: obj, DryRun: opts.DryRun,
@@ -100,6 +100,7 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 			return nil, err
 		}
 	}
+	prepareForCreate(res, obj, now)
 	if name == "" {
 		return nil, invalid(res, name, field.ErrorList{field.Required(field.NewPath("metadata", "name"), "name or generateName is required")})
 	}
@@ -158,6 +159,7 @@ func prepareForCreate(res *Resource, obj runtime.Object, now metav1.Time) {
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		o.Status = corev1.PodStatus{Phase: corev1.PodPending}
+		o.Status.QOSClass = quota.ComputePodQOS(o)
 	case *corev1.Namespace:
 		o.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
 		has := false
