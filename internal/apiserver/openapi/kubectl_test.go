@@ -249,6 +249,17 @@ func TestRealKubectl(t *testing.T) {
 			openapi: []string{"api/v1"},
 		},
 		{
+			name:    "apply creates a deployment",
+			stdin:   `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"ns1"},"spec":{"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"n","image":"nginx"}]}}}}`,
+			args:    []string{"apply", "-f", "-"},
+			method:  "POST",
+			path:    "/apis/apps/v1/namespaces/ns1/deployments",
+			query:   url.Values{"fieldManager": {"kubectl-client-side-apply"}, "fieldValidation": {"Strict"}},
+			ctype:   "application/json",
+			body:    []string{`kubectl.kubernetes.io/last-applied-configuration`},
+			openapi: []string{"apis/apps/v1"},
+		},
+		{
 			name:    "create custom resource",
 			stdin:   ct,
 			args:    []string{"create", "-f", "-"},
