@@ -153,7 +153,10 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 	stopping := new(atomic.Bool)
 	var e *embed.Etcd
 	for attempt := 1; ; attempt++ {
-		e, err = startEtcd(dataDir, newZapLogger(logger, conf.logLevel, stopping), conf)
+		var ports []int
+		if ports, err = freeLoopbackPorts(2); err == nil {
+			e, err = startEtcd(dataDir, newZapLogger(logger, conf.logLevel, stopping), conf, ports[0], ports[1])
+		}
 		if err == nil {
 			break
 		}
@@ -200,14 +203,11 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 	return emb, nil
 }
 
-// startEtcd configures and starts etcd once, on newly chosen free ports.
-func startEtcd(dataDir string, logger *zap.Logger, conf embeddedConfig) (*embed.Etcd, error) {
-	ports, err := freeLoopbackPorts(2)
-	if err != nil {
-		return nil, err
-	}
-	clientURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))}
-	peerURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1]))}
+// startEtcd configures and starts etcd once, on the given loopback ports. A port in use
+// gives an error wrapping syscall.EADDRINUSE.
+func startEtcd(dataDir string, logger *zap.Logger, conf embeddedConfig, clientPort, peerPort int) (*embed.Etcd, error) {
+	clientURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(clientPort))}
+	peerURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(peerPort))}
 
 	cfg := embed.NewConfig()
 	cfg.Name = "quotad"

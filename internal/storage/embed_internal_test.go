@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -235,4 +238,35 @@ func stopped() *atomic.Bool {
 	b := new(atomic.Bool)
 	b.Store(true)
 	return b
+}
+
+// TestStartEtcdPortInUse pins the error StartEmbedded retries on: a port taken between
+// choosing it and etcd binding it.
+func TestStartEtcdPortInUse(t *testing.T) {
+	ports, err := freeLoopbackPorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, taken := range []string{"client", "peer"} {
+		t.Run(taken, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			busy := l.Addr().(*net.TCPAddr).Port
+			clientPort, peerPort := busy, ports[0]
+			if taken == "peer" {
+				clientPort, peerPort = ports[0], busy
+			}
+			conf := embeddedConfig{compaction: time.Minute, quotaBackendBytes: 1 << 30}
+			e, err := startEtcd(t.TempDir(), zap.NewNop(), conf, clientPort, peerPort)
+			if err == nil {
+				e.Close()
+			}
+			if !errors.Is(err, syscall.EADDRINUSE) {
+				t.Fatalf("start with the %s port in use: err = %v, want EADDRINUSE", taken, err)
+			}
+		})
+	}
 }
