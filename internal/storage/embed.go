@@ -123,7 +123,8 @@ func WithUnsafeNoFsync() EmbeddedOption {
 //
 // Configuration: periodic auto-compaction keeping DefaultCompactionRetention of history,
 // EmbeddedQuotaBackendBytes quota, MaxTxnOps and the default 1.5 MiB request limit, etcd
-// logs at error level through logger (nil: discarded), the defragmentation policy above.
+// logs at error level through logger (nil: discarded), a defragmentation check every
+// DefaultDefragInterval (policy: DefragMinFreeBytes and DefragMinFreeFraction).
 func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ...EmbeddedOption) (*Embedded, error) {
 	conf := embeddedConfig{
 		logLevel:          slog.LevelError,
