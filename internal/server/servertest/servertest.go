@@ -136,3 +136,13 @@ func (s *Server) CheckInvariant() {
 		}
 	}
 }
+
+// WithEtcd runs against an external etcd (no embedded one).
+func WithEtcd(endpoints []string) Option {
+	return func(c *server.Config) { c.EtcdServers = endpoints }
+}
+
+// WithAdmissionConfig sets --admission-control-config-file.
+func WithAdmissionConfig(path string) Option {
+	return func(c *server.Config) { c.AdmissionControlConfigFile = path }
+}

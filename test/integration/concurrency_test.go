@@ -1,0 +1,78 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/quotad/quotad/internal/server/servertest"
+	"github.com/quotad/quotad/internal/storage"
+)
+
+// TestParallelCreatesAcrossTwoReplicas: 50 parallel pod creates against pods: 10, spread over
+// two quotad processes sharing one etcd, store exactly 10 pods and used pods == 10.
+func TestParallelCreatesAcrossTwoReplicas(t *testing.T) {
+	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil, storage.WithUnsafeNoFsync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { etcd.Close() })
+	a := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
+	b := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
+	ctx := ctxT(t)
+	mkNamespace(t, a, "race")
+	_, err = a.Client.CoreV1().ResourceQuotas("race").Create(ctx, &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "pods"},
+		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("10")}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	admitted, refused := 0, 0
+	var other []error
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			s := a
+			if i%2 == 1 {
+				s = b
+			}
+			_, err := s.Client.CoreV1().Pods("race").Create(ctx, pod(fmt.Sprintf("p-%d", i), "", ""), metav1.CreateOptions{})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				admitted++
+			case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "exceeded quota: pods, requested: pods=1, used: pods=10, limited: pods=10"):
+				refused++
+			default:
+				other = append(other, err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if admitted != 10 || refused != 40 || len(other) > 0 {
+		t.Fatalf("admitted %d, refused %d, other errors %v", admitted, refused, other)
+	}
+	pods, err := b.Client.CoreV1().Pods("race").List(ctx, metav1.ListOptions{})
+	if err != nil || len(pods.Items) != 10 {
+		t.Fatalf("stored pods: %d (%v)", len(pods.Items), err)
+	}
+	q, err := b.Client.CoreV1().ResourceQuotas("race").Get(ctx, "pods", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used := q.Status.Used[corev1.ResourcePods]; used.Value() != 10 {
+		t.Fatalf("used pods = %s, want 10", used.String())
+	}
+}
