@@ -16,11 +16,23 @@
 // application/strategic-merge-patch+json, and component schemas carry the
 // x-kubernetes-group-version-kind list kubectl apply uses to find patch metadata.
 //
+// Build builds everything; a Builder does the same but keeps the encoded documents and,
+// when called again (e.g. after a CRD change), re-encodes only the group-versions whose
+// resources changed. Documents implements http.Handler for /openapi/v3 and its documents.
+//
+// Where this package knowingly differs from kube-apiserver's output: no enums, no +default
+// values from comment markers, no x-kubernetes-map-type, list types only from the patch
+// tags plus a small table of known exceptions, no deprecated /watch/ paths, and only the
+// media types quotad speaks (JSON, YAML).
+//
 // Invariants:
 //   - Build is a pure function of its input: the same resources give byte-identical
 //     documents (JSON object keys are sorted) and therefore identical hashes.
 //   - A Documents value is immutable once built and safe for concurrent use; rebuild and
 //     swap it when the set of served resources changes (e.g. a CRD is established).
+//   - A group-version document depends only on its own resources and on the built-in
+//     resources, so a custom resource change never changes another group's hash (kubectl
+//     keeps its cached copies).
 //   - Every $ref in a document resolves to a schema in that document's components.
 //   - A hash is the uppercase hex SHA-512 of the exact bytes served, as kube-openapi's
 //     handler3 computes it, and the index links each document with its current hash.
