@@ -37,10 +37,10 @@ func namespaceObjects(t *testing.T) map[schema.GroupResource][]runtime.Object {
 			&corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: ptr.To("gold"), Resources: corev1.VolumeResourceRequirements{Requests: rl(t, "storage=10Gi")}}},
 			&corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{Resources: corev1.VolumeResourceRequirements{Requests: rl(t, "storage=5Gi")}}},
 		},
-		{Resource: "configmaps"}:                  {&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kube-root-ca.crt"}}, &corev1.ConfigMap{}},
-		{Resource: "resourcequotas"}:              {&corev1.ResourceQuota{}},
-		{Group: "apps", Resource: "deployments"}:  {custom("Deployment", "nginx")},
-		{Group: "apps", Resource: "replicasets"}:  {custom("ReplicaSet", "nginx-1"), custom("ReplicaSet", "nginx-2")},
+		{Resource: "configmaps"}:                 {&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kube-root-ca.crt"}}, &corev1.ConfigMap{}},
+		{Resource: "resourcequotas"}:             {&corev1.ResourceQuota{}},
+		{Group: "apps", Resource: "deployments"}: {custom("Deployment", "nginx")},
+		{Group: "apps", Resource: "replicasets"}: {custom("ReplicaSet", "nginx-1"), custom("ReplicaSet", "nginx-2")},
 		{Group: "example.com", Resource: "bars"}: {custom("Bar", "x"), custom("Bar", "y")},
 	}
 }
