@@ -101,6 +101,9 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 		}
 	}
 	prepareForCreate(res, obj, now)
+	if s.cfg.Hooks.PrepareForCreate != nil {
+		s.cfg.Hooks.PrepareForCreate(obj)
+	}
 	if name == "" {
 		return nil, invalid(res, name, field.ErrorList{field.Required(field.NewPath("metadata", "name"), "name or generateName is required")})
 	}

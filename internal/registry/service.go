@@ -104,3 +104,87 @@ func (s *Store) allocateService(ctx context.Context, svc *corev1.Service) error 
 	}
 	return nil
 }
+
+// prepareServiceUpdate drops the fields a type change makes meaningless, when the user left
+// them as they were (upstream's dropTypeDependentFields), and allocates node ports the new
+// type needs.
+func prepareServiceUpdate(svc, old *corev1.Service) {
+	needsClusterIP := func(s *corev1.Service) bool { return s.Spec.Type != corev1.ServiceTypeExternalName }
+	needsNodePort := func(s *corev1.Service) bool {
+		return s.Spec.Type == corev1.ServiceTypeNodePort || s.Spec.Type == corev1.ServiceTypeLoadBalancer
+	}
+	externallyAccessible := needsNodePort
+	if needsClusterIP(old) && !needsClusterIP(svc) {
+		if equalStrings(old.Spec.ClusterIPs, svc.Spec.ClusterIPs) && old.Spec.ClusterIP == svc.Spec.ClusterIP {
+			svc.Spec.ClusterIP, svc.Spec.ClusterIPs = "", nil
+		}
+		if equalFamilies(old.Spec.IPFamilies, svc.Spec.IPFamilies) {
+			svc.Spec.IPFamilies = nil
+		}
+		if ptrEqual(old.Spec.IPFamilyPolicy, svc.Spec.IPFamilyPolicy) {
+			svc.Spec.IPFamilyPolicy = nil
+		}
+	}
+	if needsNodePort(old) && !needsNodePort(svc) && sameNodePorts(old, svc) {
+		for i := range svc.Spec.Ports {
+			svc.Spec.Ports[i].NodePort = 0
+		}
+	}
+	if old.Spec.Type == corev1.ServiceTypeLoadBalancer && svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		if ptrEqual(old.Spec.AllocateLoadBalancerNodePorts, svc.Spec.AllocateLoadBalancerNodePorts) {
+			svc.Spec.AllocateLoadBalancerNodePorts = nil
+		}
+		if ptrEqual(old.Spec.LoadBalancerClass, svc.Spec.LoadBalancerClass) {
+			svc.Spec.LoadBalancerClass = nil
+		}
+		if old.Spec.HealthCheckNodePort == svc.Spec.HealthCheckNodePort {
+			svc.Spec.HealthCheckNodePort = 0
+		}
+	}
+	if externallyAccessible(old) && !externallyAccessible(svc) && old.Spec.ExternalTrafficPolicy == svc.Spec.ExternalTrafficPolicy {
+		svc.Spec.ExternalTrafficPolicy = ""
+	}
+}
+
+func sameNodePorts(a, b *corev1.Service) bool {
+	if len(a.Spec.Ports) != len(b.Spec.Ports) {
+		return false
+	}
+	for i := range a.Spec.Ports {
+		if a.Spec.Ports[i].NodePort != b.Spec.Ports[i].NodePort {
+			return false
+		}
+	}
+	return true
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func equalFamilies(a, b []corev1.IPFamily) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func ptrEqual[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

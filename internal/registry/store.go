@@ -28,6 +28,10 @@ import (
 type Hooks struct {
 	// Default applies upstream's defaults to a new or updated object.
 	Default func(obj runtime.Object)
+	// PrepareForCreate runs after the server set uid and timestamps (e.g. a Job's generated
+	// selector, a Service's clusterIPs); PrepareForUpdate after defaults on an update.
+	PrepareForCreate func(obj runtime.Object)
+	PrepareForUpdate func(newObj, oldObj runtime.Object)
 	// Validate validates a new object (metadata included).
 	Validate func(obj runtime.Object) field.ErrorList
 	// ValidateUpdate validates an update against the stored object.

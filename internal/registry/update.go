@@ -83,8 +83,21 @@ func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subreso
 	case res.Status:
 		setStatusFrom(obj, old)
 	}
-	if s.cfg.Hooks.Default != nil && subresource == "" {
-		s.cfg.Hooks.Default(obj)
+	if subresource == "" {
+		if svc, ok := obj.(*corev1.Service); ok {
+			prepareServiceUpdate(svc, old.(*corev1.Service))
+		}
+		if s.cfg.Hooks.Default != nil {
+			s.cfg.Hooks.Default(obj)
+		}
+		if s.cfg.Hooks.PrepareForUpdate != nil {
+			s.cfg.Hooks.PrepareForUpdate(obj, old)
+		}
+		if svc, ok := obj.(*corev1.Service); ok {
+			if err := s.allocateService(ctx, svc); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if ns, ok := obj.(*corev1.Namespace); ok && subresource == "" {
 		ns.Spec.Finalizers = old.(*corev1.Namespace).Spec.Finalizers

@@ -5,6 +5,7 @@ import (
 
 	"context"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -72,6 +73,19 @@ func (q quotaAccounting) Usage(rq *corev1.ResourceQuota, list func(schema.GroupR
 func hooks() registry.Hooks {
 	return registry.Hooks{
 		Default: defaults.Apply,
+		PrepareForCreate: func(obj runtime.Object) {
+			switch o := obj.(type) {
+			case *batchv1.Job:
+				defaults.JobSelector(o)
+			case *corev1.Service:
+				defaults.NormalizeServiceClusterIPs(o, nil)
+			}
+		},
+		PrepareForUpdate: func(newObj, oldObj runtime.Object) {
+			if svc, ok := newObj.(*corev1.Service); ok {
+				defaults.NormalizeServiceClusterIPs(svc, oldObj.(*corev1.Service))
+			}
+		},
 		Validate: func(obj runtime.Object) field.ErrorList {
 			if rq, ok := obj.(*corev1.ResourceQuota); ok {
 				return quota.ValidateResourceQuota(rq)
