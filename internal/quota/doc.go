@@ -1,8 +1,20 @@
 // Package quota is the pure core of quotad's ResourceQuota system: resource-list algebra,
-// scopes and scope selectors, QoS, the evaluator interface, ResourceQuota validation, and
-// CheckRequest, which takes the quotas of a namespace and one request and returns the quotas
-// with their status.used changed, or upstream's refusal.
+// resource-name classification, scopes and scope selectors, QoS, the evaluator interfaces,
+// ResourceQuota validation, CheckRequest, which takes the quotas of a namespace and one
+// request and returns the quotas with their status.used changed, or upstream's refusal,
+// and CalculateUsage, which recomputes a quota from the objects of its namespace.
 //
-// Invariants: no IO, no clocks, no package-level state. Usage is a pure function of an object,
-// so recomputing it from storage at any revision gives exactly what admission charged.
+// Invariants:
+//   - No IO, no clocks, no package-level mutable state. Usage is a pure function of an
+//     object, so recomputing it from storage at any revision gives exactly what admission
+//     charged (CalculateUsage and a sequence of CheckRequest calls agree).
+//   - Inputs are read-only: every returned quota and resource list is a deep copy.
+//   - Quotas are matched and enforced on status.hard, never spec.hard.
+//   - Accounting is exact: for every quota, new used = used − (matched old ? usage(old) : 0)
+//     + (matches new ? usage(new) : 0), masked to status.hard. Only increases are checked
+//     against status.hard; a request that only lowers usage is never refused.
+//   - User-visible texts (field errors, refusals, warnings) are upstream's, byte for byte;
+//     they are pinned by the golden files under testdata/.
+//   - quota does not import the admission package (imports point admission → quota ←
+//     evaluator); the evaluators live in internal/quota/evaluator.
 package quota
