@@ -10,9 +10,10 @@
 //     charged (CalculateUsage and a sequence of CheckRequest calls agree).
 //   - Inputs are read-only: every returned quota and resource list is a deep copy.
 //   - Quotas are matched and enforced on status.hard, never spec.hard.
-//   - Accounting is exact: for every quota, new used = used − (matched old ? usage(old) : 0)
-//     + (matches new ? usage(new) : 0), masked to status.hard. Only increases are checked
-//     against status.hard; a request that only lowers usage is never refused.
+//   - Accounting is exact: for every quota, the new used is used minus usage(old) when the
+//     quota matched the old object, plus usage(new) when it matches the new object, masked
+//     to status.hard. Only increases are checked against status.hard; a request that only
+//     lowers usage is never refused.
 //   - User-visible texts (field errors, refusals, warnings) are upstream's, byte for byte;
 //     they are pinned by the golden files under testdata/.
 //   - quota does not import the admission package (imports point admission → quota ←
