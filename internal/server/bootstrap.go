@@ -16,6 +16,7 @@ import (
 	"github.com/quotad/quotad/internal/controller/crd"
 	"github.com/quotad/quotad/internal/controller/namespace"
 	"github.com/quotad/quotad/internal/controller/resourcequota"
+	"github.com/quotad/quotad/internal/controller/workloads"
 	"github.com/quotad/quotad/internal/registry"
 )
 
@@ -76,5 +77,8 @@ func startControllers(ctx context.Context, store *registry.Store, log *slog.Logg
 	run("namespace", namespace.New(store, caPEM, log).Start)
 	run("crd", crd.New(store, log).Start)
 	run("resourcequota", resourcequota.New(store, cfg.ResourceQuotaSyncPeriod, log, m).Start)
+	run("replicaset", workloads.NewReplicaSet(store, log, workloads.Options{}).Start)
+	run("replicationcontroller", workloads.NewReplicationController(store, log, workloads.Options{}).Start)
+	run("deployment", workloads.NewDeployment(store, log, workloads.Options{}).Start)
 	return &wg
 }

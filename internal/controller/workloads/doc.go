@@ -1,0 +1,24 @@
+// Package workloads holds quotad's workload controllers: ReplicaSet, ReplicationController,
+// Deployment, Job and CronJob. They follow upstream's controllers (pkg/controller/...) in
+// behaviour, object names, conditions and event texts, and write only through the registry
+// store, so every pod, ReplicaSet and Job they create is admitted and charged to quota like
+// a user's, and a quota refusal surfaces exactly as upstream: a FailedCreate Warning event
+// on the owner ("Error creating: <the 403 text>") and, for ReplicaSets, Deployments and
+// ReplicationControllers, a ReplicaFailure condition.
+//
+// Invariants:
+//   - Level-triggered: every sync reads the owner and its pods from storage at the latest
+//     revision (no cache), so no expectations are needed and a restart loses nothing.
+//   - Safe with several quotad replicas running the same controller: pod names are derived
+//     from the owner's UID and a slot number (same view → same names → AlreadyExists for
+//     the loser), ReplicaSet names from the template hash, Job names from the schedule;
+//     status and spec writes carry the resourceVersion the sync read, so a concurrent
+//     change makes the sync retry instead of overwriting.
+//   - A controller refused by quota is retried with backoff and at once when any quota of
+//     its namespace changes (raised, or usage credited by a delete).
+//   - Pods are never started (there is no kubelet): a pod is ready when its Ready condition
+//     is True and available when ready for minReadySeconds, exactly as upstream; clients
+//     drive this (and phases Succeeded/Failed for Jobs) through pods/status.
+//   - Clocks are injected (Options.Clock); the CronJob controller's queue runs on it, so
+//     tests step a fake clock instead of waiting for minutes.
+package workloads

@@ -1,0 +1,176 @@
+package workloads
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/clock"
+
+	"github.com/quotad/quotad/internal/registry"
+)
+
+// Upstream's event correlator limits (client-go tools/record): a token bucket per source and
+// involved object, 25 events of burst refilled at one per five minutes, and a cache of the
+// events already written so that repeats bump count instead of creating new events.
+const (
+	spamBurst    = 25
+	spamInterval = 5 * time.Minute
+	maxCached    = 4096
+)
+
+// Recorder writes core/v1 Events through the registry store, as upstream's event recorder
+// does: one Event per distinct (source, object, type, reason, message), repeats bump count
+// and lastTimestamp, and a per-object token bucket drops floods. Writes are synchronous and
+// failures (for example a count/events quota) are logged, never returned.
+type Recorder struct {
+	store     *registry.Store
+	component string
+	clock     clock.PassiveClock
+	log       *slog.Logger
+
+	mu     sync.Mutex
+	seen   map[string]seenEvent
+	order  []string
+	bucket map[string]*tokenBucket
+}
+
+type seenEvent struct {
+	name  string
+	count int32
+	first metav1.Time
+}
+
+type tokenBucket struct {
+	tokens float64
+	last   time.Time
+}
+
+// NewRecorder returns a recorder whose events carry source.component and
+// reportingComponent component.
+func NewRecorder(store *registry.Store, component string, clk clock.PassiveClock, log *slog.Logger) *Recorder {
+	return &Recorder{store: store, component: component, clock: clk, log: log, seen: map[string]seenEvent{}, bucket: map[string]*tokenBucket{}}
+}
+
+// Eventf records an event about obj (which must have kind metadata set or be a known kind).
+func (r *Recorder) Eventf(ctx context.Context, obj runtime.Object, eventType, reason, format string, args ...interface{}) {
+	r.Event(ctx, obj, eventType, reason, fmt.Sprintf(format, args...))
+}
+
+// Event records an event about obj.
+func (r *Recorder) Event(ctx context.Context, obj runtime.Object, eventType, reason, message string) {
+	ref, err := objectReference(obj)
+	if err != nil {
+		r.log.Warn("cannot record event", "reason", reason, "err", err)
+		return
+	}
+	now := r.clock.Now()
+	key := strings.Join([]string{r.component, ref.Kind, ref.Namespace, ref.Name, string(ref.UID), ref.APIVersion, eventType, reason, message}, "\x00")
+	objKey := strings.Join([]string{r.component, ref.Kind, ref.Namespace, ref.Name, string(ref.UID)}, "\x00")
+	r.mu.Lock()
+	if !r.take(objKey, now) {
+		r.mu.Unlock()
+		return
+	}
+	prev, repeat := r.seen[key]
+	r.mu.Unlock()
+	res := r.store.Catalogue().Get(corev1.SchemeGroupVersion.WithResource("events"))
+	ts := metav1.NewTime(now)
+	if repeat {
+		var count int32
+		_, err := r.store.Update(ctx, res, ref.Namespace, prev.name, "", func(cur runtime.Object) (runtime.Object, error) {
+			ev := cur.(*corev1.Event)
+			ev.Count++
+			ev.LastTimestamp = ts
+			count = ev.Count
+			return ev, nil
+		}, registry.WriteOptions{})
+		if err == nil {
+			r.remember(key, seenEvent{name: prev.name, count: count, first: prev.first})
+			return
+		}
+		if !apierrors.IsNotFound(err) {
+			r.log.Warn("cannot update event", "event", prev.name, "namespace", ref.Namespace, "err", err)
+			return
+		}
+	}
+	ev := &corev1.Event{
+		ObjectMeta:          metav1.ObjectMeta{Name: fmt.Sprintf("%v.%x", ref.Name, now.UnixNano()), Namespace: ref.Namespace},
+		InvolvedObject:      ref,
+		Reason:              reason,
+		Message:             message,
+		FirstTimestamp:      ts,
+		LastTimestamp:       ts,
+		Count:               1,
+		Type:                eventType,
+		Source:              corev1.EventSource{Component: r.component},
+		ReportingController: r.component,
+	}
+	if _, err := r.store.Create(ctx, res, ref.Namespace, ev, registry.WriteOptions{}); err != nil {
+		r.log.Warn("cannot create event", "reason", reason, "namespace", ref.Namespace, "err", err)
+		return
+	}
+	r.remember(key, seenEvent{name: ev.Name, count: 1, first: ts})
+}
+
+// take spends one token of the object's bucket (caller holds mu).
+func (r *Recorder) take(objKey string, now time.Time) bool {
+	b := r.bucket[objKey]
+	if b == nil {
+		b = &tokenBucket{tokens: spamBurst, last: now}
+		r.bucket[objKey] = b
+	}
+	if el := now.Sub(b.last); el > 0 {
+		b.tokens += float64(el) / float64(spamInterval)
+		if b.tokens > spamBurst {
+			b.tokens = spamBurst
+		}
+		b.last = now
+	}
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+func (r *Recorder) remember(key string, s seenEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.seen[key]; !ok {
+		r.order = append(r.order, key)
+		if len(r.order) > maxCached {
+			delete(r.seen, r.order[0])
+			r.order = r.order[1:]
+		}
+	}
+	r.seen[key] = s
+}
+
+// objectReference builds the involvedObject of an event.
+func objectReference(obj runtime.Object) (corev1.ObjectReference, error) {
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return corev1.ObjectReference{}, fmt.Errorf("%T has no object metadata", obj)
+	}
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Kind == "" {
+		k, ok := kindOf(obj)
+		if !ok {
+			return corev1.ObjectReference{}, fmt.Errorf("unknown kind of %T", obj)
+		}
+		gvk = k
+	}
+	apiVersion, kind := gvk.ToAPIVersionAndKind()
+	return corev1.ObjectReference{
+		Kind: kind, Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID(),
+		APIVersion: apiVersion, ResourceVersion: m.GetResourceVersion(),
+	}, nil
+}

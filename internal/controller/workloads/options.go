@@ -1,0 +1,97 @@
+package workloads
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/clock"
+)
+
+// Options are the injectable parts of every controller in this package.
+type Options struct {
+	// Clock drives timestamps, event times, minReadySeconds, progress deadlines, Job
+	// deadlines and CronJob schedules (default: the real clock).
+	Clock clock.WithTicker
+	// Workers is the number of concurrent syncs (default 2).
+	Workers int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+	return o
+}
+
+func orDefault(log *slog.Logger) *slog.Logger {
+	if log == nil {
+		return slog.Default()
+	}
+	return log
+}
+
+// starved remembers the controllers whose last sync was refused by quota, per namespace,
+// so that a change of any quota in that namespace (raised hard, or usage credited by a
+// delete elsewhere) retries them at once instead of after their backoff.
+type starved struct {
+	mu   sync.Mutex
+	keys map[string]map[string]bool
+}
+
+func newStarved() *starved { return &starved{keys: map[string]map[string]bool{}} }
+
+func (s *starved) set(key string, on bool) {
+	ns, _, _ := strings.Cut(key, "/")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if on {
+		if s.keys[ns] == nil {
+			s.keys[ns] = map[string]bool{}
+		}
+		s.keys[ns][key] = true
+		return
+	}
+	delete(s.keys[ns], key)
+	if len(s.keys[ns]) == 0 {
+		delete(s.keys, ns)
+	}
+}
+
+func (s *starved) in(ns string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.keys[ns]))
+	for k := range s.keys[ns] {
+		out = append(out, k)
+	}
+	return out
+}
+
+// isQuotaRefusal reports a create refused by admission (quota or limit ranges).
+func isQuotaRefusal(err error) bool {
+	var se apierrors.APIStatus
+	return errors.As(err, &se) && apierrors.IsForbidden(err)
+}
+
+// isNamespaceTerminating reports upstream's NamespaceTerminatingCause.
+func isNamespaceTerminating(err error) bool {
+	return apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause)
+}
+
+func splitKey(key string) (string, string) {
+	ns, name, _ := strings.Cut(key, "/")
+	return ns, name
+}
+
+func keyOf(ns, name string) string { return ns + "/" + name }
+
+// ctxDone is a small helper for loops.
+func ctxDone(ctx context.Context) bool { return ctx.Err() != nil }

@@ -1,0 +1,218 @@
+package workloads
+
+import (
+	"encoding/binary"
+	"hash/fnv"
+	"sort"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Kinds of the controllers in this package.
+var (
+	replicaSetKind   = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
+	rcKind           = corev1.SchemeGroupVersion.WithKind("ReplicationController")
+	deploymentKind   = appsv1.SchemeGroupVersion.WithKind("Deployment")
+	jobKind          = batchv1.SchemeGroupVersion.WithKind("Job")
+	cronJobKind      = batchv1.SchemeGroupVersion.WithKind("CronJob")
+	podGVR           = corev1.SchemeGroupVersion.WithResource("pods")
+	quotaGVR         = corev1.SchemeGroupVersion.WithResource("resourcequotas")
+	replicaSetGVR    = appsv1.SchemeGroupVersion.WithResource("replicasets")
+	rcGVR            = corev1.SchemeGroupVersion.WithResource("replicationcontrollers")
+	deploymentGVR    = appsv1.SchemeGroupVersion.WithResource("deployments")
+	jobGVR           = batchv1.SchemeGroupVersion.WithResource("jobs")
+	cronJobGVR       = batchv1.SchemeGroupVersion.WithResource("cronjobs")
+	podTemplateLabel = appsv1.DefaultDeploymentUniqueLabelKey
+)
+
+// kindOf returns the kind of the typed objects this package records events about.
+func kindOf(obj runtime.Object) (schema.GroupVersionKind, bool) {
+	switch obj.(type) {
+	case *appsv1.ReplicaSet:
+		return replicaSetKind, true
+	case *corev1.ReplicationController:
+		return rcKind, true
+	case *appsv1.Deployment:
+		return deploymentKind, true
+	case *batchv1.Job:
+		return jobKind, true
+	case *batchv1.CronJob:
+		return cronJobKind, true
+	case *corev1.Pod:
+		return corev1.SchemeGroupVersion.WithKind("Pod"), true
+	}
+	return schema.GroupVersionKind{}, false
+}
+
+// Upstream PodControl reasons (pkg/controller/controller_utils.go).
+const (
+	reasonFailedCreate      = "FailedCreate"
+	reasonSuccessfulCreate  = "SuccessfulCreate"
+	reasonFailedDelete      = "FailedDelete"
+	reasonSuccessfulDelete  = "SuccessfulDelete"
+	slowStartInitialBatch   = 1
+	burstReplicas           = 500
+	maxGeneratedNameLength  = validation.DNS1123SubdomainMaxLength - randomLength
+	randomLength            = 5
+	generatedNameCharacters = "bcdfghjklmnpqrstvwxz2456789"
+)
+
+// isPodActive is upstream's controller.IsPodActive: not finished and not being deleted.
+func isPodActive(p *corev1.Pod) bool {
+	return p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed && p.DeletionTimestamp == nil
+}
+
+// isPodReady is upstream's podutil.IsPodReady: the Ready condition is True. No kubelet runs
+// here, so a client sets it (with phase Running) through pods/status.
+func isPodReady(p *corev1.Pod) bool {
+	c := podReadyCondition(p)
+	return c != nil && c.Status == corev1.ConditionTrue
+}
+
+func podReadyCondition(p *corev1.Pod) *corev1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == corev1.PodReady {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// isPodAvailable is upstream's podutil.IsPodAvailable: ready for at least minReadySeconds.
+func isPodAvailable(p *corev1.Pod, minReadySeconds int32, now time.Time) bool {
+	if !isPodReady(p) {
+		return false
+	}
+	c := podReadyCondition(p)
+	if minReadySeconds == 0 {
+		return true
+	}
+	min := time.Duration(minReadySeconds) * time.Second
+	return !c.LastTransitionTime.IsZero() && c.LastTransitionTime.Add(min).Before(now)
+}
+
+// podsPrefix is upstream's getPodsPrefix: "<owner>-" unless that is not a valid generateName.
+func podsPrefix(controllerName string) string {
+	prefix := controllerName + "-"
+	if len(prefix) > maxGeneratedNameLength {
+		prefix = prefix[:maxGeneratedNameLength]
+	}
+	return prefix
+}
+
+// slotName is the name of the n-th pod slot of an owner: the owner's generateName prefix and
+// five characters of upstream's generateName alphabet, derived from the owner's UID and n.
+// Two controllers that see the same pods pick the same names, so a second quotad replica
+// running the same sync gets AlreadyExists instead of creating extra pods.
+func slotName(prefix string, owner types.UID, n int) string {
+	h := fnv.New64a()
+	h.Write([]byte(owner))
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(n))
+	h.Write(b[:])
+	v := h.Sum64()
+	out := make([]byte, randomLength)
+	for i := range out {
+		out[i] = generatedNameCharacters[v%uint64(len(generatedNameCharacters))]
+		v /= uint64(len(generatedNameCharacters))
+	}
+	return prefix + string(out)
+}
+
+// freeSlotNames returns count names from the owner's slot sequence not in taken.
+func freeSlotNames(prefix string, owner types.UID, taken map[string]bool, count int) []string {
+	var out []string
+	for n := 0; len(out) < count; n++ {
+		name := slotName(prefix, owner, n)
+		if !taken[name] {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// podFromTemplate is upstream's GetPodFromTemplate with a fixed name.
+func podFromTemplate(t *corev1.PodTemplateSpec, name string, ref *metav1.OwnerReference) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Labels:      copyMap(t.Labels),
+			Annotations: copyMap(t.Annotations),
+			Finalizers:  append([]string(nil), t.Finalizers...),
+		},
+		Spec: *t.Spec.DeepCopy(),
+	}
+	if ref != nil {
+		p.OwnerReferences = append(p.OwnerReferences, *ref)
+	}
+	return p
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// controllerRef is upstream's metav1.NewControllerRef.
+func controllerRef(owner metav1.Object, gvk schema.GroupVersionKind) *metav1.OwnerReference {
+	t := true
+	return &metav1.OwnerReference{
+		APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: owner.GetName(), UID: owner.GetUID(),
+		Controller: &t, BlockOwnerDeletion: &t,
+	}
+}
+
+// podRank orders pods for deletion as upstream's ActivePods: unassigned before assigned,
+// Pending before Unknown before Running, not ready before ready, ready for a shorter time
+// before longer, more restarts before fewer, newer before older; ties by name.
+func sortPodsForDeletion(pods []*corev1.Pod) {
+	phaseRank := map[corev1.PodPhase]int{corev1.PodPending: 0, corev1.PodUnknown: 1, corev1.PodRunning: 2}
+	restarts := func(p *corev1.Pod) int32 {
+		var n int32
+		for _, c := range p.Status.ContainerStatuses {
+			if c.RestartCount > n {
+				n = c.RestartCount
+			}
+		}
+		return n
+	}
+	sort.SliceStable(pods, func(i, j int) bool {
+		a, b := pods[i], pods[j]
+		if (a.Spec.NodeName == "") != (b.Spec.NodeName == "") {
+			return a.Spec.NodeName == ""
+		}
+		if phaseRank[a.Status.Phase] != phaseRank[b.Status.Phase] {
+			return phaseRank[a.Status.Phase] < phaseRank[b.Status.Phase]
+		}
+		if isPodReady(a) != isPodReady(b) {
+			return !isPodReady(a)
+		}
+		if isPodReady(a) && isPodReady(b) {
+			ta, tb := podReadyCondition(a).LastTransitionTime, podReadyCondition(b).LastTransitionTime
+			if !ta.Equal(&tb) {
+				return tb.Before(&ta)
+			}
+		}
+		if restarts(a) != restarts(b) {
+			return restarts(a) > restarts(b)
+		}
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return b.CreationTimestamp.Before(&a.CreationTimestamp)
+		}
+		return a.Name < b.Name
+	})
+}

@@ -1,0 +1,500 @@
+package workloads
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/quotad/quotad/internal/controller"
+	"github.com/quotad/quotad/internal/registry"
+)
+
+// ReplicaSet is upstream's ReplicaSet controller; the same type runs the
+// ReplicationController controller (upstream converts RCs to ReplicaSets the same way).
+// It keeps spec.replicas active pods matching the selector, adopts and releases pods,
+// and reports status.replicas, readiness and the ReplicaFailure condition.
+type ReplicaSet struct {
+	store     *registry.Store
+	log       *slog.Logger
+	opts      Options
+	rec       *Recorder
+	kind      schema.GroupVersionKind
+	gvr       schema.GroupVersionResource
+	name      string
+	starved   *starved
+	queueAdds func(string)
+}
+
+// NewReplicaSet returns the ReplicaSet controller (events from "replicaset-controller").
+func NewReplicaSet(store *registry.Store, log *slog.Logger, opts Options) *ReplicaSet {
+	return newReplicaManager(store, log, opts, replicaSetKind, replicaSetGVR, "replicaset", "replicaset-controller")
+}
+
+// NewReplicationController returns the ReplicationController controller (events from
+// "replication-controller").
+func NewReplicationController(store *registry.Store, log *slog.Logger, opts Options) *ReplicaSet {
+	return newReplicaManager(store, log, opts, rcKind, rcGVR, "replicationcontroller", "replication-controller")
+}
+
+func newReplicaManager(store *registry.Store, log *slog.Logger, opts Options, kind schema.GroupVersionKind, gvr schema.GroupVersionResource, name, component string) *ReplicaSet {
+	opts = opts.withDefaults()
+	log = orDefault(log).With("controller", name)
+	return &ReplicaSet{
+		store: store, log: log, opts: opts, kind: kind, gvr: gvr, name: name,
+		rec: NewRecorder(store, component, opts.Clock, log), starved: newStarved(),
+	}
+}
+
+func (c *ReplicaSet) res(gvr schema.GroupVersionResource) *registry.Resource {
+	return c.store.Catalogue().Get(gvr)
+}
+
+// Start runs the controller until ctx ends.
+func (c *ReplicaSet) Start(ctx context.Context) error {
+	q := controller.NewQueue(c.name)
+	go controller.Watch(ctx, c.store, c.res(c.gvr), c.log, func(obj runtime.Object, deleted bool) {
+		m := obj.(metav1.Object)
+		if deleted {
+			c.starved.set(keyOf(m.GetNamespace(), m.GetName()), false)
+		}
+		q.Add(keyOf(m.GetNamespace(), m.GetName()))
+	})
+	go controller.Watch(ctx, c.store, c.res(podGVR), c.log, func(obj runtime.Object, deleted bool) {
+		p := obj.(*corev1.Pod)
+		if ref := metav1.GetControllerOf(p); ref != nil {
+			if ref.Kind == c.kind.Kind && ref.APIVersion == c.kind.GroupVersion().String() {
+				q.Add(keyOf(p.Namespace, ref.Name))
+			}
+			return
+		}
+		if deleted {
+			return
+		}
+		// An orphan: every owner whose selector matches may adopt it.
+		for _, key := range c.matchingOwners(ctx, p) {
+			q.Add(key)
+		}
+	})
+	go controller.Watch(ctx, c.store, c.res(quotaGVR), c.log, func(obj runtime.Object, deleted bool) {
+		for _, key := range c.starved.in(obj.(*corev1.ResourceQuota).Namespace) {
+			q.Forget(key)
+			q.Add(key)
+		}
+	})
+	controller.Process(ctx, q, c.opts.Workers, c.log, c.sync)
+	return nil
+}
+
+func (c *ReplicaSet) matchingOwners(ctx context.Context, p *corev1.Pod) []string {
+	objs, _, err := c.store.ListObjects(ctx, c.res(c.gvr), p.Namespace)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, o := range objs {
+		rs := c.toRS(o)
+		if rs == nil || rs.Spec.Selector == nil {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+		if err != nil || sel.Empty() {
+			continue
+		}
+		if sel.Matches(labels.Set(p.Labels)) {
+			out = append(out, keyOf(rs.Namespace, rs.Name))
+		}
+	}
+	return out
+}
+
+// toRS returns the ReplicaSet view of an owner (RCs converted as upstream does).
+func (c *ReplicaSet) toRS(obj runtime.Object) *appsv1.ReplicaSet {
+	switch o := obj.(type) {
+	case *appsv1.ReplicaSet:
+		return o
+	case *corev1.ReplicationController:
+		rs := &appsv1.ReplicaSet{ObjectMeta: o.ObjectMeta}
+		rs.Spec.Replicas = o.Spec.Replicas
+		rs.Spec.MinReadySeconds = o.Spec.MinReadySeconds
+		if o.Spec.Selector != nil {
+			rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: o.Spec.Selector}
+		}
+		if o.Spec.Template != nil {
+			rs.Spec.Template = *o.Spec.Template
+		}
+		rs.Status = appsv1.ReplicaSetStatus{
+			Replicas: o.Status.Replicas, FullyLabeledReplicas: o.Status.FullyLabeledReplicas,
+			ReadyReplicas: o.Status.ReadyReplicas, AvailableReplicas: o.Status.AvailableReplicas,
+			ObservedGeneration: o.Status.ObservedGeneration,
+		}
+		for _, cond := range o.Status.Conditions {
+			rs.Status.Conditions = append(rs.Status.Conditions, appsv1.ReplicaSetCondition{
+				Type: appsv1.ReplicaSetConditionType(cond.Type), Status: cond.Status,
+				LastTransitionTime: cond.LastTransitionTime, Reason: cond.Reason, Message: cond.Message,
+			})
+		}
+		return rs
+	}
+	return nil
+}
+
+// setStatus writes a ReplicaSet status into the owner object.
+func (c *ReplicaSet) setStatus(obj runtime.Object, st appsv1.ReplicaSetStatus) {
+	switch o := obj.(type) {
+	case *appsv1.ReplicaSet:
+		o.Status = st
+	case *corev1.ReplicationController:
+		o.Status = corev1.ReplicationControllerStatus{
+			Replicas: st.Replicas, FullyLabeledReplicas: st.FullyLabeledReplicas,
+			ReadyReplicas: st.ReadyReplicas, AvailableReplicas: st.AvailableReplicas,
+			ObservedGeneration: st.ObservedGeneration,
+		}
+		for _, cond := range st.Conditions {
+			o.Status.Conditions = append(o.Status.Conditions, corev1.ReplicationControllerCondition{
+				Type: corev1.ReplicationControllerConditionType(cond.Type), Status: cond.Status,
+				LastTransitionTime: cond.LastTransitionTime, Reason: cond.Reason, Message: cond.Message,
+			})
+		}
+	}
+}
+
+// sync is upstream's syncReplicaSet.
+func (c *ReplicaSet) sync(ctx context.Context, key string) (time.Duration, error) {
+	ns, name := splitKey(key)
+	// 1. The owner, read at the latest revision.
+	obj, err := c.store.Get(ctx, c.res(c.gvr), ns, name)
+	if apierrors.IsNotFound(err) {
+		c.starved.set(key, false)
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	rs := c.toRS(obj)
+	if rs.Spec.Selector == nil || rs.Spec.Replicas == nil {
+		return 0, nil
+	}
+	selector, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+	if err != nil {
+		return 0, nil
+	}
+	// 2. Its pods: active pods it controls or may adopt.
+	all, _, err := c.store.ListObjects(ctx, c.res(podGVR), ns)
+	if err != nil {
+		return 0, err
+	}
+	taken := make(map[string]bool, len(all))
+	var active []*corev1.Pod
+	for _, o := range all {
+		p := o.(*corev1.Pod)
+		taken[p.Name] = true
+		if isPodActive(p) {
+			active = append(active, p)
+		}
+	}
+	owned, err := claimPods(ctx, c.store, c.log, obj, rs.ObjectMeta, c.kind, c.gvr, selector, active)
+	if err != nil {
+		return 0, err
+	}
+	// 3. Create or delete pods, unless the owner is being deleted.
+	var manageErr error
+	if rs.DeletionTimestamp == nil {
+		manageErr = c.manageReplicas(ctx, obj, rs, owned, taken)
+	}
+	c.starved.set(key, manageErr != nil && isQuotaRefusal(manageErr))
+	// 4. Status from the pods seen at the start, as upstream.
+	st := calculateRSStatus(rs, owned, manageErr, c.opts.Clock.Now())
+	if err := c.updateStatus(ctx, obj, rs, st); err != nil {
+		return 0, err
+	}
+	if manageErr != nil {
+		return 0, manageErr
+	}
+	if rs.Spec.MinReadySeconds > 0 && st.ReadyReplicas == *rs.Spec.Replicas && st.AvailableReplicas != *rs.Spec.Replicas {
+		return time.Duration(rs.Spec.MinReadySeconds) * time.Second, nil
+	}
+	return 0, nil
+}
+
+func (c *ReplicaSet) updateStatus(ctx context.Context, obj runtime.Object, rs *appsv1.ReplicaSet, st appsv1.ReplicaSetStatus) error {
+	cur := rs.Status
+	if cur.Replicas == st.Replicas && cur.FullyLabeledReplicas == st.FullyLabeledReplicas &&
+		cur.ReadyReplicas == st.ReadyReplicas && cur.AvailableReplicas == st.AvailableReplicas &&
+		rs.Generation == cur.ObservedGeneration && reflect.DeepEqual(cur.Conditions, st.Conditions) {
+		return nil
+	}
+	st.ObservedGeneration = rs.Generation
+	rv := rs.ResourceVersion
+	_, err := c.store.Update(ctx, c.res(c.gvr), rs.Namespace, rs.Name, "status", func(o runtime.Object) (runtime.Object, error) {
+		// Guarded by the resourceVersion this sync read: a concurrent change requeues.
+		o.(metav1.Object).SetResourceVersion(rv)
+		c.setStatus(o, st)
+		return o, nil
+	}, registry.WriteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// manageReplicas is upstream's manageReplicas with deterministic pod names.
+func (c *ReplicaSet) manageReplicas(ctx context.Context, owner runtime.Object, rs *appsv1.ReplicaSet, pods []*corev1.Pod, taken map[string]bool) error {
+	diff := len(pods) - int(*rs.Spec.Replicas)
+	ref := controllerRef(rs, c.kind)
+	switch {
+	case diff < 0:
+		diff = -diff
+		if diff > burstReplicas {
+			diff = burstReplicas
+		}
+		names := freeSlotNames(podsPrefix(rs.Name), rs.UID, taken, diff)
+		_, err := slowStartBatch(diff, slowStartInitialBatch, func(i int) error {
+			return createPod(ctx, c.store, c.rec, owner, &rs.Spec.Template, names[i], ref)
+		})
+		return err
+	case diff > 0:
+		if diff > burstReplicas {
+			diff = burstReplicas
+		}
+		victims := append([]*corev1.Pod(nil), pods...)
+		sortPodsForDeletion(victims)
+		return deletePods(ctx, c.store, c.rec, owner, victims[:diff])
+	}
+	return nil
+}
+
+// calculateRSStatus is upstream's calculateStatus.
+func calculateRSStatus(rs *appsv1.ReplicaSet, pods []*corev1.Pod, manageErr error, now time.Time) appsv1.ReplicaSetStatus {
+	st := *rs.Status.DeepCopy()
+	templateLabels := labels.Set(rs.Spec.Template.Labels).AsSelectorPreValidated()
+	var fully, ready, available int32
+	for _, p := range pods {
+		if templateLabels.Matches(labels.Set(p.Labels)) {
+			fully++
+		}
+		if isPodReady(p) {
+			ready++
+			if isPodAvailable(p, rs.Spec.MinReadySeconds, now) {
+				available++
+			}
+		}
+	}
+	var failure *appsv1.ReplicaSetCondition
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == appsv1.ReplicaSetReplicaFailure {
+			failure = &st.Conditions[i]
+		}
+	}
+	switch {
+	case manageErr != nil && failure == nil:
+		reason := ""
+		if diff := len(pods) - int(*rs.Spec.Replicas); diff < 0 {
+			reason = "FailedCreate"
+		} else if diff > 0 {
+			reason = "FailedDelete"
+		}
+		st.Conditions = append(filterRSConditions(st.Conditions, appsv1.ReplicaSetReplicaFailure), appsv1.ReplicaSetCondition{
+			Type: appsv1.ReplicaSetReplicaFailure, Status: corev1.ConditionTrue,
+			LastTransitionTime: metav1.NewTime(now), Reason: reason, Message: manageErr.Error(),
+		})
+	case manageErr == nil && failure != nil:
+		st.Conditions = filterRSConditions(st.Conditions, appsv1.ReplicaSetReplicaFailure)
+	}
+	st.Replicas = int32(len(pods))
+	st.FullyLabeledReplicas = fully
+	st.ReadyReplicas = ready
+	st.AvailableReplicas = available
+	return st
+}
+
+func filterRSConditions(cs []appsv1.ReplicaSetCondition, t appsv1.ReplicaSetConditionType) []appsv1.ReplicaSetCondition {
+	var out []appsv1.ReplicaSetCondition
+	for _, c := range cs {
+		if c.Type != t {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// slowStartBatch is upstream's: batches of 1, 2, 4, … run in parallel; the first batch with
+// an error stops the rest. It returns the number of successful calls.
+func slowStartBatch(count, initial int, fn func(i int) error) (int, error) {
+	remaining := count
+	successes := 0
+	next := 0
+	for batch := min(remaining, initial); batch > 0; batch = min(2*batch, remaining) {
+		errs := make(chan error, batch)
+		var wg sync.WaitGroup
+		for i := 0; i < batch; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				if err := fn(i); err != nil {
+					errs <- err
+				}
+			}(next + i)
+		}
+		wg.Wait()
+		next += batch
+		successes += batch - len(errs)
+		if len(errs) > 0 {
+			return successes, <-errs
+		}
+		remaining -= batch
+	}
+	return successes, nil
+}
+
+// createPod is upstream's PodControl.CreatePods for one pod, with its events.
+func createPod(ctx context.Context, store *registry.Store, rec *Recorder, owner runtime.Object, t *corev1.PodTemplateSpec, name string, ref *metav1.OwnerReference) error {
+	m := owner.(metav1.Object)
+	p := podFromTemplate(t, name, ref)
+	if len(p.Labels) == 0 {
+		return fmt.Errorf("unable to create pods, no labels")
+	}
+	created, err := store.Create(ctx, store.Catalogue().Get(podGVR), m.GetNamespace(), p, registry.WriteOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		// Another replica of this controller created the same slot.
+		return nil
+	}
+	if err != nil {
+		if isNamespaceTerminating(err) {
+			return nil
+		}
+		rec.Eventf(ctx, owner, corev1.EventTypeWarning, reasonFailedCreate, "Error creating: %v", err)
+		return err
+	}
+	rec.Eventf(ctx, owner, corev1.EventTypeNormal, reasonSuccessfulCreate, "Created pod: %v", created.Object.(*corev1.Pod).Name)
+	return nil
+}
+
+// deletePods deletes pods in parallel as upstream, with SuccessfulDelete/FailedDelete events.
+func deletePods(ctx context.Context, store *registry.Store, rec *Recorder, owner runtime.Object, pods []*corev1.Pod) error {
+	errs := make(chan error, len(pods))
+	var wg sync.WaitGroup
+	for _, p := range pods {
+		wg.Add(1)
+		go func(p *corev1.Pod) {
+			defer wg.Done()
+			if err := deletePod(ctx, store, rec, owner, p); err != nil {
+				errs <- err
+			}
+		}(p)
+	}
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
+	}
+}
+
+func deletePod(ctx context.Context, store *registry.Store, rec *Recorder, owner runtime.Object, p *corev1.Pod) error {
+	uid := p.UID
+	_, err := store.Delete(ctx, store.Catalogue().Get(podGVR), p.Namespace, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}, registry.WriteOptions{})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil
+	}
+	if err != nil {
+		rec.Eventf(ctx, owner, corev1.EventTypeWarning, reasonFailedDelete, "Error deleting: %v", err)
+		return err
+	}
+	rec.Eventf(ctx, owner, corev1.EventTypeNormal, reasonSuccessfulDelete, "Deleted pod: %v", p.Name)
+	return nil
+}
+
+// claimPods is upstream's PodControllerRefManager.ClaimPods: keep owned pods that match,
+// adopt matching orphans (unless the owner is being deleted), release owned pods that no
+// longer match.
+func claimPods(ctx context.Context, store *registry.Store, log *slog.Logger, owner runtime.Object, om metav1.ObjectMeta, kind schema.GroupVersionKind, gvr schema.GroupVersionResource, selector labels.Selector, pods []*corev1.Pod) ([]*corev1.Pod, error) {
+	var out []*corev1.Pod
+	var canAdopt *bool
+	for _, p := range pods {
+		ref := metav1.GetControllerOf(p)
+		matches := selector.Matches(labels.Set(p.Labels))
+		switch {
+		case ref != nil && ref.UID != om.UID:
+			continue
+		case ref != nil && matches:
+			out = append(out, p)
+		case ref != nil:
+			if om.DeletionTimestamp != nil {
+				continue
+			}
+			if err := patchOwnerRefs(ctx, store, podGVR, p.Namespace, p.Name, p.UID, om.UID, nil); err != nil && !apierrors.IsNotFound(err) {
+				return nil, err
+			}
+		case matches && om.DeletionTimestamp == nil && p.DeletionTimestamp == nil:
+			if canAdopt == nil {
+				ok := recheckOwner(ctx, store, gvr, om)
+				canAdopt = &ok
+			}
+			if !*canAdopt {
+				continue
+			}
+			if err := patchOwnerRefs(ctx, store, podGVR, p.Namespace, p.Name, p.UID, "", controllerRef(&om, kind)); err != nil {
+				if apierrors.IsNotFound(err) {
+					continue
+				}
+				log.Debug("cannot adopt pod", "pod", p.Name, "err", err)
+				continue
+			}
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// recheckOwner is upstream's RecheckDeletionTimestamp: adopt only for a live, same-UID owner.
+func recheckOwner(ctx context.Context, store *registry.Store, gvr schema.GroupVersionResource, om metav1.ObjectMeta) bool {
+	fresh, err := store.Get(ctx, store.Catalogue().Get(gvr), om.Namespace, om.Name)
+	if err != nil {
+		return false
+	}
+	m := fresh.(metav1.Object)
+	return m.GetUID() == om.UID && m.GetDeletionTimestamp() == nil
+}
+
+// patchOwnerRefs removes the ownerReference to remove (if set) and adds add (if set, and no
+// other controller is set) on one object, guarded by its UID.
+func patchOwnerRefs(ctx context.Context, store *registry.Store, gvr schema.GroupVersionResource, ns, name string, uid, remove types.UID, add *metav1.OwnerReference) error {
+	_, err := store.Update(ctx, store.Catalogue().Get(gvr), ns, name, "", func(o runtime.Object) (runtime.Object, error) {
+		m := o.(metav1.Object)
+		if m.GetUID() != uid {
+			return nil, apierrors.NewNotFound(gvr.GroupResource(), name)
+		}
+		var refs []metav1.OwnerReference
+		for _, r := range m.GetOwnerReferences() {
+			if remove != "" && r.UID == remove {
+				continue
+			}
+			if add != nil && r.Controller != nil && *r.Controller {
+				return nil, apierrors.NewConflict(gvr.GroupResource(), name, fmt.Errorf("object already has a controller"))
+			}
+			refs = append(refs, r)
+		}
+		if add != nil {
+			if m.GetDeletionTimestamp() != nil {
+				return nil, apierrors.NewNotFound(gvr.GroupResource(), name)
+			}
+			refs = append(refs, *add)
+		}
+		m.SetOwnerReferences(refs)
+		return o, nil
+	}, registry.WriteOptions{})
+	return err
+}

@@ -1,0 +1,274 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/quotad/quotad/internal/server/servertest"
+)
+
+// eventually polls cond until it reports true, failing the test after a generous deadline.
+// It never sleeps for correctness: the deadline only bounds a broken controller.
+func wlEventually(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var lastErr error
+	for {
+		ok, err := cond(ctx)
+		if err == nil && ok {
+			return
+		}
+		lastErr = err
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s (last error: %v)", what, lastErr)
+		case <-tick.C:
+		}
+	}
+}
+
+func wlTemplate(app string) corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": app}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx"}}},
+	}
+}
+
+func wlDeployment(name string, replicas int32) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": name}},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+			Template: wlTemplate(name),
+		},
+	}
+}
+
+// quotaUsed returns status.used of a quota as plain integers.
+func wlQuotaUsed(ctx context.Context, s *servertest.Server, ns, name string) (map[string]int64, error) {
+	q, err := s.Client.CoreV1().ResourceQuotas(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	for k, v := range q.Status.Used {
+		out[string(k)] = v.Value()
+	}
+	return out, nil
+}
+
+func wlUsedEquals(want map[string]int64) func(map[string]int64) bool {
+	return func(got map[string]int64) bool {
+		for k, v := range want {
+			if got[k] != v {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func wlCountPods(ctx context.Context, s *servertest.Server, ns, selector string) (int, error) {
+	l, err := s.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return 0, err
+	}
+	return len(l.Items), nil
+}
+
+func wlEvents(ctx context.Context, s *servertest.Server, ns, kind, name, reason string) ([]corev1.Event, error) {
+	sel := fields.Set{"involvedObject.kind": kind, "involvedObject.name": name, "reason": reason}.AsSelector().String()
+	l, err := s.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: sel})
+	if err != nil {
+		return nil, err
+	}
+	var out []corev1.Event
+	for _, e := range l.Items {
+		if e.InvolvedObject.Kind == kind && e.InvolvedObject.Name == name && e.Reason == reason {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func wlDeploymentRS(ctx context.Context, s *servertest.Server, ns, deployment string) (*appsv1.ReplicaSet, error) {
+	l, err := s.Client.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for i := range l.Items {
+		if ref := metav1.GetControllerOf(&l.Items[i]); ref != nil && ref.Name == deployment {
+			return &l.Items[i], nil
+		}
+	}
+	return nil, fmt.Errorf("no replica set of deployment %s yet", deployment)
+}
+
+// TestDeploymentQuotaWalkthrough is the documentation's object-count walkthrough.
+func TestDeploymentQuotaWalkthrough(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "quota-object-example"
+	mkNamespace(t, s, ns)
+	mkQuota(t, s, ns, "test", map[string]string{
+		"count/deployments.apps": "2", "count/replicasets.apps": "4", "count/pods": "3", "count/secrets": "4",
+	})
+	if _, err := s.Client.AppsV1().Deployments(ns).Create(ctxT(t), wlDeployment("nginx", 2), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"count/deployments.apps": 1, "count/replicasets.apps": 1, "count/pods": 2}
+	wlEventually(t, "quota used "+fmt.Sprint(want), func(ctx context.Context) (bool, error) {
+		used, err := wlQuotaUsed(ctx, s, ns, "test")
+		return err == nil && wlUsedEquals(want)(used), err
+	})
+	wlEventually(t, "deployment status", func(ctx context.Context) (bool, error) {
+		d, err := s.Client.AppsV1().Deployments(ns).Get(ctx, "nginx", metav1.GetOptions{})
+		return err == nil && d.Status.Replicas == 2 && d.Status.UpdatedReplicas == 2 && d.Annotations["deployment.kubernetes.io/revision"] == "1", err
+	})
+	rs, err := wlDeploymentRS(ctxT(t), s, ns, "nginx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := rs.Labels["pod-template-hash"]
+	if hash == "" || rs.Name != "nginx-"+hash || rs.Spec.Selector.MatchLabels["pod-template-hash"] != hash {
+		t.Errorf("replica set %s labels %v selector %v: want name nginx-<pod-template-hash>", rs.Name, rs.Labels, rs.Spec.Selector)
+	}
+	for k, v := range map[string]string{"deployment.kubernetes.io/revision": "1", "deployment.kubernetes.io/desired-replicas": "2", "deployment.kubernetes.io/max-replicas": "3"} {
+		if rs.Annotations[k] != v {
+			t.Errorf("replica set annotation %s = %q, want %q", k, rs.Annotations[k], v)
+		}
+	}
+	evs, err := wlEvents(ctxT(t), s, ns, "Deployment", "nginx", "ScalingReplicaSet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 1 || evs[0].Message != "Scaled up replica set "+rs.Name+" to 2" || evs[0].Source.Component != "deployment-controller" {
+		t.Errorf("ScalingReplicaSet events = %+v", evs)
+	}
+}
+
+var wlForbiddenPod = regexp.MustCompile(`^pods "web-[a-z0-9]+-[bcdfghjklmnpqrstvwxz2456789]{5}" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=3, limited: pods=3$`)
+
+// TestDeploymentStopsAtPodQuota: a Deployment of 5 under pods: 3 stops at 3 with FailedCreate
+// events and the ReplicaFailure condition, reaches 5 once the quota is raised, and scaling
+// down credits the quota in the same write that deletes each pod.
+func TestDeploymentStopsAtPodQuota(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "short"
+	mkNamespace(t, s, ns)
+	mkQuota(t, s, ns, "pods", map[string]string{"pods": "3"})
+	if _, err := s.Client.AppsV1().Deployments(ns).Create(ctxT(t), wlDeployment("web", 5), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// 1. Short of replicas, and saying why: on the ReplicaSet, the Deployment, and in events.
+	var rs *appsv1.ReplicaSet
+	wlEventually(t, "ReplicaFailure on the replica set", func(ctx context.Context) (bool, error) {
+		var err error
+		rs, err = wlDeploymentRS(ctx, s, ns, "web")
+		if err != nil {
+			return false, err
+		}
+		for _, c := range rs.Status.Conditions {
+			if c.Type == appsv1.ReplicaSetReplicaFailure {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	for _, c := range rs.Status.Conditions {
+		if c.Type == appsv1.ReplicaSetReplicaFailure {
+			if c.Status != corev1.ConditionTrue || c.Reason != "FailedCreate" || !wlForbiddenPod.MatchString(c.Message) {
+				t.Errorf("ReplicaFailure = %+v", c)
+			}
+		}
+	}
+	wlEventually(t, "ReplicaFailure on the deployment", func(ctx context.Context) (bool, error) {
+		d, err := s.Client.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range d.Status.Conditions {
+			if c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue && c.Reason == "FailedCreate" && wlForbiddenPod.MatchString(c.Message) {
+				return d.Status.Replicas == 3, nil
+			}
+		}
+		return false, nil
+	})
+	evs, err := wlEvents(ctxT(t), s, ns, "ReplicaSet", rs.Name, "FailedCreate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) == 0 {
+		t.Fatal("no FailedCreate event")
+	}
+	for _, e := range evs {
+		if e.Type != corev1.EventTypeWarning || e.Source.Component != "replicaset-controller" || e.Count < 1 ||
+			len(e.Message) < len("Error creating: ") || e.Message[:len("Error creating: ")] != "Error creating: " || !wlForbiddenPod.MatchString(e.Message[len("Error creating: "):]) {
+			t.Errorf("FailedCreate event = %+v", e)
+		}
+	}
+	created, err := wlEvents(ctxT(t), s, ns, "ReplicaSet", rs.Name, "SuccessfulCreate")
+	if err != nil || len(created) != 3 {
+		t.Errorf("SuccessfulCreate events: %d, %v", len(created), err)
+	}
+	if n, err := wlCountPods(ctxT(t), s, ns, "app=web"); err != nil || n != 3 {
+		t.Fatalf("pods = %d (%v), want 3", n, err)
+	}
+	// 2. Raise the quota: the controller recovers without a restart.
+	q, err := s.Client.CoreV1().ResourceQuotas(ns).Get(ctxT(t), "pods", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Spec.Hard[corev1.ResourcePods] = resource.MustParse("10")
+	if _, err := s.Client.CoreV1().ResourceQuotas(ns).Update(ctxT(t), q, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wlEventually(t, "5 replicas and no ReplicaFailure", func(ctx context.Context) (bool, error) {
+		d, err := s.Client.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range d.Status.Conditions {
+			if c.Type == appsv1.DeploymentReplicaFailure {
+				return false, nil
+			}
+		}
+		return d.Status.Replicas == 5 && d.Status.UpdatedReplicas == 5, nil
+	})
+	if used, err := wlQuotaUsed(ctxT(t), s, ns, "pods"); err != nil || used["pods"] != 5 {
+		t.Fatalf("quota used = %v (%v), want pods=5", used, err)
+	}
+	// 3. Scale down: every pod delete credits the quota in the same transaction.
+	d, err := s.Client.AppsV1().Deployments(ns).Get(ctxT(t), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := int32(2)
+	d.Spec.Replicas = &two
+	if _, err := s.Client.AppsV1().Deployments(ns).Update(ctxT(t), d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wlEventually(t, "2 pods", func(ctx context.Context) (bool, error) {
+		n, err := wlCountPods(ctx, s, ns, "app=web")
+		return n == 2, err
+	})
+	if used, err := wlQuotaUsed(ctxT(t), s, ns, "pods"); err != nil || used["pods"] != 2 {
+		t.Fatalf("quota used after scale down = %v (%v), want pods=2", used, err)
+	}
+	deleted, err := wlEvents(ctxT(t), s, ns, "ReplicaSet", rs.Name, "SuccessfulDelete")
+	if err != nil || len(deleted) != 3 {
+		t.Errorf("SuccessfulDelete events: %d, %v", len(deleted), err)
+	}
+}
