@@ -14,6 +14,7 @@ import (
 
 	"github.com/quotad/quotad/internal/admission/priority"
 	"github.com/quotad/quotad/internal/controller/crd"
+	"github.com/quotad/quotad/internal/controller/garbagecollector"
 	"github.com/quotad/quotad/internal/controller/namespace"
 	"github.com/quotad/quotad/internal/controller/resourcequota"
 	"github.com/quotad/quotad/internal/controller/workloads"
@@ -80,5 +81,6 @@ func startControllers(ctx context.Context, store *registry.Store, log *slog.Logg
 	run("replicaset", workloads.NewReplicaSet(store, log, workloads.Options{}).Start)
 	run("replicationcontroller", workloads.NewReplicationController(store, log, workloads.Options{}).Start)
 	run("deployment", workloads.NewDeployment(store, log, workloads.Options{}).Start)
+	run("garbagecollector", garbagecollector.New(store, log, garbagecollector.Options{}).Start)
 	return &wg
 }
