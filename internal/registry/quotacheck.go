@@ -93,7 +93,6 @@ func (s *Store) CheckQuotas(ctx context.Context, ns string) ([]QuotaCheck, error
 // the quota nor anything in its namespace changed since the check's revision. It returns
 // storage.ErrConflict (wrapped) when something did: the caller checks again.
 func (s *Store) RepairQuota(ctx context.Context, c QuotaCheck) error {
-	defer s.lockNamespace(c.Namespace)()
 	qres := s.cfg.Catalogue.Get(quotaGVR)
 	key := qres.Key(c.Namespace, c.Name)
 	kv, err := s.cfg.Storage.Get(ctx, key)

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
 	"reflect"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -76,8 +74,8 @@ type Config struct {
 
 // Store is the generic registry over storage.Store.
 type Store struct {
-	cfg   Config
-	locks [256]sync.Mutex
+	cfg    Config
+	queues [64]queueShard
 }
 
 // NewStore returns a Store.
@@ -104,14 +102,6 @@ var quotaGVR = corev1.SchemeGroupVersion.WithResource("resourcequotas")
 
 // errObjectChanged reports that the object's own guard failed: the caller re-reads.
 var errObjectChanged = errors.New("object changed")
-
-func (s *Store) lockNamespace(ns string) func() {
-	h := fnv.New32a()
-	h.Write([]byte(ns))
-	m := &s.locks[h.Sum32()%uint32(len(s.locks))]
-	m.Lock()
-	return m.Unlock
-}
 
 // internalError wraps an unexpected error as a 500.
 func internalError(err error) error {
@@ -153,133 +143,10 @@ type write struct {
 	guard int64
 	// obj is the object to store; nil deletes the key.
 	obj runtime.Object
-}
-
-// commit evaluates quota for one write and commits the object with every quota change in
-// one guarded transaction, retrying on conflicts that are not the object's own.
-func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
-	ns := w.attrs.Namespace
-	if !w.res.Namespaced {
-		ns = ""
-	}
-	if ns != "" {
-		defer s.lockNamespace(ns)()
-	}
-	var lastErr error
-	for attempt := 0; attempt < s.cfg.MaxRetries; attempt++ {
-		if err := ctx.Err(); err != nil {
-			return 0, internalError(err)
-		}
-		txn := storage.Txn{}
-		// 1. The object's own guard.
-		txn.Compares = append(txn.Compares, storage.Compare{Target: storage.ModRevisionEquals, Key: w.key, Revision: w.guard})
-		// 2. Quota: read the namespace's quotas, evaluate, and guard on them.
-		if ns != "" {
-			qops, qcmps, err := s.quotaChanges(ctx, w)
-			if err != nil {
-				return 0, err
-			}
-			txn.Compares = append(txn.Compares, qcmps...)
-			txn.Ops = append(txn.Ops, qops...)
-			txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpPut, Key: EpochKey(ns)})
-		}
-		if w.attrs.DryRun {
-			return 0, nil
-		}
-		var value []byte
-		if w.obj != nil {
-			b, err := encodeForStorage(w.obj, w.res.GVK())
-			if err != nil {
-				return 0, internalError(err)
-			}
-			value = b
-		}
-		if w.obj != nil {
-			txn.Ops = append([]storage.Op{{Type: storage.OpPut, Key: w.key, Value: value}}, txn.Ops...)
-		} else {
-			txn.Ops = append([]storage.Op{{Type: storage.OpDelete, Key: w.key}}, txn.Ops...)
-		}
-		// 3. Commit.
-		r, err := s.cfg.Storage.Txn(ctx, txn)
-		if err == nil {
-			return r.Revision, nil
-		}
-		if !errors.Is(err, storage.ErrConflict) {
-			return 0, internalError(err)
-		}
-		lastErr = err
-		// 4. Whose guard failed? The object's own → the caller decides; otherwise retry.
-		cur, gerr := s.cfg.Storage.Get(ctx, w.key)
-		switch {
-		case errors.Is(gerr, storage.ErrNotFound):
-			if w.guard != 0 {
-				return 0, errObjectChanged
-			}
-		case gerr != nil:
-			return 0, internalError(gerr)
-		case cur.ModRevision != w.guard:
-			return 0, errObjectChanged
-		}
-	}
-	s.cfg.Logger.Warn("write gave up after conflicts", "key", w.key, "err", lastErr)
-	return 0, apierrors.NewConflict(w.res.GroupResource(), w.attrs.Name, fmt.Errorf("too many concurrent changes, please try again"))
-}
-
-// quotaChanges reads the namespace's quotas at one revision and returns the writes and guards
-// that keep every quota's status exact for this write.
-func (s *Store) quotaChanges(ctx context.Context, w *write) ([]storage.Op, []storage.Compare, error) {
-	ns := w.attrs.Namespace
-	qres := s.cfg.Catalogue.Get(quotaGVR)
-	prefix := qres.KeyPrefix(ns)
-	lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{})
-	if err != nil {
-		return nil, nil, internalError(err)
-	}
-	cmps := []storage.Compare{{Target: storage.RangeNotModifiedAfter, Key: prefix, Revision: lr.Revision}}
-	var ops []storage.Op
-	quotas := make([]corev1.ResourceQuota, 0, len(lr.KVs))
-	revs := map[string]int64{}
-	for _, kv := range lr.KVs {
-		obj, err := decodeKV(qres, kv)
-		if err != nil {
-			return nil, nil, internalError(err)
-		}
-		q := obj.(*corev1.ResourceQuota)
-		revs[q.Name] = kv.ModRevision
-		quotas = append(quotas, *q)
-	}
-	isQuota := w.res.GVR.GroupResource() == quotaGVR.GroupResource()
-	if s.cfg.Quota != nil {
-		changed, err := s.cfg.Quota.Check(w.attrs, quotas)
-		if s.cfg.ObserveQuota != nil && len(quotas) > 0 {
-			s.cfg.ObserveQuota(err)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		for i := range changed {
-			q := &changed[i]
-			if isQuota && q.Name == w.attrs.Name {
-				continue // the written quota's own status is recomputed below
-			}
-			b, err := encodeForStorage(q, qres.GVK())
-			if err != nil {
-				return nil, nil, internalError(err)
-			}
-			cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: qres.Key(ns, q.Name), Revision: revs[q.Name]})
-			ops = append(ops, storage.Op{Type: storage.OpPut, Key: qres.Key(ns, q.Name), Value: b})
-		}
-	}
-	// A quota being created or edited gets its complete status in this same transaction:
-	// computed from the namespace at lr.Revision, guarded by the namespace's usage epoch.
-	if isQuota && w.obj != nil {
-		rq := w.obj.(*corev1.ResourceQuota)
-		if err := s.computeQuotaStatus(ctx, rq, lr.Revision); err != nil {
-			return nil, nil, err
-		}
-		cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKey(ns), Revision: lr.Revision})
-	}
-	return ops, cmps, nil
+	// value is the encoded object when known before the batch (quota writes are encoded
+	// after their status is computed); size is its length, for batch limits.
+	value []byte
+	size  int
 }
 
 // computeQuotaStatus sets status.hard = spec.hard and status.used from the namespace's
