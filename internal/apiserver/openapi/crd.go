@@ -27,10 +27,16 @@ func customResourceName(gvk schema.GroupVersionKind) string {
 	return strings.Join(append(parts, gvk.Version, gvk.Kind), ".")
 }
 
-// customResourceSchemas returns the object and list schemas of a custom resource: the
-// CRD's openAPIV3Schema with the standard apiVersion, kind and metadata ($ref ObjectMeta)
-// properties. The x-kubernetes-group-version-kind extension is added by Build.
-func customResourceSchemas(r *resolved) (obj, list map[string]any, err error) {
+// customResourceSchemas returns the object and list schemas of a custom resource in the
+// dialect of defs: the CRD's openAPIV3Schema with the standard apiVersion, kind and
+// metadata ($ref ObjectMeta) properties. The x-kubernetes-group-version-kind extension is
+// added by Build.
+//
+// For Swagger 2.0 the schema is first reduced as the apiextensions-apiserver does for
+// /openapi/v2 (see toSwaggerSchema), and an object without a schema or preserving unknown
+// fields at its root becomes a bare {"type":"object"}: kubectl's v2 validation would
+// otherwise refuse every field it does not know.
+func customResourceSchemas(defs *definitions, r *resolved) (obj, list map[string]any, err error) {
 	obj = map[string]any{}
 	if r.CRDSchema != nil {
 		if obj, err = jsonSchemaPropsMap(r.CRDSchema); err != nil {
@@ -39,19 +45,24 @@ func customResourceSchemas(r *resolved) (obj, list map[string]any, err error) {
 	} else {
 		obj["x-kubernetes-preserve-unknown-fields"] = true
 	}
-	obj["type"] = "object"
-	props, _ := obj["properties"].(map[string]any)
-	if props == nil {
-		props = map[string]any{}
-	}
 	typeMeta := metav1.TypeMeta{}.SwaggerDoc()
-	props["apiVersion"] = map[string]any{"description": typeMeta["apiVersion"], "type": "string"}
-	props["kind"] = map[string]any{"description": typeMeta["kind"], "type": "string"}
-	props["metadata"] = map[string]any{
-		"allOf":       []any{map[string]any{"$ref": refPrefix + objectMetaName}},
-		"description": objectMetaDescription,
+	switch {
+	case defs.v2 && obj["x-kubernetes-preserve-unknown-fields"] == true:
+		obj = map[string]any{"type": "object"}
+	default:
+		if defs.v2 {
+			toSwaggerSchema(obj)
+		}
+		obj["type"] = "object"
+		props, _ := obj["properties"].(map[string]any)
+		if props == nil {
+			props = map[string]any{}
+		}
+		props["apiVersion"] = map[string]any{"description": typeMeta["apiVersion"], "type": "string"}
+		props["kind"] = map[string]any{"description": typeMeta["kind"], "type": "string"}
+		props["metadata"] = defs.ref(objectMetaName, map[string]any{"description": objectMetaDescription})
+		obj["properties"] = props
 	}
-	obj["properties"] = props
 
 	list = map[string]any{
 		"description": r.listGVK.Kind + " is a list of " + r.gvk.Kind,
@@ -62,16 +73,93 @@ func customResourceSchemas(r *resolved) (obj, list map[string]any, err error) {
 			"items": map[string]any{
 				"description": "List of " + strings.ToLower(r.Plural) + ". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md",
 				"type":        "array",
-				"items":       map[string]any{"$ref": refPrefix + customResourceName(r.gvk)},
+				"items":       defs.ref(customResourceName(r.gvk), nil),
 			},
-			"metadata": map[string]any{
-				"allOf":       []any{map[string]any{"$ref": refPrefix + listMetaName}},
-				"description": listMetaDescription,
-			},
+			"metadata": defs.ref(listMetaName, map[string]any{"description": listMetaDescription}),
 		},
 		"required": []any{"items"},
 	}
 	return obj, list, nil
+}
+
+// toSwaggerSchema reduces a CRD schema (in its JSON object form) to what kube-apiserver
+// publishes in /openapi/v2, as the apiextensions-apiserver's ToStructuralOpenAPIV2 does,
+// node by node from the root:
+//   - allOf, oneOf, anyOf and not are dropped (Swagger 2.0 and kubectl cannot use them);
+//   - a nullable node loses its type, items and properties, and is no longer required by
+//     its parent (a nullable additionalProperties clears the parent's required list);
+//   - a node preserving unknown fields loses its items and properties, and its type when
+//     that is object;
+//   - an array left without items loses its type.
+//
+// Keywords Swagger 2.0 has no place for (nullable, patternProperties, ...) are dropped.
+func toSwaggerSchema(s map[string]any) {
+	for _, k := range []string{"allOf", "oneOf", "anyOf", "not"} {
+		delete(s, k)
+	}
+	if s["nullable"] == true {
+		delete(s, "type")
+		delete(s, "items")
+		delete(s, "properties")
+	}
+	preserve := s["x-kubernetes-preserve-unknown-fields"] == true
+	if preserve {
+		delete(s, "items")
+		delete(s, "properties")
+	}
+	if _, ok := s["items"]; !ok && s["type"] == "array" {
+		delete(s, "type")
+	}
+	if preserve && s["type"] == "object" {
+		delete(s, "type")
+	}
+	props, _ := s["properties"].(map[string]any)
+	if req, ok := s["required"].([]any); ok {
+		kept := []any{}
+		for _, name := range req {
+			if p, ok := props[fmt.Sprint(name)].(map[string]any); ok && p["nullable"] == true {
+				continue
+			}
+			kept = append(kept, name)
+		}
+		if ap, ok := s["additionalProperties"].(map[string]any); ok && ap["nullable"] == true {
+			kept = nil
+		}
+		if len(kept) > 0 {
+			s["required"] = kept
+		} else {
+			delete(s, "required")
+		}
+	}
+	for k := range s {
+		if !strings.HasPrefix(k, "x-") && !swaggerSchemaKeyword(k) {
+			delete(s, k)
+		}
+	}
+	for _, p := range props {
+		if p, ok := p.(map[string]any); ok {
+			toSwaggerSchema(p)
+		}
+	}
+	if items, ok := s["items"].(map[string]any); ok {
+		toSwaggerSchema(items)
+	}
+	if ap, ok := s["additionalProperties"].(map[string]any); ok {
+		toSwaggerSchema(ap)
+	}
+}
+
+// swaggerSchemaKeyword reports whether k is a keyword of a Swagger 2.0 schema object.
+func swaggerSchemaKeyword(k string) bool {
+	switch k {
+	case "$ref", "format", "title", "description", "default", "multipleOf", "maximum",
+		"exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern",
+		"maxItems", "minItems", "uniqueItems", "maxProperties", "minProperties", "required",
+		"enum", "additionalProperties", "type", "items", "allOf", "properties",
+		"discriminator", "readOnly", "xml", "externalDocs", "example":
+		return true
+	}
+	return false
 }
 
 // jsonSchemaPropsMap converts a CRD schema to its JSON object form: JSONSchemaProps'

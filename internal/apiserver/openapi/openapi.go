@@ -160,16 +160,9 @@ func (b *Builder) Build(resources []Resource) (*Documents, error) {
 	}
 
 	// 2. Generate the component schemas of the group-versions to encode.
-	defs := newDefinitions()
-	for _, t := range []reflect.Type{
-		reflect.TypeFor[metav1.DeleteOptions](), reflect.TypeFor[metav1.Status](),
-		reflect.TypeFor[metav1.Patch](), reflect.TypeFor[metav1.APIResourceList](),
-		reflect.TypeFor[metav1.ObjectMeta](), reflect.TypeFor[metav1.ListMeta](),
-		reflect.TypeFor[autoscalingv1.Scale](),
-	} {
-		if _, err := defs.define(t); err != nil {
-			return nil, err
-		}
+	defs := newDefinitions(false)
+	if err := defineCommon(defs); err != nil {
+		return nil, err
 	}
 	for _, gv := range stale {
 		for _, r := range gvs[gv] {
@@ -179,37 +172,8 @@ func (b *Builder) Build(resources []Resource) (*Documents, error) {
 		}
 	}
 
-	// 3. Mark the kinds with x-kubernetes-group-version-kind. DeleteOptions lists the
-	// built-in group-versions (as kube-apiserver's scheme does; custom resource groups are
-	// not in it); Status, APIResourceList and Scale name their own.
-	gvks := map[string][]schema.GroupVersionKind{}
-	builtinGVs := map[schema.GroupVersion]bool{{Version: "v1"}: true}
-	for _, r := range rs {
-		obj, list := r.names()
-		gvks[obj] = append(gvks[obj], r.gvk)
-		gvks[list] = append(gvks[list], r.listGVK)
-		if r.builtin {
-			builtinGVs[r.gvk.GroupVersion()] = true
-		}
-	}
-	for gv := range builtinGVs {
-		gvks[deleteOptionsName] = append(gvks[deleteOptionsName], gv.WithKind("DeleteOptions"))
-	}
-	gvks[statusName] = append(gvks[statusName], schema.GroupVersionKind{Version: "v1", Kind: "Status"})
-	gvks[apiResourceListName] = append(gvks[apiResourceListName], schema.GroupVersionKind{Version: "v1", Kind: "APIResourceList"})
-	gvks[scaleName] = append(gvks[scaleName], scaleGVK())
-	for name, list := range gvks {
-		s, ok := defs.schemas[name]
-		if !ok {
-			continue // only in cached documents
-		}
-		sortGVKs(list)
-		ext := make([]any, len(list))
-		for i, gvk := range list {
-			ext[i] = gvkObject(gvk)
-		}
-		s[extGVK] = ext
-	}
+	// 3. Mark the kinds with x-kubernetes-group-version-kind.
+	markKinds(defs, rs)
 
 	// 4. Encode the stale documents: their paths and the schemas they reach.
 	params, err := newQueryParams()
@@ -250,6 +214,57 @@ func (b *Builder) Build(resources []Resource) (*Documents, error) {
 	return docs, nil
 }
 
+// defineCommon adds the schemas every document uses: the apimachinery kinds of the
+// operations and the metadata and Scale types.
+func defineCommon(defs *definitions) error {
+	for _, t := range []reflect.Type{
+		reflect.TypeFor[metav1.DeleteOptions](), reflect.TypeFor[metav1.Status](),
+		reflect.TypeFor[metav1.Patch](), reflect.TypeFor[metav1.APIResourceList](),
+		reflect.TypeFor[metav1.ObjectMeta](), reflect.TypeFor[metav1.ListMeta](),
+		reflect.TypeFor[autoscalingv1.Scale](),
+	} {
+		if _, err := defs.define(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// markKinds sets x-kubernetes-group-version-kind on the defined schemas of the served
+// kinds and their lists. DeleteOptions lists the built-in group-versions (as
+// kube-apiserver's scheme does; custom resource groups are not in it); Status,
+// APIResourceList and Scale name their own. Schemas not in defs are skipped.
+func markKinds(defs *definitions, rs []*resolved) {
+	gvks := map[string][]schema.GroupVersionKind{}
+	builtinGVs := map[schema.GroupVersion]bool{{Version: "v1"}: true}
+	for _, r := range rs {
+		obj, list := r.names()
+		gvks[obj] = append(gvks[obj], r.gvk)
+		gvks[list] = append(gvks[list], r.listGVK)
+		if r.builtin {
+			builtinGVs[r.gvk.GroupVersion()] = true
+		}
+	}
+	for gv := range builtinGVs {
+		gvks[deleteOptionsName] = append(gvks[deleteOptionsName], gv.WithKind("DeleteOptions"))
+	}
+	gvks[statusName] = append(gvks[statusName], schema.GroupVersionKind{Version: "v1", Kind: "Status"})
+	gvks[apiResourceListName] = append(gvks[apiResourceListName], schema.GroupVersionKind{Version: "v1", Kind: "APIResourceList"})
+	gvks[scaleName] = append(gvks[scaleName], scaleGVK())
+	for name, list := range gvks {
+		s, ok := defs.schemas[name]
+		if !ok {
+			continue
+		}
+		sortGVKs(list)
+		ext := make([]any, len(list))
+		for i, gvk := range list {
+			ext[i] = gvkObject(gvk)
+		}
+		s[extGVK] = ext
+	}
+}
+
 // defineResource adds the object and list schemas of one resource to defs.
 func defineResource(defs *definitions, r *resolved) error {
 	if r.builtin {
@@ -259,7 +274,7 @@ func defineResource(defs *definitions, r *resolved) error {
 		_, err := defs.define(r.ListType)
 		return err
 	}
-	obj, list, err := customResourceSchemas(r)
+	obj, list, err := customResourceSchemas(defs, r)
 	if err != nil {
 		return err
 	}
@@ -284,7 +299,7 @@ func encode(gv schema.GroupVersion, list []*resolved, defs *definitions, params 
 		"info":    map[string]any{"title": "Kubernetes", "version": "unversioned"},
 		"paths":   pb.paths,
 		"components": map[string]any{
-			"schemas": reachable(defs.schemas, pb.paths),
+			"schemas": reachable(defs.schemas, pb.paths, refPrefix),
 			"securitySchemes": map[string]any{
 				"BearerToken": map[string]any{
 					"description": "Bearer Token authentication",
@@ -389,16 +404,17 @@ func resolve(resources []Resource) ([]*resolved, error) {
 	return out, nil
 }
 
-// reachable returns the schemas referenced from root, directly or through other schemas.
-func reachable(all map[string]map[string]any, root any) map[string]any {
+// reachable returns the schemas referenced (with prefix) from root, directly or through
+// other schemas.
+func reachable(all map[string]map[string]any, root any, prefix string) map[string]any {
 	out := map[string]any{}
 	var walk func(v any)
 	walk = func(v any) {
 		switch v := v.(type) {
 		case map[string]any:
 			for k, x := range v {
-				if s, ok := x.(string); ok && k == "$ref" && strings.HasPrefix(s, refPrefix) {
-					name := strings.TrimPrefix(s, refPrefix)
+				if s, ok := x.(string); ok && k == "$ref" && strings.HasPrefix(s, prefix) {
+					name := strings.TrimPrefix(s, prefix)
 					if _, done := out[name]; !done {
 						if def, ok := all[name]; ok {
 							out[name] = def

@@ -11,8 +11,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// refPrefix starts every reference to a component schema.
-const refPrefix = "#/components/schemas/"
+// refPrefix starts every reference to a component schema in an OpenAPI v3 document;
+// refPrefixV2 starts every reference to a definition in the Swagger 2.0 document.
+const (
+	refPrefix   = "#/components/schemas/"
+	refPrefixV2 = "#/definitions/"
+)
 
 // Extension keys written on schemas.
 const (
@@ -35,18 +39,39 @@ type (
 
 // definitions generates component schemas from Go types. Every named struct type becomes
 // one component schema referenced with $ref; other types are inlined.
+//
+// The same walk writes either dialect kube-openapi publishes: OpenAPI v3 (references to
+// #/components/schemas/, a reference with sibling keywords wrapped in allOf, the enforced
+// zero-value defaults, oneOf for types with OpenAPIV3OneOfTypes) or, with v2 set, Swagger
+// 2.0 (references to #/definitions/ with their siblings beside them, no enforced defaults,
+// the single OpenAPISchemaType).
 type definitions struct {
+	v2      bool
 	schemas map[string]map[string]any
 	names   map[reflect.Type]string
 	types   map[string]reflect.Type
 }
 
-func newDefinitions() *definitions {
+func newDefinitions(v2 bool) *definitions {
 	return &definitions{
+		v2:      v2,
 		schemas: map[string]map[string]any{},
 		names:   map[reflect.Type]string{},
 		types:   map[string]reflect.Type{},
 	}
+}
+
+// prefix is the start of a reference to a schema in the dialect.
+func (d *definitions) prefix() string {
+	if d.v2 {
+		return refPrefixV2
+	}
+	return refPrefix
+}
+
+// ref returns a reference to the named schema with extra keywords beside it.
+func (d *definitions) ref(name string, extra map[string]any) map[string]any {
+	return d.combine(map[string]any{"$ref": d.prefix() + name}, true, extra)
 }
 
 // define returns the component name of struct type t, generating its schema and every
@@ -73,7 +98,7 @@ func (d *definitions) define(t reflect.Type) (string, error) {
 		if f, ok := as[schemaFormatter](t); ok {
 			format = f.OpenAPISchemaFormat()
 		}
-		if oneOf, ok := as[v3OneOfTyper](t); ok && len(oneOf.OpenAPIV3OneOfTypes()) > 0 {
+		if oneOf, ok := as[v3OneOfTyper](t); ok && !d.v2 && len(oneOf.OpenAPIV3OneOfTypes()) > 0 {
 			alts := make([]any, 0, len(oneOf.OpenAPIV3OneOfTypes()))
 			for _, typ := range oneOf.OpenAPIV3OneOfTypes() {
 				alts = append(alts, map[string]any{"type": typ})
@@ -153,8 +178,8 @@ func (d *definitions) collect(t reflect.Type, props map[string]any, required *[]
 }
 
 // field returns the schema of one struct field: its type, description, enforced default
-// and the patch and list extensions of its struct tags. A reference with any sibling
-// keyword is wrapped in allOf, as kube-openapi's v3 output does.
+// (v3 only) and the patch and list extensions of its struct tags. In v3 a reference with
+// any sibling keyword is wrapped in allOf, as kube-openapi's v3 output does.
 func (d *definitions) field(owner reflect.Type, f reflect.StructField, name, desc string, omitEmpty bool) (map[string]any, error) {
 	base, isRef, err := d.inline(f.Type)
 	if err != nil {
@@ -164,7 +189,7 @@ func (d *definitions) field(owner reflect.Type, f reflect.StructField, name, des
 	if desc != "" {
 		extra["description"] = desc
 	}
-	if def := enforcedDefault(f.Type, omitEmpty); def != nil {
+	if def := enforcedDefault(f.Type, omitEmpty); def != nil && !d.v2 {
 		extra["default"] = def
 	}
 	strategy := f.Tag.Get("patchStrategy")
@@ -185,7 +210,7 @@ func (d *definitions) field(owner reflect.Type, f reflect.StructField, name, des
 			extra[extListMapKeys] = k
 		}
 	}
-	return combine(base, isRef, extra), nil
+	return d.combine(base, isRef, extra), nil
 }
 
 // element returns the schema of an array item or map value: non-pointer values get the
@@ -196,10 +221,10 @@ func (d *definitions) element(t reflect.Type) (map[string]any, error) {
 		return nil, err
 	}
 	extra := map[string]any{}
-	if def := enforcedDefault(t, false); def != nil {
+	if def := enforcedDefault(t, false); def != nil && !d.v2 {
 		extra["default"] = def
 	}
-	return combine(base, isRef, extra), nil
+	return d.combine(base, isRef, extra), nil
 }
 
 // inline returns a fresh schema for a use of type t and whether it is a plain $ref.
@@ -216,7 +241,7 @@ func (d *definitions) inline(t reflect.Type) (map[string]any, bool, error) {
 		if err != nil {
 			return nil, false, err
 		}
-		return map[string]any{"$ref": refPrefix + name}, true, nil
+		return map[string]any{"$ref": d.prefix() + name}, true, nil
 	case reflect.Slice, reflect.Array:
 		if t.Elem().Kind() == reflect.Uint8 {
 			return map[string]any{"type": "string", "format": "byte"}, false, nil
@@ -249,12 +274,14 @@ func (d *definitions) inline(t reflect.Type) (map[string]any, bool, error) {
 	return s, false, nil
 }
 
-// combine adds extra keywords to a schema, wrapping a $ref in allOf when needed.
-func combine(base map[string]any, isRef bool, extra map[string]any) map[string]any {
+// combine adds extra keywords to a schema. In v3 a $ref with siblings is wrapped in
+// allOf; Swagger 2.0 documents keep the siblings beside the $ref, as kube-apiserver's
+// /openapi/v2 does.
+func (d *definitions) combine(base map[string]any, isRef bool, extra map[string]any) map[string]any {
 	if len(extra) == 0 {
 		return base
 	}
-	if isRef {
+	if isRef && !d.v2 {
 		base = map[string]any{"allOf": []any{base}}
 	}
 	for k, v := range extra {

@@ -261,7 +261,7 @@ type (
 )
 
 func TestDefinitions(t *testing.T) {
-	d := newDefinitions()
+	d := newDefinitions(false)
 	name, err := d.define(reflect.TypeFor[testTree]())
 	if err != nil {
 		t.Fatal(err)
@@ -321,7 +321,7 @@ func TestDefinitions(t *testing.T) {
 	}
 
 	for _, bad := range []reflect.Type{reflect.TypeFor[testBadKey](), reflect.TypeFor[testBadKind]()} {
-		if _, err := newDefinitions().define(bad); err == nil {
+		if _, err := newDefinitions(false).define(bad); err == nil {
 			t.Errorf("define(%v) succeeded, want an error", bad)
 		}
 	}
