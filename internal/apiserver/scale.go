@@ -141,15 +141,11 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, res *registr
 			}
 			var want autoscalingv1.Scale
 			if info.Verb == "update" {
-				j, err := registry.ToJSON(body, pt)
-				if err != nil {
+				if err := decodeScale(body, r.Header.Get("Content-Type"), &want); err != nil {
 					return nil, err
 				}
-				if err := json.Unmarshal(j, &want); err != nil {
-					return nil, apierrors.NewBadRequest(err.Error())
-				}
 				if want.ResourceVersion != "" && want.ResourceVersion != sc.ResourceVersion {
-					return nil, apierrors.NewConflict(scaleGR, info.Name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+					return nil, apierrors.NewConflict(res.GroupResource(), info.Name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
 				}
 			} else {
 				cur, _ := json.Marshal(sc)
@@ -186,4 +182,23 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, res *registr
 	default:
 		writeError(w, apierrors.NewMethodNotSupported(scaleGR, info.Verb))
 	}
+}
+
+// decodeScale decodes an autoscaling/v1 Scale request body: JSON, YAML or protobuf (client-go's
+// typed clients send protobuf).
+func decodeScale(body []byte, contentType string, into *autoscalingv1.Scale) error {
+	if registry.IsProtobuf(contentType) {
+		if err := registry.DecodeProtobuf(body, into); err != nil {
+			return apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err))
+		}
+		return nil
+	}
+	j, err := registry.ToJSON(body, contentType)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(j, into); err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err))
+	}
+	return nil
 }
