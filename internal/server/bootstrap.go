@@ -81,6 +81,8 @@ func startControllers(ctx context.Context, store *registry.Store, log *slog.Logg
 	run("replicaset", workloads.NewReplicaSet(store, log, workloads.Options{}).Start)
 	run("replicationcontroller", workloads.NewReplicationController(store, log, workloads.Options{}).Start)
 	run("deployment", workloads.NewDeployment(store, log, workloads.Options{}).Start)
+	run("job", workloads.NewJob(store, log, workloads.Options{}).Start)
+	run("cronjob", workloads.NewCronJob(store, log, workloads.Options{}).Start)
 	run("garbagecollector", garbagecollector.New(store, log, garbagecollector.Options{}).Start)
 	return &wg
 }
