@@ -34,6 +34,7 @@ type recorded struct {
 // fakeServer is just enough of an API server for kubectl create, apply and explain.
 type fakeServer struct {
 	docs      *Documents
+	v2        *V2
 	resources []Resource
 
 	mu       sync.Mutex
@@ -47,7 +48,11 @@ func newFakeServer(t *testing.T, resources []Resource) (*fakeServer, *httptest.S
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeServer{docs: docs, resources: resources, objects: map[string][]byte{}}
+	v2, err := BuildV2(resources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeServer{docs: docs, v2: v2, resources: resources, objects: map[string][]byte{}}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	return f, srv
@@ -78,6 +83,8 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case p == "/openapi/v3" || strings.HasPrefix(p, "/openapi/v3/"):
 		f.docs.ServeHTTP(w, r)
+	case p == "/openapi/v2":
+		f.v2.ServeHTTP(w, r)
 	case p == "/version":
 		writeJSON(w, 200, map[string]string{"major": "1", "minor": "32", "gitVersion": "v1.32.0"})
 	case p == "/api":

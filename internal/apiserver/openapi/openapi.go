@@ -111,6 +111,8 @@ func Build(resources []Resource) (*Documents, error) {
 type Builder struct {
 	mu    sync.Mutex
 	cache map[string]cachedDoc // group-version path → last document
+	v2    *V2                  // last /openapi/v2 document
+	v2Key string               // the fingerprints of the resources of v2
 }
 
 type cachedDoc struct {
