@@ -8,11 +8,14 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/quotad/quotad/internal/controller/workloads"
 	"github.com/quotad/quotad/internal/server/servertest"
 )
 
@@ -270,5 +273,183 @@ func TestDeploymentStopsAtPodQuota(t *testing.T) {
 	deleted, err := wlEvents(ctxT(t), s, ns, "ReplicaSet", rs.Name, "SuccessfulDelete")
 	if err != nil || len(deleted) != 3 {
 		t.Errorf("SuccessfulDelete events: %d, %v", len(deleted), err)
+	}
+}
+
+func wlSetPodPhase(ctx context.Context, s *servertest.Server, p *corev1.Pod, phase corev1.PodPhase) error {
+	cur, err := s.Client.CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	cur.Status.Phase = phase
+	_, err = s.Client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+	return err
+}
+
+// TestJobUnderPodQuota: a Job of parallelism 3 under pods: 2 runs two pods, reports the
+// refusal as upstream, and completes as pods succeed (terminal pods leave the pods quota).
+func TestJobUnderPodQuota(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "jobs"
+	mkNamespace(t, s, ns)
+	mkQuota(t, s, ns, "pods", map[string]string{"pods": "2"})
+	three, four := int32(3), int32(4)
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "pi"},
+		Spec: batchv1.JobSpec{
+			Parallelism: &three, Completions: &four,
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				RestartPolicy: corev1.RestartPolicyNever,
+				Containers:    []corev1.Container{{Name: "pi", Image: "perl"}},
+			}},
+		},
+	}
+	if _, err := s.Client.BatchV1().Jobs(ns).Create(ctxT(t), job, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	refused := regexp.MustCompile(`^Error creating: pods "pi-[bcdfghjklmnpqrstvwxz2456789]{5}" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=2, limited: pods=2$`)
+	wlEventually(t, "2 active pods and a FailedCreate event", func(ctx context.Context) (bool, error) {
+		j, err := s.Client.BatchV1().Jobs(ns).Get(ctx, "pi", metav1.GetOptions{})
+		if err != nil || j.Status.Active != 2 {
+			return false, err
+		}
+		evs, err := wlEvents(ctx, s, ns, "Job", "pi", "FailedCreate")
+		if err != nil || len(evs) == 0 {
+			return false, err
+		}
+		if !refused.MatchString(evs[0].Message) || evs[0].Source.Component != "job-controller" || evs[0].Type != corev1.EventTypeWarning {
+			t.Fatalf("FailedCreate event = %+v", evs[0])
+		}
+		return true, nil
+	})
+	// Succeed pods one by one until the Job completes.
+	wlEventually(t, "job complete", func(ctx context.Context) (bool, error) {
+		j, err := s.Client.BatchV1().Jobs(ns).Get(ctx, "pi", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range j.Status.Conditions {
+			if c.Type == batchv1.JobComplete && c.Status == corev1.ConditionTrue {
+				return true, nil
+			}
+		}
+		pods, err := s.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for i := range pods.Items {
+			if p := &pods.Items[i]; p.Status.Phase == corev1.PodPending {
+				return false, wlSetPodPhase(ctx, s, p, corev1.PodSucceeded)
+			}
+		}
+		return false, nil
+	})
+	j, err := s.Client.BatchV1().Jobs(ns).Get(ctxT(t), "pi", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Status.Succeeded != 4 || j.Status.Active != 0 || j.Status.CompletionTime == nil {
+		t.Errorf("job status = %+v", j.Status)
+	}
+	var types []string
+	for _, c := range j.Status.Conditions {
+		types = append(types, fmt.Sprintf("%s/%s/%s/%s", c.Type, c.Status, c.Reason, c.Message))
+	}
+	want := []string{"SuccessCriteriaMet/True/CompletionsReached/Reached expected number of succeeded pods", "Complete/True/CompletionsReached/Reached expected number of succeeded pods"}
+	if fmt.Sprint(types) != fmt.Sprint(want) {
+		t.Errorf("conditions = %v, want %v", types, want)
+	}
+	if used, err := wlQuotaUsed(ctxT(t), s, ns, "pods"); err != nil || used["pods"] != 0 {
+		t.Errorf("pods quota used = %v (%v), want 0 (terminal pods are not charged)", used, err)
+	}
+	if evs, err := wlEvents(ctxT(t), s, ns, "Job", "pi", "Completed"); err != nil || len(evs) != 1 || evs[0].Message != "Job completed" {
+		t.Errorf("Completed events = %+v (%v)", evs, err)
+	}
+}
+
+// TestCronJobStopsAtJobQuota: a CronJob running every minute, driven by a fake clock, stops
+// creating Jobs at count/jobs.batch and resumes when a Job is deleted.
+func TestCronJobStopsAtJobQuota(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "cron"
+	mkNamespace(t, s, ns)
+	mkQuota(t, s, ns, "jobs", map[string]string{"count/jobs.batch": "2"})
+	// A second CronJob controller on a fake clock an hour ahead: the server's own controller
+	// (real clock) then sees every schedule time as already done, and the two running at
+	// once is itself part of what is tested.
+	fc := clocktesting.NewFakeClock(time.Now().Add(time.Hour).Truncate(time.Minute).Add(time.Second))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = workloads.NewCronJob(s.Store, nil, workloads.Options{Clock: fc}).Start(ctx)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	cj := &batchv1.CronJob{
+		ObjectMeta: metav1.ObjectMeta{Name: "tick"},
+		Spec: batchv1.CronJobSpec{
+			Schedule: "* * * * *",
+			JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				RestartPolicy: corev1.RestartPolicyNever,
+				Containers:    []corev1.Container{{Name: "c", Image: "busybox"}},
+			}}}},
+		},
+	}
+	if _, err := s.Client.BatchV1().CronJobs(ns).Create(ctxT(t), cj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	refused := regexp.MustCompile(`^Error creating job: jobs.batch "tick-[0-9]+" is forbidden: exceeded quota: jobs, requested: count/jobs.batch=1, used: count/jobs.batch=2, limited: count/jobs.batch=2$`)
+	// 1. Advance the clock a minute at a time until the quota refuses a Job.
+	wlEventually(t, "FailedCreate from count/jobs.batch", func(ctx context.Context) (bool, error) {
+		evs, err := wlEvents(ctx, s, ns, "CronJob", "tick", "FailedCreate")
+		if err != nil {
+			return false, err
+		}
+		if len(evs) > 0 {
+			if !refused.MatchString(evs[0].Message) || evs[0].Source.Component != "cronjob-controller" {
+				t.Fatalf("FailedCreate event = %+v", evs[0])
+			}
+			return true, nil
+		}
+		fc.Step(time.Minute)
+		return false, nil
+	})
+	jobs, err := s.Client.BatchV1().Jobs(ns).List(ctxT(t), metav1.ListOptions{})
+	if err != nil || len(jobs.Items) != 2 {
+		t.Fatalf("jobs = %d (%v), want 2", len(jobs.Items), err)
+	}
+	for _, j := range jobs.Items {
+		if ref := metav1.GetControllerOf(&j); ref == nil || ref.Kind != "CronJob" || ref.Name != "tick" || j.Annotations["batch.kubernetes.io/cronjob-scheduled-timestamp"] == "" {
+			t.Errorf("job %s: owner %v annotations %v", j.Name, ref, j.Annotations)
+		}
+	}
+	// 2. More minutes: still two Jobs.
+	for i := 0; i < 3; i++ {
+		fc.Step(time.Minute)
+	}
+	if used, err := wlQuotaUsed(ctxT(t), s, ns, "jobs"); err != nil || used["count/jobs.batch"] != 2 {
+		t.Fatalf("quota used = %v (%v)", used, err)
+	}
+	// 3. Deleting a Job credits the quota and the CronJob creates the current one at once.
+	old := jobs.Items[0].Name
+	bg := metav1.DeletePropagationBackground
+	if err := s.Client.BatchV1().Jobs(ns).Delete(ctxT(t), old, metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil {
+		t.Fatal(err)
+	}
+	wlEventually(t, "a new job after the delete", func(ctx context.Context) (bool, error) {
+		l, err := s.Client.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{})
+		if err != nil || len(l.Items) != 2 {
+			return false, err
+		}
+		for _, j := range l.Items {
+			if j.Name == old {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	cur, err := s.Client.BatchV1().CronJobs(ns).Get(ctxT(t), "tick", metav1.GetOptions{})
+	if err != nil || cur.Status.LastScheduleTime == nil || len(cur.Status.Active) == 0 {
+		t.Errorf("cronjob status = %+v (%v)", cur.Status, err)
 	}
 }
