@@ -7,8 +7,13 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // refPrefix starts every reference to a component schema in an OpenAPI v3 document;
@@ -134,7 +139,8 @@ func (d *definitions) define(t reflect.Type) (string, error) {
 
 // collect adds the JSON fields of struct t, flattening inlined embedded structs, in the
 // way encoding/json serializes them. Fields without omitempty are required, as
-// kube-openapi infers when no +optional/+required marker is present.
+// kube-openapi infers when no +optional/+required marker is present; the fields whose
+// markers say otherwise are in requiredOverride.
 func (d *definitions) collect(t reflect.Type, props map[string]any, required *[]string) error {
 	doc := swaggerDoc(t)
 	for i := 0; i < t.NumField(); i++ {
@@ -170,7 +176,11 @@ func (d *definitions) collect(t reflect.Type, props map[string]any, required *[]
 			return fmt.Errorf("%v.%s: %w", t, f.Name, err)
 		}
 		props[name] = s
-		if !omitEmpty {
+		isRequired := !omitEmpty
+		if r, ok := requiredOverride(t, name); ok {
+			isRequired = r
+		}
+		if isRequired {
 			*required = append(*required, name)
 		}
 	}
@@ -387,6 +397,77 @@ func listTypeOverride(owner reflect.Type, name string) (string, []string, bool) 
 		return "map", []string{"status", "reason"}, true
 	}
 	return "", nil, false
+}
+
+// requiredOverride lists the fields of the served API types whose +optional or +required
+// comment marker (which reflection cannot see, and which kube-openapi's generator obeys
+// before the omitempty tag) contradicts their omitempty tag, checked against the sources
+// of k8s.io/api and k8s.io/apiextensions-apiserver v0.37.0 (TestRequiredMatchesSourceMarkers
+// re-checks every generated schema against the sources in the module cache). It matters
+// beyond kubectl explain: kubectl validates the items of a kind: List on the client
+// against /openapi/v2 and refuses objects missing a required field.
+func requiredOverride(owner reflect.Type, name string) (required, ok bool) {
+	type field struct {
+		owner reflect.Type
+		name  string
+	}
+	fields := func(t reflect.Type, names ...string) []field {
+		out := make([]field, len(names))
+		for i, n := range names {
+			out[i] = field{t, n}
+		}
+		return out
+	}
+	var opt, req []field
+	for _, fs := range [][]field{
+		fields(reflect.TypeFor[corev1.TypedObjectReference](), "apiGroup"),
+		fields(reflect.TypeFor[corev1.TypedLocalObjectReference](), "apiGroup"),
+		fields(reflect.TypeFor[corev1.AzureFilePersistentVolumeSource](), "secretNamespace"),
+		fields(reflect.TypeFor[corev1.ProjectedVolumeSource](), "sources"),
+		fields(reflect.TypeFor[corev1.GRPCAction](), "service"),
+		fields(reflect.TypeFor[corev1.NodeRuntimeHandler](), "name"),
+		fields(reflect.TypeFor[corev1.ContainerImage](), "names"),
+		fields(reflect.TypeFor[corev1.Event](), "reportingComponent", "reportingInstance"),
+		fields(reflect.TypeFor[appsv1.StatefulSetOrdinals](), "start"),
+		fields(reflect.TypeFor[appsv1.StatefulSetSpec](), "serviceName"),
+		fields(reflect.TypeFor[appsv1.StatefulSetStatus](), "availableReplicas"),
+		fields(reflect.TypeFor[appsv1.StatefulSetCondition](), "type", "status"),
+		fields(reflect.TypeFor[appsv1.DeploymentCondition](), "type", "status"),
+		fields(reflect.TypeFor[appsv1.DaemonSetCondition](), "type", "status"),
+		fields(reflect.TypeFor[appsv1.ReplicaSetCondition](), "type", "status"),
+		fields(reflect.TypeFor[appsv1.ControllerRevision](), "revision"),
+		fields(reflect.TypeFor[batchv1.PodFailurePolicyOnPodConditionsPattern](), "status"),
+		fields(reflect.TypeFor[schedulingv1.PriorityClass](), "value"),
+		fields(reflect.TypeFor[storagev1.CSINodeDriver](), "topologyKeys"),
+		fields(reflect.TypeFor[apiextensionsv1.CustomResourceDefinitionStatus](), "conditions", "acceptedNames", "storedVersions"),
+	} {
+		opt = append(opt, fs...)
+	}
+	for _, fs := range [][]field{
+		fields(reflect.TypeFor[corev1.PodCertificateProjection](), "signerName", "keyType"),
+		fields(reflect.TypeFor[corev1.ImageVolumeStatus](), "imageRef"),
+		fields(reflect.TypeFor[corev1.ContainerRestartRule](), "action"),
+		fields(reflect.TypeFor[corev1.ContainerRestartRuleOnExitCodes](), "operator"),
+		fields(reflect.TypeFor[appsv1.StatefulSet](), "spec"),
+		fields(reflect.TypeFor[appsv1.Deployment](), "spec"),
+		fields(reflect.TypeFor[appsv1.DaemonSet](), "spec"),
+		fields(reflect.TypeFor[appsv1.ReplicaSet](), "spec"),
+		fields(reflect.TypeFor[batchv1.CronJob](), "spec"),
+		fields(reflect.TypeFor[autoscalingv1.HorizontalPodAutoscaler](), "spec"),
+	} {
+		req = append(req, fs...)
+	}
+	for _, f := range opt {
+		if f.owner == owner && f.name == name {
+			return false, true
+		}
+	}
+	for _, f := range req {
+		if f.owner == owner && f.name == name {
+			return true, true
+		}
+	}
+	return false, false
 }
 
 // specialTypes reports whether t describes its own schema type via OpenAPISchemaType.
