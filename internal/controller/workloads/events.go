@@ -36,8 +36,9 @@ type Recorder struct {
 	clock     clock.PassiveClock
 	log       *slog.Logger
 
-	mu     sync.Mutex
-	seen   map[string]seenEvent
+	mu       sync.Mutex
+	lastNano int64
+	seen     map[string]seenEvent
 	order  []string
 	bucket map[string]*tokenBucket
 }
@@ -56,6 +57,9 @@ type tokenBucket struct {
 // NewRecorder returns a recorder whose events carry source.component and
 // reportingComponent component.
 func NewRecorder(store *registry.Store, component string, clk clock.PassiveClock, log *slog.Logger) *Recorder {
+	if log == nil {
+		log = slog.Default()
+	}
 	return &Recorder{store: store, component: component, clock: clk, log: log, seen: map[string]seenEvent{}, bucket: map[string]*tokenBucket{}}
 }
 
@@ -102,7 +106,7 @@ func (r *Recorder) Event(ctx context.Context, obj runtime.Object, eventType, rea
 		}
 	}
 	ev := &corev1.Event{
-		ObjectMeta:          metav1.ObjectMeta{Name: fmt.Sprintf("%v.%x", ref.Name, now.UnixNano()), Namespace: ref.Namespace},
+		ObjectMeta:          metav1.ObjectMeta{Namespace: ref.Namespace},
 		InvolvedObject:      ref,
 		Reason:              reason,
 		Message:             message,
@@ -113,11 +117,32 @@ func (r *Recorder) Event(ctx context.Context, obj runtime.Object, eventType, rea
 		Source:              corev1.EventSource{Component: r.component},
 		ReportingController: r.component,
 	}
-	if _, err := r.store.Create(ctx, res, ref.Namespace, ev, registry.WriteOptions{}); err != nil {
+	// Upstream names events <object>.<timestamp in hex nanoseconds>; names stay unique
+	// when the clock does not move between two events.
+	for attempt := 0; ; attempt++ {
+		ev.Name = fmt.Sprintf("%v.%x", ref.Name, r.nextNano(now))
+		_, err := r.store.Create(ctx, res, ref.Namespace, ev.DeepCopy(), registry.WriteOptions{})
+		if err == nil {
+			break
+		}
+		if apierrors.IsAlreadyExists(err) && attempt < 3 {
+			continue
+		}
 		r.log.Warn("cannot create event", "reason", reason, "namespace", ref.Namespace, "err", err)
 		return
 	}
 	r.remember(key, seenEvent{name: ev.Name, count: 1, first: ts})
+}
+
+func (r *Recorder) nextNano(now time.Time) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := now.UnixNano()
+	if n <= r.lastNano {
+		n = r.lastNano + 1
+	}
+	r.lastNano = n
+	return n
 }
 
 // take spends one token of the object's bucket (caller holds mu).

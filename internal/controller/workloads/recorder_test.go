@@ -1,0 +1,70 @@
+package workloads_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/quotad/quotad/internal/controller/workloads"
+	"github.com/quotad/quotad/internal/server/servertest"
+)
+
+// TestRecorder checks upstream's recorder behaviour through the real store: one Event per
+// distinct message with count and lastTimestamp bumped on repeats, the involved object and
+// source as upstream, and the per-object spam filter (burst 25).
+func TestRecorder(t *testing.T) {
+	s := servertest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	fc := clocktesting.NewFakeClock(start)
+	rec := workloads.NewRecorder(s.Store, "replicaset-controller", fc, nil)
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "default", UID: "u1"}}
+
+	rec.Eventf(ctx, rs, corev1.EventTypeWarning, "FailedCreate", "Error creating: %s", "refused")
+	fc.Step(time.Second)
+	rec.Eventf(ctx, rs, corev1.EventTypeWarning, "FailedCreate", "Error creating: %s", "refused")
+	rec.Event(ctx, rs, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: web-1-abcde")
+
+	l, err := s.Client.CoreV1().Events("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byReason := map[string]corev1.Event{}
+	for _, e := range l.Items {
+		byReason[e.Reason] = e
+	}
+	if len(l.Items) != 2 {
+		t.Fatalf("events = %d, want 2", len(l.Items))
+	}
+	fc2 := byReason["FailedCreate"]
+	want := corev1.ObjectReference{Kind: "ReplicaSet", Namespace: "default", Name: "web-1", UID: "u1", APIVersion: "apps/v1"}
+	if fc2.Count != 2 || !fc2.FirstTimestamp.Time.Equal(start) || !fc2.LastTimestamp.Time.Equal(start.Add(time.Second)) ||
+		fc2.InvolvedObject != want || fc2.Source.Component != "replicaset-controller" || fc2.ReportingController != "replicaset-controller" ||
+		fc2.Type != corev1.EventTypeWarning || fc2.Message != "Error creating: refused" || fc2.Name != fmt.Sprintf("web-1.%x", start.UnixNano()) {
+		t.Errorf("FailedCreate event = %+v", fc2)
+	}
+	if sc := byReason["SuccessfulCreate"]; sc.Count != 1 || sc.Type != corev1.EventTypeNormal {
+		t.Errorf("SuccessfulCreate event = %+v", sc)
+	}
+	// Spam filter: 25 events per object, then one per five minutes.
+	other := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "flood", Namespace: "default", UID: "u2"}}
+	for i := 0; i < 30; i++ {
+		rec.Eventf(ctx, other, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: flood-%d", i)
+	}
+	fc.Step(5 * time.Minute)
+	rec.Eventf(ctx, other, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: flood-late")
+	l, err = s.Client.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=flood"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 26 {
+		t.Errorf("flood events = %d, want 25 + 1 after refill", len(l.Items))
+	}
+}
