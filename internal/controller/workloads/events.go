@@ -39,8 +39,8 @@ type Recorder struct {
 	mu       sync.Mutex
 	lastNano int64
 	seen     map[string]seenEvent
-	order  []string
-	bucket map[string]*tokenBucket
+	order    []string
+	bucket   map[string]*tokenBucket
 }
 
 type seenEvent struct {

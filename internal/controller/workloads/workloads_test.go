@@ -66,7 +66,7 @@ func TestCalculateRSStatus(t *testing.T) {
 		wantMessage  string
 	}{
 		{"all ready", 0, []*corev1.Pod{readyPod("a", true, now), readyPod("b", true, now), readyPod("c", true, now)}, nil, nil, 3, 3, "", ""},
-		{"minReadySeconds not yet", 10, []*corev1.Pod{readyPod("a", true, now.Add(-5 * time.Second)), readyPod("b", true, now.Add(-time.Minute))}, nil, nil, 2, 1, "", ""},
+		{"minReadySeconds not yet", 10, []*corev1.Pod{readyPod("a", true, now.Add(-5*time.Second)), readyPod("b", true, now.Add(-time.Minute))}, nil, nil, 2, 1, "", ""},
 		{"quota refusal while short", 0, []*corev1.Pod{readyPod("a", false, now)}, nil, errors.New(`pods "a" is forbidden: exceeded quota`), 0, 0, "FailedCreate", `pods "a" is forbidden: exceeded quota`},
 		{"delete failure while over", 0, []*corev1.Pod{readyPod("a", false, now), readyPod("b", false, now), readyPod("c", false, now), readyPod("d", false, now)}, nil, errors.New("boom"), 0, 0, "FailedDelete", "boom"},
 		{"existing failure kept", 0, nil, []appsv1.ReplicaSetCondition{failure}, errors.New("new"), 0, 0, "FailedCreate", "old"},
