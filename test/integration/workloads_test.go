@@ -453,3 +453,140 @@ func TestCronJobStopsAtJobQuota(t *testing.T) {
 		t.Errorf("cronjob status = %+v (%v)", cur.Status, err)
 	}
 }
+
+// TestReplicationControllerRecoversWhenPodsDeleted: an RC short of quota recovers as soon as
+// an unrelated pod is deleted (the quota credit wakes it, no restart, no backoff wait).
+func TestReplicationControllerRecoversWhenPodsDeleted(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "rc"
+	mkNamespace(t, s, ns)
+	mkQuota(t, s, ns, "pods", map[string]string{"pods": "3"})
+	if _, err := s.Client.CoreV1().Pods(ns).Create(ctxT(t), pod("standalone", "", ""), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	three := int32(3)
+	tmpl := wlTemplate("legacy")
+	rc := &corev1.ReplicationController{
+		ObjectMeta: metav1.ObjectMeta{Name: "legacy"},
+		Spec:       corev1.ReplicationControllerSpec{Replicas: &three, Selector: map[string]string{"app": "legacy"}, Template: &tmpl},
+	}
+	if _, err := s.Client.CoreV1().ReplicationControllers(ns).Create(ctxT(t), rc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wlEventually(t, "RC short with ReplicaFailure", func(ctx context.Context) (bool, error) {
+		cur, err := s.Client.CoreV1().ReplicationControllers(ns).Get(ctx, "legacy", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range cur.Status.Conditions {
+			if c.Type == corev1.ReplicationControllerReplicaFailure && c.Reason == "FailedCreate" && c.Status == corev1.ConditionTrue {
+				return cur.Status.Replicas == 2, nil
+			}
+		}
+		return false, nil
+	})
+	evs, err := wlEvents(ctxT(t), s, ns, "ReplicationController", "legacy", "FailedCreate")
+	if err != nil || len(evs) == 0 || evs[0].Source.Component != "replication-controller" {
+		t.Fatalf("FailedCreate events = %+v (%v)", evs, err)
+	}
+	if err := s.Client.CoreV1().Pods(ns).Delete(ctxT(t), "standalone", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wlEventually(t, "RC at 3 replicas without ReplicaFailure", func(ctx context.Context) (bool, error) {
+		cur, err := s.Client.CoreV1().ReplicationControllers(ns).Get(ctx, "legacy", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return cur.Status.Replicas == 3 && len(cur.Status.Conditions) == 0, nil
+	})
+}
+
+// wlMakeReady sets every pending pod matching selector Running with a Ready condition, as a
+// kubelet would; it reports how many it changed.
+func wlMakeReady(ctx context.Context, s *servertest.Server, ns, selector string) (int, error) {
+	pods, err := s.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.Status.Phase != corev1.PodPending || p.DeletionTimestamp != nil {
+			continue
+		}
+		p.Status.Phase = corev1.PodRunning
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}
+		if _, err := s.Client.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// TestDeploymentRollingUpdate drives availability through pods/status: the Deployment becomes
+// Available, then a template change rolls out revision 2 within maxSurge/maxUnavailable
+// until the old ReplicaSet is at zero.
+func TestDeploymentRollingUpdate(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "rolling"
+	mkNamespace(t, s, ns)
+	mkQuota(t, s, ns, "pods", map[string]string{"pods": "4"})
+	if _, err := s.Client.AppsV1().Deployments(ns).Create(ctxT(t), wlDeployment("web", 3), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	complete := func(revision string) func(ctx context.Context) (bool, error) {
+		return func(ctx context.Context) (bool, error) {
+			if _, err := wlMakeReady(ctx, s, ns, "app=web"); err != nil {
+				return false, err
+			}
+			d, err := s.Client.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			// The pods quota (4) never lets the rollout exceed replicas + maxSurge (3 + 1).
+			if n, err := wlCountPods(ctx, s, ns, "app=web"); err != nil || n > 4 {
+				return false, fmt.Errorf("%d pods (%v)", n, err)
+			}
+			var avail, prog string
+			for _, c := range d.Status.Conditions {
+				switch c.Type {
+				case appsv1.DeploymentAvailable:
+					avail = string(c.Status) + "/" + c.Reason
+				case appsv1.DeploymentProgressing:
+					prog = string(c.Status) + "/" + c.Reason
+				}
+			}
+			return d.Annotations["deployment.kubernetes.io/revision"] == revision && d.Status.ObservedGeneration == d.Generation &&
+				d.Status.Replicas == 3 && d.Status.UpdatedReplicas == 3 && d.Status.AvailableReplicas == 3 && d.Status.UnavailableReplicas == 0 &&
+				avail == "True/MinimumReplicasAvailable" && prog == "True/NewReplicaSetAvailable", nil
+		}
+	}
+	wlEventually(t, "revision 1 available", complete("1"))
+	d, err := s.Client.AppsV1().Deployments(ns).Get(ctxT(t), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Spec.Template.Spec.Containers[0].Image = "nginx:1.27"
+	if _, err := s.Client.AppsV1().Deployments(ns).Update(ctxT(t), d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wlEventually(t, "revision 2 rolled out", complete("2"))
+	rss, err := s.Client.AppsV1().ReplicaSets(ns).List(ctxT(t), metav1.ListOptions{})
+	if err != nil || len(rss.Items) != 2 {
+		t.Fatalf("replica sets = %d (%v)", len(rss.Items), err)
+	}
+	for _, rs := range rss.Items {
+		rev := rs.Annotations["deployment.kubernetes.io/revision"]
+		want := int32(0)
+		if rs.Spec.Template.Spec.Containers[0].Image == "nginx:1.27" {
+			want = 3
+			if rev != "2" {
+				t.Errorf("new replica set revision %q", rev)
+			}
+		}
+		if *rs.Spec.Replicas != want {
+			t.Errorf("replica set %s (revision %s) replicas %d, want %d", rs.Name, rev, *rs.Spec.Replicas, want)
+		}
+	}
+}
