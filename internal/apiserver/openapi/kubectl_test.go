@@ -1,10 +1,12 @@
 package openapi
 
 // These tests run the real kubectl (1.32, at /usr/bin/kubectl) against a minimal API server
-// that serves the documents built here plus legacy discovery, and record what kubectl
-// sends: it must find fieldValidation support (and send fieldValidation=Strict instead of
-// validating on the client), compute strategic merge patches from the v3 document without
-// warnings, never fall back to /openapi/v2, and explain fields from the documents.
+// that serves the documents built here (/openapi/v3 and /openapi/v2) plus legacy
+// discovery, and record what kubectl sends: it must find fieldValidation support (and send
+// fieldValidation=Strict instead of validating on the client), compute strategic merge
+// patches from the v3 document without warnings, not fetch /openapi/v2 for single
+// objects, and explain fields from the documents. kubectl_list_test.go covers kind: List,
+// which kubectl validates on the client with /openapi/v2.
 
 import (
 	"bytes"
@@ -27,8 +29,8 @@ import (
 const kubectlPath = "/usr/bin/kubectl"
 
 type recorded struct {
-	method, path, query, contentType string
-	body                             []byte
+	method, path, query, contentType, accept string
+	body                                     []byte
 }
 
 // fakeServer is just enough of an API server for kubectl create, apply and explain.
@@ -61,7 +63,7 @@ func newFakeServer(t *testing.T, resources []Resource) (*fakeServer, *httptest.S
 func (f *fakeServer) record(r *http.Request, body []byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.requests = append(f.requests, recorded{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Content-Type"), body})
+	f.requests = append(f.requests, recorded{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Content-Type"), r.Header.Get("Accept"), body})
 }
 
 func (f *fakeServer) recorded() []recorded {
