@@ -29,12 +29,14 @@ type Authenticator interface {
 // TableConverter renders objects of one resource as a server-side Table.
 type TableConverter func(res *registry.Resource, objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error)
 
-// OpenAPI serves the /openapi/v3 documents.
+// OpenAPI serves the /openapi/v3 documents and /openapi/v2.
 type OpenAPI interface {
 	// Index returns the /openapi/v3 document.
 	Index() ([]byte, error)
 	// Document returns the document of one group-version path ("api/v1") and its hash.
 	Document(path string) (doc []byte, hash string, ok bool, err error)
+	// ServeV2 serves GET /openapi/v2 (JSON or protobuf by the Accept header).
+	ServeV2(w http.ResponseWriter, r *http.Request)
 }
 
 // Config wires a Server.
@@ -122,6 +124,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case strings.HasPrefix(path, "/openapi/v3"):
 		s.serveOpenAPI(w, r)
+		return
+	case path == "/openapi/v2" && s.cfg.OpenAPI != nil:
+		s.cfg.OpenAPI.ServeV2(w, r)
 		return
 	}
 	trimmed := strings.Trim(path, "/")
