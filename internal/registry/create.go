@@ -118,6 +118,14 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 	if err := s.allocate(ctx, res, obj); err != nil {
 		return nil, err
 	}
+	// A dry run commits nothing, so the name is checked here as the commit's guard would.
+	if opts.DryRun {
+		if _, err := s.cfg.Storage.Get(ctx, res.Key(ns, name)); err == nil {
+			return nil, apierrors.NewAlreadyExists(res.GroupResource(), name)
+		} else if !isNotFound(err) {
+			return nil, internalError(err)
+		}
+	}
 	// 3. One transaction: the object and every quota it charges.
 	rev, err := s.commit(ctx, &write{res: res, attrs: attrs, key: res.Key(ns, name), guard: 0, obj: obj})
 	if errors.Is(err, errObjectChanged) {

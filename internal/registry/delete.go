@@ -57,7 +57,15 @@ func (s *Store) Delete(ctx context.Context, res *Resource, ns, name string, opts
 				return nil, apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, om.GetResourceVersion()))
 			}
 		}
-		// 2. What holds the object: finalizers, the propagation policy, a namespace's contents.
+		// 2. Mutating admission sees every delete, as upstream's delete handler runs it
+		// (NamespaceLifecycle refuses to delete the system namespaces there).
+		if s.cfg.Admission != nil {
+			attrs := &admission.Attributes{Operation: admission.Delete, Resource: res.GVR, Kind: res.GVK(), Namespace: ns, Name: name, OldObject: old, DryRun: wopts.DryRun}
+			if err := s.cfg.Admission.Admit(ctx, attrs); err != nil {
+				return nil, err
+			}
+		}
+		// 3. What holds the object: finalizers, the propagation policy, a namespace's contents.
 		finalizers := om.GetFinalizers()
 		policy := propagation(res, opts)
 		switch policy {
