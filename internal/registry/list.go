@@ -39,7 +39,15 @@ type continueToken struct {
 	Start      string `json:"start"`
 }
 
-const tooOldContinue = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+// Upstream's 410 texts for lists at compacted revisions.
+const (
+	tooOldList     = "The resourceVersion for the provided list is too old."
+	tooOldContinue = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+)
+
+// latestRV in a continue token continues the list at the latest revision (the token a 410
+// for an expired continue carries), as upstream's -1.
+const latestRV = -1
 
 func encodeContinue(rv int64, start string) string {
 	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", RV: rv, Start: start})
@@ -58,7 +66,7 @@ func decodeContinue(tok string) (continueToken, error) {
 	if t.APIVersion != "meta.k8s.io/v1" {
 		return t, fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
 	}
-	if t.RV <= 0 || strings.Contains(t.Start, "/") && strings.HasPrefix(t.Start, "/") {
+	if (t.RV <= 0 && t.RV != latestRV) || strings.HasPrefix(t.Start, "/") {
 		return t, fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
 	}
 	return t, nil
@@ -87,6 +95,9 @@ func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOpt
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
 		rev = t.RV
+		if rev == latestRV {
+			rev = 0
+		}
 		start = prefix + t.Start
 	} else if opts.ResourceVersion != "" && opts.ResourceVersion != "0" && opts.ResourceVersionMatch == "Exact" {
 		n, err := ParseResourceVersion(opts.ResourceVersion)
@@ -105,9 +116,11 @@ func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOpt
 		if err != nil {
 			if errors.Is(err, storage.ErrCompacted) {
 				if opts.Continue != "" {
-					return nil, apierrors.NewResourceExpired(tooOldContinue)
+					se := apierrors.NewResourceExpired(tooOldContinue)
+					se.ErrStatus.ListMeta.Continue = encodeContinue(latestRV, strings.TrimPrefix(start, prefix))
+					return nil, se
 				}
-				return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d", rev))
+				return nil, apierrors.NewResourceExpired(tooOldList)
 			}
 			if errors.Is(err, storage.ErrFutureRevision) {
 				return nil, apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: unknown", rev), 1)
