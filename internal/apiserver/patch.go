@@ -10,7 +10,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/registry"
 )
@@ -28,6 +30,7 @@ func unsupportedPatch(res *registry.Resource) error {
 	if res.Type != nil {
 		types = append(types, strategicPatchType)
 	}
+	types = append(types, applyPatchType)
 	return apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "patch", res.GroupResource(), "",
 		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s", strings.Join(types, ", ")), 0, false)
 }
@@ -98,7 +101,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, res *registry.Res
 	}
 	pt := strings.TrimSpace(strings.Split(r.Header.Get("Content-Type"), ";")[0])
 	switch pt {
-	case jsonPatchType, mergePatchType, strategicPatchType:
+	case jsonPatchType, mergePatchType, strategicPatchType, applyPatchType:
 	default:
 		writeError(w, unsupportedPatch(res))
 		return
@@ -106,6 +109,10 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, res *registry.Res
 	body, err := readBody(r)
 	if err != nil {
 		writeError(w, err)
+		return
+	}
+	if pt == applyPatchType {
+		s.apply(w, r, res, info, acc, opts, fv, body)
 		return
 	}
 	if !json.Valid(body) {
@@ -131,4 +138,58 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, res *registry.Res
 	}
 	warn(w, append(warnings, result.Warnings...))
 	s.writeObjects(w, r, res, acc, http.StatusOK, result.Object)
+}
+
+// apply serves a server-side apply patch. quotad keeps no managedFields: the applied
+// configuration is merged onto the live object (strategic merge for built-in kinds, JSON
+// merge for custom resources), and a missing object is created from it.
+func (s *Server) apply(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo, acc accept, opts registry.WriteOptions, fv registry.FieldValidation, body []byte) {
+	if r.URL.Query().Get("fieldManager") == "" {
+		writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "PatchOptions"}, "",
+			field.ErrorList{field.Required(field.NewPath("fieldManager"), "is required for apply patch")}))
+		return
+	}
+	applied, err := registry.ToJSON(body, "application/yaml")
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	mergeType := strategicPatchType
+	if res.Type == nil {
+		mergeType = mergePatchType
+	}
+	var warnings []string
+	code := http.StatusOK
+	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, func(cur runtime.Object) (runtime.Object, error) {
+		patched, err := applyPatch(res, mergeType, cur, applied)
+		if err != nil {
+			return nil, err
+		}
+		d, err := registry.Decode(res, patched, fv)
+		if err != nil {
+			return nil, err
+		}
+		warnings = d.Warnings
+		return d.Object, nil
+	}, opts)
+	if apierrors.IsNotFound(err) && info.Subresource == "" {
+		d, derr := registry.Decode(res, applied, fv)
+		if derr != nil {
+			writeError(w, derr)
+			return
+		}
+		if n := metaOf(d.Object).Name; n != info.Name {
+			writeError(w, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, info.Name)))
+			return
+		}
+		warnings = d.Warnings
+		result, err = s.cfg.Store.Create(r.Context(), res, info.Namespace, d.Object, opts)
+		code = http.StatusCreated
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	warn(w, append(warnings, result.Warnings...))
+	s.writeObjects(w, r, res, acc, code, result.Object)
 }
