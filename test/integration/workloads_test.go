@@ -3,6 +3,8 @@ package integration
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"regexp"
 	"testing"
 	"time"
@@ -382,7 +384,7 @@ func TestCronJobStopsAtJobQuota(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = workloads.NewCronJob(s.Store, nil, workloads.Options{Clock: fc}).Start(ctx)
+		_ = workloads.NewCronJob(s.Store, slog.New(slog.NewTextHandler(io.Discard, nil)), workloads.Options{Clock: fc}).Start(ctx)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	cj := &batchv1.CronJob{
