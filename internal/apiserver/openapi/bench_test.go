@@ -36,3 +36,15 @@ func BenchmarkRebuildCRDChange(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBuildV2 measures a full /openapi/v2 build (JSON, then protobuf through gnostic),
+// as done on the first request after a CRD change.
+func BenchmarkBuildV2(b *testing.B) {
+	resources := served()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := BuildV2(resources); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
