@@ -1,0 +1,225 @@
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/quotad/quotad/internal/server/servertest"
+)
+
+// rawRequest sends one request with the admin token and returns the status code and the
+// decoded Status (when the answer is one).
+func rawRequest(t *testing.T, s *servertest.Server, method, path, contentType string, body io.Reader) (int, metav1.Status) {
+	t.Helper()
+	transport, err := rest.TransportFor(s.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(ctxT(t), method, s.URL+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := (&http.Client{Transport: transport}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var st metav1.Status
+	_ = json.Unmarshal(b, &st)
+	return resp.StatusCode, st
+}
+
+// TestErrorAnswers pins the status codes and texts of refused requests, and checks that no
+// refused request wrote anything.
+func TestErrorAnswers(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkNamespace(t, s, "err")
+	settle(t, s, "err")
+	settle(t, s, "default")
+	core := s.Client.CoreV1()
+	if _, err := core.ResourceQuotas("err").Create(ctx, &corev1.ResourceQuota{ObjectMeta: meta("q"),
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourceConfigMaps: resource.MustParse("3")}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before := revision(t, s)
+
+	// 401 without a token, or with a wrong one.
+	for _, token := range []string{"", "wrong"} {
+		cfg := rest.AnonymousClientConfig(s.Config)
+		cfg.BearerToken = token
+		anon, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = anon.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{})
+		if !apierrors.IsUnauthorized(err) || err.Error() != "Unauthorized" {
+			t.Errorf("token %q: %v", token, err)
+		}
+		_, err = anon.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: meta("anon")}, metav1.CreateOptions{})
+		if !apierrors.IsUnauthorized(err) {
+			t.Errorf("token %q create: %v", token, err)
+		}
+	}
+
+	big := strings.Repeat("x", 3<<20)
+	bigCM, _ := json.Marshal(&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta("big"), Data: map[string]string{"k": big}})
+	rc := core.RESTClient()
+	for _, tc := range []struct {
+		name string
+		do   func() error
+		code int
+		want string
+	}{
+		{"get in a missing namespace", func() error {
+			_, err := core.ConfigMaps("nope").Get(ctx, "x", metav1.GetOptions{})
+			return err
+		}, 404, `configmaps "x" not found`},
+		{"create in a missing namespace", func() error {
+			_, err := core.ConfigMaps("nope").Create(ctx, &corev1.ConfigMap{ObjectMeta: meta("x")}, metav1.CreateOptions{})
+			return err
+		}, 404, `namespaces "nope" not found`},
+		{"get a missing object", func() error {
+			_, err := core.ConfigMaps("err").Get(ctx, "missing", metav1.GetOptions{})
+			return err
+		}, 404, `configmaps "missing" not found`},
+		{"get a missing cluster object", func() error {
+			_, err := s.Client.StorageV1().StorageClasses().Get(ctx, "missing", metav1.GetOptions{})
+			return err
+		}, 404, `storageclasses.storage.k8s.io "missing" not found`},
+		{"unknown resource", func() error {
+			return rc.Get().Namespace("err").Resource("widgets").Do(ctx).Error()
+		}, 404, "the server could not find the requested resource"},
+		{"unknown group", func() error {
+			return s.Dynamic.Resource(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}).Namespace("err").Delete(ctx, "w", metav1.DeleteOptions{})
+		}, 404, "the server could not find the requested resource"},
+		{"malformed JSON", func() error {
+			return rc.Post().Namespace("err").Resource("configmaps").Body([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		}, 400, "couldn't get version/kind; json parse error: unexpected end of JSON input"},
+		{"malformed YAML", func() error {
+			return rc.Post().Namespace("err").Resource("configmaps").Body([]byte("metadata: [\n")).SetHeader("Content-Type", "application/yaml").Do(ctx).Error()
+		}, 400, ""},
+		{"wrong kind", func() error {
+			return rc.Post().Namespace("err").Resource("configmaps").Body([]byte(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"k"}}`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		}, 400, "the kind in the data (Secret) does not match the expected kind (ConfigMap)"},
+		{"wrong type", func() error {
+			return rc.Post().Namespace("err").Resource("configmaps").Body([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"t"},"data":{"k":1}}`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		}, 400, `ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string`},
+		{"body over 3 MiB", func() error {
+			return rc.Post().Namespace("err").Resource("configmaps").Body(bigCM).SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		}, 413, "Request entity too large: limit is 3145728"},
+		{"invalid name", func() error {
+			_, err := core.ConfigMaps("err").Create(ctx, &corev1.ConfigMap{ObjectMeta: meta("Bad_Name")}, metav1.CreateOptions{})
+			return err
+		}, 422, `ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`},
+		{"invalid pod", func() error {
+			_, err := core.Pods("err").Create(ctx, &corev1.Pod{ObjectMeta: meta("p")}, metav1.CreateOptions{})
+			return err
+		}, 422, `Pod "p" is invalid: spec.containers: Required value`},
+		{"invalid quota", func() error {
+			_, err := core.ResourceQuotas("err").Create(ctx, &corev1.ResourceQuota{ObjectMeta: meta("neg"),
+				Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("-1")}}}, metav1.CreateOptions{})
+			return err
+		}, 422, `ResourceQuota "neg" is invalid: spec.hard[pods]: Invalid value: "-1": must be greater than or equal to 0`},
+		{"namespace mismatch", func() error {
+			_, err := core.ConfigMaps("err").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: "default"}}, metav1.CreateOptions{})
+			return err
+		}, 400, "the namespace of the provided object does not match the namespace sent on the request"},
+		{"update of a missing object", func() error {
+			_, err := core.ConfigMaps("err").Update(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "missing", ResourceVersion: "5"}}, metav1.UpdateOptions{})
+			return err
+		}, 404, `configmaps "missing" not found`},
+		{"delete of a missing object", func() error {
+			return core.ConfigMaps("err").Delete(ctx, "missing", metav1.DeleteOptions{})
+		}, 404, `configmaps "missing" not found`},
+		{"invalid resourceVersion", func() error {
+			_, err := core.ConfigMaps("err").List(ctx, metav1.ListOptions{ResourceVersion: "abc", ResourceVersionMatch: metav1.ResourceVersionMatchExact})
+			return err
+		}, 400, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.do()
+			if tc.code == 0 {
+				if err != nil {
+					t.Errorf("unexpected error: %v", err)
+				}
+				return
+			}
+			var st apierrors.APIStatus
+			if !asAPIStatus(err, &st) {
+				t.Fatalf("err = %v (%T), want a %d Status", err, err, tc.code)
+			}
+			if int(st.Status().Code) != tc.code {
+				t.Errorf("code %d, want %d: %v", st.Status().Code, tc.code, err)
+			}
+			if tc.want != "" && err.Error() != tc.want {
+				t.Errorf("message:\n got %s\nwant %s", err.Error(), tc.want)
+			}
+		})
+	}
+	// The quota refusal: 403 with upstream's text, and nothing written. kube-root-ca.crt
+	// counts as one of the three.
+	for i := 0; i < 2; i++ {
+		if _, err := core.ConfigMaps("err").Create(ctx, &corev1.ConfigMap{ObjectMeta: meta(fmt.Sprintf("fill%d", i))}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	filled := revision(t, s)
+	_, err := core.ConfigMaps("err").Create(ctx, &corev1.ConfigMap{ObjectMeta: meta("over")}, metav1.CreateOptions{})
+	if want := `configmaps "over" is forbidden: exceeded quota: q, requested: configmaps=1, used: configmaps=3, limited: configmaps=3`; !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Errorf("over quota:\n got %v\nwant %s", err, want)
+	}
+	if after := revision(t, s); after != filled {
+		t.Errorf("a refused create wrote: revision %d → %d", filled, after)
+	}
+	// Chunked bodies over the limit are refused too (no Content-Length to check up front).
+	code, st := rawRequest(t, s, http.MethodPost, "/api/v1/namespaces/err/configmaps", "application/json", io.MultiReader(bytes.NewReader(bigCM)))
+	if code != http.StatusRequestEntityTooLarge || st.Message != "Request entity too large: limit is 3145728" {
+		t.Errorf("chunked big body: %d %q", code, st.Message)
+	}
+	// Every refusal above, and nothing else, happened between before and filled.
+	l, err := core.ConfigMaps("err").List(ctx, metav1.ListOptions{FieldSelector: "metadata.name!=kube-root-ca.crt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range l.Items {
+		names = append(names, c.Name)
+	}
+	if got := strings.Join(names, ","); got != "fill0,fill1" {
+		t.Errorf("configmaps after the refusals: %s", got)
+	}
+	q, err := core.ResourceQuotas("err").Get(ctx, "q", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used := q.Status.Used[corev1.ResourceConfigMaps]; used.String() != "3" {
+		t.Errorf("quota used configmaps = %s, want 3", used.String())
+	}
+	if filled-before != 2 {
+		t.Errorf("refusals wrote: %d revisions between the first refusal and the two fills, want 2", filled-before)
+	}
+}
+
+func asAPIStatus(err error, st *apierrors.APIStatus) bool {
+	s, ok := err.(apierrors.APIStatus)
+	*st = s
+	return ok
+}
