@@ -16,9 +16,11 @@ type openAPIDocs struct {
 	cat     *registry.Catalogue
 	builder *openapi.Builder
 
-	mu    sync.Mutex
-	gen   int64
-	docs  *openapi.Documents
+	mu   sync.Mutex // guards gen and docs
+	gen  int64
+	docs *openapi.Documents
+
+	v2Mu  sync.Mutex // guards v2Gen and v2, so building v2 does not hold up v3 requests
 	v2Gen int64
 	v2    *openapi.V2
 }
@@ -65,8 +67,8 @@ func (o *openAPIDocs) current() (*openapi.Documents, error) {
 }
 
 func (o *openAPIDocs) currentV2() (*openapi.V2, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
+	o.v2Mu.Lock()
+	defer o.v2Mu.Unlock()
 	gen := o.cat.Generation()
 	if o.v2 != nil && gen == o.v2Gen {
 		return o.v2, nil
