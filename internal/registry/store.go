@@ -76,6 +76,7 @@ type Config struct {
 type Store struct {
 	cfg    Config
 	queues [64]queueShard
+	hubs   hubs
 }
 
 // NewStore returns a Store.

@@ -57,7 +57,7 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 		from = lr.Revision
 	}
 	wctx, cancel := context.WithCancel(ctx)
-	src := s.cfg.Storage.Watch(wctx, prefix, from)
+	src := s.watchDecoded(wctx, res, from)
 	out := make(chan Event, 64)
 	go func() {
 		defer cancel()
@@ -83,21 +83,24 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 			}
 		}
 		for wr := range src {
-			if wr.Err != nil {
-				st := errorStatus(wr.Err, from)
+			if wr.err != nil {
+				st := errorStatus(wr.err, from)
 				send(Event{Type: watch.Error, Object: st})
 				return
 			}
-			if len(wr.Events) == 0 {
-				if opts.Bookmarks && wr.Revision > 0 {
-					if !send(Event{Type: watch.Bookmark, Object: s.bookmark(res, wr.Revision)}) {
+			if len(wr.events) == 0 {
+				if opts.Bookmarks && wr.rev > 0 {
+					if !send(Event{Type: watch.Bookmark, Object: s.bookmark(res, wr.rev)}) {
 						return
 					}
 				}
 				continue
 			}
-			for _, ev := range wr.Events {
-				e, ok := s.translate(res, ev, opts.Selector)
+			for _, ev := range wr.events {
+				if !inNamespace(ev.key, prefix) {
+					continue
+				}
+				e, ok := translate(ev, opts.Selector)
 				if ok && !send(e) {
 					return
 				}
@@ -126,39 +129,29 @@ func errorStatus(err error, from int64) *metav1.Status {
 	return &st
 }
 
-// translate turns a storage event into a watch event, applying selector transitions.
-func (s *Store) translate(res *Resource, ev storage.Event, sel Selector) (Event, bool) {
-	var cur, prev runtime.Object
-	var err error
-	if ev.Type == storage.EventPut {
-		if cur, err = decodeKV(res, ev.KV); err != nil {
-			return Event{}, false
-		}
-	}
-	if ev.PrevKV != nil {
-		if prev, err = decodeStored(res, ev.PrevKV.Value, ev.PrevKV.ModRevision); err != nil {
-			prev = nil
-		}
-	}
+// translate turns a decoded storage event into a watch event, applying selector
+// transitions. The event's objects are shared: it returns deep copies.
+func translate(ev decodedEvent, sel Selector) (Event, bool) {
+	cur, prev := ev.cur, ev.prev
 	curOK := cur != nil && sel.Matches(cur)
 	prevOK := prev != nil && sel.Matches(prev)
-	rv := strconv.FormatInt(ev.KV.ModRevision, 10)
 	switch {
-	case ev.Type == storage.EventDelete:
+	case ev.typ == storage.EventDelete:
 		if prev == nil || !prevOK {
 			return Event{}, false
 		}
-		objectMeta(prev).SetResourceVersion(rv)
-		return Event{Type: watch.Deleted, Object: prev}, true
+		obj := prev.DeepCopyObject()
+		objectMeta(obj).SetResourceVersion(strconv.FormatInt(ev.rev, 10))
+		return Event{Type: watch.Deleted, Object: obj}, true
 	case curOK && prev == nil:
-		return Event{Type: watch.Added, Object: cur}, true
+		return Event{Type: watch.Added, Object: cur.DeepCopyObject()}, true
 	case curOK && prevOK:
-		return Event{Type: watch.Modified, Object: cur}, true
+		return Event{Type: watch.Modified, Object: cur.DeepCopyObject()}, true
 	case curOK:
-		return Event{Type: watch.Added, Object: cur}, true
+		return Event{Type: watch.Added, Object: cur.DeepCopyObject()}, true
 	case prevOK:
 		// Left the selection: upstream reports the new state as DELETED.
-		return Event{Type: watch.Deleted, Object: cur}, true
+		return Event{Type: watch.Deleted, Object: cur.DeepCopyObject()}, true
 	}
 	return Event{}, false
 }

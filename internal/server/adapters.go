@@ -44,15 +44,15 @@ func (r storeReader) List(ctx context.Context, gvr schema.GroupVersionResource, 
 	return objs, err
 }
 
-// lazyReader lets plugins be built before the store exists.
-type lazyReader struct{ store **registry.Store }
+// lazyReader lets plugins be built before the store and its caches exist.
+type lazyReader struct{ r **cachedReader }
 
 func (r lazyReader) Get(ctx context.Context, gvr schema.GroupVersionResource, ns, name string) (runtime.Object, error) {
-	return storeReader{*r.store}.Get(ctx, gvr, ns, name)
+	return (*r.r).Get(ctx, gvr, ns, name)
 }
 
 func (r lazyReader) List(ctx context.Context, gvr schema.GroupVersionResource, ns string) ([]runtime.Object, error) {
-	return storeReader{*r.store}.List(ctx, gvr, ns)
+	return (*r.r).List(ctx, gvr, ns)
 }
 
 // quotaAccounting adapts the quota core to registry.Quota.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/admission/limitranger"
@@ -134,7 +135,8 @@ func Run(ctx context.Context, cfg Config) error {
 
 	// 3. Registry, admission, quota.
 	var store *registry.Store
-	reader := lazyReader{&store}
+	var cached *cachedReader
+	reader := lazyReader{&cached}
 	quotaReg := evaluator.NewRegistry()
 	quotaPlugin := resourcequota.NewPlugin(quotaReg, limited)
 	chain, err := admission.NewChain(cfg.EnableAdmissionPlugins, cfg.DisableAdmissionPlugins,
@@ -149,10 +151,17 @@ func Run(ctx context.Context, cfg Config) error {
 	if chain.QuotaEnabled() {
 		rcfg.Quota = quotaAccounting{plugin: quotaPlugin, reg: quotaReg}
 	}
-	rcfg.AfterCommit = crdRegistrar(cat)
+	registerCRD := crdRegistrar(cat)
+	rcfg.AfterCommit = func(res *registry.Resource, obj runtime.Object, deleted bool) {
+		registerCRD(res, obj, deleted)
+		if cached != nil {
+			cached.observe(res, obj, deleted)
+		}
+	}
 	metrics := newMetrics()
 	rcfg.ObserveQuota = metrics.observeQuota
 	store = registry.NewStore(rcfg)
+	cached = newCachedReader(ctx, store, log)
 	metrics.reg.MustRegister(newQuotaCollector(store))
 
 	// 4. Bootstrap objects and controllers.

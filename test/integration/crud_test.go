@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/quotad/quotad/internal/server/servertest"
 )
@@ -22,12 +23,26 @@ func ctxT(t *testing.T) context.Context {
 	return ctx
 }
 
+// mkNamespace creates a namespace and waits, with a watch, until the namespace controller
+// has published its kube-root-ca.crt ConfigMap (as upstream clients wait for it), so object
+// counts in tests do not depend on timing.
 func mkNamespace(t *testing.T, s *servertest.Server, name string) {
 	t.Helper()
-	_, err := s.Client.CoreV1().Namespaces().Create(ctxT(t), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	ctx := ctxT(t)
+	w, err := s.Client.CoreV1().ConfigMaps(name).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=kube-root-ca.crt"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer w.Stop()
+	if _, err := s.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for ev := range w.ResultChan() {
+		if ev.Type == watch.Added {
+			return
+		}
+	}
+	t.Fatalf("namespace %s: kube-root-ca.crt never appeared", name)
 }
 
 func pod(name string, cpu, mem string) *corev1.Pod {

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+type options struct {
+	server, token, kubeconfig, scenario, prefix string
+	clients, creates, namespaces, hard          int
+	insecure                                    bool
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.server, "server", "", "API server URL (https://127.0.0.1:6443)")
+	flag.StringVar(&o.token, "token", "", "bearer token")
+	flag.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig (used when --server is empty)")
+	flag.StringVar(&o.scenario, "scenario", "quota", "quota | namespaces | noquota | tight | mixed")
+	flag.StringVar(&o.prefix, "prefix", fmt.Sprintf("bench-%d", time.Now().Unix()), "namespace name prefix")
+	flag.IntVar(&o.clients, "clients", 32, "concurrent clients")
+	flag.IntVar(&o.creates, "creates", 20000, "pod creates to attempt")
+	flag.IntVar(&o.namespaces, "namespaces", 100, "namespaces for the namespaces scenario")
+	flag.IntVar(&o.hard, "hard", 1000, "pods hard limit for the tight scenario")
+	flag.BoolVar(&o.insecure, "insecure-skip-tls-verify", false, "do not verify the server certificate")
+	flag.Parse()
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "quotabench:", err)
+		os.Exit(1)
+	}
+}
+
+// api is a minimal JSON client of the Kubernetes REST API.
+type api struct {
+	base, token string
+	http        *http.Client
+}
+
+func newAPI(o options) (*api, error) {
+	tlsCfg := &tls.Config{InsecureSkipVerify: o.insecure} //nolint:gosec // opt-in flag
+	a := &api{base: strings.TrimRight(o.server, "/"), token: o.token}
+	if a.base == "" {
+		cfg, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("no --server and no usable kubeconfig: %w", err)
+		}
+		a.base, a.token = strings.TrimRight(cfg.Host, "/"), cfg.BearerToken
+		if len(cfg.CAData) > 0 {
+			pool := x509.NewCertPool()
+			pool.AppendCertsFromPEM(cfg.CAData)
+			tlsCfg.RootCAs = pool
+		}
+		if len(cfg.CertData) > 0 {
+			cert, err := tls.X509KeyPair(cfg.CertData, cfg.KeyData)
+			if err != nil {
+				return nil, err
+			}
+			tlsCfg.Certificates = []tls.Certificate{cert}
+		}
+		tlsCfg.InsecureSkipVerify = tlsCfg.InsecureSkipVerify || cfg.Insecure
+	}
+	a.http = &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: tlsCfg, MaxIdleConnsPerHost: 1024, MaxConnsPerHost: 0, ForceAttemptHTTP2: false,
+	}}
+	return a, nil
+}
+
+// do sends one request and returns the status code and body.
+func (a *api) do(ctx context.Context, method, path string, body interface{}) (int, []byte, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, a.base+path, rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if a.token != "" {
+		req.Header.Set("Authorization", "Bearer "+a.token)
+	}
+	resp, err := a.http.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+func (a *api) mustCreate(ctx context.Context, path string, obj interface{}) error {
+	code, b, err := a.do(ctx, http.MethodPost, path, obj)
+	if err != nil {
+		return err
+	}
+	if code != http.StatusCreated && code != http.StatusOK && code != http.StatusConflict {
+		return fmt.Errorf("POST %s: %d %s", path, code, b)
+	}
+	return nil
+}
+
+type m = map[string]interface{}
+
+func podBody(name string) m {
+	rl := m{"cpu": "10m", "memory": "16Mi"}
+	return m{"apiVersion": "v1", "kind": "Pod", "metadata": m{"name": name},
+		"spec": m{"containers": []m{{"name": "c", "image": "nginx", "resources": m{"requests": rl, "limits": rl}}}}}
+}
+
+func quotaBody(pods int) m {
+	return m{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": m{"name": "bench"},
+		"spec": m{"hard": m{"pods": fmt.Sprint(pods), "requests.cpu": "100k", "requests.memory": "100Ti", "limits.cpu": "100k", "limits.memory": "100Ti"}}}
+}
+
+// stats collects latencies and outcomes.
+type stats struct {
+	mu                          sync.Mutex
+	lat                         []time.Duration
+	admitted, refused, errs, dl atomic.Int64
+	firstErr                    atomic.Value
+}
+
+func (s *stats) add(d time.Duration) {
+	s.mu.Lock()
+	s.lat = append(s.lat, d)
+	s.mu.Unlock()
+}
+
+func pct(lat []time.Duration, p float64) time.Duration {
+	if len(lat) == 0 {
+		return 0
+	}
+	i := int(float64(len(lat)-1) * p)
+	return lat[i]
+}
+
+func run(o options) error {
+	a, err := newAPI(o)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	// 1. Namespaces and quotas of the scenario.
+	nss := []string{o.prefix}
+	quotaPods := o.creates * 2
+	switch o.scenario {
+	case "namespaces":
+		nss = nil
+		for i := 0; i < o.namespaces; i++ {
+			nss = append(nss, fmt.Sprintf("%s-%03d", o.prefix, i))
+		}
+	case "tight":
+		quotaPods = o.hard
+	case "quota", "noquota", "mixed":
+	default:
+		return fmt.Errorf("unknown scenario %q", o.scenario)
+	}
+	for _, ns := range nss {
+		if err := a.mustCreate(ctx, "/api/v1/namespaces", m{"apiVersion": "v1", "kind": "Namespace", "metadata": m{"name": ns}}); err != nil {
+			return err
+		}
+		if o.scenario != "noquota" {
+			if err := a.mustCreate(ctx, "/api/v1/namespaces/"+ns+"/resourcequotas", quotaBody(quotaPods)); err != nil {
+				return err
+			}
+		}
+	}
+	// 2. The load: clients take create numbers from a shared counter.
+	var next atomic.Int64
+	st := &stats{lat: make([]time.Duration, 0, o.creates)}
+	start := time.Now()
+	stop := make(chan struct{})
+	go progress(st, start, o.creates, stop)
+	var wg sync.WaitGroup
+	for c := 0; c < o.clients; c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= o.creates {
+					return
+				}
+				ns := nss[i%len(nss)]
+				name := fmt.Sprintf("p-%d", i)
+				t0 := time.Now()
+				code, body, err := a.do(ctx, http.MethodPost, "/api/v1/namespaces/"+ns+"/pods", podBody(name))
+				st.add(time.Since(t0))
+				switch {
+				case err != nil:
+					st.errs.Add(1)
+					st.firstErr.CompareAndSwap(nil, err.Error())
+				case code == http.StatusCreated:
+					st.admitted.Add(1)
+				case code == http.StatusForbidden && bytes.Contains(body, []byte("exceeded quota")):
+					st.refused.Add(1)
+				default:
+					st.errs.Add(1)
+					st.firstErr.CompareAndSwap(nil, fmt.Sprintf("%d %s", code, body))
+				}
+				if o.scenario == "mixed" && i%2 == 1 {
+					prev := fmt.Sprintf("p-%d", i-1)
+					if code, _, err := a.do(ctx, http.MethodDelete, "/api/v1/namespaces/"+ns+"/pods/"+prev, nil); err == nil && code == http.StatusOK {
+						st.dl.Add(1)
+					}
+				}
+			}
+		}(c)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(stop)
+	// 3. Report.
+	sort.Slice(st.lat, func(i, j int) bool { return st.lat[i] < st.lat[j] })
+	used := 0
+	for _, ns := range nss {
+		if o.scenario == "noquota" {
+			break
+		}
+		_, b, err := a.do(ctx, http.MethodGet, "/api/v1/namespaces/"+ns+"/resourcequotas/bench", nil)
+		if err != nil {
+			return err
+		}
+		var q struct {
+			Status struct {
+				Used map[string]string `json:"used"`
+			} `json:"status"`
+		}
+		if err := json.Unmarshal(b, &q); err != nil {
+			return err
+		}
+		n, err := resource.ParseQuantity(q.Status.Used["pods"])
+		if err != nil {
+			return fmt.Errorf("quota %s/bench used pods %q: %w", ns, q.Status.Used["pods"], err)
+		}
+		used += int(n.Value())
+	}
+	fmt.Printf("\rscenario=%s clients=%d namespaces=%d attempts=%d elapsed=%s\n", o.scenario, o.clients, len(nss), o.creates, elapsed.Round(time.Millisecond))
+	fmt.Printf("creates/s=%.0f p50=%s p99=%s max=%s\n", float64(o.creates)/elapsed.Seconds(),
+		pct(st.lat, 0.50).Round(10*time.Microsecond), pct(st.lat, 0.99).Round(10*time.Microsecond), pct(st.lat, 1).Round(10*time.Microsecond))
+	fmt.Printf("admitted=%d refused=%d errors=%d deleted=%d quota-used-pods=%d\n", st.admitted.Load(), st.refused.Load(), st.errs.Load(), st.dl.Load(), used)
+	if e := st.firstErr.Load(); e != nil {
+		fmt.Printf("first error: %s\n", e)
+	}
+	return nil
+}
+
+// progress prints a progress line every second until stop.
+func progress(st *stats, start time.Time, total int, stop chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			done := st.admitted.Load() + st.refused.Load() + st.errs.Load()
+			fmt.Fprintf(os.Stderr, "\r%d/%d done, %.0f/s, %d refused, %d errors   ", done, total, float64(done)/time.Since(start).Seconds(), st.refused.Load(), st.errs.Load())
+		}
+	}
+}

@@ -1,0 +1,280 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/quotad/quotad/internal/storage"
+)
+
+// A watch hub runs ONE storage watch per resource and decodes every event once for all the
+// watchers of that resource (controllers, informers, kubectl get -w), as kube-apiserver's
+// watch cache does. It keeps the last hubHistory batches so a watcher starting a little in
+// the past (the revision of its list) is served from memory; older starts use a watch of
+// their own. Watchers get deep copies: objects in the hub are never handed out.
+
+const (
+	hubHistory   = 4096
+	hubSubBuffer = 8192
+)
+
+// decodedEvent is a storage event with its objects decoded (shared, read-only).
+type decodedEvent struct {
+	typ       storage.EventType
+	key       string
+	rev       int64
+	cur, prev runtime.Object
+}
+
+// decodedBatch is what a watcher receives: the events of one revision, a progress
+// notification (no events), or a terminal error.
+type decodedBatch struct {
+	rev    int64
+	events []decodedEvent
+	err    error
+}
+
+type hubSub struct {
+	ch   chan decodedBatch
+	from int64
+	// behind is set (under the hub's lock) when the watcher fell behind and was dropped.
+	behind bool
+}
+
+type watchHub struct {
+	store   *Store
+	res     *Resource
+	prefix  string
+	mu      sync.Mutex
+	running bool
+	lastRev int64
+	// floor: every event after floor is either in history or still to come.
+	floor   int64
+	history []decodedBatch
+	subs    map[*hubSub]struct{}
+}
+
+type hubs struct {
+	mu sync.Mutex
+	m  map[string]*watchHub
+}
+
+func (s *Store) hub(res *Resource) *watchHub {
+	s.hubs.mu.Lock()
+	defer s.hubs.mu.Unlock()
+	if s.hubs.m == nil {
+		s.hubs.m = map[string]*watchHub{}
+	}
+	prefix := res.KeyPrefix("")
+	h := s.hubs.m[prefix]
+	if h == nil || h.res != res {
+		h = &watchHub{store: s, res: res, prefix: prefix, subs: map[*hubSub]struct{}{}}
+		s.hubs.m[prefix] = h
+	}
+	return h
+}
+
+// watchDecoded streams decoded batches of res with revisions after from, until ctx ends or
+// an error batch.
+func (s *Store) watchDecoded(ctx context.Context, res *Resource, from int64) <-chan decodedBatch {
+	h := s.hub(res)
+	// A start the store has compacted away gets 410 Gone, even if the hub remembers it.
+	if from > 0 {
+		if _, err := s.cfg.Storage.List(ctx, res.KeyPrefix(""), storage.ListOptions{Revision: from, Limit: 1, KeysOnly: true}); errors.Is(err, storage.ErrCompacted) {
+			out := make(chan decodedBatch, 1)
+			out <- decodedBatch{err: err}
+			close(out)
+			return out
+		}
+	}
+	if sub := h.subscribe(from); sub != nil {
+		out := make(chan decodedBatch)
+		go func() {
+			defer close(out)
+			defer h.unsubscribe(sub)
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case b, ok := <-sub.ch:
+					if !ok {
+						h.mu.Lock()
+						behind := sub.behind
+						h.mu.Unlock()
+						if behind {
+							select {
+							case out <- decodedBatch{err: fmt.Errorf("watcher of %s fell behind", h.prefix)}:
+							case <-ctx.Done():
+							}
+						}
+						return
+					}
+					if b.err == nil && len(b.events) > 0 && b.rev <= sub.from {
+						continue
+					}
+					select {
+					case out <- b:
+					case <-ctx.Done():
+						return
+					}
+					if b.err != nil {
+						return
+					}
+				}
+			}
+		}()
+		return out
+	}
+	return s.directWatch(ctx, res, res.KeyPrefix(""), from)
+}
+
+// subscribe registers a watcher from revision from; nil means the hub cannot serve it.
+func (h *watchHub) subscribe(from int64) *hubSub {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	sub := &hubSub{ch: make(chan decodedBatch, hubSubBuffer), from: from}
+	if !h.running {
+		h.running = true
+		h.lastRev, h.floor = from, from
+		h.history = nil
+		ctx, cancel := context.WithCancel(context.Background())
+		go h.run(ctx, cancel, from)
+		h.subs[sub] = struct{}{}
+		return sub
+	}
+	if from < h.lastRev {
+		// Replay from history if it holds every event after from.
+		if from < h.floor {
+			return nil
+		}
+		i := 0
+		for i < len(h.history) && h.history[i].rev <= from {
+			i++
+		}
+		if len(h.history)-i > hubSubBuffer/2 {
+			return nil
+		}
+		for _, b := range h.history[i:] {
+			sub.ch <- b
+		}
+	}
+	h.subs[sub] = struct{}{}
+	return sub
+}
+
+func (h *watchHub) unsubscribe(sub *hubSub) {
+	h.mu.Lock()
+	delete(h.subs, sub)
+	h.mu.Unlock()
+}
+
+// run is the hub's storage watch.
+func (h *watchHub) run(ctx context.Context, cancel context.CancelFunc, from int64) {
+	defer cancel()
+	src := h.store.cfg.Storage.Watch(ctx, h.prefix, from)
+	for wr := range src {
+		b := decodedBatch{rev: wr.Revision, err: wr.Err}
+		if wr.Err == nil {
+			b.events = h.store.decodeEvents(h.res, wr.Events)
+		}
+		if !h.deliver(b) {
+			return
+		}
+	}
+	h.deliver(decodedBatch{err: fmt.Errorf("watch of %s ended", h.prefix)})
+}
+
+// deliver fans a batch out; it stops the hub after an error. Watchers that cannot keep up
+// are ended with an error and re-list, as upstream ends slow watchers.
+func (h *watchHub) deliver(b decodedBatch) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if b.err != nil {
+		for sub := range h.subs {
+			select {
+			case sub.ch <- b:
+			default:
+			}
+			close(sub.ch)
+			delete(h.subs, sub)
+		}
+		h.running = false
+		h.history = nil
+		return false
+	}
+	if len(b.events) > 0 {
+		h.history = append(h.history, b)
+		if len(h.history) > hubHistory {
+			drop := len(h.history) - hubHistory
+			h.floor = h.history[drop-1].rev
+			h.history = append(h.history[:0:0], h.history[drop:]...)
+		}
+	}
+	if b.rev > h.lastRev {
+		h.lastRev = b.rev
+	}
+	for sub := range h.subs {
+		select {
+		case sub.ch <- b:
+		default:
+			sub.behind = true
+			close(sub.ch)
+			delete(h.subs, sub)
+		}
+	}
+	return true
+}
+
+// directWatch is a watch of its own, for starts the hub's history does not cover.
+func (s *Store) directWatch(ctx context.Context, res *Resource, prefix string, from int64) <-chan decodedBatch {
+	out := make(chan decodedBatch, 64)
+	go func() {
+		defer close(out)
+		for wr := range s.cfg.Storage.Watch(ctx, prefix, from) {
+			b := decodedBatch{rev: wr.Revision, err: wr.Err}
+			if wr.Err == nil {
+				b.events = s.decodeEvents(res, wr.Events)
+			}
+			select {
+			case out <- b:
+			case <-ctx.Done():
+				return
+			}
+			if b.err != nil {
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// decodeEvents decodes the objects of storage events; undecodable values are skipped.
+func (s *Store) decodeEvents(res *Resource, evs []storage.Event) []decodedEvent {
+	out := make([]decodedEvent, 0, len(evs))
+	for _, ev := range evs {
+		de := decodedEvent{typ: ev.Type, key: ev.KV.Key, rev: ev.KV.ModRevision}
+		if ev.Type == storage.EventPut {
+			obj, err := decodeKV(res, ev.KV)
+			if err != nil {
+				s.cfg.Logger.Warn("watch: undecodable value", "key", ev.KV.Key, "err", err)
+				continue
+			}
+			de.cur = obj
+		}
+		if ev.PrevKV != nil {
+			if prev, err := decodeStored(res, ev.PrevKV.Value, ev.PrevKV.ModRevision); err == nil {
+				de.prev = prev
+			}
+		}
+		out = append(out, de)
+	}
+	return out
+}
+
+// inNamespace reports whether a key lies under a namespace's prefix.
+func inNamespace(key, nsPrefix string) bool { return strings.HasPrefix(key, nsPrefix) }

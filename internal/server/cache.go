@@ -1,0 +1,191 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/quotad/quotad/internal/registry"
+)
+
+// cachedReader is the admission.Reader plugins use: namespaces, limit ranges and priority
+// classes come from watch-fed caches, as upstream's plugins read informers; a Get that misses
+// the cache falls back to storage (a namespace created a moment ago), and anything else is
+// read from storage. Quota never reads through it: quota reads happen inside the storage
+// transaction.
+type cachedReader struct {
+	live   storeReader
+	caches map[schema.GroupVersionResource]*objectCache
+}
+
+func newCachedReader(ctx context.Context, store *registry.Store, log *slog.Logger) *cachedReader {
+	r := &cachedReader{live: storeReader{store}, caches: map[schema.GroupVersionResource]*objectCache{}}
+	for _, gvr := range []schema.GroupVersionResource{
+		corev1.SchemeGroupVersion.WithResource("namespaces"),
+		corev1.SchemeGroupVersion.WithResource("limitranges"),
+		schedulingv1.SchemeGroupVersion.WithResource("priorityclasses"),
+	} {
+		c := &objectCache{byNS: map[string]map[string]runtime.Object{}}
+		r.caches[gvr] = c
+		go c.run(ctx, store, store.Catalogue().Get(gvr), log)
+	}
+	return r
+}
+
+// observe applies this replica's committed writes to the caches at once.
+func (r *cachedReader) observe(res *registry.Resource, obj runtime.Object, deleted bool) {
+	if c := r.caches[res.GVR]; c != nil {
+		c.observe(obj.DeepCopyObject(), deleted)
+	}
+}
+
+func (r *cachedReader) Get(ctx context.Context, gvr schema.GroupVersionResource, ns, name string) (runtime.Object, error) {
+	if c := r.caches[gvr]; c != nil {
+		if obj, ok := c.get(ns, name); ok {
+			return obj, nil
+		}
+	}
+	return r.live.Get(ctx, gvr, ns, name)
+}
+
+func (r *cachedReader) List(ctx context.Context, gvr schema.GroupVersionResource, ns string) ([]runtime.Object, error) {
+	if c := r.caches[gvr]; c != nil {
+		if objs, ok := c.list(ns); ok {
+			return objs, nil
+		}
+	}
+	return r.live.List(ctx, gvr, ns)
+}
+
+// objectCache holds every object of one resource, fed by a list and a watch, and by this
+// replica's own commits at once (so a LimitRange created by a client applies to the very
+// next pod that client creates). Entries only move forward in resourceVersion; deletions
+// leave a tombstone until the watch delivers them.
+type objectCache struct {
+	mu         sync.RWMutex
+	byNS       map[string]map[string]runtime.Object
+	tombstones map[string]int64
+	synced     bool
+}
+
+func rvOf(m metav1.Object) int64 {
+	n, _ := strconv.ParseInt(m.GetResourceVersion(), 10, 64)
+	return n
+}
+
+// observe applies one object change if it is newer than what the cache holds.
+func (c *objectCache) observe(obj runtime.Object, deleted bool) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ns, name, rev := m.GetNamespace(), m.GetName(), rvOf(m)
+	key := ns + "/" + name
+	if cur, ok := c.byNS[ns][name]; ok {
+		if cm, err := meta.Accessor(cur); err == nil && rvOf(cm) >= rev && rev > 0 {
+			return
+		}
+	}
+	if t, ok := c.tombstones[key]; ok {
+		if rev <= t {
+			if rev == t {
+				delete(c.tombstones, key)
+			}
+			return
+		}
+		delete(c.tombstones, key)
+	}
+	if deleted {
+		if c.tombstones == nil {
+			c.tombstones = map[string]int64{}
+		}
+		c.tombstones[key] = rev
+	}
+	c.set(obj, deleted)
+}
+
+func (c *objectCache) get(ns, name string) (runtime.Object, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	obj, ok := c.byNS[ns][name]
+	return obj, ok
+}
+
+func (c *objectCache) list(ns string) ([]runtime.Object, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if !c.synced {
+		return nil, false
+	}
+	out := make([]runtime.Object, 0, len(c.byNS[ns]))
+	for _, o := range c.byNS[ns] {
+		out = append(out, o)
+	}
+	return out, true
+}
+
+func (c *objectCache) set(obj runtime.Object, deleted bool) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	ns := m.GetNamespace()
+	if deleted {
+		delete(c.byNS[ns], m.GetName())
+		return
+	}
+	if c.byNS[ns] == nil {
+		c.byNS[ns] = map[string]runtime.Object{}
+	}
+	c.byNS[ns][m.GetName()] = obj
+}
+
+// run lists, then watches from the list's revision, starting over after any watch error.
+func (c *objectCache) run(ctx context.Context, store *registry.Store, res *registry.Resource, log *slog.Logger) {
+	for ctx.Err() == nil {
+		objs, rev, err := store.ListObjects(ctx, res, "")
+		if err == nil {
+			var events <-chan registry.Event
+			events, err = store.Watch(ctx, res, "", registry.WatchOptions{ResourceVersion: strconv.FormatInt(rev, 10)})
+			if err == nil {
+				c.mu.Lock()
+				c.byNS = map[string]map[string]runtime.Object{}
+				c.tombstones = nil
+				for _, o := range objs {
+					c.set(o, false)
+				}
+				c.synced = true
+				c.mu.Unlock()
+				for ev := range events {
+					if ev.Type != watch.Added && ev.Type != watch.Modified && ev.Type != watch.Deleted {
+						continue
+					}
+					c.observe(ev.Object, ev.Type == watch.Deleted)
+				}
+			}
+		}
+		if err != nil && ctx.Err() == nil && !apierrors.IsNotFound(err) {
+			log.Warn("admission cache: relisting", "resource", res.GVR.String(), "err", err)
+		}
+		c.mu.Lock()
+		c.synced = false
+		c.mu.Unlock()
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
