@@ -35,7 +35,8 @@ func customResourceName(gvk schema.GroupVersionKind) string {
 // For Swagger 2.0 the schema is first reduced as the apiextensions-apiserver does for
 // /openapi/v2 (see toSwaggerSchema), and an object without a schema or preserving unknown
 // fields at its root becomes a bare {"type":"object"}: kubectl's v2 validation would
-// otherwise refuse every field it does not know.
+// otherwise refuse every field it does not know. Embedded resources get their type and
+// metadata properties (addEmbeddedProperties).
 func customResourceSchemas(defs *definitions, r *resolved) (obj, list map[string]any, err error) {
 	obj = map[string]any{}
 	if r.CRDSchema != nil {
@@ -53,6 +54,7 @@ func customResourceSchemas(defs *definitions, r *resolved) (obj, list map[string
 		if defs.v2 {
 			toSwaggerSchema(obj)
 		}
+		addEmbeddedProperties(defs, obj)
 		obj["type"] = "object"
 		props, _ := obj["properties"].(map[string]any)
 		if props == nil {
@@ -147,6 +149,53 @@ func toSwaggerSchema(s map[string]any) {
 	if ap, ok := s["additionalProperties"].(map[string]any); ok {
 		toSwaggerSchema(ap)
 	}
+}
+
+// Descriptions the apiextensions-apiserver gives the type properties of an embedded
+// resource.
+const (
+	embeddedAPIVersionDescription = "apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"
+	embeddedKindDescription       = "kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
+)
+
+// addEmbeddedProperties gives every node marked x-kubernetes-embedded-resource (deepest
+// first) the apiVersion, kind and metadata properties and requires kind and apiVersion,
+// as the apiextensions-apiserver does; in Swagger 2.0 a node that also preserves unknown
+// fields is left alone, since properties would make kubectl refuse the unknown ones.
+func addEmbeddedProperties(defs *definitions, s map[string]any) {
+	props, _ := s["properties"].(map[string]any)
+	for _, p := range props {
+		if p, ok := p.(map[string]any); ok {
+			addEmbeddedProperties(defs, p)
+		}
+	}
+	if items, ok := s["items"].(map[string]any); ok {
+		addEmbeddedProperties(defs, items)
+	}
+	if ap, ok := s["additionalProperties"].(map[string]any); ok {
+		addEmbeddedProperties(defs, ap)
+	}
+	if s["x-kubernetes-embedded-resource"] != true || (defs.v2 && s["x-kubernetes-preserve-unknown-fields"] == true) {
+		return
+	}
+	if props == nil {
+		props = map[string]any{}
+		s["properties"] = props
+	}
+	props["apiVersion"] = map[string]any{"description": embeddedAPIVersionDescription, "type": "string"}
+	props["kind"] = map[string]any{"description": embeddedKindDescription, "type": "string"}
+	props["metadata"] = defs.ref(objectMetaName, map[string]any{"description": objectMetaDescription})
+	required, _ := s["required"].([]any)
+	has := map[string]bool{}
+	for _, r := range required {
+		has[fmt.Sprint(r)] = true
+	}
+	for _, name := range []string{"kind", "apiVersion"} {
+		if !has[name] {
+			required = append(required, name)
+		}
+	}
+	s["required"] = required
 }
 
 // swaggerSchemaKeyword reports whether k is a keyword of a Swagger 2.0 schema object.

@@ -37,9 +37,8 @@
 // tags plus a small table of known exceptions, no deprecated /watch/ paths, and only the
 // media types quotad speaks (JSON, YAML). In /openapi/v2 also: parameters are written in
 // place rather than shared through #/parameters/, info.version is "unversioned", the
-// discovery paths (/api/, /apis/, /version/) are absent, the document is not gzipped,
-// and custom resource fields with x-kubernetes-embedded-resource get no apiVersion, kind
-// and metadata properties.
+// discovery paths (/api/, /apis/, /version/) are absent, and the document is not
+// gzipped.
 //
 // Invariants:
 //   - Build is a pure function of its input: the same resources give byte-identical

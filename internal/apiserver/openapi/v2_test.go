@@ -765,3 +765,91 @@ func checkGolden(t *testing.T, file string, got []byte) {
 		t.Errorf("the document differs from %s; run with -update and review the diff", file)
 	}
 }
+
+// TestEmbeddedResource checks the properties a custom resource's embedded resources get in
+// both dialects, and that kubectl's v2 validation accepts an embedded object.
+func TestEmbeddedResource(t *testing.T) {
+	r := crontabs()
+	r.CRDSchema.Properties["spec"].Properties["template"] = apiextensionsv1.JSONSchemaProps{
+		Type: "object", XEmbeddedResource: true, Required: []string{"spec"},
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{"spec": {Type: "object", XPreserveUnknownFields: ptr(true)}},
+	}
+	r.CRDSchema.Properties["spec"].Properties["raw"] = apiextensionsv1.JSONSchemaProps{
+		Type: "object", XEmbeddedResource: true, XPreserveUnknownFields: ptr(true),
+	}
+	const (
+		apiVersion = `{"description":"apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources","type":"string"}`
+		metaDesc   = `"description":"Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"`
+	)
+	v3, err := Build([]Resource{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := BuildV2([]Resource{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v3Doc, v2Doc map[string]any
+	if err := json.Unmarshal(v3.Paths["apis/stable.example.com/v1"].JSON, &v3Doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(v2.JSON, &v2Doc); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		v3Spec = "components/schemas/com.example.stable.v1.CronTab/properties/spec/properties/"
+		v2Spec = "definitions/com.example.stable.v1.CronTab/properties/spec/properties/"
+	)
+	tests := []struct {
+		name string
+		doc  map[string]any
+		path string
+		want string // JSON; empty means absent
+	}{
+		{"v3 apiVersion", v3Doc, v3Spec + "template/properties/apiVersion", apiVersion},
+		{"v3 metadata", v3Doc, v3Spec + "template/properties/metadata",
+			`{"allOf":[{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}],` + metaDesc + `}`},
+		{"v3 required", v3Doc, v3Spec + "template/required", `["spec","kind","apiVersion"]`},
+		{"v3 preserving embedded resource", v3Doc, v3Spec + "raw/properties/kind/type", `"string"`},
+		{"v2 metadata", v2Doc, v2Spec + "template/properties/metadata",
+			`{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",` + metaDesc + `}`},
+		{"v2 required", v2Doc, v2Spec + "template/required", `["spec","kind","apiVersion"]`},
+		{"v2 preserving embedded resource untouched", v2Doc, v2Spec + "raw",
+			`{"x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := lookup(tt.doc, tt.path)
+			if !ok {
+				t.Fatalf("%s: absent", tt.path)
+			}
+			var want any
+			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				g, _ := json.Marshal(got)
+				t.Fatalf("%s:\n got %s\nwant %s", tt.path, g, tt.want)
+			}
+		})
+	}
+
+	models, kinds := discoveredModels(t, v2)
+	model := models.LookupModel(kinds[r.GVK])
+	for obj, want := range map[string]string{
+		`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"c"},"spec":{"template":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"x":1}},"raw":{"any":"thing"}}}`: "",
+		`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"c"},"spec":{"template":{"apiVersion":"v1","spec":{}}}}`: `ValidationError(CronTab.spec.template): missing required field "kind" in com.example.stable.v1.CronTab.spec.template`,
+	} {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(obj), &m); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, err := range validation.ValidateModel(m, model, "CronTab") {
+			got = append(got, err.Error())
+		}
+		if strings.Join(got, "\n") != want {
+			t.Errorf("%s:\n got %q\nwant %q", obj, got, want)
+		}
+	}
+}
