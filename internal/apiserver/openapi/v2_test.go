@@ -838,7 +838,7 @@ func TestEmbeddedResource(t *testing.T) {
 	model := models.LookupModel(kinds[r.GVK])
 	for obj, want := range map[string]string{
 		`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"c"},"spec":{"template":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"x":1}},"raw":{"any":"thing"}}}`: "",
-		`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"c"},"spec":{"template":{"apiVersion":"v1","spec":{}}}}`: `ValidationError(CronTab.spec.template): missing required field "kind" in com.example.stable.v1.CronTab.spec.template`,
+		`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"c"},"spec":{"template":{"apiVersion":"v1","spec":{}}}}`:                                                                 `ValidationError(CronTab.spec.template): missing required field "kind" in com.example.stable.v1.CronTab.spec.template`,
 	} {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(obj), &m); err != nil {
