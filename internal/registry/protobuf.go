@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"strings"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -15,7 +17,16 @@ import (
 // typed clients send.
 const ProtobufContentType = "application/vnd.kubernetes.protobuf"
 
-var protobufSerializer = protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
+// protobufScheme knows every built-in kind client-go's typed clients send, plus the
+// apiextensions.k8s.io kinds (CRDs, and DeleteOptions as the apiextensions clientset sends it).
+var protobufScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(scheme.AddToScheme(s))
+	utilruntime.Must(apiextensionsv1.AddToScheme(s))
+	return s
+}()
+
+var protobufSerializer = protobuf.NewSerializer(protobufScheme, protobufScheme)
 
 // IsProtobuf reports whether a Content-Type is Kubernetes protobuf.
 func IsProtobuf(contentType string) bool {
