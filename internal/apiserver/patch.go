@@ -31,8 +31,10 @@ func unsupportedPatch(res *registry.Resource) error {
 		types = append(types, strategicPatchType)
 	}
 	types = append(types, applyPatchType)
-	return apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "patch", res.GroupResource(), "",
-		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s", strings.Join(types, ", ")), 0, false)
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType, Reason: metav1.StatusReasonUnsupportedMediaType,
+		Message: "the body of the request was in an unknown format - accepted media types include: " + strings.Join(types, ", "),
+	}}
 }
 
 // applyPatch applies a patch document of the given type to the JSON of cur.
@@ -51,7 +53,8 @@ func applyPatch(res *registry.Resource, patchType string, cur runtime.Object, pa
 	out, err := applyPatchJSON(patchType, orig, patch, schemaObj)
 	if err != nil {
 		if se, ok := err.(*apierrors.StatusError); ok && se.ErrStatus.Code == http.StatusUnprocessableEntity {
-			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", res.GroupResource(), "", se.ErrStatus.Message, 0, false)
+			// As upstream: no resource in the message, the patch error as the cause.
+			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", se.ErrStatus.Message, 0, false)
 		}
 		return nil, err
 	}
