@@ -227,7 +227,7 @@ func TestEveryPatchType(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = cms.Patch(ctx, "cm", types.JSONPatchType, []byte(`[{"op":"test","path":"/data/n","value":"2"}]`), metav1.PatchOptions{})
-	if !apierrors.IsInvalid(err) {
+	if !apierrors.IsInvalid(err) || err.Error() != "the server rejected our request due to an error in our request" {
 		t.Errorf("failed test op: err = %v, want 422", err)
 	}
 	_, err = cms.Patch(ctx, "cm", types.MergePatchType, []byte(`{"data":`), metav1.PatchOptions{})
