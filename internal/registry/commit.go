@@ -258,7 +258,9 @@ type batchPlan struct {
 func (s *Store) planBatch(ctx context.Context, ns string, live []*pending) (*batchPlan, error) {
 	qres := s.cfg.Catalogue.Get(quotaGVR)
 	prefix := qres.KeyPrefix(ns)
-	lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{})
+	// A serializable read is enough: the transaction is guarded on this prefix at the
+	// revision read, so a stale read only costs a retry.
+	lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Serializable: true})
 	if err != nil {
 		return nil, internalError(err)
 	}

@@ -209,7 +209,8 @@ func (h *watchHub) deliver(b decodedBatch) bool {
 	}
 	if len(b.events) > 0 {
 		h.history = append(h.history, b)
-		if len(h.history) > hubHistory {
+		// Trim in chunks so that keeping history costs O(1) per batch.
+		if len(h.history) >= 2*hubHistory {
 			drop := len(h.history) - hubHistory
 			h.floor = h.history[drop-1].rev
 			h.history = append(h.history[:0:0], h.history[drop:]...)

@@ -96,6 +96,9 @@ func (s *Etcd) List(ctx context.Context, prefix string, opts ListOptions) (ListR
 	if opts.KeysOnly {
 		ops = append(ops, clientv3.WithKeysOnly())
 	}
+	if opts.Serializable {
+		ops = append(ops, clientv3.WithSerializable())
+	}
 	resp, err := s.client.Get(ctx, key, ops...)
 	if err != nil {
 		return ListResult{}, fmt.Errorf("list %q at revision %d: %w", prefix, opts.Revision, mapError(err))

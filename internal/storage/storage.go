@@ -37,6 +37,9 @@ type ListOptions struct {
 	StartKey string
 	// KeysOnly omits values.
 	KeysOnly bool
+	// Serializable allows a read served by the local member without a quorum round trip:
+	// it may be stale, so use it only where a transaction guard catches staleness.
+	Serializable bool
 }
 
 // ListResult is one page of a List.
