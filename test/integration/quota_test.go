@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -301,4 +300,4 @@ func TestLimitRangeDefaultsChargedByQuota(t *testing.T) {
 	expectForbidden(t, err, `pods "huge" is forbidden: maximum cpu usage per Container is 1, but limit is 2`)
 }
 
-var _ = context.Background
+func metaCreate() metav1.CreateOptions { return metav1.CreateOptions{} }

@@ -1,0 +1,94 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/client-go/rest"
+
+	"github.com/quotad/quotad/internal/controller/resourcequota"
+	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/server/servertest"
+	"github.com/quotad/quotad/internal/storage"
+)
+
+type countRepairs struct{ n int }
+
+func (c *countRepairs) Repaired(ns, name string) { c.n++ }
+
+// TestVerifierRepairsDrift corrupts a quota's stored status behind the registry's back (the
+// only way drift can appear) and checks that the verifier finds and repairs it.
+func TestVerifierRepairsDrift(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkNamespace(t, s, "v")
+	mkQuota(t, s, "v", "q", map[string]string{"pods": "5", "configmaps": "5"})
+	if _, err := s.Client.CoreV1().Pods("v").Create(ctx, pod("a", "", ""), metaCreate()); err != nil {
+		t.Fatal(err)
+	}
+	// 1. Corrupt: write used pods = 4 straight into storage.
+	st := s.Store.Storage()
+	key := registry.KeyPrefix(corev1.SchemeGroupVersion.WithResource("resourcequotas").GroupResource(), "v") + "q"
+	kv, err := st.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rq corev1.ResourceQuota
+	if err := json.Unmarshal(kv.Value, &rq); err != nil {
+		t.Fatal(err)
+	}
+	rq.Status.Used[corev1.ResourcePods] = resource.MustParse("4")
+	b, _ := json.Marshal(&rq)
+	if _, err := st.Txn(ctx, storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: b}}}); err != nil {
+		t.Fatal(err)
+	}
+	// 2. The verifier repairs it and reports one repair.
+	obs := &countRepairs{}
+	v := resourcequota.New(s.Store, 0, slog.New(slog.DiscardHandler), obs)
+	n, err := v.VerifyAll(ctx)
+	if err != nil || n != 1 || obs.n != 1 {
+		t.Fatalf("VerifyAll repaired %d (observer %d), err %v", n, obs.n, err)
+	}
+	expectUsed(t, s, "v", "q", map[string]string{"pods": "1", "configmaps": "1"})
+	// 3. Nothing left to repair.
+	if n, err := v.VerifyAll(ctx); err != nil || n != 0 {
+		t.Fatalf("second VerifyAll repaired %d, err %v", n, err)
+	}
+}
+
+// TestMetricsExposeQuotas reads /metrics like Prometheus would.
+func TestMetricsExposeQuotas(t *testing.T) {
+	s := servertest.Start(t)
+	mkNamespace(t, s, "m")
+	mkQuota(t, s, "m", "q", map[string]string{"pods": "5"})
+	if _, err := s.Client.CoreV1().Pods("m").Create(ctxT(t), pod("a", "", ""), metaCreate()); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := rest.TransportFor(s.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, s.URL+"/metrics", nil)
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{
+		`quotad_resourcequota{namespace="m",resource="pods",resourcequota="q",type="hard"} 5`,
+		`quotad_resourcequota{namespace="m",resource="pods",resourcequota="q",type="used"} 1`,
+		`quotad_admission_quota_decisions_total{result="admitted"}`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
