@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/quotad/quotad/internal/quota"
+	"github.com/quotad/quotad/internal/quota/podresources"
 )
 
 // countPods is the object-count name of pods.
@@ -254,25 +255,22 @@ func usesCrossNamespacePodAffinity(pod *corev1.Pod) bool {
 }
 
 // PodRequests returns a pod's effective requests, with upstream's rules (component-helpers
-// PodRequests, spec only): the sum over containers and sidecars (init containers with
-// restartPolicy Always), raised to the largest init-phase demand (each regular init
-// container plus the sidecars declared before it, each sidecar plus those before it);
-// then pod-level spec.resources.requests replace cpu, memory and hugepages-*; then
-// spec.overhead is added to every name.
+// PodRequests, spec only): the sidecar-aware aggregate of podresources.Aggregate; then
+// pod-level spec.resources.requests replace cpu, memory and hugepages-*; then spec.overhead
+// is added to every name.
 func PodRequests(pod *corev1.Pod) corev1.ResourceList {
-	reqs := aggregateContainers(pod, func(c *corev1.Container) corev1.ResourceList { return c.Resources.Requests })
+	reqs := podresources.Aggregate(pod, podresources.ContainerRequests)
 	if podLevelRequestsSet(pod) {
 		applyPodLevel(reqs, pod.Spec.Resources.Requests)
 	}
-	addTo(reqs, pod.Spec.Overhead)
-	return reqs
+	return quota.Add(reqs, pod.Spec.Overhead)
 }
 
 // PodLimits returns a pod's effective limits: the same aggregation over limits, pod-level
 // limits replacing cpu, memory and hugepages-* when pod-level resources are set, and
 // spec.overhead added only to limits that exist and are not zero.
 func PodLimits(pod *corev1.Pod) corev1.ResourceList {
-	limits := aggregateContainers(pod, func(c *corev1.Container) corev1.ResourceList { return c.Resources.Limits })
+	limits := podresources.Aggregate(pod, podresources.ContainerLimits)
 	if podLevelResourcesSet(pod) {
 		applyPodLevel(limits, pod.Spec.Resources.Limits)
 	}
@@ -285,64 +283,22 @@ func PodLimits(pod *corev1.Pod) corev1.ResourceList {
 	return limits
 }
 
-// aggregateContainers applies the sidecar-aware aggregation to one list per container.
-// Ephemeral containers never count.
-func aggregateContainers(pod *corev1.Pod, get func(*corev1.Container) corev1.ResourceList) corev1.ResourceList {
-	result := corev1.ResourceList{}
-	for i := range pod.Spec.Containers {
-		addTo(result, get(&pod.Spec.Containers[i]))
-	}
-	sidecars := corev1.ResourceList{}
-	initMax := corev1.ResourceList{}
-	for i := range pod.Spec.InitContainers {
-		c := &pod.Spec.InitContainers[i]
-		var phase corev1.ResourceList
-		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			addTo(result, get(c))
-			addTo(sidecars, get(c))
-			phase = sidecars
-		} else {
-			phase = corev1.ResourceList{}
-			addTo(phase, get(c))
-			addTo(phase, sidecars)
-		}
-		maxInto(initMax, phase)
-	}
-	maxInto(result, initMax)
-	return result
-}
-
-// isPodLevelResource reports whether pod-level resources may set name: cpu, memory and
-// hugepages-*.
-func isPodLevelResource(name corev1.ResourceName) bool {
-	return name == corev1.ResourceCPU || name == corev1.ResourceMemory ||
-		strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
-}
-
 // podLevelRequestsSet reports whether spec.resources.requests has a pod-level name.
 func podLevelRequestsSet(pod *corev1.Pod) bool {
-	if pod.Spec.Resources == nil {
-		return false
-	}
-	for name := range pod.Spec.Resources.Requests {
-		if isPodLevelResource(name) {
-			return true
-		}
-	}
-	return false
+	return pod.Spec.Resources != nil && hasPodLevel(pod.Spec.Resources.Requests)
 }
 
 // podLevelResourcesSet reports whether spec.resources requests or limits have a
 // pod-level name.
 func podLevelResourcesSet(pod *corev1.Pod) bool {
-	if podLevelRequestsSet(pod) {
-		return true
-	}
-	if pod.Spec.Resources == nil {
-		return false
-	}
-	for name := range pod.Spec.Resources.Limits {
-		if isPodLevelResource(name) {
+	return podLevelRequestsSet(pod) ||
+		pod.Spec.Resources != nil && hasPodLevel(pod.Spec.Resources.Limits)
+}
+
+// hasPodLevel reports whether list has a name that pod-level resources may set.
+func hasPodLevel(list corev1.ResourceList) bool {
+	for name := range list {
+		if podresources.IsPodLevelResource(name) {
 			return true
 		}
 	}
@@ -352,29 +308,8 @@ func podLevelResourcesSet(pod *corev1.Pod) bool {
 // applyPodLevel overwrites result with the pod-level names of podLevel.
 func applyPodLevel(result, podLevel corev1.ResourceList) {
 	for name, q := range podLevel {
-		if isPodLevelResource(name) {
+		if podresources.IsPodLevelResource(name) {
 			result[name] = q.DeepCopy()
-		}
-	}
-}
-
-// addTo adds every entry of add into list.
-func addTo(list, add corev1.ResourceList) {
-	for name, q := range add {
-		if v, ok := list[name]; ok {
-			v.Add(q)
-			list[name] = v
-		} else {
-			list[name] = q.DeepCopy()
-		}
-	}
-}
-
-// maxInto raises every entry of list to the value in other, adding missing names.
-func maxInto(list, other corev1.ResourceList) {
-	for name, q := range other {
-		if v, ok := list[name]; !ok || q.Cmp(v) > 0 {
-			list[name] = q.DeepCopy()
 		}
 	}
 }

@@ -1,0 +1,14 @@
+// Package podresources owns the one aggregation of a pod's container resources that the
+// quota evaluator, the LimitRanger admission plugin and pod defaulting all share: regular
+// containers and sidecars (restartable init containers) add up, each other init container
+// needs its own list plus the sidecars declared before it, and the pod needs the larger of
+// the two per name. It also says which names pod-level resources (spec.resources) may set.
+//
+// Invariants:
+//   - Pure functions of the pod spec: no IO, no package-level mutable state; the pod's
+//     status, ephemeral containers, spec.overhead and spec.resources are never read by
+//     Aggregate. What each caller does with overhead and pod-level values is its own
+//     policy and stays in the caller.
+//   - Inputs are read-only: every returned list is a fresh map of deep copies.
+//   - Imports only k8s.io/api, so registry, admission and quota packages may all import it.
+package podresources
