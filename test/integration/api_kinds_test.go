@@ -391,8 +391,8 @@ func TestTypedCRUDEveryKind(t *testing.T) {
 				Suspend: boolp(true), Template: jobTemplate()}},
 			spec:       func(o *batchv1.Job) { o.Spec.ActiveDeadlineSeconds = int64p(600) },
 			specOf:     func(o *batchv1.Job) interface{} { return fmt.Sprint(*o.Spec.ActiveDeadlineSeconds) },
-			status:     func(o *batchv1.Job) { o.Status.Ready = int32p(0) },
-			statusOf:   func(o *batchv1.Job) interface{} { return o.Status.Ready != nil },
+			status:     func(o *batchv1.Job) { o.Status.Failed = 7 },
+			statusOf:   func(o *batchv1.Job) interface{} { return o.Status.Failed },
 			generation: true,
 		}.runJob},
 		{"cronjobs", kindCase[*batchv1.CronJob, *batchv1.CronJobList]{
