@@ -84,7 +84,7 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 		}
 		for wr := range src {
 			if wr.err != nil {
-				st := errorStatus(wr.err, from)
+				st := s.errorStatus(ctx, res, wr.err, from)
 				send(Event{Type: watch.Error, Object: st})
 				return
 			}
@@ -117,16 +117,42 @@ func (s *Store) bookmark(res *Resource, rev int64) runtime.Object {
 	return obj
 }
 
-func errorStatus(err error, from int64) *metav1.Status {
+// errorStatus is the Status of a watch's ERROR event. A compacted start is upstream's 410
+// "too old resource version: <from> (<oldest>)", oldest being the first revision a watch may
+// start from.
+func (s *Store) errorStatus(ctx context.Context, res *Resource, err error, from int64) *metav1.Status {
 	var se *apierrors.StatusError
 	if errors.Is(err, storage.ErrCompacted) {
-		se = apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d", from))
+		se = apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", from, s.compactedRevision(ctx, res, from)))
 	} else {
 		se = apierrors.NewInternalError(err)
 	}
 	st := se.Status()
 	st.Kind, st.APIVersion = "Status", "v1"
 	return &st
+}
+
+// compactedRevision finds the store's compaction revision, above from (compacted), by
+// bisecting on reads at a revision: the oldest revision that can still be read.
+func (s *Store) compactedRevision(ctx context.Context, res *Resource, from int64) int64 {
+	hi, err := s.cfg.Storage.Revision(ctx)
+	if err != nil {
+		return from
+	}
+	lo := from // compacted
+	for lo+1 < hi {
+		mid := lo + (hi-lo)/2
+		_, err := s.cfg.Storage.List(ctx, res.KeyPrefix(""), storage.ListOptions{Revision: mid, Limit: 1, KeysOnly: true})
+		switch {
+		case errors.Is(err, storage.ErrCompacted):
+			lo = mid
+		case err != nil:
+			return hi
+		default:
+			hi = mid
+		}
+	}
+	return hi
 }
 
 // translate turns a decoded storage event into a watch event, applying selector
