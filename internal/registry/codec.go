@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"sort"
 	"strings"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -83,6 +87,11 @@ func Decode(res *Resource, body []byte, fv FieldValidation) (*Decoded, error) {
 			}
 		}
 		u.Object = m
+		if err == nil {
+			for _, p := range pruneCustom(res, m) {
+				strictErrs = append(strictErrs, fmt.Errorf("unknown field %q", p))
+			}
+		}
 	} else {
 		strictErrs, err = kjson.UnmarshalStrict(body, obj, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
 	}
@@ -149,4 +158,89 @@ func decodeStored(res *Resource, value []byte, rev int64) (runtime.Object, error
 	}
 	m.SetResourceVersion(fmt.Sprint(rev))
 	return obj, nil
+}
+
+// objectMetaFields are the JSON names of metav1.ObjectMeta's fields.
+var objectMetaFields = func() map[string]bool {
+	out := map[string]bool{}
+	t := reflect.TypeOf(metav1.ObjectMeta{})
+	for i := 0; i < t.NumField(); i++ {
+		if name := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]; name != "" && name != "-" {
+			out[name] = true
+		}
+	}
+	return out
+}()
+
+// pruneCustom drops the fields of a custom resource that its version's structural schema
+// does not specify (unknown metadata fields included), as kube-apiserver prunes them, and
+// returns their paths sorted. A version without a schema prunes nothing.
+func pruneCustom(res *Resource, obj map[string]interface{}) []string {
+	v := res.CRDVersion()
+	if v == nil || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+		return nil
+	}
+	var pruned []string
+	pruneObject(obj, v.Schema.OpenAPIV3Schema, "", true, &pruned)
+	sort.Strings(pruned)
+	return pruned
+}
+
+// pruneValue prunes one value against its schema.
+func pruneValue(v interface{}, s *apiextensionsv1.JSONSchemaProps, path string, pruned *[]string) {
+	switch x := v.(type) {
+	case map[string]interface{}:
+		pruneObject(x, s, path, s.XEmbeddedResource, pruned)
+	case []interface{}:
+		if s.Items == nil || s.Items.Schema == nil {
+			return
+		}
+		for i, item := range x {
+			pruneValue(item, s.Items.Schema, fmt.Sprintf("%s[%d]", path, i), pruned)
+		}
+	}
+}
+
+// pruneObject prunes the fields of an object; embedded (and the root) keep apiVersion,
+// kind and the ObjectMeta fields of metadata.
+func pruneObject(m map[string]interface{}, s *apiextensionsv1.JSONSchemaProps, path string, embedded bool, pruned *[]string) {
+	join := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	for k, v := range m {
+		if embedded {
+			switch k {
+			case "apiVersion", "kind":
+				continue
+			case "metadata":
+				if md, ok := v.(map[string]interface{}); ok {
+					for f := range md {
+						if !objectMetaFields[f] {
+							delete(md, f)
+							*pruned = append(*pruned, join("metadata."+f))
+						}
+					}
+				}
+				continue
+			}
+		}
+		if prop, ok := s.Properties[k]; ok {
+			pruneValue(v, &prop, join(k), pruned)
+			continue
+		}
+		if ap := s.AdditionalProperties; ap != nil && (ap.Allows || ap.Schema != nil) {
+			if ap.Schema != nil {
+				pruneValue(v, ap.Schema, join(k), pruned)
+			}
+			continue
+		}
+		if s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields {
+			continue
+		}
+		delete(m, k)
+		*pruned = append(*pruned, join(k))
+	}
 }
