@@ -2,6 +2,8 @@ package integration
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -13,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/quotad/quotad/internal/server/servertest"
 )
@@ -265,6 +268,75 @@ func walkCustomResource(t *testing.T, ctx context.Context, c dynamic.ResourceInt
 		}
 		if _, err := c.Get(ctx, n, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Errorf("after delete: %v", err)
+		}
+	}
+}
+
+// TestCustomResourceFieldValidation: unknown fields of custom resources are pruned by the
+// structural schema, and reported under Strict and Warn with upstream's texts.
+func TestCustomResourceFieldValidation(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	ext, err := apiextensions.NewForConfig(s.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := widgetCRD("widgets", "Widget", apiextensionsv1.NamespaceScoped)
+	preserve := true
+	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["extra"] = apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}
+	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["items"] = apiextensionsv1.JSONSchemaProps{Type: "array",
+		Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"name": {Type: "string"}}}}}
+	if _, err := ext.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ws := &warnings{}
+	cfg := rest.CopyConfig(s.Config)
+	cfg.WarningHandler = ws
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dyn.Resource(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}).Namespace("default")
+	obj := func(name string) *unstructured.Unstructured {
+		u := cr("Widget", name, map[string]interface{}{
+			"size": int64(1), "foo": "x",
+			"extra": map[string]interface{}{"anything": map[string]interface{}{"goes": true}},
+			"items": []interface{}{map[string]interface{}{"name": "a", "bad": int64(1)}},
+		})
+		_ = unstructured.SetNestedField(u.Object, "y", "metadata", "bogus")
+		return u
+	}
+	const unknown = `unknown field "metadata.bogus", unknown field "spec.foo", unknown field "spec.items[0].bad"`
+	_, err = c.Create(ctx, obj("strict"), metav1.CreateOptions{FieldValidation: "Strict"})
+	if want := `Widget in version "v1" cannot be handled as a Widget: strict decoding error: ` + unknown; !apierrors.IsBadRequest(err) || err.Error() != want {
+		t.Errorf("strict:\n got %v\nwant %s", err, want)
+	}
+	ws.take()
+	for _, tc := range []struct{ fv, warn string }{
+		{"Warn", `unknown field "metadata.bogus"|unknown field "spec.foo"|unknown field "spec.items[0].bad"`},
+		{"Ignore", ""},
+	} {
+		got, err := c.Create(ctx, obj("w-"+strings.ToLower(tc.fv)), metav1.CreateOptions{FieldValidation: tc.fv})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.fv, err)
+		}
+		if w := strings.Join(ws.take(), "|"); w != tc.warn {
+			t.Errorf("%s warnings %q, want %q", tc.fv, w, tc.warn)
+		}
+		spec, _, _ := unstructured.NestedMap(got.Object, "spec")
+		md, _, _ := unstructured.NestedMap(got.Object, "metadata")
+		if _, ok := spec["foo"]; ok {
+			t.Errorf("%s: spec.foo kept", tc.fv)
+		}
+		if _, ok := md["bogus"]; ok {
+			t.Errorf("%s: metadata.bogus kept", tc.fv)
+		}
+		if goes, _, _ := unstructured.NestedBool(got.Object, "spec", "extra", "anything", "goes"); !goes {
+			t.Errorf("%s: x-kubernetes-preserve-unknown-fields subtree pruned: %v", tc.fv, spec)
+		}
+		items, _, _ := unstructured.NestedSlice(got.Object, "spec", "items")
+		if len(items) != 1 || fmt.Sprint(items[0]) != "map[name:a]" {
+			t.Errorf("%s: items %v", tc.fv, items)
 		}
 	}
 }
