@@ -432,12 +432,11 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, res *registry.Re
 		return
 	}
 	if !dr.Deleted || returnsDeletedObject(res) {
+		// As upstream: 202 only when the object waits and the request asked for cascading
+		// deletion with orphanDependents=false; otherwise 200.
 		code := http.StatusOK
-		if !dr.Deleted {
+		if !dr.Deleted && opts.OrphanDependents != nil && !*opts.OrphanDependents {
 			code = http.StatusAccepted
-			if _, isNS := dr.Object.(*corev1.Namespace); isNS {
-				code = http.StatusOK
-			}
 		}
 		s.writeObjects(w, r, res, accept{}, code, dr.Object)
 		return
