@@ -223,3 +223,39 @@ func asAPIStatus(err error, st *apierrors.APIStatus) bool {
 	*st = s
 	return ok
 }
+
+// TestDeleteAnswers pins the delete answers: 200 with a success Status when the object is
+// gone, 200 with the object while finalizers hold it, 202 only for orphanDependents=false.
+func TestDeleteAnswers(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	cms := s.Client.CoreV1().ConfigMaps("default")
+	for _, n := range []string{"plain", "held", "held2"} {
+		cm := &corev1.ConfigMap{ObjectMeta: meta(n)}
+		if n != "plain" {
+			cm.Finalizers = []string{"example.com/hold"}
+		}
+		if _, err := cms.Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plain, _ := cms.Get(ctx, "plain", metav1.GetOptions{})
+	code, st := rawRequest(t, s, http.MethodDelete, "/api/v1/namespaces/default/configmaps/plain", "", nil)
+	if code != http.StatusOK || st.Kind != "Status" || st.Status != metav1.StatusSuccess || st.Details == nil ||
+		st.Details.Name != "plain" || st.Details.Kind != "configmaps" || st.Details.UID != plain.UID {
+		t.Errorf("delete: %d %+v", code, st)
+	}
+	code, st = rawRequest(t, s, http.MethodDelete, "/api/v1/namespaces/default/configmaps/held", "", nil)
+	if code != http.StatusOK || st.Kind != "ConfigMap" {
+		t.Errorf("delete of a held object: %d kind %q", code, st.Kind)
+	}
+	code, st = rawRequest(t, s, http.MethodDelete, "/api/v1/namespaces/default/configmaps/held2", "application/json",
+		strings.NewReader(`{"kind":"DeleteOptions","apiVersion":"v1","orphanDependents":false}`))
+	if code != http.StatusAccepted || st.Kind != "ConfigMap" {
+		t.Errorf("delete of a held object with orphanDependents=false: %d kind %q", code, st.Kind)
+	}
+	code, st = rawRequest(t, s, http.MethodDelete, "/api/v1/namespaces/default/configmaps/held", "application/json", strings.NewReader(`{"kind":`))
+	if code != http.StatusBadRequest || !strings.HasPrefix(st.Message, "couldn't get version/kind; json parse error: ") {
+		t.Errorf("delete with a malformed body: %d %q", code, st.Message)
+	}
+}
