@@ -59,6 +59,9 @@ func TestErrorAnswers(t *testing.T) {
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourceConfigMaps: resource.MustParse("3")}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := core.Secrets("err").Create(ctx, &corev1.Secret{ObjectMeta: meta("s"), Type: corev1.SecretTypeOpaque}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	before := revision(t, s)
 
 	// 401 without a token, or with a wrong one.
@@ -138,6 +141,19 @@ func TestErrorAnswers(t *testing.T) {
 				Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("-1")}}}, metav1.CreateOptions{})
 			return err
 		}, 422, `ResourceQuota "neg" is invalid: spec.hard[pods]: Invalid value: "-1": must be greater than or equal to 0`},
+		{"immutable field on update", func() error {
+			sec, err := core.Secrets("err").Get(ctx, "s", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			sec.Type = corev1.SecretTypeTLS
+			_, err = core.Secrets("err").Update(ctx, sec, metav1.UpdateOptions{})
+			return err
+		}, 422, `Secret "s" is invalid: [type: Invalid value: "kubernetes.io/tls": field is immutable, data[tls.crt]: Required value, data[tls.key]: Required value]`},
+		{"configmap over 1 MiB", func() error {
+			_, err := core.ConfigMaps("err").Create(ctx, &corev1.ConfigMap{ObjectMeta: meta("huge"), Data: map[string]string{"k": strings.Repeat("x", 2<<20)}}, metav1.CreateOptions{})
+			return err
+		}, 422, `ConfigMap "huge" is invalid: []: Too long: may not be more than 1048576 bytes`},
 		{"namespace mismatch", func() error {
 			_, err := core.ConfigMaps("err").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: "default"}}, metav1.CreateOptions{})
 			return err
