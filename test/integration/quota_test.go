@@ -301,3 +301,5 @@ func TestLimitRangeDefaultsChargedByQuota(t *testing.T) {
 }
 
 func metaCreate() metav1.CreateOptions { return metav1.CreateOptions{} }
+
+func metaName(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: name} }
