@@ -42,4 +42,3 @@ func BenchmarkStoreCreatePod(b *testing.B) {
 		}
 	})
 }
-
