@@ -222,6 +222,8 @@ func (s *Etcd) Txn(ctx context.Context, txn Txn) (TxnResult, error) {
 		case RangeNotModifiedAfter:
 			key, end := rangeOf(c.Key)
 			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(key), "<", c.Revision+1).WithRange(end))
+		case ValueEquals:
+			cmps = append(cmps, clientv3.Compare(clientv3.Value(c.Key), "=", string(c.Value)))
 		default:
 			return TxnResult{}, fmt.Errorf("txn: unknown compare target %d on %q", c.Target, c.Key)
 		}

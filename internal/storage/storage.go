@@ -93,6 +93,9 @@ const (
 	// RangeNotModifiedAfter: no key under Prefix (Key used as a prefix) has a mod revision
 	// greater than Revision. Deleted keys are not seen by this compare.
 	RangeNotModifiedAfter
+	// ValueEquals: the key exists and its value equals Value byte for byte (a missing key
+	// fails the compare).
+	ValueEquals
 )
 
 // Compare is one guard of a Txn.
@@ -100,6 +103,8 @@ type Compare struct {
 	Target   CompareTarget
 	Key      string
 	Revision int64
+	// Value is compared by ValueEquals.
+	Value []byte
 }
 
 // OpType is the kind of a Txn operation.

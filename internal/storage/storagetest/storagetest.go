@@ -47,6 +47,7 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"TxnKeyCompares", testTxnKeyCompares},
 		{"TxnRangeGuard", testTxnRangeGuard},
 		{"TxnDelete", testTxnDelete},
+		{"TxnValueCompare", testTxnValueCompare},
 		{"TxnConflictWritesNothing", testTxnConflictWritesNothing},
 		{"TxnTooLarge", testTxnTooLarge},
 		{"RevisionMonotonic", testRevisionMonotonic},
@@ -508,6 +509,35 @@ func testTxnDelete(t *testing.T, s storage.Store, p string) {
 	// An unguarded delete of a missing key commits and changes nothing.
 	if _, err := s.Txn(ctx, storage.Txn{Ops: []storage.Op{{Type: storage.OpDelete, Key: k}}}); err != nil {
 		t.Fatalf("unguarded delete of a missing key: %v", err)
+	}
+}
+
+func testTxnValueCompare(t *testing.T, s storage.Store, p string) {
+	ctx := t.Context()
+	k, other := p+"k", p+"other"
+	put(t, s, k, "v1")
+	write := func(expect string) error {
+		_, err := s.Txn(ctx, storage.Txn{
+			Compares: []storage.Compare{{Target: storage.ValueEquals, Key: k, Value: []byte(expect)}},
+			Ops:      []storage.Op{{Type: storage.OpPut, Key: other, Value: []byte(expect)}},
+		})
+		return err
+	}
+	if err := write("v0"); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("value compare with another value: err = %v, want ErrConflict", err)
+	}
+	if err := write("v1"); err != nil {
+		t.Fatalf("value compare with the stored value: %v", err)
+	}
+	if kv := mustGet(t, s, other); string(kv.Value) != "v1" {
+		t.Fatalf("guarded put wrote %q", kv.Value)
+	}
+	// A missing key fails a value compare, even against the empty value.
+	if _, err := s.Txn(ctx, storage.Txn{
+		Compares: []storage.Compare{{Target: storage.ValueEquals, Key: p + "missing", Value: nil}},
+		Ops:      []storage.Op{{Type: storage.OpPut, Key: other, Value: []byte("x")}},
+	}); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("value compare on a missing key: err = %v, want ErrConflict", err)
 	}
 }
 
