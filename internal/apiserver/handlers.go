@@ -313,16 +313,15 @@ func (s *Server) decodeBody(r *http.Request, res *registry.Resource, fv registry
 	if err != nil {
 		return nil, nil, err
 	}
-	var j []byte
+	var d *registry.Decoded
 	if ct := r.Header.Get("Content-Type"); registry.IsProtobuf(ct) {
-		j, err = registry.ProtobufToJSON(res, body)
+		var j []byte
+		if j, err = registry.ProtobufToJSON(res, body); err == nil {
+			d, err = registry.Decode(res, j, fv)
+		}
 	} else {
-		j, err = registry.ToJSON(body, ct)
+		d, err = registry.DecodeBody(res, body, ct, fv)
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	d, err := registry.Decode(res, j, fv)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -38,13 +38,20 @@ type Decoded struct {
 	Warnings []string
 }
 
-// ToJSON converts a YAML or JSON request body to JSON. It reports a BadRequest on
-// malformed input.
-func ToJSON(body []byte, contentType string) ([]byte, error) {
+// isYAML reports whether a body is read as YAML: by its media type, or because it is not
+// a JSON object or array.
+func isYAML(body []byte, contentType string) bool {
 	ct := strings.ToLower(strings.TrimSpace(strings.Split(contentType, ";")[0]))
 	trimmed := bytes.TrimSpace(body)
-	if ct == "application/yaml" || (len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[') {
-		j, err := yaml.YAMLToJSONStrict(body)
+	return ct == "application/yaml" || (len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[')
+}
+
+// ToJSON converts a YAML or JSON request body to JSON. It reports a BadRequest on
+// malformed input. Duplicate YAML keys are not errors here (the last one wins, as
+// upstream's non-strict YAML decoding): DecodeBody reports them under fieldValidation.
+func ToJSON(body []byte, contentType string) ([]byte, error) {
+	if isYAML(body, contentType) {
+		j, err := yaml.YAMLToJSON(body)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
@@ -53,9 +60,30 @@ func ToJSON(body []byte, contentType string) ([]byte, error) {
 	return body, nil
 }
 
+// DecodeBody converts a JSON or YAML request body and decodes it as Decode does; duplicate
+// YAML keys are strict decoding errors, as upstream's YAML serializer reports them.
+func DecodeBody(res *Resource, body []byte, contentType string, fv FieldValidation) (*Decoded, error) {
+	j, err := ToJSON(body, contentType)
+	if err != nil {
+		return nil, err
+	}
+	var extra []error
+	if isYAML(body, contentType) && fv != FieldValidationIgnore {
+		if _, err := yaml.YAMLToJSONStrict(body); err != nil {
+			extra = append(extra, err)
+		}
+	}
+	return decode(res, j, fv, extra)
+}
+
 // Decode decodes a JSON request body into an object of res, checking apiVersion and kind
 // against the resource and applying the fieldValidation directive.
 func Decode(res *Resource, body []byte, fv FieldValidation) (*Decoded, error) {
+	return decode(res, body, fv, nil)
+}
+
+// decode is Decode with strict errors found before JSON decoding (YAML duplicates).
+func decode(res *Resource, body []byte, fv FieldValidation, strictErrs []error) (*Decoded, error) {
 	gvk := res.GVK()
 	if !json.Valid(body) {
 		var v interface{}
@@ -76,11 +104,11 @@ func Decode(res *Resource, body []byte, fv FieldValidation) (*Decoded, error) {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", tm.Kind, gvk.Kind))
 	}
 	obj := res.New()
-	var strictErrs []error
+	var jsonErrs []error
 	var err error
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		m := map[string]interface{}{}
-		strictErrs, err = kjson.UnmarshalStrict(body, &m, kjson.DisallowDuplicateFields)
+		jsonErrs, err = kjson.UnmarshalStrict(body, &m, kjson.DisallowDuplicateFields)
 		if err == nil {
 			if _, isMap := interface{}(m).(map[string]interface{}); !isMap || m == nil {
 				err = fmt.Errorf("Object 'Kind' is missing in '%s'", body)
@@ -89,12 +117,13 @@ func Decode(res *Resource, body []byte, fv FieldValidation) (*Decoded, error) {
 		u.Object = m
 		if err == nil {
 			for _, p := range pruneCustom(res, m) {
-				strictErrs = append(strictErrs, fmt.Errorf("unknown field %q", p))
+				jsonErrs = append(jsonErrs, fmt.Errorf("unknown field %q", p))
 			}
 		}
 	} else {
-		strictErrs, err = kjson.UnmarshalStrict(body, obj, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
+		jsonErrs, err = kjson.UnmarshalStrict(body, obj, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
 	}
+	strictErrs = append(strictErrs, jsonErrs...)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, gvk.Kind, err))
 	}
