@@ -3,13 +3,13 @@ package apiserver
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 )
 
 // writeJSON writes one object as JSON with the given status code.
@@ -63,10 +63,13 @@ func successStatus(details *metav1.StatusDetails) metav1.Status {
 	}
 }
 
-// warn adds upstream's Warning headers.
+// warn adds upstream's Warning headers (code 299, agent "-", the text quoted as upstream
+// quotes it: only '"' and '\\' escaped).
 func warn(w http.ResponseWriter, msgs []string) {
 	for _, m := range msgs {
-		w.Header().Add("Warning", fmt.Sprintf("299 - %q", m))
+		if h, err := utilnet.NewWarningHeader(299, "-", m); err == nil {
+			w.Header().Add("Warning", h)
+		}
 	}
 }
 
