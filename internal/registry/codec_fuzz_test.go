@@ -43,7 +43,7 @@ func FuzzDecode(f *testing.F) {
 		`{"apiVersion":"v1","kind":"ResourceQuota","spec":{"hard":{"pods":"1e3","cpu":"-1"}}}`,
 		`{"apiVersion":"example.com/v1","kind":"Widget","spec":{"a":[1,2,{"b":null}]}}`,
 		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  k: v\n",
-		"a: &x [*x]\n", "- - - -\n", "{", "[]", "null", "\"s\"", "1", "", "\x00\x01", "{\"metadata\":[]}",
+		"a: &x [*x]\n", "- - - -\n", "metadata:\n  name: a\n  name: b\n", "{", "[]", "null", "\"s\"", "1", "", "\x00\x01", "{\"metadata\":[]}",
 		`{"spec":{"ports":[{"port":"x","targetPort":{"a":1}}]}}`, `{"metadata":{"creationTimestamp":"yesterday"}}`,
 		"k8s\x00\n\x0c\n\x02v1\x12\x06Secret",
 	} {
@@ -67,6 +67,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		for _, fv := range []FieldValidation{FieldValidationStrict, FieldValidationWarn, FieldValidationIgnore} {
 			d, err := Decode(res, j, fv)
+			if !IsProtobuf(contentType) {
+				d, err = DecodeBody(res, body, contentType, fv)
+			}
 			if err != nil {
 				requireClientError(t, err)
 				continue
