@@ -296,6 +296,39 @@ func TestDryRunEveryWrite(t *testing.T) {
 	if err := cms.DeleteCollection(ctx, metav1.DeleteOptions{DryRun: dry}, metav1.ListOptions{FieldSelector: "metadata.name!=kube-root-ca.crt"}); err != nil {
 		t.Errorf("dry-run deletecollection: %v", err)
 	}
+	// Subresources: /status and /scale.
+	p, err := s.Client.CoreV1().Pods("dry").Create(ctx, pod("p", "", ""), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A StatefulSet: no controller writes it behind the test's back.
+	sts := s.Client.AppsV1().StatefulSets("dry")
+	if _, err := sts.Create(ctx, &appsv1.StatefulSet{ObjectMeta: meta("rs"), Spec: appsv1.StatefulSetSpec{
+		Replicas: int32p(0), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "rs"}}, Template: podTemplate("rs")}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before = revision(t, s)
+	p.Status.Phase = corev1.PodRunning
+	if st, err := s.Client.CoreV1().Pods("dry").UpdateStatus(ctx, p, metav1.UpdateOptions{DryRun: dry}); err != nil || st.Status.Phase != corev1.PodRunning {
+		t.Errorf("dry-run status update: %v", err)
+	}
+	sc, err := sts.GetScale(ctx, "rs", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Spec.Replicas = 4
+	if sc2, err := sts.UpdateScale(ctx, "rs", sc, metav1.UpdateOptions{DryRun: dry}); err != nil || sc2.Spec.Replicas != 4 {
+		t.Errorf("dry-run scale: %v %v", err, sc2)
+	}
+	if err := s.Client.CoreV1().Pods("dry").Delete(ctx, "p", metav1.DeleteOptions{DryRun: dry}); err != nil {
+		t.Errorf("dry-run pod delete: %v", err)
+	}
+	if after := revision(t, s); after != before {
+		t.Errorf("dry-run subresource writes changed storage: revision %d → %d", before, after)
+	}
+	if got, _ := sts.Get(ctx, "rs", metav1.GetOptions{}); *got.Spec.Replicas != 0 {
+		t.Errorf("dry-run scale stored replicas %d", *got.Spec.Replicas)
+	}
 	// Dry-run errors are the real errors.
 	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: meta("real")}, metav1.CreateOptions{DryRun: dry}); !apierrors.IsAlreadyExists(err) {
 		t.Errorf("dry-run create of an existing name: %v", err)
@@ -1024,4 +1057,53 @@ func settle(t *testing.T, s *servertest.Server, ns string) {
 	}
 	defer w.Stop()
 	nextEvent(t, w)
+}
+
+// TestWatchList streams the initial objects then a bookmark ending them (the protocol
+// client-go's WatchList informers speak), then changes.
+func TestWatchList(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkNamespace(t, s, "wl")
+	cms := s.Client.CoreV1().ConfigMaps("wl")
+	for _, n := range []string{"a", "b"} {
+		if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: labelled(n, "wl")}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	yes := true
+	w, err := cms.Watch(ctx, metav1.ListOptions{LabelSelector: "t=wl", SendInitialEvents: &yes, AllowWatchBookmarks: true,
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var got []string
+	for {
+		ev := nextEvent(t, w)
+		cm := ev.Object.(*corev1.ConfigMap)
+		if ev.Type == watch.Bookmark {
+			if cm.Annotations[metav1.InitialEventsAnnotationKey] != "true" || cm.ResourceVersion == "" {
+				t.Errorf("bookmark %+v", cm.ObjectMeta)
+			}
+			break
+		}
+		got = append(got, fmt.Sprintf("%s %s", ev.Type, cm.Name))
+	}
+	if strings.Join(got, ",") != "ADDED a,ADDED b" {
+		t.Errorf("initial events %v", got)
+	}
+	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: labelled("c", "wl")}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ev := nextEvent(t, w)
+		if ev.Type == watch.Bookmark {
+			continue
+		}
+		if cm := ev.Object.(*corev1.ConfigMap); ev.Type != watch.Added || cm.Name != "c" {
+			t.Errorf("after the initial events: %s %s", ev.Type, cm.Name)
+		}
+		break
+	}
 }
