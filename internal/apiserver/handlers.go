@@ -259,23 +259,28 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, res *registry.Reso
 		}
 		writeJSON(w, http.StatusOK, pl)
 	default:
-		items := make([]json.RawMessage, 0, len(lr.Items))
-		for _, o := range lr.Items {
-			o.GetObjectKind().SetGroupVersionKind(res.GVK())
-			b, err := json.Marshal(o)
-			if err != nil {
-				writeError(w, apierrors.NewInternalError(err))
-				return
-			}
-			items = append(items, b)
-		}
-		writeJSON(w, http.StatusOK, struct {
-			Kind       string            `json:"kind"`
-			APIVersion string            `json:"apiVersion"`
-			Metadata   metav1.ListMeta   `json:"metadata"`
-			Items      []json.RawMessage `json:"items"`
-		}{res.ListKind, res.GVR.GroupVersion().String(), lm, items})
+		writeList(w, res, lm, lr.Items)
 	}
+}
+
+// writeList writes objects of res as its list kind.
+func writeList(w http.ResponseWriter, res *registry.Resource, lm metav1.ListMeta, objs []runtime.Object) {
+	items := make([]json.RawMessage, 0, len(objs))
+	for _, o := range objs {
+		o.GetObjectKind().SetGroupVersionKind(res.GVK())
+		b, err := json.Marshal(o)
+		if err != nil {
+			writeError(w, apierrors.NewInternalError(err))
+			return
+		}
+		items = append(items, b)
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Kind       string            `json:"kind"`
+		APIVersion string            `json:"apiVersion"`
+		Metadata   metav1.ListMeta   `json:"metadata"`
+		Items      []json.RawMessage `json:"items"`
+	}{res.ListKind, res.GVR.GroupVersion().String(), lm, items})
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
@@ -469,12 +474,19 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, res *r
 		writeError(w, err)
 		return
 	}
+	// As upstream, the answer is the list of what was deleted (as it was last written).
+	deleted := make([]runtime.Object, 0, len(lr.Items))
 	for _, o := range lr.Items {
 		m := metaOf(o)
-		if _, err := s.cfg.Store.Delete(r.Context(), res, m.Namespace, m.Name, opts, registry.WriteOptions{DryRun: len(opts.DryRun) > 0}); err != nil && !apierrors.IsNotFound(err) {
+		dr, err := s.cfg.Store.Delete(r.Context(), res, m.Namespace, m.Name, opts, registry.WriteOptions{DryRun: len(opts.DryRun) > 0})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
 			writeError(w, err)
 			return
 		}
+		deleted = append(deleted, dr.Object)
 	}
-	writeJSON(w, http.StatusOK, successStatus(nil))
+	writeList(w, res, metav1.ListMeta{ResourceVersion: lr.ResourceVersion}, deleted)
 }
