@@ -270,6 +270,20 @@ func TestDeleteAnswers(t *testing.T) {
 	if code != http.StatusAccepted || st.Kind != "ConfigMap" {
 		t.Errorf("delete of a held object with orphanDependents=false: %d kind %q", code, st.Kind)
 	}
+	// deletecollection answers the list of what it deleted.
+	mkNamespace(t, s, "coll")
+	for _, n := range []string{"x", "y"} {
+		if _, err := s.Client.CoreV1().Secrets("coll").Create(ctx, &corev1.Secret{ObjectMeta: labelled(n, "coll")}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, st = rawRequest(t, s, http.MethodDelete, "/api/v1/namespaces/coll/secrets?labelSelector=t%3Dcoll", "", nil)
+	if code != http.StatusOK || st.Kind != "SecretList" || st.APIVersion != "v1" {
+		t.Errorf("deletecollection: %d %s/%s", code, st.APIVersion, st.Kind)
+	}
+	if l, err := s.Client.CoreV1().Secrets("coll").List(ctx, metav1.ListOptions{LabelSelector: "t=coll"}); err != nil || len(l.Items) != 0 {
+		t.Errorf("after deletecollection: %v %d", err, len(l.Items))
+	}
 	code, st = rawRequest(t, s, http.MethodDelete, "/api/v1/namespaces/default/configmaps/held", "application/json", strings.NewReader(`{"kind":`))
 	if code != http.StatusBadRequest || !strings.HasPrefix(st.Message, "couldn't get version/kind; json parse error: ") {
 		t.Errorf("delete with a malformed body: %d %q", code, st.Message)
