@@ -12,6 +12,20 @@ import (
 
 var allVerbs = metav1.Verbs{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 
+// verbsOf returns the verbs of a resource: every verb but deletecollection for namespaces,
+// which upstream does not serve.
+func verbsOf(res *registry.Resource) metav1.Verbs {
+	if !servesDeleteCollection(res) {
+		return metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}
+	}
+	return allVerbs
+}
+
+// servesDeleteCollection reports whether DELETE on the collection is served.
+func servesDeleteCollection(res *registry.Resource) bool {
+	return !(res.GVR.Group == "" && res.GVR.Resource == "namespaces")
+}
+
 func serverAddress(r *http.Request) string {
 	host := r.Host
 	if _, _, err := net.SplitHostPort(host); err != nil {
@@ -122,7 +136,7 @@ func apiResources(all []*registry.Resource, group, version string) []metav1.APIR
 		}
 		out = append(out, metav1.APIResource{
 			Name: res.GVR.Resource, SingularName: res.Singular, Namespaced: res.Namespaced,
-			Kind: res.Kind, Verbs: allVerbs, ShortNames: res.ShortNames, Categories: res.Categories,
+			Kind: res.Kind, Verbs: verbsOf(res), ShortNames: res.ShortNames, Categories: res.Categories,
 		})
 		if res.Status {
 			out = append(out, metav1.APIResource{Name: res.GVR.Resource + "/status", Namespaced: res.Namespaced, Kind: res.Kind, Verbs: metav1.Verbs{"get", "patch", "update"}})

@@ -85,6 +85,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		}
 		s.delete(w, r, res, info)
 	case "deletecollection":
+		if !servesDeleteCollection(res) || info.Subresource != "" {
+			writeError(w, methodNotAllowed())
+			return
+		}
 		s.deleteCollection(w, r, res, info)
 	default:
 		writeError(w, apierrors.NewMethodNotSupported(res.GroupResource(), r.Method))
@@ -489,4 +493,9 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, res *r
 		deleted = append(deleted, dr.Object)
 	}
 	writeList(w, res, metav1.ListMeta{ResourceVersion: lr.ResourceVersion}, deleted)
+}
+
+// methodNotAllowed is upstream's 405 for a verb a resource does not serve.
+func methodNotAllowed() error {
+	return apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "", 0, false)
 }
