@@ -158,6 +158,9 @@ func TestErrorAnswers(t *testing.T) {
 			_, err := core.ConfigMaps("err").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: "default"}}, metav1.CreateOptions{})
 			return err
 		}, 400, "the namespace of the provided object does not match the namespace sent on the request"},
+		{"deletecollection of namespaces", func() error {
+			return rc.Delete().Resource("namespaces").Do(ctx).Error()
+		}, 405, "the server does not allow this method on the requested resource"},
 		{"update of a missing object", func() error {
 			_, err := core.ConfigMaps("err").Update(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "missing", ResourceVersion: "5"}}, metav1.UpdateOptions{})
 			return err
@@ -190,6 +193,16 @@ func TestErrorAnswers(t *testing.T) {
 			}
 		})
 	}
+	// Discovery agrees: namespaces serve no deletecollection.
+	rl, err := s.Client.Discovery().ServerResourcesForGroupVersion("v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rl.APIResources {
+		if r.Name == "namespaces" && fmt.Sprint(r.Verbs) != "[create delete get list patch update watch]" {
+			t.Errorf("namespaces verbs %v", r.Verbs)
+		}
+	}
 	// The quota refusal: 403 with upstream's text, and nothing written. kube-root-ca.crt
 	// counts as one of the three.
 	for i := 0; i < 2; i++ {
@@ -198,7 +211,7 @@ func TestErrorAnswers(t *testing.T) {
 		}
 	}
 	filled := revision(t, s)
-	_, err := core.ConfigMaps("err").Create(ctx, &corev1.ConfigMap{ObjectMeta: meta("over")}, metav1.CreateOptions{})
+	_, err = core.ConfigMaps("err").Create(ctx, &corev1.ConfigMap{ObjectMeta: meta("over")}, metav1.CreateOptions{})
 	if want := `configmaps "over" is forbidden: exceeded quota: q, requested: configmaps=1, used: configmaps=3, limited: configmaps=3`; !apierrors.IsForbidden(err) || err.Error() != want {
 		t.Errorf("over quota:\n got %v\nwant %s", err, want)
 	}
