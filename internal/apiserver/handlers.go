@@ -66,7 +66,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		s.watch(w, r, res, info)
 	case "create":
 		if info.Name != "" {
-			writeError(w, apierrors.NewMethodNotSupported(res.GroupResource(), "create"))
+			writeError(w, methodNotAllowed())
 			return
 		}
 		s.create(w, r, res, info)
@@ -80,7 +80,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		s.patch(w, r, res, info)
 	case "delete":
 		if info.Subresource != "" {
-			writeError(w, apierrors.NewMethodNotSupported(res.GroupResource(), "delete"))
+			writeError(w, methodNotAllowed())
 			return
 		}
 		s.delete(w, r, res, info)
@@ -91,7 +91,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		}
 		s.deleteCollection(w, r, res, info)
 	default:
-		writeError(w, apierrors.NewMethodNotSupported(res.GroupResource(), r.Method))
+		writeError(w, methodNotAllowed())
 	}
 }
 
@@ -288,6 +288,10 @@ func writeList(w http.ResponseWriter, res *registry.Resource, lm metav1.ListMeta
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	if info.Subresource != "" {
+		writeError(w, methodNotAllowed())
+		return
+	}
 	acc, err := negotiate(r)
 	if err != nil {
 		writeError(w, err)
@@ -301,10 +305,6 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, res *registry.Re
 	obj, warnings, err := s.decodeBody(r, res, fv)
 	if err != nil {
 		writeError(w, err)
-		return
-	}
-	if info.Subresource != "" {
-		writeError(w, apierrors.NewMethodNotSupported(res.GroupResource(), "create"))
 		return
 	}
 	result, err := s.cfg.Store.Create(r.Context(), res, info.Namespace, obj, opts)

@@ -108,7 +108,6 @@ func setReplicas(res *registry.Resource, obj runtime.Object, replicas int32) (ru
 }
 
 func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
-	scaleGR := schema.GroupResource{Group: "autoscaling", Resource: "scale"}
 	switch info.Verb {
 	case "get":
 		obj, err := s.cfg.Store.Get(r.Context(), res, info.Namespace, info.Name)
@@ -180,7 +179,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, res *registr
 		}
 		writeJSON(w, http.StatusOK, sc)
 	default:
-		writeError(w, apierrors.NewMethodNotSupported(scaleGR, info.Verb))
+		writeError(w, methodNotAllowed())
 	}
 }
 
