@@ -161,6 +161,15 @@ func TestErrorAnswers(t *testing.T) {
 		{"deletecollection of namespaces", func() error {
 			return rc.Delete().Resource("namespaces").Do(ctx).Error()
 		}, 405, "the server does not allow this method on the requested resource"},
+		{"POST to a named object", func() error {
+			return rc.Post().Namespace("err").Resource("configmaps").Name("x").Body([]byte(`{}`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		}, 405, "the server does not allow this method on the requested resource"},
+		{"POST to /status", func() error {
+			return rc.Post().Namespace("err").Resource("resourcequotas").Name("q").SubResource("status").Body([]byte(`{`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		}, 405, "the server does not allow this method on the requested resource"},
+		{"DELETE /status", func() error {
+			return rc.Delete().Namespace("err").Resource("resourcequotas").Name("q").SubResource("status").Do(ctx).Error()
+		}, 405, "the server does not allow this method on the requested resource"},
 		{"update of a missing object", func() error {
 			_, err := core.ConfigMaps("err").Update(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "missing", ResourceVersion: "5"}}, metav1.UpdateOptions{})
 			return err
