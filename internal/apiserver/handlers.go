@@ -176,7 +176,7 @@ func selectors(r *http.Request, res *registry.Resource, info requestInfo) (regis
 	if ls := q.Get("labelSelector"); ls != "" {
 		l, err := labels.Parse(ls)
 		if err != nil {
-			return sel, apierrors.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", err))
+			return sel, apierrors.NewBadRequest(err.Error())
 		}
 		sel.Label = l
 	}
@@ -193,7 +193,7 @@ func selectors(r *http.Request, res *registry.Resource, info requestInfo) (regis
 	if fs != "" {
 		f, err := fields.ParseSelector(fs)
 		if err != nil {
-			return sel, apierrors.NewBadRequest(fmt.Sprintf("invalid field selector: %v", err))
+			return sel, apierrors.NewBadRequest(err.Error())
 		}
 		for _, req := range f.Requirements() {
 			if !supportedField(res, req.Field) {
