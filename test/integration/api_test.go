@@ -516,8 +516,12 @@ func TestFieldAndLabelSelectors(t *testing.T) {
 		t.Errorf("unknown field selector: %v", err)
 	}
 	_, err = pods.List(ctx, metav1.ListOptions{LabelSelector: "a in (b"})
-	if !apierrors.IsBadRequest(err) {
+	if !apierrors.IsBadRequest(err) || err.Error() != "unable to parse requirement: found '', expected: ',' or ')'" {
 		t.Errorf("malformed label selector: %v", err)
+	}
+	_, err = pods.List(ctx, metav1.ListOptions{FieldSelector: "a"})
+	if !apierrors.IsBadRequest(err) || err.Error() != "invalid selector: 'a'; can't understand 'a'" {
+		t.Errorf("malformed field selector: %v", err)
 	}
 }
 
