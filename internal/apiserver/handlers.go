@@ -10,10 +10,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/registry"
 )
@@ -107,25 +110,40 @@ func readBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// writeOptions reads dryRun and fieldValidation.
-func writeOptions(r *http.Request) (registry.WriteOptions, registry.FieldValidation, error) {
+// writeOptions reads and validates the options of a write (verb "create", "update" or
+// "patch"; patchType for patches) as upstream does: an invalid dryRun, fieldValidation,
+// fieldManager or force is 422 on CreateOptions, UpdateOptions or PatchOptions.
+func writeOptions(r *http.Request, verb, patchType string) (registry.WriteOptions, registry.FieldValidation, error) {
 	q := r.URL.Query()
-	var o registry.WriteOptions
-	for _, v := range q["dryRun"] {
-		if v != "All" {
-			return o, "", apierrors.NewBadRequest(fmt.Sprintf("Invalid dryRun value: %q, supported values: All", v))
-		}
-		o.DryRun = true
-	}
-	fv := registry.FieldValidation(q.Get("fieldValidation"))
-	switch fv {
-	case "":
-		fv = registry.FieldValidationWarn
-	case registry.FieldValidationIgnore, registry.FieldValidationWarn, registry.FieldValidationStrict:
+	dryRun, fv, fm := q["dryRun"], q.Get("fieldValidation"), q.Get("fieldManager")
+	var errs field.ErrorList
+	kind := ""
+	switch verb {
+	case "create":
+		kind = "CreateOptions"
+		errs = metav1validation.ValidateCreateOptions(&metav1.CreateOptions{DryRun: dryRun, FieldManager: fm, FieldValidation: fv})
+	case "update":
+		kind = "UpdateOptions"
+		errs = metav1validation.ValidateUpdateOptions(&metav1.UpdateOptions{DryRun: dryRun, FieldManager: fm, FieldValidation: fv})
 	default:
-		return o, "", apierrors.NewBadRequest(fmt.Sprintf("fieldValidation must be one of \"Ignore\", \"Warn\", or \"Strict\", got %q", fv))
+		kind = "PatchOptions"
+		o := &metav1.PatchOptions{DryRun: dryRun, FieldManager: fm, FieldValidation: fv}
+		if f := q.Get("force"); f != "" {
+			b, err := strconv.ParseBool(f)
+			if err != nil {
+				return registry.WriteOptions{}, "", apierrors.NewBadRequest(err.Error())
+			}
+			o.Force = &b
+		}
+		errs = metav1validation.ValidatePatchOptions(o, types.PatchType(patchType))
 	}
-	return o, fv, nil
+	if len(errs) > 0 {
+		return registry.WriteOptions{}, "", apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: kind}, "", errs)
+	}
+	if fv == "" {
+		fv = string(registry.FieldValidationWarn)
+	}
+	return registry.WriteOptions{DryRun: len(dryRun) > 0}, registry.FieldValidation(fv), nil
 }
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
@@ -297,7 +315,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, res *registry.Re
 		writeError(w, err)
 		return
 	}
-	opts, fv, err := writeOptions(r)
+	opts, fv, err := writeOptions(r, info.Verb, "")
 	if err != nil {
 		writeError(w, err)
 		return
@@ -343,7 +361,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, res *registry.Re
 		writeError(w, err)
 		return
 	}
-	opts, fv, err := writeOptions(r)
+	opts, fv, err := writeOptions(r, info.Verb, "")
 	if err != nil {
 		writeError(w, err)
 		return
@@ -413,17 +431,8 @@ func deleteOptions(r *http.Request) (metav1.DeleteOptions, error) {
 	for _, v := range q["dryRun"] {
 		o.DryRun = append(o.DryRun, v)
 	}
-	if o.PropagationPolicy != nil {
-		switch *o.PropagationPolicy {
-		case metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan:
-		default:
-			return o, apierrors.NewBadRequest(fmt.Sprintf("DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: %q: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"", *o.PropagationPolicy))
-		}
-	}
-	for _, v := range o.DryRun {
-		if v != "All" {
-			return o, apierrors.NewBadRequest(fmt.Sprintf("Invalid dryRun value: %q, supported values: All", v))
-		}
+	if errs := metav1validation.ValidateDeleteOptions(&o); len(errs) > 0 {
+		return o, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", errs)
 	}
 	return o, nil
 }

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/registry"
 )
@@ -97,16 +96,16 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, res *registry.Res
 		writeError(w, err)
 		return
 	}
-	opts, fv, err := writeOptions(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
 	pt := strings.TrimSpace(strings.Split(r.Header.Get("Content-Type"), ";")[0])
 	switch pt {
 	case jsonPatchType, mergePatchType, strategicPatchType, applyPatchType:
 	default:
 		writeError(w, unsupportedPatch(res))
+		return
+	}
+	opts, fv, err := writeOptions(r, "patch", pt)
+	if err != nil {
+		writeError(w, err)
 		return
 	}
 	body, err := readBody(r)
@@ -147,11 +146,6 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, res *registry.Res
 // configuration is merged onto the live object (strategic merge for built-in kinds, JSON
 // merge for custom resources), and a missing object is created from it.
 func (s *Server) apply(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo, acc accept, opts registry.WriteOptions, fv registry.FieldValidation, body []byte) {
-	if r.URL.Query().Get("fieldManager") == "" {
-		writeError(w, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "PatchOptions"}, "",
-			field.ErrorList{field.Required(field.NewPath("fieldManager"), "is required for apply patch")}))
-		return
-	}
 	applied, err := registry.ToJSON(body, "application/yaml")
 	if err != nil {
 		writeError(w, err)

@@ -122,7 +122,8 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, res *registr
 		}
 		writeJSON(w, http.StatusOK, sc)
 	case "update", "patch":
-		opts, _, err := writeOptions(r)
+		pt := strings.TrimSpace(strings.Split(r.Header.Get("Content-Type"), ";")[0])
+		opts, _, err := writeOptions(r, info.Verb, pt)
 		if err != nil {
 			writeError(w, err)
 			return
@@ -132,7 +133,6 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, res *registr
 			writeError(w, err)
 			return
 		}
-		pt := strings.TrimSpace(strings.Split(r.Header.Get("Content-Type"), ";")[0])
 		result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, "", func(cur runtime.Object) (runtime.Object, error) {
 			sc, err := scaleOf(res, cur)
 			if err != nil {
