@@ -349,7 +349,7 @@ func TestDryRunEveryWrite(t *testing.T) {
 	}
 	// An unknown dryRun value is 400.
 	_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: meta("x")}, metav1.CreateOptions{DryRun: []string{"Some"}})
-	if !apierrors.IsBadRequest(err) || err.Error() != `Invalid dryRun value: "Some", supported values: All` {
+	if !apierrors.IsInvalid(err) || err.Error() != `CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Some"]: supported values: "All"` {
 		t.Errorf("dryRun=Some: %v", err)
 	}
 }
@@ -806,10 +806,14 @@ func TestFieldValidation(t *testing.T) {
 			t.Errorf("%s: the last duplicate key does not win: %v", fv, err)
 		}
 	}
-	// An unknown directive is 400.
+	// An unknown directive is 422 on the verb's options.
 	err = rc.Post().Namespace("fv").Resource("pods").Param("fieldValidation", "Loud").Body(podJSON("x", "")).SetHeader("Content-Type", "application/json").Do(ctx).Error()
-	if !apierrors.IsBadRequest(err) || err.Error() != `fieldValidation must be one of "Ignore", "Warn", or "Strict", got "Loud"` {
+	if !apierrors.IsInvalid(err) || err.Error() != `CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"` {
 		t.Errorf("fieldValidation=Loud: %v", err)
+	}
+	err = rc.Patch(types.MergePatchType).Namespace("fv").Resource("pods").Name("strict").Param("fieldValidation", "Loud").Param("force", "true").Body([]byte(`{}`)).Do(ctx).Error()
+	if want := `PatchOptions.meta.k8s.io "" is invalid: [force: Forbidden: may not be specified for non-apply patch, fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"]`; !apierrors.IsInvalid(err) || err.Error() != want {
+		t.Errorf("patch options:\n got %v\nwant %s", err, want)
 	}
 }
 
@@ -951,8 +955,8 @@ func TestPropagationPolicy(t *testing.T) {
 	bad := metav1.DeletionPropagation("Sideways")
 	err := rss.Delete(ctx, "any", metav1.DeleteOptions{PropagationPolicy: &bad})
 	want := `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"`
-	if err == nil || err.Error() != want {
-		t.Errorf("unknown policy:\n got %v\nwant %s", err, want)
+	if !apierrors.IsInvalid(err) || err.Error() != want {
+		t.Errorf("unknown policy:\n got %v\nwant 422 %s", err, want)
 	}
 }
 
