@@ -13,41 +13,87 @@ import (
 	"github.com/quotad/quotad/internal/storage"
 )
 
-// Group commit (design.md §3). Writes waiting on the same namespace are evaluated in arrival
-// order against the quotas read once, and committed together in ONE etcd transaction: every
-// object with its own guard, each touched quota once (guarded by its mod revision), a guard
-// that no quota of the namespace changed since it was read, and the namespace's usage epoch.
-// The first waiter of a namespace leads: it commits one batch, then hands the lead to the
-// next waiter. Namespaces proceed in parallel; nothing waits on a timer.
+// Group commit with pipelining (design.md §3).
+//
+// Writes waiting on the same namespace are evaluated in arrival order against the namespace's
+// quotas and committed together in ONE etcd transaction: every object with its own guard,
+// each touched quota once, the namespace's usage epoch. The first waiter of a namespace leads:
+// it plans one batch, passes the lead on, and only then waits for etcd, so the next batch is
+// planned while this one commits. A pipelined batch is planned against the quota state the
+// previous batch will leave, and guarded by exactly that: each touched quota's stored bytes
+// must equal what the plan assumed (ValueEquals), and the namespace's quota set (created,
+// deleted or edited quotas bump its key) must be the one read. If anything else changed,
+// the guard fails, the state is read again and the writes are evaluated again: a quota is
+// never charged beyond what its stored status allows, under any interleaving, across any
+// number of replicas.
+//
+// Writes of ResourceQuota objects are committed alone, after the pipeline drains, with their
+// status recomputed from the namespace under its usage epoch (I3).
 
 // Batch limits: etcd refuses transactions of more than 128 operations or compares, or of
 // more than 1.5 MiB, and two writes to one key.
 const (
 	maxBatchWrites = 64
-	maxBatchOps    = 120
 	maxBatchBytes  = 1 << 20
+	// maxPipeline is how many batches of one namespace may be committing at once.
+	maxPipeline = 2
 )
+
+// QuotaSetKey is the per-namespace key every ResourceQuota object write (create, update,
+// delete) puts: pipelined batches guard on it to learn that the set of quotas is unchanged.
+func QuotaSetKey(ns string) string { return "/registry/quotad.io/quota-set/" + ns + "/" }
 
 // pending is one write waiting in its namespace's queue.
 type pending struct {
-	ctx  context.Context
-	w    *write
-	lead chan struct{}
-	done chan struct{}
-	rev  int64
-	err  error
+	ctx      context.Context
+	w        *write
+	lead     chan struct{}
+	done     chan struct{}
+	rev      int64
+	err      error
+	attempts int
+	// alone asks for a batch of its own (the write did not fit in a transaction with others).
+	alone bool
 }
 
-// nsQueue orders the writes of one namespace.
+// nsQueue orders the writes of one namespace. Guarded by its shard's mutex.
 type nsQueue struct {
 	waiting []*pending
 	leading bool
 	users   int
+	// state is the quota state the last planned batch leaves (nil: read it from storage);
+	// gen counts invalidations, so a plan made on a stale state is not kept.
+	state *nsState
+	gen   int64
+	// inflight counts submitted batches not yet settled; last is the newest one.
+	inflight int
+	last     *batchDone
+	idle     *sync.Cond
 }
 
 type queueShard struct {
 	mu     sync.Mutex
 	queues map[string]*nsQueue
+}
+
+// nsState is a namespace's quotas as a plan sees them.
+type nsState struct {
+	quotas []corev1.ResourceQuota
+	// values are the stored bytes of each quota; revs their mod revisions (0 once a
+	// pipelined plan rewrote them).
+	values map[string][]byte
+	revs   map[string]int64
+	// setRev is the quota-set key's mod revision (0: never written); readRev the revision
+	// everything was read at.
+	setRev, readRev int64
+}
+
+// batchDone reports a submitted batch's progress to the batch planned after it: sent is
+// closed once its transaction returned (so transactions of a namespace reach etcd in plan
+// order), done once it is settled, with ok telling whether it committed.
+type batchDone struct {
+	sent, done chan struct{}
+	ok         bool
 }
 
 func (s *Store) shard(ns string) *queueShard {
@@ -80,7 +126,7 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 	}
 	q := sh.queues[ns]
 	if q == nil {
-		q = &nsQueue{}
+		q = &nsQueue{idle: sync.NewCond(&sh.mu)}
 		sh.queues[ns] = q
 	}
 	q.users++
@@ -90,60 +136,254 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 		p.lead <- struct{}{}
 	}
 	sh.mu.Unlock()
-	// 2. Wait until done, or until handed the lead.
-	select {
-	case <-p.done:
-	case <-p.lead:
-		s.lead(sh, ns, q)
-		<-p.done
+	// 2. Wait until settled; lead whenever handed the lead (a requeued write may lead again).
+	for done := false; !done; {
+		select {
+		case <-p.done:
+			done = true
+		case <-p.lead:
+			s.lead(sh, ns, q)
+		}
 	}
 	sh.mu.Lock()
 	q.users--
-	if q.users == 0 && !q.leading && len(q.waiting) == 0 {
+	if q.users == 0 && !q.leading && len(q.waiting) == 0 && q.inflight == 0 {
 		delete(sh.queues, ns)
 	}
 	sh.mu.Unlock()
 	return p.rev, p.err
 }
 
-// lead commits one batch from the head of the queue, then passes the lead on.
-func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
-	sh.mu.Lock()
-	batch := takeBatch(q)
-	sh.mu.Unlock()
-	s.commitBatch(ns, batch)
-	sh.mu.Lock()
+// passLead hands the lead to the next waiter, or releases it. Called with sh.mu held.
+func passLead(q *nsQueue) {
 	if len(q.waiting) > 0 {
 		q.waiting[0].lead <- struct{}{}
 	} else {
 		q.leading = false
 	}
+}
+
+// lead plans one batch from the head of the queue, passes the lead on, and commits it.
+func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
+	sh.mu.Lock()
+	// At most maxPipeline batches commit at once; meanwhile the queue grows into the next batch.
+	for q.inflight >= maxPipeline {
+		q.idle.Wait()
+	}
+	batch := takeBatch(q)
+	if len(batch) == 0 {
+		passLead(q)
+		sh.mu.Unlock()
+		return
+	}
+	solo := isQuotaWrite(batch[0].w)
+	// 1. Quota writes, and batches without a known state, wait for the pipeline to drain.
+	if solo || q.state == nil {
+		for q.inflight > 0 {
+			q.idle.Wait()
+		}
+	}
+	if solo {
+		q.state, q.gen = nil, q.gen+1
+		sh.mu.Unlock()
+		s.commitSolo(ns, batch)
+		sh.mu.Lock()
+		passLead(q)
+		sh.mu.Unlock()
+		return
+	}
+	st, gen, prev := q.state, q.gen, q.last
+	sh.mu.Unlock()
+
+	// 2. Plan against the state the previous batch leaves (or read it).
+	live := s.dropCancelled(batch)
+	var plan *batchPlan
+	var err error
+	if len(live) > 0 {
+		if st == nil {
+			st, err = s.readState(live[0].ctx, ns)
+		}
+		if err == nil {
+			plan, err = s.planBatch(live[0].ctx, ns, live, st, true)
+		}
+	}
+	mine := &batchDone{sent: make(chan struct{}), done: make(chan struct{})}
+	sh.mu.Lock()
+	switch {
+	case err != nil || plan == nil:
+		q.state, q.gen = nil, q.gen+1
+	case gen == q.gen:
+		q.state = plan.next
+	}
+	q.inflight++
+	q.last = mine
+	passLead(q)
+	sh.mu.Unlock()
+
+	// 3. Commit off the lead, then settle in order with the previous batch.
+	ok, retry := s.finishBatch(live, plan, err, prev, mine.sent)
+	mine.ok = ok
+	close(mine.done)
+	sh.mu.Lock()
+	if !ok {
+		q.state, q.gen = nil, q.gen+1
+	}
+	if len(retry) > 0 {
+		q.waiting = append(retry, q.waiting...)
+		if !q.leading {
+			q.leading = true
+			q.waiting[0].lead <- struct{}{}
+		}
+	}
+	q.inflight--
+	q.idle.Broadcast()
 	sh.mu.Unlock()
 }
 
-// takeBatch removes the next batch from the queue: a quota write alone (its status is
-// recomputed under the namespace's usage epoch), otherwise up to maxBatchWrites writes to
-// distinct keys within the byte limit.
+func settle(p *pending, rev int64, err error) {
+	p.rev, p.err = rev, err
+	close(p.done)
+}
+
+// dropCancelled settles writes whose requests ended and returns the others.
+func (s *Store) dropCancelled(batch []*pending) []*pending {
+	live := batch[:0:0]
+	for _, p := range batch {
+		if err := p.ctx.Err(); err != nil {
+			settle(p, 0, internalError(err))
+			continue
+		}
+		live = append(live, p)
+	}
+	return live
+}
+
+// finishBatch commits a planned batch and settles its writes. It reports whether the batch
+// committed (so the next batch's assumptions hold) and which writes must be evaluated again.
+func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, prev *batchDone, sent chan struct{}) (ok bool, retry []*pending) {
+	var sentOnce sync.Once
+	markSent := func() {
+		if sent != nil {
+			sentOnce.Do(func() { close(sent) })
+		}
+	}
+	defer markSent()
+	if len(live) == 0 {
+		if prev != nil {
+			<-prev.done
+			return prev.ok, nil
+		}
+		return true, nil
+	}
+	if planErr != nil {
+		for _, p := range live {
+			settle(p, 0, planErr)
+		}
+		return false, nil
+	}
+	ctx := live[0].ctx
+	var rev int64
+	if plan.included > 0 {
+		if prev != nil {
+			<-prev.sent
+		}
+		r, err := s.cfg.Storage.Txn(ctx, plan.txn)
+		markSent()
+		switch {
+		case err == nil:
+			rev = r.Revision
+		case errors.Is(err, storage.ErrTooLarge) && len(live) > 1:
+			// Too big together: evaluate and commit them again, each in a batch of its own.
+			for _, p := range live {
+				p.alone = true
+			}
+			return false, s.countRetries(live)
+		case errors.Is(err, storage.ErrConflict):
+			if prev != nil {
+				<-prev.done
+			}
+			return false, s.sortConflict(ctx, live)
+		default:
+			err = internalError(err)
+			for _, p := range live {
+				settle(p, 0, err)
+			}
+			return false, nil
+		}
+	} else if prev != nil {
+		// Refusals and dry runs were judged on the state the previous batch leaves.
+		<-prev.done
+		if !prev.ok {
+			return false, s.countRetries(live)
+		}
+	}
+	for i, p := range live {
+		if plan.results[i] != nil || p.w.attrs.DryRun {
+			settle(p, 0, plan.results[i])
+		} else {
+			settle(p, rev, nil)
+		}
+	}
+	return true, nil
+}
+
+// sortConflict settles the writes whose own object changed and returns the others for
+// another evaluation.
+func (s *Store) sortConflict(ctx context.Context, live []*pending) []*pending {
+	var again []*pending
+	for _, p := range live {
+		cur, err := s.cfg.Storage.Get(ctx, p.w.key)
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			if p.w.guard != 0 {
+				settle(p, 0, errObjectChanged)
+				continue
+			}
+		case err != nil:
+			settle(p, 0, internalError(err))
+			continue
+		case cur.ModRevision != p.w.guard:
+			settle(p, 0, errObjectChanged)
+			continue
+		}
+		again = append(again, p)
+	}
+	return s.countRetries(again)
+}
+
+// countRetries returns the writes that may be tried again, refusing those out of attempts.
+func (s *Store) countRetries(ps []*pending) []*pending {
+	out := ps[:0:0]
+	for _, p := range ps {
+		p.attempts++
+		if p.attempts >= s.cfg.MaxRetries {
+			s.cfg.Logger.Warn("write gave up after conflicts", "key", p.w.key)
+			settle(p, 0, apierrors.NewConflict(p.w.res.GroupResource(), p.w.attrs.Name, fmt.Errorf("too many concurrent changes, please try again")))
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// takeBatch removes the next batch from the queue: a quota write alone, otherwise up to
+// maxBatchWrites writes to distinct keys within the byte limit.
 func takeBatch(q *nsQueue) []*pending {
 	n, bytes := 0, 0
 	keys := map[string]bool{}
 	for n < len(q.waiting) && n < maxBatchWrites {
 		w := q.waiting[n].w
-		if isQuotaWrite(w) {
+		if isQuotaWrite(w) || q.waiting[n].alone {
 			if n == 0 {
 				n = 1
 			}
 			break
 		}
-		size := 0
-		if w.size > 0 {
-			size = w.size
-		}
-		if keys[w.key] || (n > 0 && bytes+size > maxBatchBytes) {
+		if keys[w.key] || (n > 0 && bytes+w.size > maxBatchBytes) {
 			break
 		}
 		keys[w.key] = true
-		bytes += size
+		bytes += w.size
 		n++
 	}
 	batch := append([]*pending(nil), q.waiting[:n]...)
@@ -155,135 +395,87 @@ func isQuotaWrite(w *write) bool {
 	return w.res.GroupResource() == quotaGVR.GroupResource()
 }
 
-// commitBatch evaluates and commits a batch, retrying the writes whose own guards held when
-// another guard failed, and settles every pending write.
-func (s *Store) commitBatch(ns string, batch []*pending) {
-	settle := func(p *pending, rev int64, err error) {
-		p.rev, p.err = rev, err
-		close(p.done)
-	}
+// commitSolo commits a batch without pipelining: state read from storage at each attempt,
+// quotas guarded by mod revision, the whole quota prefix and (for quota writes) the usage
+// epoch guarded at the read revision.
+func (s *Store) commitSolo(ns string, batch []*pending) {
 	live := batch
-	for attempt := 0; attempt < s.cfg.MaxRetries && len(live) > 0; attempt++ {
-		// Writes whose requests were cancelled leave the batch.
-		kept := live[:0]
-		for _, p := range live {
-			if err := p.ctx.Err(); err != nil {
-				settle(p, 0, internalError(err))
-				continue
-			}
-			kept = append(kept, p)
-		}
-		live = kept
+	for len(live) > 0 {
+		live = s.dropCancelled(live)
 		if len(live) == 0 {
 			return
 		}
 		ctx := live[0].ctx
-		plan, err := s.planBatch(ctx, ns, live)
-		if err != nil {
-			for _, p := range live {
-				settle(p, 0, err)
-			}
-			return
-		}
-		// Nothing to write (all refused or dry-run): the state they were judged on is real.
-		if plan.included == 0 {
-			for i, p := range live {
-				settle(p, 0, plan.results[i])
-			}
-			return
-		}
-		r, err := s.cfg.Storage.Txn(ctx, plan.txn)
+		st, err := s.readState(ctx, ns)
+		var plan *batchPlan
 		if err == nil {
-			for i, p := range live {
-				if plan.results[i] != nil || p.w.attrs.DryRun {
-					settle(p, 0, plan.results[i])
-				} else {
-					settle(p, r.Revision, nil)
-				}
-			}
+			plan, err = s.planBatch(ctx, ns, live, st, false)
+		}
+		ok, retry := s.finishBatch(live, plan, err, nil, nil)
+		if ok {
 			return
 		}
-		if errors.Is(err, storage.ErrTooLarge) && len(live) > 1 {
-			// Too big together: commit one by one.
-			for _, p := range live {
-				s.commitBatch(ns, []*pending{p})
-			}
-			return
-		}
-		if !errors.Is(err, storage.ErrConflict) {
-			err = internalError(err)
-			for _, p := range live {
-				settle(p, 0, err)
-			}
-			return
-		}
-		// Whose guard failed? Writes whose object changed go back to their callers;
-		// the others are evaluated again against what is stored now.
-		kept = live[:0]
-		for _, p := range live {
-			cur, gerr := s.cfg.Storage.Get(ctx, p.w.key)
-			switch {
-			case errors.Is(gerr, storage.ErrNotFound):
-				if p.w.guard != 0 {
-					settle(p, 0, errObjectChanged)
-					continue
-				}
-			case gerr != nil:
-				settle(p, 0, internalError(gerr))
-				continue
-			case cur.ModRevision != p.w.guard:
-				settle(p, 0, errObjectChanged)
-				continue
-			}
-			kept = append(kept, p)
-		}
-		live = kept
-	}
-	for _, p := range live {
-		s.cfg.Logger.Warn("write gave up after conflicts", "key", p.w.key)
-		settle(p, 0, apierrors.NewConflict(p.w.res.GroupResource(), p.w.attrs.Name, fmt.Errorf("too many concurrent changes, please try again")))
+		live = retry
 	}
 }
 
-// batchPlan is a batch evaluated against the quotas read at one revision.
-type batchPlan struct {
-	txn storage.Txn
-	// results[i] is the refusal of live[i], or nil.
-	results  []error
-	included int
-}
-
-// planBatch reads the namespace's quotas once, evaluates each write in order against the
-// running usage, and builds the transaction.
-func (s *Store) planBatch(ctx context.Context, ns string, live []*pending) (*batchPlan, error) {
+// readState reads a namespace's quotas and its quota-set key at one revision. A
+// serializable read is enough: every use is guarded by a transaction compare.
+func (s *Store) readState(ctx context.Context, ns string) (*nsState, error) {
 	qres := s.cfg.Catalogue.Get(quotaGVR)
-	prefix := qres.KeyPrefix(ns)
-	// A serializable read is enough: the transaction is guarded on this prefix at the
-	// revision read, so a stale read only costs a retry.
-	lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Serializable: true})
+	lr, err := s.cfg.Storage.List(ctx, qres.KeyPrefix(ns), storage.ListOptions{Serializable: true})
 	if err != nil {
 		return nil, internalError(err)
 	}
-	quotas := make([]corev1.ResourceQuota, 0, len(lr.KVs))
-	revs := map[string]int64{}
+	st := &nsState{values: map[string][]byte{}, revs: map[string]int64{}, readRev: lr.Revision}
 	for _, kv := range lr.KVs {
 		obj, err := decodeKV(qres, kv)
 		if err != nil {
 			return nil, internalError(err)
 		}
 		q := obj.(*corev1.ResourceQuota)
-		revs[q.Name] = kv.ModRevision
-		quotas = append(quotas, *q)
+		st.quotas = append(st.quotas, *q)
+		st.values[q.Name] = kv.Value
+		st.revs[q.Name] = kv.ModRevision
 	}
+	set, err := s.cfg.Storage.List(ctx, QuotaSetKey(ns), storage.ListOptions{Revision: lr.Revision, Serializable: true})
+	if err != nil {
+		return nil, internalError(err)
+	}
+	for _, kv := range set.KVs {
+		if kv.Key == QuotaSetKey(ns) {
+			st.setRev = kv.ModRevision
+		}
+	}
+	return st, nil
+}
+
+// batchPlan is a batch evaluated against one quota state.
+type batchPlan struct {
+	txn storage.Txn
+	// results[i] is the refusal of live[i], or nil.
+	results  []error
+	included int
+	// next is the quota state once the batch commits.
+	next *nsState
+}
+
+// planBatch evaluates each write in order against the running usage and builds the
+// transaction; pipelined plans guard on values, solo plans on revisions.
+func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *nsState, pipelined bool) (*batchPlan, error) {
+	qres := s.cfg.Catalogue.Get(quotaGVR)
+	quotas := append([]corev1.ResourceQuota(nil), st.quotas...)
 	plan := &batchPlan{results: make([]error, len(live))}
 	touched := map[string]bool{}
 	var objOps []storage.Op
 	var cmps []storage.Compare
+	quotaWrite := false
 	for i, p := range live {
 		w := p.w
 		isQuota := isQuotaWrite(w)
 		// 1. Quota: charge or credit against the running usage of this batch.
 		var changed []corev1.ResourceQuota
+		var err error
 		if s.cfg.Quota != nil {
 			changed, err = s.cfg.Quota.Check(w.attrs, quotas)
 			if s.cfg.ObserveQuota != nil && len(quotas) > 0 {
@@ -295,13 +487,13 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending) (*bat
 			}
 		}
 		// 2. A quota being created or edited gets its complete status computed from the
-		// namespace at lr.Revision, guarded by the namespace's usage epoch.
+		// namespace at the read revision, guarded by the namespace's usage epoch.
 		if isQuota && w.obj != nil {
 			rq := w.obj.(*corev1.ResourceQuota)
-			if err := s.computeQuotaStatus(ctx, rq, lr.Revision); err != nil {
+			if err := s.computeQuotaStatus(ctx, rq, st.readRev); err != nil {
 				return nil, err
 			}
-			cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKey(ns), Revision: lr.Revision})
+			cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKey(ns), Revision: st.readRev})
 		}
 		if w.attrs.DryRun {
 			continue
@@ -318,12 +510,8 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending) (*bat
 			touched[c.Name] = true
 		}
 		if isQuota {
+			quotaWrite = true
 			delete(touched, w.attrs.Name)
-			for j := range quotas {
-				if quotas[j].Name == w.attrs.Name && w.obj != nil {
-					quotas[j] = *w.obj.(*corev1.ResourceQuota)
-				}
-			}
 		}
 		// 3. The object itself, guarded by its own mod revision.
 		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: w.key, Revision: w.guard})
@@ -340,7 +528,14 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending) (*bat
 		}
 		plan.included++
 	}
-	// 4. Each touched quota once, guarded; the quota set unchanged; the usage epoch.
+	// 4. Each touched quota once, guarded; the quota set; the usage epoch.
+	next := &nsState{quotas: quotas, values: map[string][]byte{}, revs: map[string]int64{}, setRev: st.setRev, readRev: st.readRev}
+	for k, v := range st.values {
+		next.values[k] = v
+	}
+	for k, v := range st.revs {
+		next.revs[k] = v
+	}
 	ops := objOps
 	for j := range quotas {
 		q := &quotas[j]
@@ -352,12 +547,25 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending) (*bat
 			return nil, internalError(err)
 		}
 		key := qres.Key(ns, q.Name)
-		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: key, Revision: revs[q.Name]})
+		if pipelined {
+			cmps = append(cmps, storage.Compare{Target: storage.ValueEquals, Key: key, Value: st.values[q.Name]})
+		} else {
+			cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: key, Revision: st.revs[q.Name]})
+		}
 		ops = append(ops, storage.Op{Type: storage.OpPut, Key: key, Value: b})
+		next.values[q.Name], next.revs[q.Name] = b, 0
 	}
-	cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: prefix, Revision: lr.Revision})
+	if pipelined {
+		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: QuotaSetKey(ns), Revision: st.setRev})
+	} else {
+		cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: qres.KeyPrefix(ns), Revision: st.readRev})
+	}
+	if quotaWrite {
+		ops = append(ops, storage.Op{Type: storage.OpPut, Key: QuotaSetKey(ns)})
+	}
 	ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKey(ns)})
 	plan.txn = storage.Txn{Compares: cmps, Ops: ops}
+	plan.next = next
 	return plan, nil
 }
 
