@@ -35,6 +35,44 @@ type ReplicaSet struct {
 	name      string
 	starved   *starved
 	queueAdds func(string)
+	// selectors holds every owner's pod selector, kept by the owner watch, so an orphan
+	// pod's event finds the owners that may adopt it without reading storage.
+	selectors ownerSelectors
+}
+
+// ownerSelectors maps namespace → owner name → pod selector.
+type ownerSelectors struct {
+	mu sync.RWMutex
+	m  map[string]map[string]labels.Selector
+}
+
+func (o *ownerSelectors) set(ns, name string, sel labels.Selector) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if sel == nil {
+		delete(o.m[ns], name)
+		return
+	}
+	if o.m == nil {
+		o.m = map[string]map[string]labels.Selector{}
+	}
+	if o.m[ns] == nil {
+		o.m[ns] = map[string]labels.Selector{}
+	}
+	o.m[ns][name] = sel
+}
+
+// matching returns the keys of the owners in ns whose selector matches set.
+func (o *ownerSelectors) matching(ns string, set labels.Set) []string {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	var out []string
+	for name, sel := range o.m[ns] {
+		if sel.Matches(set) {
+			out = append(out, keyOf(ns, name))
+		}
+	}
+	return out
 }
 
 // NewReplicaSet returns the ReplicaSet controller (events from "replicaset-controller").
@@ -68,6 +106,9 @@ func (c *ReplicaSet) Start(ctx context.Context) error {
 		m := obj.(metav1.Object)
 		if deleted {
 			c.starved.set(keyOf(m.GetNamespace(), m.GetName()), false)
+			c.selectors.set(m.GetNamespace(), m.GetName(), nil)
+		} else {
+			c.selectors.set(m.GetNamespace(), m.GetName(), ownerSelector(c.toRS(obj)))
 		}
 		q.Add(keyOf(m.GetNamespace(), m.GetName()))
 	})
@@ -83,7 +124,10 @@ func (c *ReplicaSet) Start(ctx context.Context) error {
 			return
 		}
 		// An orphan: every owner whose selector matches may adopt it.
-		for _, key := range c.matchingOwners(ctx, p) {
+		if len(p.Labels) == 0 {
+			return
+		}
+		for _, key := range c.selectors.matching(p.Namespace, labels.Set(p.Labels)) {
 			q.Add(key)
 		}
 	})
@@ -97,26 +141,16 @@ func (c *ReplicaSet) Start(ctx context.Context) error {
 	return nil
 }
 
-func (c *ReplicaSet) matchingOwners(ctx context.Context, p *corev1.Pod) []string {
-	objs, _, err := c.store.ListObjects(ctx, c.res(c.gvr), p.Namespace)
-	if err != nil {
+// ownerSelector returns an owner's pod selector, or nil when it selects nothing.
+func ownerSelector(rs *appsv1.ReplicaSet) labels.Selector {
+	if rs == nil || rs.Spec.Selector == nil {
 		return nil
 	}
-	var out []string
-	for _, o := range objs {
-		rs := c.toRS(o)
-		if rs == nil || rs.Spec.Selector == nil {
-			continue
-		}
-		sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
-		if err != nil || sel.Empty() {
-			continue
-		}
-		if sel.Matches(labels.Set(p.Labels)) {
-			out = append(out, keyOf(rs.Namespace, rs.Name))
-		}
+	sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+	if err != nil || sel.Empty() {
+		return nil
 	}
-	return out
+	return sel
 }
 
 // toRS returns the ReplicaSet view of an owner (RCs converted as upstream does).
