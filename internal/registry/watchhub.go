@@ -19,7 +19,7 @@ import (
 // their own. Watchers get deep copies: objects in the hub are never handed out.
 
 const (
-	hubHistory   = 4096
+	hubHistory   = 1024
 	hubSubBuffer = 8192
 )
 
