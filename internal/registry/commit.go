@@ -37,6 +37,8 @@ const (
 	maxBatchBytes  = 1 << 20
 	// maxPipeline is how many batches of one namespace may be committing at once.
 	maxPipeline = 2
+	// maxIdleQueuesPerShard bounds the idle namespaces whose quota state is kept.
+	maxIdleQueuesPerShard = 64
 )
 
 // QuotaSetKey is the per-namespace key every ResourceQuota object write (create, update,
@@ -147,7 +149,9 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 	}
 	sh.mu.Lock()
 	q.users--
-	if q.users == 0 && !q.leading && len(q.waiting) == 0 && q.inflight == 0 {
+	// Idle queues keep their quota state (sparing the next write a read) while the shard
+	// holds few of them.
+	if q.users == 0 && !q.leading && len(q.waiting) == 0 && q.inflight == 0 && len(sh.queues) > maxIdleQueuesPerShard {
 		delete(sh.queues, ns)
 	}
 	sh.mu.Unlock()
