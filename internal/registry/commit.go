@@ -287,11 +287,17 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 	}
 	ctx := live[0].ctx
 	var rev int64
-	if plan.included > 0 {
+	// The transaction also runs when it writes nothing but must confirm the quota state that
+	// refusals and dry runs were judged on (then it only compares).
+	if plan.included > 0 || plan.validate {
 		if prev != nil {
 			<-prev.sent
 		}
-		r, err := s.cfg.Storage.Txn(ctx, plan.txn)
+		txn := plan.txn
+		if plan.included == 0 {
+			txn.Ops = nil
+		}
+		r, err := s.cfg.Storage.Txn(ctx, txn)
 		markSent()
 		switch {
 		case err == nil:
@@ -313,12 +319,6 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 				settle(p, 0, err)
 			}
 			return false, nil
-		}
-	} else if prev != nil {
-		// Refusals and dry runs were judged on the state the previous batch leaves.
-		<-prev.done
-		if !prev.ok {
-			return false, s.countRetries(live)
 		}
 	}
 	for i, p := range live {
@@ -460,6 +460,9 @@ type batchPlan struct {
 	// results[i] is the refusal of live[i], or nil.
 	results  []error
 	included int
+	// validate: refusals or dry runs were judged on the quota state, which the transaction
+	// must confirm even when it writes nothing.
+	validate bool
 	// next is the quota state once the batch commits.
 	next *nsState
 }
@@ -487,8 +490,12 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 			}
 			if err != nil {
 				plan.results[i] = err
+				plan.validate = true
 				continue
 			}
+		}
+		if w.attrs.DryRun {
+			plan.validate = true
 		}
 		// 2. A quota being created or edited gets its complete status computed from the
 		// namespace at the read revision, guarded by the namespace's usage epoch.
@@ -561,6 +568,14 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 	}
 	if pipelined {
 		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: QuotaSetKey(ns), Revision: st.setRev})
+		if plan.validate {
+			// Refusals may come from quotas this batch does not touch: confirm them all.
+			for j := range st.quotas {
+				if name := st.quotas[j].Name; !touched[name] {
+					cmps = append(cmps, storage.Compare{Target: storage.ValueEquals, Key: qres.Key(ns, name), Value: st.values[name]})
+				}
+			}
+		}
 	} else {
 		cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: qres.KeyPrefix(ns), Revision: st.readRev})
 	}
