@@ -8,6 +8,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -69,10 +70,31 @@ func (q quotaAccounting) Usage(rq *corev1.ResourceQuota, list func(schema.GroupR
 	return quota.CalculateUsage(rq, q.reg, list)
 }
 
-// hooks returns the registry hooks: upstream defaults and validation per kind.
-func hooks() registry.Hooks {
+// hooks returns the registry hooks: upstream defaults and validation per kind. Custom
+// resources are validated against the CRD version the catalogue serves their kind at.
+func hooks(cat *registry.Catalogue) registry.Hooks {
+	custom := validation.NewCustom()
+	customResource := func(obj runtime.Object) (*unstructured.Unstructured, *registry.Resource) {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok || u == nil {
+			return nil, nil
+		}
+		res := cat.ForKind(u.GroupVersionKind())
+		if res == nil || res.CRD == nil {
+			return nil, nil
+		}
+		return u, res
+	}
 	return registry.Hooks{
-		Default: defaults.Apply,
+		Default: func(obj runtime.Object) {
+			if u, res := customResource(obj); res != nil {
+				if v := res.CRDVersion(); v != nil && v.Schema != nil && !res.CRD.Spec.PreserveUnknownFields {
+					pruneCustomNulls(u.Object, v.Schema.OpenAPIV3Schema)
+				}
+				return
+			}
+			defaults.Apply(obj)
+		},
 		PrepareForCreate: func(obj runtime.Object) {
 			switch o := obj.(type) {
 			case *batchv1.Job:
@@ -90,11 +112,24 @@ func hooks() registry.Hooks {
 			if rq, ok := obj.(*corev1.ResourceQuota); ok {
 				return quota.ValidateResourceQuota(rq)
 			}
+			if u, res := customResource(obj); res != nil {
+				return custom.Validate(res.CRD, res.GVR.Version, u)
+			}
 			return validation.Validate(obj)
 		},
 		ValidateUpdate: func(newObj, oldObj runtime.Object) field.ErrorList {
 			if rq, ok := newObj.(*corev1.ResourceQuota); ok {
 				return quota.ValidateResourceQuotaUpdate(rq, oldObj.(*corev1.ResourceQuota))
+			}
+			if u, res := customResource(newObj); res != nil {
+				old, _ := oldObj.(*unstructured.Unstructured)
+				// The hook is not told the subresource. A main-resource write keeps the stored
+				// status when the version has a status subresource, so a changed status means
+				// a write through /status.
+				if res.Status && old != nil && !equality.Semantic.DeepEqual(u.Object["status"], old.Object["status"]) {
+					return custom.ValidateStatusUpdate(res.CRD, res.GVR.Version, u, old)
+				}
+				return custom.ValidateUpdate(res.CRD, res.GVR.Version, u, old)
 			}
 			return validation.ValidateUpdate(newObj, oldObj)
 		},
@@ -104,6 +139,38 @@ func hooks() registry.Hooks {
 			}
 			return nil
 		},
+	}
+}
+
+// pruneCustomNulls removes from a custom resource the nulls of fields whose schema is neither
+// nullable nor defaulted, as upstream's decoder does after pruning (structural defaulting's
+// PruneNonNullableNullsWithoutDefaults), so that `spec: null` is absent rather than invalid.
+func pruneCustomNulls(x interface{}, s *apiextensionsv1.JSONSchemaProps) {
+	switch x := x.(type) {
+	case map[string]interface{}:
+		for k, v := range x {
+			var fs *apiextensionsv1.JSONSchemaProps
+			if s != nil {
+				if p, ok := s.Properties[k]; ok {
+					fs = &p
+				} else if s.AdditionalProperties != nil {
+					fs = s.AdditionalProperties.Schema
+				}
+			}
+			if v == nil && fs != nil && !fs.Nullable && fs.Default == nil {
+				delete(x, k)
+				continue
+			}
+			pruneCustomNulls(v, fs)
+		}
+	case []interface{}:
+		var items *apiextensionsv1.JSONSchemaProps
+		if s != nil && s.Items != nil {
+			items = s.Items.Schema
+		}
+		for i := range x {
+			pruneCustomNulls(x[i], items)
+		}
 	}
 }
 

@@ -146,7 +146,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	cat := registry.NewCatalogue()
 	rcfg := registry.Config{
-		Storage: st, Catalogue: cat, Hooks: hooks(), Admission: chain, Logger: log,
+		Storage: st, Catalogue: cat, Hooks: hooks(cat), Admission: chain, Logger: log,
 	}
 	if chain.QuotaEnabled() {
 		rcfg.Quota = quotaAccounting{plugin: quotaPlugin, reg: quotaReg}
