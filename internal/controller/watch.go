@@ -12,7 +12,9 @@ import (
 	"github.com/quotad/quotad/internal/registry"
 )
 
-// Handler receives every object seen by a watch, with deleted true for deletions.
+// Handler receives every object seen by a watch, with deleted true for deletions. The
+// object is shared with every other in-process watcher: a handler must not modify it
+// (deep-copy first).
 type Handler func(obj runtime.Object, deleted bool)
 
 // Watch delivers the current objects of res and then every change to h until ctx ends,
@@ -20,7 +22,7 @@ type Handler func(obj runtime.Object, deleted bool)
 func Watch(ctx context.Context, store *registry.Store, res *registry.Resource, log *slog.Logger, h Handler) {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		events, err := store.Watch(ctx, res, "", registry.WatchOptions{})
+		events, err := store.Watch(ctx, res, "", registry.WatchOptions{Shared: true})
 		if err != nil {
 			log.Warn("watch failed, retrying", "resource", res.GVR.String(), "err", err)
 			select {

@@ -23,6 +23,9 @@ type WatchOptions struct {
 	// SendInitialEvents asks for the current objects as ADDED events first (also implied by an
 	// empty or "0" resourceVersion).
 	SendInitialEvents bool
+	// Shared hands out the watch hub's objects themselves instead of copies: the receiver
+	// must treat them as read-only (in-process controllers).
+	Shared bool
 }
 
 // Event is one watch event; Object is an *metav1.Status for ERROR events.
@@ -100,7 +103,7 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 				if !inNamespace(ev.key, prefix) {
 					continue
 				}
-				e, ok := translate(ev, opts.Selector)
+				e, ok := translate(ev, opts.Selector, opts.Shared)
 				if ok && !send(e) {
 					return
 				}
@@ -156,8 +159,14 @@ func (s *Store) compactedRevision(ctx context.Context, res *Resource, from int64
 }
 
 // translate turns a decoded storage event into a watch event, applying selector
-// transitions. The event's objects are shared: it returns deep copies.
-func translate(ev decodedEvent, sel Selector) (Event, bool) {
+// transitions. The event's objects are shared: it returns deep copies unless shared.
+func translate(ev decodedEvent, sel Selector, shared bool) (Event, bool) {
+	cp := func(o runtime.Object) runtime.Object {
+		if shared {
+			return o
+		}
+		return o.DeepCopyObject()
+	}
 	cur, prev := ev.cur, ev.prev
 	curOK := cur != nil && sel.Matches(cur)
 	prevOK := prev != nil && sel.Matches(prev)
@@ -170,14 +179,14 @@ func translate(ev decodedEvent, sel Selector) (Event, bool) {
 		objectMeta(obj).SetResourceVersion(strconv.FormatInt(ev.rev, 10))
 		return Event{Type: watch.Deleted, Object: obj}, true
 	case curOK && prev == nil:
-		return Event{Type: watch.Added, Object: cur.DeepCopyObject()}, true
+		return Event{Type: watch.Added, Object: cp(cur)}, true
 	case curOK && prevOK:
-		return Event{Type: watch.Modified, Object: cur.DeepCopyObject()}, true
+		return Event{Type: watch.Modified, Object: cp(cur)}, true
 	case curOK:
-		return Event{Type: watch.Added, Object: cur.DeepCopyObject()}, true
+		return Event{Type: watch.Added, Object: cp(cur)}, true
 	case prevOK:
 		// Left the selection: upstream reports the new state as DELETED.
-		return Event{Type: watch.Deleted, Object: cur.DeepCopyObject()}, true
+		return Event{Type: watch.Deleted, Object: cp(cur)}, true
 	}
 	return Event{}, false
 }
