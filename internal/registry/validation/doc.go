@@ -8,7 +8,11 @@
 // Namespace, Secret, ConfigMap, LimitRange, ServiceAccount, Event, Node,
 // Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob,
 // PriorityClass and StorageClass. ResourceQuota is validated by
-// internal/quota.
+// internal/quota. Custom resources are validated by Custom (custom.go) as
+// upstream's customresource strategy does: ObjectMeta, the CRD version's
+// OpenAPI v3 schema (with ratcheting on update), scale paths, embedded
+// resources and list types; CEL rules (x-kubernetes-validations) are not
+// evaluated.
 //
 // Invariants:
 //   - Functions are pure: they never modify their arguments and read nothing
