@@ -28,6 +28,9 @@ type WatchOptions struct {
 	Shared bool
 }
 
+// initialPage is how many objects a watch's initial events read at a time.
+const initialPage = 500
+
 // Event is one watch event; Object is an *metav1.Status for ERROR events.
 type Event struct {
 	Type   watch.EventType
@@ -42,20 +45,13 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 		return nil, err
 	}
 	prefix := res.KeyPrefix(ns)
-	var initial []runtime.Object
-	if from == 0 || opts.SendInitialEvents {
-		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{})
+	// 1. Initial events: the objects at one revision, read page by page while sending, so
+	// a watch of 100,000 pods never holds them all.
+	initial := from == 0 || opts.SendInitialEvents
+	if initial {
+		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Limit: 1, KeysOnly: true})
 		if err != nil {
 			return nil, internalError(err)
-		}
-		for _, kv := range lr.KVs {
-			obj, err := decodeKV(res, kv)
-			if err != nil {
-				return nil, internalError(err)
-			}
-			if opts.Selector.Matches(obj) {
-				initial = append(initial, obj)
-			}
 		}
 		from = lr.Revision
 	}
@@ -73,9 +69,27 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 				return false
 			}
 		}
-		for _, o := range initial {
-			if !send(Event{Type: watch.Added, Object: o}) {
-				return
+		if initial {
+			start := ""
+			for {
+				lr, err := s.cfg.Storage.List(wctx, prefix, storage.ListOptions{Revision: from, Limit: initialPage, StartKey: start})
+				if err != nil {
+					send(Event{Type: watch.Error, Object: s.errorStatus(ctx, res, err, from)})
+					return
+				}
+				for _, kv := range lr.KVs {
+					obj, err := decodeKV(res, kv)
+					if err != nil {
+						continue
+					}
+					if opts.Selector.Matches(obj) && !send(Event{Type: watch.Added, Object: obj}) {
+						return
+					}
+				}
+				if !lr.More || len(lr.KVs) == 0 {
+					break
+				}
+				start = lr.KVs[len(lr.KVs)-1].Key + "\x00"
 			}
 		}
 		if opts.SendInitialEvents && opts.Bookmarks {
