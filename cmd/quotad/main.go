@@ -46,6 +46,10 @@ func main() {
 		// quotad allocates per request; trading some memory for less GC work pays off.
 		debug.SetGCPercent(200)
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A soft limit: the GC works harder, and returns memory sooner, as the heap nears it.
+		debug.SetMemoryLimit(512 << 20)
+	}
 	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	cfg.Ready = func(r *server.Running) {
 		fmt.Printf("quotad is serving the Kubernetes API at %s\n", r.URL)

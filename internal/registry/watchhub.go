@@ -20,7 +20,7 @@ import (
 
 const (
 	hubHistory   = 1024
-	hubSubBuffer = 8192
+	hubSubBuffer = 2048
 )
 
 // decodedEvent is a storage event with its objects decoded (shared, read-only).
