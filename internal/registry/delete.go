@@ -36,16 +36,9 @@ func (s *Store) Delete(ctx context.Context, res *Resource, ns, name string, opts
 		ns = ""
 	}
 	for attempt := 0; attempt < s.cfg.MaxRetries; attempt++ {
-		kv, err := s.cfg.Storage.Get(ctx, res.Key(ns, name))
+		old, rev, err := s.readCurrent(ctx, res, ns, name)
 		if err != nil {
-			if isNotFound(err) {
-				return nil, apierrors.NewNotFound(res.GroupResource(), name)
-			}
-			return nil, internalError(err)
-		}
-		old, err := decodeKV(res, kv)
-		if err != nil {
-			return nil, internalError(err)
+			return nil, err
 		}
 		om := objectMeta(old)
 		// 1. Preconditions.
@@ -77,10 +70,10 @@ func (s *Store) Delete(ctx context.Context, res *Resource, ns, name string, opts
 		_, isNS := old.(*corev1.Namespace)
 		var r *DeleteResult
 		if len(finalizers) > 0 || isNS {
-			r, err = s.markDeleting(ctx, res, ns, name, old, kv.ModRevision, finalizers, wopts)
+			r, err = s.markDeleting(ctx, res, ns, name, old, rev, finalizers, wopts)
 		} else {
 			var res2 *Result
-			res2, err = s.finishDelete(ctx, res, ns, name, old, kv.ModRevision, wopts)
+			res2, err = s.finishDelete(ctx, res, ns, name, old, rev, wopts)
 			if res2 != nil {
 				r = &DeleteResult{Object: res2.Object, Deleted: true}
 			}

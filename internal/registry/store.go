@@ -121,18 +121,25 @@ func internalError(err error) error {
 
 // Get returns one object.
 func (s *Store) Get(ctx context.Context, res *Resource, ns, name string) (runtime.Object, error) {
+	obj, _, err := s.readCurrent(ctx, res, ns, name)
+	return obj, err
+}
+
+// readCurrent reads and decodes one stored object with its mod revision; a missing object
+// is upstream's 404.
+func (s *Store) readCurrent(ctx context.Context, res *Resource, ns, name string) (runtime.Object, int64, error) {
 	kv, err := s.cfg.Storage.Get(ctx, res.Key(ns, name))
 	if errors.Is(err, storage.ErrNotFound) {
-		return nil, apierrors.NewNotFound(res.GroupResource(), name)
+		return nil, 0, apierrors.NewNotFound(res.GroupResource(), name)
 	}
 	if err != nil {
-		return nil, internalError(err)
+		return nil, 0, internalError(err)
 	}
 	obj, err := decodeKV(res, kv)
 	if err != nil {
-		return nil, internalError(err)
+		return nil, 0, internalError(err)
 	}
-	return obj, nil
+	return obj, kv.ModRevision, nil
 }
 
 // write is one object change on its way to storage.

@@ -25,23 +25,15 @@ func (s *Store) Update(ctx context.Context, res *Resource, ns, name, subresource
 		ns = ""
 	}
 	for attempt := 0; attempt < s.cfg.MaxRetries; attempt++ {
-		kv, err := s.cfg.Storage.Get(ctx, res.Key(ns, name))
-		if err != nil {
-			if isNotFound(err) {
-				return nil, apierrors.NewNotFound(res.GroupResource(), name)
-			}
-			return nil, internalError(err)
-		}
-		old, err := decodeKV(res, kv)
-		if err != nil {
-			return nil, internalError(err)
-		}
-		cur, _ := decodeKV(res, kv)
-		obj, err := fn(cur)
+		old, rev, err := s.readCurrent(ctx, res, ns, name)
 		if err != nil {
 			return nil, err
 		}
-		r, err := s.updateOnce(ctx, res, ns, name, subresource, old, obj, kv.ModRevision, opts)
+		obj, err := fn(old.DeepCopyObject())
+		if err != nil {
+			return nil, err
+		}
+		r, err := s.updateOnce(ctx, res, ns, name, subresource, old, obj, rev, opts)
 		if errors.Is(err, errObjectChanged) {
 			continue
 		}
@@ -155,26 +147,19 @@ func isNamespaceHeld(obj runtime.Object) bool {
 func (s *Store) FinalizeNamespace(ctx context.Context, name string, finalizers []corev1.FinalizerName) (*Result, error) {
 	res := s.cfg.Catalogue.Get(corev1.SchemeGroupVersion.WithResource("namespaces"))
 	for attempt := 0; attempt < s.cfg.MaxRetries; attempt++ {
-		kv, err := s.cfg.Storage.Get(ctx, res.Key("", name))
+		old, cur, err := s.readCurrent(ctx, res, "", name)
 		if err != nil {
-			if isNotFound(err) {
-				return nil, apierrors.NewNotFound(res.GroupResource(), name)
-			}
-			return nil, internalError(err)
-		}
-		old, err := decodeKV(res, kv)
-		if err != nil {
-			return nil, internalError(err)
+			return nil, err
 		}
 		nsObj := old.DeepCopyObject().(*corev1.Namespace)
 		nsObj.Spec.Finalizers = finalizers
 		var r *Result
 		if nsObj.DeletionTimestamp != nil && len(nsObj.Spec.Finalizers) == 0 && len(nsObj.Finalizers) == 0 {
-			r, err = s.finishDelete(ctx, res, "", name, old, kv.ModRevision, WriteOptions{})
+			r, err = s.finishDelete(ctx, res, "", name, old, cur, WriteOptions{})
 		} else {
 			attrs := &admission.Attributes{Operation: admission.Update, Resource: res.GVR, Subresource: "finalize", Kind: res.GVK(), Name: name, Object: nsObj, OldObject: old}
 			var rev int64
-			rev, err = s.commit(ctx, &write{res: res, attrs: attrs, key: res.Key("", name), guard: kv.ModRevision, obj: nsObj})
+			rev, err = s.commit(ctx, &write{res: res, attrs: attrs, key: res.Key("", name), guard: cur, obj: nsObj})
 			if err == nil {
 				nsObj.ResourceVersion = strconv.FormatInt(rev, 10)
 				r = &Result{Object: nsObj}
