@@ -67,3 +67,46 @@ func splitArgs(s string) []string {
 	}
 	return out
 }
+
+// TestTerminatingNamespaceAndLimitRangeMinimum: creates in a Terminating namespace are
+// refused with upstream's text; LimitRanger's minimum is enforced.
+func TestTerminatingNamespaceAndLimitRangeMinimum(t *testing.T) {
+	c := start(t)
+	c.must("create", "namespace", "going")
+	held := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: held
+  finalizers: ["example.com/hold"]
+`
+	if r := c.kubectlIn(held, "create", "-n", "going", "-f", "-"); r.code != 0 {
+		t.Fatalf("configmap: %s", r.stderr)
+	}
+	c.must("delete", "namespace", "going", "--wait=false")
+	c.waitFor("Terminating", "get", "namespace", "going")
+	r := c.kubectl("run", "late", "--image=nginx", "-n", "going")
+	if r.code == 0 {
+		t.Fatal("create in a terminating namespace accepted")
+	}
+	golden(t, "namespace-terminating.txt", r.stderr)
+	c.must("patch", "configmap", "held", "-n", "going", "--type=merge", "-p", `{"metadata":{"finalizers":null}}`)
+
+	c.must("create", "namespace", "lrmin")
+	lr := `apiVersion: v1
+kind: LimitRange
+metadata:
+  name: min
+spec:
+  limits:
+  - type: Container
+    min: {memory: 64Mi}
+`
+	if r := c.kubectlIn(lr, "create", "-n", "lrmin", "-f", "-"); r.code != 0 {
+		t.Fatalf("limitrange: %s", r.stderr)
+	}
+	r = c.kubectl("run", "tiny", "--image=nginx", "-n", "lrmin", `--overrides={"spec":{"containers":[{"name":"tiny","image":"nginx","resources":{"requests":{"memory":"32Mi"},"limits":{"memory":"32Mi"}}}]}}`)
+	if r.code == 0 {
+		t.Fatal("pod below the minimum accepted")
+	}
+	golden(t, "limitrange-min.txt", r.stderr)
+}
