@@ -46,12 +46,6 @@ func (m mutating) Admit(context.Context, *admission.Attributes) error {
 	return m.fail
 }
 
-type validating struct{ *recorder }
-
-func (v validating) Validate(context.Context, *admission.Attributes) error {
-	*v.journal = append(*v.journal, "validate "+v.name)
-	return v.fail
-}
 
 type both struct{ *recorder }
 

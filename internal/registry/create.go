@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"math/big"
 	"strconv"
 
@@ -230,9 +229,4 @@ func (s *Store) allocate(ctx context.Context, res *Resource, obj runtime.Object)
 		return nil
 	}
 	return s.allocateService(ctx, svc)
-}
-
-// validationErrorf is a helper for a single field error.
-func validationErrorf(path *field.Path, value interface{}, format string, args ...interface{}) *field.Error {
-	return field.Invalid(path, value, fmt.Sprintf(format, args...))
 }

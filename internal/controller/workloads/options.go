@@ -1,7 +1,6 @@
 package workloads
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"strings"
@@ -92,6 +91,3 @@ func splitKey(key string) (string, string) {
 }
 
 func keyOf(ns, name string) string { return ns + "/" + name }
-
-// ctxDone is a small helper for loops.
-func ctxDone(ctx context.Context) bool { return ctx.Err() != nil }

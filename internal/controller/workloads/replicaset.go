@@ -26,15 +26,14 @@ import (
 // It keeps spec.replicas active pods matching the selector, adopts and releases pods,
 // and reports status.replicas, readiness and the ReplicaFailure condition.
 type ReplicaSet struct {
-	store     *registry.Store
-	log       *slog.Logger
-	opts      Options
-	rec       *Recorder
-	kind      schema.GroupVersionKind
-	gvr       schema.GroupVersionResource
-	name      string
-	starved   *starved
-	queueAdds func(string)
+	store   *registry.Store
+	log     *slog.Logger
+	opts    Options
+	rec     *Recorder
+	kind    schema.GroupVersionKind
+	gvr     schema.GroupVersionResource
+	name    string
+	starved *starved
 	// selectors holds every owner's pod selector, kept by the owner watch, so an orphan
 	// pod's event finds the owners that may adopt it without reading storage.
 	selectors ownerSelectors
