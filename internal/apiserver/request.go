@@ -54,9 +54,6 @@ func parseAPIPath(r *http.Request) (info requestInfo, ok bool) {
 	if len(segs) > 2 {
 		info.Subresource = strings.Join(segs[2:], "/")
 	}
-	if info.Resource == "namespaces" && info.Name != "" && info.Namespace == "" {
-		// the namespace object itself
-	}
 	watch := r.URL.Query().Get("watch")
 	isWatch := watch == "true" || watch == "1"
 	switch r.Method {

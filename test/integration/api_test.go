@@ -296,6 +296,9 @@ func TestDryRunEveryWrite(t *testing.T) {
 	if err := cms.DeleteCollection(ctx, metav1.DeleteOptions{DryRun: dry}, metav1.ListOptions{FieldSelector: "metadata.name!=kube-root-ca.crt"}); err != nil {
 		t.Errorf("dry-run deletecollection: %v", err)
 	}
+	if after := revision(t, s); after != before {
+		t.Errorf("dry-run writes changed storage: revision %d → %d", before, after)
+	}
 	// Subresources: /status and /scale.
 	p, err := s.Client.CoreV1().Pods("dry").Create(ctx, pod("p", "", ""), metav1.CreateOptions{})
 	if err != nil {
