@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -37,6 +38,8 @@ const (
 	maxBatchBytes  = 1 << 20
 	// maxPipeline is how many batches of one namespace may be committing at once.
 	maxPipeline = 2
+	// batchTimeout bounds a batch's storage calls.
+	batchTimeout = 30 * time.Second
 	// maxIdleQueuesPerShard bounds the idle namespaces whose quota state is kept.
 	maxIdleQueuesPerShard = 64
 )
@@ -204,12 +207,14 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 	var plan *batchPlan
 	var err error
 	if len(live) > 0 {
+		ctx, cancel := batchContext(live)
 		if st == nil {
-			st, err = s.readState(live[0].ctx, ns)
+			st, err = s.readState(ctx, ns)
 		}
 		if err == nil {
-			plan, err = s.planBatch(live[0].ctx, ns, live, st, true)
+			plan, err = s.planBatch(ctx, ns, live, st, true)
 		}
+		cancel()
 	}
 	mine := &batchDone{sent: make(chan struct{}), done: make(chan struct{})}
 	sh.mu.Lock()
@@ -242,6 +247,13 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 	q.inflight--
 	q.idle.Broadcast()
 	sh.mu.Unlock()
+}
+
+// batchContext is the context of a batch's storage calls: one client going away must not
+// fail the other writes of its batch, so it carries the first request's values but not its
+// cancellation, and ends after batchTimeout.
+func batchContext(live []*pending) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(live[0].ctx), batchTimeout)
 }
 
 func settle(p *pending, rev int64, err error) {
@@ -285,7 +297,8 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 		}
 		return false, nil
 	}
-	ctx := live[0].ctx
+	ctx, cancel := batchContext(live)
+	defer cancel()
 	var rev int64
 	// The transaction also runs when it writes nothing but must confirm the quota state that
 	// refusals and dry runs were judged on (then it only compares).
@@ -409,12 +422,13 @@ func (s *Store) commitSolo(ns string, batch []*pending) {
 		if len(live) == 0 {
 			return
 		}
-		ctx := live[0].ctx
+		ctx, cancel := batchContext(live)
 		st, err := s.readState(ctx, ns)
 		var plan *batchPlan
 		if err == nil {
 			plan, err = s.planBatch(ctx, ns, live, st, false)
 		}
+		cancel()
 		ok, retry := s.finishBatch(live, plan, err, nil, nil)
 		if ok {
 			return
