@@ -57,6 +57,10 @@ type watchHub struct {
 	floor   int64
 	history []decodedBatch
 	subs    map[*hubSub]struct{}
+	// stop ends the running storage watch (the hub stops when its last watcher leaves);
+	// epoch tells the runs apart, so a stopped run cannot touch a newer one's watchers.
+	stop  context.CancelFunc
+	epoch int64
 }
 
 type hubs struct {
@@ -143,7 +147,9 @@ func (h *watchHub) subscribe(from int64) *hubSub {
 		h.lastRev, h.floor = from, from
 		h.history = nil
 		ctx, cancel := context.WithCancel(context.Background())
-		go h.run(ctx, cancel, from)
+		h.stop = cancel
+		h.epoch++
+		go h.run(ctx, cancel, from, h.epoch)
 		h.subs[sub] = struct{}{}
 		return sub
 	}
@@ -169,12 +175,17 @@ func (h *watchHub) subscribe(from int64) *hubSub {
 
 func (h *watchHub) unsubscribe(sub *hubSub) {
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	delete(h.subs, sub)
-	h.mu.Unlock()
+	if len(h.subs) == 0 && h.running {
+		h.running = false
+		h.history = nil
+		h.stop()
+	}
 }
 
 // run is the hub's storage watch.
-func (h *watchHub) run(ctx context.Context, cancel context.CancelFunc, from int64) {
+func (h *watchHub) run(ctx context.Context, cancel context.CancelFunc, from, epoch int64) {
 	defer cancel()
 	src := h.store.cfg.Storage.Watch(ctx, h.prefix, from)
 	for wr := range src {
@@ -182,18 +193,21 @@ func (h *watchHub) run(ctx context.Context, cancel context.CancelFunc, from int6
 		if wr.Err == nil {
 			b.events = h.store.decodeEvents(h.res, wr.Events)
 		}
-		if !h.deliver(b) {
+		if !h.deliver(b, epoch) {
 			return
 		}
 	}
-	h.deliver(decodedBatch{err: fmt.Errorf("watch of %s ended", h.prefix)})
+	h.deliver(decodedBatch{err: fmt.Errorf("watch of %s ended", h.prefix)}, epoch)
 }
 
 // deliver fans a batch out; it stops the hub after an error. Watchers that cannot keep up
 // are ended with an error and re-list, as upstream ends slow watchers.
-func (h *watchHub) deliver(b decodedBatch) bool {
+func (h *watchHub) deliver(b decodedBatch, epoch int64) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if epoch != h.epoch || !h.running {
+		return false // this run was stopped
+	}
 	if b.err != nil {
 		for sub := range h.subs {
 			select {
