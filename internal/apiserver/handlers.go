@@ -331,6 +331,13 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, res *registry.Re
 		return
 	}
 	warn(w, append(warnings, result.Warnings...))
+	if result.JSON != nil && !acc.table && !acc.partial {
+		// The object exactly as stored, with its resourceVersion: no second encoding.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write(result.JSON)
+		return
+	}
 	s.writeObjects(w, r, res, acc, http.StatusCreated, result.Object)
 }
 

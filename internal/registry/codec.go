@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -272,4 +273,25 @@ func pruneObject(m map[string]interface{}, s *apiextensionsv1.JSONSchemaProps, p
 		delete(m, k)
 		*pruned = append(*pruned, join(k))
 	}
+}
+
+// withResourceVersion returns stored JSON (which carries no resourceVersion) with
+// metadata.resourceVersion set, or nil when stored is not in the form encodeForStorage
+// writes. Stored objects begin with kind and apiVersion, then "metadata":{, so the first
+// occurrence of that text is the object's own metadata.
+func withResourceVersion(stored []byte, rv string) []byte {
+	const marker = `"metadata":{`
+	i := bytes.Index(stored, []byte(marker))
+	if i < 0 || len(stored) < i+len(marker)+1 {
+		return nil
+	}
+	at := i + len(marker)
+	out := make([]byte, 0, len(stored)+len(rv)+24)
+	out = append(out, stored[:at]...)
+	out = append(out, `"resourceVersion":`...)
+	out = strconv.AppendQuote(out, rv)
+	if stored[at] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, stored[at:]...)
 }

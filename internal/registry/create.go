@@ -30,6 +30,9 @@ type WriteOptions struct {
 type Result struct {
 	Object   runtime.Object
 	Warnings []string
+	// JSON, when set, is Object encoded exactly as stored plus its resourceVersion: the HTTP
+	// edge may answer with it instead of encoding Object again.
+	JSON []byte
 }
 
 const generateNameChars = "bcdfghjklmnpqrstvwxz2456789"
@@ -126,21 +129,28 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 		}
 	}
 	// 3. One transaction: the object and every quota it charges.
-	rev, err := s.commit(ctx, &write{res: res, attrs: attrs, key: res.Key(ns, name), guard: 0, obj: obj})
+	w := &write{res: res, attrs: attrs, key: res.Key(ns, name), guard: 0, obj: obj}
+	rev, err := s.commit(ctx, w)
 	if errors.Is(err, errObjectChanged) {
 		return nil, apierrors.NewAlreadyExists(res.GroupResource(), name)
 	}
 	if err != nil {
 		return nil, err
 	}
+	result := &Result{Object: obj}
 	if !opts.DryRun {
-		m.SetResourceVersion(strconv.FormatInt(rev, 10))
+		rv := strconv.FormatInt(rev, 10)
+		m.SetResourceVersion(rv)
+		if res.Type != nil { // typed objects encode kind, apiVersion, then metadata
+			result.JSON = withResourceVersion(w.value, rv)
+		}
 		if s.cfg.AfterCommit != nil {
 			s.cfg.AfterCommit(res, obj, false)
 		}
 	}
 	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
-	return &Result{Object: obj, Warnings: s.warnings(obj)}, nil
+	result.Warnings = s.warnings(obj)
+	return result, nil
 }
 
 func (s *Store) warnings(obj runtime.Object) []string {
