@@ -86,48 +86,49 @@ func Decode(res *Resource, body []byte, fv FieldValidation) (*Decoded, error) {
 // decode is Decode with strict errors found before JSON decoding (YAML duplicates).
 func decode(res *Resource, body []byte, fv FieldValidation, strictErrs []error) (*Decoded, error) {
 	gvk := res.GVK()
-	if !json.Valid(body) {
-		var v interface{}
-		err := json.Unmarshal(body, &v)
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
-	}
-	var tm struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-	}
-	if err := json.Unmarshal(body, &tm); err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
-	}
-	if tm.APIVersion != "" && tm.APIVersion != gvk.GroupVersion().String() {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", tm.APIVersion, gvk.GroupVersion().String()))
-	}
-	if tm.Kind != "" && tm.Kind != gvk.Kind {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", tm.Kind, gvk.Kind))
-	}
+	// 1. One strict decode; the precise errors, in upstream's order, only when it fails.
 	obj := res.New()
 	var jsonErrs []error
 	var err error
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		m := map[string]interface{}{}
 		jsonErrs, err = kjson.UnmarshalStrict(body, &m, kjson.DisallowDuplicateFields)
-		if err == nil {
-			if _, isMap := interface{}(m).(map[string]interface{}); !isMap || m == nil {
-				err = fmt.Errorf("Object 'Kind' is missing in '%s'", body)
-			}
+		if err == nil && m == nil {
+			err = fmt.Errorf("Object 'Kind' is missing in '%s'", body)
 		}
 		u.Object = m
-		if err == nil {
-			for _, p := range pruneCustom(res, m) {
-				jsonErrs = append(jsonErrs, fmt.Errorf("unknown field %q", p))
-			}
-		}
 	} else {
 		jsonErrs, err = kjson.UnmarshalStrict(body, obj, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
 	}
-	strictErrs = append(strictErrs, jsonErrs...)
 	if err != nil {
+		if !json.Valid(body) {
+			var v interface{}
+			verr := json.Unmarshal(body, &v)
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", verr))
+		}
+		var tm struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+		}
+		if terr := json.Unmarshal(body, &tm); terr == nil {
+			if verr := checkTypeMeta(gvk, tm.APIVersion, tm.Kind); verr != nil {
+				return nil, verr
+			}
+		}
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, gvk.Kind, err))
 	}
+	// 2. apiVersion and kind, as sent, must be the resource's.
+	if ta, terr := meta.TypeAccessor(obj); terr == nil {
+		if verr := checkTypeMeta(gvk, ta.GetAPIVersion(), ta.GetKind()); verr != nil {
+			return nil, verr
+		}
+	}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		for _, p := range pruneCustom(res, u.Object) {
+			jsonErrs = append(jsonErrs, fmt.Errorf("unknown field %q", p))
+		}
+	}
+	strictErrs = append(strictErrs, jsonErrs...)
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
 	d := &Decoded{Object: obj}
 	if len(strictErrs) > 0 {
@@ -294,4 +295,15 @@ func withResourceVersion(stored []byte, rv string) []byte {
 		out = append(out, ',')
 	}
 	return append(out, stored[at:]...)
+}
+
+// checkTypeMeta reports upstream's 400 when a body's apiVersion or kind is not the resource's.
+func checkTypeMeta(gvk schema.GroupVersionKind, apiVersion, kind string) error {
+	if apiVersion != "" && apiVersion != gvk.GroupVersion().String() {
+		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, gvk.GroupVersion().String()))
+	}
+	if kind != "" && kind != gvk.Kind {
+		return apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", kind, gvk.Kind))
+	}
+	return nil
 }
