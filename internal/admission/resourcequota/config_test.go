@@ -23,7 +23,7 @@ func showLimited(l []quota.LimitedResource) string {
 }
 
 func TestLoadConfigFileExamples(t *testing.T) {
-	// Copies of /work/shared/examples/admission-config-*.yaml (the documentation's files).
+	// Copies of the documentation's admission-config-*.yaml example files.
 	tests := []struct{ file, want string }{
 		{"testdata/admission-config-cluster-services.yaml", "/pods contains=[] scopes=[{PriorityClass In [cluster-services]}]"},
 		{"testdata/admission-config-cross-namespace.yaml", "/pods contains=[] scopes=[{CrossNamespacePodAffinity Exists []}]"},
