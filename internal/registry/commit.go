@@ -209,7 +209,7 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 	if len(live) > 0 {
 		ctx, cancel := batchContext(live)
 		if st == nil {
-			st, err = s.readState(ctx, ns)
+			st, err = s.readState(ctx, ns, retried(live))
 		}
 		if err == nil {
 			plan, err = s.planBatch(ctx, ns, live, st, true)
@@ -423,7 +423,7 @@ func (s *Store) commitSolo(ns string, batch []*pending) {
 			return
 		}
 		ctx, cancel := batchContext(live)
-		st, err := s.readState(ctx, ns)
+		st, err := s.readState(ctx, ns, retried(live))
 		var plan *batchPlan
 		if err == nil {
 			plan, err = s.planBatch(ctx, ns, live, st, false)
@@ -437,11 +437,23 @@ func (s *Store) commitSolo(ns string, batch []*pending) {
 	}
 }
 
+// retried reports whether a write of the batch already failed a guard.
+func retried(live []*pending) bool {
+	for _, p := range live {
+		if p.attempts > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // readState reads a namespace's quotas and its quota-set key at one revision. A
-// serializable read is enough: every use is guarded by a transaction compare.
-func (s *Store) readState(ctx context.Context, ns string) (*nsState, error) {
+// serializable read is enough the first time, as every use is guarded by a transaction
+// compare; after a failed guard the read is linearizable, so a lagging etcd member cannot
+// make the retries fail again.
+func (s *Store) readState(ctx context.Context, ns string, linearizable bool) (*nsState, error) {
 	qres := s.cfg.Catalogue.Get(quotaGVR)
-	lr, err := s.cfg.Storage.List(ctx, qres.KeyPrefix(ns), storage.ListOptions{Serializable: true})
+	lr, err := s.cfg.Storage.List(ctx, qres.KeyPrefix(ns), storage.ListOptions{Serializable: !linearizable})
 	if err != nil {
 		return nil, internalError(err)
 	}
