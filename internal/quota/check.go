@@ -191,7 +191,7 @@ func CheckRequest(quotas []corev1.ResourceQuota, req Request, reg Registry, limi
 		interesting = append(interesting, p)
 		restricted := ev.MatchingResources(ResourceNames(rq.Status.Hard))
 		restrictedSet.Insert(restricted...)
-		if len(Positive(Subtract(newUsage, charged(p.matchOld, oldUsage)))) == 0 {
+		if !hasIncrease(newUsage, charged(p.matchOld, oldUsage)) {
 			continue
 		}
 		if c, ok := ev.(Constrainer); ok {
@@ -214,13 +214,13 @@ func CheckRequest(quotas []corev1.ResourceQuota, req Request, reg Registry, limi
 	increase := false
 	if len(interesting) > 0 {
 		for _, p := range interesting {
-			if len(Positive(Subtract(newUsage, charged(p.matchOld, oldUsage)))) > 0 {
+			if hasIncrease(newUsage, charged(p.matchOld, oldUsage)) {
 				increase = true
 				break
 			}
 		}
 	} else if newObj != nil {
-		increase = len(Positive(Subtract(newUsage, oldUsage))) > 0
+		increase = hasIncrease(newUsage, oldUsage)
 	}
 
 	// 9. Consumption limited by default needs a covering quota.
@@ -277,6 +277,24 @@ func charged(matched bool, usage corev1.ResourceList) corev1.ResourceList {
 		return usage
 	}
 	return nil
+}
+
+// hasIncrease reports whether any value of a exceeds b's (a name missing from b counts as
+// zero): len(Positive(Subtract(a, b))) > 0, without allocating.
+func hasIncrease(a, b corev1.ResourceList) bool {
+	for name, av := range a {
+		bv, ok := b[name]
+		if !ok {
+			if av.Sign() > 0 {
+				return true
+			}
+			continue
+		}
+		if av.Cmp(bv) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // applyDelta returns used + delta. A credit for a name with no used entry leaves it absent
