@@ -59,6 +59,8 @@ type pending struct {
 	attempts int
 	// alone asks for a batch of its own (the write did not fit in a transaction with others).
 	alone bool
+	// judged: the write was evaluated against at least one quota (for the decision metric).
+	judged bool
 }
 
 // nsQueue orders the writes of one namespace. Guarded by its shard's mutex.
@@ -256,8 +258,12 @@ func batchContext(live []*pending) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(live[0].ctx), batchTimeout)
 }
 
-func settle(p *pending, rev int64, err error) {
+// settle hands a write its outcome and records the quota decision once per write.
+func (s *Store) settle(p *pending, rev int64, err error) {
 	p.rev, p.err = rev, err
+	if p.judged && s.cfg.ObserveQuota != nil && !errors.Is(err, errObjectChanged) {
+		s.cfg.ObserveQuota(err)
+	}
 	close(p.done)
 }
 
@@ -266,7 +272,7 @@ func (s *Store) dropCancelled(batch []*pending) []*pending {
 	live := batch[:0:0]
 	for _, p := range batch {
 		if err := p.ctx.Err(); err != nil {
-			settle(p, 0, internalError(err))
+			s.settle(p, 0, internalError(err))
 			continue
 		}
 		live = append(live, p)
@@ -293,7 +299,7 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 	}
 	if planErr != nil {
 		for _, p := range live {
-			settle(p, 0, planErr)
+			s.settle(p, 0, planErr)
 		}
 		return false, nil
 	}
@@ -329,16 +335,16 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 		default:
 			err = internalError(err)
 			for _, p := range live {
-				settle(p, 0, err)
+				s.settle(p, 0, err)
 			}
 			return false, nil
 		}
 	}
 	for i, p := range live {
 		if plan.results[i] != nil || p.w.attrs.DryRun {
-			settle(p, 0, plan.results[i])
+			s.settle(p, 0, plan.results[i])
 		} else {
-			settle(p, rev, nil)
+			s.settle(p, rev, nil)
 		}
 	}
 	return true, nil
@@ -353,14 +359,14 @@ func (s *Store) sortConflict(ctx context.Context, live []*pending) []*pending {
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
 			if p.w.guard != 0 {
-				settle(p, 0, errObjectChanged)
+				s.settle(p, 0, errObjectChanged)
 				continue
 			}
 		case err != nil:
-			settle(p, 0, internalError(err))
+			s.settle(p, 0, internalError(err))
 			continue
 		case cur.ModRevision != p.w.guard:
-			settle(p, 0, errObjectChanged)
+			s.settle(p, 0, errObjectChanged)
 			continue
 		}
 		again = append(again, p)
@@ -375,7 +381,7 @@ func (s *Store) countRetries(ps []*pending) []*pending {
 		p.attempts++
 		if p.attempts >= s.cfg.MaxRetries {
 			s.cfg.Logger.Warn("write gave up after conflicts", "key", p.w.key)
-			settle(p, 0, apierrors.NewConflict(p.w.res.GroupResource(), p.w.attrs.Name, fmt.Errorf("too many concurrent changes, please try again")))
+			s.settle(p, 0, apierrors.NewConflict(p.w.res.GroupResource(), p.w.attrs.Name, fmt.Errorf("too many concurrent changes, please try again")))
 			continue
 		}
 		out = append(out, p)
@@ -511,8 +517,8 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 		var err error
 		if s.cfg.Quota != nil {
 			changed, err = s.cfg.Quota.Check(w.attrs, quotas)
-			if s.cfg.ObserveQuota != nil && len(quotas) > 0 {
-				s.cfg.ObserveQuota(err)
+			if len(quotas) > 0 {
+				p.judged = true
 			}
 			if err != nil {
 				plan.results[i] = err

@@ -65,8 +65,8 @@ type Config struct {
 	Logger *slog.Logger
 	// AfterCommit, when set, is called after each committed write (used to register CRDs at once).
 	AfterCommit func(res *Resource, obj runtime.Object, deleted bool)
-	// ObserveQuota, when set, is told the outcome of every quota evaluation in a namespace
-	// that has quotas: nil (admitted) or the refusal.
+	// ObserveQuota, when set, is told the final outcome of every write evaluated against at
+	// least one quota: nil (admitted), the refusal, or another error.
 	ObserveQuota func(err error)
 	// MaxRetries bounds conflict retries of one write (default 16).
 	MaxRetries int
