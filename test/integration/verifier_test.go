@@ -85,7 +85,7 @@ func TestMetricsExposeQuotas(t *testing.T) {
 	for _, want := range []string{
 		`quotad_resourcequota{namespace="m",resource="pods",resourcequota="q",type="hard"} 5`,
 		`quotad_resourcequota{namespace="m",resource="pods",resourcequota="q",type="used"} 1`,
-		`quotad_admission_quota_decisions_total{result="admitted"}`,
+		`quotad_admission_quota_decisions_total{result="admitted"} 1`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %s", want)
