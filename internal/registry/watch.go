@@ -181,9 +181,17 @@ func translate(ev decodedEvent, sel Selector, shared bool) (Event, bool) {
 		}
 		return o.DeepCopyObject()
 	}
-	cur, prev := ev.cur, ev.prev
+	cur := ev.cur
+	hadPrev := ev.prev != nil
+	var prev runtime.Object
+	// The previous state is decoded only when needed: deletions, and selector transitions.
+	if hadPrev && (ev.typ == storage.EventDelete || !sel.Empty()) {
+		if prev = ev.prev.get(); prev == nil {
+			hadPrev = false
+		}
+	}
 	curOK := cur != nil && sel.Matches(cur)
-	prevOK := prev != nil && sel.Matches(prev)
+	prevOK := hadPrev && (prev == nil || sel.Matches(prev))
 	switch {
 	case ev.typ == storage.EventDelete:
 		if prev == nil || !prevOK {
@@ -192,7 +200,7 @@ func translate(ev decodedEvent, sel Selector, shared bool) (Event, bool) {
 		obj := prev.DeepCopyObject()
 		objectMeta(obj).SetResourceVersion(strconv.FormatInt(ev.rev, 10))
 		return Event{Type: watch.Deleted, Object: obj}, true
-	case curOK && prev == nil:
+	case curOK && !hadPrev:
 		return Event{Type: watch.Added, Object: cp(cur)}, true
 	case curOK && prevOK:
 		return Event{Type: watch.Modified, Object: cp(cur)}, true

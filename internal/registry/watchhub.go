@@ -25,10 +25,13 @@ const (
 
 // decodedEvent is a storage event with its objects decoded (shared, read-only).
 type decodedEvent struct {
-	typ       storage.EventType
-	key       string
-	rev       int64
-	cur, prev runtime.Object
+	typ storage.EventType
+	key string
+	rev int64
+	cur runtime.Object
+	// prev is the previous state: decoded at once for deletions, on first use for updates
+	// (only watchers with selectors need it), shared by every watcher.
+	prev *lazyObject
 }
 
 // decodedBatch is what a watcher receives: the events of one revision, a progress
@@ -282,13 +285,32 @@ func (s *Store) decodeEvents(res *Resource, evs []storage.Event) []decodedEvent 
 			de.cur = obj
 		}
 		if ev.PrevKV != nil {
-			if prev, err := decodeStored(res, ev.PrevKV.Value, ev.PrevKV.ModRevision); err == nil {
-				de.prev = prev
+			de.prev = &lazyObject{res: res, kv: ev.PrevKV}
+			if ev.Type == storage.EventDelete {
+				de.prev.get()
 			}
 		}
 		out = append(out, de)
 	}
 	return out
+}
+
+// lazyObject is a stored value decoded at most once, when first needed.
+type lazyObject struct {
+	res  *Resource
+	kv   *storage.KV
+	once sync.Once
+	obj  runtime.Object
+}
+
+// get returns the decoded object, or nil when the value cannot be decoded.
+func (l *lazyObject) get() runtime.Object {
+	l.once.Do(func() {
+		if obj, err := decodeStored(l.res, l.kv.Value, l.kv.ModRevision); err == nil {
+			l.obj = obj
+		}
+	})
+	return l.obj
 }
 
 // inNamespace reports whether a key lies under a namespace's prefix.

@@ -303,3 +303,5 @@ func TestLimitRangeDefaultsChargedByQuota(t *testing.T) {
 func metaCreate() metav1.CreateOptions { return metav1.CreateOptions{} }
 
 func metaName(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: name} }
+
+func mkConfigMap(m *metav1.ObjectMeta) *corev1.ConfigMap { return &corev1.ConfigMap{ObjectMeta: *m} }
