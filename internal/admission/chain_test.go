@@ -46,7 +46,6 @@ func (m mutating) Admit(context.Context, *admission.Attributes) error {
 	return m.fail
 }
 
-
 type both struct{ *recorder }
 
 func (b both) Admit(context.Context, *admission.Attributes) error {
