@@ -305,24 +305,34 @@ func writeList(w http.ResponseWriter, res *registry.Resource, lm metav1.ListMeta
 	}{res.ListKind, res.GVR.GroupVersion().String(), lm, items})
 }
 
+// readWrite reads what create and update share: the answer's media type, the write options
+// and the decoded body. ok is false when it already answered with an error.
+func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) (acc accept, opts registry.WriteOptions, obj runtime.Object, warnings []string, ok bool) {
+	acc, err := negotiate(r)
+	if err != nil {
+		writeError(w, err)
+		return acc, opts, nil, nil, false
+	}
+	opts, fv, err := writeOptions(r, info.Verb, "")
+	if err != nil {
+		writeError(w, err)
+		return acc, opts, nil, nil, false
+	}
+	obj, warnings, err = s.decodeBody(r, res, fv)
+	if err != nil {
+		writeError(w, err)
+		return acc, opts, nil, nil, false
+	}
+	return acc, opts, obj, warnings, true
+}
+
 func (s *Server) create(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
 	if info.Subresource != "" {
 		writeError(w, methodNotAllowed())
 		return
 	}
-	acc, err := negotiate(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	opts, fv, err := writeOptions(r, info.Verb, "")
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	obj, warnings, err := s.decodeBody(r, res, fv)
-	if err != nil {
-		writeError(w, err)
+	acc, opts, obj, warnings, ok := s.readWrite(w, r, res, info)
+	if !ok {
 		return
 	}
 	result, err := s.cfg.Store.Create(r.Context(), res, info.Namespace, obj, opts)
@@ -363,19 +373,8 @@ func (s *Server) decodeBody(r *http.Request, res *registry.Resource, fv registry
 }
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
-	acc, err := negotiate(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	opts, fv, err := writeOptions(r, info.Verb, "")
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	obj, warnings, err := s.decodeBody(r, res, fv)
-	if err != nil {
-		writeError(w, err)
+	acc, opts, obj, warnings, ok := s.readWrite(w, r, res, info)
+	if !ok {
 		return
 	}
 	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, func(cur runtime.Object) (runtime.Object, error) {
