@@ -66,12 +66,7 @@ func (c *CronJob) Start(ctx context.Context) error {
 			q.Add(keyOf(j.Namespace, ref.Name))
 		}
 	})
-	go controller.Watch(ctx, c.store, cat.Get(quotaGVR), c.log, func(obj runtime.Object, deleted bool) {
-		for _, key := range c.starved.in(obj.(*corev1.ResourceQuota).Namespace) {
-			q.Forget(key)
-			q.Add(key)
-		}
-	})
+	go c.starved.retryOnQuotaChange(ctx, c.store, c.log, q)
 	controller.Process(ctx, q, c.opts.Workers, c.log, c.sync)
 	return nil
 }

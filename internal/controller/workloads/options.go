@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"strings"
@@ -8,7 +9,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
+
+	"github.com/quotad/quotad/internal/controller"
+	"github.com/quotad/quotad/internal/registry"
 )
 
 // Options are the injectable parts of every controller in this package.
@@ -46,6 +52,17 @@ type starved struct {
 }
 
 func newStarved() *starved { return &starved{keys: map[string]map[string]bool{}} }
+
+// retryOnQuotaChange requeues, at once, every owner starved by quota in a namespace whose
+// ResourceQuotas change (a raised hard, or usage credited by a delete), until ctx ends.
+func (s *starved) retryOnQuotaChange(ctx context.Context, store *registry.Store, log *slog.Logger, q workqueue.TypedRateLimitingInterface[string]) {
+	controller.Watch(ctx, store, store.Catalogue().Get(quotaGVR), log, func(obj runtime.Object, deleted bool) {
+		for _, key := range s.in(obj.(*corev1.ResourceQuota).Namespace) {
+			q.Forget(key)
+			q.Add(key)
+		}
+	})
+}
 
 func (s *starved) set(key string, on bool) {
 	ns, _, _ := strings.Cut(key, "/")

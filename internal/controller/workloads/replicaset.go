@@ -130,12 +130,7 @@ func (c *ReplicaSet) Start(ctx context.Context) error {
 			q.Add(key)
 		}
 	})
-	go controller.Watch(ctx, c.store, c.res(quotaGVR), c.log, func(obj runtime.Object, deleted bool) {
-		for _, key := range c.starved.in(obj.(*corev1.ResourceQuota).Namespace) {
-			q.Forget(key)
-			q.Add(key)
-		}
-	})
+	go c.starved.retryOnQuotaChange(ctx, c.store, c.log, q)
 	controller.Process(ctx, q, c.opts.Workers, c.log, c.sync)
 	return nil
 }
