@@ -1,26 +1,57 @@
 package e2e
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
-// waitFor runs kubectl until its output contains want or the deadline passes.
+// waitFor runs kubectl until its output contains want, re-running it whenever the objects
+// kubectl describes change (a client-go watch on quotas, workloads, events and namespaces
+// wakes it), and fails after 90 seconds.
 func (c *cluster) waitFor(want string, args ...string) string {
 	c.t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	changed := make(chan struct{}, 1)
+	cs := c.client()
+	watchers := []func(context.Context, metav1.ListOptions) (watch.Interface, error){
+		cs.CoreV1().ResourceQuotas("").Watch, cs.AppsV1().ReplicaSets("").Watch,
+		cs.AppsV1().Deployments("").Watch, cs.CoreV1().Events("").Watch, cs.CoreV1().Namespaces().Watch,
+	}
+	for _, open := range watchers {
+		w, err := open(ctx, metav1.ListOptions{})
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		defer w.Stop()
+		go func() {
+			for range w.ResultChan() {
+				select {
+				case changed <- struct{}{}:
+				default:
+				}
+			}
+		}()
+	}
 	var last result
-	for time.Now().Before(deadline) {
+	for {
 		last = c.kubectl(args...)
 		if last.code == 0 && strings.Contains(last.stdout, want) {
 			return last.stdout
 		}
-		time.Sleep(200 * time.Millisecond) // polling interval of a wait, not a correctness sleep
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			c.t.Fatalf("kubectl %s never printed %q; last: %s %s", strings.Join(args, " "), want, last.stdout, last.stderr)
+			return ""
+		}
 	}
-	c.t.Fatalf("kubectl %s never printed %q; last: %s %s", strings.Join(args, " "), want, last.stdout, last.stderr)
-	return ""
 }
 
 // TestDeploymentUnderQuota is the documentation's object-count walkthrough plus a
