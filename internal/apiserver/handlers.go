@@ -232,15 +232,25 @@ func supportedField(res *registry.Resource, key string) bool {
 	return ok
 }
 
-func (s *Server) list(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+// readQuery reads what list and watch share: the answer's media type and the selectors.
+// ok is false when it already answered with an error.
+func readQuery(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) (accept, registry.Selector, bool) {
 	acc, err := negotiate(r)
 	if err != nil {
 		writeError(w, err)
-		return
+		return acc, registry.Selector{}, false
 	}
 	sel, err := selectors(r, res, info)
 	if err != nil {
 		writeError(w, err)
+		return acc, sel, false
+	}
+	return acc, sel, true
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	acc, sel, ok := readQuery(w, r, res, info)
+	if !ok {
 		return
 	}
 	q := r.URL.Query()

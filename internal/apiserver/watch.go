@@ -16,14 +16,8 @@ import (
 )
 
 func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
-	acc, err := negotiate(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	sel, err := selectors(r, res, info)
-	if err != nil {
-		writeError(w, err)
+	acc, sel, ok := readQuery(w, r, res, info)
+	if !ok {
 		return
 	}
 	q := r.URL.Query()

@@ -5,38 +5,15 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/quotad/quotad/internal/quota"
+	"github.com/quotad/quotad/internal/quota/quotatest"
 )
 
 // rl builds a resource list from "name=quantity" pairs.
-func rl(t testing.TB, pairs ...string) corev1.ResourceList {
-	t.Helper()
-	out := corev1.ResourceList{}
-	for _, p := range pairs {
-		name, value, ok := strings.Cut(p, "=")
-		if !ok {
-			t.Fatalf("bad pair %q", p)
-		}
-		q, err := resource.ParseQuantity(value)
-		if err != nil {
-			t.Fatalf("bad quantity %q: %v", value, err)
-		}
-		out[corev1.ResourceName(name)] = q
-	}
-	return out
-}
+func rl(t testing.TB, pairs ...string) corev1.ResourceList { return quotatest.List(t, pairs...) }
 
 // show renders a list as sorted "name=quantity" pairs.
-func show(list corev1.ResourceList) string {
-	var parts []string
-	for _, name := range quota.ResourceNames(list) {
-		q := list[name]
-		parts = append(parts, string(name)+"="+q.String())
-	}
-	return strings.Join(parts, " ")
-}
+func show(list corev1.ResourceList) string { return quotatest.Show(list) }
 
 // names renders resource names separated by spaces.
 func names(list []corev1.ResourceName) string {

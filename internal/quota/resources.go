@@ -44,54 +44,40 @@ func LessThanOrEqual(a, b corev1.ResourceList) (bool, []corev1.ResourceName) {
 
 // Max returns the union of a and b with the larger value where both have a name.
 func Max(a, b corev1.ResourceList) corev1.ResourceList {
-	result := corev1.ResourceList{}
-	for name, av := range a {
-		v := av.DeepCopy()
-		if bv, ok := b[name]; ok && bv.Cmp(av) > 0 {
-			v = bv.DeepCopy()
+	return union(a, b, func(v *resource.Quantity, bv resource.Quantity) {
+		if bv.Cmp(*v) > 0 {
+			*v = bv.DeepCopy()
 		}
-		result[name] = v
-	}
-	for name, bv := range b {
-		if _, ok := result[name]; !ok {
-			result[name] = bv.DeepCopy()
-		}
-	}
-	return result
+	}, false)
 }
 
 // Add returns the union of a and b with the sum where both have a name.
 func Add(a, b corev1.ResourceList) corev1.ResourceList {
-	result := corev1.ResourceList{}
-	for name, av := range a {
-		v := av.DeepCopy()
-		if bv, ok := b[name]; ok {
-			v.Add(bv)
-		}
-		result[name] = v
-	}
-	for name, bv := range b {
-		if _, ok := result[name]; !ok {
-			result[name] = bv.DeepCopy()
-		}
-	}
-	return result
+	return union(a, b, func(v *resource.Quantity, bv resource.Quantity) { v.Add(bv) }, false)
 }
 
 // Subtract returns a - b over the union of names; a name only in b becomes negative.
 func Subtract(a, b corev1.ResourceList) corev1.ResourceList {
-	result := corev1.ResourceList{}
+	return union(a, b, func(v *resource.Quantity, bv resource.Quantity) { v.Sub(bv) }, true)
+}
+
+// union combines a and b name by name: a's value, combined with b's where both have the
+// name; names only in b are copied (negated when negateOnlyB).
+func union(a, b corev1.ResourceList, combine func(v *resource.Quantity, bv resource.Quantity), negateOnlyB bool) corev1.ResourceList {
+	result := make(corev1.ResourceList, len(a)+len(b))
 	for name, av := range a {
 		v := av.DeepCopy()
 		if bv, ok := b[name]; ok {
-			v.Sub(bv)
+			combine(&v, bv)
 		}
 		result[name] = v
 	}
 	for name, bv := range b {
-		if _, ok := result[name]; !ok {
+		if _, ok := a[name]; !ok {
 			v := bv.DeepCopy()
-			v.Neg()
+			if negateOnlyB {
+				v.Neg()
+			}
 			result[name] = v
 		}
 	}
