@@ -53,19 +53,9 @@ func (c *CronJob) Start(ctx context.Context) error {
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "cronjob", Clock: c.opts.Clock},
 	)
 	cat := c.store.Catalogue()
-	go controller.Watch(ctx, c.store, cat.Get(cronJobGVR), c.log, func(obj runtime.Object, deleted bool) {
-		cj := obj.(*batchv1.CronJob)
-		if deleted {
-			c.starved.set(keyOf(cj.Namespace, cj.Name), false)
-		}
-		q.Add(keyOf(cj.Namespace, cj.Name))
-	})
-	go controller.Watch(ctx, c.store, cat.Get(jobGVR), c.log, func(obj runtime.Object, deleted bool) {
-		j := obj.(*batchv1.Job)
-		if ref := metav1.GetControllerOf(j); ref != nil && ref.Kind == cronJobKind.Kind && ref.APIVersion == cronJobKind.GroupVersion().String() {
-			q.Add(keyOf(j.Namespace, ref.Name))
-		}
-	})
+	owners, jobs := c.starved.enqueueOwners(q, cronJobKind)
+	go controller.Watch(ctx, c.store, cat.Get(cronJobGVR), c.log, owners)
+	go controller.Watch(ctx, c.store, cat.Get(jobGVR), c.log, jobs)
 	go c.starved.retryOnQuotaChange(ctx, c.store, c.log, q)
 	controller.Process(ctx, q, c.opts.Workers, c.log, c.sync)
 	return nil

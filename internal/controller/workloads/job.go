@@ -55,19 +55,9 @@ func NewJob(store *registry.Store, log *slog.Logger, opts Options) *Job {
 func (c *Job) Start(ctx context.Context) error {
 	q := controller.NewQueue("job")
 	cat := c.store.Catalogue()
-	go controller.Watch(ctx, c.store, cat.Get(jobGVR), c.log, func(obj runtime.Object, deleted bool) {
-		j := obj.(*batchv1.Job)
-		if deleted {
-			c.starved.set(keyOf(j.Namespace, j.Name), false)
-		}
-		q.Add(keyOf(j.Namespace, j.Name))
-	})
-	go controller.Watch(ctx, c.store, cat.Get(podGVR), c.log, func(obj runtime.Object, deleted bool) {
-		p := obj.(*corev1.Pod)
-		if ref := metav1.GetControllerOf(p); ref != nil && ref.Kind == jobKind.Kind && ref.APIVersion == jobKind.GroupVersion().String() {
-			q.Add(keyOf(p.Namespace, ref.Name))
-		}
-	})
+	owners, pods := c.starved.enqueueOwners(q, jobKind)
+	go controller.Watch(ctx, c.store, cat.Get(jobGVR), c.log, owners)
+	go controller.Watch(ctx, c.store, cat.Get(podGVR), c.log, pods)
 	go c.starved.retryOnQuotaChange(ctx, c.store, c.log, q)
 	controller.Process(ctx, q, c.opts.Workers, c.log, c.sync)
 	return nil

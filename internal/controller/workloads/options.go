@@ -9,7 +9,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 
@@ -108,3 +110,23 @@ func splitKey(key string) (string, string) {
 }
 
 func keyOf(ns, name string) string { return ns + "/" + name }
+
+// enqueueOwners returns the watch handlers a controller of kind uses: every owner event
+// enqueues the owner (forgetting quota starvation on delete), and every dependent event
+// enqueues the dependent's controller when it is of kind.
+func (s *starved) enqueueOwners(q workqueue.TypedRateLimitingInterface[string], kind schema.GroupVersionKind) (owners, dependents controller.Handler) {
+	owners = func(obj runtime.Object, deleted bool) {
+		m := obj.(metav1.Object)
+		if deleted {
+			s.set(keyOf(m.GetNamespace(), m.GetName()), false)
+		}
+		q.Add(keyOf(m.GetNamespace(), m.GetName()))
+	}
+	dependents = func(obj runtime.Object, deleted bool) {
+		m := obj.(metav1.Object)
+		if ref := metav1.GetControllerOf(m); ref != nil && ref.Kind == kind.Kind && ref.APIVersion == kind.GroupVersion().String() {
+			q.Add(keyOf(m.GetNamespace(), ref.Name))
+		}
+	}
+	return owners, dependents
+}
