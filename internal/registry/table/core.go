@@ -588,8 +588,8 @@ func replicationControllerPrinter() printer {
 				{Name: "Current", Type: "integer", Description: st["replicas"]},
 				{Name: "Ready", Type: "integer", Description: st["readyReplicas"]},
 				ageColumn(),
-				{Name: "Containers", Type: "string", Priority: 1, Description: "Names of each container in the template."},
-				{Name: "Images", Type: "string", Priority: 1, Description: "Images referenced by each container in the template."},
+				containersColumn(),
+				imagesColumn(),
 				{Name: "Selector", Type: "string", Priority: 1, Description: sp["selector"]},
 			}
 		},
