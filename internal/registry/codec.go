@@ -127,6 +127,9 @@ func decode(res *Resource, body []byte, fv FieldValidation, strictErrs []error) 
 		for _, p := range pruneCustom(res, u.Object) {
 			jsonErrs = append(jsonErrs, fmt.Errorf("unknown field %q", p))
 		}
+		if v := res.CRDVersion(); v != nil && v.Schema != nil && !res.CRD.Spec.PreserveUnknownFields {
+			pruneCustomNulls(u.Object, v.Schema.OpenAPIV3Schema)
+		}
 	}
 	strictErrs = append(strictErrs, jsonErrs...)
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
@@ -306,4 +309,36 @@ func checkTypeMeta(gvk schema.GroupVersionKind, apiVersion, kind string) error {
 		return apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", kind, gvk.Kind))
 	}
 	return nil
+}
+
+// pruneCustomNulls removes from a custom resource the nulls of fields whose schema is neither
+// nullable nor defaulted, as upstream's decoder does after pruning (structural defaulting's
+// PruneNonNullableNullsWithoutDefaults), so that `spec: null` is absent rather than invalid.
+func pruneCustomNulls(x interface{}, s *apiextensionsv1.JSONSchemaProps) {
+	switch x := x.(type) {
+	case map[string]interface{}:
+		for k, v := range x {
+			var fs *apiextensionsv1.JSONSchemaProps
+			if s != nil {
+				if p, ok := s.Properties[k]; ok {
+					fs = &p
+				} else if s.AdditionalProperties != nil {
+					fs = s.AdditionalProperties.Schema
+				}
+			}
+			if v == nil && fs != nil && !fs.Nullable && fs.Default == nil {
+				delete(x, k)
+				continue
+			}
+			pruneCustomNulls(v, fs)
+		}
+	case []interface{}:
+		var items *apiextensionsv1.JSONSchemaProps
+		if s != nil && s.Items != nil {
+			items = s.Items.Schema
+		}
+		for i := range x {
+			pruneCustomNulls(x[i], items)
+		}
+	}
 }

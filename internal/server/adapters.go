@@ -87,11 +87,8 @@ func hooks(cat *registry.Catalogue) registry.Hooks {
 	}
 	return registry.Hooks{
 		Default: func(obj runtime.Object) {
-			if u, res := customResource(obj); res != nil {
-				if v := res.CRDVersion(); v != nil && v.Schema != nil && !res.CRD.Spec.PreserveUnknownFields {
-					pruneCustomNulls(u.Object, v.Schema.OpenAPIV3Schema)
-				}
-				return
+			if _, res := customResource(obj); res != nil {
+				return // custom resources are pruned when decoded (registry.DecodeBody)
 			}
 			defaults.Apply(obj)
 		},
@@ -139,38 +136,6 @@ func hooks(cat *registry.Catalogue) registry.Hooks {
 			}
 			return nil
 		},
-	}
-}
-
-// pruneCustomNulls removes from a custom resource the nulls of fields whose schema is neither
-// nullable nor defaulted, as upstream's decoder does after pruning (structural defaulting's
-// PruneNonNullableNullsWithoutDefaults), so that `spec: null` is absent rather than invalid.
-func pruneCustomNulls(x interface{}, s *apiextensionsv1.JSONSchemaProps) {
-	switch x := x.(type) {
-	case map[string]interface{}:
-		for k, v := range x {
-			var fs *apiextensionsv1.JSONSchemaProps
-			if s != nil {
-				if p, ok := s.Properties[k]; ok {
-					fs = &p
-				} else if s.AdditionalProperties != nil {
-					fs = s.AdditionalProperties.Schema
-				}
-			}
-			if v == nil && fs != nil && !fs.Nullable && fs.Default == nil {
-				delete(x, k)
-				continue
-			}
-			pruneCustomNulls(v, fs)
-		}
-	case []interface{}:
-		var items *apiextensionsv1.JSONSchemaProps
-		if s != nil && s.Items != nil {
-			items = s.Items.Schema
-		}
-		for i := range x {
-			pruneCustomNulls(x[i], items)
-		}
 	}
 }
 
