@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ type options struct {
 	server, token, kubeconfig, scenario, prefix string
 	clients, creates, namespaces, hard          int
 	insecure                                    bool
+	cpuprofile                                  string
 }
 
 func main() {
@@ -39,8 +41,22 @@ func main() {
 	flag.IntVar(&o.namespaces, "namespaces", 100, "namespaces for the namespaces scenario")
 	flag.IntVar(&o.hard, "hard", 1000, "pods hard limit for the tight scenario")
 	flag.BoolVar(&o.insecure, "insecure-skip-tls-verify", false, "do not verify the server certificate")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write the load generator's own CPU profile to this file")
 	flag.Parse()
+	if o.cpuprofile != "" {
+		f, err := os.Create(o.cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "quotabench:", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "quotabench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(o); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "quotabench:", err)
 		os.Exit(1)
 	}

@@ -3,11 +3,13 @@ package quota
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -63,14 +65,17 @@ type quotaPlan struct {
 }
 
 // CheckRequest decides one request against the quotas of its namespace and returns the
-// quotas whose status.used changes, as deep copies in input order (inputs are read-only),
-// or the refusal. It is upstream's checkRequest with quotad's exact accounting: for every
-// quota, new used = used − (quota matched the old object ? usage(old) : 0)
-// + (quota matches the new object ? usage(new) : 0), masked to the quota's status.hard.
-// So CREATE charges, DELETE credits, and UPDATE charges or credits the difference (a pod
-// reaching Succeeded/Failed, a service changing type, a PVC resize, a pod moving between
-// scopes). Only increases are checked against status.hard; a request that only lowers
-// usage is never refused. Quotas are matched and checked on status.hard, never spec.hard.
+// quotas whose status.used changes, in input order, or the refusal. It is upstream's
+// checkRequest with quotad's exact accounting: for every quota, new used = used − (quota
+// matched the old object ? usage(old) : 0) + (quota matches the new object ? usage(new) :
+// 0), masked to the quota's status.hard. So CREATE charges, DELETE credits, and UPDATE
+// charges or credits the difference (a pod reaching Succeeded/Failed, a service changing
+// type, a PVC resize, a pod moving between scopes). Only increases are checked against
+// status.hard; a request that only lowers usage is never refused. Quotas are matched and
+// checked on status.hard, never spec.hard.
+//
+// Inputs are read-only. A returned quota is a copy whose status.used is its own; every other
+// field shares its maps and slices with the input quota, so callers must not modify them.
 //
 // Refusals carry upstream's texts; all but one are *apierrors.StatusError Forbidden
 // (`<resource> "<name>" is forbidden: <msg>`): `failed quota: <q>: must specify ...`,
@@ -82,7 +87,34 @@ type quotaPlan struct {
 //
 // Dry-run requests are checked exactly like others; the caller simply does not commit the
 // returned quotas.
+//
+// CheckRequest is Prepare followed by Check.
 func CheckRequest(quotas []corev1.ResourceQuota, req Request, reg Registry, limited []LimitedResource) ([]corev1.ResourceQuota, error) {
+	p, err := Prepare(req, reg, limited)
+	if err != nil {
+		return nil, err
+	}
+	return p.Check(quotas)
+}
+
+// Prepared is the part of a request's decision that does not depend on the quotas: its
+// evaluator, the usage of its objects and what the limitedResources configuration asks of
+// it. A writer prepares its request once, in its own goroutine; the namespace's batch then
+// checks it against the running quota state (Check), as often as the batch is evaluated.
+type Prepared struct {
+	req            Request
+	ev             Evaluator
+	newObj, oldObj runtime.Object
+	newUsage       corev1.ResourceList
+	oldUsage       corev1.ResourceList
+	limitedScopes  []corev1.ScopedResourceSelectorRequirement
+	limitedNames   []corev1.ResourceName
+	negative       []corev1.ResourceName
+}
+
+// Prepare evaluates what a request's decision needs besides the quotas. A nil Prepared
+// (with a nil error) is a request no quota governs; its Check changes nothing.
+func Prepare(req Request, reg Registry, limited []LimitedResource) (*Prepared, error) {
 	// 1. Find the evaluator; unknown or unhandled requests touch no quota.
 	ev := reg.Get(req.Resource)
 	if ev == nil || !ev.Handles(req.Subresource) {
@@ -116,17 +148,17 @@ func CheckRequest(quotas []corev1.ResourceQuota, req Request, reg Registry, limi
 	default:
 		return nil, fmt.Errorf("quota: unsupported operation %q", req.Operation)
 	}
+	p := &Prepared{req: req, ev: ev, newObj: newObj, oldObj: oldObj}
 
 	// 3. Usage of both versions (pure functions of the objects).
-	var newUsage, oldUsage corev1.ResourceList
 	var err error
 	if newObj != nil {
-		if newUsage, err = ev.Usage(newObj); err != nil {
+		if p.newUsage, err = ev.Usage(newObj); err != nil {
 			return nil, err
 		}
 	}
 	if oldObj != nil {
-		if oldUsage, err = ev.Usage(oldObj); err != nil {
+		if p.oldUsage, err = ev.Usage(oldObj); err != nil {
 			return nil, err
 		}
 	}
@@ -134,20 +166,31 @@ func CheckRequest(quotas []corev1.ResourceQuota, req Request, reg Registry, limi
 	// 4. Limited scopes the new object matches, over every configured entry as upstream.
 	// Upstream admits a request silently when these cannot be evaluated, which would leave
 	// it uncharged; quotad treats that as "no limited scope matched" and keeps accounting.
-	var limitedScopes []corev1.ScopedResourceSelectorRequirement
 	if newObj != nil {
 		for _, l := range limited {
 			matched, err := MatchingScopes(ev, newObj, l.MatchScopes)
 			if err != nil {
-				limitedScopes = nil
+				p.limitedScopes = nil
 				break
 			}
-			limitedScopes = append(limitedScopes, matched...)
+			p.limitedScopes = append(p.limitedScopes, matched...)
 		}
 	}
 
-	// 5. Names that need a covering quota (matchContains for this group-resource).
-	limitedNames := limitedByDefault(newUsage, limitedFor(limited, req.Resource))
+	// 5. Names that need a covering quota (matchContains for this group-resource), and
+	// names whose usage would be negative.
+	p.limitedNames = limitedByDefault(p.newUsage, limitedFor(limited, req.Resource))
+	p.negative = IsNegative(p.newUsage)
+	return p, nil
+}
+
+// Check decides the prepared request against quotas (see CheckRequest).
+func (p *Prepared) Check(quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota, error) {
+	if p == nil {
+		return nil, nil
+	}
+	req, ev, newObj, oldObj := p.req, p.ev, p.newObj, p.oldObj
+	newUsage, oldUsage := p.newUsage, p.oldUsage
 
 	// 6. Relate every quota to the request, in order: collect the scopes that cover the new
 	// object, then for quotas matching the new object run the constraint and status checks
@@ -155,15 +198,17 @@ func CheckRequest(quotas []corev1.ResourceQuota, req Request, reg Registry, limi
 	// more are never refused).
 	var (
 		plans            []quotaPlan
-		interesting      []quotaPlan
 		restrictedScopes []corev1.ScopedResourceSelectorRequirement
-		restrictedSet    = sets.New[corev1.ResourceName]()
+		restrictedNames  []corev1.ResourceName
+		increase         bool
 	)
 	for i := range quotas {
 		rq := &quotas[i]
-		p := quotaPlan{index: i}
+		pl := quotaPlan{index: i}
+		restricted := ev.MatchingResources(ResourceNames(rq.Status.Hard))
 		if newObj != nil {
-			local, err := MatchingScopes(ev, newObj, ScopeSelectors(rq))
+			selectors := ScopeSelectors(rq)
+			local, err := MatchingScopes(ev, newObj, selectors)
 			if err != nil {
 				if req.Operation == Create {
 					return nil, fmt.Errorf("error matching scopes of quota %s, err: %v", rq.Name, err)
@@ -173,27 +218,28 @@ func CheckRequest(quotas []corev1.ResourceQuota, req Request, reg Registry, limi
 				continue
 			}
 			restrictedScopes = append(restrictedScopes, local...)
-			if p.matchNew, err = Matches(rq, ev, newObj); err != nil {
-				return nil, err
-			}
+			// The quota matches when it limits a name of this kind and every selector
+			// matched (MatchingScopes evaluated each one, as Matches would).
+			pl.matchNew = len(restricted) > 0 && len(local) == len(selectors)
 		}
-		if oldObj != nil {
+		if oldObj != nil && len(restricted) > 0 {
 			// A matching error means no stored object was ever charged here: no credit.
-			p.matchOld, _ = Matches(rq, ev, oldObj)
+			pl.matchOld, _ = matchesAllScopes(ev, ScopeSelectors(rq), oldObj)
 		}
-		if !p.matchNew && !p.matchOld {
+		if !pl.matchNew && !pl.matchOld {
 			continue
 		}
-		plans = append(plans, p)
-		if !p.matchNew {
+		plans = append(plans, pl)
+		if !pl.matchNew {
 			continue
 		}
-		interesting = append(interesting, p)
-		restricted := ev.MatchingResources(ResourceNames(rq.Status.Hard))
-		restrictedSet.Insert(restricted...)
-		if !hasIncrease(newUsage, charged(p.matchOld, oldUsage)) {
+		restrictedNames = append(restrictedNames, restricted...)
+		if !hasIncrease(newUsage, charged(pl.matchOld, oldUsage)) {
 			continue
 		}
+		// 8 (in part). With matching quotas, the request consumes more when one of their
+		// unmasked deltas increases.
+		increase = true
 		if c, ok := ev.(Constrainer); ok {
 			if err := c.Constraints(restricted, newObj); err != nil {
 				return nil, forbidden(req, fmt.Errorf("failed quota: %s: %v", rq.Name, err))
@@ -205,58 +251,61 @@ func CheckRequest(quotas []corev1.ResourceQuota, req Request, reg Registry, limi
 	}
 
 	// 7. Usage can never be negative.
-	if neg := IsNegative(newUsage); len(neg) > 0 {
-		return nil, forbidden(req, fmt.Errorf("quota usage is negative for resource(s): %s", prettyPrintNames(neg)))
+	if len(p.negative) > 0 {
+		return nil, forbidden(req, fmt.Errorf("quota usage is negative for resource(s): %s", prettyPrintNames(p.negative)))
 	}
 
 	// 8. Does the request consume anything more? (Upstream's short-circuit: with matching
 	// quotas, their unmasked deltas; without, the object's own delta.)
-	increase := false
-	if len(interesting) > 0 {
-		for _, p := range interesting {
-			if hasIncrease(newUsage, charged(p.matchOld, oldUsage)) {
-				increase = true
-				break
-			}
-		}
-	} else if newObj != nil {
+	if newObj != nil && !anyMatchNew(plans) {
 		increase = hasIncrease(newUsage, oldUsage)
 	}
 
 	// 9. Consumption limited by default needs a covering quota.
 	if increase {
-		if uncovered := sets.List(sets.New(limitedNames...).Difference(restrictedSet)); len(uncovered) > 0 {
-			return nil, forbidden(req, fmt.Errorf("insufficient quota to consume: %s", prettyPrintNames(uncovered)))
+		if len(p.limitedNames) > 0 {
+			if uncovered := sets.List(sets.New(p.limitedNames...).Difference(sets.New(restrictedNames...))); len(uncovered) > 0 {
+				return nil, forbidden(req, fmt.Errorf("insufficient quota to consume: %s", prettyPrintNames(uncovered)))
+			}
 		}
-		if uncovered := UncoveredScopes(limitedScopes, restrictedScopes); len(uncovered) > 0 {
+		if uncovered := UncoveredScopes(p.limitedScopes, restrictedScopes); len(uncovered) > 0 {
 			return nil, fmt.Errorf("insufficient quota to match these scopes: %v", uncovered)
 		}
 	}
 
 	// 10. Apply each quota's delta; refuse the first quota (in order) an increase exceeds.
 	var changed []corev1.ResourceQuota
-	for _, p := range plans {
-		rq := &quotas[p.index]
-		hard := ResourceNames(rq.Status.Hard)
+	for _, pl := range plans {
+		rq := &quotas[pl.index]
 		var add, sub corev1.ResourceList
-		if p.matchNew {
-			add = Mask(newUsage, hard)
+		if pl.matchNew {
+			add = newUsage
 		}
-		if p.matchOld {
-			sub = Mask(oldUsage, hard)
+		if pl.matchOld {
+			sub = oldUsage
 		}
-		delta := RemoveZeros(Subtract(add, sub))
+		delta := quotaDelta(add, sub, rq.Status.Hard)
 		if len(delta) == 0 {
 			continue
 		}
-		requested := Positive(delta)
 		newUsed := applyDelta(rq.Status.Used, delta)
-		if len(requested) > 0 && req.Subresource != "status" {
-			masked := Mask(newUsed, ResourceNames(requested))
-			if ok, exceeded := LessThanOrEqual(masked, rq.Status.Hard); !ok {
+		if req.Subresource != "status" {
+			var exceeded []corev1.ResourceName
+			for name, d := range delta {
+				if d.Sign() <= 0 {
+					continue
+				}
+				if hard, ok := rq.Status.Hard[name]; ok {
+					if used := newUsed[name]; used.Cmp(hard) > 0 {
+						exceeded = append(exceeded, name)
+					}
+				}
+			}
+			if len(exceeded) > 0 {
+				slices.Sort(exceeded)
 				return nil, forbidden(req, fmt.Errorf("exceeded quota: %s, requested: %s, used: %s, limited: %s",
 					rq.Name,
-					prettyPrint(Mask(requested, exceeded)),
+					prettyPrint(Mask(Positive(delta), exceeded)),
 					prettyPrint(Mask(rq.Status.Used, exceeded)),
 					prettyPrint(Mask(rq.Status.Hard, exceeded))))
 			}
@@ -264,11 +313,58 @@ func CheckRequest(quotas []corev1.ResourceQuota, req Request, reg Registry, limi
 		if Equals(newUsed, rq.Status.Used) {
 			continue
 		}
-		out := rq.DeepCopy()
+		out := *rq
 		out.Status.Used = newUsed
-		changed = append(changed, *out)
+		changed = append(changed, out)
 	}
 	return changed, nil
+}
+
+// anyMatchNew reports whether a plan matched the new object.
+func anyMatchNew(plans []quotaPlan) bool {
+	for _, p := range plans {
+		if p.matchNew {
+			return true
+		}
+	}
+	return false
+}
+
+// quotaDelta returns add − sub over the names of hard, without zeros: what a quota's used
+// changes by (RemoveZeros(Subtract(Mask(add, hard), Mask(sub, hard))), computed in one map).
+func quotaDelta(add, sub, hard corev1.ResourceList) corev1.ResourceList {
+	var delta corev1.ResourceList
+	put := func(name corev1.ResourceName, v resource.Quantity) {
+		if v.IsZero() {
+			return
+		}
+		if delta == nil {
+			delta = make(corev1.ResourceList, len(hard))
+		}
+		delta[name] = v
+	}
+	for name, av := range add {
+		if _, ok := hard[name]; !ok {
+			continue
+		}
+		v := av.DeepCopy()
+		if bv, ok := sub[name]; ok {
+			v.Sub(bv)
+		}
+		put(name, v)
+	}
+	for name, bv := range sub {
+		if _, ok := hard[name]; !ok {
+			continue
+		}
+		if _, ok := add[name]; ok {
+			continue
+		}
+		v := bv.DeepCopy()
+		v.Neg()
+		put(name, v)
+	}
+	return delta
 }
 
 // charged returns usage when the quota matched the old object, else nil.

@@ -38,6 +38,12 @@ type Resource struct {
 	CRD *apiextensionsv1.CustomResourceDefinition
 	// Generation reports whether metadata.generation tracks spec changes.
 	Generation bool
+	// SharesWrites lets the watch hub hand out the object a writer of this replica just
+	// committed instead of decoding the stored bytes (which are exactly that object encoded).
+	// Only for high-volume kinds whose in-process consumers never hash or deep-compare them:
+	// the shared object may differ from a decoded one in representation (a Quantity's cached
+	// form, nil against empty), never in what it encodes to.
+	SharesWrites bool
 }
 
 // GVK returns the resource's group, version and kind.
@@ -124,6 +130,7 @@ func withStatus(r *Resource)     { r.Status = true }
 func withScale(r *Resource)      { r.Scale = true }
 func withGeneration(r *Resource) { r.Generation = true }
 func withAll(r *Resource)        { r.Categories = []string{"all"} }
+func withSharedWrites(r *Resource) { r.SharesWrites = true }
 
 // Builtins returns the built-in resources quotad serves.
 func Builtins() []*Resource {
@@ -133,7 +140,7 @@ func Builtins() []*Resource {
 	return []*Resource{
 		builtin(core, "namespaces", "Namespace", false, corev1.Namespace{}, corev1.NamespaceList{}, []string{"ns"}, withStatus),
 		builtin(core, "nodes", "Node", false, corev1.Node{}, corev1.NodeList{}, []string{"no"}, withStatus),
-		builtin(core, "pods", "Pod", true, corev1.Pod{}, corev1.PodList{}, []string{"po"}, withStatus, withAll),
+		builtin(core, "pods", "Pod", true, corev1.Pod{}, corev1.PodList{}, []string{"po"}, withStatus, withAll, withSharedWrites),
 		builtin(core, "services", "Service", true, corev1.Service{}, corev1.ServiceList{}, []string{"svc"}, withStatus, withAll),
 		builtin(core, "secrets", "Secret", true, corev1.Secret{}, corev1.SecretList{}, nil),
 		builtin(core, "configmaps", "ConfigMap", true, corev1.ConfigMap{}, corev1.ConfigMapList{}, []string{"cm"}),

@@ -117,12 +117,16 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 	if !w.res.Namespaced || ns == "" {
 		return s.commitClusterScoped(ctx, w)
 	}
+	if s.cfg.Quota != nil {
+		w.quota, w.quotaErr = s.cfg.Quota.Prepare(w.attrs)
+	}
 	if w.obj != nil && !isQuotaWrite(w) && !w.attrs.DryRun {
 		b, err := encodeForStorage(w.obj, w.res.GVK())
 		if err != nil {
 			return 0, internalError(err)
 		}
 		w.value, w.size = b, len(b)
+		s.offerWrite(w)
 	}
 	p := &pending{ctx: ctx, w: w, lead: make(chan struct{}, 1), done: make(chan struct{})}
 	sh := s.shard(ns)
@@ -516,7 +520,10 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 		var changed []corev1.ResourceQuota
 		var err error
 		if s.cfg.Quota != nil {
-			changed, err = s.cfg.Quota.Check(w.attrs, quotas)
+			err = w.quotaErr
+			if err == nil && w.quota != nil {
+				changed, err = w.quota.Check(quotas)
+			}
 			if len(quotas) > 0 {
 				p.judged = true
 			}

@@ -46,11 +46,19 @@ type Admission interface {
 
 // Quota is the ResourceQuota accounting the store commits with every write.
 type Quota interface {
-	// Check evaluates one request against the namespace's quotas and returns the quotas whose
-	// status.used changes, or a refusal.
-	Check(a *admission.Attributes, quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota, error)
+	// Prepare evaluates the part of one request's decision that does not depend on the
+	// quotas (the usage of its objects), in the writer's goroutine; nil means no quota
+	// governs the request.
+	Prepare(a *admission.Attributes) (QuotaDecision, error)
 	// Usage recomputes status.used of a quota from the namespace's objects.
 	Usage(rq *corev1.ResourceQuota, list func(schema.GroupResource) ([]runtime.Object, error)) (corev1.ResourceList, error)
+}
+
+// QuotaDecision decides one prepared request against the namespace's quotas and returns the
+// quotas whose status.used changes (sharing all other fields with quotas, which it does not
+// modify), or a refusal. A batch may check a request more than once.
+type QuotaDecision interface {
+	Check(quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota, error)
 }
 
 // Config wires a Store.
@@ -155,6 +163,10 @@ type write struct {
 	// after their status is computed); size is its length, for batch limits.
 	value []byte
 	size  int
+	// quota is the write's prepared quota decision (nil: no quota governs it); quotaErr
+	// the error preparing it, reported where the decision would be.
+	quota    QuotaDecision
+	quotaErr error
 }
 
 // computeQuotaStatus sets status.hard = spec.hard and status.used from the namespace's

@@ -1,9 +1,11 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -64,7 +66,20 @@ type watchHub struct {
 	// epoch tells the runs apart, so a stopped run cannot touch a newer one's watchers.
 	stop  context.CancelFunc
 	epoch int64
+	// offers are objects this replica's writers are committing, by key, so that the hub
+	// need not decode them again (see Resource.SharesWrites).
+	offers map[string]offer
 }
+
+// offer is an object being committed and the exact bytes it is stored as.
+type offer struct {
+	value []byte
+	obj   runtime.Object
+}
+
+// maxOffers bounds the offers a hub keeps: offers of writes that failed are never taken,
+// so past this many the hub forgets them all (and decodes those events instead).
+const maxOffers = 1024
 
 type hubs struct {
 	mu sync.Mutex
@@ -149,6 +164,7 @@ func (h *watchHub) subscribe(from int64) *hubSub {
 		h.running = true
 		h.lastRev, h.floor = from, from
 		h.history = nil
+		h.offers = nil
 		ctx, cancel := context.WithCancel(context.Background())
 		h.stop = cancel
 		h.epoch++
@@ -183,6 +199,7 @@ func (h *watchHub) unsubscribe(sub *hubSub) {
 	if len(h.subs) == 0 && h.running {
 		h.running = false
 		h.history = nil
+		h.offers = nil
 		h.stop()
 	}
 }
@@ -194,7 +211,7 @@ func (h *watchHub) run(ctx context.Context, cancel context.CancelFunc, from, epo
 	for wr := range src {
 		b := decodedBatch{rev: wr.Revision, err: wr.Err}
 		if wr.Err == nil {
-			b.events = h.store.decodeEvents(h.res, wr.Events)
+			b.events = h.store.decodeEvents(h.res, wr.Events, h.takeOffers(wr.Events))
 		}
 		if !h.deliver(b, epoch) {
 			return
@@ -222,6 +239,7 @@ func (h *watchHub) deliver(b decodedBatch, epoch int64) bool {
 		}
 		h.running = false
 		h.history = nil
+		h.offers = nil
 		return false
 	}
 	if len(b.events) > 0 {
@@ -256,7 +274,7 @@ func (s *Store) directWatch(ctx context.Context, res *Resource, prefix string, f
 		for wr := range s.cfg.Storage.Watch(ctx, prefix, from) {
 			b := decodedBatch{rev: wr.Revision, err: wr.Err}
 			if wr.Err == nil {
-				b.events = s.decodeEvents(res, wr.Events)
+				b.events = s.decodeEvents(res, wr.Events, nil)
 			}
 			select {
 			case out <- b:
@@ -271,12 +289,70 @@ func (s *Store) directWatch(ctx context.Context, res *Resource, prefix string, f
 	return out
 }
 
+// offerWrite offers the object a write is about to commit to its resource's running hub.
+// The hub takes it only if the event's value is byte for byte what the write stores.
+func (s *Store) offerWrite(w *write) {
+	if !w.res.SharesWrites || w.obj == nil || w.value == nil {
+		return
+	}
+	s.hubs.mu.Lock()
+	h := s.hubs.m[w.res.KeyPrefix("")]
+	s.hubs.mu.Unlock()
+	if h == nil || h.res != w.res {
+		return
+	}
+	h.mu.Lock()
+	running := h.running
+	h.mu.Unlock()
+	if !running {
+		return
+	}
+	o := offer{value: w.value, obj: w.obj.DeepCopyObject()}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.running {
+		return
+	}
+	if h.offers == nil || len(h.offers) >= maxOffers {
+		h.offers = map[string]offer{}
+	}
+	h.offers[w.key] = o
+}
+
+// takeOffers removes the offers matching puts of evs and returns, for each event, the
+// object (with its resourceVersion set) that stands for its decoded value, or nil.
+func (h *watchHub) takeOffers(evs []storage.Event) []runtime.Object {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.offers) == 0 {
+		return nil
+	}
+	var out []runtime.Object
+	for i, ev := range evs {
+		o, ok := h.offers[ev.KV.Key]
+		if !ok || ev.Type != storage.EventPut || !bytes.Equal(o.value, ev.KV.Value) {
+			continue
+		}
+		delete(h.offers, ev.KV.Key)
+		objectMeta(o.obj).SetResourceVersion(strconv.FormatInt(ev.KV.ModRevision, 10))
+		if out == nil {
+			out = make([]runtime.Object, len(evs))
+		}
+		out[i] = o.obj
+	}
+	return out
+}
+
 // decodeEvents decodes the objects of storage events; undecodable values are skipped.
-func (s *Store) decodeEvents(res *Resource, evs []storage.Event) []decodedEvent {
+// taken, when not nil, holds for each event an object standing for its value (see
+// takeOffers).
+func (s *Store) decodeEvents(res *Resource, evs []storage.Event, taken []runtime.Object) []decodedEvent {
 	out := make([]decodedEvent, 0, len(evs))
-	for _, ev := range evs {
+	for i, ev := range evs {
 		de := decodedEvent{typ: ev.Type, key: ev.KV.Key, rev: ev.KV.ModRevision}
-		if ev.Type == storage.EventPut {
+		if taken != nil && taken[i] != nil {
+			de.cur = taken[i]
+		} else if ev.Type == storage.EventPut {
 			obj, err := decodeKV(res, ev.KV)
 			if err != nil {
 				s.cfg.Logger.Warn("watch: undecodable value", "key", ev.KV.Key, "err", err)

@@ -62,8 +62,12 @@ type quotaAccounting struct {
 	reg    quota.Registry
 }
 
-func (q quotaAccounting) Check(a *admission.Attributes, quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota, error) {
-	return q.plugin.Evaluate(a, quotas)
+func (q quotaAccounting) Prepare(a *admission.Attributes) (registry.QuotaDecision, error) {
+	p, err := q.plugin.Prepare(a)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 func (q quotaAccounting) Usage(rq *corev1.ResourceQuota, list func(schema.GroupResource) ([]runtime.Object, error)) (corev1.ResourceList, error) {

@@ -35,15 +35,26 @@ func (p *Plugin) Handles(op admission.Operation) bool {
 }
 
 // Evaluate checks one request against quotas, the quotas of the request's namespace in
-// a stable order, and returns the quotas whose status.used changes (deep copies; quotas
-// is not modified), or the refusal (see quota.CheckRequest). Cluster-scoped requests
-// (empty namespace) touch no quota. For dry-run requests the result is computed
-// exactly and the caller does not commit it.
+// a stable order, and returns the quotas whose status.used changes (copies that share all
+// but status.used with quotas, which is not modified), or the refusal (see
+// quota.CheckRequest). Cluster-scoped requests (empty namespace) touch no quota. For
+// dry-run requests the result is computed exactly and the caller does not commit it.
 func (p *Plugin) Evaluate(attrs *admission.Attributes, quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota, error) {
+	prepared, err := p.Prepare(attrs)
+	if err != nil {
+		return nil, err
+	}
+	return prepared.Check(quotas)
+}
+
+// Prepare is the part of Evaluate that does not depend on the quotas (see quota.Prepare),
+// so that a writer can do it before its namespace's batch evaluates it. A nil result
+// (with a nil error) is a request no quota governs.
+func (p *Plugin) Prepare(attrs *admission.Attributes) (*quota.Prepared, error) {
 	if attrs.Namespace == "" {
 		return nil, nil
 	}
-	return quota.CheckRequest(quotas, quota.Request{
+	return quota.Prepare(quota.Request{
 		Operation:   quota.Operation(attrs.Operation),
 		Resource:    attrs.Resource.GroupResource(),
 		Subresource: attrs.Subresource,

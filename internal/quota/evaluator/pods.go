@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,7 +57,8 @@ func (Pods) MatchingResources(input []corev1.ResourceName) []corev1.ResourceName
 			out = append(out, name)
 		}
 	}
-	return quota.Intersection(out, out)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Usage returns a pod's usage: count/pods always; for a quota-eligible pod also pods and
@@ -66,11 +68,13 @@ func (Pods) Usage(obj runtime.Object) (corev1.ResourceList, error) {
 	if err != nil {
 		return nil, err
 	}
-	result := corev1.ResourceList{countPods: *resource.NewQuantity(1, resource.DecimalSI)}
+	count := *resource.NewQuantity(1, resource.DecimalSI)
 	if !QuotaEligible(pod) {
-		return result, nil
+		return corev1.ResourceList{countPods: count}, nil
 	}
-	return quota.Add(result, computeUsage(PodRequests(pod), PodLimits(pod))), nil
+	result := computeUsage(PodRequests(pod), PodLimits(pod))
+	result[countPods] = count
+	return result, nil
 }
 
 // QuotaEligible reports whether a pod's compute resources count: not when it has reached
@@ -143,17 +147,19 @@ func (Pods) Constraints(required []corev1.ResourceName, obj runtime.Object) erro
 	if podLevelResourcesSet(pod) {
 		return nil
 	}
-	need := sets.New[corev1.ResourceName]()
+	var need []corev1.ResourceName
 	for _, r := range required {
-		if requiredByConstraints(r) {
-			need.Insert(r)
+		if requiredByConstraints(r) && !slices.Contains(need, r) {
+			need = append(need, r)
 		}
 	}
-	missing := map[corev1.ResourceName]sets.Set[string]{}
+	var missing map[corev1.ResourceName]sets.Set[string]
 	check := func(c *corev1.Container) {
-		have := computeUsage(c.Resources.Requests, c.Resources.Limits)
-		for r := range need {
-			if _, ok := have[r]; !ok {
+		for _, r := range need {
+			if !setsConstrained(c, r) {
+				if missing == nil {
+					missing = map[corev1.ResourceName]sets.Set[string]{}
+				}
 				if missing[r] == nil {
 					missing[r] = sets.New[string]()
 				}
@@ -175,6 +181,25 @@ func (Pods) Constraints(required []corev1.ResourceName, obj runtime.Object) erro
 		msgs = append(msgs, fmt.Sprintf("%s for: %s", r, strings.Join(sets.List(missing[r]), ",")))
 	}
 	return fmt.Errorf("must specify %s", strings.Join(msgs, "; "))
+}
+
+// setsConstrained reports whether a container sets the request or limit a constrained name
+// stands for (cpu and requests.cpu are its cpu request, limits.cpu its cpu limit, and so
+// for memory), as computeUsage would report it.
+func setsConstrained(c *corev1.Container, name corev1.ResourceName) bool {
+	list, base := c.Resources.Requests, name
+	switch name {
+	case corev1.ResourceRequestsCPU:
+		base = corev1.ResourceCPU
+	case corev1.ResourceRequestsMemory:
+		base = corev1.ResourceMemory
+	case corev1.ResourceLimitsCPU:
+		list, base = c.Resources.Limits, corev1.ResourceCPU
+	case corev1.ResourceLimitsMemory:
+		list, base = c.Resources.Limits, corev1.ResourceMemory
+	}
+	_, ok := list[base]
+	return ok
 }
 
 // computeUsage turns requests and limits into quota names: pods = 1, cpu/memory/

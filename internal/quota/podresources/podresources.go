@@ -23,6 +23,9 @@ func Aggregate(pod *corev1.Pod, of func(*corev1.Container) corev1.ResourceList) 
 	for i := range pod.Spec.Containers {
 		addInto(total, of(&pod.Spec.Containers[i]))
 	}
+	if len(pod.Spec.InitContainers) == 0 {
+		return total
+	}
 	sidecars := corev1.ResourceList{}
 	initMax := corev1.ResourceList{}
 	for i := range pod.Spec.InitContainers {
