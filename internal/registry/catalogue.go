@@ -126,10 +126,10 @@ func builtin(gv schema.GroupVersion, plural, kind string, namespaced bool, obj, 
 	return r
 }
 
-func withStatus(r *Resource)     { r.Status = true }
-func withScale(r *Resource)      { r.Scale = true }
-func withGeneration(r *Resource) { r.Generation = true }
-func withAll(r *Resource)        { r.Categories = []string{"all"} }
+func withStatus(r *Resource)       { r.Status = true }
+func withScale(r *Resource)        { r.Scale = true }
+func withGeneration(r *Resource)   { r.Generation = true }
+func withAll(r *Resource)          { r.Categories = []string{"all"} }
 func withSharedWrites(r *Resource) { r.SharesWrites = true }
 
 // Builtins returns the built-in resources quotad serves.

@@ -36,8 +36,11 @@ import (
 const (
 	maxBatchWrites = 64
 	maxBatchBytes  = 1 << 20
-	// maxPipeline is how many batches of one namespace may be committing at once.
-	maxPipeline = 2
+	// maxPipeline is how many batches of one namespace may be committing at once. One is
+	// fastest on two cores: writes arriving during a commit join the next batch, and bigger
+	// batches cost less CPU per write (docs/benchmarks.md); the next batch is still planned
+	// on the state the previous one leaves, without reading it back.
+	maxPipeline = 1
 	// batchTimeout bounds a batch's storage calls.
 	batchTimeout = 30 * time.Second
 	// maxIdleQueuesPerShard bounds the idle namespaces whose quota state is kept.
