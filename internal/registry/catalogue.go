@@ -146,7 +146,7 @@ func Builtins() []*Resource {
 		builtin(core, "configmaps", "ConfigMap", true, corev1.ConfigMap{}, corev1.ConfigMapList{}, []string{"cm"}),
 		builtin(core, "persistentvolumeclaims", "PersistentVolumeClaim", true, corev1.PersistentVolumeClaim{}, corev1.PersistentVolumeClaimList{}, []string{"pvc"}, withStatus),
 		builtin(core, "replicationcontrollers", "ReplicationController", true, corev1.ReplicationController{}, corev1.ReplicationControllerList{}, []string{"rc"}, withStatus, withScale, withGeneration, withAll),
-		builtin(core, "resourcequotas", "ResourceQuota", true, corev1.ResourceQuota{}, corev1.ResourceQuotaList{}, []string{"quota"}, withStatus),
+		builtin(core, "resourcequotas", "ResourceQuota", true, corev1.ResourceQuota{}, corev1.ResourceQuotaList{}, []string{"quota"}, withStatus, withSharedWrites),
 		builtin(core, "limitranges", "LimitRange", true, corev1.LimitRange{}, corev1.LimitRangeList{}, []string{"limits"}),
 		builtin(core, "events", "Event", true, corev1.Event{}, corev1.EventList{}, []string{"ev"}),
 		builtin(core, "serviceaccounts", "ServiceAccount", true, corev1.ServiceAccount{}, corev1.ServiceAccountList{}, []string{"sa"}),

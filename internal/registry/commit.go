@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/storage"
 )
@@ -19,9 +20,10 @@ import (
 // Writes waiting on the same namespace are evaluated in arrival order against the namespace's
 // quotas and committed together in ONE etcd transaction: every object with its own guard,
 // each touched quota once, the namespace's usage epoch. The first waiter of a namespace leads:
-// it plans one batch, passes the lead on, and only then waits for etcd, so the next batch is
-// planned while this one commits. A pipelined batch is planned against the quota state the
-// previous batch will leave, and guarded by exactly that: each touched quota's stored bytes
+// it plans one batch, passes the lead on, and only then waits for etcd; the next leader
+// plans the next batch once this one is settled (maxPipeline), while the writes arriving
+// meanwhile make it bigger. A pipelined batch is planned against the quota state the
+// previous batch left, without reading it back, and guarded by exactly that: each touched quota's stored bytes
 // must equal what the plan assumed (ValueEquals), and the namespace's quota set (created,
 // deleted or edited quotas bump its key) must be the one read. If anything else changed,
 // the guard fails, the state is read again and the writes are evaluated again: a quota is
@@ -477,6 +479,9 @@ func (s *Store) readState(ctx context.Context, ns string, linearizable bool) (*n
 			return nil, internalError(err)
 		}
 		q := obj.(*corev1.ResourceQuota)
+		cacheCanonical(q.Spec.Hard)
+		cacheCanonical(q.Status.Hard)
+		cacheCanonical(q.Status.Used)
 		st.quotas = append(st.quotas, *q)
 		st.values[q.Name] = kv.Value
 		st.revs[q.Name] = kv.ModRevision
@@ -491,6 +496,16 @@ func (s *Store) readState(ctx context.Context, ns string, linearizable bool) (*n
 		}
 	}
 	return st, nil
+}
+
+// cacheCanonical makes each quantity of list remember its canonical form (as
+// Quantity.String does), so that encoding the state's quotas again with every batch does not
+// canonicalize them again: for some values ("100Ti") that costs microseconds each.
+func cacheCanonical(list corev1.ResourceList) {
+	for name, v := range list {
+		_ = v.String()
+		list[name] = v
+	}
 }
 
 // batchPlan is a batch evaluated against one quota state.
@@ -600,6 +615,8 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 			return nil, internalError(err)
 		}
 		key := qres.Key(ns, q.Name)
+		// The hub may share the quota: its maps are never modified once in a plan.
+		s.offer(qres, key, b, func() runtime.Object { cp := *q; return &cp })
 		if pipelined {
 			cmps = append(cmps, storage.Compare{Target: storage.ValueEquals, Key: key, Value: st.values[q.Name]})
 		} else {

@@ -290,15 +290,23 @@ func (s *Store) directWatch(ctx context.Context, res *Resource, prefix string, f
 }
 
 // offerWrite offers the object a write is about to commit to its resource's running hub.
-// The hub takes it only if the event's value is byte for byte what the write stores.
 func (s *Store) offerWrite(w *write) {
-	if !w.res.SharesWrites || w.obj == nil || w.value == nil {
+	if w.obj != nil && w.value != nil {
+		s.offer(w.res, w.key, w.value, w.obj.DeepCopyObject)
+	}
+}
+
+// offer gives the running hub of res (if any) the object about to be stored as value at
+// key; the hub takes it only if an event's value is byte for byte that value. obj returns
+// the object, which nothing may modify afterwards; it is called only when a hub runs.
+func (s *Store) offer(res *Resource, key string, value []byte, obj func() runtime.Object) {
+	if !res.SharesWrites {
 		return
 	}
 	s.hubs.mu.Lock()
-	h := s.hubs.m[w.res.KeyPrefix("")]
+	h := s.hubs.m[res.KeyPrefix("")]
 	s.hubs.mu.Unlock()
-	if h == nil || h.res != w.res {
+	if h == nil || h.res != res {
 		return
 	}
 	h.mu.Lock()
@@ -307,7 +315,7 @@ func (s *Store) offerWrite(w *write) {
 	if !running {
 		return
 	}
-	o := offer{value: w.value, obj: w.obj.DeepCopyObject()}
+	o := offer{value: value, obj: obj()}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.running {
@@ -316,7 +324,7 @@ func (s *Store) offerWrite(w *write) {
 	if h.offers == nil || len(h.offers) >= maxOffers {
 		h.offers = map[string]offer{}
 	}
-	h.offers[w.key] = o
+	h.offers[key] = o
 }
 
 // takeOffers removes the offers matching puts of evs and returns, for each event, the

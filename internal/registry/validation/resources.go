@@ -112,6 +112,9 @@ func resourceQuantityValue(n corev1.ResourceName, q resource.Quantity, p *field.
 
 // resourceName is upstream validateResourceName.
 func resourceName(n corev1.ResourceName, p *field.Path) field.ErrorList {
+	if standardResources.Has(n) {
+		return nil // fixed standard names are qualified names
+	}
 	var errs field.ErrorList
 	for _, msg := range validation.IsQualifiedName(string(n)) {
 		errs = append(errs, field.Invalid(p, n, msg))
