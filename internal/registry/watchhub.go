@@ -21,7 +21,7 @@ import (
 // their own. Watchers get deep copies: objects in the hub are never handed out.
 
 const (
-	hubHistory   = 1024
+	hubHistory   = 512
 	hubSubBuffer = 2048
 )
 

@@ -204,6 +204,10 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 	return emb, nil
 }
 
+// embeddedCatchUpEntries is how many applied raft entries the single embedded member keeps
+// in memory (etcd's default is 5,000).
+const embeddedCatchUpEntries = 500
+
 // startEtcd configures and starts etcd once, on the given loopback ports. A port in use
 // gives an error wrapping syscall.EADDRINUSE.
 func startEtcd(dataDir string, logger *zap.Logger, conf embeddedConfig, clientPort, peerPort int) (*embed.Etcd, error) {
@@ -222,6 +226,9 @@ func startEtcd(dataDir string, logger *zap.Logger, conf embeddedConfig, clientPo
 	cfg.AutoCompactionRetention = conf.compaction.String()
 	cfg.QuotaBackendBytes = conf.quotaBackendBytes
 	cfg.MaxTxnOps = MaxTxnOps
+	// The raft log entries etcd keeps in memory for slow followers: a single member has
+	// none, and at high write rates 5,000 batched transactions hold tens of megabytes.
+	cfg.SnapshotCatchUpEntries = embeddedCatchUpEntries
 	cfg.WatchProgressNotifyInterval = conf.progressNotify
 	cfg.UnsafeNoFsync = conf.unsafeNoFsync
 	cfg.EnableGRPCGateway = false
