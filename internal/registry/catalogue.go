@@ -172,6 +172,8 @@ type Catalogue struct {
 	resources map[schema.GroupVersionResource]*Resource
 	// generation increases on every change so discovery and OpenAPI documents can be rebuilt.
 	generation int64
+	// customRevs is, per CRD name, the revision of the CRD state last applied.
+	customRevs map[string]int64
 }
 
 // NewCatalogue returns a catalogue holding the built-in resources.
@@ -245,10 +247,19 @@ func (c *Catalogue) Generation() int64 {
 	return c.generation
 }
 
-// SetCustom replaces the custom resources served for one CRD (by its name): rs empty removes them.
-func (c *Catalogue) SetCustom(crdName string, rs []*Resource) {
+// SetCustom replaces the custom resources served for one CRD (by its name) with rs, as of
+// the CRD's revision rev: rs empty removes them. A call older than one already applied for
+// that name is ignored, so a late watch event of a deleted CRD cannot undo its re-creation.
+func (c *Catalogue) SetCustom(crdName string, rev int64, rs []*Resource) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.customRevs == nil {
+		c.customRevs = map[string]int64{}
+	}
+	if rev < c.customRevs[crdName] {
+		return
+	}
+	c.customRevs[crdName] = rev
 	for gvr, r := range c.resources {
 		if r.CRD != nil && r.CRD.Name == crdName {
 			delete(c.resources, gvr)

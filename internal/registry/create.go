@@ -46,7 +46,9 @@ func randomSuffix() string {
 	return string(b)
 }
 
-// Create stores a new object in namespace ns (ignored for cluster-scoped resources).
+// Create stores a new object in namespace ns (ignored for cluster-scoped resources). The
+// store keeps obj (watchers may share its maps and slices): callers must not modify obj, or
+// the returned object, once Create is called. The same holds for the objects of Update.
 func (s *Store) Create(ctx context.Context, res *Resource, ns string, obj runtime.Object, opts WriteOptions) (*Result, error) {
 	m := objectMeta(obj)
 	if res.Namespaced {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -290,10 +291,23 @@ func (s *Store) directWatch(ctx context.Context, res *Resource, prefix string, f
 }
 
 // offerWrite offers the object a write is about to commit to its resource's running hub.
+// The hub gets a shallow copy: after a write, the store only sets the written object's own
+// resourceVersion and kind, and writers never modify what they wrote (see Store.Create).
 func (s *Store) offerWrite(w *write) {
 	if w.obj != nil && w.value != nil {
-		s.offer(w.res, w.key, w.value, w.obj.DeepCopyObject)
+		s.offer(w.res, w.key, w.value, func() runtime.Object { return shallowCopy(w.obj) })
 	}
+}
+
+// shallowCopy returns a new object with obj's fields (sharing its maps and slices).
+func shallowCopy(obj runtime.Object) runtime.Object {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return obj.DeepCopyObject()
+	}
+	cp := reflect.New(v.Elem().Type())
+	cp.Elem().Set(v.Elem())
+	return cp.Interface().(runtime.Object)
 }
 
 // offer gives the running hub of res (if any) the object about to be stored as value at

@@ -137,8 +137,11 @@ func TestCustomResources(t *testing.T) {
 				t.Fatal(err)
 			}
 			l, err := c.List(ctx, metav1.ListOptions{})
-			if err != nil || len(l.Items) != 0 {
-				t.Errorf("custom resources after re-creating the CRD: %v %d", err, len(l.Items))
+			if err != nil {
+				t.Fatalf("list after re-creating the CRD: %v", err)
+			}
+			if len(l.Items) != 0 {
+				t.Errorf("%d custom resources after re-creating the CRD, want none", len(l.Items))
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package crd
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -20,11 +21,14 @@ const CleanupFinalizer = "customresourcecleanup.apiextensions.k8s.io"
 // Register updates the catalogue for one CRD write; deleted or terminating CRDs stop being
 // served for new writes only once they are gone.
 func Register(cat *registry.Catalogue, crd *apiextensionsv1.CustomResourceDefinition, deleted bool) {
+	// The resourceVersion is the revision of this state (of the deletion, for deleted ones):
+	// the catalogue ignores states older than one it already applied.
+	rev, _ := strconv.ParseInt(crd.ResourceVersion, 10, 64)
 	if deleted {
-		cat.SetCustom(crd.Name, nil)
+		cat.SetCustom(crd.Name, rev, nil)
 		return
 	}
-	cat.SetCustom(crd.Name, registry.CustomResources(crd.DeepCopy()))
+	cat.SetCustom(crd.Name, rev, registry.CustomResources(crd.DeepCopy()))
 }
 
 // Controller is the CRD controller.

@@ -288,6 +288,9 @@ func PodRequests(pod *corev1.Pod) corev1.ResourceList {
 	if podLevelRequestsSet(pod) {
 		applyPodLevel(reqs, pod.Spec.Resources.Requests)
 	}
+	if len(pod.Spec.Overhead) == 0 {
+		return reqs
+	}
 	return quota.Add(reqs, pod.Spec.Overhead)
 }
 
