@@ -35,7 +35,7 @@ func main() {
 	flag.StringVar(&o.token, "token", "", "bearer token")
 	flag.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig (used when --server is empty)")
 	flag.StringVar(&o.scenario, "scenario", "quota", "quota | namespaces | noquota | tight | mixed")
-	flag.StringVar(&o.prefix, "prefix", fmt.Sprintf("bench-%d", time.Now().Unix()), "namespace name prefix")
+	flag.StringVar(&o.prefix, "prefix", fmt.Sprintf("bench-%d", time.Now().UnixMilli()), "namespace name prefix")
 	flag.IntVar(&o.clients, "clients", 32, "concurrent clients")
 	flag.IntVar(&o.creates, "creates", 20000, "pod creates to attempt")
 	flag.IntVar(&o.namespaces, "namespaces", 100, "namespaces for the namespaces scenario")
