@@ -66,6 +66,7 @@ func main() {
 type api struct {
 	base, token string
 	http        *http.Client
+	tls         *tls.Config
 }
 
 func newAPI(o options) (*api, error) {
@@ -91,6 +92,7 @@ func newAPI(o options) (*api, error) {
 		}
 		tlsCfg.InsecureSkipVerify = tlsCfg.InsecureSkipVerify || cfg.Insecure
 	}
+	a.tls = tlsCfg
 	a.http = &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: tlsCfg, MaxIdleConnsPerHost: 1024, MaxConnsPerHost: 0, ForceAttemptHTTP2: false,
 	}}
@@ -217,6 +219,13 @@ func run(o options) error {
 		wg.Add(1)
 		go func(c int) {
 			defer wg.Done()
+			cc, err := newConn(a)
+			if err != nil {
+				st.errs.Add(1)
+				st.firstErr.CompareAndSwap(nil, err.Error())
+				return
+			}
+			defer cc.close()
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= o.creates {
@@ -225,7 +234,7 @@ func run(o options) error {
 				ns := nss[i%len(nss)]
 				name := fmt.Sprintf("p-%d", i)
 				t0 := time.Now()
-				code, body, err := a.do(ctx, http.MethodPost, "/api/v1/namespaces/"+ns+"/pods", podBody(name))
+				code, body, err := cc.do(http.MethodPost, "/api/v1/namespaces/"+ns+"/pods", podBody(name))
 				st.add(time.Since(t0))
 				switch {
 				case err != nil:
@@ -241,7 +250,7 @@ func run(o options) error {
 				}
 				if o.scenario == "mixed" && i%2 == 1 {
 					prev := fmt.Sprintf("p-%d", i-1)
-					if code, _, err := a.do(ctx, http.MethodDelete, "/api/v1/namespaces/"+ns+"/pods/"+prev, nil); err == nil && code == http.StatusOK {
+					if code, _, err := cc.do(http.MethodDelete, "/api/v1/namespaces/"+ns+"/pods/"+prev, nil); err == nil && code == http.StatusOK {
 						st.dl.Add(1)
 					}
 				}
