@@ -105,8 +105,9 @@ func KeyPrefix(gr schema.GroupResource, ns string) string {
 	return b.String()
 }
 
-// EpochKey is the per-namespace key every namespaced write puts in its transaction; quota
-// recomputation guards on it to learn that nothing in the namespace changed.
+// EpochKey is the per-namespace key every namespaced write puts in its transaction unless the
+// transaction puts a ResourceQuota of the namespace; quota recomputation guards on it and on
+// the namespace's quota keys to learn that nothing in the namespace changed.
 func EpochKey(ns string) string { return "/registry/quotad.io/usage-epoch/" + ns + "/" }
 
 func builtin(gv schema.GroupVersion, plural, kind string, namespaced bool, obj, list interface{}, short []string, opts ...func(*Resource)) *Resource {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"sync"
 	"time"
 
@@ -641,10 +642,24 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 	if quotaWrite {
 		ops = append(ops, storage.Op{Type: storage.OpPut, Key: QuotaSetKey(ns)})
 	}
-	ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKey(ns)})
+	// The usage epoch, unless the transaction puts a quota: recomputations guard on the
+	// epoch and on the quota keys together, so either shows that the namespace changed.
+	if !putsUnder(ops, qres.KeyPrefix(ns)) {
+		ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKey(ns)})
+	}
 	plan.txn = storage.Txn{Compares: cmps, Ops: ops}
 	plan.next = next
 	return plan, nil
+}
+
+// putsUnder reports whether ops put a key under prefix.
+func putsUnder(ops []storage.Op, prefix string) bool {
+	for _, op := range ops {
+		if op.Type == storage.OpPut && strings.HasPrefix(op.Key, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // commitClusterScoped writes a cluster-scoped object: no quota applies.
