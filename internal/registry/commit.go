@@ -126,6 +126,11 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 	if s.cfg.Quota != nil {
 		w.quota, w.quotaErr = s.cfg.Quota.Prepare(w.attrs)
 	}
+	if w.res.GroupResource() == servicesGR && !w.attrs.DryRun {
+		svc, _ := w.obj.(*corev1.Service)
+		old, _ := w.attrs.OldObject.(*corev1.Service)
+		w.extraCmps, w.extraOps = allocationChanges(svc, old)
+	}
 	if w.obj != nil && !isQuotaWrite(w) && !w.attrs.DryRun {
 		b, err := encodeForStorage(w.obj, w.res.GVK())
 		if err != nil {
@@ -379,9 +384,32 @@ func (s *Store) sortConflict(ctx context.Context, live []*pending) []*pending {
 			s.settle(p, 0, errObjectChanged)
 			continue
 		}
+		// A value the write allocates went to another write.
+		if key, err := s.takenAllocation(ctx, p.w); err != nil || key != "" {
+			if err == nil {
+				err = errAllocated{key: key}
+			}
+			s.settle(p, 0, err)
+			continue
+		}
 		again = append(again, p)
 	}
 	return s.countRetries(again)
+}
+
+// takenAllocation returns the first allocation key the write guards as free that exists.
+func (s *Store) takenAllocation(ctx context.Context, w *write) (string, error) {
+	for _, c := range w.extraCmps {
+		_, err := s.cfg.Storage.Get(ctx, c.Key)
+		if isNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return "", internalError(err)
+		}
+		return c.Key, nil
+	}
+	return "", nil
 }
 
 // countRetries returns the writes that may be tried again, refusing those out of attempts.
@@ -412,16 +440,29 @@ func takeBatch(q *nsQueue) []*pending {
 			}
 			break
 		}
-		if keys[w.key] || (n > 0 && bytes+w.size > maxBatchBytes) {
+		if keys[w.key] || writesAny(w.extraOps, keys) || (n > 0 && bytes+w.size > maxBatchBytes) {
 			break
 		}
 		keys[w.key] = true
+		for _, op := range w.extraOps {
+			keys[op.Key] = true
+		}
 		bytes += w.size
 		n++
 	}
 	batch := append([]*pending(nil), q.waiting[:n]...)
 	q.waiting = q.waiting[n:]
 	return batch
+}
+
+// writesAny reports whether ops write a key of keys.
+func writesAny(ops []storage.Op, keys map[string]bool) bool {
+	for _, op := range ops {
+		if keys[op.Key] {
+			return true
+		}
+	}
+	return false
 }
 
 func isQuotaWrite(w *write) bool {
@@ -582,8 +623,10 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 			quotaWrite = true
 			delete(touched, w.attrs.Name)
 		}
-		// 3. The object itself, guarded by its own mod revision.
+		// 3. The object itself, guarded by its own mod revision, with what it allocates.
 		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: w.key, Revision: w.guard})
+		cmps = append(cmps, w.extraCmps...)
+		objOps = append(objOps, w.extraOps...)
 		if w.obj != nil {
 			b := w.value
 			if b == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"math/big"
 	"strconv"
 
@@ -61,14 +62,29 @@ func (s *Store) Create(ctx context.Context, res *Resource, ns string, obj runtim
 		ns = ""
 	}
 	generated := m.GetName() == "" && m.GetGenerateName() != ""
+	requested, isService := obj.(*corev1.Service)
 	for attempt := 0; ; attempt++ {
 		work := obj
-		if generated {
+		if generated || isService {
 			work = obj.DeepCopyObject()
+		}
+		if generated {
 			objectMeta(work).SetName(m.GetGenerateName() + randomSuffix())
 		}
 		r, err := s.createOnce(ctx, res, ns, work, opts)
 		if generated && attempt < 8 && apierrors.IsAlreadyExists(err) {
+			continue
+		}
+		// A cluster IP or node port went to another service first: a requested one is
+		// refused as upstream refuses it; one the server picked is picked again.
+		var taken errAllocated
+		if isService && errors.As(err, &taken) {
+			if refusal := allocationRefusal(work.(*corev1.Service), requested, taken.key); refusal != nil || attempt == 8 {
+				if refusal == nil {
+					refusal = apierrors.NewConflict(res.GroupResource(), objectMeta(work).GetName(), fmt.Errorf("too many concurrent allocations, please try again"))
+				}
+				return nil, refusal
+			}
 			continue
 		}
 		return r, err

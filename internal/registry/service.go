@@ -4,12 +4,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/storage"
 )
 
 // serviceCIDR is the range cluster IPs are allocated from, as kube-apiserver's default.
@@ -23,49 +27,119 @@ func randUint32() uint32 {
 	return binary.BigEndian.Uint32(b[:])
 }
 
-// allocateService assigns a cluster IP and node ports that no other service holds.
+// Cluster IPs and node ports are allocated exactly: each allocated value has a key in etcd
+// (allocationKey) whose value names its service, and the write of a Service puts the keys
+// of the values it takes (guarded: they must not exist) and deletes those it gives up, in
+// the same transaction as the Service itself. Two services can never hold one value, across
+// any number of replicas, and no write needs to read the other Services.
+
+const (
+	allocationPrefix = "/registry/quotad.io/allocations/"
+	// allocationAttempts bounds the random picks of a free value.
+	allocationAttempts = 64
+)
+
+// errAllocated reports that a value a write takes was taken by another write first.
+type errAllocated struct{ key string }
+
+func (e errAllocated) Error() string { return "allocated by another service: " + e.key }
+
+func clusterIPKey(ip string) string              { return allocationPrefix + "clusterips/" + ip }
+func nodePortKey(port int32) string              { return allocationPrefix + "nodeports/" + strconv.Itoa(int(port)) }
+func allocationOwner(svc *corev1.Service) []byte { return []byte(svc.Namespace + "/" + svc.Name) }
+
+// serviceAllocations returns the allocation keys a service holds.
+func serviceAllocations(svc *corev1.Service) []string {
+	if svc == nil {
+		return nil
+	}
+	var keys []string
+	for _, ip := range svc.Spec.ClusterIPs {
+		if ip != "" && ip != corev1.ClusterIPNone {
+			keys = append(keys, clusterIPKey(ip))
+		}
+	}
+	if len(svc.Spec.ClusterIPs) == 0 && svc.Spec.ClusterIP != "" && svc.Spec.ClusterIP != corev1.ClusterIPNone {
+		keys = append(keys, clusterIPKey(svc.Spec.ClusterIP))
+	}
+	for _, p := range svc.Spec.Ports {
+		if p.NodePort != 0 {
+			keys = append(keys, nodePortKey(p.NodePort))
+		}
+	}
+	return keys
+}
+
+// allocationChanges returns what a Service write adds to its transaction: a guard and a put
+// for every allocation the new state takes, a delete for every one the old state gives up.
+func allocationChanges(svc, old *corev1.Service) ([]storage.Compare, []storage.Op) {
+	held := map[string]bool{}
+	for _, k := range serviceAllocations(old) {
+		held[k] = true
+	}
+	var cmps []storage.Compare
+	var ops []storage.Op
+	keep := map[string]bool{}
+	for _, k := range serviceAllocations(svc) {
+		keep[k] = true
+		if held[k] {
+			continue
+		}
+		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: k})
+		ops = append(ops, storage.Op{Type: storage.OpPut, Key: k, Value: allocationOwner(svc)})
+	}
+	for k := range held {
+		if !keep[k] {
+			ops = append(ops, storage.Op{Type: storage.OpDelete, Key: k})
+		}
+	}
+	return cmps, ops
+}
+
+// allocationTaken reports whether key is held by a service other than svc.
+func (s *Store) allocationTaken(ctx context.Context, key string, svc *corev1.Service) (bool, error) {
+	kv, err := s.cfg.Storage.Get(ctx, key)
+	if isNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, internalError(err)
+	}
+	return string(kv.Value) != string(allocationOwner(svc)), nil
+}
+
+// allocateService assigns a cluster IP and node ports that no other service holds, and
+// refuses requested ones another service holds. The write's guards make the choice exact.
 func (s *Store) allocateService(ctx context.Context, svc *corev1.Service) error {
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
-	}
-	res := s.cfg.Catalogue.Get(corev1.SchemeGroupVersion.WithResource("services"))
-	others, _, err := s.ListObjects(ctx, res, "")
-	if err != nil {
-		return err
-	}
-	usedIPs := map[string]bool{}
-	usedPorts := map[int32]bool{}
-	for _, o := range others {
-		os := o.(*corev1.Service)
-		if os.Namespace == svc.Namespace && os.Name == svc.Name {
-			continue
-		}
-		usedIPs[os.Spec.ClusterIP] = true
-		for _, p := range os.Spec.Ports {
-			if p.NodePort != 0 {
-				usedPorts[p.NodePort] = true
-			}
-		}
 	}
 	if svc.Spec.ClusterIP == "" {
 		size := uint32(1) << 20
 		base := binary.BigEndian.Uint32(serviceCIDR.IP)
 		for i := 0; ; i++ {
-			if i > 64 {
+			if i == allocationAttempts {
 				return apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: range is full"))
 			}
-			off := randUint32()%(size-2) + 1
 			ip := make(net.IP, 4)
-			binary.BigEndian.PutUint32(ip, base+off)
-			if !usedIPs[ip.String()] {
+			binary.BigEndian.PutUint32(ip, base+randUint32()%(size-2)+1)
+			taken, err := s.allocationTaken(ctx, clusterIPKey(ip.String()), svc)
+			if err != nil {
+				return err
+			}
+			if !taken {
 				svc.Spec.ClusterIP = ip.String()
 				break
 			}
 		}
-	} else if svc.Spec.ClusterIP != corev1.ClusterIPNone && usedIPs[svc.Spec.ClusterIP] {
-		return apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Service").GroupKind(), svc.Name, field.ErrorList{
-			field.Invalid(field.NewPath("spec", "clusterIPs").Index(0), svc.Spec.ClusterIP, "failed to allocate IP "+svc.Spec.ClusterIP+": provided IP is already allocated"),
-		})
+	} else if svc.Spec.ClusterIP != corev1.ClusterIPNone {
+		taken, err := s.allocationTaken(ctx, clusterIPKey(svc.Spec.ClusterIP), svc)
+		if err != nil {
+			return err
+		}
+		if taken {
+			return ipAllocated(svc)
+		}
 	}
 	if len(svc.Spec.ClusterIPs) == 0 {
 		svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
@@ -77,28 +151,100 @@ func (s *Store) allocateService(ctx context.Context, svc *corev1.Service) error 
 		p := corev1.IPFamilyPolicySingleStack
 		svc.Spec.IPFamilyPolicy = &p
 	}
-	if svc.Spec.Type == corev1.ServiceTypeNodePort || svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
-		if svc.Spec.Type == corev1.ServiceTypeLoadBalancer && svc.Spec.AllocateLoadBalancerNodePorts != nil && !*svc.Spec.AllocateLoadBalancerNodePorts {
-			return nil
+	if svc.Spec.Type != corev1.ServiceTypeNodePort && svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		return nil
+	}
+	if svc.Spec.Type == corev1.ServiceTypeLoadBalancer && svc.Spec.AllocateLoadBalancerNodePorts != nil && !*svc.Spec.AllocateLoadBalancerNodePorts {
+		return nil
+	}
+	chosen := map[int32]bool{}
+	for i := range svc.Spec.Ports {
+		if p := svc.Spec.Ports[i].NodePort; p != 0 {
+			chosen[p] = true
 		}
-		for i := range svc.Spec.Ports {
-			p := &svc.Spec.Ports[i]
-			if p.NodePort != 0 {
-				if usedPorts[p.NodePort] {
-					return apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Service").GroupKind(), svc.Name, field.ErrorList{
-						field.Invalid(field.NewPath("spec", "ports").Index(i).Child("nodePort"), p.NodePort, fmt.Sprintf("provided port is already allocated")),
-					})
-				}
-				usedPorts[p.NodePort] = true
+	}
+	for i := range svc.Spec.Ports {
+		p := &svc.Spec.Ports[i]
+		if p.NodePort != 0 {
+			taken, err := s.allocationTaken(ctx, nodePortKey(p.NodePort), svc)
+			if err != nil {
+				return err
+			}
+			if taken {
+				return portAllocated(svc, i)
+			}
+			continue
+		}
+		for j := 0; ; j++ {
+			if j == allocationAttempts {
+				return apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: range is full"))
+			}
+			port := int32(nodePortMin + int(randUint32()%uint32(nodePortMax-nodePortMin+1)))
+			if chosen[port] {
 				continue
 			}
-			for j := 0; j < 4096; j++ {
-				port := int32(nodePortMin + int(randUint32()%uint32(nodePortMax-nodePortMin+1)))
-				if !usedPorts[port] {
-					p.NodePort = port
-					usedPorts[port] = true
-					break
-				}
+			taken, err := s.allocationTaken(ctx, nodePortKey(port), svc)
+			if err != nil {
+				return err
+			}
+			if !taken {
+				p.NodePort = port
+				chosen[port] = true
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// ipAllocated is upstream's refusal of a requested cluster IP another service holds.
+func ipAllocated(svc *corev1.Service) error {
+	ips := svc.Spec.ClusterIPs
+	if len(ips) == 0 {
+		ips = []string{svc.Spec.ClusterIP}
+	}
+	return apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Service").GroupKind(), svc.Name, field.ErrorList{
+		field.Invalid(field.NewPath("spec", "clusterIPs"), ips, "failed to allocate IP "+svc.Spec.ClusterIP+": provided IP is already allocated"),
+	})
+}
+
+func portAllocated(svc *corev1.Service, i int) error {
+	return apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Service").GroupKind(), svc.Name, field.ErrorList{
+		field.Invalid(field.NewPath("spec", "ports").Index(i).Child("nodePort"), svc.Spec.Ports[i].NodePort, "provided port is already allocated"),
+	})
+}
+
+// allocationRefusal turns a lost allocation race into the refusal a request for that value
+// gets; nil when the value was not requested by the client (the server picks again).
+func allocationRefusal(svc, requested *corev1.Service, key string) error {
+	if requested.Spec.ClusterIP != "" && key == clusterIPKey(requested.Spec.ClusterIP) {
+		return ipAllocated(svc)
+	}
+	for i, p := range requested.Spec.Ports {
+		if p.NodePort != 0 && key == nodePortKey(p.NodePort) {
+			return portAllocated(svc, i)
+		}
+	}
+	return nil
+}
+
+// BackfillServiceAllocations records the allocations of stored Services that have none
+// (data written before allocations were recorded); values held twice stay with the first.
+func (s *Store) BackfillServiceAllocations(ctx context.Context) error {
+	res := s.cfg.Catalogue.Get(corev1.SchemeGroupVersion.WithResource("services"))
+	objs, _, err := s.ListObjects(ctx, res, "")
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		svc := o.(*corev1.Service)
+		for _, key := range serviceAllocations(svc) {
+			_, err := s.cfg.Storage.Txn(ctx, storage.Txn{
+				Compares: []storage.Compare{{Target: storage.ModRevisionEquals, Key: key}},
+				Ops:      []storage.Op{{Type: storage.OpPut, Key: key, Value: allocationOwner(svc)}},
+			})
+			if err != nil && !errors.Is(err, storage.ErrConflict) {
+				return err
 			}
 		}
 	}

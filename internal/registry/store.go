@@ -109,6 +109,9 @@ func (s *Store) Storage() storage.Store { return s.cfg.Storage }
 
 var quotaGVR = corev1.SchemeGroupVersion.WithResource("resourcequotas")
 
+// servicesGR is the group-resource of Services, whose writes carry their allocations.
+var servicesGR = corev1.SchemeGroupVersion.WithResource("services").GroupResource()
+
 // errObjectChanged reports that the object's own guard failed: the caller re-reads.
 var errObjectChanged = errors.New("object changed")
 
@@ -167,6 +170,10 @@ type write struct {
 	// the error preparing it, reported where the decision would be.
 	quota    QuotaDecision
 	quotaErr error
+	// extraCmps and extraOps are what else the write's transaction guards and changes
+	// (a Service's cluster IP and node port allocations).
+	extraCmps []storage.Compare
+	extraOps  []storage.Op
 }
 
 // computeQuotaStatus sets status.hard = spec.hard and status.used from the namespace's

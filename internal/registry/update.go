@@ -34,7 +34,8 @@ func (s *Store) Update(ctx context.Context, res *Resource, ns, name, subresource
 			return nil, err
 		}
 		r, err := s.updateOnce(ctx, res, ns, name, subresource, old, obj, rev, opts)
-		if errors.Is(err, errObjectChanged) {
+		// A node port picked for this update went to another write: pick again.
+		if errors.Is(err, errObjectChanged) || errors.As(err, new(errAllocated)) {
 			continue
 		}
 		return r, err

@@ -168,6 +168,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := bootstrap(ctx, store); err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
 	}
+	if err := store.BackfillServiceAllocations(ctx); err != nil {
+		return fmt.Errorf("recording service allocations: %w", err)
+	}
 	if err := loadCRDs(ctx, store); err != nil {
 		return fmt.Errorf("loading custom resource definitions: %w", err)
 	}

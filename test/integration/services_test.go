@@ -1,0 +1,175 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/quotad/quotad/internal/server/servertest"
+	"github.com/quotad/quotad/internal/storage"
+)
+
+func nodePortService(name, clusterIP string, nodePort int32) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.ServiceSpec{
+			Type: corev1.ServiceTypeNodePort, ClusterIP: clusterIP, Selector: map[string]string{"app": name},
+			Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080), NodePort: nodePort}},
+		},
+	}
+}
+
+// TestServiceAllocationsAreExclusive: a requested cluster IP or node port another service
+// holds is refused with upstream's texts; deletion and a type change give them back.
+func TestServiceAllocationsAreExclusive(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkNamespace(t, s, "svc")
+	svcs := s.Client.CoreV1().Services("svc")
+	if _, err := svcs.Create(ctx, nodePortService("a", "10.96.0.50", 30080), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	refused := func(svc *corev1.Service, want string) {
+		t.Helper()
+		_, err := svcs.Create(ctx, svc, metav1.CreateOptions{})
+		if !apierrors.IsInvalid(err) || err.Error() != want {
+			t.Fatalf("create %s: %v\nwant 422 %s", svc.Name, err, want)
+		}
+	}
+	refused(nodePortService("b", "10.96.0.50", 0),
+		`Service "b" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.50"]: failed to allocate IP 10.96.0.50: provided IP is already allocated`)
+	refused(nodePortService("c", "", 30080),
+		`Service "c" is invalid: spec.ports[0].nodePort: Invalid value: 30080: provided port is already allocated`)
+
+	if err := svcs.Delete(ctx, "a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svcs.Create(ctx, nodePortService("b", "10.96.0.50", 0), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("the deleted service's cluster IP: %v", err)
+	}
+	if _, err := svcs.Create(ctx, nodePortService("c", "", 30080), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("the deleted service's node port: %v", err)
+	}
+	// NodePort to ClusterIP gives the node port back.
+	if _, err := svcs.Patch(ctx, "c", types.MergePatchType, []byte(`{"spec":{"type":"ClusterIP"}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svcs.Create(ctx, nodePortService("d", "", 30080), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("the node port given back by a type change: %v", err)
+	}
+}
+
+// TestServiceAllocationsUnderConcurrency: services created at once through two replicas get
+// distinct cluster IPs and node ports, and of many asking for one node port exactly one gets it.
+func TestServiceAllocationsUnderConcurrency(t *testing.T) {
+	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil, storage.WithUnsafeNoFsync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { etcd.Close() })
+	a := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
+	b := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
+	ctx := ctxT(t)
+	mkNamespace(t, a, "svcrace")
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var wantedPort, failures []error
+	for i := 0; i < 40; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			s := a
+			if i%2 == 1 {
+				s = b
+			}
+			var port int32
+			if i < 20 {
+				port = 31000 // everyone wants it
+			}
+			_, err := s.Client.CoreV1().Services("svcrace").Create(ctx, nodePortService(fmt.Sprintf("s-%d", i), "", port), metav1.CreateOptions{})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case port != 0:
+				wantedPort = append(wantedPort, err)
+			case err != nil:
+				failures = append(failures, err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if len(failures) > 0 {
+		t.Fatalf("services with server-picked values failed: %v", failures)
+	}
+	won := 0
+	for _, err := range wantedPort {
+		switch {
+		case err == nil:
+			won++
+		case !apierrors.IsInvalid(err):
+			t.Errorf("asking for a taken node port: %v, want 422", err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d services got node port 31000, want exactly 1", won)
+	}
+	list, err := a.Client.CoreV1().Services("svcrace").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 21 {
+		t.Fatalf("%d services stored, want 21", len(list.Items))
+	}
+	ips, ports := map[string]string{}, map[int32]string{}
+	for _, svc := range list.Items {
+		if prev, ok := ips[svc.Spec.ClusterIP]; ok || svc.Spec.ClusterIP == "" {
+			t.Errorf("services %s and %s share cluster IP %q", prev, svc.Name, svc.Spec.ClusterIP)
+		}
+		ips[svc.Spec.ClusterIP] = svc.Name
+		for _, p := range svc.Spec.Ports {
+			if prev, ok := ports[p.NodePort]; ok || p.NodePort == 0 {
+				t.Errorf("services %s and %s share node port %d", prev, svc.Name, p.NodePort)
+			}
+			ports[p.NodePort] = svc.Name
+		}
+	}
+}
+
+// TestServiceAllocationsBackfilled: services stored without allocation records (data from
+// before they were kept) get them when a server starts.
+func TestServiceAllocationsBackfilled(t *testing.T) {
+	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil, storage.WithUnsafeNoFsync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { etcd.Close() })
+	a := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
+	ctx := ctxT(t)
+	mkNamespace(t, a, "old")
+	if _, err := a.Client.CoreV1().Services("old").Create(ctx, nodePortService("a", "10.96.0.60", 30090), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: etcd.Endpoints()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	del, err := cli.Delete(ctx, "/registry/quotad.io/allocations/", clientv3.WithPrefix())
+	if err != nil || del.Deleted != 2 {
+		t.Fatalf("deleting the allocation records: %v (%d deleted, want 2)", err, del.Deleted)
+	}
+	b := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
+	_, err = b.Client.CoreV1().Services("old").Create(ctx, nodePortService("b", "", 30090), metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) {
+		t.Fatalf("node port of a service stored before the records: %v, want 422", err)
+	}
+}
