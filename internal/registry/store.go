@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,10 +9,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -251,19 +252,44 @@ func (s *Store) ListObjects(ctx context.Context, res *Resource, ns string) ([]ru
 	return out, lr.Revision, nil
 }
 
-// specChanged reports whether anything but metadata and status differs.
+// specChanged reports whether anything but metadata and status differs, semantically (as
+// upstream's strategies compare specs to bump metadata.generation).
 func specChanged(a, b runtime.Object) bool {
-	strip := func(o runtime.Object) map[string]interface{} {
-		raw, _ := json.Marshal(o)
-		m := map[string]interface{}{}
-		_ = json.Unmarshal(raw, &m)
-		delete(m, "metadata")
-		delete(m, "status")
-		delete(m, "apiVersion")
-		delete(m, "kind")
-		return m
+	if ua, ok := a.(*unstructured.Unstructured); ok {
+		ub, ok := b.(*unstructured.Unstructured)
+		if !ok {
+			return true
+		}
+		return !equality.Semantic.DeepEqual(withoutMetaAndStatus(ua.Object), withoutMetaAndStatus(ub.Object))
 	}
-	return !reflect.DeepEqual(strip(a), strip(b))
+	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
+	if va.Type() != vb.Type() {
+		return true
+	}
+	for i := 0; i < va.NumField(); i++ {
+		switch va.Type().Field(i).Name {
+		case "TypeMeta", "ObjectMeta", "Status":
+			continue
+		}
+		if !equality.Semantic.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutMetaAndStatus returns the top-level fields of a custom resource other than
+// apiVersion, kind, metadata and status.
+func withoutMetaAndStatus(m map[string]interface{}) map[string]interface{} {
+	out := make(map[string]interface{}, len(m))
+	for k, v := range m {
+		switch k {
+		case "apiVersion", "kind", "metadata", "status":
+			continue
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // invalid builds upstream's 422.
