@@ -58,25 +58,11 @@ func deploymentPrinter() printer {
 func replicaSetPrinter() printer {
 	return typedPrinter(appsv1.SchemeGroupVersion.WithKind("ReplicaSet"), func() *appsv1.ReplicaSet { return &appsv1.ReplicaSet{} },
 		func() []metav1.TableColumnDefinition {
-			sp := extensionsv1beta1.ReplicaSetSpec{}.SwaggerDoc()
-			st := extensionsv1beta1.ReplicaSetStatus{}.SwaggerDoc()
-			return []metav1.TableColumnDefinition{
-				nameColumn(),
-				{Name: "Desired", Type: "integer", Description: sp["replicas"]},
-				{Name: "Current", Type: "integer", Description: st["replicas"]},
-				{Name: "Ready", Type: "integer", Description: st["readyReplicas"]},
-				ageColumn(),
-				containersColumn(),
-				imagesColumn(),
-				{Name: "Selector", Type: "string", Priority: 1, Description: sp["selector"]},
-			}
+			return replicatedColumns(extensionsv1beta1.ReplicaSetSpec{}.SwaggerDoc(), extensionsv1beta1.ReplicaSetStatus{}.SwaggerDoc())
 		},
 		func(rs *appsv1.ReplicaSet, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
-			names, images := containerCells(rs.Spec.Template.Spec.Containers)
-			return []interface{}{
-				rs.Name, int64(replicas(rs.Spec.Replicas)), int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas), since(rs.CreationTimestamp, now),
-				names, images, metav1.FormatLabelSelector(rs.Spec.Selector),
-			}, nil
+			return replicatedRow(&rs.ObjectMeta, rs.Spec.Replicas, rs.Status.Replicas, rs.Status.ReadyReplicas,
+				&rs.Spec.Template, metav1.FormatLabelSelector(rs.Spec.Selector), now), nil
 		})
 }
 

@@ -580,28 +580,37 @@ func accessModesString(modes []corev1.PersistentVolumeAccessMode) string {
 func replicationControllerPrinter() printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("ReplicationController"), func() *corev1.ReplicationController { return &corev1.ReplicationController{} },
 		func() []metav1.TableColumnDefinition {
-			sp := corev1.ReplicationControllerSpec{}.SwaggerDoc()
-			st := corev1.ReplicationControllerStatus{}.SwaggerDoc()
-			return []metav1.TableColumnDefinition{
-				nameColumn(),
-				{Name: "Desired", Type: "integer", Description: sp["replicas"]},
-				{Name: "Current", Type: "integer", Description: st["replicas"]},
-				{Name: "Ready", Type: "integer", Description: st["readyReplicas"]},
-				ageColumn(),
-				containersColumn(),
-				imagesColumn(),
-				{Name: "Selector", Type: "string", Priority: 1, Description: sp["selector"]},
-			}
+			return replicatedColumns(corev1.ReplicationControllerSpec{}.SwaggerDoc(), corev1.ReplicationControllerStatus{}.SwaggerDoc())
 		},
 		func(rc *corev1.ReplicationController, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
-			var containers []corev1.Container
-			if rc.Spec.Template != nil {
-				containers = rc.Spec.Template.Spec.Containers
-			}
-			names, images := containerCells(containers)
-			return []interface{}{rc.Name, int64(replicas(rc.Spec.Replicas)), int64(rc.Status.Replicas), int64(rc.Status.ReadyReplicas), since(rc.CreationTimestamp, now),
-				names, images, labels.FormatLabels(rc.Spec.Selector)}, nil
+			return replicatedRow(&rc.ObjectMeta, rc.Spec.Replicas, rc.Status.Replicas, rc.Status.ReadyReplicas,
+				rc.Spec.Template, labels.FormatLabels(rc.Spec.Selector), now), nil
 		})
+}
+
+// replicatedColumns are the columns of ReplicaSets and ReplicationControllers, described
+// from their spec's and status's documentation.
+func replicatedColumns(spec, status map[string]string) []metav1.TableColumnDefinition {
+	return []metav1.TableColumnDefinition{
+		nameColumn(),
+		{Name: "Desired", Type: "integer", Description: spec["replicas"]},
+		{Name: "Current", Type: "integer", Description: status["replicas"]},
+		{Name: "Ready", Type: "integer", Description: status["readyReplicas"]},
+		ageColumn(),
+		containersColumn(),
+		imagesColumn(),
+		{Name: "Selector", Type: "string", Priority: 1, Description: spec["selector"]},
+	}
+}
+
+// replicatedRow is the row of a ReplicaSet or ReplicationController (template may be nil).
+func replicatedRow(m *metav1.ObjectMeta, desired *int32, current, ready int32, template *corev1.PodTemplateSpec, selector string, now time.Time) []interface{} {
+	var containers []corev1.Container
+	if template != nil {
+		containers = template.Spec.Containers
+	}
+	names, images := containerCells(containers)
+	return []interface{}{m.Name, int64(replicas(desired)), int64(current), int64(ready), since(m.CreationTimestamp, now), names, images, selector}
 }
 
 // replicas is spec.replicas as defaulted by the v1 API (nil means 1).
