@@ -123,8 +123,12 @@ func podSpec(spec *corev1.PodSpec, podName string, p *field.Path, isPod bool) fi
 		errs = append(errs, field.Required(p.Child("terminationGracePeriodSeconds"), ""))
 	}
 	grace := spec.TerminationGracePeriodSeconds
-	vols, vErrs := volumes(spec.Volumes, podName, p.Child("volumes"))
-	errs = append(errs, vErrs...)
+	var vols map[string]corev1.VolumeSource
+	if len(spec.Volumes) > 0 {
+		var vErrs field.ErrorList
+		vols, vErrs = volumes(spec.Volumes, podName, p.Child("volumes"))
+		errs = append(errs, vErrs...)
+	}
 	claimNames := sets.Set[string]{}
 	for i, c := range spec.ResourceClaims {
 		cp := p.Child("resourceClaims").Index(i)
@@ -139,8 +143,12 @@ func podSpec(spec *corev1.PodSpec, podName string, p *field.Path, isPod bool) fi
 		}
 	}
 	errs = append(errs, containers(spec.Containers, vols, claimNames, grace, p.Child("containers"), spec.RestartPolicy)...)
-	errs = append(errs, initContainers(spec.InitContainers, spec.Containers, vols, claimNames, grace, p.Child("initContainers"), spec.RestartPolicy)...)
-	errs = append(errs, ephemeralContainers(spec.EphemeralContainers, spec.Containers, spec.InitContainers, vols, claimNames, p.Child("ephemeralContainers"), spec.RestartPolicy)...)
+	if len(spec.InitContainers) > 0 {
+		errs = append(errs, initContainers(spec.InitContainers, spec.Containers, vols, claimNames, grace, p.Child("initContainers"), spec.RestartPolicy)...)
+	}
+	if len(spec.EphemeralContainers) > 0 {
+		errs = append(errs, ephemeralContainers(spec.EphemeralContainers, spec.Containers, spec.InitContainers, vols, claimNames, p.Child("ephemeralContainers"), spec.RestartPolicy)...)
+	}
 	if spec.Resources != nil {
 		errs = append(errs, podResources(spec, claimNames, p.Child("resources"))...)
 	}
@@ -156,7 +164,9 @@ func podSpec(spec *corev1.PodSpec, podName string, p *field.Path, isPod bool) fi
 	}
 	errs = append(errs, restartPolicy(spec.RestartPolicy, p.Child("restartPolicy"))...)
 	errs = append(errs, dnsPolicy(spec.DNSPolicy, p.Child("dnsPolicy"))...)
-	errs = append(errs, metav1validation.ValidateLabels(spec.NodeSelector, p.Child("nodeSelector"))...)
+	if len(spec.NodeSelector) > 0 {
+		errs = append(errs, metav1validation.ValidateLabels(spec.NodeSelector, p.Child("nodeSelector"))...)
+	}
 	errs = append(errs, podSecurityContext(spec, p.Child("securityContext"))...)
 	for i, s := range spec.ImagePullSecrets {
 		if !reflect.DeepEqual(corev1.LocalObjectReference{Name: s.Name}, s) {
@@ -192,7 +202,9 @@ func podSpec(spec *corev1.PodSpec, podName string, p *field.Path, isPod bool) fi
 	if spec.Subdomain != "" {
 		errs = append(errs, dns1123Label(spec.Subdomain, p.Child("subdomain"))...)
 	}
-	errs = append(errs, tolerations(spec.Tolerations, p.Child("tolerations"))...)
+	if len(spec.Tolerations) > 0 {
+		errs = append(errs, tolerations(spec.Tolerations, p.Child("tolerations"))...)
+	}
 	for i, a := range spec.HostAliases {
 		errs = append(errs, validation.IsValidIP(p.Child("hostAliases").Index(i).Child("ip"), a.IP)...)
 		for j, h := range a.Hostnames {
@@ -619,9 +631,15 @@ func containers(cs []corev1.Container, vols map[string]corev1.VolumeSource, clai
 		if c.Lifecycle != nil {
 			errs = append(errs, lifecycle(c.Lifecycle, grace, cp.Child("lifecycle"))...)
 		}
-		errs = append(errs, livenessProbe(c.LivenessProbe, grace, cp.Child("livenessProbe"))...)
-		errs = append(errs, readinessProbe(c.ReadinessProbe, grace, cp.Child("readinessProbe"))...)
-		errs = append(errs, startupProbe(c.StartupProbe, grace, cp.Child("startupProbe"))...)
+		if c.LivenessProbe != nil {
+			errs = append(errs, livenessProbe(c.LivenessProbe, grace, cp.Child("livenessProbe"))...)
+		}
+		if c.ReadinessProbe != nil {
+			errs = append(errs, readinessProbe(c.ReadinessProbe, grace, cp.Child("readinessProbe"))...)
+		}
+		if c.StartupProbe != nil {
+			errs = append(errs, startupProbe(c.StartupProbe, grace, cp.Child("startupProbe"))...)
+		}
 		if c.RestartPolicy != nil {
 			errs = append(errs, field.Forbidden(cp.Child("restartPolicy"), "may not be set for non-init containers"))
 		}
@@ -763,15 +781,31 @@ func containerCommon(c *corev1.Container, vols map[string]corev1.VolumeSource, c
 	for _, d := range c.VolumeDevices {
 		devices[d.Name] = d.DevicePath
 	}
-	errs = append(errs, containerPorts(c.Ports, p.Child("ports"))...)
-	errs = append(errs, env(c.Env, p.Child("env"))...)
-	errs = append(errs, envFrom(c.EnvFrom, p.Child("envFrom"))...)
-	errs = append(errs, volumeMounts(c.VolumeMounts, devices, vols, p.Child("volumeMounts"))...)
-	errs = append(errs, volumeDevices(c.VolumeDevices, mounts, vols, p.Child("volumeDevices"))...)
+	// Empty lists and unset fields are skipped before their paths are built: validating
+	// nothing finds nothing, and the paths are most of validation's allocations.
+	if len(c.Ports) > 0 {
+		errs = append(errs, containerPorts(c.Ports, p.Child("ports"))...)
+	}
+	if len(c.Env) > 0 {
+		errs = append(errs, env(c.Env, p.Child("env"))...)
+	}
+	if len(c.EnvFrom) > 0 {
+		errs = append(errs, envFrom(c.EnvFrom, p.Child("envFrom"))...)
+	}
+	if len(c.VolumeMounts) > 0 {
+		errs = append(errs, volumeMounts(c.VolumeMounts, devices, vols, p.Child("volumeMounts"))...)
+	}
+	if len(c.VolumeDevices) > 0 {
+		errs = append(errs, volumeDevices(c.VolumeDevices, mounts, vols, p.Child("volumeDevices"))...)
+	}
 	errs = append(errs, pullPolicy(c.ImagePullPolicy, p.Child("imagePullPolicy"))...)
 	errs = append(errs, resourceRequirements(&c.Resources, containerResourceName, claims, p.Child("resources"))...)
-	errs = append(errs, resizePolicy(c.ResizePolicy, p.Child("resizePolicy"), rp)...)
-	errs = append(errs, securityContext(c.SecurityContext, p.Child("securityContext"))...)
+	if len(c.ResizePolicy) > 0 {
+		errs = append(errs, resizePolicy(c.ResizePolicy, p.Child("resizePolicy"), rp)...)
+	}
+	if c.SecurityContext != nil {
+		errs = append(errs, securityContext(c.SecurityContext, p.Child("securityContext"))...)
+	}
 	return errs
 }
 
