@@ -1056,18 +1056,21 @@ func labelled(name, value string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: name, Labels: map[string]string{"t": value}}
 }
 
-// settle waits until the namespace controller has published the namespace's default
-// ServiceAccount and root CA ConfigMap, so that storage only changes through the test.
+// settle waits until the namespace controller has published the default ServiceAccount and
+// root CA ConfigMap of the bootstrap namespaces and of ns, so that storage only changes
+// through the test.
 func settle(t *testing.T, s *servertest.Server, ns string) {
 	t.Helper()
 	ctx := ctxT(t)
-	cms := s.Client.CoreV1().ConfigMaps(ns)
-	w, err := cms.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=kube-root-ca.crt"})
-	if err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"default", "kube-system", "kube-public", "kube-node-lease", ns} {
+		cms := s.Client.CoreV1().ConfigMaps(name)
+		w, err := cms.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=kube-root-ca.crt"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nextEvent(t, w)
+		w.Stop()
 	}
-	defer w.Stop()
-	nextEvent(t, w)
 }
 
 // TestWatchList streams the initial objects then a bookmark ending them (the protocol
