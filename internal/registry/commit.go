@@ -24,12 +24,13 @@ import (
 // it plans one batch, passes the lead on, and only then waits for etcd; the next leader
 // plans the next batch once this one is settled (maxPipeline), while the writes arriving
 // meanwhile make it bigger. A pipelined batch is planned against the quota state the
-// previous batch left, without reading it back, and guarded by exactly that: each touched quota's stored bytes
-// must equal what the plan assumed (ValueEquals), and the namespace's quota set (created,
-// deleted or edited quotas bump its key) must be the one read. If anything else changed,
-// the guard fails, the state is read again and the writes are evaluated again: a quota is
-// never charged beyond what its stored status allows, under any interleaving, across any
-// number of replicas.
+// previous batch left, without reading it back, and guarded by exactly that: each touched
+// quota's stored bytes must equal what the plan assumed (ValueEquals), and the namespace's
+// quota set (created, deleted or edited quotas bump its key) must be the one read. If
+// anything else changed, the guard fails, the state is read again and the writes are
+// evaluated again: a quota is never charged beyond what its stored status allows, under any
+// interleaving, across any number of replicas. The usage epoch is put unless the
+// transaction puts a quota (recomputations guard on both).
 //
 // Writes of ResourceQuota objects are committed alone, after the pipeline drains, with their
 // status recomputed from the namespace under its usage epoch (I3).
