@@ -100,6 +100,16 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 
 // readBody reads a request body up to MaxBodyBytes.
 func readBody(r *http.Request) ([]byte, error) {
+	if n := r.ContentLength; n > MaxBodyBytes {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes))
+	} else if n >= 0 {
+		// The length is known: one buffer of exactly that size.
+		b := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, b); err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		return b, nil
+	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
