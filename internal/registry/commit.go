@@ -124,8 +124,9 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 	if !w.res.Namespaced || ns == "" {
 		return s.commitClusterScoped(ctx, w)
 	}
-	if s.cfg.Quota != nil {
+	if s.cfg.Quota != nil && (s.cfg.Quota.Limits() || !s.knownQuotaFree(ns)) {
 		w.quota, w.quotaErr = s.cfg.Quota.Prepare(w.attrs)
+		w.prepared = true
 	}
 	if w.res.GroupResource() == servicesGR && !w.attrs.DryRun {
 		svc, _ := w.obj.(*corev1.Service)
@@ -177,6 +178,16 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 	}
 	sh.mu.Unlock()
 	return p.rev, p.err
+}
+
+// knownQuotaFree reports whether the namespace's last planned quota state holds no quota.
+// It may be stale: a batch that finds quotas prepares the writes that skipped Prepare.
+func (s *Store) knownQuotaFree(ns string) bool {
+	sh := s.shard(ns)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	q := sh.queues[ns]
+	return q != nil && q.state != nil && len(q.state.quotas) == 0
 }
 
 // passLead hands the lead to the next waiter, or releases it. Called with sh.mu held.
@@ -581,6 +592,11 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 		var changed []corev1.ResourceQuota
 		var err error
 		if s.cfg.Quota != nil {
+			if !w.prepared && len(quotas) > 0 {
+				// A quota appeared since the write skipped Prepare.
+				w.quota, w.quotaErr = s.cfg.Quota.Prepare(w.attrs)
+				w.prepared = true
+			}
 			err = w.quotaErr
 			if err == nil && w.quota != nil {
 				changed, err = w.quota.Check(quotas)

@@ -51,6 +51,9 @@ type Quota interface {
 	// quotas (the usage of its objects), in the writer's goroutine; nil means no quota
 	// governs the request.
 	Prepare(a *admission.Attributes) (QuotaDecision, error)
+	// Limits reports whether requests can be refused in a namespace without quotas
+	// (limitedResources); when not, writes to such namespaces skip Prepare.
+	Limits() bool
 	// Usage recomputes status.used of a quota from the namespace's objects.
 	Usage(rq *corev1.ResourceQuota, list func(schema.GroupResource) ([]runtime.Object, error)) (corev1.ResourceList, error)
 }
@@ -171,6 +174,8 @@ type write struct {
 	// the error preparing it, reported where the decision would be.
 	quota    QuotaDecision
 	quotaErr error
+	// prepared: Prepare ran (it is skipped while the namespace is known to have no quota).
+	prepared bool
 	// extraCmps and extraOps are what else the write's transaction guards and changes
 	// (a Service's cluster IP and node port allocations).
 	extraCmps []storage.Compare

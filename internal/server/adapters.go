@@ -62,6 +62,8 @@ type quotaAccounting struct {
 	reg    quota.Registry
 }
 
+func (q quotaAccounting) Limits() bool { return q.plugin.Limits() }
+
 func (q quotaAccounting) Prepare(a *admission.Attributes) (registry.QuotaDecision, error) {
 	p, err := q.plugin.Prepare(a)
 	if err != nil || p == nil {

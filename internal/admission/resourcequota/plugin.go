@@ -47,6 +47,10 @@ func (p *Plugin) Evaluate(attrs *admission.Attributes, quotas []corev1.ResourceQ
 	return prepared.Check(quotas)
 }
 
+// Limits reports whether the configuration limits anything (limitedResources): without it,
+// a namespace with no quota admits every request unchanged.
+func (p *Plugin) Limits() bool { return len(p.limited) > 0 }
+
 // Prepare is the part of Evaluate that does not depend on the quotas (see quota.Prepare),
 // so that a writer can do it before its namespace's batch evaluates it. A nil result
 // (with a nil error) is a request no quota governs.
