@@ -16,19 +16,26 @@ import (
 	"github.com/quotad/quotad/internal/storage"
 )
 
-// TestParallelCreatesAcrossTwoReplicas: 50 parallel pod creates against pods: 10, spread over
-// two quotad processes sharing one etcd, store exactly 10 pods and used pods == 10.
-func TestParallelCreatesAcrossTwoReplicas(t *testing.T) {
+// sharedEtcd starts an embedded etcd for several quotad replicas of one test.
+func sharedEtcd(t *testing.T) *storage.Embedded {
+	t.Helper()
 	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil, storage.WithUnsafeNoFsync())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { etcd.Close() })
+	return etcd
+}
+
+// TestParallelCreatesAcrossTwoReplicas: 50 parallel pod creates against pods: 10, spread over
+// two quotad processes sharing one etcd, store exactly 10 pods and used pods == 10.
+func TestParallelCreatesAcrossTwoReplicas(t *testing.T) {
+	etcd := sharedEtcd(t)
 	a := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
 	b := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
 	ctx := ctxT(t)
 	mkNamespace(t, a, "race")
-	_, err = a.Client.CoreV1().ResourceQuotas("race").Create(ctx, &corev1.ResourceQuota{
+	_, err := a.Client.CoreV1().ResourceQuotas("race").Create(ctx, &corev1.ResourceQuota{
 		ObjectMeta: metav1.ObjectMeta{Name: "pods"},
 		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("10")}},
 	}, metav1.CreateOptions{})

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -15,7 +14,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/quotad/quotad/internal/server/servertest"
-	"github.com/quotad/quotad/internal/storage"
 )
 
 func nodePortService(name, clusterIP string, nodePort int32) *corev1.Service {
@@ -71,11 +69,7 @@ func TestServiceAllocationsAreExclusive(t *testing.T) {
 // TestServiceAllocationsUnderConcurrency: services created at once through two replicas get
 // distinct cluster IPs and node ports, and of many asking for one node port exactly one gets it.
 func TestServiceAllocationsUnderConcurrency(t *testing.T) {
-	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil, storage.WithUnsafeNoFsync())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { etcd.Close() })
+	etcd := sharedEtcd(t)
 	a := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
 	b := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
 	ctx := ctxT(t)
@@ -147,11 +141,7 @@ func TestServiceAllocationsUnderConcurrency(t *testing.T) {
 // TestServiceAllocationsBackfilled: services stored without allocation records (data from
 // before they were kept) get them when a server starts.
 func TestServiceAllocationsBackfilled(t *testing.T) {
-	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil, storage.WithUnsafeNoFsync())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { etcd.Close() })
+	etcd := sharedEtcd(t)
 	a := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
 	ctx := ctxT(t)
 	mkNamespace(t, a, "old")
@@ -164,8 +154,11 @@ func TestServiceAllocationsBackfilled(t *testing.T) {
 	}
 	defer cli.Close()
 	del, err := cli.Delete(ctx, "/registry/quotad.io/allocations/", clientv3.WithPrefix())
-	if err != nil || del.Deleted != 2 {
-		t.Fatalf("deleting the allocation records: %v (%d deleted, want 2)", err, del.Deleted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if del.Deleted != 2 {
+		t.Fatalf("%d allocation records deleted, want 2", del.Deleted)
 	}
 	b := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
 	_, err = b.Client.CoreV1().Services("old").Create(ctx, nodePortService("b", "", 30090), metav1.CreateOptions{})
