@@ -31,19 +31,13 @@ const nextScheduleDelta = 100 * time.Millisecond
 // (count/jobs.batch) is a FailedCreate event and is retried for the same schedule time,
 // so a runaway CronJob stops at the quota.
 type CronJob struct {
-	store   *registry.Store
-	log     *slog.Logger
-	opts    Options
-	rec     *Recorder
-	starved *starved
+	base
 }
 
 // NewCronJob returns the CronJob controller (events from "cronjob-controller"). Its work
 // queue, schedule and timestamps run on opts.Clock.
 func NewCronJob(store *registry.Store, log *slog.Logger, opts Options) *CronJob {
-	opts = opts.withDefaults()
-	log = orDefault(log).With("controller", "cronjob")
-	return &CronJob{store: store, log: log, opts: opts, rec: NewRecorder(store, "cronjob-controller", opts.Clock, log), starved: newStarved()}
+	return &CronJob{base: newBase(store, log, opts, "cronjob", "cronjob-controller")}
 }
 
 // Start runs the controller until ctx ends.

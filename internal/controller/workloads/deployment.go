@@ -61,17 +61,12 @@ var annotationsToSkip = map[string]bool{
 // RollingUpdate rollouts and scaling events, keeps the revision annotations and history
 // limit, and reports status and the Available, Progressing and ReplicaFailure conditions.
 type Deployment struct {
-	store *registry.Store
-	log   *slog.Logger
-	opts  Options
-	rec   *Recorder
+	base
 }
 
 // NewDeployment returns the Deployment controller (events from "deployment-controller").
 func NewDeployment(store *registry.Store, log *slog.Logger, opts Options) *Deployment {
-	opts = opts.withDefaults()
-	log = orDefault(log).With("controller", "deployment")
-	return &Deployment{store: store, log: log, opts: opts, rec: NewRecorder(store, "deployment-controller", opts.Clock, log)}
+	return &Deployment{base: newBase(store, log, opts, "deployment", "deployment-controller")}
 }
 
 // Start runs the controller until ctx ends.

@@ -37,18 +37,12 @@ const (
 // and reports the SuccessCriteriaMet/Complete or FailureTarget/Failed conditions. Every pod
 // it creates is charged to quota; a refusal is a FailedCreate event and a retry.
 type Job struct {
-	store   *registry.Store
-	log     *slog.Logger
-	opts    Options
-	rec     *Recorder
-	starved *starved
+	base
 }
 
 // NewJob returns the Job controller (events from "job-controller").
 func NewJob(store *registry.Store, log *slog.Logger, opts Options) *Job {
-	opts = opts.withDefaults()
-	log = orDefault(log).With("controller", "job")
-	return &Job{store: store, log: log, opts: opts, rec: NewRecorder(store, "job-controller", opts.Clock, log), starved: newStarved()}
+	return &Job{base: newBase(store, log, opts, "job", "job-controller")}
 }
 
 // Start runs the controller until ctx ends.

@@ -38,6 +38,23 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// base is what every controller of this package carries: its store, logger, options,
+// event recorder and the owners starved by quota.
+type base struct {
+	store   *registry.Store
+	log     *slog.Logger
+	opts    Options
+	rec     *Recorder
+	starved *starved
+}
+
+// newBase builds a controller's base: name labels its logs, component its events.
+func newBase(store *registry.Store, log *slog.Logger, opts Options, name, component string) base {
+	opts = opts.withDefaults()
+	log = orDefault(log).With("controller", name)
+	return base{store: store, log: log, opts: opts, rec: NewRecorder(store, component, opts.Clock, log), starved: newStarved()}
+}
+
 func orDefault(log *slog.Logger) *slog.Logger {
 	if log == nil {
 		return slog.Default()

@@ -26,14 +26,10 @@ import (
 // It keeps spec.replicas active pods matching the selector, adopts and releases pods,
 // and reports status.replicas, readiness and the ReplicaFailure condition.
 type ReplicaSet struct {
-	store   *registry.Store
-	log     *slog.Logger
-	opts    Options
-	rec     *Recorder
-	kind    schema.GroupVersionKind
-	gvr     schema.GroupVersionResource
-	name    string
-	starved *starved
+	base
+	kind schema.GroupVersionKind
+	gvr  schema.GroupVersionResource
+	name string
 	// selectors holds every owner's pod selector, kept by the owner watch, so an orphan
 	// pod's event finds the owners that may adopt it without reading storage.
 	selectors ownerSelectors
@@ -86,12 +82,7 @@ func NewReplicationController(store *registry.Store, log *slog.Logger, opts Opti
 }
 
 func newReplicaManager(store *registry.Store, log *slog.Logger, opts Options, kind schema.GroupVersionKind, gvr schema.GroupVersionResource, name, component string) *ReplicaSet {
-	opts = opts.withDefaults()
-	log = orDefault(log).With("controller", name)
-	return &ReplicaSet{
-		store: store, log: log, opts: opts, kind: kind, gvr: gvr, name: name,
-		rec: NewRecorder(store, component, opts.Clock, log), starved: newStarved(),
-	}
+	return &ReplicaSet{base: newBase(store, log, opts, name, component), kind: kind, gvr: gvr, name: name}
 }
 
 func (c *ReplicaSet) res(gvr schema.GroupVersionResource) *registry.Resource {
