@@ -122,8 +122,20 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, res *registry.Res
 		return
 	}
 	var warnings []string
-	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, func(cur runtime.Object) (runtime.Object, error) {
-		patched, err := applyPatch(res, pt, cur, body)
+	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, patchWith(res, pt, body, fv, &warnings), opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	warn(w, append(warnings, result.Warnings...))
+	s.writeObjects(w, r, res, acc, http.StatusOK, result.Object)
+}
+
+// patchWith returns the update that applies patch (of type pt) to the current object and
+// decodes the result under fv, keeping the decoding's warnings in *warnings.
+func patchWith(res *registry.Resource, pt string, patch []byte, fv registry.FieldValidation, warnings *[]string) registry.UpdateFunc {
+	return func(cur runtime.Object) (runtime.Object, error) {
+		patched, err := applyPatch(res, pt, cur, patch)
 		if err != nil {
 			return nil, err
 		}
@@ -131,15 +143,9 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, res *registry.Res
 		if err != nil {
 			return nil, err
 		}
-		warnings = d.Warnings
+		*warnings = d.Warnings
 		return d.Object, nil
-	}, opts)
-	if err != nil {
-		writeError(w, err)
-		return
 	}
-	warn(w, append(warnings, result.Warnings...))
-	s.writeObjects(w, r, res, acc, http.StatusOK, result.Object)
 }
 
 // apply serves a server-side apply patch. quotad keeps no managedFields: the applied
@@ -157,18 +163,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, res *registry.Res
 	}
 	var warnings []string
 	code := http.StatusOK
-	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, func(cur runtime.Object) (runtime.Object, error) {
-		patched, err := applyPatch(res, mergeType, cur, applied)
-		if err != nil {
-			return nil, err
-		}
-		d, err := registry.Decode(res, patched, fv)
-		if err != nil {
-			return nil, err
-		}
-		warnings = d.Warnings
-		return d.Object, nil
-	}, opts)
+	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, patchWith(res, mergeType, applied, fv, &warnings), opts)
 	if apierrors.IsNotFound(err) && info.Subresource == "" {
 		d, derr := registry.Decode(res, applied, fv)
 		if derr != nil {
