@@ -100,6 +100,8 @@ type nsState struct {
 	// setRev is the quota-set key's mod revision (0: never written); readRev the revision
 	// everything was read at.
 	setRev, readRev int64
+	// enc encodes the quotas of this chain of states.
+	enc *quotaEncoder
 }
 
 // batchDone reports a submitted batch's progress to the batch planned after it: sent is
@@ -343,7 +345,13 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 		if plan.included == 0 {
 			txn.Ops = nil
 		}
-		r, err := s.cfg.Storage.Txn(ctx, txn)
+		var r storage.TxnResult
+		var err error
+		if plan.pipelined {
+			r, err = s.submitTxn(ctx, txn)
+		} else {
+			r, err = s.cfg.Storage.Txn(ctx, txn)
+		}
 		markSent()
 		switch {
 		case err == nil:
@@ -526,7 +534,7 @@ func (s *Store) readState(ctx context.Context, ns string, linearizable bool) (*n
 	if err != nil {
 		return nil, internalError(err)
 	}
-	st := &nsState{values: map[string][]byte{}, revs: map[string]int64{}, readRev: lr.Revision}
+	st := &nsState{values: map[string][]byte{}, revs: map[string]int64{}, readRev: lr.Revision, enc: newQuotaEncoder(qres.GVK())}
 	for _, kv := range lr.KVs {
 		obj, err := decodeKV(qres, kv)
 		if err != nil {
@@ -573,6 +581,9 @@ type batchPlan struct {
 	validate bool
 	// next is the quota state once the batch commits.
 	next *nsState
+	// pipelined: the transaction guards on values and on the quota set only, so it may
+	// share an etcd request with other namespaces' transactions (see combiner).
+	pipelined bool
 }
 
 // planBatch evaluates each write in order against the running usage and builds the
@@ -658,7 +669,7 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 		plan.included++
 	}
 	// 4. Each touched quota once, guarded; the quota set; the usage epoch.
-	next := &nsState{quotas: quotas, values: map[string][]byte{}, revs: map[string]int64{}, setRev: st.setRev, readRev: st.readRev}
+	next := &nsState{quotas: quotas, values: map[string][]byte{}, revs: map[string]int64{}, setRev: st.setRev, readRev: st.readRev, enc: st.enc}
 	for k, v := range st.values {
 		next.values[k] = v
 	}
@@ -671,7 +682,7 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 		if !touched[q.Name] {
 			continue
 		}
-		b, err := encodeForStorage(q, qres.GVK())
+		b, err := st.enc.encode(q)
 		if err != nil {
 			return nil, internalError(err)
 		}
@@ -709,6 +720,7 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 	}
 	plan.txn = storage.Txn{Compares: cmps, Ops: ops}
 	plan.next = next
+	plan.pipelined = pipelined
 	return plan, nil
 }
 

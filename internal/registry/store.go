@@ -80,15 +80,19 @@ type Config struct {
 	// ObserveQuota, when set, is told the final outcome of every write evaluated against at
 	// least one quota: nil (admitted), the refusal, or another error.
 	ObserveQuota func(err error)
+	// ObserveRequest, when set, is told how many transactions each etcd request of the
+	// combiner carried.
+	ObserveRequest func(txns int)
 	// MaxRetries bounds conflict retries of one write (default 16).
 	MaxRetries int
 }
 
 // Store is the generic registry over storage.Store.
 type Store struct {
-	cfg    Config
-	queues [64]queueShard
-	hubs   hubs
+	cfg      Config
+	queues   [64]queueShard
+	hubs     hubs
+	combiner combiner
 }
 
 // NewStore returns a Store.

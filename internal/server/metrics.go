@@ -21,6 +21,7 @@ type metrics struct {
 	reg       *prometheus.Registry
 	repairs   *prometheus.CounterVec
 	decisions *prometheus.CounterVec
+	requests  prometheus.Histogram
 }
 
 func newMetrics() *metrics {
@@ -34,8 +35,13 @@ func newMetrics() *metrics {
 			Name: "quotad_admission_quota_decisions_total",
 			Help: "ResourceQuota admission decisions by result (admitted, refused, error).",
 		}, []string{"result"}),
+		requests: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "quotad_storage_transactions_per_request",
+			Help:    "Namespace transactions committed together in one etcd request.",
+			Buckets: []float64{1, 2, 4, 8, 16, 32},
+		}),
 	}
-	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions)
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.requests)
 	return m
 }
 
@@ -45,6 +51,9 @@ func (m *metrics) handler() http.Handler {
 
 // Repaired implements resourcequota.Observer.
 func (m *metrics) Repaired(ns, name string) { m.repairs.WithLabelValues(ns, name).Inc() }
+
+// observeRequest records the transactions of one combined etcd request.
+func (m *metrics) observeRequest(txns int) { m.requests.Observe(float64(txns)) }
 
 // observeQuota counts one admission decision.
 func (m *metrics) observeQuota(err error) {

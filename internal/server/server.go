@@ -48,6 +48,9 @@ type Config struct {
 	ResourceQuotaSyncPeriod    time.Duration
 	// EtcdUnsafeNoFsync turns off the embedded etcd's fsync: for tests only.
 	EtcdUnsafeNoFsync bool
+	// WrapStorage, when set, wraps the storage everything but the embedded etcd's own
+	// maintenance goes through (tests use it to hold or observe transactions).
+	WrapStorage func(storage.Store) storage.Store
 	// Debug serves /debug/pprof/ (authenticated).
 	Debug  bool
 	Logger *slog.Logger
@@ -131,7 +134,12 @@ func Run(ctx context.Context, cfg Config) error {
 		defer c.Close()
 		client = c
 	}
-	st := storage.NewEtcd(client)
+	etcdStore := storage.NewEtcd(client)
+	defer etcdStore.Close()
+	var st storage.Store = etcdStore
+	if cfg.WrapStorage != nil {
+		st = cfg.WrapStorage(st)
+	}
 
 	// 3. Registry, admission, quota.
 	var store *registry.Store
@@ -160,6 +168,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	metrics := newMetrics()
 	rcfg.ObserveQuota = metrics.observeQuota
+	rcfg.ObserveRequest = metrics.observeRequest
 	store = registry.NewStore(rcfg)
 	cached = newCachedReader(ctx, store, log)
 	metrics.reg.MustRegister(newQuotaCollector(store))

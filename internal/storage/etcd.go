@@ -207,10 +207,59 @@ func (s *Etcd) Watch(ctx context.Context, prefix string, fromRev int64) <-chan W
 // Txn commits txn atomically iff every compare holds; otherwise it returns ErrConflict
 // (wrapped with the store revision it failed at) and writes nothing.
 func (s *Etcd) Txn(ctx context.Context, txn Txn) (TxnResult, error) {
+	cmps, ops, err := etcdTxn(txn)
+	if err != nil {
+		return TxnResult{}, err
+	}
+	resp, err := s.client.Txn(ctx).If(cmps...).Then(ops...).Commit()
+	if err != nil {
+		return TxnResult{}, fmt.Errorf("txn (%d compares, %d ops): %w", len(cmps), len(ops), mapError(err))
+	}
+	if !resp.Succeeded {
+		return TxnResult{}, fmt.Errorf("%w (at store revision %d)", ErrConflict, resp.Header.Revision)
+	}
+	return TxnResult{Revision: resp.Header.Revision}, nil
+}
+
+// Txns commits independent transactions in one etcd request, each as a nested transaction:
+// every one commits iff its own compares hold, and all that commit share one revision.
+// Compares are evaluated before any write, so each transaction must compare no key another
+// one writes, and no two may write one key. Nested transactions count against etcd's
+// operation limit together: len(txns) plus any one transaction's compares or ops must stay
+// within MaxTxnOps.
+func (s *Etcd) Txns(ctx context.Context, txns []Txn) ([]TxnOutcome, error) {
+	nested := make([]clientv3.Op, len(txns))
+	for i, txn := range txns {
+		cmps, ops, err := etcdTxn(txn)
+		if err != nil {
+			return nil, err
+		}
+		nested[i] = clientv3.OpTxn(cmps, ops, nil)
+	}
+	resp, err := s.client.Txn(ctx).Then(nested...).Commit()
+	if err != nil {
+		return nil, fmt.Errorf("txns (%d): %w", len(txns), mapError(err))
+	}
+	if len(resp.Responses) != len(txns) {
+		return nil, fmt.Errorf("txns: %d responses to %d transactions", len(resp.Responses), len(txns))
+	}
+	out := make([]TxnOutcome, len(txns))
+	for i, r := range resp.Responses {
+		if tr := r.GetResponseTxn(); tr == nil || !tr.Succeeded {
+			out[i].Err = fmt.Errorf("%w (at store revision %d)", ErrConflict, resp.Header.Revision)
+			continue
+		}
+		out[i].Revision = resp.Header.Revision
+	}
+	return out, nil
+}
+
+// etcdTxn translates txn's compares and ops for the etcd client.
+func etcdTxn(txn Txn) ([]clientv3.Cmp, []clientv3.Op, error) {
 	cmps := make([]clientv3.Cmp, 0, len(txn.Compares))
 	for _, c := range txn.Compares {
 		if c.Revision < 0 {
-			return TxnResult{}, fmt.Errorf("txn: compare on %q with negative revision %d", c.Key, c.Revision)
+			return nil, nil, fmt.Errorf("txn: compare on %q with negative revision %d", c.Key, c.Revision)
 		}
 		switch c.Target {
 		case ModRevisionEquals:
@@ -225,7 +274,7 @@ func (s *Etcd) Txn(ctx context.Context, txn Txn) (TxnResult, error) {
 		case ValueEquals:
 			cmps = append(cmps, clientv3.Compare(clientv3.Value(c.Key), "=", string(c.Value)))
 		default:
-			return TxnResult{}, fmt.Errorf("txn: unknown compare target %d on %q", c.Target, c.Key)
+			return nil, nil, fmt.Errorf("txn: unknown compare target %d on %q", c.Target, c.Key)
 		}
 	}
 	ops := make([]clientv3.Op, 0, len(txn.Ops))
@@ -236,17 +285,10 @@ func (s *Etcd) Txn(ctx context.Context, txn Txn) (TxnResult, error) {
 		case OpDelete:
 			ops = append(ops, clientv3.OpDelete(op.Key))
 		default:
-			return TxnResult{}, fmt.Errorf("txn: unknown op type %d on %q", op.Type, op.Key)
+			return nil, nil, fmt.Errorf("txn: unknown op type %d on %q", op.Type, op.Key)
 		}
 	}
-	resp, err := s.client.Txn(ctx).If(cmps...).Then(ops...).Commit()
-	if err != nil {
-		return TxnResult{}, fmt.Errorf("txn (%d compares, %d ops): %w", len(cmps), len(ops), mapError(err))
-	}
-	if !resp.Succeeded {
-		return TxnResult{}, fmt.Errorf("%w (at store revision %d)", ErrConflict, resp.Header.Revision)
-	}
-	return TxnResult{Revision: resp.Header.Revision}, nil
+	return cmps, ops, nil
 }
 
 // Revision returns the current store revision (a linearizable read).

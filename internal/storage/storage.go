@@ -136,6 +136,12 @@ type TxnResult struct {
 	Revision int64
 }
 
+// TxnOutcome is the outcome of one transaction of Store.Txns: its result, or ErrConflict.
+type TxnOutcome struct {
+	TxnResult
+	Err error
+}
+
 // Store is the persistence interface of quotad. Implementations must pass the
 // conformance suite in storagetest.
 type Store interface {
@@ -147,6 +153,11 @@ type Store interface {
 	Watch(ctx context.Context, prefix string, fromRev int64) <-chan WatchResult
 	// Txn commits all ops iff every compare holds; otherwise returns ErrConflict.
 	Txn(ctx context.Context, txn Txn) (TxnResult, error)
+	// Txns commits independent transactions in one request: each commits iff its own
+	// compares hold (its outcome's Err is ErrConflict otherwise), whatever the others do.
+	// No transaction may write a key another one writes or compares. An error means none
+	// was committed (ErrTooLarge: together they exceed the backend's limits).
+	Txns(ctx context.Context, txns []Txn) ([]TxnOutcome, error)
 	// Revision returns the current store revision.
 	Revision(ctx context.Context) (int64, error)
 	// Close releases the store's resources.

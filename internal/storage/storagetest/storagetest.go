@@ -50,6 +50,8 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"TxnValueCompare", testTxnValueCompare},
 		{"TxnConflictWritesNothing", testTxnConflictWritesNothing},
 		{"TxnTooLarge", testTxnTooLarge},
+		{"TxnsIndependent", testTxnsIndependent},
+		{"TxnsTooLarge", testTxnsTooLarge},
 		{"RevisionMonotonic", testRevisionMonotonic},
 		{"ConcurrentGuardedIncrements", testConcurrentIncrements},
 	}
@@ -570,6 +572,71 @@ func testTxnConflictWritesNothing(t *testing.T, s storage.Store, p string) {
 	}
 	if got := render(res.KVs, p); got != "a=a1 b=b1 d=d1" {
 		t.Errorf("after a failed txn the keys are %q, want %q", got, "a=a1 b=b1 d=d1")
+	}
+}
+
+// testTxnsIndependent: transactions sharing a request commit or fail by their own compares,
+// at one revision.
+func testTxnsIndependent(t *testing.T, s storage.Store, p string) {
+	ctx := t.Context()
+	ra := put(t, s, p+"a", "a1")
+	put(t, s, p+"b", "b1")
+	rd := put(t, s, p+"d", "d1")
+	txns := []storage.Txn{
+		{ // holds: a is at ra
+			Compares: []storage.Compare{{Target: storage.ModRevisionEquals, Key: p + "a", Revision: ra}},
+			Ops:      []storage.Op{{Type: storage.OpPut, Key: p + "a", Value: []byte("a2")}, {Type: storage.OpPut, Key: p + "new", Value: []byte("n1")}},
+		},
+		{ // fails: b holds another value
+			Compares: []storage.Compare{{Target: storage.ValueEquals, Key: p + "b", Value: []byte("b0")}},
+			Ops:      []storage.Op{{Type: storage.OpPut, Key: p + "b", Value: []byte("b2")}},
+		},
+		{ // holds: c does not exist; d is deleted
+			Compares: []storage.Compare{{Target: storage.ModRevisionEquals, Key: p + "c"}, {Target: storage.ModRevisionEquals, Key: p + "d", Revision: rd}},
+			Ops:      []storage.Op{{Type: storage.OpPut, Key: p + "c", Value: []byte("c1")}, {Type: storage.OpDelete, Key: p + "d"}},
+		},
+	}
+	out, err := s.Txns(ctx, txns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 3 {
+		t.Fatalf("%d outcomes for 3 transactions", len(out))
+	}
+	if out[0].Err != nil || out[2].Err != nil || !errors.Is(out[1].Err, storage.ErrConflict) {
+		t.Fatalf("outcomes %v, %v, %v; want nil, ErrConflict, nil", out[0].Err, out[1].Err, out[2].Err)
+	}
+	if out[0].Revision != out[2].Revision || out[0].Revision <= rd {
+		t.Fatalf("committed at revisions %d and %d, want one revision after %d", out[0].Revision, out[2].Revision, rd)
+	}
+	res, err := s.List(ctx, p, storage.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := render(res.KVs, p); got != "a=a2 b=b1 c=c1 new=n1" {
+		t.Errorf("after the transactions the keys are %q, want %q", got, "a=a2 b=b1 c=c1 new=n1")
+	}
+	if kv := mustGet(t, s, p+"c"); kv.ModRevision != out[0].Revision {
+		t.Errorf("c written at %d, want %d", kv.ModRevision, out[0].Revision)
+	}
+}
+
+// testTxnsTooLarge: transactions too big together are refused whole.
+func testTxnsTooLarge(t *testing.T, s storage.Store, p string) {
+	ctx := t.Context()
+	txns := make([]storage.Txn, 3)
+	for i := range txns {
+		txns[i].Ops = []storage.Op{{Type: storage.OpPut, Key: fmt.Sprintf("%s%d", p, i), Value: bytes.Repeat([]byte("x"), 600<<10)}}
+	}
+	if _, err := s.Txns(ctx, txns); !errors.Is(err, storage.ErrTooLarge) {
+		t.Fatalf("Txns of 1.8 MiB: err = %v, want ErrTooLarge", err)
+	}
+	res, err := s.List(ctx, p, storage.ListOptions{KeysOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.KVs) != 0 {
+		t.Fatalf("%d keys written by refused transactions", len(res.KVs))
 	}
 }
 
