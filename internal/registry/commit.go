@@ -34,6 +34,9 @@ import (
 //
 // Writes of ResourceQuota objects are committed alone, after the pipeline drains, with their
 // status recomputed from the namespace under its usage epoch (I3).
+//
+// Pipelined transactions of different namespaces that become ready while an etcd request is
+// in flight share the next request, each still a transaction of its own (combine.go).
 
 // Batch limits: etcd refuses transactions of more than 128 operations or compares, or of
 // more than 1.5 MiB, and two writes to one key.
