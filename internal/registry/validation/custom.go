@@ -136,20 +136,29 @@ func (c *Custom) Validate(crd *apiextensionsv1.CustomResourceDefinition, version
 	return errs
 }
 
+// beginUpdate starts the validation of an update: the version's validator, the errors of
+// the type (done: nothing else is checked) or of the metadata update, and oldObj's content
+// (nil without oldObj).
+func (c *Custom) beginUpdate(crd *apiextensionsv1.CustomResourceDefinition, version string, obj, oldObj *unstructured.Unstructured) (cv *customVersion, errs field.ErrorList, oldContent map[string]interface{}, done bool) {
+	cv = c.version(crd, version)
+	if errs := cv.typeMeta(obj); len(errs) > 0 {
+		return cv, errs, nil, true
+	}
+	if oldObj != nil {
+		oldContent = oldObj.Object
+	}
+	return cv, customObjectMetaUpdate(obj, oldObj), oldContent, false
+}
+
 // ValidateUpdate returns the errors upstream reports when oldObj is replaced
 // by obj through the main resource. Schema errors in values equal to their
 // counterpart in oldObj are ratcheted (dropped), as upstream's
 // CRDValidationRatcheting; list-type errors are reported only when oldObj
 // had none.
 func (c *Custom) ValidateUpdate(crd *apiextensionsv1.CustomResourceDefinition, version string, obj, oldObj *unstructured.Unstructured) field.ErrorList {
-	cv := c.version(crd, version)
-	if errs := cv.typeMeta(obj); len(errs) > 0 {
+	cv, errs, oldContent, done := c.beginUpdate(crd, version, obj, oldObj)
+	if done {
 		return errs
-	}
-	errs := customObjectMetaUpdate(obj, oldObj)
-	var oldContent map[string]interface{}
-	if oldObj != nil {
-		oldContent = oldObj.Object
 	}
 	root := newCorrelated(obj.Object, oldContent, cv.props)
 	errs = append(errs, cv.validateSchema(nil, cv.schema, obj.Object, oldContent, root)...)
@@ -167,14 +176,9 @@ func (c *Custom) ValidateUpdate(crd *apiextensionsv1.CustomResourceDefinition, v
 // then the status (when obj has one) against the schema's status property,
 // ratcheted against oldObj's status, with paths under "status".
 func (c *Custom) ValidateStatusUpdate(crd *apiextensionsv1.CustomResourceDefinition, version string, obj, oldObj *unstructured.Unstructured) field.ErrorList {
-	cv := c.version(crd, version)
-	if errs := cv.typeMeta(obj); len(errs) > 0 {
+	cv, errs, oldContent, done := c.beginUpdate(crd, version, obj, oldObj)
+	if done {
 		return errs
-	}
-	errs := customObjectMetaUpdate(obj, oldObj)
-	var oldContent map[string]interface{}
-	if oldObj != nil {
-		oldContent = oldObj.Object
 	}
 	if status, ok := obj.Object["status"]; ok && cv.status != nil {
 		corr := newCorrelated(obj.Object, oldContent, cv.props).key("status")
