@@ -53,7 +53,7 @@ func newFuzzServer(f *testing.F) http.Handler {
 	}
 	f.Cleanup(func() { etcd.Close() })
 	store := registry.NewStore(registry.Config{
-		Storage: storage.NewEtcd(etcd.Client()), Catalogue: registry.NewCatalogue(), Logger: logger,
+		Storage: etcd.Store(), Catalogue: registry.NewCatalogue(), Logger: logger,
 		Hooks: registry.Hooks{Default: defaults.Apply, Validate: validation.Validate, ValidateUpdate: validation.ValidateUpdate},
 	})
 	h := apiserver.New(apiserver.Config{Store: store, Logger: logger})

@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"time"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/admission"
@@ -104,7 +103,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	// 2. Storage: embedded etcd, or an external cluster.
-	var client *clientv3.Client
+	var etcdStore *storage.Etcd
 	var embedded *storage.Embedded
 	if len(cfg.EtcdServers) == 0 {
 		var opts []storage.EmbeddedOption
@@ -117,7 +116,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		embedded = e
 		defer embedded.Close()
-		client = e.Client()
+		etcdStore = e.Store()
 	} else {
 		var tlsCfg *tls.Config
 		if cfg.EtcdCAFile != "" || cfg.EtcdCertFile != "" {
@@ -132,9 +131,8 @@ func Run(ctx context.Context, cfg Config) error {
 			return fmt.Errorf("connecting to etcd %v: %w", cfg.EtcdServers, err)
 		}
 		defer c.Close()
-		client = c
+		etcdStore = storage.NewEtcd(c)
 	}
-	etcdStore := storage.NewEtcd(client)
 	defer etcdStore.Close()
 	var st storage.Store = etcdStore
 	if cfg.WrapStorage != nil {

@@ -22,6 +22,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
+	"go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc"
+	"go.etcd.io/etcd/server/v3/proxy/grpcproxy/adapter"
 	"go.uber.org/zap"
 )
 
@@ -254,6 +256,12 @@ func freeLoopbackPorts(n int) ([]int, error) {
 
 // Client returns the in-process client of the server. It stays valid until Close.
 func (e *Embedded) Client() *clientv3.Client { return e.client }
+
+// Store returns a new Store over the in-process client; its transactions call the
+// server's key-value service directly, as the client does. Close it before the server.
+func (e *Embedded) Store() *Etcd {
+	return newEtcd(e.client, adapter.KvServerToKvClient(v3rpc.NewQuotaKVServer(e.etcd.Server)), nil)
+}
 
 // Endpoints returns the client URLs the server listens on (http://127.0.0.1:<port>), for
 // tools such as etcdctl or a second process.

@@ -79,7 +79,7 @@ func TestEmbeddedDefragment(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	s := NewEtcd(e.Client())
+	s := e.Store()
 	defer s.Close()
 	fillAndFree(t, s, "/defrag/", 1000, 8<<10)
 
@@ -122,7 +122,7 @@ func TestEmbeddedNoSpaceRecovery(t *testing.T) {
 	}
 	defer e.Close()
 	e.defrag = defragPolicy{} // always due
-	s := NewEtcd(e.Client())
+	s := e.Store()
 	defer s.Close()
 	ctx := t.Context()
 

@@ -22,7 +22,7 @@ func TestEmbeddedRestart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("first start: %v", err)
 	}
-	s1 := storage.NewEtcd(e1.Client())
+	s1 := e1.Store()
 	txns := []storage.Txn{
 		{Ops: []storage.Op{{Type: storage.OpPut, Key: "/r/a", Value: []byte("a1")}, {Type: storage.OpPut, Key: "/r/b", Value: []byte("b1")}}},
 		{Ops: []storage.Op{{Type: storage.OpPut, Key: "/r/a", Value: []byte("a2")}, {Type: storage.OpPut, Key: "/r/c", Value: []byte("c1")}}},
@@ -43,7 +43,7 @@ func TestEmbeddedRestart(t *testing.T) {
 	}
 
 	e2 := startEmbedded(t, dir)
-	s2 := storage.NewEtcd(e2.Client())
+	s2 := e2.Store()
 	defer s2.Close()
 	after, err := s2.List(ctx, "/r/", storage.ListOptions{})
 	if err != nil {
@@ -90,7 +90,7 @@ func TestEmbeddedDirInUse(t *testing.T) {
 // TestEmbeddedEndpoints: the advertised endpoints serve the same data as the in-process client.
 func TestEmbeddedEndpoints(t *testing.T) {
 	e := startEmbedded(t, t.TempDir())
-	local := storage.NewEtcd(e.Client())
+	local := e.Store()
 	defer local.Close()
 	res, err := local.Txn(t.Context(), storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: "/e/a", Value: []byte("x")}}})
 	if err != nil {

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -44,6 +47,11 @@ var errWatchEnded = errors.New("storage: watch ended by the server or client")
 //     the cost grows with the number of keys under it.
 type Etcd struct {
 	client *clientv3.Client
+	// kv carries transactions, built as etcd's protobuf requests directly: the client's
+	// own builders copy every key and value twice and clone every compare. callOpts are
+	// the options the client would pass.
+	kv       pb.KVClient
+	callOpts []grpc.CallOption
 
 	// ctx ends every watch of the store on Close.
 	ctx    context.Context
@@ -53,10 +61,27 @@ type Etcd struct {
 
 var _ Store = (*Etcd)(nil)
 
-// NewEtcd returns a Store over client. See Etcd for ownership of the client.
+// externalCallOpts are the etcd client's default call options (the client keeps its own
+// unexported): wait for a connection rather than fail at once, and its message size limits.
+var externalCallOpts = []grpc.CallOption{
+	grpc.WaitForReady(true),
+	grpc.MaxCallSendMsgSize(2 * 1024 * 1024),
+	grpc.MaxCallRecvMsgSize(math.MaxInt32),
+}
+
+// NewEtcd returns a Store over a client connected to etcd over the network
+// (ConnectExternal). The embedded etcd's store is Embedded.Store. See Etcd for ownership of
+// the client.
 func NewEtcd(client *clientv3.Client) *Etcd {
+	if client.ActiveConnection() == nil {
+		panic("storage.NewEtcd: the client has no connection; use Embedded.Store for the embedded etcd")
+	}
+	return newEtcd(client, clientv3.RetryKVClient(client), externalCallOpts)
+}
+
+func newEtcd(client *clientv3.Client, kv pb.KVClient, callOpts []grpc.CallOption) *Etcd {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Etcd{client: client, ctx: ctx, cancel: cancel}
+	return &Etcd{client: client, kv: kv, callOpts: callOpts, ctx: ctx, cancel: cancel}
 }
 
 // Get returns the key at the latest revision (a linearizable read), or ErrNotFound.
@@ -207,13 +232,13 @@ func (s *Etcd) Watch(ctx context.Context, prefix string, fromRev int64) <-chan W
 // Txn commits txn atomically iff every compare holds; otherwise it returns ErrConflict
 // (wrapped with the store revision it failed at) and writes nothing.
 func (s *Etcd) Txn(ctx context.Context, txn Txn) (TxnResult, error) {
-	cmps, ops, err := etcdTxn(txn)
+	req, err := etcdTxn(txn)
 	if err != nil {
 		return TxnResult{}, err
 	}
-	resp, err := s.client.Txn(ctx).If(cmps...).Then(ops...).Commit()
+	resp, err := s.kv.Txn(ctx, req, s.callOpts...)
 	if err != nil {
-		return TxnResult{}, fmt.Errorf("txn (%d compares, %d ops): %w", len(cmps), len(ops), mapError(err))
+		return TxnResult{}, fmt.Errorf("txn (%d compares, %d ops): %w", len(req.Compare), len(req.Success), mapError(clientv3.ContextError(ctx, err)))
 	}
 	if !resp.Succeeded {
 		return TxnResult{}, fmt.Errorf("%w (at store revision %d)", ErrConflict, resp.Header.Revision)
@@ -228,17 +253,21 @@ func (s *Etcd) Txn(ctx context.Context, txn Txn) (TxnResult, error) {
 // operation limit together: len(txns) plus any one transaction's compares or ops must stay
 // within MaxTxnOps.
 func (s *Etcd) Txns(ctx context.Context, txns []Txn) ([]TxnOutcome, error) {
-	nested := make([]clientv3.Op, len(txns))
+	ops := make([]pb.RequestOp, len(txns))
+	nested := make([]pb.RequestOp_RequestTxn, len(txns))
+	req := &pb.TxnRequest{Success: make([]*pb.RequestOp, len(txns))}
 	for i, txn := range txns {
-		cmps, ops, err := etcdTxn(txn)
+		r, err := etcdTxn(txn)
 		if err != nil {
 			return nil, err
 		}
-		nested[i] = clientv3.OpTxn(cmps, ops, nil)
+		nested[i].RequestTxn = r
+		ops[i].Request = &nested[i]
+		req.Success[i] = &ops[i]
 	}
-	resp, err := s.client.Txn(ctx).Then(nested...).Commit()
+	resp, err := s.kv.Txn(ctx, req, s.callOpts...)
 	if err != nil {
-		return nil, fmt.Errorf("txns (%d): %w", len(txns), mapError(err))
+		return nil, fmt.Errorf("txns (%d): %w", len(txns), mapError(clientv3.ContextError(ctx, err)))
 	}
 	if len(resp.Responses) != len(txns) {
 		return nil, fmt.Errorf("txns: %d responses to %d transactions", len(resp.Responses), len(txns))
@@ -254,41 +283,107 @@ func (s *Etcd) Txns(ctx context.Context, txns []Txn) ([]TxnOutcome, error) {
 	return out, nil
 }
 
-// etcdTxn translates txn's compares and ops for the etcd client.
-func etcdTxn(txn Txn) ([]clientv3.Cmp, []clientv3.Op, error) {
-	cmps := make([]clientv3.Cmp, 0, len(txn.Compares))
-	for _, c := range txn.Compares {
+// etcdTxn builds etcd's request for txn, allocating its parts together. Values are shared
+// with txn, not copied: etcd copies them into its log before the call returns.
+func etcdTxn(txn Txn) (*pb.TxnRequest, error) {
+	req := &pb.TxnRequest{
+		Compare: make([]*pb.Compare, len(txn.Compares)),
+		Success: make([]*pb.RequestOp, len(txn.Ops)),
+	}
+	cmps := make([]pb.Compare, len(txn.Compares))
+	var parts txnParts
+	for i, c := range txn.Compares {
 		if c.Revision < 0 {
-			return nil, nil, fmt.Errorf("txn: compare on %q with negative revision %d", c.Key, c.Revision)
+			return nil, fmt.Errorf("txn: compare on %q with negative revision %d", c.Key, c.Revision)
 		}
+		cmp := &cmps[i]
+		cmp.Key = []byte(c.Key)
 		switch c.Target {
 		case ModRevisionEquals:
 			if c.Revision == 0 {
-				cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(c.Key), "=", 0))
+				// The create revision is 0 exactly when the key does not exist.
+				cmp.Target, cmp.TargetUnion = pb.Compare_CREATE, parts.create(len(txn.Compares))
 			} else {
-				cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(c.Key), "=", c.Revision))
+				cmp.Target, cmp.TargetUnion = pb.Compare_MOD, parts.modRevision(len(txn.Compares), c.Revision)
 			}
 		case RangeNotModifiedAfter:
 			key, end := rangeOf(c.Key)
-			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(key), "<", c.Revision+1).WithRange(end))
+			cmp.Key, cmp.RangeEnd = []byte(key), []byte(end)
+			cmp.Result, cmp.Target, cmp.TargetUnion = pb.Compare_LESS, pb.Compare_MOD, parts.modRevision(len(txn.Compares), c.Revision+1)
 		case ValueEquals:
-			cmps = append(cmps, clientv3.Compare(clientv3.Value(c.Key), "=", string(c.Value)))
+			cmp.Target, cmp.TargetUnion = pb.Compare_VALUE, parts.value(len(txn.Compares), c.Value)
 		default:
-			return nil, nil, fmt.Errorf("txn: unknown compare target %d on %q", c.Target, c.Key)
+			return nil, fmt.Errorf("txn: unknown compare target %d on %q", c.Target, c.Key)
 		}
+		req.Compare[i] = cmp
 	}
-	ops := make([]clientv3.Op, 0, len(txn.Ops))
-	for _, op := range txn.Ops {
+	for i, op := range txn.Ops {
 		switch op.Type {
 		case OpPut:
-			ops = append(ops, clientv3.OpPut(op.Key, string(op.Value)))
+			req.Success[i] = parts.put(len(txn.Ops), op.Key, op.Value)
 		case OpDelete:
-			ops = append(ops, clientv3.OpDelete(op.Key))
+			req.Success[i] = parts.delete(len(txn.Ops), op.Key)
 		default:
-			return nil, nil, fmt.Errorf("txn: unknown op type %d on %q", op.Type, op.Key)
+			return nil, fmt.Errorf("txn: unknown op type %d on %q", op.Type, op.Key)
 		}
 	}
-	return cmps, ops, nil
+	return req, nil
+}
+
+// txnParts allocates the parts of one etcd request of each kind together: each kind's
+// slice is made, with room for n (the request's compares or ops), on its first use.
+type txnParts struct {
+	creates []pb.Compare_CreateRevision
+	revs    []pb.Compare_ModRevision
+	values  []pb.Compare_Value
+	ops     []pb.RequestOp
+	puts    []pb.PutRequest
+	putOps  []pb.RequestOp_RequestPut
+	dels    []pb.DeleteRangeRequest
+	delOps  []pb.RequestOp_RequestDeleteRange
+}
+
+// next grows *s by one element (allocating room for n on first use) and returns it.
+func next[T any](s *[]T, n int) *T {
+	if *s == nil {
+		*s = make([]T, 0, n)
+	}
+	*s = (*s)[:len(*s)+1]
+	return &(*s)[len(*s)-1]
+}
+
+func (p *txnParts) create(n int) *pb.Compare_CreateRevision { return next(&p.creates, n) }
+
+func (p *txnParts) modRevision(n int, rev int64) *pb.Compare_ModRevision {
+	r := next(&p.revs, n)
+	r.ModRevision = rev
+	return r
+}
+
+func (p *txnParts) value(n int, v []byte) *pb.Compare_Value {
+	r := next(&p.values, n)
+	r.Value = v
+	return r
+}
+
+func (p *txnParts) put(n int, key string, value []byte) *pb.RequestOp {
+	put := next(&p.puts, n)
+	put.Key, put.Value = []byte(key), value
+	wrap := next(&p.putOps, n)
+	wrap.RequestPut = put
+	op := next(&p.ops, n)
+	op.Request = wrap
+	return op
+}
+
+func (p *txnParts) delete(n int, key string) *pb.RequestOp {
+	del := next(&p.dels, n)
+	del.Key = []byte(key)
+	wrap := next(&p.delOps, n)
+	wrap.RequestDeleteRange = del
+	op := next(&p.ops, n)
+	op.Request = wrap
+	return op
 }
 
 // Revision returns the current store revision (a linearizable read).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,7 +29,7 @@ func startEmbedded(t *testing.T, dir string, opts ...storage.EmbeddedOption) *st
 func TestEtcdConformanceEmbedded(t *testing.T) {
 	e := startEmbedded(t, t.TempDir())
 	storagetest.Run(t, func(t *testing.T) storage.Store {
-		s := storage.NewEtcd(e.Client())
+		s := e.Store()
 		t.Cleanup(func() { s.Close() })
 		return s
 	})
@@ -51,7 +52,7 @@ func TestEtcdConformanceExternal(t *testing.T) {
 
 func TestWatchProgressOnIdle(t *testing.T) {
 	e := startEmbedded(t, t.TempDir(), storage.WithProgressNotifyInterval(100*time.Millisecond))
-	s := storage.NewEtcd(e.Client())
+	s := e.Store()
 	defer s.Close()
 	ctx := t.Context()
 
@@ -82,7 +83,7 @@ func TestWatchProgressOnIdle(t *testing.T) {
 
 func TestStoreCloseEndsWatches(t *testing.T) {
 	e := startEmbedded(t, t.TempDir())
-	s := storage.NewEtcd(e.Client())
+	s := e.Store()
 	ch := s.Watch(context.Background(), "/x/", 0)
 	s.Close()
 	select {
@@ -94,14 +95,14 @@ func TestStoreCloseEndsWatches(t *testing.T) {
 		t.Fatal("watch not closed by Close")
 	}
 	// The client stays usable: the store does not own it.
-	if _, err := storage.NewEtcd(e.Client()).Revision(t.Context()); err != nil {
+	if _, err := e.Store().Revision(t.Context()); err != nil {
 		t.Fatalf("client unusable after the store closed: %v", err)
 	}
 }
 
 func TestCompactErrors(t *testing.T) {
 	e := startEmbedded(t, t.TempDir())
-	s := storage.NewEtcd(e.Client())
+	s := e.Store()
 	defer s.Close()
 	ctx := t.Context()
 	var last int64
@@ -131,7 +132,7 @@ func TestCompactErrors(t *testing.T) {
 
 func TestTxnInvalid(t *testing.T) {
 	e := startEmbedded(t, t.TempDir())
-	s := storage.NewEtcd(e.Client())
+	s := e.Store()
 	defer s.Close()
 	tests := []struct {
 		name string
@@ -154,4 +155,18 @@ func TestTxnInvalid(t *testing.T) {
 	if _, err := s.Get(t.Context(), "/d/a"); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("invalid txns wrote /d/a: %v", err)
 	}
+}
+
+// TestNewEtcdNeedsConnection: the in-process client has no connection to carry requests
+// built directly; NewEtcd says so at once and points to Embedded.Store.
+func TestNewEtcdNeedsConnection(t *testing.T) {
+	e := startEmbedded(t, t.TempDir())
+	defer func() {
+		r := recover()
+		if msg, _ := r.(string); !strings.Contains(msg, "Embedded.Store") {
+			t.Fatalf("NewEtcd over the in-process client: recovered %v, want a panic naming Embedded.Store", r)
+		}
+	}()
+	storage.NewEtcd(e.Client())
+	t.Fatal("NewEtcd over the in-process client returned")
 }
