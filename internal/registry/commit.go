@@ -96,15 +96,21 @@ type queueShard struct {
 // nsState is a namespace's quotas as a plan sees them.
 type nsState struct {
 	quotas []corev1.ResourceQuota
-	// values are the stored bytes of each quota; revs their mod revisions (0 once a
-	// pipelined plan rewrote them).
-	values map[string][]byte
-	revs   map[string]int64
+	// stored[i] is how quotas[i] is stored. A plan's next state shares the slice's
+	// entries for the quotas it does not write; states are never modified once planned.
+	stored []storedQuota
 	// setRev is the quota-set key's mod revision (0: never written); readRev the revision
 	// everything was read at.
 	setRev, readRev int64
 	// enc encodes the quotas of this chain of states.
 	enc *quotaEncoder
+}
+
+// storedQuota is a quota's stored bytes and mod revision (0 once a pipelined plan rewrote
+// it: the revision is known only when the transaction commits).
+type storedQuota struct {
+	value []byte
+	rev   int64
 }
 
 // batchDone reports a submitted batch's progress to the batch planned after it: sent is
@@ -537,7 +543,7 @@ func (s *Store) readState(ctx context.Context, ns string, linearizable bool) (*n
 	if err != nil {
 		return nil, internalError(err)
 	}
-	st := &nsState{values: map[string][]byte{}, revs: map[string]int64{}, readRev: lr.Revision, enc: newQuotaEncoder(qres.GVK())}
+	st := &nsState{readRev: lr.Revision, enc: newQuotaEncoder(qres.GVK())}
 	for _, kv := range lr.KVs {
 		obj, err := decodeKV(qres, kv)
 		if err != nil {
@@ -548,8 +554,7 @@ func (s *Store) readState(ctx context.Context, ns string, linearizable bool) (*n
 		cacheCanonical(q.Status.Hard)
 		cacheCanonical(q.Status.Used)
 		st.quotas = append(st.quotas, *q)
-		st.values[q.Name] = kv.Value
-		st.revs[q.Name] = kv.ModRevision
+		st.stored = append(st.stored, storedQuota{value: kv.Value, rev: kv.ModRevision})
 	}
 	set, err := s.cfg.Storage.List(ctx, QuotaSetKey(ns), storage.ListOptions{Revision: lr.Revision, Serializable: true})
 	if err != nil {
@@ -595,9 +600,10 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 	qres := s.cfg.Catalogue.Get(quotaGVR)
 	quotas := append([]corev1.ResourceQuota(nil), st.quotas...)
 	plan := &batchPlan{results: make([]error, len(live))}
-	touched := map[string]bool{}
-	var objOps []storage.Op
-	var cmps []storage.Compare
+	// touched[j]: quotas[j] changed and is written.
+	touched := make([]bool, len(quotas))
+	objOps := make([]storage.Op, 0, len(live)+len(quotas)+1)
+	cmps := make([]storage.Compare, 0, len(live)+len(quotas)+2)
 	quotaWrite := false
 	for i, p := range live {
 		w := p.w
@@ -646,13 +652,17 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 			for j := range quotas {
 				if quotas[j].Name == c.Name {
 					quotas[j] = c
+					touched[j] = true
 				}
 			}
-			touched[c.Name] = true
 		}
 		if isQuota {
 			quotaWrite = true
-			delete(touched, w.attrs.Name)
+			for j := range quotas {
+				if quotas[j].Name == w.attrs.Name {
+					touched[j] = false
+				}
+			}
 		}
 		// 3. The object itself, guarded by its own mod revision, with what it allocates.
 		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: w.key, Revision: w.guard})
@@ -672,17 +682,11 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 		plan.included++
 	}
 	// 4. Each touched quota once, guarded; the quota set; the usage epoch.
-	next := &nsState{quotas: quotas, values: map[string][]byte{}, revs: map[string]int64{}, setRev: st.setRev, readRev: st.readRev, enc: st.enc}
-	for k, v := range st.values {
-		next.values[k] = v
-	}
-	for k, v := range st.revs {
-		next.revs[k] = v
-	}
+	next := &nsState{quotas: quotas, stored: append([]storedQuota(nil), st.stored...), setRev: st.setRev, readRev: st.readRev, enc: st.enc}
 	ops := objOps
 	for j := range quotas {
 		q := &quotas[j]
-		if !touched[q.Name] {
+		if !touched[j] {
 			continue
 		}
 		b, err := st.enc.encode(q)
@@ -693,20 +697,20 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 		// The hub may share the quota: its maps are never modified once in a plan.
 		s.offer(qres, key, b, func() runtime.Object { cp := *q; return &cp })
 		if pipelined {
-			cmps = append(cmps, storage.Compare{Target: storage.ValueEquals, Key: key, Value: st.values[q.Name]})
+			cmps = append(cmps, storage.Compare{Target: storage.ValueEquals, Key: key, Value: st.stored[j].value})
 		} else {
-			cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: key, Revision: st.revs[q.Name]})
+			cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: key, Revision: st.stored[j].rev})
 		}
 		ops = append(ops, storage.Op{Type: storage.OpPut, Key: key, Value: b})
-		next.values[q.Name], next.revs[q.Name] = b, 0
+		next.stored[j] = storedQuota{value: b}
 	}
 	if pipelined {
 		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: QuotaSetKey(ns), Revision: st.setRev})
 		if plan.validate {
 			// Refusals may come from quotas this batch does not touch: confirm them all.
 			for j := range st.quotas {
-				if name := st.quotas[j].Name; !touched[name] {
-					cmps = append(cmps, storage.Compare{Target: storage.ValueEquals, Key: qres.Key(ns, name), Value: st.values[name]})
+				if !touched[j] {
+					cmps = append(cmps, storage.Compare{Target: storage.ValueEquals, Key: qres.Key(ns, st.quotas[j].Name), Value: st.stored[j].value})
 				}
 			}
 		}
