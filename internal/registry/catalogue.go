@@ -44,6 +44,11 @@ type Resource struct {
 	// the shared object may differ from a decoded one in representation (a Quantity's cached
 	// form, nil against empty), never in what it encodes to.
 	SharesWrites bool
+	// HubKeepsValues lets the watch hub keep every object's stored value and watch storage
+	// without previous values, which etcd would otherwise read back for every update it
+	// sends. For kinds with few objects updated often: each quota is rewritten by every
+	// write it charges.
+	HubKeepsValues bool
 }
 
 // GVK returns the resource's group, version and kind.
@@ -133,6 +138,8 @@ func withGeneration(r *Resource)   { r.Generation = true }
 func withAll(r *Resource)          { r.Categories = []string{"all"} }
 func withSharedWrites(r *Resource) { r.SharesWrites = true }
 
+func withKeptValues(r *Resource) { r.HubKeepsValues = true }
+
 // Builtins returns the built-in resources quotad serves.
 func Builtins() []*Resource {
 	core := corev1.SchemeGroupVersion
@@ -147,7 +154,7 @@ func Builtins() []*Resource {
 		builtin(core, "configmaps", "ConfigMap", true, corev1.ConfigMap{}, corev1.ConfigMapList{}, []string{"cm"}),
 		builtin(core, "persistentvolumeclaims", "PersistentVolumeClaim", true, corev1.PersistentVolumeClaim{}, corev1.PersistentVolumeClaimList{}, []string{"pvc"}, withStatus),
 		builtin(core, "replicationcontrollers", "ReplicationController", true, corev1.ReplicationController{}, corev1.ReplicationControllerList{}, []string{"rc"}, withStatus, withScale, withGeneration, withAll),
-		builtin(core, "resourcequotas", "ResourceQuota", true, corev1.ResourceQuota{}, corev1.ResourceQuotaList{}, []string{"quota"}, withStatus, withSharedWrites),
+		builtin(core, "resourcequotas", "ResourceQuota", true, corev1.ResourceQuota{}, corev1.ResourceQuotaList{}, []string{"quota"}, withStatus, withSharedWrites, withKeptValues),
 		builtin(core, "limitranges", "LimitRange", true, corev1.LimitRange{}, corev1.LimitRangeList{}, []string{"limits"}),
 		builtin(core, "events", "Event", true, corev1.Event{}, corev1.EventList{}, []string{"ev"}),
 		builtin(core, "serviceaccounts", "ServiceAccount", true, corev1.ServiceAccount{}, corev1.ServiceAccountList{}, []string{"sa"}),

@@ -208,10 +208,24 @@ func (h *watchHub) unsubscribe(sub *hubSub) {
 // run is the hub's storage watch.
 func (h *watchHub) run(ctx context.Context, cancel context.CancelFunc, from, epoch int64) {
 	defer cancel()
-	src := h.store.cfg.Storage.Watch(ctx, h.prefix, from)
+	var src <-chan storage.WatchResult
+	var values *keptValues
+	if h.res.HubKeepsValues {
+		var err error
+		if values, from, err = h.store.keepValues(ctx, h.prefix, from); err != nil {
+			h.deliver(decodedBatch{err: err}, epoch)
+			return
+		}
+		src = h.store.cfg.Storage.WatchWithoutPrev(ctx, h.prefix, from)
+	} else {
+		src = h.store.cfg.Storage.Watch(ctx, h.prefix, from)
+	}
 	for wr := range src {
 		b := decodedBatch{rev: wr.Revision, err: wr.Err}
 		if wr.Err == nil {
+			if values != nil {
+				values.fill(wr.Events)
+			}
 			b.events = h.store.decodeEvents(h.res, wr.Events, h.takeOffers(wr.Events))
 		}
 		if !h.deliver(b, epoch) {
@@ -265,6 +279,46 @@ func (h *watchHub) deliver(b decodedBatch, epoch int64) bool {
 		}
 	}
 	return true
+}
+
+// keptValues is the stored value of every key under a prefix, as a watch without previous
+// values goes: it gives each event the previous value storage would have sent.
+type keptValues struct {
+	kvs map[string]*storage.KV
+}
+
+// keepValues reads every key under prefix at revision rev (0: the latest, which it returns),
+// page by page.
+func (s *Store) keepValues(ctx context.Context, prefix string, rev int64) (*keptValues, int64, error) {
+	v := &keptValues{kvs: map[string]*storage.KV{}}
+	start := ""
+	for {
+		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: initialPage, StartKey: start})
+		if err != nil {
+			return nil, 0, err
+		}
+		rev = lr.Revision
+		for i := range lr.KVs {
+			v.kvs[lr.KVs[i].Key] = &lr.KVs[i]
+		}
+		if !lr.More || len(lr.KVs) == 0 {
+			return v, rev, nil
+		}
+		start = lr.KVs[len(lr.KVs)-1].Key + "\x00"
+	}
+}
+
+// fill sets each event's previous value and records its new one.
+func (v *keptValues) fill(evs []storage.Event) {
+	for i := range evs {
+		ev := &evs[i]
+		ev.PrevKV = v.kvs[ev.KV.Key]
+		if ev.Type == storage.EventDelete {
+			delete(v.kvs, ev.KV.Key)
+		} else {
+			v.kvs[ev.KV.Key] = &ev.KV
+		}
+	}
 }
 
 // directWatch is a watch of its own, for starts the hub's history does not cover.

@@ -152,12 +152,25 @@ func (s *Etcd) List(ctx context.Context, prefix string, opts ListOptions) (ListR
 // been compacted the channel delivers ErrCompacted and closes. The channel closes when ctx
 // ends or the store is closed.
 func (s *Etcd) Watch(ctx context.Context, prefix string, fromRev int64) <-chan WatchResult {
+	return s.watch(ctx, prefix, fromRev, true)
+}
+
+// WatchWithoutPrev is Watch without previous values: etcd then does not read back the
+// old value of every update and deletion it sends.
+func (s *Etcd) WatchWithoutPrev(ctx context.Context, prefix string, fromRev int64) <-chan WatchResult {
+	return s.watch(ctx, prefix, fromRev, false)
+}
+
+func (s *Etcd) watch(ctx context.Context, prefix string, fromRev int64, prevKV bool) <-chan WatchResult {
 	out := make(chan WatchResult)
 	// Require a leader so that a watch on a partitioned member of an external cluster
 	// fails instead of going silent (no effect on the in-process client).
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	stop := context.AfterFunc(s.ctx, cancel)
-	opts := []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithPrevKV(), clientv3.WithProgressNotify()}
+	opts := []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithProgressNotify()}
+	if prevKV {
+		opts = append(opts, clientv3.WithPrevKV())
+	}
 	if fromRev > 0 {
 		opts = append(opts, clientv3.WithRev(fromRev+1))
 	}

@@ -151,6 +151,9 @@ type Store interface {
 	List(ctx context.Context, prefix string, opts ListOptions) (ListResult, error)
 	// Watch streams changes under prefix strictly after revision fromRev (0: from now).
 	Watch(ctx context.Context, prefix string, fromRev int64) <-chan WatchResult
+	// WatchWithoutPrev is Watch without previous values (PrevKV is always nil), which
+	// spares the store reading back the old value of every update and deletion.
+	WatchWithoutPrev(ctx context.Context, prefix string, fromRev int64) <-chan WatchResult
 	// Txn commits all ops iff every compare holds; otherwise returns ErrConflict.
 	Txn(ctx context.Context, txn Txn) (TxnResult, error)
 	// Txns commits independent transactions in one request: each commits iff its own

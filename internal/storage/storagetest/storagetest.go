@@ -286,6 +286,16 @@ func testWatch(t *testing.T, s storage.Store, p string) {
 	t.Run("live", func(t *testing.T) { expectBatches(t, live, want) })
 	t.Run("replay from history", func(t *testing.T) { expectBatches(t, s.Watch(ctx, p, r0), want) })
 	t.Run("strictly after fromRev", func(t *testing.T) { expectBatches(t, s.Watch(ctx, p, r1), want[1:]) })
+	// Without previous values: the same events, with none.
+	var bare []wantBatch
+	for _, w := range want {
+		evs := make([]string, len(w.events))
+		for i, e := range w.events {
+			evs[i] = e[:strings.LastIndex(e, " prev=")] + " prev=none"
+		}
+		bare = append(bare, wantBatch{w.rev, evs})
+	}
+	t.Run("without previous values", func(t *testing.T) { expectBatches(t, s.WatchWithoutPrev(ctx, p, r0), bare) })
 }
 
 type wantBatch struct {
