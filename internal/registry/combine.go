@@ -53,7 +53,8 @@ type combinedTxn struct {
 }
 
 // submitTxn commits txn, in one request with the transactions of other namespaces that are
-// ready at the same time. It returns what storage.Store.Txn would.
+// ready at the same time. It returns what storage.Store.Txn would. The request is bounded
+// by batchTimeout, not by ctx's end.
 func (s *Store) submitTxn(ctx context.Context, txn storage.Txn) (storage.TxnResult, error) {
 	c := &combinedTxn{txn: txn, ops: max(len(txn.Ops), len(txn.Compares))}
 	for _, op := range txn.Ops {
@@ -64,6 +65,8 @@ func (s *Store) submitTxn(ctx context.Context, txn storage.Txn) (storage.TxnResu
 	}
 	// A transaction too big to share a request is submitted alone, at once.
 	if c.ops+maxCombinedTxns > storage.MaxTxnOps || c.bytes > maxCombinedBytes/2 {
+		ctx, cancel := context.WithTimeout(ctx, batchTimeout)
+		defer cancel()
 		return s.cfg.Storage.Txn(ctx, txn)
 	}
 	c.lead, c.done = make(chan struct{}, 1), make(chan struct{})

@@ -247,14 +247,15 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 	var plan *batchPlan
 	var err error
 	if len(live) > 0 {
-		ctx, cancel := batchContext(live)
 		if st == nil {
+			ctx, cancel := batchContext(live)
 			st, err = s.readState(ctx, ns, retried(live))
+			cancel()
 		}
 		if err == nil {
-			plan, err = s.planBatch(ctx, ns, live, st, true)
+			// Planning a pipelined batch reads nothing (quota writes are committed solo).
+			plan, err = s.planBatch(context.WithoutCancel(live[0].ctx), ns, live, st, true)
 		}
-		cancel()
 	}
 	mine := &batchDone{sent: make(chan struct{}), done: make(chan struct{})}
 	sh.mu.Lock()
@@ -341,8 +342,14 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 		}
 		return false, nil
 	}
-	ctx, cancel := batchContext(live)
-	defer cancel()
+	// The deadline of the batch's own storage calls; a pipelined transaction's request
+	// gets its own (runCombined).
+	ctx := context.WithoutCancel(live[0].ctx)
+	if !plan.pipelined {
+		var cancel context.CancelFunc
+		ctx, cancel = batchContext(live)
+		defer cancel()
+	}
 	var rev int64
 	// The transaction also runs when it writes nothing but must confirm the quota state that
 	// refusals and dry runs were judged on (then it only compares).
@@ -375,7 +382,9 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 			if prev != nil {
 				<-prev.done
 			}
-			return false, s.sortConflict(ctx, live)
+			cctx, cancel := batchContext(live)
+			defer cancel()
+			return false, s.sortConflict(cctx, live)
 		default:
 			err = internalError(err)
 			for _, p := range live {
