@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,8 +26,10 @@ import (
 // plans the next batch once this one is settled (maxPipeline), while the writes arriving
 // meanwhile make it bigger. A pipelined batch is planned against the quota state the
 // previous batch left, without reading it back, and guarded by exactly that: each touched
-// quota's stored bytes must equal what the plan assumed (ValueEquals), and the namespace's
-// quota set (created, deleted or edited quotas bump its key) must be the one read. If
+// quota must be stored as the plan assumed, and the namespace's quota set (created, deleted
+// or edited quotas bump its key) must be the one read. A quota the previous batch writes is
+// guarded by the revision that batch committed at, or, if its transaction has not returned
+// by the time this one is sent, by the bytes it writes (ValueEquals). If
 // anything else changed, the guard fails, the state is read again and the writes are
 // evaluated again: a quota is never charged beyond what its stored status allows, under any
 // interleaving, across any number of replicas. The usage epoch is put unless the
@@ -106,11 +109,24 @@ type nsState struct {
 	enc *quotaEncoder
 }
 
-// storedQuota is a quota's stored bytes and mod revision (0 once a pipelined plan rewrote
-// it: the revision is known only when the transaction commits).
+// storedQuota is a quota's stored bytes and mod revision. A pipelined plan that rewrites a
+// quota records the batch whose transaction writes it instead (rev 0): the revision is
+// known once that transaction commits.
 type storedQuota struct {
 	value []byte
 	rev   int64
+	by    *batchDone
+}
+
+// guard is the compare that the quota at key is still as stored: its mod revision when
+// known, else its value; pipelined plans leave a value guard to be turned into a revision
+// guard when the writing batch has committed by the time the transaction is sent
+// (batchPlan.resolveGuards): the revision is the stronger guard, and far smaller.
+func (q storedQuota) guard(key string) storage.Compare {
+	if q.rev != 0 {
+		return storage.Compare{Target: storage.ModRevisionEquals, Key: key, Revision: q.rev}
+	}
+	return storage.Compare{Target: storage.ValueEquals, Key: key, Value: q.value}
 }
 
 // batchDone reports a submitted batch's progress to the batch planned after it: sent is
@@ -119,6 +135,8 @@ type storedQuota struct {
 type batchDone struct {
 	sent, done chan struct{}
 	ok         bool
+	// rev is the revision the batch's transaction committed at (0: not, or not yet).
+	rev atomic.Int64
 }
 
 func (s *Store) shard(ns string) *queueShard {
@@ -243,6 +261,7 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 	sh.mu.Unlock()
 
 	// 2. Plan against the state the previous batch leaves (or read it).
+	mine := &batchDone{sent: make(chan struct{}), done: make(chan struct{})}
 	live := s.dropCancelled(batch)
 	var plan *batchPlan
 	var err error
@@ -254,10 +273,9 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 		}
 		if err == nil {
 			// Planning a pipelined batch reads nothing (quota writes are committed solo).
-			plan, err = s.planBatch(context.WithoutCancel(live[0].ctx), ns, live, st, true)
+			plan, err = s.planBatch(context.WithoutCancel(live[0].ctx), ns, live, st, mine)
 		}
 	}
-	mine := &batchDone{sent: make(chan struct{}), done: make(chan struct{})}
 	sh.mu.Lock()
 	switch {
 	case err != nil || plan == nil:
@@ -271,7 +289,7 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 	sh.mu.Unlock()
 
 	// 3. Commit off the lead, then settle in order with the previous batch.
-	ok, retry := s.finishBatch(live, plan, err, prev, mine.sent)
+	ok, retry := s.finishBatch(live, plan, err, prev, mine)
 	mine.ok = ok
 	close(mine.done)
 	sh.mu.Lock()
@@ -321,11 +339,11 @@ func (s *Store) dropCancelled(batch []*pending) []*pending {
 
 // finishBatch commits a planned batch and settles its writes. It reports whether the batch
 // committed (so the next batch's assumptions hold) and which writes must be evaluated again.
-func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, prev *batchDone, sent chan struct{}) (ok bool, retry []*pending) {
+func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, prev, mine *batchDone) (ok bool, retry []*pending) {
 	var sentOnce sync.Once
 	markSent := func() {
-		if sent != nil {
-			sentOnce.Do(func() { close(sent) })
+		if mine != nil {
+			sentOnce.Do(func() { close(mine.sent) })
 		}
 	}
 	defer markSent()
@@ -357,6 +375,7 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 		if prev != nil {
 			<-prev.sent
 		}
+		plan.resolveGuards()
 		txn := plan.txn
 		if plan.included == 0 {
 			txn.Ops = nil
@@ -367,6 +386,9 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 			r, err = s.submitTxn(ctx, txn)
 		} else {
 			r, err = s.cfg.Storage.Txn(ctx, txn)
+		}
+		if err == nil && mine != nil {
+			mine.rev.Store(r.Revision)
 		}
 		markSent()
 		switch {
@@ -521,7 +543,7 @@ func (s *Store) commitSolo(ns string, batch []*pending) {
 		st, err := s.readState(ctx, ns, retried(live))
 		var plan *batchPlan
 		if err == nil {
-			plan, err = s.planBatch(ctx, ns, live, st, false)
+			plan, err = s.planBatch(ctx, ns, live, st, nil)
 		}
 		cancel()
 		ok, retry := s.finishBatch(live, plan, err, nil, nil)
@@ -601,11 +623,45 @@ type batchPlan struct {
 	// pipelined: the transaction guards on values and on the quota set only, so it may
 	// share an etcd request with other namespaces' transactions (see combiner).
 	pipelined bool
+	// pending are the value guards on quotas that earlier batches write.
+	pending []pendingGuard
+}
+
+// pendingGuard is the index of a value guard in a plan's compares and the batch whose
+// transaction writes that value.
+type pendingGuard struct {
+	cmp int
+	by  *batchDone
+}
+
+// guard appends the guard of a quota as stored, noting a value guard that a revision may
+// replace.
+func (p *batchPlan) guard(cmps []storage.Compare, q storedQuota, key string) []storage.Compare {
+	if q.rev == 0 && q.by != nil {
+		p.pending = append(p.pending, pendingGuard{cmp: len(cmps), by: q.by})
+	}
+	return append(cmps, q.guard(key))
+}
+
+// resolveGuards replaces each pending value guard whose writing batch has committed by a
+// guard on the revision it committed at. Called when the transaction is about to be sent,
+// after the previous batch's transaction returned.
+func (p *batchPlan) resolveGuards() {
+	for _, g := range p.pending {
+		if rev := g.by.rev.Load(); rev != 0 {
+			c := &p.txn.Compares[g.cmp]
+			*c = storage.Compare{Target: storage.ModRevisionEquals, Key: c.Key, Revision: rev}
+		}
+	}
+	p.pending = nil
 }
 
 // planBatch evaluates each write in order against the running usage and builds the
-// transaction; pipelined plans guard on values, solo plans on revisions.
-func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *nsState, pipelined bool) (*batchPlan, error) {
+// transaction. A pipelined plan (mine: its batch) guards the quotas it read from the plans
+// before it by value until they commit (see storedQuota.guard); a solo plan guards by
+// revision everything it read.
+func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *nsState, mine *batchDone) (*batchPlan, error) {
+	pipelined := mine != nil
 	qres := s.cfg.Catalogue.Get(quotaGVR)
 	quotas := append([]corev1.ResourceQuota(nil), st.quotas...)
 	plan := &batchPlan{results: make([]error, len(live))}
@@ -705,13 +761,9 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 		key := qres.Key(ns, q.Name)
 		// The hub may share the quota: its maps are never modified once in a plan.
 		s.offer(qres, key, b, func() runtime.Object { cp := *q; return &cp })
-		if pipelined {
-			cmps = append(cmps, storage.Compare{Target: storage.ValueEquals, Key: key, Value: st.stored[j].value})
-		} else {
-			cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: key, Revision: st.stored[j].rev})
-		}
+		cmps = plan.guard(cmps, st.stored[j], key)
 		ops = append(ops, storage.Op{Type: storage.OpPut, Key: key, Value: b})
-		next.stored[j] = storedQuota{value: b}
+		next.stored[j] = storedQuota{value: b, by: mine}
 	}
 	if pipelined {
 		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: QuotaSetKey(ns), Revision: st.setRev})
@@ -719,7 +771,7 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 			// Refusals may come from quotas this batch does not touch: confirm them all.
 			for j := range st.quotas {
 				if !touched[j] {
-					cmps = append(cmps, storage.Compare{Target: storage.ValueEquals, Key: qres.Key(ns, st.quotas[j].Name), Value: st.stored[j].value})
+					cmps = plan.guard(cmps, st.stored[j], qres.Key(ns, st.quotas[j].Name))
 				}
 			}
 		}

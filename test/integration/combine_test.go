@@ -150,3 +150,87 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+// txnRecorder records every transaction, combined or not.
+type txnRecorder struct {
+	storage.Store
+	mu   sync.Mutex
+	txns []storage.Txn
+}
+
+func (r *txnRecorder) Txn(ctx context.Context, txn storage.Txn) (storage.TxnResult, error) {
+	r.mu.Lock()
+	r.txns = append(r.txns, txn)
+	r.mu.Unlock()
+	return r.Store.Txn(ctx, txn)
+}
+
+func (r *txnRecorder) Txns(ctx context.Context, txns []storage.Txn) ([]storage.TxnOutcome, error) {
+	r.mu.Lock()
+	r.txns = append(r.txns, txns...)
+	r.mu.Unlock()
+	return r.Store.Txns(ctx, txns)
+}
+
+// putting returns the recorded transactions that put key.
+func (r *txnRecorder) putting(key string) []storage.Txn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []storage.Txn
+	for _, txn := range r.txns {
+		for _, op := range txn.Ops {
+			if op.Type == storage.OpPut && op.Key == key {
+				out = append(out, txn)
+			}
+		}
+	}
+	return out
+}
+
+// TestChargesGuardQuotaByRevision: a batch planned on the quota state the previous batch
+// left guards the quota by the revision that batch committed at, not by the quota's bytes
+// (which etcd would carry and compare in full): each create's transaction compares the
+// quota's mod revision with the previous create's resourceVersion.
+func TestChargesGuardQuotaByRevision(t *testing.T) {
+	rec := &txnRecorder{}
+	s := servertest.Start(t, func(c *server.Config) {
+		c.WrapStorage = func(st storage.Store) storage.Store {
+			rec.Store = st
+			return rec
+		}
+	})
+	ctx := ctxT(t)
+	mkNamespace(t, s, "guards")
+	mkQuota(t, s, "guards", "q", map[string]string{"pods": "10"})
+	settle(t, s, "guards")
+	const quotaKey = "/registry/resourcequotas/guards/q"
+	var prevRV string
+	for i := 0; i < 4; i++ {
+		name := fmt.Sprintf("p%d", i)
+		p, err := s.Client.CoreV1().Pods("guards").Create(ctx, pod(name, "", ""), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		txns := rec.putting("/registry/pods/guards/" + name)
+		if len(txns) != 1 {
+			t.Fatalf("%s: %d transactions put it, want 1", name, len(txns))
+		}
+		var guards []string
+		for _, c := range txns[0].Compares {
+			if c.Key == quotaKey {
+				guards = append(guards, fmt.Sprintf("target=%d rev=%d value=%dB", c.Target, c.Revision, len(c.Value)))
+				if c.Target != storage.ModRevisionEquals {
+					t.Errorf("%s: quota guarded by %s, want its mod revision", name, guards[len(guards)-1])
+				}
+				if prevRV != "" && fmt.Sprint(c.Revision) != prevRV {
+					t.Errorf("%s: quota guarded at revision %d, want the previous create's %s", name, c.Revision, prevRV)
+				}
+			}
+		}
+		if len(guards) != 1 {
+			t.Fatalf("%s: quota guards %v, want exactly one", name, guards)
+		}
+		prevRV = p.ResourceVersion
+	}
+	expectUsed(t, s, "guards", "q", map[string]string{"pods": "4"})
+}
