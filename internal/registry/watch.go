@@ -31,6 +31,23 @@ type WatchOptions struct {
 // initialPage is how many objects a watch's initial events read at a time.
 const initialPage = 500
 
+// eachPage reads every key under prefix at revision rev (0: the latest) initialPage keys
+// at a time, handing each page to f until f returns false. It returns the revision read at.
+func (s *Store) eachPage(ctx context.Context, prefix string, rev int64, f func([]storage.KV) bool) (int64, error) {
+	start := ""
+	for {
+		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: initialPage, StartKey: start})
+		if err != nil {
+			return 0, err
+		}
+		rev = lr.Revision
+		if !f(lr.KVs) || !lr.More || len(lr.KVs) == 0 {
+			return rev, nil
+		}
+		start = lr.KVs[len(lr.KVs)-1].Key + "\x00"
+	}
+}
+
 // Event is one watch event; Object is an *metav1.Status for ERROR events.
 type Event struct {
 	Type   watch.EventType
@@ -70,26 +87,26 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 			}
 		}
 		if initial {
-			start := ""
-			for {
-				lr, err := s.cfg.Storage.List(wctx, prefix, storage.ListOptions{Revision: from, Limit: initialPage, StartKey: start})
-				if err != nil {
-					send(Event{Type: watch.Error, Object: s.errorStatus(ctx, res, err, from)})
-					return
-				}
-				for _, kv := range lr.KVs {
+			sent := true
+			_, err := s.eachPage(wctx, prefix, from, func(kvs []storage.KV) bool {
+				for _, kv := range kvs {
 					obj, err := decodeKV(res, kv)
 					if err != nil {
 						continue
 					}
 					if opts.Selector.Matches(obj) && !send(Event{Type: watch.Added, Object: obj}) {
-						return
+						sent = false
+						return false
 					}
 				}
-				if !lr.More || len(lr.KVs) == 0 {
-					break
-				}
-				start = lr.KVs[len(lr.KVs)-1].Key + "\x00"
+				return true
+			})
+			if err != nil {
+				send(Event{Type: watch.Error, Object: s.errorStatus(ctx, res, err, from)})
+				return
+			}
+			if !sent {
+				return
 			}
 		}
 		if opts.SendInitialEvents && opts.Bookmarks {

@@ -287,25 +287,19 @@ type keptValues struct {
 	kvs map[string]*storage.KV
 }
 
-// keepValues reads every key under prefix at revision rev (0: the latest, which it returns),
-// page by page.
+// keepValues reads every key under prefix at revision rev (0: the latest, which it returns).
 func (s *Store) keepValues(ctx context.Context, prefix string, rev int64) (*keptValues, int64, error) {
 	v := &keptValues{kvs: map[string]*storage.KV{}}
-	start := ""
-	for {
-		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: initialPage, StartKey: start})
-		if err != nil {
-			return nil, 0, err
+	rev, err := s.eachPage(ctx, prefix, rev, func(kvs []storage.KV) bool {
+		for i := range kvs {
+			v.kvs[kvs[i].Key] = &kvs[i]
 		}
-		rev = lr.Revision
-		for i := range lr.KVs {
-			v.kvs[lr.KVs[i].Key] = &lr.KVs[i]
-		}
-		if !lr.More || len(lr.KVs) == 0 {
-			return v, rev, nil
-		}
-		start = lr.KVs[len(lr.KVs)-1].Key + "\x00"
+		return true
+	})
+	if err != nil {
+		return nil, 0, err
 	}
+	return v, rev, nil
 }
 
 // fill sets each event's previous value and records its new one.

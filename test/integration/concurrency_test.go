@@ -27,6 +27,28 @@ func sharedEtcd(t *testing.T) *storage.Embedded {
 	return etcd
 }
 
+// acrossReplicas runs write(i, replica) for i in [0, n) at once, even i on a and odd on b,
+// hands each result to record (called under a lock, in no particular order) and waits.
+func acrossReplicas(n int, a, b *servertest.Server, write func(i int, s *servertest.Server) error, record func(i int, err error)) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			s := a
+			if i%2 == 1 {
+				s = b
+			}
+			err := write(i, s)
+			mu.Lock()
+			defer mu.Unlock()
+			record(i, err)
+		}(i)
+	}
+	wg.Wait()
+}
+
 // TestParallelCreatesAcrossTwoReplicas: 50 parallel pod creates against pods: 10, spread over
 // two quotad processes sharing one etcd, store exactly 10 pods and used pods == 10.
 func TestParallelCreatesAcrossTwoReplicas(t *testing.T) {
@@ -42,32 +64,21 @@ func TestParallelCreatesAcrossTwoReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
 	admitted, refused := 0, 0
 	var other []error
-	for i := 0; i < 50; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			s := a
-			if i%2 == 1 {
-				s = b
-			}
-			_, err := s.Client.CoreV1().Pods("race").Create(ctx, pod(fmt.Sprintf("p-%d", i), "", ""), metav1.CreateOptions{})
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				admitted++
-			case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "exceeded quota: pods, requested: pods=1, used: pods=10, limited: pods=10"):
-				refused++
-			default:
-				other = append(other, err)
-			}
-		}(i)
-	}
-	wg.Wait()
+	acrossReplicas(50, a, b, func(i int, s *servertest.Server) error {
+		_, err := s.Client.CoreV1().Pods("race").Create(ctx, pod(fmt.Sprintf("p-%d", i), "", ""), metav1.CreateOptions{})
+		return err
+	}, func(_ int, err error) {
+		switch {
+		case err == nil:
+			admitted++
+		case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "exceeded quota: pods, requested: pods=1, used: pods=10, limited: pods=10"):
+			refused++
+		default:
+			other = append(other, err)
+		}
+	})
 	if admitted != 10 || refused != 40 || len(other) > 0 {
 		t.Fatalf("admitted %d, refused %d, other errors %v", admitted, refused, other)
 	}

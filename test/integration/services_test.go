@@ -2,7 +2,6 @@ package integration
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -74,33 +73,23 @@ func TestServiceAllocationsUnderConcurrency(t *testing.T) {
 	b := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
 	ctx := ctxT(t)
 	mkNamespace(t, a, "svcrace")
-	var wg sync.WaitGroup
-	var mu sync.Mutex
 	var wantedPort, failures []error
-	for i := 0; i < 40; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			s := a
-			if i%2 == 1 {
-				s = b
-			}
-			var port int32
-			if i < 20 {
-				port = 31000 // everyone wants it
-			}
-			_, err := s.Client.CoreV1().Services("svcrace").Create(ctx, nodePortService(fmt.Sprintf("s-%d", i), "", port), metav1.CreateOptions{})
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case port != 0:
-				wantedPort = append(wantedPort, err)
-			case err != nil:
-				failures = append(failures, err)
-			}
-		}(i)
-	}
-	wg.Wait()
+	const wanting = 20 // the first 20 all want node port 31000
+	acrossReplicas(40, a, b, func(i int, s *servertest.Server) error {
+		var port int32
+		if i < wanting {
+			port = 31000
+		}
+		_, err := s.Client.CoreV1().Services("svcrace").Create(ctx, nodePortService(fmt.Sprintf("s-%d", i), "", port), metav1.CreateOptions{})
+		return err
+	}, func(i int, err error) {
+		switch {
+		case i < wanting:
+			wantedPort = append(wantedPort, err)
+		case err != nil:
+			failures = append(failures, err)
+		}
+	})
 	if len(failures) > 0 {
 		t.Fatalf("services with server-picked values failed: %v", failures)
 	}
