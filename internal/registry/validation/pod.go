@@ -372,27 +372,27 @@ func podDNSConfig(c *corev1.PodDNSConfig, dp corev1.DNSPolicy, p *field.Path) fi
 	return errs
 }
 
+// optionalID checks a user or group ID, when set, with check.
+func optionalID(id *int64, check func(int64) []string, p *field.Path) field.ErrorList {
+	if id == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	for _, msg := range check(*id) {
+		errs = append(errs, field.Invalid(p, *id, msg))
+	}
+	return errs
+}
+
 func podSecurityContext(spec *corev1.PodSpec, p *field.Path) field.ErrorList {
 	sc := spec.SecurityContext
 	if sc == nil {
 		return nil
 	}
 	var errs field.ErrorList
-	if sc.FSGroup != nil {
-		for _, msg := range validation.IsValidGroupID(*sc.FSGroup) {
-			errs = append(errs, field.Invalid(p.Child("fsGroup"), *sc.FSGroup, msg))
-		}
-	}
-	if sc.RunAsUser != nil {
-		for _, msg := range validation.IsValidUserID(*sc.RunAsUser) {
-			errs = append(errs, field.Invalid(p.Child("runAsUser"), *sc.RunAsUser, msg))
-		}
-	}
-	if sc.RunAsGroup != nil {
-		for _, msg := range validation.IsValidGroupID(*sc.RunAsGroup) {
-			errs = append(errs, field.Invalid(p.Child("runAsGroup"), *sc.RunAsGroup, msg))
-		}
-	}
+	errs = append(errs, optionalID(sc.FSGroup, validation.IsValidGroupID, p.Child("fsGroup"))...)
+	errs = append(errs, optionalID(sc.RunAsUser, validation.IsValidUserID, p.Child("runAsUser"))...)
+	errs = append(errs, optionalID(sc.RunAsGroup, validation.IsValidGroupID, p.Child("runAsGroup"))...)
 	for g, gid := range sc.SupplementalGroups {
 		for _, msg := range validation.IsValidGroupID(gid) {
 			errs = append(errs, field.Invalid(p.Child("supplementalGroups").Index(g), gid, msg))
@@ -853,16 +853,8 @@ func securityContext(sc *corev1.SecurityContext, p *field.Path) field.ErrorList 
 		return nil
 	}
 	var errs field.ErrorList
-	if sc.RunAsUser != nil {
-		for _, msg := range validation.IsValidUserID(*sc.RunAsUser) {
-			errs = append(errs, field.Invalid(p.Child("runAsUser"), *sc.RunAsUser, msg))
-		}
-	}
-	if sc.RunAsGroup != nil {
-		for _, msg := range validation.IsValidGroupID(*sc.RunAsGroup) {
-			errs = append(errs, field.Invalid(p.Child("runAsGroup"), *sc.RunAsGroup, msg))
-		}
-	}
+	errs = append(errs, optionalID(sc.RunAsUser, validation.IsValidUserID, p.Child("runAsUser"))...)
+	errs = append(errs, optionalID(sc.RunAsGroup, validation.IsValidGroupID, p.Child("runAsGroup"))...)
 	if sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation {
 		if sc.Privileged != nil && *sc.Privileged {
 			errs = append(errs, field.Invalid(p, sc, "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))

@@ -112,6 +112,28 @@ func TestValidateCreate(t *testing.T) {
 			`spec.containers[0].name: Invalid value: "App": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
 			`spec.containers[0].image: Required value`,
 		}},
+		{"user and group IDs out of range", func() runtime.Object {
+			p := validPod()
+			p.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsUser: ptr(int64(-1)), FSGroup: ptr(int64(1 << 31))}
+			p.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{RunAsGroup: ptr(int64(-5))}
+			return p
+		}, []string{
+			`spec.containers[0].securityContext.runAsGroup: Invalid value: -5: must be between 0 and 2147483647, inclusive`,
+			`spec.securityContext.fsGroup: Invalid value: 2147483648: must be between 0 and 2147483647, inclusive`,
+			`spec.securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive`,
+		}},
+		{"projected secret and config map", func() runtime.Object {
+			p := validPod()
+			p.Spec.Volumes = []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{
+				{Secret: &corev1.SecretProjection{Items: []corev1.KeyToPath{{Key: "k", Path: "a"}}}},
+				{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "cm"}, Items: []corev1.KeyToPath{{Key: "k", Path: "a"}, {Key: "", Path: "b"}}}},
+			}}}}}
+			return p
+		}, []string{
+			`spec.volumes[0].projected.sources[0].secret.name: Required value`,
+			`spec.volumes[0].projected: Invalid value: "cm": conflicting duplicate paths`,
+			`spec.volumes[0].projected.sources[1].configMap.items[1].key: Required value`,
+		}},
 		{"duplicate container names", func() runtime.Object {
 			p := validPod()
 			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "app", Image: "x:1"})

@@ -255,6 +255,27 @@ func downwardAPIFile(f *corev1.DownwardAPIVolumeFile, p *field.Path) field.Error
 	return append(errs, fileMode(f.Mode, p.Child("mode"))...)
 }
 
+// projectedKeys checks a projected secret or config map (at sp) named name: the name is
+// required, each item is a key-to-path, and no path may repeat one of the volume's (paths;
+// a repeat is reported at the volume, p).
+func projectedKeys(name string, items []corev1.KeyToPath, sp, p *field.Path, paths sets.Set[string]) field.ErrorList {
+	var errs field.ErrorList
+	if name == "" {
+		errs = append(errs, field.Required(sp.Child("name"), ""))
+	}
+	for j := range items {
+		kp := &items[j]
+		errs = append(errs, keyToPath(kp, sp.Child("items").Index(j))...)
+		if kp.Path != "" {
+			if paths.Has(kp.Path) {
+				errs = append(errs, field.Invalid(p, name, "conflicting duplicate paths"))
+			}
+			paths.Insert(kp.Path)
+		}
+	}
+	return errs
+}
+
 func projectedSource(s *corev1.ProjectedVolumeSource, p *field.Path) field.ErrorList {
 	errs := fileMode(s.DefaultMode, p.Child("defaultMode"))
 	paths := sets.Set[string]{}
@@ -263,35 +284,11 @@ func projectedSource(s *corev1.ProjectedVolumeSource, p *field.Path) field.Error
 		n := 0
 		if src.Secret != nil {
 			n++
-			if src.Secret.Name == "" {
-				errs = append(errs, field.Required(sp.Child("secret").Child("name"), ""))
-			}
-			for j := range src.Secret.Items {
-				kp := &src.Secret.Items[j]
-				errs = append(errs, keyToPath(kp, sp.Child("secret").Child("items").Index(j))...)
-				if kp.Path != "" {
-					if paths.Has(kp.Path) {
-						errs = append(errs, field.Invalid(p, src.Secret.Name, "conflicting duplicate paths"))
-					}
-					paths.Insert(kp.Path)
-				}
-			}
+			errs = append(errs, projectedKeys(src.Secret.Name, src.Secret.Items, sp.Child("secret"), p, paths)...)
 		}
 		if src.ConfigMap != nil {
 			n++
-			if src.ConfigMap.Name == "" {
-				errs = append(errs, field.Required(sp.Child("configMap").Child("name"), ""))
-			}
-			for j := range src.ConfigMap.Items {
-				kp := &src.ConfigMap.Items[j]
-				errs = append(errs, keyToPath(kp, sp.Child("configMap").Child("items").Index(j))...)
-				if kp.Path != "" {
-					if paths.Has(kp.Path) {
-						errs = append(errs, field.Invalid(p, src.ConfigMap.Name, "conflicting duplicate paths"))
-					}
-					paths.Insert(kp.Path)
-				}
-			}
+			errs = append(errs, projectedKeys(src.ConfigMap.Name, src.ConfigMap.Items, sp.Child("configMap"), p, paths)...)
 		}
 		if src.DownwardAPI != nil {
 			n++
