@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -300,34 +301,28 @@ func aggregateRequests(spec *corev1.PodSpec) corev1.ResourceList {
 	return total
 }
 
-func restartPolicy(rp corev1.RestartPolicy, p *field.Path) field.ErrorList {
-	switch rp {
-	case corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever:
-		return nil
-	case "":
+// requiredEnum is upstream's check of a required field with a fixed set of values: Required
+// when empty, NotSupported (listing them) when not one of them.
+func requiredEnum[T ~string](v T, p *field.Path, allowed ...T) field.ErrorList {
+	switch {
+	case v == "":
 		return field.ErrorList{field.Required(p, "")}
+	case slices.Contains(allowed, v):
+		return nil
 	}
-	return field.ErrorList{field.NotSupported(p, rp, []corev1.RestartPolicy{corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever})}
+	return field.ErrorList{field.NotSupported(p, v, allowed)}
+}
+
+func restartPolicy(rp corev1.RestartPolicy, p *field.Path) field.ErrorList {
+	return requiredEnum(rp, p, corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever)
 }
 
 func dnsPolicy(dp corev1.DNSPolicy, p *field.Path) field.ErrorList {
-	switch dp {
-	case corev1.DNSClusterFirstWithHostNet, corev1.DNSClusterFirst, corev1.DNSDefault, corev1.DNSNone:
-		return nil
-	case "":
-		return field.ErrorList{field.Required(p, "")}
-	}
-	return field.ErrorList{field.NotSupported(p, dp, []corev1.DNSPolicy{corev1.DNSClusterFirstWithHostNet, corev1.DNSClusterFirst, corev1.DNSDefault, corev1.DNSNone})}
+	return requiredEnum(dp, p, corev1.DNSClusterFirstWithHostNet, corev1.DNSClusterFirst, corev1.DNSDefault, corev1.DNSNone)
 }
 
 func preemptionPolicy(pp *corev1.PreemptionPolicy, p *field.Path) field.ErrorList {
-	switch *pp {
-	case corev1.PreemptLowerPriority, corev1.PreemptNever:
-		return nil
-	case "":
-		return field.ErrorList{field.Required(p, "")}
-	}
-	return field.ErrorList{field.NotSupported(p, pp, []corev1.PreemptionPolicy{corev1.PreemptLowerPriority, corev1.PreemptNever})}
+	return requiredEnum(*pp, p, corev1.PreemptLowerPriority, corev1.PreemptNever)
 }
 
 func podDNSConfig(c *corev1.PodDNSConfig, dp corev1.DNSPolicy, p *field.Path) field.ErrorList {
@@ -810,13 +805,7 @@ func containerCommon(c *corev1.Container, vols map[string]corev1.VolumeSource, c
 }
 
 func pullPolicy(pp corev1.PullPolicy, p *field.Path) field.ErrorList {
-	switch pp {
-	case corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
-		return nil
-	case "":
-		return field.ErrorList{field.Required(p, "")}
-	}
-	return field.ErrorList{field.NotSupported(p, pp, []corev1.PullPolicy{corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever})}
+	return requiredEnum(pp, p, corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever)
 }
 
 func resizePolicy(ps []corev1.ContainerResizePolicy, p *field.Path, rp corev1.RestartPolicy) field.ErrorList {

@@ -134,6 +134,17 @@ func TestValidateCreate(t *testing.T) {
 			`spec.volumes[0].projected: Invalid value: "cm": conflicting duplicate paths`,
 			`spec.volumes[0].projected.sources[1].configMap.items[1].key: Required value`,
 		}},
+		{"unsupported policies", func() runtime.Object {
+			p := validPod()
+			p.Spec.RestartPolicy = "Sometimes"
+			p.Spec.DNSPolicy = "Anything"
+			p.Spec.Containers[0].ImagePullPolicy = "Maybe"
+			return p
+		}, []string{
+			`spec.containers[0].imagePullPolicy: Unsupported value: "Maybe": supported values: "Always", "IfNotPresent", "Never"`,
+			`spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"`,
+			`spec.dnsPolicy: Unsupported value: "Anything": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"`,
+		}},
 		{"duplicate container names", func() runtime.Object {
 			p := validPod()
 			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "app", Image: "x:1"})
