@@ -161,24 +161,31 @@ func TestSchemas(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, ok := lookup(document(t, tt.doc), tt.path)
-			if tt.want == "" {
-				if ok {
-					t.Fatalf("%s: want absent, got %v", tt.path, got)
-				}
-				return
-			}
-			if !ok {
-				t.Fatalf("%s: absent", tt.path)
-			}
-			var want any
-			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
-				t.Fatalf("bad want: %v", err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				g, _ := json.Marshal(got)
-				t.Fatalf("%s:\n got %s\nwant %s", tt.path, g, tt.want)
-			}
+			expectAt(t, tt.path, got, ok, tt.want)
 		})
+	}
+}
+
+// expectAt checks what a document holds at path (got, ok: as a lookup returns them)
+// against want, JSON ("" for absent).
+func expectAt(t *testing.T, path string, got any, ok bool, want string) {
+	t.Helper()
+	if want == "" {
+		if ok {
+			t.Fatalf("%s: want absent, got %v", path, got)
+		}
+		return
+	}
+	if !ok {
+		t.Fatalf("%s: absent", path)
+	}
+	var w any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("bad want: %v", err)
+	}
+	if !reflect.DeepEqual(got, w) {
+		g, _ := json.Marshal(got)
+		t.Fatalf("%s:\n got %s\nwant %s", path, g, want)
 	}
 }
 

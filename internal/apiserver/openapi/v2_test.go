@@ -145,23 +145,7 @@ func TestV2Document(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, ok := lookupV2(doc, tt.path)
-			if tt.want == "" {
-				if ok {
-					t.Fatalf("%s: want absent, got %v", tt.path, got)
-				}
-				return
-			}
-			if !ok {
-				t.Fatalf("%s: absent", tt.path)
-			}
-			var want any
-			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
-				t.Fatalf("bad want: %v", err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				g, _ := json.Marshal(got)
-				t.Fatalf("%s:\n got %s\nwant %s", tt.path, g, tt.want)
-			}
+			expectAt(t, tt.path, got, ok, tt.want)
 		})
 	}
 }
