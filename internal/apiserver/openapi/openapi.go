@@ -161,23 +161,18 @@ func (b *Builder) Build(resources []Resource) (*Documents, error) {
 		}
 	}
 
-	// 2. Generate the component schemas of the group-versions to encode.
-	defs := newDefinitions(false)
-	if err := defineCommon(defs); err != nil {
+	// 2. Generate the component schemas of the group-versions to encode, and mark the kinds
+	// with x-kubernetes-group-version-kind.
+	var defined []*resolved
+	for _, gv := range stale {
+		defined = append(defined, gvs[gv]...)
+	}
+	defs, err := buildDefinitions(false, defined, rs)
+	if err != nil {
 		return nil, err
 	}
-	for _, gv := range stale {
-		for _, r := range gvs[gv] {
-			if err := defineResource(defs, r); err != nil {
-				return nil, err
-			}
-		}
-	}
 
-	// 3. Mark the kinds with x-kubernetes-group-version-kind.
-	markKinds(defs, rs)
-
-	// 4. Encode the stale documents: their paths and the schemas they reach.
+	// 3. Encode the stale documents: their paths and the schemas they reach.
 	params, err := newQueryParams()
 	if err != nil {
 		return nil, err
@@ -197,7 +192,7 @@ func (b *Builder) Build(resources []Resource) (*Documents, error) {
 	}
 	b.cache = cache
 
-	// 5. The index links every document with its hash.
+	// 4. The index links every document with its hash.
 	docs := &Documents{Paths: make(map[string]Doc, len(cache))}
 	type entry struct {
 		ServerRelativeURL string `json:"serverRelativeURL"`
@@ -218,6 +213,22 @@ func (b *Builder) Build(resources []Resource) (*Documents, error) {
 
 // defineCommon adds the schemas every document uses: the apimachinery kinds of the
 // operations and the metadata and Scale types.
+// buildDefinitions returns the common definitions, those of the resources defined, and
+// every kind of rs marked with its group, version and kind.
+func buildDefinitions(v2 bool, defined, rs []*resolved) (*definitions, error) {
+	defs := newDefinitions(v2)
+	if err := defineCommon(defs); err != nil {
+		return nil, err
+	}
+	for _, r := range defined {
+		if err := defineResource(defs, r); err != nil {
+			return nil, err
+		}
+	}
+	markKinds(defs, rs)
+	return defs, nil
+}
+
 func defineCommon(defs *definitions) error {
 	for _, t := range []reflect.Type{
 		reflect.TypeFor[metav1.DeleteOptions](), reflect.TypeFor[metav1.Status](),

@@ -61,16 +61,10 @@ func (b *Builder) BuildV2(resources []Resource) (*V2, error) {
 	}
 
 	// 2. Every definition, from the same walk as the v3 component schemas.
-	defs := newDefinitions(true)
-	if err := defineCommon(defs); err != nil {
+	defs, err := buildDefinitions(true, rs, rs)
+	if err != nil {
 		return nil, err
 	}
-	for _, r := range rs {
-		if err := defineResource(defs, r); err != nil {
-			return nil, err
-		}
-	}
-	markKinds(defs, rs)
 
 	// 3. The paths of every group-version, written by the v3 path builder and converted.
 	params, err := newQueryParams()
