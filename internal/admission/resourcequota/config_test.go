@@ -42,6 +42,14 @@ func TestLoadConfigFileExamples(t *testing.T) {
 	}
 }
 
+// admissionV1 starts an apiserver.config.k8s.io/v1 AdmissionConfiguration; inlineV1 goes on
+// with a ResourceQuota plugin configured inline by a v1 ResourceQuotaConfiguration, whose
+// fields follow (indented four spaces).
+const (
+	admissionV1 = "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\n"
+	inlineV1    = admissionV1 + "plugins:\n- name: ResourceQuota\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: ResourceQuotaConfiguration\n"
+)
+
 func TestLoadConfigFile(t *testing.T) {
 	const quotaConfig = `apiVersion: apiserver.config.k8s.io/v1
 kind: ResourceQuotaConfiguration
@@ -58,9 +66,7 @@ limitedResources:
 	}{
 		{
 			name: "inline v1",
-			files: map[string]string{"admission.yaml": `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
+			files: map[string]string{"admission.yaml": admissionV1 + `plugins:
 - name: LimitRanger
   configuration: {anything: goes}
 - name: ResourceQuota
@@ -77,9 +83,7 @@ plugins:
 		},
 		{
 			name: "seed form with CrossNamespaceAffinity and no operator decodes (it never matches)",
-			files: map[string]string{"admission.yaml": `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
+			files: map[string]string{"admission.yaml": admissionV1 + `plugins:
 - name: "ResourceQuota"
   configuration:
     apiVersion: apiserver.config.k8s.io/v1
@@ -109,9 +113,7 @@ plugins:
 		},
 		{
 			name: "legacy v1alpha1 Configuration inline",
-			files: map[string]string{"admission.yaml": `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
+			files: map[string]string{"admission.yaml": admissionV1 + `plugins:
 - name: ResourceQuota
   configuration:
     apiVersion: resourcequota.admission.k8s.io/v1alpha1
@@ -122,12 +124,12 @@ plugins:
 		},
 		{
 			name:  "plugin not configured",
-			files: map[string]string{"admission.yaml": "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: LimitRanger\n  path: lr.yaml\n"},
+			files: map[string]string{"admission.yaml": admissionV1 + "plugins:\n- name: LimitRanger\n  path: lr.yaml\n"},
 			want:  "(none)",
 		},
 		{
 			name:  "plugin listed without configuration",
-			files: map[string]string{"admission.yaml": "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ResourceQuota\n"},
+			files: map[string]string{"admission.yaml": admissionV1 + "plugins:\n- name: ResourceQuota\n"},
 			want:  "(none)",
 		},
 		{
@@ -137,7 +139,7 @@ plugins:
 		},
 		{
 			name:  "unknown field in the admission configuration",
-			files: map[string]string{"admission.yaml": "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugin: []\n"},
+			files: map[string]string{"admission.yaml": admissionV1 + "plugin: []\n"},
 			err:   `admission configuration file "$DIR/admission.yaml": error unmarshaling JSON: while decoding JSON: json: unknown field "plugin"`,
 		},
 		{
@@ -152,14 +154,7 @@ plugins:
 		},
 		{
 			name: "unknown field in the plugin configuration",
-			files: map[string]string{"admission.yaml": `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: ResourceQuota
-  configuration:
-    apiVersion: apiserver.config.k8s.io/v1
-    kind: ResourceQuotaConfiguration
-    limitedResources:
+			files: map[string]string{"admission.yaml": inlineV1 + `    limitedResources:
     - resource: pods
       matchScope: []
 `},
@@ -168,7 +163,7 @@ plugins:
 		{
 			name: "duplicate field",
 			files: map[string]string{
-				"admission.yaml": "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ResourceQuota\n  path: quota.yaml\n",
+				"admission.yaml": admissionV1 + "plugins:\n- name: ResourceQuota\n  path: quota.yaml\n",
 				"quota.yaml":     quotaConfig + "limitedResources: []\n",
 			},
 			err: `ResourceQuota plugin configuration in "$DIR/quota.yaml": error converting YAML to JSON: yaml: unmarshal errors:
@@ -176,14 +171,7 @@ plugins:
 		},
 		{
 			name: "resource is required",
-			files: map[string]string{"admission.yaml": `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: ResourceQuota
-  configuration:
-    apiVersion: apiserver.config.k8s.io/v1
-    kind: ResourceQuotaConfiguration
-    limitedResources:
+			files: map[string]string{"admission.yaml": inlineV1 + `    limitedResources:
     - resource: pods
     - matchContains: [x]
     - apiGroup: apps
@@ -192,9 +180,7 @@ plugins:
 		},
 		{
 			name: "wrong plugin configuration kind",
-			files: map[string]string{"admission.yaml": `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
+			files: map[string]string{"admission.yaml": admissionV1 + `plugins:
 - name: ResourceQuota
   configuration: {apiVersion: resourcequota.admission.k8s.io/v1beta1, kind: ResourceQuotaConfiguration}
 `},
@@ -202,7 +188,7 @@ plugins:
 		},
 		{
 			name:  "missing plugin file",
-			files: map[string]string{"admission.yaml": "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ResourceQuota\n  path: nope.yaml\n"},
+			files: map[string]string{"admission.yaml": admissionV1 + "plugins:\n- name: ResourceQuota\n  path: nope.yaml\n"},
 			err:   `admission configuration file "$DIR/admission.yaml": unable to read ResourceQuota plugin configuration from "$DIR/nope.yaml" [open $DIR/nope.yaml: no such file or directory]`,
 		},
 	}
