@@ -19,6 +19,7 @@ import (
 
 	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/registry/validation"
 )
 
 // nextScheduleDelta is upstream's margin after a schedule time before syncing again.
@@ -184,7 +185,7 @@ func (c *CronJob) syncCronJob(ctx context.Context, cj *batchv1.CronJob, jobs []*
 	if cj.Spec.Suspend != nil && *cj.Spec.Suspend {
 		return nil, nil
 	}
-	sched, err := parseCron(c.formatSchedule(ctx, cj))
+	sched, err := validation.ParseCron(c.formatSchedule(ctx, cj))
 	if err != nil {
 		c.rec.Eventf(ctx, cj, corev1.EventTypeWarning, "UnparseableSchedule", "unparseable schedule: %q : %s", cj.Spec.Schedule, err)
 		return nil, nil
@@ -321,7 +322,7 @@ const (
 )
 
 // mostRecentScheduleTime is upstream's.
-func mostRecentScheduleTime(cj *batchv1.CronJob, now time.Time, s *cronSchedule, includeDeadline bool) (time.Time, *time.Time, missed, error) {
+func mostRecentScheduleTime(cj *batchv1.CronJob, now time.Time, s *validation.CronSchedule, includeDeadline bool) (time.Time, *time.Time, missed, error) {
 	earliest := cj.CreationTimestamp.Time
 	if cj.Status.LastScheduleTime != nil {
 		earliest = cj.Status.LastScheduleTime.Time
@@ -332,8 +333,8 @@ func mostRecentScheduleTime(cj *batchv1.CronJob, now time.Time, s *cronSchedule,
 			earliest = deadline
 		}
 	}
-	t1 := s.next(earliest)
-	t2 := s.next(t1)
+	t1 := s.Next(earliest)
+	t2 := s.Next(t1)
 	if now.Before(t1) {
 		return earliest, nil, noneMissed, nil
 	}
@@ -361,7 +362,7 @@ func mostRecentScheduleTime(cj *batchv1.CronJob, now time.Time, s *cronSchedule,
 }
 
 // nextScheduleTime is upstream's: the most recent unmet schedule time, or nil.
-func (c *CronJob) nextScheduleTime(ctx context.Context, cj *batchv1.CronJob, now time.Time, s *cronSchedule) (*time.Time, error) {
+func (c *CronJob) nextScheduleTime(ctx context.Context, cj *batchv1.CronJob, now time.Time, s *validation.CronSchedule) (*time.Time, error) {
 	_, recent, m, err := mostRecentScheduleTime(cj, now, s, true)
 	if recent == nil || recent.After(now) {
 		return nil, err
@@ -373,7 +374,7 @@ func (c *CronJob) nextScheduleTime(ctx context.Context, cj *batchv1.CronJob, now
 }
 
 // nextScheduleTimeDuration is upstream's: how long until the next schedule time.
-func nextScheduleTimeDuration(cj *batchv1.CronJob, now time.Time, s *cronSchedule) *time.Duration {
+func nextScheduleTimeDuration(cj *batchv1.CronJob, now time.Time, s *validation.CronSchedule) *time.Duration {
 	earliest, recent, m, err := mostRecentScheduleTime(cj, now, s, false)
 	if err != nil {
 		return nil
@@ -384,7 +385,7 @@ func nextScheduleTimeDuration(cj *batchv1.CronJob, now time.Time, s *cronSchedul
 		}
 		recent = &earliest
 	}
-	d := s.next(*recent).Add(nextScheduleDelta).Sub(now)
+	d := s.Next(*recent).Add(nextScheduleDelta).Sub(now)
 	return &d
 }
 

@@ -258,7 +258,7 @@ func cronJobSpec(s, old *batchv1.CronJobSpec, p *field.Path) field.ErrorList {
 
 func scheduleFormat(schedule string, allowTZ bool, tz *string, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if err := parseStandardCron(schedule); err != nil {
+	if _, err := ParseCron(schedule); err != nil {
 		errs = append(errs, field.Invalid(p, schedule, err.Error()))
 	}
 	switch {

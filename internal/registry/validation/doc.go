@@ -12,7 +12,8 @@
 // upstream's customresource strategy does: ObjectMeta, the CRD version's
 // OpenAPI v3 schema (with ratcheting on update), scale paths, embedded
 // resources and list types; CEL rules (x-kubernetes-validations) are not
-// evaluated.
+// evaluated. It also owns the CronJob schedule grammar (cron.go), which the CronJob
+// controller uses to compute activations.
 //
 // Invariants:
 //   - Functions are pure: they never modify their arguments and read nothing

@@ -510,13 +510,13 @@ func TestCronParser(t *testing.T) {
 		{"TZ=Nowhere/Land * * * * *", "provided bad location Nowhere/Land: unknown time zone Nowhere/Land"},
 	}
 	for _, tc := range tests {
-		err := parseStandardCron(tc.spec)
+		_, err := ParseCron(tc.spec)
 		got := ""
 		if err != nil {
 			got = err.Error()
 		}
 		if got != tc.want {
-			t.Errorf("parseStandardCron(%q) = %q, want %q", tc.spec, got, tc.want)
+			t.Errorf("ParseCron(%q) = %q, want %q", tc.spec, got, tc.want)
 		}
 	}
 }

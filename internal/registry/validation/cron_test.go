@@ -1,4 +1,4 @@
-package workloads
+package validation
 
 import (
 	"testing"
@@ -19,9 +19,9 @@ func TestParseCronErrors(t *testing.T) {
 		{"TZ=Nowhere/City * * * * *", "provided bad location Nowhere/City: unknown time zone Nowhere/City"},
 	}
 	for _, tc := range cases {
-		_, err := parseCron(tc.spec)
+		_, err := ParseCron(tc.spec)
 		if err == nil || err.Error() != tc.err {
-			t.Errorf("parseCron(%q) error = %v, want %q", tc.spec, err, tc.err)
+			t.Errorf("ParseCron(%q) error = %v, want %q", tc.spec, err, tc.err)
 		}
 	}
 }
@@ -50,15 +50,15 @@ func TestCronNext(t *testing.T) {
 		{"@every 90s", base.Add(90 * time.Second)},
 	}
 	for _, tc := range cases {
-		s, err := parseCron(tc.spec)
+		s, err := ParseCron(tc.spec)
 		if err != nil {
-			t.Fatalf("parseCron(%q): %v", tc.spec, err)
+			t.Fatalf("ParseCron(%q): %v", tc.spec, err)
 		}
-		if got := s.next(base); !got.Equal(tc.want) {
-			t.Errorf("%q.next(%v) = %v, want %v", tc.spec, base, got, tc.want)
+		if got := s.Next(base); !got.Equal(tc.want) {
+			t.Errorf("%q.Next(%v) = %v, want %v", tc.spec, base, got, tc.want)
 		}
 	}
-	if s, _ := parseCron("0 0 31 2 *"); !s.next(base).IsZero() {
+	if s, _ := ParseCron("0 0 31 2 *"); !s.Next(base).IsZero() {
 		t.Errorf("31 February should never come")
 	}
 }
