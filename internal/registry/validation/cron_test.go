@@ -62,3 +62,31 @@ func TestCronNext(t *testing.T) {
 		t.Errorf("31 February should never come")
 	}
 }
+
+// FuzzParseCron: no schedule text makes the parser or Next panic, and an activation Next
+// finds is a whole minute strictly after the start (or, for @every, the interval later).
+func FuzzParseCron(f *testing.F) {
+	for _, seed := range []string{"* * * * *", "*/15 1-5 ? jan-mar mon,wed", "TZ=UTC 0 0 29 feb *", "@every 1h", "@weekly", "5/20 * 1-31/2 * sun", "1-2-3 * * * *", "-1 * * * *", "*/-3 * * * *", "CRON_TZ="} {
+		f.Add(seed)
+	}
+	base := time.Date(2024, time.January, 31, 10, 29, 30, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, spec string) {
+		s, err := ParseCron(spec)
+		if err != nil {
+			if s != nil {
+				t.Fatalf("ParseCron(%q) returned a schedule with error %v", spec, err)
+			}
+			return
+		}
+		next := s.Next(base)
+		if next.IsZero() {
+			return
+		}
+		if !next.After(base) {
+			t.Fatalf("ParseCron(%q).Next(%v) = %v, not after it", spec, base, next)
+		}
+		if s.every == 0 && (next.Second() != 0 || next.Nanosecond() != 0) {
+			t.Fatalf("ParseCron(%q).Next(%v) = %v, not a whole minute", spec, base, next)
+		}
+	})
+}
