@@ -122,6 +122,20 @@ func TestValidateCreate(t *testing.T) {
 			`spec.securityContext.fsGroup: Invalid value: 2147483648: must be between 0 and 2147483647, inclusive`,
 			`spec.securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive`,
 		}},
+		{"secret and config map volumes", func() runtime.Object {
+			p := validPod()
+			p.Spec.Volumes = []corev1.Volume{
+				{Name: "s", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{DefaultMode: ptr(int32(01000)), Items: []corev1.KeyToPath{{Path: "a"}}}}},
+				{Name: "c", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{Items: []corev1.KeyToPath{{Key: "k", Path: "../up"}}}}},
+			}
+			return p
+		}, []string{
+			`spec.volumes[0].secret.secretName: Required value`,
+			`spec.volumes[0].secret.defaultMode: Invalid value: 512: must be a number between 0 and 0777 (octal), both inclusive`,
+			`spec.volumes[0].secret.items[0].key: Required value`,
+			`spec.volumes[1].configMap.name: Required value`,
+			`spec.volumes[1].configMap.items[0].path: Invalid value: "../up": must not contain '..'`,
+		}},
 		{"projected secret and config map", func() runtime.Object {
 			p := validPod()
 			p.Spec.Volumes = []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{

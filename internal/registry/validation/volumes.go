@@ -90,16 +90,7 @@ func volumeSource(s *corev1.VolumeSource, p *field.Path, volName, podName string
 	one(s.GCEPersistentDisk != nil, "gcePersistentDisk", nil)
 	one(s.AWSElasticBlockStore != nil, "awsElasticBlockStore", nil)
 	one(s.Secret != nil, "secret", func() field.ErrorList {
-		fp := p.Child("secret")
-		var e field.ErrorList
-		if s.Secret.SecretName == "" {
-			e = append(e, field.Required(fp.Child("secretName"), ""))
-		}
-		e = append(e, fileMode(s.Secret.DefaultMode, fp.Child("defaultMode"))...)
-		for i := range s.Secret.Items {
-			e = append(e, keyToPath(&s.Secret.Items[i], fp.Child("items").Index(i))...)
-		}
-		return e
+		return keyedSource(s.Secret.SecretName == "", "secretName", s.Secret.DefaultMode, s.Secret.Items, p.Child("secret"))
 	})
 	one(s.NFS != nil, "nfs", func() field.ErrorList {
 		fp := p.Child("nfs")
@@ -138,16 +129,7 @@ func volumeSource(s *corev1.VolumeSource, p *field.Path, volName, podName string
 	one(s.FC != nil, "fc", nil)
 	one(s.FlexVolume != nil, "flexVolume", nil)
 	one(s.ConfigMap != nil, "configMap", func() field.ErrorList {
-		fp := p.Child("configMap")
-		var e field.ErrorList
-		if s.ConfigMap.Name == "" {
-			e = append(e, field.Required(fp.Child("name"), ""))
-		}
-		e = append(e, fileMode(s.ConfigMap.DefaultMode, fp.Child("defaultMode"))...)
-		for i := range s.ConfigMap.Items {
-			e = append(e, keyToPath(&s.ConfigMap.Items[i], fp.Child("items").Index(i))...)
-		}
-		return e
+		return keyedSource(s.ConfigMap.Name == "", "name", s.ConfigMap.DefaultMode, s.ConfigMap.Items, p.Child("configMap"))
 	})
 	one(s.AzureFile != nil, "azureFile", nil)
 	one(s.VsphereVolume != nil, "vsphereVolume", nil)
@@ -253,6 +235,20 @@ func downwardAPIFile(f *corev1.DownwardAPIVolumeFile, p *field.Path) field.Error
 		errs = append(errs, field.Required(p, "one of fieldRef and resourceFieldRef is required"))
 	}
 	return append(errs, fileMode(f.Mode, p.Child("mode"))...)
+}
+
+// keyedSource checks a secret or config map volume source at fp: its name (the field
+// nameField, reported when noName), default mode and items.
+func keyedSource(noName bool, nameField string, mode *int32, items []corev1.KeyToPath, fp *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if noName {
+		errs = append(errs, field.Required(fp.Child(nameField), ""))
+	}
+	errs = append(errs, fileMode(mode, fp.Child("defaultMode"))...)
+	for i := range items {
+		errs = append(errs, keyToPath(&items[i], fp.Child("items").Index(i))...)
+	}
+	return errs
 }
 
 // projectedKeys checks a projected secret or config map (at sp) named name: the name is
