@@ -359,6 +359,10 @@ func TestValidateCreate(t *testing.T) {
 			`spec.schedule: Invalid value: "TZ=UTC * * *": expected exactly 5 fields, found 3: [* * *]`,
 			`spec.schedule: Invalid value: "TZ=UTC * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead`,
 		}},
+		{"priority class preemption policy", func() runtime.Object {
+			pp := corev1.PreemptionPolicy("Sometimes")
+			return &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "mine"}, Value: 10, PreemptionPolicy: &pp}
+		}, []string{`preemptionPolicy: Unsupported value: "Sometimes": supported values: "PreemptLowerPriority", "Never"`}},
 		{"priority class reserved prefix", func() runtime.Object {
 			return &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "system-mine"}, Value: 10}
 		}, []string{`metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class`}},
