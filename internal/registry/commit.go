@@ -620,8 +620,9 @@ type batchPlan struct {
 	validate bool
 	// next is the quota state once the batch commits.
 	next *nsState
-	// pipelined: the transaction guards on values and on the quota set only, so it may
-	// share an etcd request with other namespaces' transactions (see combiner).
+	// pipelined: the transaction guards each quota and the quota set by key (revision or
+	// value), never a range at a read revision, so it may share an etcd request with other
+	// namespaces' transactions (see combiner).
 	pipelined bool
 	// pending are the value guards on quotas that earlier batches write.
 	pending []pendingGuard
