@@ -86,12 +86,45 @@ func rvOf(m metav1.Object) int64 {
 
 // observe applies one object change if it is newer than what the cache holds.
 func (c *objectCache) observe(obj runtime.Object, deleted bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.observeLocked(obj, deleted)
+}
+
+// install applies a list of every object at revision rev, keeping what the cache learned of
+// later revisions (this replica's commits observed while the list was read): entries only
+// move forward even across a relist. Objects the list lacks are gone, unless the cache holds
+// a later state of them.
+func (c *objectCache) install(objs []runtime.Object, rev int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	listed := map[string]bool{}
+	for _, o := range objs {
+		if m, err := meta.Accessor(o); err == nil {
+			listed[m.GetNamespace()+"/"+m.GetName()] = true
+		}
+		c.observeLocked(o, false)
+	}
+	for ns, byName := range c.byNS {
+		for name, o := range byName {
+			if m, err := meta.Accessor(o); err == nil && !listed[ns+"/"+name] && rvOf(m) <= rev {
+				delete(byName, name)
+			}
+		}
+	}
+	for key, t := range c.tombstones {
+		if t <= rev {
+			delete(c.tombstones, key)
+		}
+	}
+	c.synced = true
+}
+
+func (c *objectCache) observeLocked(obj runtime.Object, deleted bool) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	ns, name, rev := m.GetNamespace(), m.GetName(), rvOf(m)
 	key := ns + "/" + name
 	if cur, ok := c.byNS[ns][name]; ok {
@@ -161,14 +194,7 @@ func (c *objectCache) run(ctx context.Context, store *registry.Store, res *regis
 			var events <-chan registry.Event
 			events, err = store.Watch(ctx, res, "", registry.WatchOptions{ResourceVersion: strconv.FormatInt(rev, 10)})
 			if err == nil {
-				c.mu.Lock()
-				c.byNS = map[string]map[string]runtime.Object{}
-				c.tombstones = nil
-				for _, o := range objs {
-					c.set(o, false)
-				}
-				c.synced = true
-				c.mu.Unlock()
+				c.install(objs, rev)
 				for ev := range events {
 					if ev.Type != watch.Added && ev.Type != watch.Modified && ev.Type != watch.Deleted {
 						continue
