@@ -9,6 +9,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -157,6 +158,10 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, res *registry.Res
 		writeError(w, err)
 		return
 	}
+	if s.cfg.FieldManagers != nil && info.Subresource == "" {
+		s.applyManaged(w, r, res, info, acc, opts, fv, applied)
+		return
+	}
 	mergeType := strategicPatchType
 	if res.Type == nil {
 		mergeType = mergePatchType
@@ -183,5 +188,61 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, res *registry.Res
 		return
 	}
 	warn(w, append(warnings, result.Warnings...))
+	s.writeObjects(w, r, res, acc, code, result.Object)
+}
+
+// applyManaged is server-side apply with field ownership (apimachinery's managedfields, as
+// kube-apiserver): the applied configuration sets the fields it names, with conflicts (409)
+// against fields other managers own unless forced; fields the manager applied before and
+// no longer names are removed unless another manager owns them. The managers and what they
+// own are kept in metadata.managedFields.
+func (s *Server) applyManaged(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo, acc accept, opts registry.WriteOptions, fv registry.FieldValidation, applied []byte) {
+	q := r.URL.Query()
+	manager, force := q.Get("fieldManager"), q.Get("force") == "true"
+	fm, err := s.cfg.FieldManagers.For(res)
+	if err != nil {
+		writeError(w, apierrors.NewInternalError(err))
+		return
+	}
+	// 1. The applied configuration: checked by decoding it as the resource's kind (errors
+	// and unknown-field warnings as for any write), applied as the fields it names (a typed
+	// object would name every field of its structs).
+	d, err := registry.Decode(res, applied, fv)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if n := metaOf(d.Object).Name; n != info.Name {
+		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, info.Name)))
+		return
+	}
+	cfg := &unstructured.Unstructured{}
+	if err := json.Unmarshal(applied, &cfg.Object); err != nil {
+		writeError(w, apierrors.NewBadRequest(err.Error()))
+		return
+	}
+	apply := func(live runtime.Object) (runtime.Object, error) {
+		live = live.DeepCopyObject()
+		live.GetObjectKind().SetGroupVersionKind(res.GVK())
+		return fm.Apply(live, cfg.DeepCopy(), manager, force)
+	}
+	// 2. Onto the live object, or onto an empty one when there is none.
+	code := http.StatusOK
+	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, "", apply, opts)
+	if apierrors.IsNotFound(err) {
+		empty := res.New()
+		metaOf(empty).SetName(info.Name)
+		metaOf(empty).SetNamespace(info.Namespace)
+		var obj runtime.Object
+		if obj, err = apply(empty); err == nil {
+			result, err = s.cfg.Store.Create(r.Context(), res, info.Namespace, obj, opts)
+			code = http.StatusCreated
+		}
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	warn(w, append(d.Warnings, result.Warnings...))
 	s.writeObjects(w, r, res, acc, code, result.Object)
 }

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -53,6 +54,14 @@ type Config struct {
 	Version VersionInfo
 	// Ready reports readiness for /readyz.
 	Ready func(ctx context.Context) error
+	// FieldManagers tracks field ownership for server-side apply; nil merges an applied
+	// configuration onto the live object without managedFields.
+	FieldManagers FieldManagers
+}
+
+// FieldManagers gives the server-side apply field manager of a resource.
+type FieldManagers interface {
+	For(res *registry.Resource) (*managedfields.FieldManager, error)
 }
 
 // VersionInfo is what /version reports.

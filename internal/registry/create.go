@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"math/big"
 	"strconv"
 
@@ -104,7 +105,9 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 	m.SetResourceVersion("")
 	m.SetDeletionTimestamp(nil)
 	m.SetDeletionGracePeriodSeconds(nil)
-	m.SetManagedFields(nil)
+	if managedfields.ValidateManagedFields(m.GetManagedFields()) != nil {
+		m.SetManagedFields(nil) // as upstream, invalid ownership is dropped, not refused
+	}
 	if res.Generation {
 		m.SetGeneration(1)
 	} else {

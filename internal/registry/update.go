@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -65,7 +66,10 @@ func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subreso
 	m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
 	m.SetResourceVersion(om.GetResourceVersion())
 	m.SetGeneration(om.GetGeneration())
-	m.SetManagedFields(nil)
+	// Field ownership (server-side apply) stays as stored unless the update sets it, validly.
+	if mf := m.GetManagedFields(); mf == nil || managedfields.ValidateManagedFields(mf) != nil {
+		m.SetManagedFields(om.GetManagedFields())
+	}
 	switch {
 	case subresource == "status":
 		setSpecFrom(obj, old)

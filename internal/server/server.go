@@ -214,7 +214,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	oa := newOpenAPI(cat)
 	api := apiserver.New(apiserver.Config{
-		Store: store, Auth: auth, Table: tableConverter, OpenAPI: oa, Extra: extra, Logger: log,
+		Store: store, Auth: auth, Table: tableConverter, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: newFieldManagers(oa),
 		Version: apiserver.VersionInfo{Major: "1", Minor: "32", GitVersion: KubernetesVersion + "+quotad"},
 		Ready: func(ctx context.Context) error {
 			_, err := st.Revision(ctx)

@@ -255,9 +255,21 @@ func walkCustomResource(t *testing.T, ctx context.Context, c dynamic.ResourceInt
 	if !apierrors.IsUnsupportedMediaType(err) || err.Error() != want {
 		t.Errorf("strategic merge patch on a custom resource:\n got %v\nwant %s", err, want)
 	}
-	p, err = c.Patch(ctx, "w", types.ApplyPatchType, []byte(`{"apiVersion":"example.com/v1","kind":"`+kind+`","metadata":{"name":"w"},"spec":{"color":"green"}}`), metav1.PatchOptions{FieldManager: "test"})
-	if color, _, _ := unstructured.NestedString(p.Object, "spec", "color"); err != nil || color != "green" {
-		t.Errorf("apply patch: %v %q", err, color)
+	// Server-side apply: the object was written without it, so its fields are owned by
+	// "before-first-apply" and changing one conflicts unless forced.
+	applied := []byte(`{"apiVersion":"example.com/v1","kind":"` + kind + `","metadata":{"name":"w"},"spec":{"color":"green"}}`)
+	_, err = c.Patch(ctx, "w", types.ApplyPatchType, applied, metav1.PatchOptions{FieldManager: "test"})
+	want = `Apply failed with 1 conflict: conflict with "before-first-apply" using example.com/v1: .spec.color`
+	if !apierrors.IsConflict(err) || err.Error() != want {
+		t.Errorf("apply changing a field written before:\n got %v\nwant 409 %s", err, want)
+	}
+	force := true
+	p, err = c.Patch(ctx, "w", types.ApplyPatchType, applied, metav1.PatchOptions{FieldManager: "test", Force: &force})
+	if err != nil {
+		t.Fatalf("apply patch: %v", err)
+	}
+	if color, _, _ := unstructured.NestedString(p.Object, "spec", "color"); color != "green" {
+		t.Errorf("apply patch: color %q", color)
 	}
 	// Stale update.
 	_, err = c.Update(ctx, got, metav1.UpdateOptions{})

@@ -1,0 +1,99 @@
+package integration
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+
+	"github.com/quotad/quotad/internal/server/servertest"
+)
+
+// TestServerSideApplyOwnsFields: server-side apply tracks who owns which field, as
+// kube-apiserver does. A manager that stops naming a field removes it; another manager
+// changing an owned field gets upstream's 409 unless it forces, and then owns it; the
+// quota keeps charging throughout, and status is owned by nobody who applies.
+func TestServerSideApplyOwnsFields(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkNamespace(t, s, "ssa")
+	quotas := s.Client.CoreV1().ResourceQuotas("ssa")
+	apply := func(manager string, force bool, hard corev1.ResourceList) (*corev1.ResourceQuota, error) {
+		return quotas.Apply(ctx, corev1ac.ResourceQuota("team", "ssa").WithSpec(corev1ac.ResourceQuotaSpec().WithHard(hard)),
+			metav1.ApplyOptions{FieldManager: manager, Force: force})
+	}
+	hard := func(q *corev1.ResourceQuota) string {
+		return resourceListString(q.Spec.Hard)
+	}
+
+	// 1. Created by applying; the manager owns what it named, not status.
+	q, err := apply("platform", false, corev1.ResourceList{corev1.ResourcePods: resource.MustParse("5"), corev1.ResourceRequestsCPU: resource.MustParse("2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.ManagedFields) != 1 || q.ManagedFields[0].Manager != "platform" || q.ManagedFields[0].Operation != metav1.ManagedFieldsOperationApply {
+		t.Fatalf("managedFields after the first apply: %+v", q.ManagedFields)
+	}
+	if got, want := string(q.ManagedFields[0].FieldsV1.Raw), `{"f:spec":{"f:hard":{"f:pods":{},"f:requests.cpu":{}}}}`; got != want {
+		t.Fatalf("platform owns %s, want %s", got, want)
+	}
+
+	// 2. A field the manager no longer names is removed.
+	if q, err = apply("platform", false, corev1.ResourceList{corev1.ResourcePods: resource.MustParse("5")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := hard(q); got != "pods=5" {
+		t.Fatalf("hard after dropping requests.cpu: %s, want pods=5", got)
+	}
+
+	// 3. Another manager changing an owned field conflicts, with upstream's text.
+	_, err = apply("tenant", false, corev1.ResourceList{corev1.ResourcePods: resource.MustParse("6")})
+	want := `Apply failed with 1 conflict: conflict with "platform": .spec.hard.pods`
+	if !apierrors.IsConflict(err) || err.Error() != want {
+		t.Fatalf("conflicting apply: %v, want 409 %s", err, want)
+	}
+
+	// 4. Forced, it takes the field; the former owner no longer removes it.
+	if q, err = apply("tenant", true, corev1.ResourceList{corev1.ResourcePods: resource.MustParse("6")}); err != nil {
+		t.Fatal(err)
+	}
+	if q, err = apply("platform", false, corev1.ResourceList{corev1.ResourceLimitsMemory: resource.MustParse("1Gi")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := hard(q); got != "limits.memory=1Gi,pods=6" {
+		t.Fatalf("hard after the takeover: %s, want limits.memory=1Gi,pods=6", got)
+	}
+
+	// 5. Charging goes on under the applied limits, and the managers are kept.
+	if _, err := s.Client.CoreV1().Pods("ssa").Create(ctx, pod("p", "", "64Mi"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expectUsed(t, s, "ssa", "team", map[string]string{"pods": "1", "limits.memory": "64Mi"})
+	q, err = quotas.Get(ctx, "team", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var managers []string
+	for _, e := range q.ManagedFields {
+		managers = append(managers, e.Manager)
+	}
+	if len(managers) != 2 || managers[0] != "platform" || managers[1] != "tenant" {
+		t.Fatalf("managers after charging: %v, want [platform tenant]", managers)
+	}
+}
+
+// resourceListString renders a resource list as sorted name=quantity pairs.
+func resourceListString(l corev1.ResourceList) string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(l)) {
+		v := l[name]
+		parts = append(parts, string(name)+"="+v.String())
+	}
+	return strings.Join(parts, ",")
+}
