@@ -48,6 +48,16 @@ func (f *fieldManagers) For(res *registry.Resource) (*managedfields.FieldManager
 		if err := json.Unmarshal(v2.JSON, &doc); err != nil {
 			return nil, fmt.Errorf("field manager: reading the openapi definitions: %w", err)
 		}
+		for def, fields := range keyDefaults {
+			for field, value := range fields {
+				if d := doc.Definitions[def]; d != nil {
+					if prop, ok := d.Properties[field]; ok {
+						prop.Default = value
+						d.Properties[field] = prop
+					}
+				}
+			}
+		}
 		tc, err := managedfields.NewTypeConverter(doc.Definitions, false)
 		if err != nil {
 			return nil, fmt.Errorf("field manager: %w", err)
@@ -78,6 +88,14 @@ func (f *fieldManagers) For(res *registry.Resource) (*managedfields.FieldManager
 	}
 	f.byGVK[gvk] = fm
 	return fm, nil
+}
+
+// keyDefaults are the defaults of fields that key the items of associative lists (upstream's
+// +default markers, which the published schemas leave out): an applied port without a
+// protocol is the TCP port the stored object holds, so ownership of list items matches.
+var keyDefaults = map[string]map[string]any{
+	"io.k8s.api.core.v1.ContainerPort": {"protocol": "TCP"},
+	"io.k8s.api.core.v1.ServicePort":   {"protocol": "TCP"},
 }
 
 // resourceObjects creates, defaults and converts the objects of one resource for its field

@@ -97,3 +97,26 @@ func resourceListString(l corev1.ResourceList) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// TestServerSideApplyListItemsByKey: items of associative lists are owned by their keys,
+// with a key field's default filled in (a port applied without a protocol is the TCP port):
+// a manager that names another port instead removes the first, as upstream does.
+func TestServerSideApplyListItemsByKey(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkNamespace(t, s, "ssa-svc")
+	svcs := s.Client.CoreV1().Services("ssa-svc")
+	for _, port := range []int32{80, 81} {
+		cfg := corev1ac.Service("web", "ssa-svc").WithSpec(corev1ac.ServiceSpec().WithPorts(corev1ac.ServicePort().WithPort(port)))
+		if _, err := svcs.Apply(ctx, cfg, metav1.ApplyOptions{FieldManager: "deployer"}); err != nil {
+			t.Fatalf("apply port %d: %v", port, err)
+		}
+	}
+	svc, err := svcs.Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != 81 || svc.Spec.Ports[0].Protocol != corev1.ProtocolTCP {
+		t.Fatalf("ports after applying 81 instead of 80: %+v", svc.Spec.Ports)
+	}
+}
