@@ -397,9 +397,9 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, res *registry.Re
 	if !ok {
 		return
 	}
-	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, func(cur runtime.Object) (runtime.Object, error) {
+	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, s.trackUpdate(r, res, info.Subresource, func(cur runtime.Object) (runtime.Object, error) {
 		return obj.DeepCopyObject(), nil
-	}, opts)
+	}), opts)
 	if err != nil {
 		writeError(w, err)
 		return

@@ -123,7 +123,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, res *registry.Res
 		return
 	}
 	var warnings []string
-	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, patchWith(res, pt, body, fv, &warnings), opts)
+	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, s.trackUpdate(r, res, info.Subresource, patchWith(res, pt, body, fv, &warnings)), opts)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -245,4 +245,42 @@ func (s *Server) applyManaged(w http.ResponseWriter, r *http.Request, res *regis
 	}
 	warn(w, append(d.Warnings, result.Warnings...))
 	s.writeObjects(w, r, res, acc, code, result.Object)
+}
+
+// trackUpdate makes the writer of a non-apply update the manager of the fields it changes,
+// on objects whose fields are owned (server-side apply made them so): as upstream, an edit
+// takes over what it changes, so an applier still naming the old value then conflicts
+// instead of undoing it silently. Objects nobody applied to stay untracked.
+func (s *Server) trackUpdate(r *http.Request, res *registry.Resource, subresource string, update registry.UpdateFunc) registry.UpdateFunc {
+	if s.cfg.FieldManagers == nil || subresource != "" {
+		return update
+	}
+	return func(cur runtime.Object) (runtime.Object, error) {
+		obj, err := update(cur)
+		if err != nil || len(metaOf(cur).GetManagedFields()) == 0 {
+			return obj, err
+		}
+		fm, err := s.cfg.FieldManagers.For(res)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		live := cur.DeepCopyObject()
+		live.GetObjectKind().SetGroupVersionKind(res.GVK())
+		obj.GetObjectKind().SetGroupVersionKind(res.GVK())
+		return fm.UpdateNoErrors(live, obj, updateManager(r)), nil
+	}
+}
+
+// updateManager names the manager of a non-apply write as kube-apiserver does: the
+// fieldManager parameter, or else the client's user agent up to its first "/" (at most 128
+// characters).
+func updateManager(r *http.Request) string {
+	if m := r.URL.Query().Get("fieldManager"); m != "" {
+		return m
+	}
+	ua, _, _ := strings.Cut(r.UserAgent(), "/")
+	if len(ua) > 128 {
+		ua = ua[:128]
+	}
+	return ua
 }

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	"github.com/quotad/quotad/internal/server/servertest"
@@ -118,5 +119,33 @@ func TestServerSideApplyListItemsByKey(t *testing.T) {
 	}
 	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != 81 || svc.Spec.Ports[0].Protocol != corev1.ProtocolTCP {
 		t.Fatalf("ports after applying 81 instead of 80: %+v", svc.Spec.Ports)
+	}
+}
+
+// TestEditTakesOwnership: an ordinary write to an applied object makes its writer the
+// owner of what it changed (kubectl edit, patch, scale), so the applier naming the old value
+// conflicts with it instead of undoing it; an object nobody applied to records nothing.
+func TestEditTakesOwnership(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkNamespace(t, s, "ssa-edit")
+	quotas := s.Client.CoreV1().ResourceQuotas("ssa-edit")
+	cfg := corev1ac.ResourceQuota("team", "ssa-edit").WithSpec(corev1ac.ResourceQuotaSpec().WithHard(corev1.ResourceList{corev1.ResourcePods: resource.MustParse("5")}))
+	if _, err := quotas.Apply(ctx, cfg, metav1.ApplyOptions{FieldManager: "platform"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := quotas.Patch(ctx, "team", types.MergePatchType, []byte(`{"spec":{"hard":{"pods":"7"}}}`), metav1.PatchOptions{FieldManager: "editor"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := quotas.Apply(ctx, cfg, metav1.ApplyOptions{FieldManager: "platform"})
+	want := `Apply failed with 1 conflict: conflict with "editor" using v1: .spec.hard.pods`
+	if !apierrors.IsConflict(err) || err.Error() != want {
+		t.Fatalf("applying over an edit: %v, want 409 %s", err, want)
+	}
+	// Untracked: a quota created and patched without apply carries no managedFields.
+	mkQuota(t, s, "ssa-edit", "plain", map[string]string{"pods": "1"})
+	q, err := quotas.Patch(ctx, "plain", types.MergePatchType, []byte(`{"spec":{"hard":{"pods":"2"}}}`), metav1.PatchOptions{FieldManager: "editor"})
+	if err != nil || len(q.ManagedFields) != 0 {
+		t.Fatalf("patching an object nobody applied to: managedFields %+v, err %v", q.ManagedFields, err)
 	}
 }
