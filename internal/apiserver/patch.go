@@ -170,13 +170,9 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, res *registry.Res
 	code := http.StatusOK
 	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, patchWith(res, mergeType, applied, fv, &warnings), opts)
 	if apierrors.IsNotFound(err) && info.Subresource == "" {
-		d, derr := registry.Decode(res, applied, fv)
+		d, derr := decodeApplied(res, info, applied, fv)
 		if derr != nil {
 			writeError(w, derr)
-			return
-		}
-		if n := metaOf(d.Object).Name; n != info.Name {
-			writeError(w, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, info.Name)))
 			return
 		}
 		warnings = d.Warnings
@@ -189,6 +185,19 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, res *registry.Res
 	}
 	warn(w, append(warnings, result.Warnings...))
 	s.writeObjects(w, r, res, acc, code, result.Object)
+}
+
+// decodeApplied decodes an applied configuration as the resource's kind and checks that
+// it names the object of the URL.
+func decodeApplied(res *registry.Resource, info requestInfo, applied []byte, fv registry.FieldValidation) (*registry.Decoded, error) {
+	d, err := registry.Decode(res, applied, fv)
+	if err != nil {
+		return nil, err
+	}
+	if n := metaOf(d.Object).Name; n != info.Name {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, info.Name))
+	}
+	return d, nil
 }
 
 // applyManaged is server-side apply with field ownership (apimachinery's managedfields, as
@@ -207,13 +216,9 @@ func (s *Server) applyManaged(w http.ResponseWriter, r *http.Request, res *regis
 	// 1. The applied configuration: checked by decoding it as the resource's kind (errors
 	// and unknown-field warnings as for any write), applied as the fields it names (a typed
 	// object would name every field of its structs).
-	d, err := registry.Decode(res, applied, fv)
+	d, err := decodeApplied(res, info, applied, fv)
 	if err != nil {
 		writeError(w, err)
-		return
-	}
-	if n := metaOf(d.Object).Name; n != info.Name {
-		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, info.Name)))
 		return
 	}
 	cfg := &unstructured.Unstructured{}
