@@ -105,7 +105,7 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 	m.SetResourceVersion("")
 	m.SetDeletionTimestamp(nil)
 	m.SetDeletionGracePeriodSeconds(nil)
-	if managedfields.ValidateManagedFields(m.GetManagedFields()) != nil {
+	if mf := m.GetManagedFields(); mf != nil && managedfields.ValidateManagedFields(mf) != nil {
 		m.SetManagedFields(nil) // as upstream, invalid ownership is dropped, not refused
 	}
 	if res.Generation {
