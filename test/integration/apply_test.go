@@ -149,3 +149,31 @@ func TestEditTakesOwnership(t *testing.T) {
 		t.Fatalf("patching an object nobody applied to: managedFields %+v, err %v", q.ManagedFields, err)
 	}
 }
+
+// TestManagedFieldsSentByClients: valid managedFields a client sends with a create are kept
+// (tools copy objects with them), invalid ones are dropped rather than refused, and an update
+// that leaves them out keeps the stored ones, its writer taking over the field it changed.
+func TestManagedFieldsSentByClients(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkNamespace(t, s, "mf")
+	cms := s.Client.CoreV1().ConfigMaps("mf")
+	valid := []metav1.ManagedFieldsEntry{{Manager: "copier", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
+		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:a":{}}}`)}}}
+	cm, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "copied", ManagedFields: valid}, Data: map[string]string{"a": "b"}}, metav1.CreateOptions{})
+	if err != nil || len(cm.ManagedFields) != 1 || cm.ManagedFields[0].Manager != "copier" {
+		t.Fatalf("create with valid managedFields: %+v, %v", cm.ManagedFields, err)
+	}
+	// An update that leaves them out keeps them, and its writer takes over what it changed.
+	cm.ManagedFields = nil
+	cm.Data["a"] = "c"
+	cm, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: "editor"})
+	if err != nil || len(cm.ManagedFields) != 1 || cm.ManagedFields[0].Manager != "editor" || cm.ManagedFields[0].Operation != metav1.ManagedFieldsOperationUpdate {
+		t.Fatalf("update leaving managedFields out: %+v, %v", cm.ManagedFields, err)
+	}
+	invalid := []metav1.ManagedFieldsEntry{{Manager: "broken", Operation: "Sideways", APIVersion: "v1", FieldsType: "Bogus"}}
+	cm, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "broken", ManagedFields: invalid}}, metav1.CreateOptions{})
+	if err != nil || len(cm.ManagedFields) != 0 {
+		t.Fatalf("create with invalid managedFields: %+v, %v", cm.ManagedFields, err)
+	}
+}
