@@ -27,6 +27,13 @@ func sharedEtcd(t *testing.T) *storage.Embedded {
 	return etcd
 }
 
+// twoReplicas starts two quotad processes sharing one etcd.
+func twoReplicas(t *testing.T) (a, b *servertest.Server) {
+	t.Helper()
+	etcd := sharedEtcd(t)
+	return servertest.Start(t, servertest.WithEtcd(etcd.Endpoints())), servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
+}
+
 // acrossReplicas runs write(i, replica) for i in [0, n) at once, even i on a and odd on b,
 // hands each result to record (called under a lock, in no particular order) and waits.
 func acrossReplicas(n int, a, b *servertest.Server, write func(i int, s *servertest.Server) error, record func(i int, err error)) {
@@ -52,9 +59,7 @@ func acrossReplicas(n int, a, b *servertest.Server, write func(i int, s *servert
 // TestParallelCreatesAcrossTwoReplicas: 50 parallel pod creates against pods: 10, spread over
 // two quotad processes sharing one etcd, store exactly 10 pods and used pods == 10.
 func TestParallelCreatesAcrossTwoReplicas(t *testing.T) {
-	etcd := sharedEtcd(t)
-	a := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
-	b := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
+	a, b := twoReplicas(t)
 	ctx := ctxT(t)
 	mkNamespace(t, a, "race")
 	_, err := a.Client.CoreV1().ResourceQuotas("race").Create(ctx, &corev1.ResourceQuota{

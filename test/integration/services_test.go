@@ -68,9 +68,7 @@ func TestServiceAllocationsAreExclusive(t *testing.T) {
 // TestServiceAllocationsUnderConcurrency: services created at once through two replicas get
 // distinct cluster IPs and node ports, and of many asking for one node port exactly one gets it.
 func TestServiceAllocationsUnderConcurrency(t *testing.T) {
-	etcd := sharedEtcd(t)
-	a := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
-	b := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
+	a, b := twoReplicas(t)
 	ctx := ctxT(t)
 	mkNamespace(t, a, "svcrace")
 	var wantedPort, failures []error
