@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"time"
 
+	goruntime "runtime"
+
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/admission"
@@ -30,6 +32,19 @@ import (
 
 // KubernetesVersion is the Kubernetes API version quotad serves.
 const KubernetesVersion = "v1.32.0"
+
+// Version is quotad's version, as /version and --version report it.
+type Version struct {
+	Major, Minor, GitVersion, GoVersion, Compiler, Platform string
+}
+
+// CurrentVersion returns the running binary's version.
+func CurrentVersion() Version {
+	return Version{
+		Major: "1", Minor: "32", GitVersion: KubernetesVersion + "+quotad",
+		GoVersion: goruntime.Version(), Compiler: goruntime.Compiler, Platform: goruntime.GOOS + "/" + goruntime.GOARCH,
+	}
+}
 
 // Config is quotad's configuration, named after kube-apiserver's flags.
 type Config struct {
@@ -55,6 +70,19 @@ type Config struct {
 	Logger *slog.Logger
 	// Ready, when set, receives the running server once it accepts requests.
 	Ready func(*Running)
+
+	// RequestTimeout is the default deadline of every non-watch request (--request-timeout);
+	// ?timeout= overrides it.
+	RequestTimeout time.Duration
+	// MaxRequestsInflight and MaxMutatingRequestsInflight bound the non-mutating and
+	// mutating requests served at once (0: no bound).
+	MaxRequestsInflight         int
+	MaxMutatingRequestsInflight int
+	// MinRequestTimeout is, in seconds, the least time a watch without timeoutSeconds is
+	// kept open; each such watch picks a random time between it and twice it.
+	MinRequestTimeout int
+	// LogLevel is the level Logger was built with (kube's --v=n is slog.Level(-n)).
+	LogLevel slog.Level
 }
 
 // Running describes a started server.

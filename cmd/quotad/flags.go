@@ -1,0 +1,175 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/quotad/quotad/internal/server"
+)
+
+// description is what `quotad --help` prints before the flags, as kube's binaries do.
+const description = `quotad serves the Kubernetes API around ResourceQuota: per-namespace hard limits on
+compute, storage, extended resources and object counts, enforced at admission, with
+usage that is exact at every moment (the object write and the quota charge commit in one
+etcd transaction). It stores everything in etcd: an embedded member under --data-dir by
+default, an external cluster with --etcd-servers.`
+
+// section is one named group of flags, printed under "<Name> flags:" as kube's binaries
+// print theirs.
+type section struct {
+	name string
+	fs   *pflag.FlagSet
+}
+
+// options are the parsed command line.
+type options struct {
+	cfg         server.Config
+	verbosity   int
+	showVersion string
+	help        bool
+	sections    []section
+	all         *pflag.FlagSet
+}
+
+// newOptions declares every flag, grouped into sections, on one FlagSet.
+func newOptions() *options {
+	o := &options{all: pflag.NewFlagSet("quotad", pflag.ContinueOnError)}
+	o.all.SortFlags = false
+	c := &o.cfg
+	add := func(name string, declare func(fs *pflag.FlagSet)) {
+		fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+		fs.SortFlags = false
+		declare(fs)
+		o.sections = append(o.sections, section{name: name, fs: fs})
+		o.all.AddFlagSet(fs)
+	}
+	add("Generic", func(fs *pflag.FlagSet) {
+		fs.StringVar(&c.DataDir, "data-dir", "quotad-data", "Directory for the embedded etcd, the CA and serving certificates, the admin token and kubeconfig.")
+		fs.DurationVar(&c.RequestTimeout, "request-timeout", time.Minute, "An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by the ?timeout= parameter.")
+		fs.IntVar(&c.MaxRequestsInflight, "max-requests-inflight", 400, "The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
+		fs.IntVar(&c.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", 200, "The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
+		fs.IntVar(&c.MinRequestTimeout, "min-request-timeout", 1800, "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.")
+		fs.BoolVar(&c.Debug, "profiling", false, "Enable profiling via web interface host:port/debug/pprof/ (authenticated clients only).")
+	})
+	add("Etcd", func(fs *pflag.FlagSet) {
+		fs.StringSliceVar(&c.EtcdServers, "etcd-servers", nil, "List of etcd servers to connect with (scheme://ip:port), comma separated. When set, no embedded etcd is started.")
+		fs.StringVar(&c.EtcdCAFile, "etcd-cafile", "", "SSL Certificate Authority file used to secure etcd communication.")
+		fs.StringVar(&c.EtcdCertFile, "etcd-certfile", "", "SSL certification file used to secure etcd communication.")
+		fs.StringVar(&c.EtcdKeyFile, "etcd-keyfile", "", "SSL key file used to secure etcd communication.")
+	})
+	add("Secure serving", func(fs *pflag.FlagSet) {
+		fs.StringVar(&c.BindAddress, "bind-address", "127.0.0.1", "The IP address on which to listen for the --secure-port port.")
+		fs.IntVar(&c.SecurePort, "secure-port", 6443, "The port on which to serve HTTPS with authentication and authorization. 0 picks a free port; the admin kubeconfig records the real one.")
+	})
+	add("Authentication", func(fs *pflag.FlagSet) {
+		fs.StringVar(&c.TokenAuthFile, "token-auth-file", "", "If set, the file that will be used to secure the secure port of the API server via token authentication.")
+	})
+	add("Admission", func(fs *pflag.FlagSet) {
+		fs.StringVar(&c.AdmissionControlConfigFile, "admission-control-config-file", "", "File with admission control configuration (ResourceQuota limitedResources).")
+		fs.StringSliceVar(&c.EnableAdmissionPlugins, "enable-admission-plugins", nil, "admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, LimitRanger, Priority, ResourceQuota). Comma-delimited list of admission plugins: LimitRanger, NamespaceLifecycle, Priority, ResourceQuota.")
+		fs.StringSliceVar(&c.DisableAdmissionPlugins, "disable-admission-plugins", nil, "admission plugins that should be disabled although they are in the default enabled plugins list. Comma-delimited list of admission plugins: LimitRanger, NamespaceLifecycle, Priority, ResourceQuota.")
+	})
+	add("Controllers", func(fs *pflag.FlagSet) {
+		fs.DurationVar(&c.ResourceQuotaSyncPeriod, "resource-quota-sync-period", 5*time.Minute, "The period for verifying quota usage status in the system: every quota is recomputed from storage and any drift is repaired and reported.")
+	})
+	add("Logs", func(fs *pflag.FlagSet) {
+		fs.VarP((*level)(&o.verbosity), "v", "v", "number for the log level verbosity (2 logs every request, 4 and above debug detail)")
+	})
+	add("Global", func(fs *pflag.FlagSet) {
+		fs.BoolVarP(&o.help, "help", "h", false, "help for quotad")
+		o.showVersion = "false"
+		fs.Var((*versionFlag)(&o.showVersion), "version", "--version, --version=raw prints version information and quit")
+		fs.Lookup("version").NoOptDefVal = "true"
+	})
+	return o
+}
+
+// parse reads args. A parse error is returned as is; the caller prints it with the usage.
+func (o *options) parse(args []string) error {
+	o.all.Usage = func() {}
+	if err := o.all.Parse(args); err != nil {
+		return err
+	}
+	if rest := o.all.Args(); len(rest) > 0 {
+		return fmt.Errorf("unknown command %q for \"quotad\"", rest[0])
+	}
+	o.cfg.LogLevel = logLevel(o.verbosity)
+	return nil
+}
+
+// level is --v's value: a non-negative verbosity, printed as kube prints its "Level".
+type level int
+
+func (l *level) String() string { return strconv.Itoa(int(*l)) }
+func (l *level) Type() string   { return "Level" }
+func (l *level) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 0 {
+		return fmt.Errorf("must be a non-negative integer")
+	}
+	*l = level(v)
+	return nil
+}
+
+// versionFlag is --version's value: false, true or raw.
+type versionFlag string
+
+func (v *versionFlag) String() string { return string(*v) }
+func (v *versionFlag) Type() string   { return "version" }
+func (v *versionFlag) Set(s string) error {
+	switch s {
+	case "false", "true", "raw":
+		*v = versionFlag(s)
+		return nil
+	}
+	return fmt.Errorf("valid values are false, true, raw")
+}
+
+// logLevel maps kube's --v to a slog level: V(n) messages are logged at slog.Level(-n),
+// so --v=0 shows Info and above, --v=2 adds request lines, --v=4 adds slog's Debug.
+func logLevel(v int) slog.Level { return slog.Level(-v) }
+
+// printUsage prints "Usage:" and every section, as kube's binaries print their help.
+func (o *options) printUsage(w io.Writer) {
+	fmt.Fprintf(w, "Usage:\n  quotad [flags]\n")
+	for _, s := range o.sections {
+		fmt.Fprintf(w, "\n%s flags:\n\n%s", s.name, s.fs.FlagUsagesWrapped(100))
+	}
+}
+
+// printHelp prints the description and the usage.
+func (o *options) printHelp(w io.Writer) {
+	fmt.Fprintf(w, "%s\n\n", description)
+	o.printUsage(w)
+}
+
+// versionInfo is what --version=raw prints, in k8s.io/apimachinery's version.Info shape.
+type versionInfo struct {
+	Major      string `json:"major"`
+	Minor      string `json:"minor"`
+	GitVersion string `json:"gitVersion"`
+	GoVersion  string `json:"goVersion"`
+	Compiler   string `json:"compiler"`
+	Platform   string `json:"platform"`
+}
+
+// printVersion prints the version as kube's binaries do: "Kubernetes vX.Y.Z" or, raw,
+// the version.Info structure.
+func printVersion(w io.Writer, mode string, info server.Version) {
+	if mode == "raw" {
+		b, _ := json.MarshalIndent(versionInfo{
+			Major: info.Major, Minor: info.Minor, GitVersion: info.GitVersion,
+			GoVersion: info.GoVersion, Compiler: info.Compiler, Platform: info.Platform,
+		}, "", "  ")
+		fmt.Fprintf(w, "%s\n", b)
+		return
+	}
+	fmt.Fprintf(w, "quotad %s\n", strings.TrimSpace(info.GitVersion))
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestFlagsFillConfig(t *testing.T) {
+	o := newOptions()
+	err := o.parse([]string{
+		"--data-dir=/d", "--bind-address", "0.0.0.0", "--secure-port=0",
+		"--etcd-servers", "https://a:2379,https://b:2379", "--etcd-cafile=ca", "--etcd-certfile=c", "--etcd-keyfile=k",
+		"--token-auth-file=t.csv", "--admission-control-config-file=adm.yaml",
+		"--enable-admission-plugins=ResourceQuota", "--disable-admission-plugins", "LimitRanger,Priority",
+		"--resource-quota-sync-period=30s", "--request-timeout=2m", "--max-requests-inflight=7",
+		"--max-mutating-requests-inflight=3", "--min-request-timeout=60", "--profiling", "--v=2",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := o.cfg
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"data-dir", c.DataDir, "/d"},
+		{"bind-address", c.BindAddress, "0.0.0.0"},
+		{"secure-port", c.SecurePort, 0},
+		{"etcd-servers", strings.Join(c.EtcdServers, " "), "https://a:2379 https://b:2379"},
+		{"etcd tls", c.EtcdCAFile + c.EtcdCertFile + c.EtcdKeyFile, "cack"},
+		{"token-auth-file", c.TokenAuthFile, "t.csv"},
+		{"admission config", c.AdmissionControlConfigFile, "adm.yaml"},
+		{"enable", strings.Join(c.EnableAdmissionPlugins, ","), "ResourceQuota"},
+		{"disable", strings.Join(c.DisableAdmissionPlugins, ","), "LimitRanger,Priority"},
+		{"sync period", c.ResourceQuotaSyncPeriod, 30 * time.Second},
+		{"request-timeout", c.RequestTimeout, 2 * time.Minute},
+		{"max-requests-inflight", c.MaxRequestsInflight, 7},
+		{"max-mutating-requests-inflight", c.MaxMutatingRequestsInflight, 3},
+		{"min-request-timeout", c.MinRequestTimeout, 60},
+		{"profiling", c.Debug, true},
+		{"v=2 is slog.Level(-2)", c.LogLevel, slog.Level(-2)},
+	}
+	for _, ch := range checks {
+		if ch.got != ch.want {
+			t.Errorf("%s: got %v, want %v", ch.name, ch.got, ch.want)
+		}
+	}
+}
+
+func TestFlagDefaults(t *testing.T) {
+	o := newOptions()
+	if err := o.parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	c := o.cfg
+	if c.DataDir != "quotad-data" || c.BindAddress != "127.0.0.1" || c.SecurePort != 6443 ||
+		c.RequestTimeout != time.Minute || c.MaxRequestsInflight != 400 || c.MaxMutatingRequestsInflight != 200 ||
+		c.MinRequestTimeout != 1800 || c.ResourceQuotaSyncPeriod != 5*time.Minute || c.LogLevel != slog.LevelInfo {
+		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+func TestRunHelpVersionAndErrors(t *testing.T) {
+	cases := []struct {
+		args           []string
+		code           int
+		stdout, stderr []string
+		notStdout      string
+	}{
+		{args: []string{"--help"}, stdout: []string{"Usage:\n  quotad [flags]\n", "\nGeneric flags:\n\n", "\nEtcd flags:\n\n", "\nLogs flags:\n\n", "  -v, --v Level", "\nGlobal flags:\n\n", "--version version[=true]", "--request-timeout duration"}},
+		{args: []string{"-h"}, stdout: []string{"Usage:\n  quotad [flags]\n"}},
+		{args: []string{"--version"}, stdout: []string{"quotad v1.32.0+quotad\n"}, notStdout: "Usage"},
+		{args: []string{"--bogus"}, code: 1, stderr: []string{"Error: unknown flag: --bogus\nUsage:\n  quotad [flags]\n"}},
+		{args: []string{"serve"}, code: 1, stderr: []string{"Error: unknown command \"serve\" for \"quotad\"\n"}},
+		{args: []string{"--v=-1"}, code: 1, stderr: []string{`Error: invalid argument "-1" for "-v, --v" flag: must be a non-negative integer`}},
+		{args: []string{"--version=json"}, code: 1, stderr: []string{`Error: invalid argument "json" for "--version" flag: valid values are false, true, raw`}},
+		{args: []string{"--request-timeout=soon"}, code: 1, stderr: []string{`Error: invalid argument "soon" for "--request-timeout" flag`}},
+	}
+	for _, c := range cases {
+		var out, errOut bytes.Buffer
+		if code := run(c.args, &out, &errOut); code != c.code {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, c.code, errOut.String())
+		}
+		for _, w := range c.stdout {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%v: stdout lacks %q:\n%s", c.args, w, out.String())
+			}
+		}
+		for _, w := range c.stderr {
+			if !strings.Contains(errOut.String(), w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", c.args, w, errOut.String())
+			}
+		}
+		if c.notStdout != "" && strings.Contains(out.String(), c.notStdout) {
+			t.Errorf("%v: stdout has %q", c.args, c.notStdout)
+		}
+	}
+}
+
+func TestVersionRaw(t *testing.T) {
+	var out bytes.Buffer
+	if code := run([]string{"--version=raw"}, &out, &bytes.Buffer{}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var v map[string]string
+	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v["major"] != "1" || v["minor"] != "32" || v["gitVersion"] != "v1.32.0+quotad" || v["platform"] == "" || v["goVersion"] == "" {
+		t.Fatalf("version info: %v", v)
+	}
+}
