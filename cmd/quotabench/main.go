@@ -27,6 +27,7 @@ type options struct {
 	clients, creates, namespaces, hard          int
 	insecure                                    bool
 	cpuprofile                                  string
+	abuse                                       abuseOptions
 }
 
 func main() {
@@ -34,7 +35,7 @@ func main() {
 	flag.StringVar(&o.server, "server", "", "API server URL (https://127.0.0.1:6443)")
 	flag.StringVar(&o.token, "token", "", "bearer token")
 	flag.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig (used when --server is empty)")
-	flag.StringVar(&o.scenario, "scenario", "quota", "quota | namespaces | noquota | tight | mixed")
+	flag.StringVar(&o.scenario, "scenario", "quota", "quota | namespaces | noquota | tight | mixed | abuse")
 	flag.StringVar(&o.prefix, "prefix", fmt.Sprintf("bench-%d", time.Now().UnixMilli()), "namespace name prefix")
 	flag.IntVar(&o.clients, "clients", 32, "concurrent clients")
 	flag.IntVar(&o.creates, "creates", 20000, "pod creates to attempt")
@@ -42,6 +43,13 @@ func main() {
 	flag.IntVar(&o.hard, "hard", 1000, "pods hard limit for the tight scenario")
 	flag.BoolVar(&o.insecure, "insecure-skip-tls-verify", false, "do not verify the server certificate")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write the load generator's own CPU profile to this file")
+	flag.DurationVar(&o.abuse.duration, "duration", 30*time.Second, "abuse: how long the probe runs idle, then again under abuse")
+	flag.IntVar(&o.abuse.slowBodies, "slow-bodies", 200, "abuse: connections trickling a body declared as 3 MB")
+	flag.IntVar(&o.abuse.stuckWatchers, "stuck-watchers", 32, "abuse: watches of every pod that never read")
+	flag.IntVar(&o.abuse.bigLists, "big-lists", 32, "abuse: clients repeating un-paged lists of every pod")
+	flag.IntVar(&o.abuse.listPods, "list-pods", 20000, "abuse: pods created first, so the lists are big")
+	flag.IntVar(&o.abuse.scrapers, "scrapers", 32, "abuse: anonymous /metrics scrapers")
+	flag.IntVar(&o.abuse.hugeQuantity, "huge-quantity", 4, "abuse: clients sending dry-run quotas of pods: 1e1000000000")
 	flag.Parse()
 	if o.cpuprofile != "" {
 		f, err := os.Create(o.cpuprofile)
@@ -181,6 +189,9 @@ func run(o options) error {
 	a, err := newAPI(o)
 	if err != nil {
 		return err
+	}
+	if o.scenario == "abuse" {
+		return runAbuse(a, o, o.abuse)
 	}
 	ctx := context.Background()
 	// 1. Namespaces and quotas of the scenario.

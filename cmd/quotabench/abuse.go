@@ -1,0 +1,363 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// abuseOptions size the abuse scenario: what hostile or careless clients do to the server
+// while a probe client measures the latency everybody else gets.
+type abuseOptions struct {
+	duration      time.Duration
+	slowBodies    int // connections trickling a body declared as 3 MB
+	stuckWatchers int // watches that never read their responses
+	bigLists      int // clients repeating un-paged lists of every pod
+	listPods      int // pods created first, so the lists are big
+	scrapers      int // anonymous /metrics scrapers
+	hugeQuantity  int // clients sending a quota of pods: 1e1000000000 (dry run)
+}
+
+// probe records one latency sample per request of the probe client.
+type probe struct {
+	mu  sync.Mutex
+	lat []time.Duration
+	bad atomic.Int64
+}
+
+// runProbe sends, until ctx ends, a GET of the probe quota and a dry-run pod create in
+// turn, one at a time, as an ordinary tenant would.
+func runProbe(ctx context.Context, a *api, ns string, p *probe) {
+	for i := 0; ctx.Err() == nil; i++ {
+		t0 := time.Now()
+		var code int
+		var err error
+		if i%2 == 0 {
+			code, _, err = a.do(ctx, http.MethodGet, "/api/v1/namespaces/"+ns+"/resourcequotas/bench", nil)
+		} else {
+			code, _, err = a.do(ctx, http.MethodPost, "/api/v1/namespaces/"+ns+"/pods?dryRun=All", podBody(fmt.Sprintf("probe-%d", i)))
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		d := time.Since(t0)
+		if err != nil || (code != http.StatusOK && code != http.StatusCreated) {
+			p.bad.Add(1)
+			continue
+		}
+		p.mu.Lock()
+		p.lat = append(p.lat, d)
+		p.mu.Unlock()
+	}
+}
+
+func (p *probe) summary() (n int, p50, p99 time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	lat := append([]time.Duration(nil), p.lat...)
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	return len(lat), pct(lat, 0.5), pct(lat, 0.99)
+}
+
+// heapSampler reads the server's heap from its own /metrics until ctx ends, keeping the
+// largest value seen.
+type heapSampler struct {
+	max, last atomic.Int64
+	samples   atomic.Int64
+}
+
+func (h *heapSampler) run(ctx context.Context, a *api) {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if v, ok := serverHeap(ctx, a); ok {
+			h.samples.Add(1)
+			h.last.Store(v)
+			for {
+				m := h.max.Load()
+				if v <= m || h.max.CompareAndSwap(m, v) {
+					break
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// serverHeap returns go_memstats_heap_inuse_bytes from the server's /metrics.
+func serverHeap(ctx context.Context, a *api) (int64, bool) {
+	code, b, err := a.do(ctx, http.MethodGet, "/metrics", nil)
+	if err != nil || code != http.StatusOK {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "go_memstats_heap_inuse_bytes "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return int64(f), err == nil
+		}
+	}
+	return 0, false
+}
+
+// outcomes counts what the abusers got back, by kind and status.
+type outcomes struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+func (o *outcomes) add(kind, what string) {
+	o.mu.Lock()
+	if o.m == nil {
+		o.m = map[string]int{}
+	}
+	o.m[kind+" "+what]++
+	o.mu.Unlock()
+}
+
+func (o *outcomes) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	keys := make([]string, 0, len(o.m))
+	for k := range o.m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "  %s: %d\n", k, o.m[k])
+	}
+	return b.String()
+}
+
+// rawDial opens one TLS connection to the server speaking HTTP/1.1.
+func rawDial(a *api) (*tls.Conn, string, error) {
+	u, err := url.Parse(a.base)
+	if err != nil {
+		return nil, "", err
+	}
+	cfg := a.tls.Clone()
+	if cfg.ServerName == "" {
+		cfg.ServerName = u.Hostname()
+	}
+	cfg.NextProtos = []string{"http/1.1"}
+	c, err := tls.DialWithDialer(&net.Dialer{Timeout: 10 * time.Second}, "tcp", u.Host, cfg)
+	return c, u.Host, err
+}
+
+// slowBody declares a 3 MB body and sends one byte a second until the server answers or
+// closes the connection, or ctx ends.
+func slowBody(ctx context.Context, a *api, ns string, out *outcomes) {
+	for ctx.Err() == nil {
+		c, host, err := rawDial(a)
+		if err != nil {
+			out.add("slow-body", "dial error")
+			return
+		}
+		fmt.Fprintf(c, "POST /api/v1/namespaces/%s/configmaps HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", ns, host, a.token, 3<<20)
+		answered := make(chan string, 1)
+		go func() {
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				answered <- "closed"
+				return
+			}
+			resp.Body.Close()
+			answered <- strconv.Itoa(resp.StatusCode)
+		}()
+		t := time.NewTicker(time.Second)
+		what := ""
+	trickle:
+		for {
+			select {
+			case <-ctx.Done():
+				what = "still open at the end"
+				break trickle
+			case what = <-answered:
+				break trickle
+			case <-t.C:
+				if _, err := c.Write([]byte(" ")); err != nil {
+					what = "closed"
+					break trickle
+				}
+			}
+		}
+		t.Stop()
+		c.Close()
+		out.add("slow-body", what)
+	}
+}
+
+// stuckWatcher opens a watch of every pod and never reads it, until the server closes
+// the connection (then it opens another) or ctx ends.
+func stuckWatcher(ctx context.Context, a *api, out *outcomes) {
+	for ctx.Err() == nil {
+		c, host, err := rawDial(a)
+		if err != nil {
+			out.add("stuck-watcher", "dial error")
+			return
+		}
+		fmt.Fprintf(c, "GET /api/v1/pods?watch=true HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nAccept: application/json\r\n\r\n", host, a.token)
+		closed := make(chan struct{})
+		go func() {
+			// Wait (without reading data) for the server to close: a one-byte read every
+			// few seconds keeps this client slower than any event stream.
+			buf := make([]byte, 1)
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(5 * time.Second):
+				}
+				_ = c.SetReadDeadline(time.Now().Add(time.Millisecond))
+				if _, err := c.Read(buf); err != nil && !isTimeout(err) {
+					close(closed)
+					return
+				}
+			}
+		}()
+		select {
+		case <-ctx.Done():
+			out.add("stuck-watcher", "still open at the end")
+		case <-closed:
+			out.add("stuck-watcher", "closed by the server")
+		}
+		c.Close()
+	}
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
+}
+
+// bigList repeats an un-paged list of every pod in the cluster, reading the whole body.
+func bigList(ctx context.Context, a *api, out *outcomes) {
+	for ctx.Err() == nil {
+		code, _, err := a.do(ctx, http.MethodGet, "/api/v1/pods", nil)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			out.add("big-list", "error")
+			continue
+		}
+		out.add("big-list", strconv.Itoa(code))
+	}
+}
+
+// scraper scrapes /metrics without credentials.
+func scraper(ctx context.Context, a *api, out *outcomes) {
+	anon := &api{base: a.base, http: a.http, tls: a.tls}
+	for ctx.Err() == nil {
+		code, _, err := anon.do(ctx, http.MethodGet, "/metrics", nil)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			out.add("anonymous-scrape", "error")
+			continue
+		}
+		out.add("anonymous-scrape", strconv.Itoa(code))
+	}
+}
+
+// hugeQuantity sends a dry-run quota whose pods limit is 1e1000000000.
+func hugeQuantity(ctx context.Context, a *api, ns string, out *outcomes) {
+	body := []byte(`{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"huge"},"spec":{"hard":{"pods":"1e1000000000"}}}`)
+	for ctx.Err() == nil {
+		code, _, err := a.do(ctx, http.MethodPost, "/api/v1/namespaces/"+ns+"/resourcequotas?dryRun=All", body)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			out.add("huge-quantity", "error")
+			continue
+		}
+		out.add("huge-quantity", strconv.Itoa(code))
+	}
+}
+
+// runAbuse measures the probe idle, then again while the abusers run, and reports both
+// with the server's peak heap. Every loop ends with the duration: nothing outlives it.
+func runAbuse(a *api, o options, ab abuseOptions) error {
+	ctx := context.Background()
+	ns := o.prefix
+	// 1. A namespace with a quota, and the pods the big lists read.
+	if err := a.mustCreate(ctx, "/api/v1/namespaces", m{"apiVersion": "v1", "kind": "Namespace", "metadata": m{"name": ns}}); err != nil {
+		return err
+	}
+	if err := a.mustCreate(ctx, "/api/v1/namespaces/"+ns+"/resourcequotas", quotaBody(ab.listPods*2+10)); err != nil {
+		return err
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for c := 0; c < 16; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(ab.listPods) {
+					return
+				}
+				_ = a.mustCreate(ctx, "/api/v1/namespaces/"+ns+"/pods", podBody(fmt.Sprintf("p-%d", i)))
+			}
+		}()
+	}
+	wg.Wait()
+	// 2. The probe alone.
+	var heap heapSampler
+	idle := &probe{}
+	ictx, icancel := context.WithTimeout(ctx, ab.duration)
+	go heap.run(ictx, a)
+	runProbe(ictx, a, ns, idle)
+	icancel()
+	idleHeap := heap.max.Load()
+	// 3. The probe while the abusers run.
+	heap.max.Store(0)
+	busy := &probe{}
+	out := &outcomes{}
+	actx, acancel := context.WithTimeout(ctx, ab.duration)
+	defer acancel()
+	var abusers sync.WaitGroup
+	spawn := func(n int, f func()) {
+		for i := 0; i < n; i++ {
+			abusers.Add(1)
+			go func() { defer abusers.Done(); f() }()
+		}
+	}
+	spawn(ab.slowBodies, func() { slowBody(actx, a, ns, out) })
+	spawn(ab.stuckWatchers, func() { stuckWatcher(actx, a, out) })
+	spawn(ab.bigLists, func() { bigList(actx, a, out) })
+	spawn(ab.scrapers, func() { scraper(actx, a, out) })
+	spawn(ab.hugeQuantity, func() { hugeQuantity(actx, a, ns, out) })
+	go heap.run(actx, a)
+	runProbe(actx, a, ns, busy)
+	abusers.Wait()
+	// 4. Report.
+	in, ip50, ip99 := idle.summary()
+	bn, bp50, bp99 := busy.summary()
+	fmt.Printf("scenario=abuse duration=%s pods=%d slow-bodies=%d stuck-watchers=%d big-lists=%d scrapers=%d huge-quantity=%d\n",
+		ab.duration, ab.listPods, ab.slowBodies, ab.stuckWatchers, ab.bigLists, ab.scrapers, ab.hugeQuantity)
+	fmt.Printf("idle:  requests=%d failed=%d p50=%s p99=%s peak-heap=%dMiB\n", in, idle.bad.Load(), ip50.Round(10*time.Microsecond), ip99.Round(10*time.Microsecond), idleHeap>>20)
+	fmt.Printf("abuse: requests=%d failed=%d p50=%s p99=%s peak-heap=%dMiB (%d samples)\n", bn, busy.bad.Load(), bp50.Round(10*time.Microsecond), bp99.Round(10*time.Microsecond), heap.max.Load()>>20, heap.samples.Load())
+	if ip99 > 0 {
+		fmt.Printf("p99 ratio abuse/idle=%.2f\n", float64(bp99)/float64(ip99))
+	}
+	fmt.Printf("abusers got:\n%s", out)
+	return nil
+}
