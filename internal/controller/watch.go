@@ -51,9 +51,6 @@ func NewLoop(name string, store *registry.Store, log *slog.Logger, panics PanicO
 	return &Loop{name: name, store: store, log: log, panics: panics, throttle: NewThrottle(clk, DefaultThrottleInterval)}
 }
 
-// Name returns the controller's name.
-func (l *Loop) Name() string { return l.name }
-
 // Watch delivers the current objects of res and then every change to h until ctx ends,
 // re-listing after any watch error (such as compaction). A handler that panics loses
 // that one event (the panic is logged and counted); the next events are delivered.
