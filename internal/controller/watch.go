@@ -2,12 +2,16 @@ package controller
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/registry"
 )
@@ -17,14 +21,50 @@ import (
 // (deep-copy first).
 type Handler func(obj runtime.Object, deleted bool)
 
+// PanicObserver is told about every panic a controller recovered from (a metric).
+type PanicObserver interface {
+	ControllerPanicked(controller string)
+}
+
+// Loop is the plumbing one controller runs on: its watches and its workers. Every watch
+// handler call and every sync is guarded: a panic is recovered, logged once at Error with
+// its stack, reported to the PanicObserver, and (for a sync) its key retried with backoff,
+// so no object can take the server down. Failures are logged through a Throttle, so a key
+// failing the same way for hours logs a line now and then, not every retry.
+type Loop struct {
+	name     string
+	store    *registry.Store
+	log      *slog.Logger
+	panics   PanicObserver
+	throttle *Throttle
+}
+
+// NewLoop returns the loop of the controller called name. panics may be nil (not
+// counted); clk drives the log throttle (nil: the real clock).
+func NewLoop(name string, store *registry.Store, log *slog.Logger, panics PanicObserver, clk clock.PassiveClock) *Loop {
+	if log == nil {
+		log = slog.Default()
+	}
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	return &Loop{name: name, store: store, log: log, panics: panics, throttle: NewThrottle(clk, DefaultThrottleInterval)}
+}
+
 // Watch delivers the current objects of res and then every change to h until ctx ends,
-// re-listing after any watch error (such as compaction).
-func Watch(ctx context.Context, store *registry.Store, res *registry.Resource, log *slog.Logger, h Handler) {
+// re-listing after any watch error (such as compaction). A handler that panics loses
+// that one event (the panic is logged and counted); the next events are delivered.
+func (l *Loop) Watch(ctx context.Context, res *registry.Resource, h Handler) {
+	if res == nil {
+		l.log.Error("watch of a resource that is not served", "controller", l.name)
+		return
+	}
+	key := "watch " + res.GVR.String()
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		events, err := store.Watch(ctx, res, "", registry.WatchOptions{Shared: true})
+		events, err := l.store.Watch(ctx, res, "", registry.WatchOptions{Shared: true})
 		if err != nil {
-			log.Warn("watch failed, retrying", "resource", res.GVR.String(), "err", err)
+			l.failed(ctx, key, "watch failed, retrying", err, "resource", res.GVR.String())
 			select {
 			case <-ctx.Done():
 				return
@@ -35,29 +75,36 @@ func Watch(ctx context.Context, store *registry.Store, res *registry.Resource, l
 			}
 			continue
 		}
+		l.throttle.Succeeded(key)
 		backoff = 100 * time.Millisecond
 		for ev := range events {
 			switch ev.Type {
 			case watch.Added, watch.Modified:
-				h(ev.Object, false)
+				l.handle(h, res, ev.Object, false)
 			case watch.Deleted:
-				h(ev.Object, true)
+				l.handle(h, res, ev.Object, true)
 			}
 		}
 	}
 }
 
-// NewQueue returns a rate-limited work queue of string keys.
-func NewQueue(name string) workqueue.TypedRateLimitingInterface[string] {
-	return workqueue.NewTypedRateLimitingQueueWithConfig(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 30*time.Second),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: name},
-	)
+// handle runs one handler call, recovering a panic.
+func (l *Loop) handle(h Handler, res *registry.Resource, obj runtime.Object, deleted bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.recovered(r, "resource", res.GVR.String(), "object", objectName(obj))
+		}
+	}()
+	h(obj, deleted)
 }
 
-// Process runs sync for each key of q with workers goroutines until ctx ends; failed keys
-// are retried with backoff, requeue > 0 asks for a later retry.
-func Process(ctx context.Context, q workqueue.TypedRateLimitingInterface[string], workers int, log *slog.Logger, sync func(ctx context.Context, key string) (requeue time.Duration, err error)) {
+// SyncFunc handles one key; requeue > 0 asks for a later retry, an error for a retry
+// with backoff.
+type SyncFunc func(ctx context.Context, key string) (requeue time.Duration, err error)
+
+// Process runs sync for each key of q with workers goroutines until ctx ends; failed
+// (or panicking) keys are retried with backoff, requeue > 0 asks for a later retry.
+func (l *Loop) Process(ctx context.Context, q workqueue.TypedRateLimitingInterface[string], workers int, sync SyncFunc) {
 	go func() {
 		<-ctx.Done()
 		q.ShutDown()
@@ -71,17 +118,19 @@ func Process(ctx context.Context, q workqueue.TypedRateLimitingInterface[string]
 				if quit {
 					return
 				}
-				requeue, err := sync(ctx, key)
+				requeue, err := l.sync(ctx, sync, key)
 				switch {
 				case err != nil:
-					if ctx.Err() == nil {
-						log.Warn("sync failed, retrying", "queue", key, "err", err)
+					if ctx.Err() == nil && !errors.Is(err, errPanicked) {
+						l.failed(ctx, key, "sync failed, retrying", err)
 					}
 					q.AddRateLimited(key)
 				case requeue > 0:
+					l.throttle.Succeeded(key)
 					q.Forget(key)
 					q.AddAfter(key, requeue)
 				default:
+					l.throttle.Succeeded(key)
 					q.Forget(key)
 				}
 				q.Done(key)
@@ -91,4 +140,67 @@ func Process(ctx context.Context, q workqueue.TypedRateLimitingInterface[string]
 	for i := 0; i < workers; i++ {
 		<-done
 	}
+}
+
+// errPanicked is the error of a sync that panicked (already logged).
+var errPanicked = errors.New("controller panicked")
+
+// sync runs one sync, turning a panic into errPanicked.
+func (l *Loop) sync(ctx context.Context, sync SyncFunc, key string) (requeue time.Duration, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.recovered(r, "key", key)
+			requeue, err = 0, fmt.Errorf("%w: %v", errPanicked, r)
+		}
+	}()
+	return sync(ctx, key)
+}
+
+// Guard runs f, recovering a panic as the loop's handlers do; it reports whether f
+// returned normally. For periodic work outside Watch and Process.
+func (l *Loop) Guard(what string, f func()) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.recovered(r, "work", what)
+			ok = false
+		}
+	}()
+	f()
+	return true
+}
+
+// recovered logs a recovered panic with its stack and counts it.
+func (l *Loop) recovered(r any, attrs ...any) {
+	args := append([]any{"controller", l.name, "panic", fmt.Sprint(r)}, attrs...)
+	args = append(args, "stack", string(debug.Stack()))
+	l.log.Error("controller panic recovered", args...)
+	if l.panics != nil {
+		l.panics.ControllerPanicked(l.name)
+	}
+}
+
+// failed logs a failure of key through the throttle: Debug for expected failures
+// (already reported elsewhere, such as a quota refusal recorded as an Event), else Warn.
+func (l *Loop) failed(ctx context.Context, key, msg string, err error, attrs ...any) {
+	emit, repeats := l.throttle.Failed(key, err.Error())
+	if !emit {
+		return
+	}
+	level := slog.LevelWarn
+	if IsExpected(err) {
+		level = slog.LevelDebug
+	}
+	args := append([]any{"controller", l.name, "key", key, "err", err}, attrs...)
+	if repeats > 0 {
+		args = append(args, "repeats", repeats)
+	}
+	l.log.Log(ctx, level, msg, args...)
+}
+
+// NewQueue returns a rate-limited work queue of string keys.
+func NewQueue(name string) workqueue.TypedRateLimitingInterface[string] {
+	return workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 30*time.Second),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: name},
+	)
 }

@@ -817,6 +817,11 @@ func (s *Store) commitClusterScoped(ctx context.Context, w *write) (int64, error
 		txn.Ops = []storage.Op{{Type: storage.OpPut, Key: w.key, Value: b}}
 	} else {
 		txn.Ops = []storage.Op{{Type: storage.OpDelete, Key: w.key}}
+		if w.res.GroupResource() == namespacesGR {
+			// A namespace leaves nothing behind: its quota bookkeeping keys go with it.
+			name := w.attrs.Name
+			txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpDelete, Key: QuotaSetKey(name)}, storage.Op{Type: storage.OpDelete, Key: EpochKey(name)})
+		}
 	}
 	r, err := s.cfg.Storage.Txn(ctx, txn)
 	if errors.Is(err, storage.ErrConflict) {

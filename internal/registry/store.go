@@ -120,6 +120,9 @@ var quotaGVR = corev1.SchemeGroupVersion.WithResource("resourcequotas")
 // servicesGR is the group-resource of Services, whose writes carry their allocations.
 var servicesGR = corev1.SchemeGroupVersion.WithResource("services").GroupResource()
 
+// namespacesGR is the namespaces group-resource.
+var namespacesGR = corev1.SchemeGroupVersion.WithResource("namespaces").GroupResource()
+
 // errObjectChanged reports that the object's own guard failed: the caller re-reads.
 var errObjectChanged = errors.New("object changed")
 

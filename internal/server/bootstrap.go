@@ -75,14 +75,15 @@ func startControllers(ctx context.Context, store *registry.Store, log *slog.Logg
 			}
 		}()
 	}
-	run("namespace", namespace.New(store, caPEM, log).Start)
-	run("crd", crd.New(store, log).Start)
+	wopts := workloads.Options{Panics: m}
+	run("namespace", namespace.New(store, caPEM, log, namespace.Options{Panics: m}).Start)
+	run("crd", crd.New(store, log, m).Start)
 	run("resourcequota", resourcequota.New(store, cfg.ResourceQuotaSyncPeriod, log, m).Start)
-	run("replicaset", workloads.NewReplicaSet(store, log, workloads.Options{}).Start)
-	run("replicationcontroller", workloads.NewReplicationController(store, log, workloads.Options{}).Start)
-	run("deployment", workloads.NewDeployment(store, log, workloads.Options{}).Start)
-	run("job", workloads.NewJob(store, log, workloads.Options{}).Start)
-	run("cronjob", workloads.NewCronJob(store, log, workloads.Options{}).Start)
-	run("garbagecollector", garbagecollector.New(store, log, garbagecollector.Options{}).Start)
+	run("replicaset", workloads.NewReplicaSet(store, log, wopts).Start)
+	run("replicationcontroller", workloads.NewReplicationController(store, log, wopts).Start)
+	run("deployment", workloads.NewDeployment(store, log, wopts).Start)
+	run("job", workloads.NewJob(store, log, wopts).Start)
+	run("cronjob", workloads.NewCronJob(store, log, wopts).Start)
+	run("garbagecollector", garbagecollector.New(store, log, garbagecollector.Options{Panics: m}).Start)
 	return &wg
 }

@@ -22,6 +22,7 @@ type metrics struct {
 	repairs   *prometheus.CounterVec
 	decisions *prometheus.CounterVec
 	requests  prometheus.Histogram
+	panics    *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -40,8 +41,12 @@ func newMetrics() *metrics {
 			Help:    "Namespace transactions committed together in one etcd request.",
 			Buckets: []float64{1, 2, 4, 8, 16, 32},
 		}),
+		panics: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "quotad_controller_panics_total",
+			Help: "Panics recovered in controllers (each is logged with its stack and is a bug).",
+		}, []string{"controller"}),
 	}
-	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.requests)
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.requests, m.panics)
 	return m
 }
 
@@ -51,6 +56,9 @@ func (m *metrics) handler() http.Handler {
 
 // Repaired implements resourcequota.Observer.
 func (m *metrics) Repaired(ns, name string) { m.repairs.WithLabelValues(ns, name).Inc() }
+
+// ControllerPanicked implements controller.PanicObserver.
+func (m *metrics) ControllerPanicked(name string) { m.panics.WithLabelValues(name).Inc() }
 
 // observeRequest records the transactions of one combined etcd request.
 func (m *metrics) observeRequest(txns int) { m.requests.Observe(float64(txns)) }

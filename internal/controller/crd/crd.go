@@ -35,11 +35,15 @@ func Register(cat *registry.Catalogue, crd *apiextensionsv1.CustomResourceDefini
 type Controller struct {
 	store *registry.Store
 	log   *slog.Logger
+	loop  *controller.Loop
 }
 
-// New returns a CRD controller.
-func New(store *registry.Store, log *slog.Logger) *Controller {
-	return &Controller{store: store, log: log}
+// New returns a CRD controller; panics counts recovered panics (may be nil).
+func New(store *registry.Store, log *slog.Logger, panics controller.PanicObserver) *Controller {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Controller{store: store, log: log, loop: controller.NewLoop("crd", store, log, panics, nil)}
 }
 
 func (c *Controller) res() *registry.Resource {
@@ -49,14 +53,13 @@ func (c *Controller) res() *registry.Resource {
 // Start runs the controller until ctx ends.
 func (c *Controller) Start(ctx context.Context) error {
 	q := controller.NewQueue("crd")
-	go controller.Watch(ctx, c.store, c.res(), c.log, func(obj runtime.Object, deleted bool) {
-		crd := obj.(*apiextensionsv1.CustomResourceDefinition)
+	go c.loop.Watch(ctx, c.res(), controller.On(func(crd *apiextensionsv1.CustomResourceDefinition, deleted bool) {
 		Register(c.store.Catalogue(), crd, deleted)
 		if !deleted && crd.DeletionTimestamp != nil {
 			q.Add(crd.Name)
 		}
-	})
-	controller.Process(ctx, q, 1, c.log, c.sync)
+	}))
+	c.loop.Process(ctx, q, 1, c.sync)
 	return nil
 }
 
@@ -69,7 +72,10 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 	if err != nil {
 		return 0, err
 	}
-	crd := obj.(*apiextensionsv1.CustomResourceDefinition)
+	crd, err := controller.As[*apiextensionsv1.CustomResourceDefinition](obj)
+	if err != nil {
+		return 0, err
+	}
 	if crd.DeletionTimestamp == nil {
 		return 0, nil
 	}
@@ -81,7 +87,10 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 			return 0, err
 		}
 		for _, o := range objs {
-			m := o.(metav1.Object)
+			m, err := controller.Meta(o)
+			if err != nil {
+				return 0, err
+			}
 			if m.GetDeletionTimestamp() != nil {
 				remaining++
 				continue
@@ -96,7 +105,10 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 		return time.Second, nil
 	}
 	_, err = c.store.Update(ctx, c.res(), "", name, "", func(o runtime.Object) (runtime.Object, error) {
-		crd := o.(*apiextensionsv1.CustomResourceDefinition)
+		crd, err := controller.As[*apiextensionsv1.CustomResourceDefinition](o)
+		if err != nil {
+			return nil, err
+		}
 		var keep []string
 		for _, f := range crd.Finalizers {
 			if f != CleanupFinalizer {

@@ -26,6 +26,8 @@ type Options struct {
 	// ResyncInterval is how often newly served resources (custom resources) are looked
 	// for (default 2s).
 	ResyncInterval time.Duration
+	// Panics counts recovered panics (may be nil).
+	Panics controller.PanicObserver
 }
 
 // Collector is the garbage collector.
@@ -33,6 +35,7 @@ type Collector struct {
 	store *registry.Store
 	log   *slog.Logger
 	opts  Options
+	loop  *controller.Loop
 	q     workqueue.TypedRateLimitingInterface[string]
 
 	mu sync.Mutex
@@ -77,6 +80,7 @@ func New(store *registry.Store, log *slog.Logger, opts Options) *Collector {
 	}
 	return &Collector{
 		store: store, log: log.With("controller", "garbagecollector"), opts: opts,
+		loop:  controller.NewLoop("garbagecollector", store, log, opts.Panics, nil),
 		nodes: map[types.UID]*node{}, dependents: map[types.UID]map[types.UID]bool{},
 		watching: map[schema.GroupResource]context.CancelFunc{},
 	}
@@ -92,7 +96,7 @@ const (
 // Start runs the collector until ctx ends.
 func (c *Collector) Start(ctx context.Context) error {
 	c.q = controller.NewQueue("garbagecollector")
-	c.syncWatches(ctx)
+	c.loop.Guard("sync watches", func() { c.syncWatches(ctx) })
 	go func() {
 		t := time.NewTicker(c.opts.ResyncInterval)
 		defer t.Stop()
@@ -103,13 +107,14 @@ func (c *Collector) Start(ctx context.Context) error {
 				return
 			case <-t.C:
 				if g := c.store.Catalogue().Generation(); g != gen {
-					gen = g
-					c.syncWatches(ctx)
+					if c.loop.Guard("sync watches", func() { c.syncWatches(ctx) }) {
+						gen = g
+					}
 				}
 			}
 		}
 	}()
-	controller.Process(ctx, c.q, c.opts.Workers, c.log, c.process)
+	c.loop.Process(ctx, c.q, c.opts.Workers, c.process)
 	return nil
 }
 
@@ -141,7 +146,7 @@ func (c *Collector) syncWatches(ctx context.Context) {
 		wctx, cancel := context.WithCancel(ctx)
 		c.watching[gr] = cancel
 		res := res
-		go controller.Watch(wctx, c.store, res, c.log, func(obj runtime.Object, deleted bool) {
+		go c.loop.Watch(wctx, res, func(obj runtime.Object, deleted bool) {
 			c.observe(res, obj, deleted)
 		})
 	}
@@ -149,8 +154,8 @@ func (c *Collector) syncWatches(ctx context.Context) {
 
 // observe updates the graph with one watch event and enqueues the work it calls for.
 func (c *Collector) observe(res *registry.Resource, obj runtime.Object, deleted bool) {
-	m, ok := obj.(metav1.Object)
-	if !ok {
+	m, err := controller.Meta(obj)
+	if err != nil {
 		return
 	}
 	uid := m.GetUID()
@@ -254,7 +259,10 @@ func (c *Collector) live(ctx context.Context, n *node) (metav1.Object, runtime.O
 	if err != nil {
 		return nil, nil, err
 	}
-	m := obj.(metav1.Object)
+	m, err := controller.Meta(obj)
+	if err != nil {
+		return nil, nil, err
+	}
 	if m.GetUID() != n.uid {
 		return nil, nil, nil
 	}
@@ -310,7 +318,10 @@ func (c *Collector) classify(ctx context.Context, ns string, ref metav1.OwnerRef
 	if err != nil {
 		return ownerSolid, err
 	}
-	m := obj.(metav1.Object)
+	m, err := controller.Meta(obj)
+	if err != nil {
+		return ownerSolid, err
+	}
 	if m.GetUID() != ref.UID {
 		return ownerDangling, nil
 	}
@@ -401,7 +412,10 @@ func (c *Collector) deleteObject(ctx context.Context, n *node, policy metav1.Del
 // removeOwnerRefs drops the owner references whose UIDs are in drop.
 func (c *Collector) removeOwnerRefs(ctx context.Context, n *node, drop map[types.UID]bool) error {
 	_, err := c.store.Update(ctx, n.res, n.namespace, n.name, "", func(o runtime.Object) (runtime.Object, error) {
-		m := o.(metav1.Object)
+		m, err := controller.Meta(o)
+		if err != nil {
+			return nil, err
+		}
 		if m.GetUID() != n.uid {
 			return nil, apierrors.NewNotFound(n.res.GroupResource(), n.name)
 		}
@@ -423,7 +437,10 @@ func (c *Collector) removeOwnerRefs(ctx context.Context, n *node, drop map[types
 // removeFinalizer removes one finalizer; with none left the registry deletes the object.
 func (c *Collector) removeFinalizer(ctx context.Context, n *node, finalizer string) error {
 	_, err := c.store.Update(ctx, n.res, n.namespace, n.name, "", func(o runtime.Object) (runtime.Object, error) {
-		m := o.(metav1.Object)
+		m, err := controller.Meta(o)
+		if err != nil {
+			return nil, err
+		}
 		if m.GetUID() != n.uid {
 			return nil, apierrors.NewNotFound(n.res.GroupResource(), n.name)
 		}

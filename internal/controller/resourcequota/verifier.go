@@ -5,10 +5,12 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/registry"
 )
 
-// Observer is told about each repaired drift.
+// Observer is told about each repaired drift. An Observer that is also a
+// controller.PanicObserver is told about recovered panics too.
 type Observer interface {
 	Repaired(namespace, name string)
 }
@@ -19,11 +21,17 @@ type Verifier struct {
 	period   time.Duration
 	log      *slog.Logger
 	observer Observer
+	loop     *controller.Loop
 }
 
 // New returns a verifier running every period (<= 0 disables the periodic run).
 func New(store *registry.Store, period time.Duration, log *slog.Logger, observer Observer) *Verifier {
-	return &Verifier{store: store, period: period, log: log, observer: observer}
+	if log == nil {
+		log = slog.Default()
+	}
+	panics, _ := observer.(controller.PanicObserver)
+	return &Verifier{store: store, period: period, log: log, observer: observer,
+		loop: controller.NewLoop("resourcequota", store, log, panics, nil)}
 }
 
 // Start runs the verifier until ctx ends.
@@ -39,9 +47,12 @@ func (v *Verifier) Start(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-			if _, err := v.VerifyAll(ctx); err != nil && ctx.Err() == nil {
-				v.log.Warn("quota verification failed", "err", err)
-			}
+			// A panic is recovered (logged and counted); the next period tries again.
+			v.loop.Guard("verify", func() {
+				if _, err := v.VerifyAll(ctx); err != nil && ctx.Err() == nil {
+					v.log.Warn("quota verification failed", "err", err)
+				}
+			})
 		}
 	}
 }

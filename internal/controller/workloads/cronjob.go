@@ -49,10 +49,10 @@ func (c *CronJob) Start(ctx context.Context) error {
 	)
 	cat := c.store.Catalogue()
 	owners, jobs := c.starved.enqueueOwners(q, cronJobKind)
-	go controller.Watch(ctx, c.store, cat.Get(cronJobGVR), c.log, owners)
-	go controller.Watch(ctx, c.store, cat.Get(jobGVR), c.log, jobs)
-	go c.starved.retryOnQuotaChange(ctx, c.store, c.log, q)
-	controller.Process(ctx, q, c.opts.Workers, c.log, c.sync)
+	go c.loop.Watch(ctx, cat.Get(cronJobGVR), owners)
+	go c.loop.Watch(ctx, cat.Get(jobGVR), jobs)
+	go c.starved.retryOnQuotaChange(ctx, c.loop, c.store, q)
+	c.loop.Process(ctx, q, c.opts.Workers, c.sync)
 	return nil
 }
 
@@ -67,7 +67,10 @@ func (c *CronJob) sync(ctx context.Context, key string) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	cj := obj.(*batchv1.CronJob)
+	cj, err := controller.As[*batchv1.CronJob](obj)
+	if err != nil {
+		return 0, err
+	}
 	orig := cj.Status.DeepCopy()
 	jobObjs, _, err := c.store.ListObjects(ctx, cat.Get(jobGVR), ns)
 	if err != nil {
@@ -75,7 +78,10 @@ func (c *CronJob) sync(ctx context.Context, key string) (time.Duration, error) {
 	}
 	var jobs []*batchv1.Job
 	for _, o := range jobObjs {
-		j := o.(*batchv1.Job)
+		j, ok := o.(*batchv1.Job)
+		if !ok {
+			continue
+		}
 		if ref := metav1.GetControllerOf(j); ref != nil && ref.UID == cj.UID {
 			jobs = append(jobs, j)
 		}
@@ -89,7 +95,10 @@ func (c *CronJob) sync(ctx context.Context, key string) (time.Duration, error) {
 		st := *cj.Status.DeepCopy()
 		rv := cj.ResourceVersion
 		_, err := c.store.Update(ctx, cat.Get(cronJobGVR), ns, name, "status", func(o runtime.Object) (runtime.Object, error) {
-			cur := o.(*batchv1.CronJob)
+			cur, err := controller.As[*batchv1.CronJob](o)
+			if err != nil {
+				return nil, err
+			}
 			cur.ResourceVersion = rv
 			cur.Status = st
 			return cur, nil
@@ -99,7 +108,7 @@ func (c *CronJob) sync(ctx context.Context, key string) (time.Duration, error) {
 		}
 	}
 	if syncErr != nil {
-		return 0, syncErr
+		return 0, retryErr(syncErr)
 	}
 	if requeue != nil && *requeue > 0 {
 		return *requeue, nil
@@ -223,7 +232,11 @@ func (c *CronJob) syncCronJob(ctx context.Context, cj *batchv1.CronJob, jobs []*
 				c.rec.Eventf(ctx, cj, corev1.EventTypeWarning, "FailedGet", "Get job: %v", err)
 				return nil, err
 			}
-			if !c.deleteJob(ctx, cj, obj.(*batchv1.Job)) {
+			j, err := controller.As[*batchv1.Job](obj)
+			if err != nil {
+				return nil, err
+			}
+			if !c.deleteJob(ctx, cj, j) {
 				return nil, fmt.Errorf("could not replace job %s/%s", r.Namespace, r.Name)
 			}
 		}
@@ -243,7 +256,9 @@ func (c *CronJob) syncCronJob(ctx context.Context, cj *batchv1.CronJob, jobs []*
 		if gerr != nil {
 			return nil, gerr
 		}
-		created = cur.(*batchv1.Job)
+		if created, err = controller.As[*batchv1.Job](cur); err != nil {
+			return nil, err
+		}
 		if !metav1.IsControlledBy(created, cj) || inActive(cj, created.UID) {
 			return nil, nil
 		}
@@ -252,7 +267,9 @@ func (c *CronJob) syncCronJob(ctx context.Context, cj *batchv1.CronJob, jobs []*
 		c.rec.Eventf(ctx, cj, corev1.EventTypeWarning, "FailedCreate", "Error creating job: %v", err)
 		return nil, err
 	default:
-		created = res.Object.(*batchv1.Job)
+		if created, err = controller.As[*batchv1.Job](res.Object); err != nil {
+			return nil, err
+		}
 		c.rec.Eventf(ctx, cj, corev1.EventTypeNormal, "SuccessfulCreate", "Created job %v", created.Name)
 	}
 	cj.Status.Active = append(cj.Status.Active, corev1.ObjectReference{

@@ -73,12 +73,10 @@ func NewDeployment(store *registry.Store, log *slog.Logger, opts Options) *Deplo
 func (c *Deployment) Start(ctx context.Context) error {
 	q := controller.NewQueue("deployment")
 	cat := c.store.Catalogue()
-	go controller.Watch(ctx, c.store, cat.Get(deploymentGVR), c.log, func(obj runtime.Object, deleted bool) {
-		d := obj.(*appsv1.Deployment)
+	go c.loop.Watch(ctx, cat.Get(deploymentGVR), controller.On(func(d *appsv1.Deployment, deleted bool) {
 		q.Add(keyOf(d.Namespace, d.Name))
-	})
-	go controller.Watch(ctx, c.store, cat.Get(replicaSetGVR), c.log, func(obj runtime.Object, deleted bool) {
-		rs := obj.(*appsv1.ReplicaSet)
+	}))
+	go c.loop.Watch(ctx, cat.Get(replicaSetGVR), controller.On(func(rs *appsv1.ReplicaSet, deleted bool) {
 		if ref := metav1.GetControllerOf(rs); ref != nil {
 			if ref.Kind == deploymentKind.Kind && ref.APIVersion == deploymentKind.GroupVersion().String() {
 				q.Add(keyOf(rs.Namespace, ref.Name))
@@ -93,16 +91,18 @@ func (c *Deployment) Start(ctx context.Context) error {
 			return
 		}
 		for _, o := range objs {
-			d := o.(*appsv1.Deployment)
+			d, ok := o.(*appsv1.Deployment)
+			if !ok {
+				continue
+			}
 			sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 			if err == nil && !sel.Empty() && sel.Matches(labels.Set(rs.Labels)) {
 				q.Add(keyOf(d.Namespace, d.Name))
 			}
 		}
-	})
-	go controller.Watch(ctx, c.store, cat.Get(podGVR), c.log, func(obj runtime.Object, deleted bool) {
+	}))
+	go c.loop.Watch(ctx, cat.Get(podGVR), controller.On(func(p *corev1.Pod, deleted bool) {
 		// Recreate waits for old pods to be gone.
-		p := obj.(*corev1.Pod)
 		if !deleted {
 			return
 		}
@@ -114,11 +114,15 @@ func (c *Deployment) Start(ctx context.Context) error {
 		if err != nil {
 			return
 		}
-		if dref := metav1.GetControllerOf(rsObj.(*appsv1.ReplicaSet)); dref != nil && dref.Kind == deploymentKind.Kind {
+		rs, ok := rsObj.(*appsv1.ReplicaSet)
+		if !ok {
+			return
+		}
+		if dref := metav1.GetControllerOf(rs); dref != nil && dref.Kind == deploymentKind.Kind {
 			q.Add(keyOf(p.Namespace, dref.Name))
 		}
-	})
-	controller.Process(ctx, q, c.opts.Workers, c.log, c.sync)
+	}))
+	c.loop.Process(ctx, q, c.opts.Workers, c.sync)
 	return nil
 }
 
@@ -140,13 +144,16 @@ func (c *Deployment) sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, err
 	}
-	d := obj.(*appsv1.Deployment)
+	d, err := controller.As[*appsv1.Deployment](obj)
+	if err != nil {
+		return 0, err
+	}
 	if d.Spec.Replicas == nil || d.Spec.Selector == nil {
 		return 0, nil
 	}
 	s := &dsync{c: c, d: d, writtenAnnotations: copyMap(d.Annotations)}
 	err = s.run(ctx)
-	return s.requeue, err
+	return s.requeue, retryErr(err)
 }
 
 // run is upstream's syncDeployment.
@@ -201,7 +208,10 @@ func (s *dsync) write(ctx context.Context) error {
 	if !reflect.DeepEqual(d.Annotations, s.writtenAnnotations) {
 		ann := copyMap(d.Annotations)
 		r, err := s.c.store.Update(ctx, res, d.Namespace, d.Name, "", func(o runtime.Object) (runtime.Object, error) {
-			cur := o.(*appsv1.Deployment)
+			cur, err := controller.As[*appsv1.Deployment](o)
+			if err != nil {
+				return nil, err
+			}
 			cur.ResourceVersion = d.ResourceVersion
 			cur.Annotations = ann
 			return cur, nil
@@ -209,12 +219,19 @@ func (s *dsync) write(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		d.ResourceVersion = r.Object.(*appsv1.Deployment).ResourceVersion
+		m, err := controller.Meta(r.Object)
+		if err != nil {
+			return err
+		}
+		d.ResourceVersion = m.GetResourceVersion()
 		s.writtenAnnotations = ann
 	}
 	st := *d.Status.DeepCopy()
 	r, err := s.c.store.Update(ctx, res, d.Namespace, d.Name, "status", func(o runtime.Object) (runtime.Object, error) {
-		cur := o.(*appsv1.Deployment)
+		cur, err := controller.As[*appsv1.Deployment](o)
+		if err != nil {
+			return nil, err
+		}
 		cur.ResourceVersion = d.ResourceVersion
 		cur.Status = st
 		return cur, nil
@@ -222,7 +239,11 @@ func (s *dsync) write(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	d.ResourceVersion = r.Object.(*appsv1.Deployment).ResourceVersion
+	m, err := controller.Meta(r.Object)
+	if err != nil {
+		return err
+	}
+	d.ResourceVersion = m.GetResourceVersion()
 	return nil
 }
 
@@ -242,7 +263,10 @@ func (s *dsync) replicaSets(ctx context.Context) ([]*appsv1.ReplicaSet, error) {
 	var out []*appsv1.ReplicaSet
 	var canAdopt *bool
 	for _, o := range objs {
-		rs := o.(*appsv1.ReplicaSet)
+		rs, err := controller.As[*appsv1.ReplicaSet](o)
+		if err != nil {
+			return nil, err
+		}
 		ref := metav1.GetControllerOf(rs)
 		matches := sel.Matches(labels.Set(rs.Labels))
 		switch {
@@ -270,7 +294,9 @@ func (s *dsync) replicaSets(ctx context.Context) ([]*appsv1.ReplicaSet, error) {
 			if err != nil {
 				continue
 			}
-			out = append(out, fresh.(*appsv1.ReplicaSet))
+			if rs, ok := fresh.(*appsv1.ReplicaSet); ok {
+				out = append(out, rs)
+			}
 		}
 	}
 	return out, nil
@@ -382,7 +408,10 @@ func (s *dsync) newReplicaSet(ctx context.Context, rsList, oldRSs []*appsv1.Repl
 		if gerr != nil {
 			return nil, gerr
 		}
-		rs := cur.(*appsv1.ReplicaSet)
+		rs, aerr := controller.As[*appsv1.ReplicaSet](cur)
+		if aerr != nil {
+			return nil, aerr
+		}
 		if ref := metav1.GetControllerOf(rs); ref != nil && ref.UID == d.UID && equalIgnoreHash(&d.Spec.Template, &rs.Spec.Template) {
 			created = rs
 			err = nil
@@ -406,7 +435,9 @@ func (s *dsync) newReplicaSet(ctx context.Context, rsList, oldRSs []*appsv1.Repl
 		s.c.rec.Event(ctx, d, corev1.EventTypeWarning, reasonFailedRSCreate, msg)
 		return nil, err
 	default:
-		created = r.Object.(*appsv1.ReplicaSet)
+		if created, err = controller.As[*appsv1.ReplicaSet](r.Object); err != nil {
+			return nil, err
+		}
 	}
 	if !alreadyExists && count > 0 {
 		s.c.rec.Eventf(ctx, d, corev1.EventTypeNormal, "ScalingReplicaSet", "Scaled up replica set %s to %d", created.Name, count)
@@ -428,7 +459,10 @@ func (s *dsync) newReplicaSet(ctx context.Context, rsList, oldRSs []*appsv1.Repl
 func (s *dsync) updateRS(ctx context.Context, rs *appsv1.ReplicaSet) (*appsv1.ReplicaSet, error) {
 	want := rs.DeepCopy()
 	r, err := s.c.store.Update(ctx, s.c.store.Catalogue().Get(replicaSetGVR), rs.Namespace, rs.Name, "", func(o runtime.Object) (runtime.Object, error) {
-		cur := o.(*appsv1.ReplicaSet)
+		cur, err := controller.As[*appsv1.ReplicaSet](o)
+		if err != nil {
+			return nil, err
+		}
 		cur.ResourceVersion = want.ResourceVersion
 		cur.Annotations = want.Annotations
 		cur.Spec = want.Spec
@@ -437,7 +471,7 @@ func (s *dsync) updateRS(ctx context.Context, rs *appsv1.ReplicaSet) (*appsv1.Re
 	if err != nil {
 		return nil, err
 	}
-	return r.Object.(*appsv1.ReplicaSet), nil
+	return controller.As[*appsv1.ReplicaSet](r.Object)
 }
 
 // isScalingEvent is upstream's: an active ReplicaSet's desired-replicas annotation differs
@@ -767,7 +801,10 @@ func (s *dsync) oldPodsRunning(ctx context.Context, newRS *appsv1.ReplicaSet, ol
 		return false, err
 	}
 	for _, o := range pods {
-		p := o.(*corev1.Pod)
+		p, err := controller.As[*corev1.Pod](o)
+		if err != nil {
+			return false, err
+		}
 		ref := metav1.GetControllerOf(p)
 		if ref == nil || !old[ref.UID] || (newRS != nil && ref.UID == newRS.UID) {
 			continue

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
 
+	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/registry"
 )
 
@@ -90,7 +91,10 @@ func (r *Recorder) Event(ctx context.Context, obj runtime.Object, eventType, rea
 	if repeat {
 		var count int32
 		_, err := r.store.Update(ctx, res, ref.Namespace, prev.name, "", func(cur runtime.Object) (runtime.Object, error) {
-			ev := cur.(*corev1.Event)
+			ev, err := controller.As[*corev1.Event](cur)
+			if err != nil {
+				return nil, err
+			}
 			ev.Count++
 			ev.LastTimestamp = ts
 			count = ev.Count
@@ -181,9 +185,9 @@ func (r *Recorder) remember(key string, s seenEvent) {
 
 // objectReference builds the involvedObject of an event.
 func objectReference(obj runtime.Object) (corev1.ObjectReference, error) {
-	m, ok := obj.(metav1.Object)
-	if !ok {
-		return corev1.ObjectReference{}, fmt.Errorf("%T has no object metadata", obj)
+	m, err := controller.Meta(obj)
+	if err != nil {
+		return corev1.ObjectReference{}, err
 	}
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	if gvk.Kind == "" {

@@ -50,10 +50,10 @@ func (c *Job) Start(ctx context.Context) error {
 	q := controller.NewQueue("job")
 	cat := c.store.Catalogue()
 	owners, pods := c.starved.enqueueOwners(q, jobKind)
-	go controller.Watch(ctx, c.store, cat.Get(jobGVR), c.log, owners)
-	go controller.Watch(ctx, c.store, cat.Get(podGVR), c.log, pods)
-	go c.starved.retryOnQuotaChange(ctx, c.store, c.log, q)
-	controller.Process(ctx, q, c.opts.Workers, c.log, c.sync)
+	go c.loop.Watch(ctx, cat.Get(jobGVR), owners)
+	go c.loop.Watch(ctx, cat.Get(podGVR), pods)
+	go c.starved.retryOnQuotaChange(ctx, c.loop, c.store, q)
+	c.loop.Process(ctx, q, c.opts.Workers, c.sync)
 	return nil
 }
 
@@ -94,7 +94,10 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	job := obj.(*batchv1.Job)
+	job, err := controller.As[*batchv1.Job](obj)
+	if err != nil {
+		return 0, err
+	}
 	if jobFinished(job) {
 		c.starved.set(key, false)
 		return 0, nil
@@ -108,7 +111,10 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 	taken := map[string]bool{}
 	var candidates []*corev1.Pod
 	for _, o := range all {
-		p := o.(*corev1.Pod)
+		p, err := controller.As[*corev1.Pod](o)
+		if err != nil {
+			return 0, err
+		}
 		taken[p.Name] = true
 		candidates = append(candidates, p)
 	}
@@ -225,7 +231,10 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 	if !apiequality.Semantic.DeepEqual(st, job.Status) {
 		rv := job.ResourceVersion
 		_, err := c.store.Update(ctx, c.store.Catalogue().Get(jobGVR), ns, name, "status", func(o runtime.Object) (runtime.Object, error) {
-			cur := o.(*batchv1.Job)
+			cur, err := controller.As[*batchv1.Job](o)
+			if err != nil {
+				return nil, err
+			}
 			cur.ResourceVersion = rv
 			cur.Status = st
 			return cur, nil
@@ -243,7 +252,7 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 		}
 	}
 	if manageErr != nil {
-		return 0, manageErr
+		return 0, retryErr(manageErr)
 	}
 	return requeue, nil
 }

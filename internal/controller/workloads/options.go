@@ -26,6 +26,8 @@ type Options struct {
 	Clock clock.WithTicker
 	// Workers is the number of concurrent syncs (default 2).
 	Workers int
+	// Panics counts recovered panics (may be nil).
+	Panics controller.PanicObserver
 }
 
 func (o Options) withDefaults() Options {
@@ -39,11 +41,13 @@ func (o Options) withDefaults() Options {
 }
 
 // base is what every controller of this package carries: its store, logger, options,
-// event recorder and the owners starved by quota.
+// loop (watches and workers, guarded against panics), event recorder and the owners
+// starved by quota.
 type base struct {
 	store   *registry.Store
 	log     *slog.Logger
 	opts    Options
+	loop    *controller.Loop
 	rec     *Recorder
 	starved *starved
 }
@@ -51,8 +55,9 @@ type base struct {
 // newBase builds a controller's base: name labels its logs, component its events.
 func newBase(store *registry.Store, log *slog.Logger, opts Options, name, component string) base {
 	opts = opts.withDefaults()
+	loop := controller.NewLoop(name, store, orDefault(log), opts.Panics, opts.Clock)
 	log = orDefault(log).With("controller", name)
-	return base{store: store, log: log, opts: opts, rec: NewRecorder(store, component, opts.Clock, log), starved: newStarved()}
+	return base{store: store, log: log, opts: opts, loop: loop, rec: NewRecorder(store, component, opts.Clock, log), starved: newStarved()}
 }
 
 func orDefault(log *slog.Logger) *slog.Logger {
@@ -74,13 +79,13 @@ func newStarved() *starved { return &starved{keys: map[string]map[string]bool{}}
 
 // retryOnQuotaChange requeues, at once, every owner starved by quota in a namespace whose
 // ResourceQuotas change (a raised hard, or usage credited by a delete), until ctx ends.
-func (s *starved) retryOnQuotaChange(ctx context.Context, store *registry.Store, log *slog.Logger, q workqueue.TypedRateLimitingInterface[string]) {
-	controller.Watch(ctx, store, store.Catalogue().Get(quotaGVR), log, func(obj runtime.Object, deleted bool) {
-		for _, key := range s.in(obj.(*corev1.ResourceQuota).Namespace) {
+func (s *starved) retryOnQuotaChange(ctx context.Context, loop *controller.Loop, store *registry.Store, q workqueue.TypedRateLimitingInterface[string]) {
+	loop.Watch(ctx, store.Catalogue().Get(quotaGVR), controller.On(func(rq *corev1.ResourceQuota, deleted bool) {
+		for _, key := range s.in(rq.Namespace) {
 			q.Forget(key)
 			q.Add(key)
 		}
-	})
+	}))
 }
 
 func (s *starved) set(key string, on bool) {
@@ -116,6 +121,15 @@ func isQuotaRefusal(err error) bool {
 	return errors.As(err, &se) && apierrors.IsForbidden(err)
 }
 
+// retryErr is the error a sync returns for err: a quota refusal, already reported as a
+// FailedCreate Event (and a condition), is expected, so it is retried but logged at Debug.
+func retryErr(err error) error {
+	if isQuotaRefusal(err) {
+		return controller.Expected(err)
+	}
+	return err
+}
+
 // isNamespaceTerminating reports upstream's NamespaceTerminatingCause.
 func isNamespaceTerminating(err error) bool {
 	return apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause)
@@ -133,14 +147,20 @@ func keyOf(ns, name string) string { return ns + "/" + name }
 // enqueues the dependent's controller when it is of kind.
 func (s *starved) enqueueOwners(q workqueue.TypedRateLimitingInterface[string], kind schema.GroupVersionKind) (owners, dependents controller.Handler) {
 	owners = func(obj runtime.Object, deleted bool) {
-		m := obj.(metav1.Object)
+		m, err := controller.Meta(obj)
+		if err != nil {
+			return
+		}
 		if deleted {
 			s.set(keyOf(m.GetNamespace(), m.GetName()), false)
 		}
 		q.Add(keyOf(m.GetNamespace(), m.GetName()))
 	}
 	dependents = func(obj runtime.Object, deleted bool) {
-		m := obj.(metav1.Object)
+		m, err := controller.Meta(obj)
+		if err != nil {
+			return
+		}
 		if ref := metav1.GetControllerOf(m); ref != nil && ref.Kind == kind.Kind && ref.APIVersion == kind.GroupVersion().String() {
 			q.Add(keyOf(m.GetNamespace(), ref.Name))
 		}

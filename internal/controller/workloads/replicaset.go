@@ -92,8 +92,11 @@ func (c *ReplicaSet) res(gvr schema.GroupVersionResource) *registry.Resource {
 // Start runs the controller until ctx ends.
 func (c *ReplicaSet) Start(ctx context.Context) error {
 	q := controller.NewQueue(c.name)
-	go controller.Watch(ctx, c.store, c.res(c.gvr), c.log, func(obj runtime.Object, deleted bool) {
-		m := obj.(metav1.Object)
+	go c.loop.Watch(ctx, c.res(c.gvr), func(obj runtime.Object, deleted bool) {
+		m, err := controller.Meta(obj)
+		if err != nil {
+			return
+		}
 		if deleted {
 			c.starved.set(keyOf(m.GetNamespace(), m.GetName()), false)
 			c.selectors.set(m.GetNamespace(), m.GetName(), nil)
@@ -102,8 +105,7 @@ func (c *ReplicaSet) Start(ctx context.Context) error {
 		}
 		q.Add(keyOf(m.GetNamespace(), m.GetName()))
 	})
-	go controller.Watch(ctx, c.store, c.res(podGVR), c.log, func(obj runtime.Object, deleted bool) {
-		p := obj.(*corev1.Pod)
+	go c.loop.Watch(ctx, c.res(podGVR), controller.On(func(p *corev1.Pod, deleted bool) {
 		if ref := metav1.GetControllerOf(p); ref != nil {
 			if ref.Kind == c.kind.Kind && ref.APIVersion == c.kind.GroupVersion().String() {
 				q.Add(keyOf(p.Namespace, ref.Name))
@@ -120,9 +122,9 @@ func (c *ReplicaSet) Start(ctx context.Context) error {
 		for _, key := range c.selectors.matching(p.Namespace, labels.Set(p.Labels)) {
 			q.Add(key)
 		}
-	})
-	go c.starved.retryOnQuotaChange(ctx, c.store, c.log, q)
-	controller.Process(ctx, q, c.opts.Workers, c.log, c.sync)
+	}))
+	go c.starved.retryOnQuotaChange(ctx, c.loop, c.store, q)
+	c.loop.Process(ctx, q, c.opts.Workers, c.sync)
 	return nil
 }
 
@@ -202,6 +204,9 @@ func (c *ReplicaSet) sync(ctx context.Context, key string) (time.Duration, error
 		return 0, err
 	}
 	rs := c.toRS(obj)
+	if rs == nil {
+		return 0, fmt.Errorf("unexpected object %T, want %s", obj, c.kind.Kind)
+	}
 	if rs.Spec.Selector == nil || rs.Spec.Replicas == nil {
 		return 0, nil
 	}
@@ -217,7 +222,10 @@ func (c *ReplicaSet) sync(ctx context.Context, key string) (time.Duration, error
 	taken := make(map[string]bool, len(all))
 	var active []*corev1.Pod
 	for _, o := range all {
-		p := o.(*corev1.Pod)
+		p, err := controller.As[*corev1.Pod](o)
+		if err != nil {
+			return 0, err
+		}
 		taken[p.Name] = true
 		if isPodActive(p) {
 			active = append(active, p)
@@ -239,7 +247,7 @@ func (c *ReplicaSet) sync(ctx context.Context, key string) (time.Duration, error
 		return 0, err
 	}
 	if manageErr != nil {
-		return 0, manageErr
+		return 0, retryErr(manageErr)
 	}
 	if rs.Spec.MinReadySeconds > 0 && st.ReadyReplicas == *rs.Spec.Replicas && st.AvailableReplicas != *rs.Spec.Replicas {
 		return time.Duration(rs.Spec.MinReadySeconds) * time.Second, nil
@@ -258,7 +266,11 @@ func (c *ReplicaSet) updateStatus(ctx context.Context, obj runtime.Object, rs *a
 	rv := rs.ResourceVersion
 	_, err := c.store.Update(ctx, c.res(c.gvr), rs.Namespace, rs.Name, "status", func(o runtime.Object) (runtime.Object, error) {
 		// Guarded by the resourceVersion this sync read: a concurrent change requeues.
-		o.(metav1.Object).SetResourceVersion(rv)
+		m, err := controller.Meta(o)
+		if err != nil {
+			return nil, err
+		}
+		m.SetResourceVersion(rv)
 		c.setStatus(o, st)
 		return o, nil
 	}, registry.WriteOptions{})
@@ -379,12 +391,15 @@ func slowStartBatch(count, initial int, fn func(i int) error) (int, error) {
 
 // createPod is upstream's PodControl.CreatePods for one pod, with its events.
 func createPod(ctx context.Context, store *registry.Store, rec *Recorder, owner runtime.Object, t *corev1.PodTemplateSpec, name string, ref *metav1.OwnerReference) error {
-	m := owner.(metav1.Object)
+	m, err := controller.Meta(owner)
+	if err != nil {
+		return err
+	}
 	p := podFromTemplate(t, name, ref)
 	if len(p.Labels) == 0 {
 		return fmt.Errorf("unable to create pods, no labels")
 	}
-	created, err := store.Create(ctx, store.Catalogue().Get(podGVR), m.GetNamespace(), p, registry.WriteOptions{})
+	_, err = store.Create(ctx, store.Catalogue().Get(podGVR), m.GetNamespace(), p, registry.WriteOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		// Another replica of this controller created the same slot.
 		return nil
@@ -396,7 +411,7 @@ func createPod(ctx context.Context, store *registry.Store, rec *Recorder, owner 
 		rec.Eventf(ctx, owner, corev1.EventTypeWarning, reasonFailedCreate, "Error creating: %v", err)
 		return err
 	}
-	rec.Eventf(ctx, owner, corev1.EventTypeNormal, reasonSuccessfulCreate, "Created pod: %v", created.Object.(*corev1.Pod).Name)
+	rec.Eventf(ctx, owner, corev1.EventTypeNormal, reasonSuccessfulCreate, "Created pod: %v", p.Name)
 	return nil
 }
 
@@ -484,7 +499,10 @@ func recheckOwner(ctx context.Context, store *registry.Store, gvr schema.GroupVe
 	if err != nil {
 		return false
 	}
-	m := fresh.(metav1.Object)
+	m, err := controller.Meta(fresh)
+	if err != nil {
+		return false
+	}
 	return m.GetUID() == om.UID && m.GetDeletionTimestamp() == nil
 }
 
@@ -492,7 +510,10 @@ func recheckOwner(ctx context.Context, store *registry.Store, gvr schema.GroupVe
 // other controller is set) on one object, guarded by its UID.
 func patchOwnerRefs(ctx context.Context, store *registry.Store, gvr schema.GroupVersionResource, ns, name string, uid, remove types.UID, add *metav1.OwnerReference) error {
 	_, err := store.Update(ctx, store.Catalogue().Get(gvr), ns, name, "", func(o runtime.Object) (runtime.Object, error) {
-		m := o.(metav1.Object)
+		m, err := controller.Meta(o)
+		if err != nil {
+			return nil, err
+		}
 		if m.GetUID() != uid {
 			return nil, apierrors.NewNotFound(gvr.GroupResource(), name)
 		}
