@@ -58,7 +58,9 @@ func loadCRDs(ctx context.Context, store *registry.Store) error {
 		return err
 	}
 	for _, o := range objs {
-		crd.Register(store.Catalogue(), o.(*apiextensionsv1.CustomResourceDefinition), false)
+		if def, ok := o.(*apiextensionsv1.CustomResourceDefinition); ok {
+			crd.Register(store.Catalogue(), def, false)
+		}
 	}
 	return nil
 }
