@@ -196,3 +196,7 @@ func writePrivate(path string, data []byte) error {
 	}
 	return nil
 }
+
+// EmbeddedClientTLS names the client files of the embedded etcd whose data dir is dir (what
+// its ClientTLS returns), for tools such as etcdctl.
+func EmbeddedClientTLS(dir string) TLSFiles { return pkiFiles(dir).client }
