@@ -172,7 +172,7 @@ func Run(ctx context.Context, cfg Config) error {
 	rcfg.ObserveRequest = metrics.observeRequest
 	store = registry.NewStore(rcfg)
 	cached = newCachedReader(ctx, store, log)
-	metrics.reg.MustRegister(newQuotaCollector(store))
+	metrics.reg.MustRegister(newQuotaCollector(ctx, store, log))
 
 	// 4. Bootstrap objects and controllers.
 	if err := bootstrap(ctx, store); err != nil {
@@ -211,9 +211,9 @@ func Run(ctx context.Context, cfg Config) error {
 		ln.Close()
 		return err
 	}
-	extra := map[string]http.Handler{"/metrics": metrics.handler()}
+	extra := map[string]http.Handler{"/metrics": metrics.handler(auth, allowAuthenticated{})}
 	if cfg.Debug {
-		extra["/debug/pprof/"] = pprofHandler(auth)
+		extra["/debug/pprof/"] = pprofHandler(auth, allowAuthenticated{})
 	}
 	oa := newOpenAPI(cat)
 	api := apiserver.New(apiserver.Config{
