@@ -2,15 +2,21 @@ package server
 
 import (
 	"context"
-	corev1 "k8s.io/api/core/v1"
+	"encoding/json"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/pprof"
-	"time"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/apiserver"
 	"github.com/quotad/quotad/internal/registry"
@@ -50,8 +56,12 @@ func newMetrics() *metrics {
 	return m
 }
 
-func (m *metrics) handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+// maxScrapesInFlight bounds concurrent /metrics requests; more get 503 at once.
+const maxScrapesInFlight = 4
+
+// handler serves /metrics to authenticated users that authz allows.
+func (m *metrics) handler(auth apiserver.Authenticator, authz pathAuthorizer) http.Handler {
+	return guarded(auth, authz, promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{MaxRequestsInFlight: maxScrapesInFlight}))
 }
 
 // Repaired implements resourcequota.Observer.
@@ -75,55 +85,108 @@ func (m *metrics) observeQuota(err error) {
 	}
 }
 
-// quotaCollector exposes every quota's hard and used values at scrape time.
+// quotaCollector exposes every quota's hard and used values from a cache of every
+// ResourceQuota fed by a list and then the ResourceQuota watch: a scrape reads memory,
+// never storage.
 type quotaCollector struct {
-	store *registry.Store
+	cache *objectCache
 	desc  *prometheus.Desc
 }
 
-func newQuotaCollector(store *registry.Store) *quotaCollector {
-	return &quotaCollector{store: store, desc: prometheus.NewDesc("quotad_resourcequota",
+// newQuotaCollector starts filling the cache; it follows the watch until ctx ends.
+func newQuotaCollector(ctx context.Context, store *registry.Store, log *slog.Logger) *quotaCollector {
+	c := &quotaCollector{cache: &objectCache{byNS: map[string]map[string]runtime.Object{}}, desc: prometheus.NewDesc("quotad_resourcequota",
 		"Hard limit and usage of each resource of each ResourceQuota.",
 		[]string{"namespace", "resourcequota", "resource", "type"}, nil)}
+	go c.cache.run(ctx, store, store.Catalogue().Get(quotaGVR), log)
+	return c
 }
 
 func (c *quotaCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 
+// Collect sends the cached values; they are gathered under the cache's read lock and sent
+// after it, so a slow scrape never holds up the watch.
 func (c *quotaCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	res := c.store.Catalogue().Get(quotaGVR)
-	objs, _, err := c.store.ListObjects(ctx, res, "")
-	if err != nil {
-		ch <- prometheus.NewInvalidMetric(c.desc, err)
-		return
+	var out []prometheus.Metric
+	c.cache.mu.RLock()
+	for _, byName := range c.cache.byNS {
+		for _, o := range byName {
+			rq, ok := o.(*corev1.ResourceQuota)
+			if !ok {
+				continue
+			}
+			for name, q := range rq.Status.Hard {
+				out = append(out, prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, q.AsApproximateFloat64(), rq.Namespace, rq.Name, string(name), "hard"))
+			}
+			for name, q := range rq.Status.Used {
+				out = append(out, prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, q.AsApproximateFloat64(), rq.Namespace, rq.Name, string(name), "used"))
+			}
+		}
 	}
-	for _, o := range objs {
-		rq := o.(*corev1.ResourceQuota)
-		for name, q := range rq.Status.Hard {
-			ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, q.AsApproximateFloat64(), rq.Namespace, rq.Name, string(name), "hard")
-		}
-		for name, q := range rq.Status.Used {
-			ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, q.AsApproximateFloat64(), rq.Namespace, rq.Name, string(name), "used")
-		}
+	c.cache.mu.RUnlock()
+	for _, m := range out {
+		ch <- m
 	}
 }
 
-// pprofHandler serves /debug/pprof/ to authenticated callers.
-func pprofHandler(auth apiserver.Authenticator) http.Handler {
+// pathAuthorizer decides whether an authenticated user may use verb on a non-resource
+// path such as /metrics or /debug/pprof/. This is the seam for RBAC: kube-apiserver
+// allows "get" on /metrics to whoever a (Cluster)Role grants that nonResourceURL, by
+// default the system:monitoring group through the system:monitoring ClusterRole.
+type pathAuthorizer interface {
+	AuthorizePath(user, verb, path string) bool
+}
+
+// allowAuthenticated lets every authenticated user in: quotad has no RBAC yet, and every
+// user it authenticates may already read every object.
+type allowAuthenticated struct{}
+
+func (allowAuthenticated) AuthorizePath(string, string, string) bool { return true }
+
+// guarded serves h to authenticated users authz allows: anonymous requests get the same 401
+// Status as the API paths, denied ones kube-apiserver's 403 for a non-resource path.
+func guarded(auth apiserver.Authenticator, authz pathAuthorizer, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, ok := auth.Authenticate(r)
+		if !ok {
+			writeStatus(w, metav1.Status{
+				TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+				Status:   metav1.StatusFailure, Message: "Unauthorized", Reason: metav1.StatusReasonUnauthorized, Code: http.StatusUnauthorized,
+			})
+			return
+		}
+		verb := strings.ToLower(r.Method)
+		if !authz.AuthorizePath(user, verb, r.URL.Path) {
+			st := apierrors.NewForbidden(schema.GroupResource{}, "", fmt.Errorf("User %q cannot %s path %q", user, verb, r.URL.Path)).Status()
+			st.Kind, st.APIVersion = "Status", "v1"
+			writeStatus(w, st)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// writeStatus writes a Status as the API edge does.
+func writeStatus(w http.ResponseWriter, st metav1.Status) {
+	b, err := json.Marshal(st)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(int(st.Code))
+	_, _ = w.Write(b)
+}
+
+// pprofHandler serves /debug/pprof/ to authenticated users authz allows.
+func pprofHandler(auth apiserver.Authenticator, authz pathAuthorizer) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := auth.Authenticate(r); !ok {
-			http.Error(w, "Unauthorized", http.StatusUnauthorized)
-			return
-		}
-		mux.ServeHTTP(w, r)
-	})
+	return guarded(auth, authz, mux)
 }
 
 var quotaGVR = corev1.SchemeGroupVersion.WithResource("resourcequotas")

@@ -97,6 +97,9 @@ type Running struct {
 	CAPEM []byte
 	// Store is the registry (for in-process tests and tools).
 	Store *registry.Store
+	// EtcdEndpoints are the embedded etcd's client URLs (none with --etcd-servers); clients
+	// present the certificate and key in the data dir's etcd-pki.
+	EtcdEndpoints []string
 }
 
 // Run starts quotad and blocks until ctx ends, then shuts down cleanly.
@@ -197,7 +200,7 @@ func Run(ctx context.Context, cfg Config) error {
 	rcfg.ObserveRequest = metrics.observeRequest
 	store = registry.NewStore(rcfg)
 	cached = newCachedReader(ctx, store, log)
-	metrics.reg.MustRegister(newQuotaCollector(store))
+	metrics.reg.MustRegister(newQuotaCollector(ctx, store, log))
 
 	// 4. Bootstrap objects and controllers.
 	if err := bootstrap(ctx, store); err != nil {
@@ -236,9 +239,9 @@ func Run(ctx context.Context, cfg Config) error {
 		ln.Close()
 		return err
 	}
-	extra := map[string]http.Handler{"/metrics": metrics.handler()}
+	extra := map[string]http.Handler{"/metrics": metrics.handler(auth, allowAuthenticated{})}
 	if cfg.Debug {
-		extra["/debug/pprof/"] = pprofHandler(auth)
+		extra["/debug/pprof/"] = pprofHandler(auth, allowAuthenticated{})
 	}
 	oa := newOpenAPI(cat)
 	api := apiserver.New(apiserver.Config{
@@ -265,12 +268,14 @@ func Run(ctx context.Context, cfg Config) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.ServeTLS(ln, "", "") }()
 	log.Info("quotad is ready", "url", url, "kubeconfig", kubeconfig)
-	if cfg.Ready != nil {
-		cfg.Ready(&Running{URL: url, Kubeconfig: kubeconfig, Token: creds.AdminToken, CAPEM: creds.CAPEM, Store: store})
-	}
 	var embeddedErr <-chan error
+	var etcdEndpoints []string
 	if embedded != nil {
 		embeddedErr = embedded.Err()
+		etcdEndpoints = embedded.Endpoints()
+	}
+	if cfg.Ready != nil {
+		cfg.Ready(&Running{URL: url, Kubeconfig: kubeconfig, Token: creds.AdminToken, CAPEM: creds.CAPEM, Store: store, EtcdEndpoints: etcdEndpoints})
 	}
 	select {
 	case <-ctx.Done():

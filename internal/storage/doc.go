@@ -9,4 +9,7 @@
 //   - Txn is all-or-nothing: either every compare holds and every op commits at one revision,
 //     or nothing changes and ErrConflict is returned.
 //   - Errors are typed (ErrNotFound, ErrConflict, ErrCompacted, ErrTooLarge); callers use errors.Is.
+//   - The embedded etcd is reachable only in process and by clients presenting the client
+//     certificate in its data dir's etcd-pki (signed by a CA whose key is discarded); its
+//     directories are 0700 and its keys 0600.
 package storage

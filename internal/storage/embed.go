@@ -62,6 +62,7 @@ type Embedded struct {
 	client    *clientv3.Client
 	logger    *slog.Logger
 	endpoints []string
+	pki       embeddedPKI
 	lock      *fileutil.LockedFile
 	quota     int64
 	// stopping demotes etcd's log lines to debug during Close.
@@ -118,10 +119,15 @@ func WithUnsafeNoFsync() EmbeddedOption {
 }
 
 // StartEmbedded starts a single-member etcd with its data in dir/etcd and waits until it
-// serves. Client and peer URLs listen on 127.0.0.1 at free ports chosen at start (so they
-// may differ across restarts; the data does not depend on them). Restarting on the same
-// dir serves the same keys, values and revisions. A second StartEmbedded on a dir in use
-// fails at once (the error wraps fileutil.ErrLocked).
+// serves. Restarting on the same dir serves the same keys, values and revisions. A second
+// StartEmbedded on a dir in use fails at once (the error wraps fileutil.ErrLocked).
+//
+// Access: only this process and holders of ClientTLS's files reach it. The one client
+// listener is https on 127.0.0.1 at a free port chosen at start (it may differ across
+// restarts; the data does not depend on it) and requires a client certificate signed by
+// the etcd's own CA in dir/etcd-pki (mode 0700, keys 0600; see loadOrCreatePKI). There is
+// no peer listener: a single member has no peers (it advertises a unix socket URL in its
+// private data dir that nothing listens on). dir/etcd and dir/etcd-pki are made 0700.
 //
 // Configuration: periodic auto-compaction keeping DefaultCompactionRetention of history,
 // EmbeddedQuotaBackendBytes quota, MaxTxnOps and the default 1.5 MiB request limit, etcd
@@ -147,18 +153,28 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("embedded etcd: %w", err)
 	}
+	if err := os.Chmod(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("embedded etcd: %w", err)
+	}
 	lock, err := fileutil.TryLockFile(filepath.Join(dir, "etcd.lock"), os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("embedded etcd: data dir %s is in use: %w", dir, err)
 	}
 
-	// 2. Start etcd on free loopback ports, retrying when a port is taken in between.
+	// 2. The certificates of the client listener.
+	pki, err := loadOrCreatePKI(dir, time.Now())
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("embedded etcd: certificates: %w", err)
+	}
+
+	// 3. Start etcd on a free loopback port, retrying when it is taken in between.
 	stopping := new(atomic.Bool)
 	var e *embed.Etcd
 	for attempt := 1; ; attempt++ {
 		var ports []int
-		if ports, err = freeLoopbackPorts(2); err == nil {
-			e, err = startEtcd(dataDir, newZapLogger(logger, conf.logLevel, stopping), conf, ports[0], ports[1])
+		if ports, err = freeLoopbackPorts(1); err == nil {
+			e, err = startEtcd(dataDir, pki.server, newZapLogger(logger, conf.logLevel, stopping), conf, ports[0])
 		}
 		if err == nil {
 			break
@@ -169,7 +185,7 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 		}
 	}
 
-	// 3. Wait until it serves.
+	// 4. Wait until it serves.
 	select {
 	case <-e.Server.ReadyNotify():
 	case err := <-e.Err():
@@ -186,7 +202,7 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 
 	endpoints := make([]string, 0, len(e.Clients))
 	for _, l := range e.Clients {
-		endpoints = append(endpoints, "http://"+l.Addr().String())
+		endpoints = append(endpoints, "https://"+l.Addr().String())
 	}
 	loopCtx, stop := context.WithCancel(context.Background())
 	emb := &Embedded{
@@ -194,6 +210,7 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 		client:     v3client.New(e.Server),
 		logger:     logger,
 		endpoints:  endpoints,
+		pki:        pki,
 		lock:       lock,
 		quota:      conf.quotaBackendBytes,
 		stopping:   stopping,
@@ -210,18 +227,25 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 // in memory (etcd's default is 5,000).
 const embeddedCatchUpEntries = 500
 
-// startEtcd configures and starts etcd once, on the given loopback ports. A port in use
-// gives an error wrapping syscall.EADDRINUSE.
-func startEtcd(dataDir string, logger *zap.Logger, conf embeddedConfig, clientPort, peerPort int) (*embed.Etcd, error) {
-	clientURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(clientPort))}
-	peerURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(peerPort))}
+// startEtcd configures and starts etcd once, its client listener on the given loopback
+// port with TLS from tlsFiles, requiring client certificates signed by tlsFiles.CAFile. A
+// port in use gives an error wrapping syscall.EADDRINUSE.
+func startEtcd(dataDir string, tlsFiles TLSFiles, logger *zap.Logger, conf embeddedConfig, clientPort int) (*embed.Etcd, error) {
+	clientURL := url.URL{Scheme: "https", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(clientPort))}
+	// Advertised (raft needs a member URL) but never listened on: a single member has no
+	// peers. A socket path in the private data dir, so nobody else could serve it either.
+	peerURL := url.URL{Scheme: "unix", Path: filepath.Join(dataDir, "peer.sock")}
 
 	cfg := embed.NewConfig()
 	cfg.Name = "quotad"
 	cfg.Dir = dataDir
 	cfg.ListenClientUrls = []url.URL{clientURL}
 	cfg.AdvertiseClientUrls = []url.URL{clientURL}
-	cfg.ListenPeerUrls = []url.URL{peerURL}
+	cfg.ClientTLSInfo = transport.TLSInfo{
+		CertFile: tlsFiles.CertFile, KeyFile: tlsFiles.KeyFile, TrustedCAFile: tlsFiles.CAFile,
+		ClientCertAuth: true,
+	}
+	cfg.ListenPeerUrls = nil
 	cfg.AdvertisePeerUrls = []url.URL{peerURL}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.AutoCompactionMode = embed.CompactorModePeriodic
@@ -263,9 +287,14 @@ func (e *Embedded) Store() *Etcd {
 	return newEtcd(e.client, adapter.KvServerToKvClient(v3rpc.NewQuotaKVServer(e.etcd.Server)), nil)
 }
 
-// Endpoints returns the client URLs the server listens on (http://127.0.0.1:<port>), for
-// tools such as etcdctl or a second process.
+// Endpoints returns the client URLs the server listens on (https://127.0.0.1:<port>), for
+// tools such as etcdctl or a second process; they present ClientTLS's files.
 func (e *Embedded) Endpoints() []string { return append([]string(nil), e.endpoints...) }
+
+// ClientTLS names the CA, client certificate and key a client of Endpoints presents (as
+// --etcd-cafile, --etcd-certfile and --etcd-keyfile). They stay valid across restarts on
+// the same dir.
+func (e *Embedded) ClientTLS() TLSFiles { return e.pki.client }
 
 // Err delivers a fatal error of the running server; it is closed when the server stops.
 func (e *Embedded) Err() <-chan error { return e.etcd.Err() }

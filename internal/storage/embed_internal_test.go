@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -240,33 +241,25 @@ func stopped() *atomic.Bool {
 	return b
 }
 
-// TestStartEtcdPortInUse pins the error StartEmbedded retries on: a port taken between
-// choosing it and etcd binding it.
+// TestStartEtcdPortInUse pins the error StartEmbedded retries on: the client port taken
+// between choosing it and etcd binding it.
 func TestStartEtcdPortInUse(t *testing.T) {
-	ports, err := freeLoopbackPorts(1)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, taken := range []string{"client", "peer"} {
-		t.Run(taken, func(t *testing.T) {
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
-			busy := l.Addr().(*net.TCPAddr).Port
-			clientPort, peerPort := busy, ports[0]
-			if taken == "peer" {
-				clientPort, peerPort = ports[0], busy
-			}
-			conf := embeddedConfig{compaction: time.Minute, quotaBackendBytes: 1 << 30}
-			e, err := startEtcd(t.TempDir(), zap.NewNop(), conf, clientPort, peerPort)
-			if err == nil {
-				e.Close()
-			}
-			if !errors.Is(err, syscall.EADDRINUSE) {
-				t.Fatalf("start with the %s port in use: err = %v, want EADDRINUSE", taken, err)
-			}
-		})
+	defer l.Close()
+	dir := t.TempDir()
+	pki, err := loadOrCreatePKI(dir, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := embeddedConfig{compaction: time.Minute, quotaBackendBytes: 1 << 30}
+	e, err := startEtcd(filepath.Join(dir, "etcd"), pki.server, zap.NewNop(), conf, l.Addr().(*net.TCPAddr).Port)
+	if err == nil {
+		e.Close()
+	}
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		t.Fatalf("start with the client port in use: err = %v, want EADDRINUSE", err)
 	}
 }

@@ -96,7 +96,7 @@ func TestEmbeddedEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := storage.ConnectExternal(t.Context(), e.Endpoints(), nil, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	client, err := storage.ConnectExternal(t.Context(), e.Endpoints(), clientTLS(t, e), slog.New(slog.NewTextHandler(t.Output(), nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"strings"
@@ -26,6 +27,17 @@ func startEmbedded(t *testing.T, dir string, opts ...storage.EmbeddedOption) *st
 	return e
 }
 
+// clientTLS is the TLS configuration of a client of e's endpoints.
+func clientTLS(t *testing.T, e *storage.Embedded) *tls.Config {
+	t.Helper()
+	f := e.ClientTLS()
+	c, err := storage.ExternalTLS(f.CAFile, f.CertFile, f.KeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func TestEtcdConformanceEmbedded(t *testing.T) {
 	e := startEmbedded(t, t.TempDir())
 	storagetest.Run(t, func(t *testing.T) storage.Store {
@@ -38,7 +50,7 @@ func TestEtcdConformanceEmbedded(t *testing.T) {
 // TestEtcdConformanceExternal runs the suite over a network client, as with --etcd-servers.
 func TestEtcdConformanceExternal(t *testing.T) {
 	e := startEmbedded(t, t.TempDir())
-	client, err := storage.ConnectExternal(t.Context(), e.Endpoints(), nil, nil)
+	client, err := storage.ConnectExternal(t.Context(), e.Endpoints(), clientTLS(t, e), nil)
 	if err != nil {
 		t.Fatalf("ConnectExternal: %v", err)
 	}

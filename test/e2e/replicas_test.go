@@ -26,9 +26,11 @@ func TestTwoProcessesShareOneEtcd(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { etcd.Close() })
-	endpoints := strings.Join(etcd.Endpoints(), ",")
-	a := start(t, "--etcd-servers", endpoints)
-	b := start(t, "--etcd-servers", endpoints)
+	files := etcd.ClientTLS()
+	flags := []string{"--etcd-servers", strings.Join(etcd.Endpoints(), ","),
+		"--etcd-cafile", files.CAFile, "--etcd-certfile", files.CertFile, "--etcd-keyfile", files.KeyFile}
+	a := start(t, flags...)
+	b := start(t, flags...)
 	ca, cb := a.client(), b.client()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -31,7 +31,7 @@ func sharedEtcd(t *testing.T) *storage.Embedded {
 func twoReplicas(t *testing.T) (a, b *servertest.Server) {
 	t.Helper()
 	etcd := sharedEtcd(t)
-	return servertest.Start(t, servertest.WithEtcd(etcd.Endpoints())), servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
+	return servertest.Start(t, servertest.WithEtcd(etcd)), servertest.Start(t, servertest.WithEtcd(etcd))
 }
 
 // acrossReplicas runs write(i, replica) for i in [0, n) at once, even i on a and odd on b,

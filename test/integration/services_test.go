@@ -13,6 +13,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/quotad/quotad/internal/server/servertest"
+	"github.com/quotad/quotad/internal/storage"
 )
 
 func nodePortService(name, clusterIP string, nodePort int32) *corev1.Service {
@@ -129,13 +130,18 @@ func TestServiceAllocationsUnderConcurrency(t *testing.T) {
 // before they were kept) get them when a server starts.
 func TestServiceAllocationsBackfilled(t *testing.T) {
 	etcd := sharedEtcd(t)
-	a := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
+	a := servertest.Start(t, servertest.WithEtcd(etcd))
 	ctx := ctxT(t)
 	mkNamespace(t, a, "old")
 	if _, err := a.Client.CoreV1().Services("old").Create(ctx, nodePortService("a", "10.96.0.60", 30090), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: etcd.Endpoints()})
+	files := etcd.ClientTLS()
+	tlsCfg, err := storage.ExternalTLS(files.CAFile, files.CertFile, files.KeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := storage.ConnectExternal(ctx, etcd.Endpoints(), tlsCfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +153,7 @@ func TestServiceAllocationsBackfilled(t *testing.T) {
 	if del.Deleted != 2 {
 		t.Fatalf("%d allocation records deleted, want 2", del.Deleted)
 	}
-	b := servertest.Start(t, servertest.WithEtcd(etcd.Endpoints()))
+	b := servertest.Start(t, servertest.WithEtcd(etcd))
 	_, err = b.Client.CoreV1().Services("old").Create(ctx, nodePortService("b", "", 30090), metav1.CreateOptions{})
 	if !apierrors.IsInvalid(err) {
 		t.Fatalf("node port of a service stored before the records: %v, want 422", err)

@@ -1,17 +1,12 @@
 package integration
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
-	"net/http"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/client-go/rest"
 
 	"github.com/quotad/quotad/internal/controller/resourcequota"
 	"github.com/quotad/quotad/internal/registry"
@@ -71,24 +66,10 @@ func TestMetricsExposeQuotas(t *testing.T) {
 	if _, err := s.Client.CoreV1().Pods("m").Create(ctxT(t), pod("a", "", ""), metaCreate()); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := rest.TransportFor(s.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, s.URL+"/metrics", nil)
-	resp, err := (&http.Client{Transport: tr}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	for _, want := range []string{
+	// The quota values come from the watch: wait until they are there.
+	waitForMetrics(t, s,
 		`quotad_resourcequota{namespace="m",resource="pods",resourcequota="q",type="hard"} 5`,
 		`quotad_resourcequota{namespace="m",resource="pods",resourcequota="q",type="used"} 1`,
 		`quotad_admission_quota_decisions_total{result="admitted"} 1`,
-	} {
-		if !strings.Contains(string(body), want) {
-			t.Errorf("/metrics lacks %s", want)
-		}
-	}
+	)
 }

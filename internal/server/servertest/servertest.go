@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/quotad/quotad/internal/server"
+	"github.com/quotad/quotad/internal/storage"
 )
 
 // Server is a running in-process quotad.
@@ -137,9 +138,14 @@ func (s *Server) CheckInvariant() {
 	}
 }
 
-// WithEtcd runs against an external etcd (no embedded one).
-func WithEtcd(endpoints []string) Option {
-	return func(c *server.Config) { c.EtcdServers = endpoints }
+// WithEtcd runs against a separately started etcd as an external cluster (no embedded one),
+// presenting its client certificate.
+func WithEtcd(etcd *storage.Embedded) Option {
+	return func(c *server.Config) {
+		c.EtcdServers = etcd.Endpoints()
+		f := etcd.ClientTLS()
+		c.EtcdCAFile, c.EtcdCertFile, c.EtcdKeyFile = f.CAFile, f.CertFile, f.KeyFile
+	}
 }
 
 // WithAdmissionConfig sets --admission-control-config-file.

@@ -1,0 +1,202 @@
+package storage
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// The embedded etcd's client listener is loopback TLS that requires a client certificate
+// signed by a CA of its own (not quotad's API CA, whose client certificates are API users).
+// The CA signs one serving and one client certificate when the PKI is created, and its key
+// is then thrown away: nothing can sign another certificate the etcd trusts.
+
+// pkiDirName is the PKI's directory under the data dir (mode 0700; keys 0600).
+const pkiDirName = "etcd-pki"
+
+// pkiRenewBefore is how long before a certificate expires the PKI is made again.
+const pkiRenewBefore = 30 * 24 * time.Hour
+
+// pkiValidity is how long the CA and certificates are valid.
+const pkiValidity = 10 * 365 * 24 * time.Hour
+
+// TLSFiles names the PEM files of one side of a TLS connection: the CA it trusts, its
+// certificate and its key (kube-apiserver's --etcd-cafile, --etcd-certfile, --etcd-keyfile
+// for a client).
+type TLSFiles struct {
+	CAFile, CertFile, KeyFile string
+}
+
+// embeddedPKI is where the embedded etcd's certificates are.
+type embeddedPKI struct {
+	server, client TLSFiles
+}
+
+func pkiFiles(dir string) embeddedPKI {
+	pd := filepath.Join(dir, pkiDirName)
+	ca := filepath.Join(pd, "ca.crt")
+	return embeddedPKI{
+		server: TLSFiles{CAFile: ca, CertFile: filepath.Join(pd, "server.crt"), KeyFile: filepath.Join(pd, "server.key")},
+		client: TLSFiles{CAFile: ca, CertFile: filepath.Join(pd, "client.crt"), KeyFile: filepath.Join(pd, "client.key")},
+	}
+}
+
+// loadOrCreatePKI returns the PKI under dir, creating it when any part is missing, does not
+// chain to the CA, or expires within pkiRenewBefore of now.
+//  1. Make the directory private (also when it existed with a wider mode).
+//  2. Keep the files when both certificates load and verify against the CA until well after now.
+//  3. Otherwise make a new CA, sign a serving certificate for the loopback address and a
+//     client certificate, write them (keys 0600), and forget the CA's key.
+func loadOrCreatePKI(dir string, now time.Time) (embeddedPKI, error) {
+	p := pkiFiles(dir)
+	pd := filepath.Dir(p.server.CAFile)
+	if err := os.MkdirAll(pd, 0o700); err != nil {
+		return p, err
+	}
+	if err := os.Chmod(pd, 0o700); err != nil {
+		return p, err
+	}
+	if p.valid(now.Add(pkiRenewBefore)) == nil {
+		return p, nil
+	}
+	return p, p.create(now)
+}
+
+// valid checks that both certificates load, chain to the CA, and are valid at t.
+func (p embeddedPKI) valid(t time.Time) error {
+	caPEM, err := os.ReadFile(p.server.CAFile)
+	if err != nil {
+		return err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return errors.New("no CA certificate")
+	}
+	for _, f := range []struct {
+		files TLSFiles
+		usage x509.ExtKeyUsage
+	}{{p.server, x509.ExtKeyUsageServerAuth}, {p.client, x509.ExtKeyUsageClientAuth}} {
+		pair, err := tls.LoadX509KeyPair(f.files.CertFile, f.files.KeyFile)
+		if err != nil {
+			return err
+		}
+		leaf, err := x509.ParseCertificate(pair.Certificate[0])
+		if err != nil {
+			return err
+		}
+		if _, err := leaf.Verify(x509.VerifyOptions{Roots: pool, CurrentTime: t, KeyUsages: []x509.ExtKeyUsage{f.usage}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p embeddedPKI) create(now time.Time) error {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	caTmpl := &x509.Certificate{
+		SerialNumber: serial(), Subject: pkix.Name{CommonName: "quotad-etcd-ca"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(pkiValidity),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true, IsCA: true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return err
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return err
+	}
+	leaves := []struct {
+		files TLSFiles
+		tmpl  *x509.Certificate
+	}{
+		{p.server, &x509.Certificate{
+			Subject: pkix.Name{CommonName: "quotad-etcd"},
+			// etcd also dials its own client URL with the serving certificate.
+			ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+			IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+			DNSNames:    []string{"localhost"},
+		}},
+		{p.client, &x509.Certificate{
+			Subject:     pkix.Name{CommonName: "quotad"},
+			ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+		}},
+	}
+	for _, l := range leaves {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			return err
+		}
+		l.tmpl.SerialNumber = serial()
+		l.tmpl.NotBefore, l.tmpl.NotAfter = now.Add(-time.Hour), now.Add(pkiValidity)
+		l.tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+		der, err := x509.CreateCertificate(rand.Reader, l.tmpl, ca, &key.PublicKey, caKey)
+		if err != nil {
+			return err
+		}
+		keyDER, err := x509.MarshalECPrivateKey(key)
+		if err != nil {
+			return err
+		}
+		if err := writePrivate(l.files.KeyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})); err != nil {
+			return err
+		}
+		if err := writePrivate(l.files.CertFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})); err != nil {
+			return err
+		}
+	}
+	// The CA last: a crash before this leaves a PKI that fails valid and is made again.
+	return writePrivate(p.server.CAFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}))
+}
+
+func serial() *big.Int {
+	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
+	return n
+}
+
+// writePrivate replaces path with data, mode 0600, through a new temporary file (so an
+// existing file's wider mode is never kept).
+func writePrivate(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o600)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// EmbeddedClientTLS names the client files of the embedded etcd whose data dir is dir (what
+// its ClientTLS returns), for tools such as etcdctl.
+func EmbeddedClientTLS(dir string) TLSFiles { return pkiFiles(dir).client }
