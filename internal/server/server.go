@@ -117,7 +117,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.ResourceQuotaSyncPeriod == 0 {
 		cfg.ResourceQuotaSyncPeriod = 5 * time.Minute
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+	if err := privateDir(cfg.DataDir, log); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -300,5 +300,22 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	controllers.Wait()
 	log.Info("quotad stopped")
+	return nil
+}
+
+// privateDir creates dir with mode 0700, or narrows an existing dir that others may read
+// or enter to 0700: it holds the CA key, the admin token and etcd's data.
+func privateDir(dir string, log *slog.Logger) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		log.Warn("data dir was open to other users; narrowing its mode to 0700", "dir", dir, "mode", fi.Mode().Perm().String())
+		return os.Chmod(dir, 0o700)
+	}
 	return nil
 }

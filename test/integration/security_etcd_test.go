@@ -152,7 +152,14 @@ func signedByAPICA(t *testing.T, dataDir string) (certFile, keyFile string) {
 // alone: directories 0700, keys, tokens, the kubeconfig and etcd's files 0600; public
 // certificates (*.crt) are at most readable by others.
 func TestSecurityDataDirIsPrivate(t *testing.T) {
+	// An existing data dir open to others (as a careless mkdir leaves it) is narrowed.
 	dir := filepath.Join(t.TempDir(), "data")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	s := servertest.Start(t, servertest.WithDataDir(dir))
 	mkNamespace(t, s, "files")
 	if _, err := s.Client.CoreV1().Secrets("files").Create(ctxT(t), &corev1.Secret{ObjectMeta: metaName("s"), StringData: map[string]string{"k": "v"}}, metaCreate()); err != nil {
