@@ -123,9 +123,11 @@ func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subreso
 			return nil, err
 		}
 	}
-	// 4. A no-op update writes nothing and keeps the resourceVersion, as upstream.
-	if semanticEqual(obj, old) && res.GroupResource() != quotaGVR.GroupResource() {
-		return &Result{Object: obj}, nil
+	// 4. A no-op update writes nothing, keeps the resourceVersion and emits no event, as
+	// upstream, for every kind and subresource.
+	if same := s.asStored(obj, old); same != nil {
+		same.GetObjectKind().SetGroupVersionKind(res.GVK())
+		return &Result{Object: same}, nil
 	}
 	newRev, err := s.commit(ctx, &write{res: res, attrs: attrs, key: res.Key(ns, name), guard: rev, obj: obj})
 	if err != nil {
@@ -159,6 +161,9 @@ func (s *Store) FinalizeNamespace(ctx context.Context, name string, finalizers [
 		nsObj := old.DeepCopyObject().(*corev1.Namespace)
 		nsObj.Spec.Finalizers = finalizers
 		var r *Result
+		if semanticEqual(nsObj, old) {
+			return &Result{Object: nsObj}, nil // a no-op writes nothing
+		}
 		if nsObj.DeletionTimestamp != nil && len(nsObj.Spec.Finalizers) == 0 && len(nsObj.Finalizers) == 0 {
 			r, err = s.finishDelete(ctx, res, "", name, old, cur, WriteOptions{})
 		} else {
@@ -180,3 +185,23 @@ func (s *Store) FinalizeNamespace(ctx context.Context, name string, finalizers [
 
 // now returns the store clock as a metav1.Time truncated to seconds.
 func (s *Store) now() metav1.Time { return metav1.NewTime(s.cfg.Clock().Truncate(1e9)) }
+
+// asStored returns the object an update would store when that is the stored one (old), or
+// nil when the update changes something. A ResourceQuota's status is the server's: the
+// write's transaction sets status.hard to spec.hard and recomputes status.used, which
+// storage already holds exactly (I1, I3), so a quota write that changes nothing else is a
+// no-op whatever status it sent, answered with the stored status.
+func (s *Store) asStored(obj, old runtime.Object) runtime.Object {
+	if rq, ok := obj.(*corev1.ResourceQuota); ok {
+		cmp := rq.DeepCopy()
+		cmp.Status.Hard = cmp.Spec.Hard.DeepCopy()
+		if s.cfg.Quota != nil {
+			cmp.Status.Used = old.(*corev1.ResourceQuota).Status.Used.DeepCopy()
+		}
+		obj = cmp
+	}
+	if semanticEqual(obj, old) {
+		return obj
+	}
+	return nil
+}
