@@ -113,8 +113,13 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 	if res.Namespaced && m.GetNamespace() != "" && m.GetNamespace() != ns {
 		return preparedUpdate{}, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
-	// 1. Optimistic concurrency: a resourceVersion in the body must be the stored one.
-	if v := m.GetResourceVersion(); v != "" && v != om.GetResourceVersion() {
+	// 1. Optimistic concurrency: a resourceVersion in the body must be the stored one
+	// (compared as numbers, as upstream's versioner compares them).
+	sent, err := checkObjectResourceVersion(m.GetResourceVersion())
+	if err != nil {
+		return preparedUpdate{}, err
+	}
+	if stored, _ := strconv.ParseUint(om.GetResourceVersion(), 10, 64); sent != 0 && sent != stored {
 		return preparedUpdate{}, apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
 	}
 	// 2. What the server owns: identity, timestamps, and the spec/status split.
