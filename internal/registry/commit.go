@@ -37,7 +37,11 @@ import (
 // transaction puts a quota (recomputations guard on both).
 //
 // Writes of ResourceQuota objects are committed alone, after the pipeline drains, with their
-// status recomputed from the namespace under its usage epoch (I3).
+// status recomputed from the namespace under its usage epoch (I3). Every charge rewrites the
+// namespace's quotas, so a quota write prepared on the quota its request read would find it
+// moved by the batches queued before it, again and again under load; it is prepared again
+// (write.redo) on the quota as read while it holds the namespace's lead, so quota edits are
+// serialized with charges and always land.
 //
 // Pipelined transactions of different namespaces that become ready while an etcd request is
 // in flight share the next request, each still a transaction of its own (combine.go).
