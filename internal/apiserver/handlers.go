@@ -162,6 +162,11 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, res *registry.Resou
 		writeError(w, err)
 		return
 	}
+	// Any resourceVersion is served from the latest revision, but must be one.
+	if _, err := registry.ParseResourceVersion(r.URL.Query().Get("resourceVersion")); err != nil {
+		writeError(w, err)
+		return
+	}
 	obj, err := s.cfg.Store.Get(r.Context(), res, info.Namespace, info.Name)
 	if err != nil {
 		writeError(w, err)

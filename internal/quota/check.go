@@ -83,7 +83,9 @@ type quotaPlan struct {
 // resource(s): ...`, `insufficient quota to consume: ...`, `exceeded quota: <q>,
 // requested: ..., used: ..., limited: ...`. Uncovered limited scopes give a plain error
 // (`insufficient quota to match these scopes: [...]`, HTTP 500 upstream). Writes to the
-// status subresource are charged and credited but never refused for exceeding hard.
+// status subresource are charged, credited and checked exactly like the others: upstream
+// does not evaluate them in admission at all (its controller recounts later), quotad never
+// lets any write raise usage above hard.
 //
 // Dry-run requests are checked exactly like others; the caller simply does not commit the
 // returned quotas.
@@ -289,26 +291,26 @@ func (p *Prepared) Check(quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota,
 			continue
 		}
 		newUsed := applyDelta(rq.Status.Used, delta)
-		if req.Subresource != "status" {
-			var exceeded []corev1.ResourceName
-			for name, d := range delta {
-				if d.Sign() <= 0 {
-					continue
-				}
-				if hard, ok := rq.Status.Hard[name]; ok {
-					if used := newUsed[name]; used.Cmp(hard) > 0 {
-						exceeded = append(exceeded, name)
-					}
+		// Every increase is checked, whatever the subresource (I2): a pod flipped back
+		// from Succeeded to Running through /status consumes again.
+		var exceeded []corev1.ResourceName
+		for name, d := range delta {
+			if d.Sign() <= 0 {
+				continue
+			}
+			if hard, ok := rq.Status.Hard[name]; ok {
+				if used := newUsed[name]; used.Cmp(hard) > 0 {
+					exceeded = append(exceeded, name)
 				}
 			}
-			if len(exceeded) > 0 {
-				slices.Sort(exceeded)
-				return nil, forbidden(req, fmt.Errorf("exceeded quota: %s, requested: %s, used: %s, limited: %s",
-					rq.Name,
-					prettyPrint(Mask(Positive(delta), exceeded)),
-					prettyPrint(Mask(rq.Status.Used, exceeded)),
-					prettyPrint(Mask(rq.Status.Hard, exceeded))))
-			}
+		}
+		if len(exceeded) > 0 {
+			slices.Sort(exceeded)
+			return nil, forbidden(req, fmt.Errorf("exceeded quota: %s, requested: %s, used: %s, limited: %s",
+				rq.Name,
+				prettyPrint(Mask(Positive(delta), exceeded)),
+				prettyPrint(Mask(rq.Status.Used, exceeded)),
+				prettyPrint(Mask(rq.Status.Hard, exceeded))))
 		}
 		if Equals(newUsed, rq.Status.Used) {
 			continue

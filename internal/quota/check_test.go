@@ -220,6 +220,29 @@ func TestCheckRequestRefusals(t *testing.T) {
 			req:    create(customGR, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Foo"}}),
 		},
 		{
+			name:   "status write raising usage beyond hard (pod Succeeded back to Running)",
+			quotas: []corev1.ResourceQuota{rq(t, "q", []string{"pods=2"}, []string{"pods=2"})},
+			req: func() quota.Request {
+				done := podOf("done", ctr(t, "c", nil, nil))
+				done.ResourceVersion = "7"
+				done.Status.Phase = corev1.PodSucceeded
+				running := done.DeepCopy()
+				running.Status.Phase = corev1.PodRunning
+				return update(podsGR, "status", running, done)
+			}(),
+		},
+		{
+			name:   "PVC allocatedResources beyond requests.storage through status",
+			quotas: []corev1.ResourceQuota{rq(t, "storage", []string{"requests.storage=15Gi"}, []string{"requests.storage=10Gi"})},
+			req: func() quota.Request {
+				old := goldPVC.DeepCopy()
+				old.ResourceVersion = "4"
+				allocated := old.DeepCopy()
+				allocated.Status.AllocatedResources = rl(t, "storage=20Gi")
+				return update(pvcGR, "status", allocated, old)
+			}(),
+		},
+		{
 			name:   "PVC resize beyond requests.storage",
 			quotas: []corev1.ResourceQuota{rq(t, "storage", []string{"requests.storage=15Gi"}, []string{"requests.storage=10Gi"})},
 			req: func() quota.Request {
@@ -374,9 +397,9 @@ func TestCheckRequestAccounting(t *testing.T) {
 			"crs: count/foos.example.com=2"},
 		{"ignored resources are never charged", []corev1.ResourceQuota{rq(t, "q", []string{"count/events=0"}, []string{"count/events=0"})},
 			create(eventsGR, &corev1.Event{}), "(no change)"},
-		{"PVC resize via allocatedResources in status is charged, never refused", []corev1.ResourceQuota{storage},
-			update(pvcGR, "status", pvc("5Gi", "20Gi"), pvc("5Gi", "")),
-			"storage: gold.storageclass.storage.k8s.io/requests.storage=20Gi persistentvolumeclaims=1 requests.storage=20Gi"},
+		{"PVC resize via allocatedResources in status within hard is charged", []corev1.ResourceQuota{storage},
+			update(pvcGR, "status", pvc("5Gi", "8Gi"), pvc("5Gi", "")),
+			"storage: gold.storageclass.storage.k8s.io/requests.storage=8Gi persistentvolumeclaims=1 requests.storage=8Gi"},
 		{"PVC spec resize within hard", []corev1.ResourceQuota{storage}, update(pvcGR, "", pvc("8Gi", ""), pvc("5Gi", "")),
 			"storage: gold.storageclass.storage.k8s.io/requests.storage=8Gi persistentvolumeclaims=1 requests.storage=8Gi"},
 		{"PVC delete credits", []corev1.ResourceQuota{storage}, del(pvcGR, pvc("5Gi", "")),
@@ -504,8 +527,8 @@ func TestCheckRequestMore(t *testing.T) {
 			want:   "(no change)",
 		},
 		{
-			name:   "pod status update raising usage is charged but not refused",
-			quotas: []corev1.ResourceQuota{rq(t, "a", []string{"pods=1"}, []string{"pods=1"})},
+			name:   "pod status update raising usage within hard is charged",
+			quotas: []corev1.ResourceQuota{rq(t, "a", []string{"pods=2"}, []string{"pods=1"})},
 			req: func() quota.Request {
 				failed := plain.DeepCopy()
 				failed.Status.Phase = corev1.PodFailed

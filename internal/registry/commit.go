@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,7 +37,11 @@ import (
 // transaction puts a quota (recomputations guard on both).
 //
 // Writes of ResourceQuota objects are committed alone, after the pipeline drains, with their
-// status recomputed from the namespace under its usage epoch (I3).
+// status recomputed from the namespace under its usage epoch (I3). Every charge rewrites the
+// namespace's quotas, so a quota write prepared on the quota its request read would find it
+// moved by the batches queued before it, again and again under load; it is prepared again
+// (write.redo) on the quota as read while it holds the namespace's lead, so quota edits are
+// serialized with charges and always land.
 //
 // Pipelined transactions of different namespaces that become ready while an etcd request is
 // in flight share the next request, each still a transaction of its own (combine.go).
@@ -440,7 +445,7 @@ func (s *Store) sortConflict(ctx context.Context, live []*pending) []*pending {
 		case err != nil:
 			s.settle(p, 0, internalError(err))
 			continue
-		case cur.ModRevision != p.w.guard:
+		case cur.ModRevision != p.w.guard && p.w.redo == nil:
 			s.settle(p, 0, errObjectChanged)
 			continue
 		}
@@ -543,6 +548,11 @@ func (s *Store) commitSolo(ns string, batch []*pending) {
 		st, err := s.readState(ctx, ns, retried(live))
 		var plan *batchPlan
 		if err == nil {
+			live = s.redoMoved(live, st)
+			if len(live) == 0 {
+				cancel()
+				return
+			}
 			plan, err = s.planBatch(ctx, ns, live, st, nil)
 		}
 		cancel()
@@ -552,6 +562,39 @@ func (s *Store) commitSolo(ns string, batch []*pending) {
 		}
 		live = retry
 	}
+}
+
+// redoMoved prepares again, on the quota as st holds it, each write with a redo whose quota
+// is no longer stored at the revision it was prepared on (see write.redo), and settles
+// those that fail (errObjectChanged: the quota is gone, or the write became a no-op).
+func (s *Store) redoMoved(live []*pending, st *nsState) []*pending {
+	out := live[:0:0]
+	for _, p := range live {
+		w := p.w
+		if w.redo == nil || w.guard == 0 {
+			out = append(out, p)
+			continue
+		}
+		j := slices.IndexFunc(st.quotas, func(q corev1.ResourceQuota) bool { return q.Name == w.attrs.Name })
+		if j < 0 {
+			s.settle(p, 0, errObjectChanged)
+			continue
+		}
+		if st.stored[j].rev == w.guard {
+			out = append(out, p)
+			continue
+		}
+		nw, err := w.redo(st.quotas[j].DeepCopy(), st.stored[j].rev)
+		if err != nil {
+			s.settle(p, 0, err)
+			continue
+		}
+		// The quota decision is prepared again by planBatch, on the new object.
+		w.obj, w.attrs, w.guard = nw.obj, nw.attrs, nw.guard
+		w.quota, w.quotaErr, w.prepared = nil, nil, false
+		out = append(out, p)
+	}
+	return out
 }
 
 // retried reports whether a write of the batch already failed a guard.

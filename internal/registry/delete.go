@@ -42,13 +42,8 @@ func (s *Store) Delete(ctx context.Context, res *Resource, ns, name string, opts
 		}
 		om := objectMeta(old)
 		// 1. Preconditions.
-		if p := opts.Preconditions; p != nil {
-			if p.UID != nil && *p.UID != om.GetUID() {
-				return nil, apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, om.GetUID()))
-			}
-			if p.ResourceVersion != nil && *p.ResourceVersion != om.GetResourceVersion() {
-				return nil, apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, om.GetResourceVersion()))
-			}
+		if err := checkPreconditions(res, name, om, opts.Preconditions); err != nil {
+			return nil, err
 		}
 		// 2. Mutating admission sees every delete, as upstream's delete handler runs it
 		// (NamespaceLifecycle refuses to delete the system namespaces there).
@@ -73,7 +68,7 @@ func (s *Store) Delete(ctx context.Context, res *Resource, ns, name string, opts
 			r, err = s.markDeleting(ctx, res, ns, name, old, rev, finalizers, wopts)
 		} else {
 			var res2 *Result
-			res2, err = s.finishDelete(ctx, res, ns, name, old, rev, wopts)
+			res2, err = s.finishDelete(ctx, res, ns, name, old, rev, opts.Preconditions, wopts)
 			if res2 != nil {
 				r = &DeleteResult{Object: res2.Object, Deleted: true}
 			}
@@ -84,6 +79,20 @@ func (s *Store) Delete(ctx context.Context, res *Resource, ns, name string, opts
 		return r, err
 	}
 	return nil, apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("too many concurrent changes, please try again"))
+}
+
+// checkPreconditions checks a delete's preconditions against the stored object's metadata.
+func checkPreconditions(res *Resource, name string, om metav1.Object, p *metav1.Preconditions) error {
+	if p == nil {
+		return nil
+	}
+	if p.UID != nil && *p.UID != om.GetUID() {
+		return apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, om.GetUID()))
+	}
+	if p.ResourceVersion != nil && *p.ResourceVersion != om.GetResourceVersion() {
+		return apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, om.GetResourceVersion()))
+	}
+	return nil
 }
 
 func propagation(res *Resource, opts metav1.DeleteOptions) metav1.DeletionPropagation {
@@ -156,18 +165,40 @@ func (s *Store) markDeleting(ctx context.Context, res *Resource, ns, name string
 	return &DeleteResult{Object: obj}, nil
 }
 
-// finishDelete removes the key, crediting every quota in the same transaction.
-func (s *Store) finishDelete(ctx context.Context, res *Resource, ns, name string, old runtime.Object, rev int64, wopts WriteOptions) (*Result, error) {
-	attrs := &admission.Attributes{Operation: admission.Delete, Resource: res.GVR, Kind: res.GVK(), Namespace: ns, Name: name, OldObject: old, DryRun: wopts.DryRun}
-	if s.cfg.Admission != nil {
-		if err := s.cfg.Admission.Validate(ctx, attrs); err != nil {
-			return nil, err
+// finishDelete removes the key, crediting every quota in the same transaction. pre are
+// the delete's preconditions, checked again when a quota's deletion is prepared again on
+// the quota as its commit finds it (see write.redo).
+func (s *Store) finishDelete(ctx context.Context, res *Resource, ns, name string, old runtime.Object, rev int64, pre *metav1.Preconditions, wopts WriteOptions) (*Result, error) {
+	prepare := func(old runtime.Object, rev int64) (*write, error) {
+		attrs := &admission.Attributes{Operation: admission.Delete, Resource: res.GVR, Kind: res.GVK(), Namespace: ns, Name: name, OldObject: old, DryRun: wopts.DryRun}
+		if s.cfg.Admission != nil {
+			if err := s.cfg.Admission.Validate(ctx, attrs); err != nil {
+				return nil, err
+			}
 		}
+		return &write{res: res, attrs: attrs, key: res.Key(ns, name), guard: rev}, nil
 	}
-	newRev, err := s.commit(ctx, &write{res: res, attrs: attrs, key: res.Key(ns, name), guard: rev})
+	w, err := prepare(old, rev)
 	if err != nil {
 		return nil, err
 	}
+	if isQuotaWrite(w) {
+		w.redo = func(cur runtime.Object, curRev int64) (*write, error) {
+			om := objectMeta(cur)
+			if len(om.GetFinalizers()) > 0 {
+				return nil, errObjectChanged // held by finalizers: start over
+			}
+			if err := checkPreconditions(res, name, om, pre); err != nil {
+				return nil, err
+			}
+			return prepare(cur, curRev)
+		}
+	}
+	newRev, err := s.commit(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	old = w.attrs.OldObject // the object the commit deleted (redo may have read it again)
 	if !wopts.DryRun {
 		objectMeta(old).SetResourceVersion(strconv.FormatInt(newRev, 10))
 		if s.cfg.AfterCommit != nil {

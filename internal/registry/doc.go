@@ -9,5 +9,7 @@
 //   - Every write in a namespace bumps that namespace's usage epoch key in the same
 //     transaction, and is guarded by "no ResourceQuota of the namespace changed since the
 //     revision its quotas were read at", so quota status can never drift from storage.
+//   - Every write that raises usage, through any subresource, is checked against hard in
+//     the transaction that commits it; a write that changes nothing writes nothing.
 //   - Errors leaving the package are *apierrors.StatusError values with upstream's texts.
 package registry

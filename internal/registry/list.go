@@ -6,11 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"net/http"
 	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/storage"
 )
@@ -72,14 +76,36 @@ func decodeContinue(tok string) (continueToken, error) {
 	return t, nil
 }
 
-// ParseResourceVersion parses a resourceVersion parameter, reporting upstream's 400.
+// ParseResourceVersion parses the resourceVersion parameter of a get, list or watch. One
+// that is not an unsigned 64-bit integer is the 400 of kube-apiserver's etcd3 store:
+// "invalid resource version: " and its versioner's field error (`resourceVersion: Invalid
+// value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`). Versions beyond etcd's
+// int64 revisions parse as the largest one (a revision storage has not reached).
 func ParseResourceVersion(rv string) (int64, error) {
 	if rv == "" {
 		return 0, nil
 	}
-	n, err := strconv.ParseInt(rv, 10, 64)
-	if err != nil || n < 0 {
-		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %s", rv))
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		fe := field.Invalid(field.NewPath("resourceVersion"), rv, err.Error())
+		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %v", field.ErrorList{fe}.ToAggregate()))
+	}
+	return int64(min(n, math.MaxInt64)), nil
+}
+
+// checkObjectResourceVersion checks the metadata.resourceVersion an update sent: one that
+// is not an unsigned 64-bit integer is what kube-apiserver's registry answers, the etcd3
+// versioner's error as it is (a 500 with no reason: `strconv.ParseUint: parsing "abc":
+// invalid syntax`). It returns the parsed version (0: none sent).
+func checkObjectResourceVersion(rv string) (uint64, error) {
+	if rv == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return 0, &apierrors.StatusError{ErrStatus: metav1.Status{
+			Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: err.Error(),
+		}}
 	}
 	return n, nil
 }
@@ -89,6 +115,10 @@ func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOpt
 	prefix := res.KeyPrefix(ns)
 	var rev int64
 	start := ""
+	requested, err := ParseResourceVersion(opts.ResourceVersion)
+	if err != nil {
+		return nil, err
+	}
 	if opts.Continue != "" {
 		t, err := decodeContinue(opts.Continue)
 		if err != nil {
@@ -99,12 +129,8 @@ func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOpt
 			rev = 0
 		}
 		start = prefix + t.Start
-	} else if opts.ResourceVersion != "" && opts.ResourceVersion != "0" && opts.ResourceVersionMatch == "Exact" {
-		n, err := ParseResourceVersion(opts.ResourceVersion)
-		if err != nil {
-			return nil, err
-		}
-		rev = n
+	} else if requested != 0 && opts.ResourceVersionMatch == "Exact" {
+		rev = requested
 	}
 	out := &ListResult{}
 	for {

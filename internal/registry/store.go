@@ -187,6 +187,12 @@ type write struct {
 	// (a Service's cluster IP and node port allocations).
 	extraCmps []storage.Compare
 	extraOps  []storage.Op
+	// redo, when set (ResourceQuota updates and deletes), prepares the write again on the
+	// object as stored at rev. Every charge in a namespace rewrites its quotas, so a quota
+	// write prepared on what its request read would lose its guard to the charges queued
+	// before it again and again; its commit instead runs redo on the quota it reads while
+	// holding the namespace's lead, when the quota moved since (commitSolo).
+	redo func(cur runtime.Object, rev int64) (*write, error)
 }
 
 // computeQuotaStatus sets status.hard = spec.hard and status.used from the namespace's

@@ -34,7 +34,7 @@ func (s *Store) Update(ctx context.Context, res *Resource, ns, name, subresource
 		if err != nil {
 			return nil, err
 		}
-		r, err := s.updateOnce(ctx, res, ns, name, subresource, old, obj, rev, opts)
+		r, err := s.updateOnce(ctx, res, ns, name, subresource, old, obj, rev, fn, opts)
 		// A node port picked for this update went to another write: pick again.
 		if errors.Is(err, errObjectChanged) || errors.As(err, new(errAllocated)) {
 			continue
@@ -44,18 +44,83 @@ func (s *Store) Update(ctx context.Context, res *Resource, ns, name, subresource
 	return nil, apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("too many concurrent changes, please try again"))
 }
 
-func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subresource string, old, obj runtime.Object, rev int64, opts WriteOptions) (*Result, error) {
+// updateOnce prepares and commits one attempt of an update. fn is the update, which the
+// commit of a ResourceQuota may run again on the quota as it finds it (see write.redo).
+func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subresource string, old, obj runtime.Object, rev int64, fn UpdateFunc, opts WriteOptions) (*Result, error) {
+	u, err := s.prepareUpdate(ctx, res, ns, name, subresource, old, obj, rev, opts)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case u.deletes:
+		return s.finishDelete(ctx, res, ns, name, old, rev, nil, opts)
+	case u.noop != nil:
+		return u.noop, nil
+	}
+	w := u.w
+	if isQuotaWrite(w) {
+		// Every write in the namespace moves the quota's status.used and so its mod
+		// revision: the commit runs the update again on the quota it reads under its
+		// namespace's lead, so that edits are serialized with charges instead of racing
+		// them. A resourceVersion sent by the client is still checked against what fn
+		// sees then.
+		w.redo = func(cur runtime.Object, curRev int64) (*write, error) {
+			obj, err := fn(cur.DeepCopyObject())
+			if err != nil {
+				return nil, err
+			}
+			u, err := s.prepareUpdate(ctx, res, ns, name, subresource, cur, obj, curRev, opts)
+			if err != nil {
+				return nil, err
+			}
+			if u.w == nil {
+				return nil, errObjectChanged // a no-op or a deletion now: start over
+			}
+			return u.w, nil
+		}
+	}
+	newRev, err := s.commit(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	obj = w.obj // the object the commit wrote (redo may have replaced it)
+	if !opts.DryRun {
+		objectMeta(obj).SetResourceVersion(strconv.FormatInt(newRev, 10))
+		if s.cfg.AfterCommit != nil {
+			s.cfg.AfterCommit(res, obj, false)
+		}
+	}
+	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
+	return &Result{Object: obj, Warnings: s.warnings(obj)}, nil
+}
+
+// preparedUpdate is an update ready to commit (w), or what it turned out to be: a no-op
+// (answered with noop) or, its finalizers all gone while being deleted, the deletion.
+type preparedUpdate struct {
+	w       *write
+	noop    *Result
+	deletes bool
+}
+
+// prepareUpdate turns the desired object into the write of an update of old (stored at
+// rev): what the server owns, defaults, admission and validation. It writes nothing.
+func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subresource string, old, obj runtime.Object, rev int64, opts WriteOptions) (preparedUpdate, error) {
 	m := objectMeta(obj)
 	om := objectMeta(old)
 	if m.GetName() != "" && m.GetName() != name {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name))
+		return preparedUpdate{}, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name))
 	}
 	if res.Namespaced && m.GetNamespace() != "" && m.GetNamespace() != ns {
-		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		return preparedUpdate{}, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
-	// 1. Optimistic concurrency: a resourceVersion in the body must be the stored one.
-	if v := m.GetResourceVersion(); v != "" && v != om.GetResourceVersion() {
-		return nil, apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+	// 1. Optimistic concurrency: a resourceVersion in the body must be the stored one
+	// (compared as numbers, as upstream's versioner compares them).
+	sent, err := checkObjectResourceVersion(m.GetResourceVersion())
+	if err != nil {
+		return preparedUpdate{}, err
+	}
+	if stored, _ := strconv.ParseUint(om.GetResourceVersion(), 10, 64); sent != 0 && sent != stored {
+		return preparedUpdate{}, apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
 	}
 	// 2. What the server owns: identity, timestamps, and the spec/status split.
 	m.SetName(name)
@@ -92,7 +157,7 @@ func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subreso
 		}
 		if svc, ok := obj.(*corev1.Service); ok {
 			if err := s.allocateService(ctx, svc); err != nil {
-				return nil, err
+				return preparedUpdate{}, err
 			}
 		}
 	}
@@ -108,37 +173,28 @@ func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subreso
 	}
 	// 3. Finalizers all gone while deleting: the update is the deletion.
 	if om.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 && !isNamespaceHeld(obj) {
-		return s.finishDelete(ctx, res, ns, name, old, rev, opts)
+		return preparedUpdate{deletes: true}, nil
 	}
 	if s.cfg.Admission != nil && subresource == "" {
 		if err := s.cfg.Admission.Admit(ctx, attrs); err != nil {
-			return nil, err
+			return preparedUpdate{}, err
 		}
 	}
 	if errs := s.validate(res, obj, old); len(errs) > 0 {
-		return nil, invalid(res, name, errs)
+		return preparedUpdate{}, invalid(res, name, errs)
 	}
 	if s.cfg.Admission != nil {
 		if err := s.cfg.Admission.Validate(ctx, attrs); err != nil {
-			return nil, err
+			return preparedUpdate{}, err
 		}
 	}
-	// 4. A no-op update writes nothing and keeps the resourceVersion, as upstream.
-	if semanticEqual(obj, old) && res.GroupResource() != quotaGVR.GroupResource() {
-		return &Result{Object: obj}, nil
+	// 4. A no-op update writes nothing, keeps the resourceVersion and emits no event, as
+	// upstream, for every kind and subresource.
+	if same := s.asStored(obj, old); same != nil {
+		same.GetObjectKind().SetGroupVersionKind(res.GVK())
+		return preparedUpdate{noop: &Result{Object: same}}, nil
 	}
-	newRev, err := s.commit(ctx, &write{res: res, attrs: attrs, key: res.Key(ns, name), guard: rev, obj: obj})
-	if err != nil {
-		return nil, err
-	}
-	if !opts.DryRun {
-		m.SetResourceVersion(strconv.FormatInt(newRev, 10))
-		if s.cfg.AfterCommit != nil {
-			s.cfg.AfterCommit(res, obj, false)
-		}
-	}
-	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
-	return &Result{Object: obj, Warnings: s.warnings(obj)}, nil
+	return preparedUpdate{w: &write{res: res, attrs: attrs, key: res.Key(ns, name), guard: rev, obj: obj}}, nil
 }
 
 // isNamespaceHeld reports a namespace still held by its spec finalizers.
@@ -159,8 +215,11 @@ func (s *Store) FinalizeNamespace(ctx context.Context, name string, finalizers [
 		nsObj := old.DeepCopyObject().(*corev1.Namespace)
 		nsObj.Spec.Finalizers = finalizers
 		var r *Result
+		if semanticEqual(nsObj, old) {
+			return &Result{Object: nsObj}, nil // a no-op writes nothing
+		}
 		if nsObj.DeletionTimestamp != nil && len(nsObj.Spec.Finalizers) == 0 && len(nsObj.Finalizers) == 0 {
-			r, err = s.finishDelete(ctx, res, "", name, old, cur, WriteOptions{})
+			r, err = s.finishDelete(ctx, res, "", name, old, cur, nil, WriteOptions{})
 		} else {
 			attrs := &admission.Attributes{Operation: admission.Update, Resource: res.GVR, Subresource: "finalize", Kind: res.GVK(), Name: name, Object: nsObj, OldObject: old}
 			var rev int64
@@ -180,3 +239,23 @@ func (s *Store) FinalizeNamespace(ctx context.Context, name string, finalizers [
 
 // now returns the store clock as a metav1.Time truncated to seconds.
 func (s *Store) now() metav1.Time { return metav1.NewTime(s.cfg.Clock().Truncate(1e9)) }
+
+// asStored returns the object an update would store when that is the stored one (old), or
+// nil when the update changes something. A ResourceQuota's status is the server's: the
+// write's transaction sets status.hard to spec.hard and recomputes status.used, which
+// storage already holds exactly (I1, I3), so a quota write that changes nothing else is a
+// no-op whatever status it sent, answered with the stored status.
+func (s *Store) asStored(obj, old runtime.Object) runtime.Object {
+	if rq, ok := obj.(*corev1.ResourceQuota); ok {
+		cmp := rq.DeepCopy()
+		cmp.Status.Hard = cmp.Spec.Hard.DeepCopy()
+		if s.cfg.Quota != nil {
+			cmp.Status.Used = old.(*corev1.ResourceQuota).Status.Used.DeepCopy()
+		}
+		obj = cmp
+	}
+	if semanticEqual(obj, old) {
+		return obj
+	}
+	return nil
+}
