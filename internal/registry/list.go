@@ -7,12 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -93,19 +91,21 @@ func ParseResourceVersion(rv string) (int64, error) {
 	return int64(min(n, math.MaxInt64)), nil
 }
 
-// checkObjectResourceVersion checks the metadata.resourceVersion an update sent: one that
-// is not an unsigned 64-bit integer is what kube-apiserver's registry answers, the etcd3
-// versioner's error as it is (a 500 with no reason: `strconv.ParseUint: parsing "abc":
-// invalid syntax`). It returns the parsed version (0: none sent).
+// checkObjectResourceVersion checks the metadata.resourceVersion a write sent. One that is
+// not an unsigned 64-bit integer is the client's mistake, so it is a 400 worded as the
+// etcd3 store words a bad resourceVersion parameter (`invalid resource version:
+// metadata.resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid
+// syntax`); kube-apiserver passes its versioner's error through as a 500 (kubernetes#139485),
+// which would count a client error as a server fault. It returns the parsed version (0: none
+// sent).
 func checkObjectResourceVersion(rv string) (uint64, error) {
 	if rv == "" {
 		return 0, nil
 	}
 	n, err := strconv.ParseUint(rv, 10, 64)
 	if err != nil {
-		return 0, &apierrors.StatusError{ErrStatus: metav1.Status{
-			Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: err.Error(),
-		}}
+		fe := field.Invalid(field.NewPath("metadata", "resourceVersion"), rv, err.Error())
+		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %v", field.ErrorList{fe}.ToAggregate()))
 	}
 	return n, nil
 }

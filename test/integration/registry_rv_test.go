@@ -12,10 +12,10 @@ import (
 	"github.com/quotad/quotad/internal/server/servertest"
 )
 
-// TestRegistryUnparsableResourceVersions pins kube-apiserver's answers to resourceVersions
-// that are not numbers: in an update's body, the etcd3 versioner's error as the registry
-// returns it (500, no reason); as the parameter of a get, list or watch, the etcd3 store's
-// 400. A number is compared as a number. Refused writes change nothing.
+// TestRegistryUnparsableResourceVersions pins the answers to resourceVersions that are not
+// numbers: as the parameter of a get, list or watch, the etcd3 store's 400; in a write's
+// body, a 400 worded the same way with the body's field (kube-apiserver answers a 500 there,
+// kubernetes#139485). A number is compared as a number. Refused writes change nothing.
 func TestRegistryUnparsableResourceVersions(t *testing.T) {
 	s := servertest.Start(t)
 	ctx := ctxT(t)
@@ -34,7 +34,7 @@ func TestRegistryUnparsableResourceVersions(t *testing.T) {
 		return c
 	}
 	const (
-		putABC  = `strconv.ParseUint: parsing "abc": invalid syntax`
+		putABC  = `invalid resource version: metadata.resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`
 		paramOf = `invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`
 	)
 	tests := []struct {
@@ -46,23 +46,23 @@ func TestRegistryUnparsableResourceVersions(t *testing.T) {
 		// changes: the write is expected to land (cm is then re-read).
 		changes bool
 	}{
-		{name: "update with resourceVersion abc", code: 500, want: putABC, do: func(ctx context.Context) error {
+		{name: "update with resourceVersion abc", code: 400, reason: metav1.StatusReasonBadRequest, want: putABC, do: func(ctx context.Context) error {
 			_, err := cms.Update(ctx, withRV("abc"), metav1.UpdateOptions{})
 			return err
 		}},
-		{name: "update with resourceVersion -1", code: 500, want: `strconv.ParseUint: parsing "-1": invalid syntax`, do: func(ctx context.Context) error {
+		{name: "update with resourceVersion -1", code: 400, reason: metav1.StatusReasonBadRequest, want: `invalid resource version: metadata.resourceVersion: Invalid value: "-1": strconv.ParseUint: parsing "-1": invalid syntax`, do: func(ctx context.Context) error {
 			_, err := cms.Update(ctx, withRV("-1"), metav1.UpdateOptions{})
 			return err
 		}},
-		{name: "update with a resourceVersion past 64 bits", code: 500, want: `strconv.ParseUint: parsing "18446744073709551616": value out of range`, do: func(ctx context.Context) error {
+		{name: "update with a resourceVersion past 64 bits", code: 400, reason: metav1.StatusReasonBadRequest, want: `invalid resource version: metadata.resourceVersion: Invalid value: "18446744073709551616": strconv.ParseUint: parsing "18446744073709551616": value out of range`, do: func(ctx context.Context) error {
 			_, err := cms.Update(ctx, withRV("18446744073709551616"), metav1.UpdateOptions{})
 			return err
 		}},
-		{name: "merge patch setting resourceVersion abc", code: 500, want: putABC, do: func(ctx context.Context) error {
+		{name: "merge patch setting resourceVersion abc", code: 400, reason: metav1.StatusReasonBadRequest, want: putABC, do: func(ctx context.Context) error {
 			_, err := cms.Patch(ctx, "c", types.MergePatchType, []byte(`{"metadata":{"resourceVersion":"abc"},"data":{"k":"changed"}}`), metav1.PatchOptions{})
 			return err
 		}},
-		{name: "quota /status update with resourceVersion abc", code: 500, want: putABC, do: func(ctx context.Context) error {
+		{name: "quota /status update with resourceVersion abc", code: 400, reason: metav1.StatusReasonBadRequest, want: putABC, do: func(ctx context.Context) error {
 			q, err := quotas.Get(ctx, "q", metav1.GetOptions{})
 			if err != nil {
 				return err
