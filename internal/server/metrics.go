@@ -22,6 +22,7 @@ type metrics struct {
 	repairs   *prometheus.CounterVec
 	decisions *prometheus.CounterVec
 	requests  prometheus.Histogram
+	panics    prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -40,8 +41,12 @@ func newMetrics() *metrics {
 			Help:    "Namespace transactions committed together in one etcd request.",
 			Buckets: []float64{1, 2, 4, 8, 16, 32},
 		}),
+		panics: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "quotad_apiserver_panics_total",
+			Help: "Panics of request handlers recovered by the HTTP edge.",
+		}),
 	}
-	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.requests)
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.requests, m.panics)
 	return m
 }
 

@@ -50,6 +50,14 @@ type Config struct {
 	// WrapStorage, when set, wraps the storage everything but the embedded etcd's own
 	// maintenance goes through (tests use it to hold or observe transactions).
 	WrapStorage func(storage.Store) storage.Store
+	// RequestTimeout is --request-timeout (0: 60s), MinRequestTimeout --min-request-timeout
+	// (0: 1800s), MaxRequestsInflight and MaxMutatingRequestsInflight
+	// --max-requests-inflight and --max-mutating-requests-inflight (0: no bound; the
+	// flags default to 400 and 200). See apiserver.Config.
+	RequestTimeout              time.Duration
+	MinRequestTimeout           time.Duration
+	MaxRequestsInflight         int
+	MaxMutatingRequestsInflight int
 	// Debug serves /debug/pprof/ (authenticated).
 	Debug  bool
 	Logger *slog.Logger
@@ -215,7 +223,10 @@ func Run(ctx context.Context, cfg Config) error {
 	oa := newOpenAPI(cat)
 	api := apiserver.New(apiserver.Config{
 		Store: store, Auth: auth, Table: tableConverter, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: newFieldManagers(oa),
-		Version: apiserver.VersionInfo{Major: "1", Minor: "32", GitVersion: KubernetesVersion + "+quotad"},
+		Version:        apiserver.VersionInfo{Major: "1", Minor: "32", GitVersion: KubernetesVersion + "+quotad"},
+		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
+		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
+		ObservePanic: metrics.panics.Inc,
 		Ready: func(ctx context.Context) error {
 			_, err := st.Revision(ctx)
 			return err
