@@ -30,12 +30,14 @@ type section struct {
 
 // options are the parsed command line.
 type options struct {
-	cfg         server.Config
-	verbosity   int
-	showVersion string
-	help        bool
-	sections    []section
-	all         *pflag.FlagSet
+	cfg       server.Config
+	verbosity int
+	// minRequestTimeout is --min-request-timeout, in seconds as kube's flag.
+	minRequestTimeout int
+	showVersion       string
+	help              bool
+	sections          []section
+	all               *pflag.FlagSet
 }
 
 // newOptions declares every flag, grouped into sections, on one FlagSet.
@@ -55,7 +57,7 @@ func newOptions() *options {
 		fs.DurationVar(&c.RequestTimeout, "request-timeout", time.Minute, "An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by the ?timeout= parameter.")
 		fs.IntVar(&c.MaxRequestsInflight, "max-requests-inflight", 400, "The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
 		fs.IntVar(&c.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", 200, "The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
-		fs.IntVar(&c.MinRequestTimeout, "min-request-timeout", 1800, "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.")
+		fs.IntVar(&o.minRequestTimeout, "min-request-timeout", 1800, "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.")
 		fs.BoolVar(&c.Debug, "profiling", false, "Enable profiling via web interface host:port/debug/pprof/ (authenticated clients only).")
 	})
 	add("Etcd", func(fs *pflag.FlagSet) {
@@ -101,6 +103,7 @@ func (o *options) parse(args []string) error {
 		return fmt.Errorf("unknown command %q for \"quotad\"", rest[0])
 	}
 	o.cfg.LogLevel = logLevel(o.verbosity)
+	o.cfg.MinRequestTimeout = time.Duration(o.minRequestTimeout) * time.Second
 	return nil
 }
 

@@ -40,7 +40,7 @@ func TestFlagsFillConfig(t *testing.T) {
 		{"request-timeout", c.RequestTimeout, 2 * time.Minute},
 		{"max-requests-inflight", c.MaxRequestsInflight, 7},
 		{"max-mutating-requests-inflight", c.MaxMutatingRequestsInflight, 3},
-		{"min-request-timeout", c.MinRequestTimeout, 60},
+		{"min-request-timeout", c.MinRequestTimeout, time.Minute},
 		{"profiling", c.Debug, true},
 		{"v=2 is slog.Level(-2)", c.LogLevel, slog.Level(-2)},
 	}
@@ -59,7 +59,7 @@ func TestFlagDefaults(t *testing.T) {
 	c := o.cfg
 	if c.DataDir != "quotad-data" || c.BindAddress != "127.0.0.1" || c.SecurePort != 6443 ||
 		c.RequestTimeout != time.Minute || c.MaxRequestsInflight != 400 || c.MaxMutatingRequestsInflight != 200 ||
-		c.MinRequestTimeout != 1800 || c.ResourceQuotaSyncPeriod != 5*time.Minute || c.LogLevel != slog.LevelInfo {
+		c.MinRequestTimeout != 1800*time.Second || c.ResourceQuotaSyncPeriod != 5*time.Minute || c.LogLevel != slog.LevelInfo {
 		t.Fatalf("defaults: %+v", c)
 	}
 }

@@ -1,11 +1,17 @@
 package apiserver
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"os"
+	"slices"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -98,26 +104,62 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 	}
 }
 
-// readBody reads a request body up to MaxBodyBytes.
+// initialBodyBuffer is the most a body's buffer starts with, whatever its declared length:
+// memory grows with the bytes that arrive, never with what a client says will come.
+const initialBodyBuffer = 32 << 10
+
+// readBody reads a request body up to MaxBodyBytes. A body that stops arriving fails at
+// the request's deadline (the edge sets it on the connection's reads).
 func readBody(r *http.Request) ([]byte, error) {
-	if n := r.ContentLength; n > MaxBodyBytes {
+	n := r.ContentLength
+	if n > MaxBodyBytes {
 		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes))
-	} else if n >= 0 {
-		// The length is known: one buffer of exactly that size.
-		b := make([]byte, n)
-		if _, err := io.ReadFull(r.Body, b); err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
-		}
-		return b, nil
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
-	if err != nil {
+	var buf bytes.Buffer
+	if n > 0 {
+		buf.Grow(int(min(n, initialBodyBuffer)))
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(r.Body, MaxBodyBytes+1)); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, apierrors.NewTimeoutError(requestTimedOut, 0)
+		}
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	if len(b) > MaxBodyBytes {
+	if buf.Len() > MaxBodyBytes {
 		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes))
 	}
-	return b, nil
+	return buf.Bytes(), nil
+}
+
+// Media types of request bodies.
+const (
+	jsonMediaType = "application/json"
+	yamlMediaType = "application/yaml"
+)
+
+// checkBodyType is upstream's 415 for a body whose Content-Type is none of JSON, YAML and,
+// for built-in kinds (protobuf true), protobuf. No Content-Type is JSON.
+func checkBodyType(r *http.Request, protobuf bool) error {
+	accepted := []string{jsonMediaType, yamlMediaType}
+	if protobuf {
+		accepted = append(accepted, registry.ProtobufContentType)
+	}
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && slices.Contains(accepted, mt) {
+		return nil
+	}
+	return unsupportedMediaType(accepted)
+}
+
+// unsupportedMediaType is upstream's 415 listing the accepted media types.
+func unsupportedMediaType(accepted []string) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType, Reason: metav1.StatusReasonUnsupportedMediaType,
+		Message: "the body of the request was in an unknown format - accepted media types include: " + strings.Join(accepted, ", "),
+	}}
 }
 
 // writeOptions reads and validates the options of a write (verb "create", "update" or
@@ -276,10 +318,15 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, res *registry.Reso
 			limit = 0
 		}
 	}
-	lr, err := s.cfg.Store.List(r.Context(), res, info.Namespace, registry.ListOptions{
+	opts := registry.ListOptions{
 		Selector: sel, Limit: limit, Continue: q.Get("continue"),
 		ResourceVersion: q.Get("resourceVersion"), ResourceVersionMatch: q.Get("resourceVersionMatch"),
-	})
+	}
+	if limit == 0 {
+		s.streamList(w, r, res, info.Namespace, acc, opts)
+		return
+	}
+	lr, err := s.cfg.Store.List(r.Context(), res, info.Namespace, opts)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -338,9 +385,20 @@ func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, res *registry
 		writeError(w, err)
 		return acc, opts, nil, nil, false
 	}
+	// As upstream: a create checks the body's media type before its options, an update
+	// after them.
+	typeErr := checkBodyType(r, res.Type != nil)
+	if typeErr != nil && info.Verb == "create" {
+		writeError(w, typeErr)
+		return acc, opts, nil, nil, false
+	}
 	opts, fv, err := writeOptions(r, info.Verb, "")
 	if err != nil {
 		writeError(w, err)
+		return acc, opts, nil, nil, false
+	}
+	if typeErr != nil {
+		writeError(w, typeErr)
 		return acc, opts, nil, nil, false
 	}
 	obj, warnings, err = s.decodeBody(r, res, fv)
@@ -414,6 +472,10 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, res *registry.Re
 }
 
 func (s *Server) finalize(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	if err := checkBodyType(r, true); err != nil {
+		writeError(w, err)
+		return
+	}
 	obj, _, err := s.decodeBody(r, res, registry.FieldValidationIgnore)
 	if err != nil {
 		writeError(w, err)
@@ -433,6 +495,11 @@ func deleteOptions(r *http.Request) (metav1.DeleteOptions, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return o, err
+	}
+	if len(body) > 0 {
+		if err := checkBodyType(r, true); err != nil {
+			return o, err
+		}
 	}
 	if len(body) > 0 && registry.IsProtobuf(r.Header.Get("Content-Type")) {
 		if err := registry.DecodeProtobuf(body, &o); err != nil {

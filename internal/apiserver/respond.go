@@ -45,8 +45,16 @@ func statusOf(err error) metav1.Status {
 	}
 }
 
-// writeError writes err as a metav1.Status.
+// writeError writes err as a metav1.Status. Past the request's deadline, any error is
+// answered as the timeout (the handler's work ended because its context did).
 func writeError(w http.ResponseWriter, err error) {
+	if tw, ok := w.(*timeoutWriter); ok && tw.expired() {
+		tw.answerTimeout()
+		return
+	}
+	if n, ok := w.(errorNoter); ok {
+		n.noteError(err)
+	}
 	st := statusOf(err)
 	code := int(st.Code)
 	if code == 0 {

@@ -122,6 +122,12 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, res *registr
 		}
 		writeJSON(w, http.StatusOK, sc)
 	case "update", "patch":
+		if info.Verb == "update" {
+			if err := checkBodyType(r, true); err != nil {
+				writeError(w, err)
+				return
+			}
+		}
 		pt := strings.TrimSpace(strings.Split(r.Header.Get("Content-Type"), ";")[0])
 		opts, _, err := writeOptions(r, info.Verb, pt)
 		if err != nil {

@@ -57,6 +57,27 @@ type Config struct {
 	// FieldManagers tracks field ownership for server-side apply; nil merges an applied
 	// configuration onto the live object without managedFields.
 	FieldManagers FieldManagers
+
+	// RequestTimeout is the deadline of every request but watches (kube-apiserver's
+	// --request-timeout); a request's ?timeout= may only shorten it. Zero is
+	// DefaultRequestTimeout.
+	RequestTimeout time.Duration
+	// MinRequestTimeout: a watch without timeoutSeconds ends after a random time between
+	// it and twice it (kube-apiserver's --min-request-timeout). Zero is
+	// DefaultMinRequestTimeout.
+	MinRequestTimeout time.Duration
+	// MaxRequestsInflight bounds the reads (get, list, discovery) served at once and
+	// MaxMutatingRequestsInflight the writes, as kube-apiserver's --max-requests-inflight
+	// (400 there) and --max-mutating-requests-inflight (200); past them a request gets
+	// upstream's 429. Watches are not counted. Zero is no bound.
+	MaxRequestsInflight         int
+	MaxMutatingRequestsInflight int
+	// WatchBacklogBytes is how far, in encoded bytes, a watch may fall behind the changes
+	// it is sent before it is closed (its client re-lists, as from upstream's watch cache).
+	// Zero is DefaultWatchBacklogBytes.
+	WatchBacklogBytes int
+	// ObservePanic, when set, is called once per handler panic recovered.
+	ObservePanic func()
 }
 
 // FieldManagers gives the server-side apply field manager of a resource.
@@ -71,8 +92,13 @@ type VersionInfo struct {
 
 // Server is the HTTP edge.
 type Server struct {
-	cfg Config
+	cfg      Config
+	inflight *inflight
+	logs     logLimiter
 }
+
+// DefaultWatchBacklogBytes is how far a watch may fall behind by default.
+const DefaultWatchBacklogBytes = 8 << 20
 
 // New returns a Server.
 func New(cfg Config) *Server {
@@ -82,20 +108,38 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Server{cfg: cfg}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.MinRequestTimeout <= 0 {
+		cfg.MinRequestTimeout = DefaultMinRequestTimeout
+	}
+	if cfg.WatchBacklogBytes <= 0 {
+		cfg.WatchBacklogBytes = DefaultWatchBacklogBytes
+	}
+	return &Server{cfg: cfg, inflight: newInflight(cfg.MaxRequestsInflight, cfg.MaxMutatingRequestsInflight)}
 }
 
-// ServeHTTP routes one request.
+// ServeHTTP serves one request: health and extra paths as they are; API requests
+// authenticated, bounded in number (watches aside) and, watches aside, given a deadline;
+// every request logged once answered, and a panic in any handler recovered.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &recorder{ResponseWriter: w}
+	defer s.logRequest(rec, r, start)
 	defer func() {
 		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
+			if p == http.ErrAbortHandler || !s.recovered(rec, r, p, debug.Stack()) {
+				panic(http.ErrAbortHandler)
 			}
-			s.cfg.Logger.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
-			writeError(w, apierrors.NewInternalError(fmt.Errorf("%v", p)))
 		}
 	}()
+	s.serve(rec, r)
+}
+
+// serve is ServeHTTP's routing (the order of kube-apiserver's filters: request deadline,
+// authentication, max-in-flight, then the handler).
+func (s *Server) serve(w *recorder, r *http.Request) {
 	path := r.URL.Path
 	switch path {
 	case "/healthz", "/livez", "/readyz", "/healthz/", "/livez/", "/readyz/":
@@ -108,15 +152,48 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	info, isResource := parseAPIPath(r)
+	watch := isResource && info.Verb == "watch"
+	var timeout time.Duration
+	if !watch {
+		var err error
+		if timeout, err = s.requestTimeout(r); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
 	if s.cfg.Auth != nil {
-		if _, ok := s.cfg.Auth.Authenticate(r); !ok {
+		user, ok := s.cfg.Auth.Authenticate(r)
+		if !ok {
 			writeJSON(w, http.StatusUnauthorized, metav1.Status{
 				TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 				Status:   metav1.StatusFailure, Message: "Unauthorized", Reason: metav1.StatusReasonUnauthorized, Code: http.StatusUnauthorized,
 			})
 			return
 		}
+		w.user = user
 	}
+	if watch {
+		s.serveAPI(w, r, info, isResource)
+		return
+	}
+	mutating := r.Method != http.MethodGet && r.Method != http.MethodHead
+	if isResource {
+		mutating = info.Verb != "get" && info.Verb != "list"
+	}
+	release, ok := s.inflight.acquire(mutating)
+	if !ok {
+		tooManyRequests(w)
+		return
+	}
+	s.withDeadline(w, r, time.Now().Add(timeout), release, func(w http.ResponseWriter, r *http.Request) {
+		s.serveAPI(w, r, info, isResource)
+	})
+}
+
+// serveAPI serves an authenticated API request.
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, info requestInfo, isResource bool) {
+	path := r.URL.Path
 	if r.ContentLength > MaxBodyBytes {
 		writeError(w, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes)))
 		return
@@ -151,8 +228,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveResourceList(w, r, segs[1], segs[2])
 		return
 	}
-	info, ok := parseAPIPath(r)
-	if !ok {
+	if !isResource {
 		writeError(w, notFoundPath())
 		return
 	}

@@ -3,9 +3,12 @@ package apiserver
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"runtime/debug"
 	"strconv"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,20 +18,26 @@ import (
 	"github.com/quotad/quotad/internal/registry"
 )
 
+// A watch is served by two goroutines: the encoder takes the registry's events as they
+// come and queues them encoded; the handler's goroutine writes the queue to the client.
+// The queue is bounded (WatchBacklogBytes): a watcher whose client falls that far behind
+// the changes is closed, and its client re-lists, as upstream's watch cache closes
+// unresponsive watchers. Initial events (the objects at the start) are read from storage
+// as the client takes them, so they wait for room instead. The watch's deadline
+// (timeoutSeconds, or between MinRequestTimeout and twice it) is also the connection's
+// write deadline: a client that stops reading cannot hold a watch past it.
+
 func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
 	acc, sel, ok := readQuery(w, r, res, info)
 	if !ok {
 		return
 	}
 	q := r.URL.Query()
-	timeout := time.Duration(1800+rand.IntN(1800)) * time.Second
-	if t := q.Get("timeoutSeconds"); t != "" {
-		if n, err := strconv.ParseInt(t, 10, 64); err == nil && n > 0 {
-			timeout = time.Duration(n) * time.Second
-		}
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	deadline := time.Now().Add(s.watchTimeout(q.Get("timeoutSeconds")))
+	ctx, cancel := context.WithDeadline(r.Context(), deadline)
 	defer cancel()
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(deadline)
 	events, err := s.cfg.Store.Watch(ctx, res, info.Namespace, registry.WatchOptions{
 		Selector: sel, ResourceVersion: q.Get("resourceVersion"),
 		Bookmarks: q.Get("allowWatchBookmarks") == "true", SendInitialEvents: q.Get("sendInitialEvents") == "true",
@@ -37,56 +46,199 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Res
 		writeError(w, err)
 		return
 	}
-	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Transfer-Encoding", "chunked")
 	w.WriteHeader(http.StatusOK)
-	if flusher != nil {
-		flusher.Flush()
-	}
-	enc := json.NewEncoder(w)
-	first := true
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case ev, ok := <-events:
-			if !ok {
-				return
+	_ = rc.Flush()
+
+	queue := newWatchQueue(s.cfg.WatchBacklogBytes)
+	var encoder sync.WaitGroup
+	encoder.Add(1)
+	go func() {
+		defer encoder.Done()
+		defer queue.close()
+		defer func() {
+			if p := recover(); p != nil {
+				s.notePanic(r, p, debug.Stack())
+				cancel()
+				_ = rc.SetWriteDeadline(time.Now())
 			}
-			obj := ev.Object
-			if ev.Type != watch.Error && ev.Type != watch.Bookmark {
-				switch {
-				case acc.table && s.cfg.Table != nil:
-					policy := includePolicy(r)
-					t, err := s.cfg.Table(res, []runtime.Object{obj}, s.cfg.Clock(), policy)
-					if err != nil {
-						continue
-					}
-					t.APIVersion, t.Kind = "meta.k8s.io/"+acc.tableVer, "Table"
-					if !first {
-						t.ColumnDefinitions = nil
-					}
-					first = false
-					obj = t
-				case acc.partial:
-					obj = partialOf(obj, acc.tableVer)
-				default:
-					obj.GetObjectKind().SetGroupVersionKind(res.GVK())
-				}
-			} else if ev.Type == watch.Bookmark && (acc.table || acc.partial) {
-				obj = partialOf(obj, acc.tableVer)
-			}
-			raw, err := json.Marshal(obj)
+		}()
+		enc := &watchEncoder{s: s, res: res, acc: acc, policy: includePolicy(r)}
+		for ev := range events {
+			b, err := enc.encode(ev)
 			if err != nil {
+				cancel()
 				return
 			}
-			if err := enc.Encode(metav1.WatchEvent{Type: string(ev.Type), Object: runtime.RawExtension{Raw: raw}}); err != nil {
+			if !queue.push(ctx, b, ev.Initial) {
+				if ctx.Err() == nil {
+					// Fell behind: end the watch, even while a write to the client hangs.
+					s.logLimited(r.Context(), "watch-behind:"+res.GVR.String(), slog.LevelWarn, "closing a watch that fell behind",
+						"path", r.URL.Path, "resource", res.GVR.String(), "backlogBytes", s.cfg.WatchBacklogBytes)
+					cancel()
+					_ = rc.SetWriteDeadline(time.Now())
+				}
 				return
-			}
-			if flusher != nil && len(events) == 0 {
-				flusher.Flush()
 			}
 		}
+	}()
+	defer func() {
+		cancel()
+		encoder.Wait()
+	}()
+	for {
+		chunks, ok := queue.take(ctx)
+		if !ok {
+			return
+		}
+		for _, c := range chunks {
+			if _, err := w.Write(c); err != nil {
+				cancel()
+				return
+			}
+		}
+		if err := rc.Flush(); err != nil {
+			cancel()
+			return
+		}
 	}
+}
+
+// watchTimeout is a watch's duration: timeoutSeconds when positive, else a random time
+// between MinRequestTimeout and twice it, as upstream spreads watch ends.
+func (s *Server) watchTimeout(timeoutSeconds string) time.Duration {
+	if n, err := strconv.ParseInt(timeoutSeconds, 10, 64); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	min := s.cfg.MinRequestTimeout
+	return min + time.Duration(rand.Int64N(int64(min)+1))
+}
+
+// watchEncoder encodes a watch's events, one JSON line each.
+type watchEncoder struct {
+	s      *Server
+	res    *registry.Resource
+	acc    accept
+	policy metav1.IncludeObjectPolicy
+	// tabled: a Table was sent, so later ones leave out their column definitions.
+	tabled bool
+}
+
+// encode returns the event's line; events a Table cannot show are skipped (nil).
+func (e *watchEncoder) encode(ev registry.Event) ([]byte, error) {
+	obj := ev.Object
+	if ev.Type != watch.Error && ev.Type != watch.Bookmark {
+		switch {
+		case e.acc.table && e.s.cfg.Table != nil:
+			t, err := e.s.cfg.Table(e.res, []runtime.Object{obj}, e.s.cfg.Clock(), e.policy)
+			if err != nil {
+				return nil, nil
+			}
+			t.APIVersion, t.Kind = "meta.k8s.io/"+e.acc.tableVer, "Table"
+			if e.tabled {
+				t.ColumnDefinitions = nil
+			}
+			e.tabled = true
+			obj = t
+		case e.acc.partial:
+			obj = partialOf(obj, e.acc.tableVer)
+		default:
+			obj.GetObjectKind().SetGroupVersionKind(e.res.GVK())
+		}
+	} else if ev.Type == watch.Bookmark && (e.acc.table || e.acc.partial) {
+		obj = partialOf(obj, e.acc.tableVer)
+	}
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(metav1.WatchEvent{Type: string(ev.Type), Object: runtime.RawExtension{Raw: raw}})
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// watchQueue is the encoded events waiting to be written, bounded in bytes.
+type watchQueue struct {
+	max    int
+	mu     sync.Mutex
+	chunks [][]byte
+	bytes  int
+	closed bool
+	// ready is signalled when chunks are added or the queue closes; room when the writer
+	// takes chunks.
+	ready, room chan struct{}
+}
+
+func newWatchQueue(max int) *watchQueue {
+	return &watchQueue{max: max, ready: make(chan struct{}, 1), room: make(chan struct{}, 1)}
+}
+
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// push queues an encoded event (nil: nothing). Past the bound, it reports false at once,
+// or, when wait, waits for room until ctx ends. An event is always taken into an empty
+// queue, whatever its size.
+func (q *watchQueue) push(ctx context.Context, b []byte, wait bool) bool {
+	if b == nil {
+		return true
+	}
+	for {
+		q.mu.Lock()
+		if q.bytes == 0 || q.bytes+len(b) <= q.max {
+			q.chunks = append(q.chunks, b)
+			q.bytes += len(b)
+			q.mu.Unlock()
+			signal(q.ready)
+			return true
+		}
+		q.mu.Unlock()
+		if !wait {
+			return false
+		}
+		select {
+		case <-q.room:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// take returns every queued event, waiting for some; ok is false once the queue is
+// closed and empty, or ctx ended.
+func (q *watchQueue) take(ctx context.Context) (chunks [][]byte, ok bool) {
+	for {
+		q.mu.Lock()
+		if len(q.chunks) > 0 {
+			chunks, q.chunks, q.bytes = q.chunks, nil, 0
+			q.mu.Unlock()
+			signal(q.room)
+			return chunks, true
+		}
+		closed := q.closed
+		q.mu.Unlock()
+		if closed {
+			return nil, false
+		}
+		select {
+		case <-q.ready:
+		case <-ctx.Done():
+			return nil, false
+		}
+	}
+}
+
+// close ends the queue once what it holds is taken.
+func (q *watchQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	signal(q.ready)
 }

@@ -110,27 +110,92 @@ func checkObjectResourceVersion(rv string) (uint64, error) {
 	return n, nil
 }
 
-// List returns one page of the resource's objects in ns ("" for all namespaces).
-func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOptions) (*ListResult, error) {
-	prefix := res.KeyPrefix(ns)
-	var rev int64
-	start := ""
+// listError translates a storage error of a list read at rev from start (under prefix)
+// into upstream's answer.
+func listError(err error, opts ListOptions, prefix, start string, rev int64) error {
+	if errors.Is(err, storage.ErrCompacted) {
+		if opts.Continue != "" {
+			se := apierrors.NewResourceExpired(tooOldContinue)
+			se.ErrStatus.ListMeta.Continue = encodeContinue(latestRV, strings.TrimPrefix(start, prefix))
+			return se
+		}
+		return apierrors.NewResourceExpired(tooOldList)
+	}
+	if errors.Is(err, storage.ErrFutureRevision) {
+		return apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: unknown", rev), 1)
+	}
+	return internalError(err)
+}
+
+// listStart is where a list begins: the revision to read at (0: the latest) and the first
+// key, from its continue token or resourceVersion.
+func listStart(prefix string, opts ListOptions) (rev int64, start string, err error) {
 	requested, err := ParseResourceVersion(opts.ResourceVersion)
 	if err != nil {
-		return nil, err
+		return 0, "", err
 	}
 	if opts.Continue != "" {
 		t, err := decodeContinue(opts.Continue)
 		if err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
+			return 0, "", apierrors.NewBadRequest(err.Error())
 		}
 		rev = t.RV
 		if rev == latestRV {
 			rev = 0
 		}
-		start = prefix + t.Start
-	} else if requested != 0 && opts.ResourceVersionMatch == "Exact" {
-		rev = requested
+		return rev, prefix + t.Start, nil
+	}
+	if requested != 0 && opts.ResourceVersionMatch == "Exact" {
+		return requested, "", nil
+	}
+	return 0, "", nil
+}
+
+// ListEach is List without a limit, read from storage pageSize keys at a time at one
+// revision: each page's matching objects go to page, with the list's resourceVersion
+// (the same for every call; page is called at least once, with no items for an empty
+// list). Nothing is held beyond one page, so a list of any length costs one page of
+// memory. opts.Limit is ignored.
+func (s *Store) ListEach(ctx context.Context, res *Resource, ns string, opts ListOptions, pageSize int64, page func(rv string, items []runtime.Object) error) error {
+	prefix := res.KeyPrefix(ns)
+	rev, start, err := listStart(prefix, opts)
+	if err != nil {
+		return err
+	}
+	var items []runtime.Object
+	for {
+		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: pageSize, StartKey: start})
+		if err != nil {
+			return listError(err, opts, prefix, start, rev)
+		}
+		rev = lr.Revision
+		items = items[:0]
+		for _, kv := range lr.KVs {
+			obj, err := decodeKV(res, kv)
+			if err != nil {
+				return internalError(err)
+			}
+			if opts.Selector.Matches(obj) {
+				items = append(items, obj)
+			}
+		}
+		if err := page(strconv.FormatInt(rev, 10), items); err != nil {
+			return err
+		}
+		clear(items)
+		if !lr.More || len(lr.KVs) == 0 {
+			return nil
+		}
+		start = lr.KVs[len(lr.KVs)-1].Key + "\x00"
+	}
+}
+
+// List returns one page of the resource's objects in ns ("" for all namespaces).
+func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOptions) (*ListResult, error) {
+	prefix := res.KeyPrefix(ns)
+	rev, start, err := listStart(prefix, opts)
+	if err != nil {
+		return nil, err
 	}
 	out := &ListResult{}
 	for {
@@ -140,18 +205,7 @@ func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOpt
 		}
 		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: want, StartKey: start})
 		if err != nil {
-			if errors.Is(err, storage.ErrCompacted) {
-				if opts.Continue != "" {
-					se := apierrors.NewResourceExpired(tooOldContinue)
-					se.ErrStatus.ListMeta.Continue = encodeContinue(latestRV, strings.TrimPrefix(start, prefix))
-					return nil, se
-				}
-				return nil, apierrors.NewResourceExpired(tooOldList)
-			}
-			if errors.Is(err, storage.ErrFutureRevision) {
-				return nil, apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: unknown", rev), 1)
-			}
-			return nil, internalError(err)
+			return nil, listError(err, opts, prefix, start, rev)
 		}
 		rev = lr.Revision
 		for i, kv := range lr.KVs {

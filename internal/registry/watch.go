@@ -52,6 +52,10 @@ func (s *Store) eachPage(ctx context.Context, prefix string, rev int64, f func([
 type Event struct {
 	Type   watch.EventType
 	Object runtime.Object
+	// Initial marks the initial events (the objects at the watch's start and the bookmark
+	// ending them): they are read from storage as the receiver takes them, so a receiver
+	// may make them wait, where changes after the start must be taken as they come.
+	Initial bool
 }
 
 // Watch streams changes of the resource in ns. The channel closes when ctx ends or after an
@@ -94,7 +98,7 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 					if err != nil {
 						continue
 					}
-					if opts.Selector.Matches(obj) && !send(Event{Type: watch.Added, Object: obj}) {
+					if opts.Selector.Matches(obj) && !send(Event{Type: watch.Added, Object: obj, Initial: true}) {
 						sent = false
 						return false
 					}
@@ -112,7 +116,7 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 		if opts.SendInitialEvents && opts.Bookmarks {
 			b := s.bookmark(res, from)
 			objectMeta(b).SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
-			if !send(Event{Type: watch.Bookmark, Object: b}) {
+			if !send(Event{Type: watch.Bookmark, Object: b, Initial: true}) {
 				return
 			}
 		}

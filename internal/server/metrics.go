@@ -29,6 +29,7 @@ type metrics struct {
 	decisions *prometheus.CounterVec
 	requests  prometheus.Histogram
 	panics    *prometheus.CounterVec
+	apiPanics prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -51,8 +52,12 @@ func newMetrics() *metrics {
 			Name: "quotad_controller_panics_total",
 			Help: "Panics recovered in controllers (each is logged with its stack and is a bug).",
 		}, []string{"controller"}),
+		apiPanics: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "quotad_apiserver_panics_total",
+			Help: "Panics of request handlers recovered by the HTTP edge.",
+		}),
 	}
-	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.requests, m.panics)
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.requests, m.panics, m.apiPanics)
 	return m
 }
 

@@ -65,22 +65,20 @@ type Config struct {
 	// WrapStorage, when set, wraps the storage everything but the embedded etcd's own
 	// maintenance goes through (tests use it to hold or observe transactions).
 	WrapStorage func(storage.Store) storage.Store
+	// RequestTimeout is --request-timeout (0: 60s), MinRequestTimeout --min-request-timeout
+	// (0: 1800s), MaxRequestsInflight and MaxMutatingRequestsInflight
+	// --max-requests-inflight and --max-mutating-requests-inflight (0: no bound; the
+	// flags default to 400 and 200). See apiserver.Config.
+	RequestTimeout              time.Duration
+	MinRequestTimeout           time.Duration
+	MaxRequestsInflight         int
+	MaxMutatingRequestsInflight int
 	// Debug serves /debug/pprof/ (authenticated).
 	Debug  bool
 	Logger *slog.Logger
 	// Ready, when set, receives the running server once it accepts requests.
 	Ready func(*Running)
 
-	// RequestTimeout is the default deadline of every non-watch request (--request-timeout);
-	// ?timeout= overrides it.
-	RequestTimeout time.Duration
-	// MaxRequestsInflight and MaxMutatingRequestsInflight bound the non-mutating and
-	// mutating requests served at once (0: no bound).
-	MaxRequestsInflight         int
-	MaxMutatingRequestsInflight int
-	// MinRequestTimeout is, in seconds, the least time a watch without timeoutSeconds is
-	// kept open; each such watch picks a random time between it and twice it.
-	MinRequestTimeout int
 	// LogLevel is the level Logger was built with (kube's --v=n is slog.Level(-n)).
 	LogLevel slog.Level
 }
@@ -246,7 +244,10 @@ func Run(ctx context.Context, cfg Config) error {
 	oa := newOpenAPI(cat)
 	api := apiserver.New(apiserver.Config{
 		Store: store, Auth: auth, Table: tableConverter, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: newFieldManagers(oa),
-		Version: apiserver.VersionInfo{Major: "1", Minor: "32", GitVersion: KubernetesVersion + "+quotad"},
+		Version:        apiserver.VersionInfo{Major: "1", Minor: "32", GitVersion: KubernetesVersion + "+quotad"},
+		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
+		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
+		ObservePanic: metrics.apiPanics.Inc,
 		Ready: func(ctx context.Context) error {
 			_, err := st.Revision(ctx)
 			return err
