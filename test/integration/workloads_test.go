@@ -224,10 +224,10 @@ func TestDeploymentStopsAtPodQuota(t *testing.T) {
 			t.Errorf("FailedCreate event = %+v", e)
 		}
 	}
-	created, err := wlEvents(ctxT(t), s, ns, "ReplicaSet", rs.Name, "SuccessfulCreate")
-	if err != nil || len(created) != 3 {
-		t.Errorf("SuccessfulCreate events: %d, %v", len(created), err)
-	}
+	wlEventually(t, "3 SuccessfulCreate events", func(ctx context.Context) (bool, error) {
+		created, err := wlEvents(ctx, s, ns, "ReplicaSet", rs.Name, "SuccessfulCreate")
+		return len(created) == 3, err
+	})
 	if n, err := wlCountPods(ctxT(t), s, ns, "app=web"); err != nil || n != 3 {
 		t.Fatalf("pods = %d (%v), want 3", n, err)
 	}
@@ -272,10 +272,11 @@ func TestDeploymentStopsAtPodQuota(t *testing.T) {
 	if used, err := wlQuotaUsed(ctxT(t), s, ns, "pods"); err != nil || used["pods"] != 2 {
 		t.Fatalf("quota used after scale down = %v (%v), want pods=2", used, err)
 	}
-	deleted, err := wlEvents(ctxT(t), s, ns, "ReplicaSet", rs.Name, "SuccessfulDelete")
-	if err != nil || len(deleted) != 3 {
-		t.Errorf("SuccessfulDelete events: %d, %v", len(deleted), err)
-	}
+	// Events are recorded after the deletes they report: wait for the third.
+	wlEventually(t, "3 SuccessfulDelete events", func(ctx context.Context) (bool, error) {
+		deleted, err := wlEvents(ctx, s, ns, "ReplicaSet", rs.Name, "SuccessfulDelete")
+		return len(deleted) == 3, err
+	})
 }
 
 func wlSetPodPhase(ctx context.Context, s *servertest.Server, p *corev1.Pod, phase corev1.PodPhase) error {
