@@ -176,7 +176,7 @@ func TestCheckText(t *testing.T) {
 		{"100Ei", ""},               // capped by ParseQuantity
 		{"1e-64", ""},
 		{"0.1e-63", ""},
-		{"1e4294967296", ""}, // ParseQuantity reads the exponent as an int32: 1e0
+		{"1e4294967296", ""},           // ParseQuantity reads the exponent as an int32: 1e0
 		{"1e99999999999999999999", ""}, // ParseQuantity refuses it quickly
 		{"1e1000000000x", ""},
 		{"9E", ""},
