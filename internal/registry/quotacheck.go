@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
+	"github.com/quotad/quotad/internal/quota/quantity"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -38,7 +39,7 @@ func equalList(a, b corev1.ResourceList) bool {
 	}
 	for k, v := range a {
 		w, ok := b[k]
-		if !ok || v.Cmp(w) != 0 {
+		if !ok || quantity.Cmp(v, w) != 0 {
 			return false
 		}
 	}

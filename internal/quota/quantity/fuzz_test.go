@@ -72,8 +72,8 @@ func cheap(q resource.Quantity) bool {
 
 // checkAlgebra checks Cmp, Add, Sub, Max and Check on a and b.
 func checkAlgebra(a, b resource.Quantity, p *field.Path) error {
-	_ = Check(a, p)
-	_ = Check(b, p)
+	_, _ = Check(a, p), Check(b, p)
+	_, _ = IsInteger(a), IsInteger(b)
 	if Cmp(a, a) != 0 || Cmp(b, b) != 0 {
 		return fmt.Errorf("a value is not equal to itself")
 	}

@@ -40,9 +40,9 @@ func InBound(q resource.Quantity) bool {
 func Check(q resource.Quantity, p *field.Path) *field.Error {
 	switch {
 	case Cmp(q, maxQuantity()) > 0:
-		return field.Invalid(p, badValue(q), TooLargeMsg)
+		return field.Invalid(p, BadValue(q), TooLargeMsg)
 	case Cmp(q, minQuantity()) < 0:
-		return field.Invalid(p, badValue(q), TooSmallMsg)
+		return field.Invalid(p, BadValue(q), TooSmallMsg)
 	}
 	return nil
 }
@@ -115,6 +115,25 @@ func Sub(a, b resource.Quantity) resource.Quantity {
 	return Add(a, nb)
 }
 
+// IsInteger reports whether q is a whole number, exactly (upstream checks
+// MilliValue()%1000 == 0, which overflows above 9223372036854775807m), in time linear in
+// q's digits.
+func IsInteger(q resource.Quantity) bool {
+	if q.Sign() == 0 {
+		return true
+	}
+	u, s := decOf(q)
+	if s <= 0 {
+		return true
+	}
+	if magnitudeOf(q).hi <= 0 { // 0 < |q| < 1
+		return false
+	}
+	// |q| >= 1, so s is at most u's digits: 10^s costs no more than u.
+	pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(s), nil)
+	return new(big.Int).Rem(u, pow).Sign() == 0
+}
+
 // Max returns a copy of the larger of a and b (a when they are equal).
 func Max(a, b resource.Quantity) resource.Quantity {
 	if Cmp(b, a) > 0 {
@@ -149,8 +168,9 @@ func moderate(q resource.Quantity) bool {
 func maxQuantity() resource.Quantity { return *resource.NewQuantity(Bound, resource.DecimalSI) }
 func minQuantity() resource.Quantity { return *resource.NewQuantity(-Bound, resource.DecimalSI) }
 
-// badValue is q's text for a field error, or no value when building it would be expensive.
-func badValue(q resource.Quantity) interface{} {
+// BadValue is what a field error about q shows: q's canonical text, as upstream's
+// quantity errors print it, or no value when building that text would be expensive.
+func BadValue(q resource.Quantity) interface{} {
 	if u, _ := decOf(q); u.BitLen() > renderBits {
 		return field.OmitValueType{}
 	}

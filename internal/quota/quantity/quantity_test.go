@@ -203,3 +203,31 @@ func TestCheckText(t *testing.T) {
 		}
 	}
 }
+
+func TestIsInteger(t *testing.T) {
+	for _, tc := range []struct {
+		q    resource.Quantity
+		want bool
+	}{
+		{resource.MustParse("0"), true},
+		{resource.MustParse("1"), true},
+		{resource.MustParse("1k"), true},
+		{resource.MustParse("1Ki"), true},
+		{resource.MustParse("1500m"), false},
+		{resource.MustParse("-1.5"), false},
+		{resource.MustParse("1n"), false},
+		{resource.MustParse("10000000000000000.5"), false}, // MilliValue overflows here
+		{resource.MustParse("12345678901234567890123"), true},
+		{resource.MustParse("1e1000000000"), true},
+		{*resource.NewScaledQuantity(0, -2000000000), true},
+		{*resource.NewScaledQuantity(5, -2000000000), false},
+		{*resource.NewScaledQuantity(5, 2000000000), true},
+	} {
+		quotatest.Within(t, quotatest.StallBound, "IsInteger("+tc.q.String()+")", func() error {
+			if got := IsInteger(tc.q); got != tc.want {
+				t.Errorf("IsInteger(%s) = %v, want %v", tc.q.String(), got, tc.want)
+			}
+			return nil
+		})
+	}
+}
