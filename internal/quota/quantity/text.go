@@ -29,13 +29,15 @@ const (
 // CheckText returns the field error at p for a quantity text that decoders refuse before
 // ParseQuantity reads it (see the package comment), else nil. It runs in time linear in
 // len(s). Texts that are not quantities are left to ParseQuantity, which refuses them
-// quickly; texts that are too long are refused whatever they hold.
+// quickly, whatever their length.
 func CheckText(s string, p *field.Path) *field.Error {
-	if len(s) > MaxTextLength {
-		return field.TooLong(p, "", MaxTextLength)
-	}
 	t, ok := scanText(s)
-	if !ok || t.binary {
+	switch {
+	case !ok:
+		return nil
+	case len(s) > MaxTextLength:
+		return field.TooLong(p, "", MaxTextLength)
+	case t.binary:
 		// Binary suffixes scale by at most 2^60 and ParseQuantity caps the value at Bound.
 		return nil
 	}
