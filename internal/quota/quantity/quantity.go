@@ -4,7 +4,12 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/conversion"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -182,4 +187,22 @@ func BadValue(q resource.Quantity) interface{} {
 func decOf(q resource.Quantity) (*big.Int, int64) {
 	d := q.AsDec()
 	return d.UnscaledBig(), int64(d.Scale())
+}
+
+// Semantic returns apimachinery's equality.Semantic with quantities compared by Cmp:
+// Semantic().DeepEqual(a, b) never scales by a huge exponent.
+func Semantic() conversion.Equalities {
+	return conversion.EqualitiesOrDie(
+		func(a, b resource.Quantity) bool { return Cmp(a, b) == 0 },
+		func(a, b metav1.MicroTime) bool { return a.UTC() == b.UTC() },
+		func(a, b metav1.Time) bool { return a.UTC() == b.UTC() },
+		func(a, b metav1.FieldsV1) bool { return a.Equal(b) },
+		func(a, b labels.Selector) bool { return a.String() == b.String() },
+		func(a, b fields.Selector) bool { return a.String() == b.String() },
+	)
+}
+
+// CmpOption makes go-cmp compare quantities by Cmp (Quantity's own Equal scales).
+func CmpOption() cmp.Option {
+	return cmp.Comparer(func(a, b resource.Quantity) bool { return Cmp(a, b) == 0 })
 }

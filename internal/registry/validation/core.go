@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -165,9 +164,9 @@ func PersistentVolumeClaimUpdate(n, o *corev1.PersistentVolumeClaim) field.Error
 	oldSize := o.Spec.Resources.Requests[corev1.ResourceStorage]
 	newSize := n.Spec.Resources.Requests[corev1.ResourceStorage]
 	statusSize := o.Status.Capacity[corev1.ResourceStorage]
-	if !apiequality.Semantic.DeepEqual(nc.Spec, oc.Spec) {
+	if !semantic.DeepEqual(nc.Spec, oc.Spec) {
 		errs = append(errs, field.Forbidden(field.NewPath("spec"), fmt.Sprintf(
-			"spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n%v", cmp.Diff(oc.Spec, nc.Spec))))
+			"spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n%v", cmp.Diff(oc.Spec, nc.Spec, quantity.CmpOption()))))
 	}
 	if quantity.Cmp(newSize, oldSize) < 0 && quantity.Cmp(newSize, statusSize) <= 0 {
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "resources", "requests", "storage"), "field can not be less than status.capacity"))

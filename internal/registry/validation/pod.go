@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -481,7 +480,7 @@ func PodUpdate(n, o *corev1.Pod) field.ErrorList {
 	}
 	errs = append(errs, onlyAddedTolerations(n.Spec.Tolerations, o.Spec.Tolerations, sp.Child("tolerations"))...)
 	errs = append(errs, onlyDeletedSchedulingGates(n.Spec.SchedulingGates, o.Spec.SchedulingGates, sp.Child("schedulingGates"))...)
-	if apiequality.Semantic.DeepEqual(n.Spec, o.Spec) {
+	if semantic.DeepEqual(n.Spec, o.Spec) {
 		return errs
 	}
 	munged := *n.Spec.DeepCopy()
@@ -504,13 +503,13 @@ func PodUpdate(n, o *corev1.Pod) field.ErrorList {
 	}
 	if len(o.Spec.SchedulingGates) > 0 {
 		// Gated pods may add node selector entries and tighten node affinity.
-		if !apiequality.Semantic.DeepEqual(munged.NodeSelector, o.Spec.NodeSelector) {
+		if !semantic.DeepEqual(munged.NodeSelector, o.Spec.NodeSelector) {
 			errs = append(errs, nodeSelectorMutation(sp.Child("nodeSelector"), munged.NodeSelector, o.Spec.NodeSelector)...)
 			munged.NodeSelector = o.Spec.NodeSelector
 		}
 	}
-	if !apiequality.Semantic.DeepEqual(munged, o.Spec) {
-		diff := cmp.Diff(o.Spec, munged)
+	if !semantic.DeepEqual(munged, o.Spec) {
+		diff := cmp.Diff(o.Spec, munged, quantity.CmpOption())
 		errs = append(errs, field.Forbidden(sp, fmt.Sprintf("pod updates may not change fields other than %s\n%v", strings.Join(updatablePodSpecFields, ","), diff)))
 	}
 	return errs

@@ -13,6 +13,10 @@ import (
 	"github.com/quotad/quotad/internal/quota/quantity"
 )
 
+// semantic is apimachinery's equality.Semantic with quantities compared without
+// scaling (a value stored before quantities were bounded may be compared).
+var semantic = quantity.Semantic()
+
 // Resource-name classes of upstream pkg/apis/core/helper.
 var (
 	standardContainerResources = sets.New[corev1.ResourceName](corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage)
