@@ -66,15 +66,15 @@ func TestQuantityBoundsRefused(t *testing.T) {
 
 // TestQuantityHugeHardStored: a quota stored before quantities were bounded (hard written
 // straight into etcd) still lets pods be created and charged exactly, at the cost of a
-// normal quota (before, each pod create against hard 1e10000000 took 1.7 s, and against
-// 1e1000000000 hours).
+// normal quota, and can be fixed by an update (before, each pod create against hard
+// 1e10000000 took 1.7 s, and against 1e1000000000 hours).
 func TestQuantityHugeHardStored(t *testing.T) {
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "qh")
 	mkQuota(t, s, "qh", "q", map[string]string{"pods": "1", "requests.cpu": "100m"})
 
-	// 1. Write hard pods 1e10000000 and requests.cpu 1e1000000000 behind the registry's back.
+	// 1. Write hard pods and requests.cpu 1e1000000000 behind the registry's back.
 	st := s.Store.Storage()
 	key := registry.KeyPrefix(corev1.SchemeGroupVersion.WithResource("resourcequotas").GroupResource(), "qh") + "q"
 	kv, err := st.Get(ctx, key)
@@ -86,7 +86,7 @@ func TestQuantityHugeHardStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, hard := range []corev1.ResourceList{rq.Spec.Hard, rq.Status.Hard} {
-		hard[corev1.ResourcePods] = resource.MustParse("1e10000000")
+		hard[corev1.ResourcePods] = resource.MustParse("1e1000000000")
 		hard[corev1.ResourceRequestsCPU] = resource.MustParse("1e1000000000")
 	}
 	b, err := json.Marshal(&rq)
@@ -112,7 +112,7 @@ func TestQuantityHugeHardStored(t *testing.T) {
 		}
 		return err == nil, err
 	}); err != nil {
-		t.Fatalf("second pod never admitted under hard pods=1e10000000: %v", err)
+		t.Fatalf("second pod never admitted under hard pods=1e1000000000: %v", err)
 	}
 	for _, name := range []string{"p2", "p3"} {
 		if err := create(name); err != nil {
@@ -129,7 +129,21 @@ func TestQuantityHugeHardStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := got.Status.Hard[corev1.ResourcePods]; h.String() != "10e9999999" {
+	if h := got.Status.Hard[corev1.ResourcePods]; h.String() != "10e999999999" {
 		t.Errorf("status.hard[pods] reads back as %s", h.String())
 	}
+	// 4. A write carrying the stored values back is refused (they are beyond the bound)...
+	if _, err := s.Client.CoreV1().ResourceQuotas("qh").Update(ctx, got, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) {
+		t.Fatalf("update carrying hard 10e999999999: %v, want 422", err)
+	}
+	// ...and one within it fixes the quota, which is then enforced.
+	fixed := &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "q", ResourceVersion: got.ResourceVersion},
+		Spec:       corev1.ResourceQuotaSpec{Hard: rl("pods", "3", "requests.cpu", "1")},
+	}
+	if _, err := s.Client.CoreV1().ResourceQuotas("qh").Update(ctx, fixed, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expectUsed(t, s, "qh", "q", map[string]string{"pods": "3", "requests.cpu": "300m"})
+	expectForbidden(t, create("p4"), `pods "p4" is forbidden: exceeded quota: q, requested: pods=1, used: pods=3, limited: pods=3`)
 }
