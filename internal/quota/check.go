@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/quotad/quotad/internal/quota/quantity"
 )
 
 // Operation is the verb of a request as quota sees it. quota does not import the
@@ -299,7 +301,7 @@ func (p *Prepared) Check(quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota,
 				continue
 			}
 			if hard, ok := rq.Status.Hard[name]; ok {
-				if used := newUsed[name]; used.Cmp(hard) > 0 {
+				if used := newUsed[name]; quantity.Cmp(used, hard) > 0 {
 					exceeded = append(exceeded, name)
 				}
 			}
@@ -351,7 +353,7 @@ func quotaDelta(add, sub, hard corev1.ResourceList) corev1.ResourceList {
 		}
 		v := av.DeepCopy()
 		if bv, ok := sub[name]; ok {
-			v.Sub(bv)
+			v = quantity.Sub(v, bv)
 		}
 		put(name, v)
 	}
@@ -388,7 +390,7 @@ func hasIncrease(a, b corev1.ResourceList) bool {
 			}
 			continue
 		}
-		if av.Cmp(bv) > 0 {
+		if quantity.Cmp(av, bv) > 0 {
 			return true
 		}
 	}
@@ -404,8 +406,7 @@ func applyDelta(used, delta corev1.ResourceList) corev1.ResourceList {
 	}
 	for name, d := range delta {
 		if v, ok := result[name]; ok {
-			v.Add(d)
-			result[name] = v
+			result[name] = quantity.Add(v, d)
 		} else if d.Sign() > 0 {
 			result[name] = d.DeepCopy()
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/evaluator"
+	"github.com/quotad/quotad/internal/quota/quotatest"
 )
 
 var (
@@ -585,5 +586,68 @@ func TestCheckRequestBadRequests(t *testing.T) {
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("got %v, want %s", err, tt.want)
 		}
+	}
+}
+
+// TestCheckRequestStoredBeyondBound: quotas and objects stored before quantities were
+// bounded (written straight to etcd) are charged and refused as their values say, and a
+// check costs what a normal one does (Quantity.Cmp against hard 1e1000000000 scales by a
+// billion-digit power of ten and takes hours).
+func TestCheckRequestStoredBeyondBound(t *testing.T) {
+	reg := evaluator.NewRegistry()
+	hugePod := podOf("huge", ctr(t, "c", []string{"cpu=1e1000000000"}, nil))
+	tests := []struct {
+		name   string
+		quotas []corev1.ResourceQuota
+		req    quota.Request
+		want   string
+	}{
+		{
+			name:   "huge hard admits and charges",
+			quotas: []corev1.ResourceQuota{rq(t, "q", []string{"pods=1e1000000000", "requests.cpu=1e10000000"}, []string{"pods=3", "requests.cpu=1"})},
+			req:    create(podsGR, podOf("p", ctr(t, "c", []string{"cpu=250m"}, nil))),
+			want:   "q: pods=4 requests.cpu=1250m",
+		},
+		{
+			name:   "huge used refuses",
+			quotas: []corev1.ResourceQuota{rq(t, "q", []string{"pods=10"}, []string{"pods=1e1000000000"})},
+			req:    create(podsGR, podOf("p", ctr(t, "c", nil, nil))),
+			want:   "403 Forbidden group=\"\" kind=\"pods\" name=\"p\"\npods \"p\" is forbidden: exceeded quota: q, requested: pods=1, used: pods=10e999999999, limited: pods=10",
+		},
+		{
+			name:   "a huge negative used absorbs a charge (nothing to write)",
+			quotas: []corev1.ResourceQuota{rq(t, "q", []string{"pods=10"}, []string{"pods=-1e10000000"})},
+			req:    create(podsGR, podOf("p", ctr(t, "c", nil, nil))),
+			want:   "",
+		},
+		{
+			name:   "a stored pod beyond the bound is credited on delete",
+			quotas: []corev1.ResourceQuota{rq(t, "q", []string{"requests.cpu=1e10000000", "pods=5"}, []string{"requests.cpu=1e1000000000", "pods=1"})},
+			req:    del(podsGR, hugePod),
+			want:   "q: pods=0 requests.cpu=0",
+		},
+		{
+			name:   "a pod beyond the bound exceeds a huge hard",
+			quotas: []corev1.ResourceQuota{rq(t, "q", []string{"requests.cpu=1e10000000"}, []string{"requests.cpu=0"})},
+			req:    create(podsGR, hugePod),
+			want:   "403 Forbidden group=\"\" kind=\"pods\" name=\"huge\"\npods \"huge\" is forbidden: exceeded quota: q, requested: requests.cpu=10e999999999, used: requests.cpu=0, limited: requests.cpu=10e9999999",
+		},
+	}
+	for _, tt := range tests {
+		quotatest.Within(t, quotatest.StallBound, tt.name, func() error {
+			changed, err := quota.CheckRequest(deepCopyQuotas(tt.quotas), tt.req, reg, nil)
+			got := ""
+			if err != nil {
+				got = describeError(err)
+			} else {
+				for _, q := range changed {
+					got += q.Name + ": " + quotatest.Show(q.Status.Used)
+				}
+			}
+			if got != tt.want {
+				return fmt.Errorf("got\n%s\nwant\n%s", got, tt.want)
+			}
+			return nil
+		})
 	}
 }

@@ -14,6 +14,10 @@
 //     quota matched the old object, plus usage(new) when it matches the new object, masked
 //     to status.hard. Only increases are checked against status.hard; a request that only
 //     lowers usage is never refused.
+//   - Quantities are compared and combined through package quantity, never by Quantity's
+//     own Cmp/Add/Sub: a value stored before quantities were bounded (hard: 1e1000000000)
+//     costs what a normal one does. Validation refuses values beyond quantity.Bound before
+//     any other check of them.
 //   - User-visible texts (field errors, refusals, warnings) are upstream's, byte for byte;
 //     they are pinned by the golden files under testdata/.
 //   - quota does not import the admission package (imports point admission → quota ←

@@ -2,6 +2,8 @@ package quota
 
 import (
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/quotad/quotad/internal/quota/quantity"
 )
 
 // PodQOS returns a pod's QoS class: status.qosClass when the API server has set it,
@@ -37,7 +39,7 @@ func ComputePodQOS(pod *corev1.Pod) corev1.PodQOSClass {
 			}
 			v := q.DeepCopy()
 			if prev, ok := sum[name]; ok {
-				v.Add(prev)
+				v = quantity.Add(v, prev)
 			}
 			sum[name] = v
 			if name == corev1.ResourceCPU {
@@ -73,7 +75,7 @@ func ComputePodQOS(pod *corev1.Pod) corev1.PodQOSClass {
 	}
 	if guaranteed {
 		for name, req := range requests {
-			if lim, ok := limits[name]; !ok || lim.Cmp(req) != 0 {
+			if lim, ok := limits[name]; !ok || quantity.Cmp(lim, req) != 0 {
 				guaranteed = false
 				break
 			}

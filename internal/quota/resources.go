@@ -7,12 +7,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/quotad/quotad/internal/quota/quantity"
 )
 
 // The functions in this file are the resource-list algebra of upstream's quota library.
 // None of them modifies its arguments; every returned list holds deep copies.
-// Quantities are combined with resource.Quantity's own Add/Sub, so formats follow
-// upstream exactly (a zero takes the format of what is added to it: 0 + 512Mi = 512Mi).
+// Quantities are compared and combined by package quantity, which is resource.Quantity's
+// own Cmp/Add/Sub (formats follow upstream exactly: a zero takes the format of what is
+// added to it, 0 + 512Mi = 512Mi) except that it never scales by a huge exponent: values
+// far beyond the bound, stored before it existed, cost what normal values cost.
 
 // Equals reports whether a and b have the same names and numerically equal values.
 func Equals(a, b corev1.ResourceList) bool {
@@ -21,7 +25,7 @@ func Equals(a, b corev1.ResourceList) bool {
 	}
 	for name, av := range a {
 		bv, ok := b[name]
-		if !ok || av.Cmp(bv) != 0 {
+		if !ok || quantity.Cmp(av, bv) != 0 {
 			return false
 		}
 	}
@@ -34,7 +38,7 @@ func Equals(a, b corev1.ResourceList) bool {
 func LessThanOrEqual(a, b corev1.ResourceList) (bool, []corev1.ResourceName) {
 	var exceeded []corev1.ResourceName
 	for name, bv := range b {
-		if av, ok := a[name]; ok && av.Cmp(bv) > 0 {
+		if av, ok := a[name]; ok && quantity.Cmp(av, bv) > 0 {
 			exceeded = append(exceeded, name)
 		}
 	}
@@ -45,7 +49,7 @@ func LessThanOrEqual(a, b corev1.ResourceList) (bool, []corev1.ResourceName) {
 // Max returns the union of a and b with the larger value where both have a name.
 func Max(a, b corev1.ResourceList) corev1.ResourceList {
 	return union(a, b, func(v *resource.Quantity, bv resource.Quantity) {
-		if bv.Cmp(*v) > 0 {
+		if quantity.Cmp(bv, *v) > 0 {
 			*v = bv.DeepCopy()
 		}
 	}, false)
@@ -53,12 +57,12 @@ func Max(a, b corev1.ResourceList) corev1.ResourceList {
 
 // Add returns the union of a and b with the sum where both have a name.
 func Add(a, b corev1.ResourceList) corev1.ResourceList {
-	return union(a, b, func(v *resource.Quantity, bv resource.Quantity) { v.Add(bv) }, false)
+	return union(a, b, func(v *resource.Quantity, bv resource.Quantity) { *v = quantity.Add(*v, bv) }, false)
 }
 
 // Subtract returns a - b over the union of names; a name only in b becomes negative.
 func Subtract(a, b corev1.ResourceList) corev1.ResourceList {
-	return union(a, b, func(v *resource.Quantity, bv resource.Quantity) { v.Sub(bv) }, true)
+	return union(a, b, func(v *resource.Quantity, bv resource.Quantity) { *v = quantity.Sub(*v, bv) }, true)
 }
 
 // union combines a and b name by name: a's value, combined with b's where both have the
@@ -92,7 +96,7 @@ func SubtractWithNonNegativeResult(a, b corev1.ResourceList) corev1.ResourceList
 	for name, av := range a {
 		v := av.DeepCopy()
 		if bv, ok := b[name]; ok {
-			v.Sub(bv)
+			v = quantity.Sub(v, bv)
 		}
 		if v.Sign() > 0 {
 			result[name] = v

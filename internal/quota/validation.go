@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/quota/quantity"
 )
 
 // ResourceQuota validation, with upstream's field paths and messages
@@ -91,14 +93,21 @@ func ValidateResourceQuotaResourceName(name corev1.ResourceName, fldPath *field.
 	return allErrs
 }
 
-// ValidateResourceQuantityValue validates one quantity of hard or used: not negative, and
-// whole for integer resources.
+// ValidateResourceQuantityValue validates one quantity of hard or used: not negative, not
+// above quantity.Bound (quotad's bound, checked first, without scaling: see package
+// quantity), and whole for integer resources.
 func ValidateResourceQuantityValue(name corev1.ResourceName, value resource.Quantity, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
-	if value.Cmp(resource.Quantity{}) < 0 {
-		allErrs = append(allErrs, field.Invalid(fldPath, value.String(), apimachineryvalidation.IsNegativeErrorMsg))
+	if value.Sign() < 0 {
+		allErrs = append(allErrs, field.Invalid(fldPath, quantity.BadValue(value), apimachineryvalidation.IsNegativeErrorMsg))
 	}
-	if IsIntegerResourceName(name) && value.MilliValue()%1000 != 0 {
+	if err := quantity.Check(value, fldPath); err != nil {
+		if value.Sign() > 0 { // below -Bound, the negative error says enough
+			allErrs = append(allErrs, err)
+		}
+		return allErrs
+	}
+	if IsIntegerResourceName(name) && !quantity.IsInteger(value) {
 		allErrs = append(allErrs, field.Invalid(fldPath, value, isNotIntegerErrorMsg))
 	}
 	return allErrs
@@ -119,7 +128,7 @@ func ResourceQuotaWarnings(rq *corev1.ResourceQuota) []string {
 		}
 		limitName := corev1.ResourceName("limits." + string(r))
 		limit, limitOK := rq.Spec.Hard[limitName]
-		if requestOK && limitOK && request.Cmp(limit) > 0 {
+		if requestOK && limitOK && quantity.Cmp(request, limit) > 0 {
 			warnings = append(warnings, fmt.Sprintf("ResourceQuota %s (%s) should be less than %s (%s)",
 				requestName, request.String(), limitName, limit.String()))
 		}

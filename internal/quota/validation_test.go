@@ -120,6 +120,15 @@ spec: {hard: {cpu: "-1"}}`},
 		{"fractions on integer resources", `
 metadata: {name: q}
 spec: {hard: {pods: 1500m, count/deployments.apps: "1.5", example.com/gpu: 100m, services: 2k}}`},
+		{"quantities beyond the bound (2^63-1), checked before any scaling", `
+metadata: {name: q}
+spec:
+  hard: {pods: "1e1000000000", requests.memory: "9223372036854775808", limits.memory: 8Ei, limits.cpu: "9223372036854775807",
+    services: "1e19", cpu: "-1e1000000000", count/pods: "-1.5", requests.storage: "1e-1000"}`},
+		{"integers beyond MilliValue's range", `
+metadata: {name: q}
+spec:
+  hard: {pods: "10000000000000000.5", services: "9223372036854775807", count/pods: 9E}`},
 		{"BestEffort allows only pods", `
 metadata: {name: q}
 spec:

@@ -86,6 +86,10 @@ func Decode(res *Resource, body []byte, fv FieldValidation) (*Decoded, error) {
 // decode is Decode with strict errors found before JSON decoding (YAML duplicates).
 func decode(res *Resource, body []byte, fv FieldValidation, strictErrs []error) (*Decoded, error) {
 	gvk := res.GVK()
+	// 0. Quantity texts ParseQuantity would take minutes on are refused first (422).
+	if err := checkQuantityTexts(res, body); err != nil {
+		return nil, err
+	}
 	// 1. One strict decode; the precise errors, in upstream's order, only when it fails.
 	obj := res.New()
 	var jsonErrs []error

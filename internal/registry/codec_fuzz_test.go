@@ -2,7 +2,9 @@ package registry
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/quotad/quotad/internal/quota/quotatest"
 )
 
 // fuzzResources are the decode targets: typed kinds with nested structs, quantities and
@@ -35,7 +39,8 @@ func fuzzResources() []*Resource {
 }
 
 // FuzzDecode feeds arbitrary bodies through ToJSON, ProtobufToJSON and Decode: they never
-// panic, and every refusal is a 4xx Status.
+// panic, every refusal is a 4xx Status, and no input takes longer than
+// quotatest.StallBound (the quantity seeds below kept a core busy for minutes).
 func FuzzDecode(f *testing.F) {
 	for _, seed := range []string{
 		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"nginx","resources":{"limits":{"cpu":"1"}}}]}}`,
@@ -46,65 +51,83 @@ func FuzzDecode(f *testing.F) {
 		"a: &x [*x]\n", "- - - -\n", "metadata:\n  name: a\n  name: b\n", "{", "[]", "null", "\"s\"", "1", "", "\x00\x01", "{\"metadata\":[]}",
 		`{"spec":{"ports":[{"port":"x","targetPort":{"a":1}}]}}`, `{"metadata":{"creationTimestamp":"yesterday"}}`,
 		"k8s\x00\n\x0c\n\x02v1\x12\x06Secret",
+		// Quantity texts ParseQuantity, Quantity.Cmp or Add took minutes on.
+		`{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q"},"spec":{"hard":{"pods":"1e1000000000"}}}`,
+		`{"apiVersion":"v1","kind":"Pod","spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1e-1000000000","memory":1e-1000000000}}}]}}`,
+		`{"apiVersion":"v1","kind":"ResourceQuota","spec":{"hard":{"cpu":"1234567890123456789e1000000000","pods":" 0e-2000000000 "}}}`,
+		"apiVersion: v1\nkind: ResourceQuota\nspec:\n  hard:\n    pods: 1e-1000000000\n    cpu: \"1e-1000000000\"\n",
+		`{"apiVersion":"v1","kind":"Pod","spec":{"overhead":{"cpu":"1.` + strings.Repeat("0", 1<<20) + `1"}}}`,
 	} {
 		for _, ct := range []string{"application/json", "application/yaml", ProtobufContentType} {
 			f.Add([]byte(seed), ct, uint8(0))
 		}
 	}
+	f.Add(protobufPod(f, 1, -1000000000), ProtobufContentType, uint8(0))
+	f.Add(protobufPod(f, 1, 1000000000), ProtobufContentType, uint8(0))
 	resources := fuzzResources()
 	f.Fuzz(func(t *testing.T, body []byte, contentType string, which uint8) {
 		res := resources[int(which)%len(resources)]
-		var j []byte
-		var err error
-		if IsProtobuf(contentType) {
-			j, err = ProtobufToJSON(res, body)
-		} else {
-			j, err = ToJSON(body, contentType)
-		}
-		if err != nil {
-			requireClientError(t, err)
-			return
-		}
-		for _, fv := range []FieldValidation{FieldValidationStrict, FieldValidationWarn, FieldValidationIgnore} {
-			d, err := Decode(res, j, fv)
-			if !IsProtobuf(contentType) {
-				d, err = DecodeBody(res, body, contentType, fv)
-			}
-			if err != nil {
-				requireClientError(t, err)
-				continue
-			}
-			if d.Object.GetObjectKind().GroupVersionKind() != res.GVK() {
-				t.Fatalf("decoded %v as %v", res.GVK(), d.Object.GetObjectKind().GroupVersionKind())
-			}
-			// What decodes also encodes and reads back.
-			b, err := encodeForStorage(d.Object, res.GVK())
-			if err != nil {
-				t.Fatalf("encode of a decoded %s: %v", res.Kind, err)
-			}
-			if _, err := decodeStored(res, b, 7); err != nil {
-				t.Fatalf("stored %s does not decode: %v\n%s", res.Kind, err, b)
-			}
-			if fv == FieldValidationIgnore && len(d.Warnings) > 0 {
-				t.Fatalf("Ignore reported warnings %v", d.Warnings)
-			}
-		}
+		quotatest.Within(t, quotatest.StallBound, fmt.Sprintf("%s %s %.80q", res.Kind, contentType, body), func() error {
+			return decodeOne(res, body, contentType)
+		})
 	})
 }
 
-// requireClientError fails unless err is a 4xx metav1.Status.
-func requireClientError(t *testing.T, err error) {
-	t.Helper()
+// decodeOne decodes body as FuzzDecode does and returns what is wrong, if anything.
+func decodeOne(res *Resource, body []byte, contentType string) error {
+	var j []byte
+	var err error
+	if IsProtobuf(contentType) {
+		j, err = ProtobufToJSON(res, body)
+	} else {
+		j, err = ToJSON(body, contentType)
+	}
+	if err != nil {
+		return clientError(err)
+	}
+	for _, fv := range []FieldValidation{FieldValidationStrict, FieldValidationWarn, FieldValidationIgnore} {
+		d, err := Decode(res, j, fv)
+		if !IsProtobuf(contentType) {
+			d, err = DecodeBody(res, body, contentType, fv)
+		}
+		if err != nil {
+			if err := clientError(err); err != nil {
+				return err
+			}
+			continue
+		}
+		if d.Object.GetObjectKind().GroupVersionKind() != res.GVK() {
+			return fmt.Errorf("decoded %v as %v", res.GVK(), d.Object.GetObjectKind().GroupVersionKind())
+		}
+		// What decodes also encodes and reads back.
+		b, err := encodeForStorage(d.Object, res.GVK())
+		if err != nil {
+			return fmt.Errorf("encode of a decoded %s: %v", res.Kind, err)
+		}
+		if _, err := decodeStored(res, b, 7); err != nil {
+			return fmt.Errorf("stored %s does not decode: %v\n%s", res.Kind, err, b)
+		}
+		if fv == FieldValidationIgnore && len(d.Warnings) > 0 {
+			return fmt.Errorf("Ignore reported warnings %v", d.Warnings)
+		}
+	}
+	return nil
+}
+
+// clientError returns what is wrong unless err is a 4xx metav1.Status: a 400, 413, 415, or
+// the 422 of a refused quantity text.
+func clientError(err error) error {
 	var st interface{ Status() metav1.Status }
 	if !errors.As(err, &st) {
-		t.Fatalf("error is not a Status: %T %v", err, err)
+		return fmt.Errorf("error is not a Status: %T %v", err, err)
 	}
 	if c := st.Status().Code; c < 400 || c >= 500 || c == http.StatusNotFound {
-		t.Fatalf("error code %d: %v", c, err)
+		return fmt.Errorf("error code %d: %v", c, err)
 	}
-	if !apierrors.IsBadRequest(err) && !apierrors.IsUnsupportedMediaType(err) && !apierrors.IsRequestEntityTooLargeError(err) {
-		t.Fatalf("unexpected error kind %s: %v", apierrors.ReasonForError(err), err)
+	if !apierrors.IsBadRequest(err) && !apierrors.IsUnsupportedMediaType(err) && !apierrors.IsRequestEntityTooLargeError(err) && !apierrors.IsInvalid(err) {
+		return fmt.Errorf("unexpected error kind %s: %v", apierrors.ReasonForError(err), err)
 	}
+	return nil
 }
 
 var _ runtime.Object = (*corev1.Pod)(nil)

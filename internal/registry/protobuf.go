@@ -38,6 +38,9 @@ func ProtobufToJSON(res *Resource, body []byte) ([]byte, error) {
 	if res.Type == nil {
 		return nil, apierrors.NewGenericServerResponse(415, "create", res.GroupResource(), "", "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml", 0, false)
 	}
+	if err := checkProtobufQuantityTexts(res, body); err != nil {
+		return nil, err
+	}
 	into := res.New()
 	obj, _, err := protobufSerializer.Decode(body, nil, into)
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 
+	"github.com/quotad/quotad/internal/quota/quantity"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -38,7 +38,7 @@ func equalList(a, b corev1.ResourceList) bool {
 	}
 	for k, v := range a {
 		w, ok := b[k]
-		if !ok || v.Cmp(w) != 0 {
+		if !ok || quantity.Cmp(v, w) != 0 {
 			return false
 		}
 	}
@@ -104,7 +104,7 @@ func (s *Store) RepairQuota(ctx context.Context, c QuotaCheck) error {
 		return err
 	}
 	rq := obj.(*corev1.ResourceQuota)
-	if equality.Semantic.DeepEqual(rq.Status, c.Computed) {
+	if semantic.DeepEqual(rq.Status, c.Computed) {
 		return nil
 	}
 	rq.Status = *c.Computed.DeepCopy()

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/quota/quantity"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -278,7 +277,7 @@ func specChanged(a, b runtime.Object) bool {
 		if !ok {
 			return true
 		}
-		return !equality.Semantic.DeepEqual(withoutMetaAndStatus(ua.Object), withoutMetaAndStatus(ub.Object))
+		return !semantic.DeepEqual(withoutMetaAndStatus(ua.Object), withoutMetaAndStatus(ub.Object))
 	}
 	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
 	if va.Type() != vb.Type() {
@@ -289,7 +288,7 @@ func specChanged(a, b runtime.Object) bool {
 		case "TypeMeta", "ObjectMeta", "Status":
 			continue
 		}
-		if !equality.Semantic.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+		if !semantic.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
 			return true
 		}
 	}
@@ -325,4 +324,9 @@ func objectMeta(obj runtime.Object) metav1.Object {
 }
 
 // semanticEqual compares two objects the way upstream compares them for no-op detection.
-func semanticEqual(a, b runtime.Object) bool { return apiequality.Semantic.DeepEqual(a, b) }
+func semanticEqual(a, b runtime.Object) bool { return semantic.DeepEqual(a, b) }
+
+// semantic is apimachinery's equality.Semantic with quantities compared without scaling:
+// a stored object may hold a value from before quantities were bounded (Quantity.Cmp
+// against 1e1000000000 takes hours).
+var semantic = quantity.Semantic()

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/quotad/quotad/internal/quota"
+	"github.com/quotad/quotad/internal/quota/quantity"
 )
 
 // countPVCs is the object-count name of persistent volume claims.
@@ -136,7 +137,7 @@ func storageUsage(pvc *corev1.PersistentVolumeClaim) *resource.Quantity {
 		return nil
 	}
 	result := roundUp(req)
-	if alloc, ok := pvc.Status.AllocatedResources[corev1.ResourceStorage]; ok && alloc.Cmp(*result) > 0 {
+	if alloc, ok := pvc.Status.AllocatedResources[corev1.ResourceStorage]; ok && quantity.Cmp(alloc, *result) > 0 {
 		result = roundUp(alloc)
 	}
 	return result

@@ -13,6 +13,7 @@ import (
 
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/podresources"
+	"github.com/quotad/quotad/internal/quota/quantity"
 )
 
 // countPods is the object-count name of pods.
@@ -304,8 +305,7 @@ func PodLimits(pod *corev1.Pod) corev1.ResourceList {
 	}
 	for name, q := range pod.Spec.Overhead {
 		if v, ok := limits[name]; ok && !v.IsZero() {
-			v.Add(q)
-			limits[name] = v
+			limits[name] = quantity.Add(v, q)
 		}
 	}
 	return limits

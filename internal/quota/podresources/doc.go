@@ -10,5 +10,8 @@
 //     Aggregate. What each caller does with overhead and pod-level values is its own
 //     policy and stays in the caller.
 //   - Inputs are read-only: every returned list is a fresh map of deep copies.
-//   - Imports only k8s.io/api, so registry, admission and quota packages may all import it.
+//   - Quantities are added and compared by package quantity (never scaling by a huge
+//     exponent, whatever a stored pod holds).
+//   - Imports only k8s.io/api and package quantity, so registry, admission and quota
+//     packages may all import it.
 package podresources

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/quotad/quotad/internal/quota/quantity"
 )
 
 // ContainerRequests picks a container's resource requests; pass it to Aggregate.
@@ -57,8 +59,7 @@ func IsPodLevelResource(name corev1.ResourceName) bool {
 func addInto(list, more corev1.ResourceList) {
 	for name, q := range more {
 		if cur, ok := list[name]; ok {
-			cur.Add(q)
-			list[name] = cur
+			list[name] = quantity.Add(cur, q)
 		} else {
 			list[name] = q.DeepCopy()
 		}
@@ -68,7 +69,7 @@ func addInto(list, more corev1.ResourceList) {
 // maxInto raises every entry of list to the value in other, adding missing names.
 func maxInto(list, other corev1.ResourceList) {
 	for name, q := range other {
-		if cur, ok := list[name]; !ok || q.Cmp(cur) > 0 {
+		if cur, ok := list[name]; !ok || quantity.Cmp(q, cur) > 0 {
 			list[name] = q.DeepCopy()
 		}
 	}

@@ -6,7 +6,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
@@ -283,7 +282,7 @@ func StatefulSetUpdate(n, o *appsv1.StatefulSet) field.ErrorList {
 	c.Spec.MinReadySeconds = o.Spec.MinReadySeconds
 	c.Spec.Ordinals = o.Spec.Ordinals
 	c.Spec.PersistentVolumeClaimRetentionPolicy = o.Spec.PersistentVolumeClaimRetentionPolicy
-	if !apiequality.Semantic.DeepEqual(c.Spec, o.Spec) {
+	if !semantic.DeepEqual(c.Spec, o.Spec) {
 		errs = append(errs, field.Forbidden(field.NewPath("spec"), "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"))
 	}
 	return errs

@@ -8,7 +8,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
@@ -196,7 +195,7 @@ func jobTemplateUpdate(n, o *batchv1.Job, p *field.Path) field.ErrorList {
 		nt.Annotations = ot.Annotations
 		nt.Labels = ot.Labels
 	}
-	if apiequality.Semantic.DeepEqual(nt, ot) {
+	if semantic.DeepEqual(nt, ot) {
 		return nil
 	}
 	return field.ErrorList{field.Invalid(p, n.Spec.Template, immutableErrorMsg)}
@@ -229,7 +228,7 @@ func cronJobSpec(s, old *batchv1.CronJobSpec, p *field.Path) field.ErrorList {
 	if s.StartingDeadlineSeconds != nil {
 		errs = append(errs, nonnegative(*s.StartingDeadlineSeconds, p.Child("startingDeadlineSeconds"))...)
 	}
-	if old == nil || !apiequality.Semantic.DeepEqual(old.TimeZone, s.TimeZone) {
+	if old == nil || !semantic.DeepEqual(old.TimeZone, s.TimeZone) {
 		errs = append(errs, timeZone(s.TimeZone, p.Child("timeZone"))...)
 	}
 	switch s.ConcurrencyPolicy {

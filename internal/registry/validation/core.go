@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/quota/quantity"
 )
 
 // maxSecretSize bounds the data of a Secret or ConfigMap (1 MiB).
@@ -133,6 +134,10 @@ func dataSource(name, kind string, group, ns *string, p *field.Path) field.Error
 func PersistentVolumeClaimUpdate(n, o *corev1.PersistentVolumeClaim) field.ErrorList {
 	errs := objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)
 	errs = append(errs, PersistentVolumeClaim(n)...)
+	// quotad's bound on the status sizes the quota evaluator charges
+	// (status.allocatedResources) and the resize rule compares (status.capacity).
+	errs = append(errs, boundedQuantities(n.Status.Capacity, o.Status.Capacity, field.NewPath("status", "capacity"))...)
+	errs = append(errs, boundedQuantities(n.Status.AllocatedResources, o.Status.AllocatedResources, field.NewPath("status", "allocatedResources"))...)
 	nc, oc := n.DeepCopy(), o.DeepCopy()
 	if o.Spec.VolumeName == "" {
 		oc.Spec.VolumeName = nc.Spec.VolumeName
@@ -159,11 +164,11 @@ func PersistentVolumeClaimUpdate(n, o *corev1.PersistentVolumeClaim) field.Error
 	oldSize := o.Spec.Resources.Requests[corev1.ResourceStorage]
 	newSize := n.Spec.Resources.Requests[corev1.ResourceStorage]
 	statusSize := o.Status.Capacity[corev1.ResourceStorage]
-	if !apiequality.Semantic.DeepEqual(nc.Spec, oc.Spec) {
+	if !semantic.DeepEqual(nc.Spec, oc.Spec) {
 		errs = append(errs, field.Forbidden(field.NewPath("spec"), fmt.Sprintf(
-			"spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n%v", cmp.Diff(oc.Spec, nc.Spec))))
+			"spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n%v", cmp.Diff(oc.Spec, nc.Spec, quantity.CmpOption()))))
 	}
-	if newSize.Cmp(oldSize) < 0 && newSize.Cmp(statusSize) <= 0 {
+	if quantity.Cmp(newSize, oldSize) < 0 && quantity.Cmp(newSize, statusSize) <= 0 {
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "resources", "requests", "storage"), "field can not be less than status.capacity"))
 	}
 	errs = append(errs, immutable(n.Spec.VolumeMode, o.Spec.VolumeMode, field.NewPath("volumeMode"))...)
@@ -380,6 +385,8 @@ func LimitRange(lr *corev1.LimitRange) field.ErrorList {
 				keys.Insert(string(k))
 				out[string(k)] = l[k]
 			}
+			// quotad's bound (LimitRanger compares these with every pod's values).
+			errs = append(errs, boundedQuantities(l, nil, ip.Child(child))...)
 			return out
 		}
 		maxes := collect(it.Max, "max")
@@ -410,25 +417,25 @@ func LimitRange(lr *corev1.LimitRange) field.ErrorList {
 			defQ, defOK := defs[k]
 			reqQ, reqOK := defReqs[k]
 			ratio, ratioOK := ratios[k]
-			if minOK && maxOK && minQ.Cmp(maxQ) > 0 {
+			if minOK && maxOK && quantity.Cmp(minQ, maxQ) > 0 {
 				errs = append(errs, field.Invalid(ip.Child("min").Key(k), minQ, fmt.Sprintf("min value %s is greater than max value %s", minQ.String(), maxQ.String())))
 			}
-			if reqOK && minOK && minQ.Cmp(reqQ) > 0 {
+			if reqOK && minOK && quantity.Cmp(minQ, reqQ) > 0 {
 				errs = append(errs, field.Invalid(ip.Child("defaultRequest").Key(k), reqQ, fmt.Sprintf("min value %s is greater than default request value %s", minQ.String(), reqQ.String())))
 			}
-			if reqOK && maxOK && reqQ.Cmp(maxQ) > 0 {
+			if reqOK && maxOK && quantity.Cmp(reqQ, maxQ) > 0 {
 				errs = append(errs, field.Invalid(ip.Child("defaultRequest").Key(k), reqQ, fmt.Sprintf("default request value %s is greater than max value %s", reqQ.String(), maxQ.String())))
 			}
-			if reqOK && defOK && reqQ.Cmp(defQ) > 0 {
+			if reqOK && defOK && quantity.Cmp(reqQ, defQ) > 0 {
 				errs = append(errs, field.Invalid(ip.Child("defaultRequest").Key(k), reqQ, fmt.Sprintf("default request value %s is greater than default limit value %s", reqQ.String(), defQ.String())))
 			}
-			if defOK && minOK && minQ.Cmp(defQ) > 0 {
+			if defOK && minOK && quantity.Cmp(minQ, defQ) > 0 {
 				errs = append(errs, field.Invalid(ip.Child("default").Key(k), minQ, fmt.Sprintf("min value %s is greater than default value %s", minQ.String(), defQ.String())))
 			}
-			if defOK && maxOK && defQ.Cmp(maxQ) > 0 {
+			if defOK && maxOK && quantity.Cmp(defQ, maxQ) > 0 {
 				errs = append(errs, field.Invalid(ip.Child("default").Key(k), maxQ, fmt.Sprintf("default value %s is greater than max value %s", defQ.String(), maxQ.String())))
 			}
-			if ratioOK && ratio.Cmp(*resource.NewQuantity(1, resource.DecimalSI)) < 0 {
+			if ratioOK && quantity.Cmp(ratio, *resource.NewQuantity(1, resource.DecimalSI)) < 0 {
 				errs = append(errs, field.Invalid(ip.Child("maxLimitRequestRatio").Key(k), ratio, fmt.Sprintf("ratio %s is less than 1", ratio.String())))
 			}
 			if ratioOK && minOK && maxOK {
@@ -443,7 +450,7 @@ func LimitRange(lr *corev1.LimitRange) field.ErrorList {
 					errs = append(errs, field.Invalid(ip.Child("maxLimitRequestRatio").Key(k), ratio, fmt.Sprintf("ratio %s is greater than max/min = %f", ratio.String(), limit)))
 				}
 			}
-			if !isOvercommitAllowed(corev1.ResourceName(k)) && defOK && reqOK && defQ.Cmp(reqQ) != 0 {
+			if !isOvercommitAllowed(corev1.ResourceName(k)) && defOK && reqOK && quantity.Cmp(defQ, reqQ) != 0 {
 				errs = append(errs, field.Invalid(ip.Child("defaultRequest").Key(k), reqQ, fmt.Sprintf("default value %s must equal to defaultRequest value %s in %s", defQ.String(), reqQ.String(), k)))
 			}
 		}

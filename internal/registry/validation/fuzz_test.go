@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/randfill"
 
+	"github.com/quotad/quotad/internal/quota/quotatest"
 	"github.com/quotad/quotad/internal/registry/defaults"
 )
 
@@ -38,6 +39,11 @@ func exercise(t *testing.T, obj runtime.Object, what string) {
 			t.Fatalf("%s: %T panicked: %v", what, obj, r)
 		}
 	}()
+	run(obj)
+}
+
+// run is exercise's work, without the test.
+func run(obj runtime.Object) {
 	old := obj.DeepCopyObject()
 	_ = Validate(obj)
 	defaults.Apply(obj)
@@ -70,6 +76,34 @@ func TestRandomObjectsNeverPanic(t *testing.T) {
 			)
 			f.Fill(obj)
 			exercise(t, obj, fmt.Sprintf("seed %d", seed))
+		}
+	}
+}
+
+// TestRandomObjectsBeyondBound: objects whose quantities are anything a store may hold
+// from before quantities were bounded (any mantissa, exponents up to ±a billion) validate
+// within quotatest.StallBound (Quantity.Cmp against 1e1000000000 took hours).
+func TestRandomObjectsBeyondBound(t *testing.T) {
+	const seeds = 10
+	for _, k := range kinds() {
+		for seed := int64(0); seed < seeds; seed++ {
+			obj := k.DeepCopyObject()
+			f := randfill.NewWithSeed(seed).NilChance(0.3).NumElements(0, 3).MaxDepth(12).Funcs(
+				func(q *resource.Quantity, c randfill.Continue) {
+					*q = *resource.NewScaledQuantity(c.Int63n(1<<40)-(1<<20), resource.Scale(c.Int31n(2000000000)-1000000000))
+				},
+			)
+			f.Fill(obj)
+			what := fmt.Sprintf("%T seed %d", obj, seed)
+			quotatest.Within(t, quotatest.StallBound, what, func() (err error) {
+				defer func() {
+					if r := recover(); r != nil {
+						err = fmt.Errorf("panicked: %v", r)
+					}
+				}()
+				run(obj)
+				return nil
+			})
 		}
 	}
 }

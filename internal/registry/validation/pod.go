@@ -11,13 +11,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/quota/quantity"
 )
 
 // Pod validates a Pod on create (upstream ValidatePodCreate).
@@ -243,7 +243,7 @@ func podResources(spec *corev1.PodSpec, claimNames sets.Set[string], p *field.Pa
 	for _, n := range sortedNames(agg) {
 		ctr := agg[n]
 		podReq := spec.Resources.Requests[n]
-		if ctr.Cmp(podReq) > 0 {
+		if quantity.Cmp(ctr, podReq) > 0 {
 			errs = append(errs, field.Invalid(p.Child("requests").Key(string(n)), podReq.String(),
 				fmt.Sprintf("must be greater than or equal to aggregate container requests of %s", ctr.String())))
 		}
@@ -252,7 +252,7 @@ func podResources(spec *corev1.PodSpec, claimNames sets.Set[string], p *field.Pa
 		for _, n := range sortedNames(c.Resources.Limits) {
 			lim := c.Resources.Limits[n]
 			podLim, ok := spec.Resources.Limits[n]
-			if ok && lim.Cmp(podLim) > 0 {
+			if ok && quantity.Cmp(lim, podLim) > 0 {
 				errs = append(errs, field.Invalid(p.Child("containers").Index(i).Key(string(n)).Child("limits"), lim.String(),
 					fmt.Sprintf("must be less than or equal to pod limits of %s", podLim.String())))
 			}
@@ -267,9 +267,7 @@ func aggregateRequests(spec *corev1.PodSpec) corev1.ResourceList {
 	total := corev1.ResourceList{}
 	add := func(dst, src corev1.ResourceList) {
 		for k, v := range src {
-			cur := dst[k]
-			cur.Add(v)
-			dst[k] = cur
+			dst[k] = quantity.Add(dst[k], v)
 		}
 	}
 	for _, c := range spec.Containers {
@@ -288,13 +286,13 @@ func aggregateRequests(spec *corev1.PodSpec) corev1.ResourceList {
 			add(use, sidecars)
 		}
 		for k, v := range use {
-			if cur, ok := peak[k]; !ok || v.Cmp(cur) > 0 {
+			if cur, ok := peak[k]; !ok || quantity.Cmp(v, cur) > 0 {
 				peak[k] = v.DeepCopy()
 			}
 		}
 	}
 	for k, v := range peak {
-		if cur, ok := total[k]; !ok || v.Cmp(cur) > 0 {
+		if cur, ok := total[k]; !ok || quantity.Cmp(v, cur) > 0 {
 			total[k] = v.DeepCopy()
 		}
 	}
@@ -482,7 +480,7 @@ func PodUpdate(n, o *corev1.Pod) field.ErrorList {
 	}
 	errs = append(errs, onlyAddedTolerations(n.Spec.Tolerations, o.Spec.Tolerations, sp.Child("tolerations"))...)
 	errs = append(errs, onlyDeletedSchedulingGates(n.Spec.SchedulingGates, o.Spec.SchedulingGates, sp.Child("schedulingGates"))...)
-	if apiequality.Semantic.DeepEqual(n.Spec, o.Spec) {
+	if semantic.DeepEqual(n.Spec, o.Spec) {
 		return errs
 	}
 	munged := *n.Spec.DeepCopy()
@@ -505,13 +503,13 @@ func PodUpdate(n, o *corev1.Pod) field.ErrorList {
 	}
 	if len(o.Spec.SchedulingGates) > 0 {
 		// Gated pods may add node selector entries and tighten node affinity.
-		if !apiequality.Semantic.DeepEqual(munged.NodeSelector, o.Spec.NodeSelector) {
+		if !semantic.DeepEqual(munged.NodeSelector, o.Spec.NodeSelector) {
 			errs = append(errs, nodeSelectorMutation(sp.Child("nodeSelector"), munged.NodeSelector, o.Spec.NodeSelector)...)
 			munged.NodeSelector = o.Spec.NodeSelector
 		}
 	}
-	if !apiequality.Semantic.DeepEqual(munged, o.Spec) {
-		diff := cmp.Diff(o.Spec, munged)
+	if !semantic.DeepEqual(munged, o.Spec) {
+		diff := cmp.Diff(o.Spec, munged, quantity.CmpOption())
 		errs = append(errs, field.Forbidden(sp, fmt.Sprintf("pod updates may not change fields other than %s\n%v", strings.Join(updatablePodSpecFields, ","), diff)))
 	}
 	return errs
@@ -1035,7 +1033,7 @@ func resourceFieldSelector(fs *corev1.ResourceFieldSelector, p *field.Path, volu
 		!strings.HasPrefix(fs.Resource, "requests.hugepages-") && !strings.HasPrefix(fs.Resource, "limits.hugepages-"):
 		errs = append(errs, field.NotSupported(p.Child("resource"), fs.Resource, sets.List(validContainerResourceFieldPaths)))
 	}
-	if fs.Divisor.Cmp(resource.Quantity{}) != 0 {
+	if fs.Divisor.Sign() != 0 {
 		d := fs.Divisor.String()
 		memLike := map[string]bool{"1": true, "1k": true, "1M": true, "1G": true, "1T": true, "1P": true, "1E": true,
 			"1Ki": true, "1Mi": true, "1Gi": true, "1Ti": true, "1Pi": true, "1Ei": true}

@@ -9,7 +9,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/quota/quantity"
 )
+
+// semantic is apimachinery's equality.Semantic with quantities compared without
+// scaling (a value stored before quantities were bounded may be compared).
+var semantic = quantity.Semantic()
 
 // Resource-name classes of upstream pkg/apis/core/helper.
 var (
@@ -68,10 +74,20 @@ func isStandardResource(n corev1.ResourceName) bool {
 }
 
 // hugePagesDivisible reports whether q is a whole number of pages of the size
-// in the resource name hugepages-<size>.
+// in the resource name hugepages-<size>. A q beyond quantity.Bound counts as
+// divisible: its own error says what is wrong with it. The size is a text from
+// the request (a resource name) and is checked as a decoder checks quantities
+// before it is parsed.
 func hugePagesDivisible(n corev1.ResourceName, q resource.Quantity) bool {
-	size, err := resource.ParseQuantity(strings.TrimPrefix(string(n), corev1.ResourceHugePagesPrefix))
-	if err != nil || size.Sign() <= 0 || size.MilliValue()%1000 != 0 {
+	if !quantity.InBound(q) {
+		return true
+	}
+	text := strings.TrimPrefix(string(n), corev1.ResourceHugePagesPrefix)
+	if quantity.CheckText(text, field.NewPath("size")) != nil {
+		return false
+	}
+	size, err := resource.ParseQuantity(text)
+	if err != nil || size.Sign() <= 0 || !quantity.InBound(size) || !quantity.IsInteger(size) {
 		return false
 	}
 	return q.Value()%size.Value() == 0
@@ -79,18 +95,34 @@ func hugePagesDivisible(n corev1.ResourceName, q resource.Quantity) bool {
 
 // nonnegativeQuantity is upstream ValidateNonnegativeQuantity.
 func nonnegativeQuantity(q resource.Quantity, p *field.Path) field.ErrorList {
-	if q.Cmp(resource.Quantity{}) < 0 {
-		return field.ErrorList{field.Invalid(p, q.String(), isNegativeErrorMsg)}
+	if q.Sign() < 0 {
+		return field.ErrorList{field.Invalid(p, quantity.BadValue(q), isNegativeErrorMsg)}
 	}
 	return nil
 }
 
 // positiveQuantity is upstream ValidatePositiveQuantityValue.
 func positiveQuantity(q resource.Quantity, p *field.Path) field.ErrorList {
-	if q.Cmp(resource.Quantity{}) <= 0 {
-		return field.ErrorList{field.Invalid(p, q.String(), isNotPositiveErrorMsg)}
+	if q.Sign() <= 0 {
+		return field.ErrorList{field.Invalid(p, quantity.BadValue(q), isNotPositiveErrorMsg)}
 	}
 	return nil
+}
+
+// boundedQuantities checks every value of l against quantity.Bound, in name
+// order, skipping values equal to old's (a value stored before the bound may
+// stay; it cannot be raised).
+func boundedQuantities(l, old corev1.ResourceList, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, n := range sortedNames(l) {
+		if o, ok := old[n]; ok && quantity.Cmp(o, l[n]) == 0 {
+			continue
+		}
+		if err := quantity.Check(l[n], p.Key(string(n))); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }
 
 // nonnegative is upstream ValidateNonnegativeField.
@@ -101,10 +133,19 @@ func nonnegative(v int64, p *field.Path) field.ErrorList {
 	return nil
 }
 
-// resourceQuantityValue is upstream ValidateResourceQuantityValue.
+// resourceQuantityValue is upstream ValidateResourceQuantityValue, with
+// quotad's bound (quantity.Bound) checked after the sign and before anything
+// that would scale q; the integer check is exact (upstream's
+// MilliValue()%1000 overflows above 9223372036854775807m).
 func resourceQuantityValue(n corev1.ResourceName, q resource.Quantity, p *field.Path) field.ErrorList {
 	errs := nonnegativeQuantity(q, p)
-	if isIntegerResource(n) && q.MilliValue()%1000 != 0 {
+	if err := quantity.Check(q, p); err != nil {
+		if q.Sign() > 0 { // below -Bound, the negative error says enough
+			errs = append(errs, err)
+		}
+		return errs
+	}
+	if isIntegerResource(n) && !quantity.IsInteger(q) {
 		errs = append(errs, field.Invalid(p, q, isNotIntegerErrorMsg))
 	}
 	return errs
@@ -186,9 +227,9 @@ func resourceRequirements(r *corev1.ResourceRequirements, nameFn func(corev1.Res
 		errs = append(errs, nameFn(n, fp)...)
 		errs = append(errs, resourceQuantityValue(n, q, fp)...)
 		if lim, ok := r.Limits[n]; ok {
-			if q.Cmp(lim) != 0 && !isOvercommitAllowed(n) {
+			if quantity.Cmp(q, lim) != 0 && !isOvercommitAllowed(n) {
 				errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be equal to %s limit of %s", n, lim.String())))
-			} else if q.Cmp(lim) > 0 {
+			} else if quantity.Cmp(q, lim) > 0 {
 				errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", n, lim.String())))
 			}
 		} else if !isOvercommitAllowed(n) {

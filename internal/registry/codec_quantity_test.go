@@ -1,0 +1,125 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/quota/quantity"
+	"github.com/quotad/quotad/internal/quota/quotatest"
+)
+
+// protobufPod encodes a pod whose container requests cpu as text, without parsing text
+// (ParseQuantity would stall on some of them): an int64 mantissa and exponent formatted
+// as DecimalExponent encode as exactly that text.
+func protobufPod(t testing.TB, mantissa int64, exp int32) []byte {
+	q := resource.NewScaledQuantity(mantissa, resource.Scale(exp))
+	q.Format = resource.DecimalExponent
+	pod := &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i", Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{"cpu": *q},
+		}}}},
+	}
+	var buf bytes.Buffer
+	if err := protobufSerializer.Encode(pod, &buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestDecodeRefusesQuantityTexts: a quantity text ParseQuantity would take minutes on
+// ("1e-1000000000", a billion-digit division) or that is beyond the bound is a 422 naming
+// its field, from every decoder, before anything parses it; the same text elsewhere than
+// in a quantity field is only a string.
+func TestDecodeRefusesQuantityTexts(t *testing.T) {
+	cat := NewCatalogue()
+	pods := cat.Get(corev1.SchemeGroupVersion.WithResource("pods"))
+	quotas := cat.Get(corev1.SchemeGroupVersion.WithResource("resourcequotas"))
+	configMaps := cat.Get(corev1.SchemeGroupVersion.WithResource("configmaps"))
+	podJSON := func(cpu string) string {
+		return `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":` + cpu + `}}}]}}`
+	}
+	tests := []struct {
+		name, contentType string
+		res               *Resource
+		body              []byte
+		want              string
+	}{
+		{"quota beyond the bound", "application/json", quotas,
+			[]byte(`{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q"},"spec":{"hard":{"pods":"1e1000000000","cpu":"1"}}}`),
+			`ResourceQuota "q" is invalid: spec.hard[pods]: Invalid value: "1e1000000000": must be less than or equal to 9223372036854775807`},
+		{"stalling negative exponent", "application/json", pods, []byte(podJSON(`"1e-1000000000"`)),
+			`Pod "p" is invalid: spec.containers[0].resources.requests[cpu]: Invalid value: "1e-1000000000": must be 0 or at least 1e-64 in absolute value`},
+		{"as a JSON number", "application/json", pods, []byte(podJSON(`1e-1000000000`)),
+			`Pod "p" is invalid: spec.containers[0].resources.requests[cpu]: Invalid value: "1e-1000000000": must be 0 or at least 1e-64 in absolute value`},
+		{"with spaces, which Quantity trims", "application/json", pods, []byte(podJSON(`" 1234567890123456789e1000000000 "`)),
+			`Pod "p" is invalid: spec.containers[0].resources.requests[cpu]: Invalid value: "1234567890123456789e1000000000": must be less than or equal to 9223372036854775807`},
+		{"a million digits", "application/json", pods, []byte(podJSON(`"1.` + strings.Repeat("0", 1<<20) + `"`)),
+			`Pod "p" is invalid: spec.containers[0].resources.requests[cpu]: Too long: may not be more than 64 bytes`},
+		{"a zero with a huge exponent", "application/json", pods, []byte(podJSON(`"0e-2000000000"`)),
+			`Pod "p" is invalid: spec.containers[0].resources.requests[cpu]: Invalid value: "0e-2000000000": must have an exponent between -128 and 128`},
+		{"YAML", "application/yaml", quotas,
+			[]byte("apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: q\nspec:\n  hard:\n    pods: \"1e-1000000000\"\n    services: 1e1000000000\n"),
+			`ResourceQuota "q" is invalid: [spec.hard[pods]: Invalid value: "1e-1000000000": must be 0 or at least 1e-64 in absolute value, spec.hard[services]: Invalid value: "1e1000000000": must be less than or equal to 9223372036854775807]`},
+		{"protobuf", ProtobufContentType, pods, protobufPod(t, 1, -1000000000),
+			`Pod "p" is invalid: spec.containers[0].resources.requests[cpu]: Invalid value: "100e-1000000002": must be 0 or at least 1e-64 in absolute value`},
+		{"protobuf beyond the bound", ProtobufContentType, pods, protobufPod(t, 1, 999999999),
+			`Pod "p" is invalid: spec.containers[0].resources.requests[cpu]: Invalid value: "1e999999999": must be less than or equal to 9223372036854775807`},
+		{"protobuf in bound", ProtobufContentType, pods, protobufPod(t, 250, -3), ""},
+		{"not a quantity field", "application/json", configMaps,
+			[]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"1e-1000"},"data":{"1e-1000000000":"1e-1000000000"}}`), ""},
+		{"in bound", "application/json", pods, []byte(podJSON(`"9223372036854775807"`)), ""},
+	}
+	for _, tc := range tests {
+		quotatest.Within(t, quotatest.StallBound, tc.name, func() error {
+			var err error
+			if IsProtobuf(tc.contentType) {
+				var j []byte
+				if j, err = ProtobufToJSON(tc.res, tc.body); err == nil {
+					_, err = Decode(tc.res, j, FieldValidationStrict)
+				}
+			} else {
+				_, err = DecodeBody(tc.res, tc.body, tc.contentType, FieldValidationStrict)
+			}
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tc.want {
+				return fmt.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+			return nil
+		})
+	}
+}
+
+// FuzzQuantityScan: the scan that decides whether a JSON body is walked never misses a
+// text quantity.CheckText refuses, as a string (which Quantity trims) or as a number.
+func FuzzQuantityScan(f *testing.F) {
+	for _, s := range []string{"1e1000000000", " 1e-1000000000\t", "12E", "99999999999999999T", "1", "0e-200", "1.5"} {
+		f.Add(s)
+	}
+	p := field.NewPath("q")
+	f.Fuzz(func(t *testing.T, s string) {
+		if quantity.CheckText(strings.TrimSpace(s), p) == nil {
+			return
+		}
+		for _, body := range []string{`{"a":"` + s + `"}`, `{"a":[` + s + `]}`, `{"a": ` + s + `}`} {
+			if !json.Valid([]byte(body)) {
+				continue
+			}
+			if !mayHoldRefusedQuantity([]byte(body)) {
+				t.Fatalf("scan misses %q in %s", s, body)
+			}
+		}
+	})
+}
