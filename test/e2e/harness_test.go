@@ -28,6 +28,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	if err := readSources("../../cmd/quotad"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	binary = filepath.Join(dir, "quotad")
 	build := exec.Command("go", "build", "-o", binary, "github.com/quotad/quotad/cmd/quotad")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
@@ -38,6 +42,23 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// readSources reads every file of the quotad command. The binary is built by a child
+// process, which go test's result cache does not see; files the test itself reads are part
+// of the cache key, so a change to the command reruns these tests (a change to the packages
+// it imports does too, through the blank import in deps_test.go).
+func readSources(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if _, err := os.ReadFile(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // cluster is one running quotad binary.
