@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"github.com/quotad/quotad/internal/auth"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"log/slog"
 	"net/http"
@@ -22,9 +23,9 @@ import (
 // MaxBodyBytes is the largest request body accepted (kube-apiserver's 3 MiB).
 const MaxBodyBytes = 3 << 20
 
-// Authenticator maps a request to a user name, or reports it unauthenticated.
+// Authenticator maps a request to its user, or reports it unauthenticated.
 type Authenticator interface {
-	Authenticate(r *http.Request) (user string, ok bool)
+	Authenticate(r *http.Request) (user auth.User, ok bool)
 }
 
 // TableConverter renders objects of one resource as a server-side Table.
@@ -171,7 +172,8 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 			})
 			return
 		}
-		w.user = user
+		w.user = user.Name
+		r = r.WithContext(auth.WithUser(r.Context(), user))
 	}
 	if watch {
 		s.serveAPI(w, r, info, isResource)

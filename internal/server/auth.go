@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"encoding/csv"
 	"fmt"
+	"github.com/quotad/quotad/internal/auth"
 	"io"
 	"net/http"
 	"os"
@@ -13,11 +14,11 @@ import (
 // tokenAuth authenticates bearer tokens: the admin token and those of a kube-style CSV file
 // (token,user,uid[,"group1,group2"]).
 type tokenAuth struct {
-	tokens map[string]string
+	tokens map[string]auth.User
 }
 
 func newTokenAuth(adminToken, csvFile string) (*tokenAuth, error) {
-	a := &tokenAuth{tokens: map[string]string{adminToken: "admin"}}
+	a := &tokenAuth{tokens: map[string]auth.User{adminToken: {Name: "admin", Groups: []string{auth.SystemMasters, auth.AllAuthenticated}}}}
 	if csvFile == "" {
 		return a, nil
 	}
@@ -43,19 +44,32 @@ func newTokenAuth(adminToken, csvFile string) (*tokenAuth, error) {
 		if rec[0] == "" {
 			return nil, fmt.Errorf("--token-auth-file %s: line %d: empty token", csvFile, line)
 		}
-		a.tokens[rec[0]] = rec[1]
+		u := auth.User{Name: rec[1], UID: rec[2]}
+		if len(rec) > 3 {
+			for _, g := range strings.Split(rec[3], ",") {
+				if g = strings.TrimSpace(g); g != "" {
+					u.Groups = append(u.Groups, g)
+				}
+			}
+		}
+		u.Groups = append(u.Groups, auth.AllAuthenticated)
+		a.tokens[rec[0]] = u
 	}
 	return a, nil
 }
 
 // Authenticate implements apiserver.Authenticator.
-func (a *tokenAuth) Authenticate(r *http.Request) (string, bool) {
+// A client certificate (verified against quotad's CA by the TLS handshake) names its user
+// in CN and its groups in O, as upstream.
+func (a *tokenAuth) Authenticate(r *http.Request) (auth.User, bool) {
 	h := r.Header.Get("Authorization")
 	if !strings.HasPrefix(h, "Bearer ") {
 		if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
-			return r.TLS.PeerCertificates[0].Subject.CommonName, true
+			subj := r.TLS.PeerCertificates[0].Subject
+			groups := append(append([]string(nil), subj.Organization...), auth.AllAuthenticated)
+			return auth.User{Name: subj.CommonName, Groups: groups}, true
 		}
-		return "", false
+		return auth.User{}, false
 	}
 	tok := strings.TrimSpace(h[len("Bearer "):])
 	for t, user := range a.tokens {
@@ -63,5 +77,5 @@ func (a *tokenAuth) Authenticate(r *http.Request) (string, bool) {
 			return user, true
 		}
 	}
-	return "", false
+	return auth.User{}, false
 }

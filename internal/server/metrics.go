@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/quotad/quotad/internal/auth"
 	"log/slog"
 	"net/http"
 	"net/http/pprof"
@@ -139,20 +140,20 @@ func (c *quotaCollector) Collect(ch chan<- prometheus.Metric) {
 // allows "get" on /metrics to whoever a (Cluster)Role grants that nonResourceURL, by
 // default the system:monitoring group through the system:monitoring ClusterRole.
 type pathAuthorizer interface {
-	AuthorizePath(user, verb, path string) bool
+	AuthorizePath(user auth.User, verb, path string) bool
 }
 
 // allowAuthenticated lets every authenticated user in: quotad has no RBAC yet, and every
 // user it authenticates may already read every object.
 type allowAuthenticated struct{}
 
-func (allowAuthenticated) AuthorizePath(string, string, string) bool { return true }
+func (allowAuthenticated) AuthorizePath(auth.User, string, string) bool { return true }
 
 // guarded serves h to authenticated users authz allows: anonymous requests get the same 401
 // Status as the API paths, denied ones kube-apiserver's 403 for a non-resource path.
-func guarded(auth apiserver.Authenticator, authz pathAuthorizer, h http.Handler) http.Handler {
+func guarded(authn apiserver.Authenticator, authz pathAuthorizer, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		user, ok := auth.Authenticate(r)
+		user, ok := authn.Authenticate(r)
 		if !ok {
 			writeStatus(w, metav1.Status{
 				TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
@@ -162,7 +163,7 @@ func guarded(auth apiserver.Authenticator, authz pathAuthorizer, h http.Handler)
 		}
 		verb := strings.ToLower(r.Method)
 		if !authz.AuthorizePath(user, verb, r.URL.Path) {
-			st := apierrors.NewForbidden(schema.GroupResource{}, "", fmt.Errorf("User %q cannot %s path %q", user, verb, r.URL.Path)).Status()
+			st := apierrors.NewForbidden(schema.GroupResource{}, "", fmt.Errorf("User %q cannot %s path %q", user.Name, verb, r.URL.Path)).Status()
 			st.Kind, st.APIVersion = "Status", "v1"
 			writeStatus(w, st)
 			return

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/quotad/quotad/internal/auth"
+
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,7 +11,7 @@ import (
 
 type denyAll struct{}
 
-func (denyAll) AuthorizePath(string, string, string) bool { return false }
+func (denyAll) AuthorizePath(auth.User, string, string) bool { return false }
 
 // TestGuarded: /metrics and /debug/pprof/ answer anonymous requests with the API's 401
 // Status and requests their authorizer denies with kube-apiserver's 403 for a

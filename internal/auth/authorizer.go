@@ -1,0 +1,40 @@
+package auth
+
+import "context"
+
+// Attributes are what an authorizer decides on, as upstream's authorizer.Attributes: a
+// resource request (verb on group/resource/subresource, namespace, name) or a non-resource
+// request (verb on a path).
+type Attributes struct {
+	User            User
+	Verb            string
+	ResourceRequest bool
+	// Resource requests.
+	Namespace   string
+	APIGroup    string
+	APIVersion  string
+	Resource    string
+	Subresource string
+	Name        string
+	// Path is the URL path of a non-resource request.
+	Path string
+}
+
+// Decision is an authorizer's answer.
+type Decision int
+
+const (
+	// NoOpinion: nothing allows the request (upstream's DecisionNoOpinion): it is forbidden
+	// unless another authorizer allows it.
+	NoOpinion Decision = iota
+	// Allow: a rule allows the request.
+	Allow
+	// Deny: the request is refused outright.
+	Deny
+)
+
+// Authorizer decides whether a request may proceed. reason is upstream's explanation that
+// follows the forbidden message (empty when there is none).
+type Authorizer interface {
+	Authorize(ctx context.Context, a Attributes) (d Decision, reason string, err error)
+}
