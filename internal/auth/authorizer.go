@@ -1,6 +1,10 @@
 package auth
 
-import "context"
+import (
+	"context"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+)
 
 // Attributes are what an authorizer decides on, as upstream's authorizer.Attributes: a
 // resource request (verb on group/resource/subresource, namespace, name) or a non-resource
@@ -37,4 +41,12 @@ const (
 // follows the forbidden message (empty when there is none).
 type Authorizer interface {
 	Authorize(ctx context.Context, a Attributes) (d Decision, reason string, err error)
+}
+
+// RuleResolver lists the rules that apply to a user in a namespace ("" for cluster-wide
+// rules only): what SelfSubjectRulesReview reports and what escalation checks compare a
+// new Role's rules against. incomplete is true when some binding could not be resolved
+// (such as one naming a missing role).
+type RuleResolver interface {
+	RulesFor(ctx context.Context, u User, namespace string) (rules []rbacv1.PolicyRule, incomplete bool, err error)
 }
