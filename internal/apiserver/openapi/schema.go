@@ -11,6 +11,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -438,6 +439,9 @@ func requiredOverride(owner reflect.Type, name string) (required, ok bool) {
 		fields(reflect.TypeFor[appsv1.ControllerRevision](), "revision"),
 		fields(reflect.TypeFor[batchv1.PodFailurePolicyOnPodConditionsPattern](), "status"),
 		fields(reflect.TypeFor[schedulingv1.PriorityClass](), "value"),
+		fields(reflect.TypeFor[rbacv1.Role](), "rules"),
+		fields(reflect.TypeFor[rbacv1.ClusterRole](), "rules"),
+		fields(reflect.TypeFor[rbacv1.RoleRef](), "apiGroup"),
 		fields(reflect.TypeFor[storagev1.CSINodeDriver](), "topologyKeys"),
 		fields(reflect.TypeFor[apiextensionsv1.CustomResourceDefinitionStatus](), "conditions", "acceptedNames", "storedVersions"),
 	} {

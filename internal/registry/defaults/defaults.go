@@ -4,6 +4,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -96,6 +97,14 @@ func Apply(obj runtime.Object) {
 	case *storagev1.StorageClass:
 		if o != nil {
 			StorageClass(o)
+		}
+	case *rbacv1.RoleBinding:
+		if o != nil {
+			RoleBinding(o)
+		}
+	case *rbacv1.ClusterRoleBinding:
+		if o != nil {
+			ClusterRoleBinding(o)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -61,6 +62,14 @@ func typedKind(obj runtime.Object) (schema.GroupKind, bool) {
 		gvk = storagev1.SchemeGroupVersion.WithKind("StorageClass")
 	case *apiextensionsv1.CustomResourceDefinition:
 		gvk = apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")
+	case *rbacv1.Role:
+		gvk = rbacv1.SchemeGroupVersion.WithKind("Role")
+	case *rbacv1.ClusterRole:
+		gvk = rbacv1.SchemeGroupVersion.WithKind("ClusterRole")
+	case *rbacv1.RoleBinding:
+		gvk = rbacv1.SchemeGroupVersion.WithKind("RoleBinding")
+	case *rbacv1.ClusterRoleBinding:
+		gvk = rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding")
 	default:
 		return schema.GroupKind{}, false
 	}
@@ -119,6 +128,14 @@ func printerFor(gk schema.GroupKind) (printer, bool) {
 	case apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition").GroupKind():
 		// Served by apiextensions-apiserver with the default convertor.
 		return defaultPrinter(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")), true
+	case rbacKind("Role"):
+		return rolePrinter(), true
+	case rbacKind("ClusterRole"):
+		return clusterRolePrinter(), true
+	case rbacKind("RoleBinding"):
+		return roleBindingPrinter(), true
+	case rbacKind("ClusterRoleBinding"):
+		return clusterRoleBindingPrinter(), true
 	}
 	return printer{}, false
 }

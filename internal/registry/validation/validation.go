@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -63,6 +64,14 @@ func Validate(obj runtime.Object) field.ErrorList {
 		return PriorityClass(o)
 	case *storagev1.StorageClass:
 		return StorageClass(o)
+	case *rbacv1.Role:
+		return Role(o)
+	case *rbacv1.ClusterRole:
+		return ClusterRole(o, false)
+	case *rbacv1.RoleBinding:
+		return RoleBinding(o)
+	case *rbacv1.ClusterRoleBinding:
+		return ClusterRoleBinding(o)
 	}
 	return nil
 }
@@ -155,6 +164,22 @@ func ValidateUpdate(newObj, oldObj runtime.Object) field.ErrorList {
 		if o, ok := oldObj.(*storagev1.StorageClass); ok && n != nil && o != nil {
 			return StorageClassUpdate(n, o)
 		}
+	case *rbacv1.Role:
+		if o, ok := oldObj.(*rbacv1.Role); ok && n != nil && o != nil {
+			return RoleUpdate(n, o)
+		}
+	case *rbacv1.ClusterRole:
+		if o, ok := oldObj.(*rbacv1.ClusterRole); ok && n != nil && o != nil {
+			return ClusterRoleUpdate(n, o)
+		}
+	case *rbacv1.RoleBinding:
+		if o, ok := oldObj.(*rbacv1.RoleBinding); ok && n != nil && o != nil {
+			return RoleBindingUpdate(n, o)
+		}
+	case *rbacv1.ClusterRoleBinding:
+		if o, ok := oldObj.(*rbacv1.ClusterRoleBinding); ok && n != nil && o != nil {
+			return ClusterRoleBindingUpdate(n, o)
+		}
 	default:
 		return nil
 	}
@@ -182,6 +207,8 @@ func NameRule(obj runtime.Object) NameFunc {
 		return nameIsDNS1035Label
 	case *corev1.Namespace, *appsv1.StatefulSet:
 		return nameIsDNSLabel
+	case *rbacv1.Role, *rbacv1.ClusterRole, *rbacv1.RoleBinding, *rbacv1.ClusterRoleBinding:
+		return rbacName
 	}
 	return nameIsDNSSubdomain
 }
