@@ -22,6 +22,7 @@ import (
 	"github.com/quotad/quotad/internal/admission/limitranger"
 	"github.com/quotad/quotad/internal/admission/namespacelifecycle"
 	"github.com/quotad/quotad/internal/admission/priority"
+	"github.com/quotad/quotad/internal/admission/rbacescalation"
 	"github.com/quotad/quotad/internal/admission/resourcequota"
 	"github.com/quotad/quotad/internal/apiserver"
 	"github.com/quotad/quotad/internal/quota"
@@ -180,8 +181,11 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	cat := registry.NewCatalogue()
+	// escalation's Resolver is nil (only system:masters writes RBAC objects) until the
+	// authorizer's rule resolver is set on it.
+	escalation := &rbacescalation.Checker{Reader: reader}
 	rcfg := registry.Config{
-		Storage: st, Catalogue: cat, Hooks: hooks(cat), Admission: chain, Logger: log,
+		Storage: st, Catalogue: cat, Hooks: hooks(cat), Admission: rbacAdmission{chain, escalation}, Logger: log,
 	}
 	if chain.QuotaEnabled() {
 		rcfg.Quota = quotaAccounting{plugin: quotaPlugin, reg: quotaReg}
@@ -203,6 +207,9 @@ func Run(ctx context.Context, cfg Config) error {
 	// 4. Bootstrap objects and controllers.
 	if err := bootstrap(ctx, store); err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
+	}
+	if err := reconcileRBAC(ctx, store); err != nil {
+		return fmt.Errorf("bootstrap rbac policy: %w", err)
 	}
 	if err := store.BackfillServiceAllocations(ctx); err != nil {
 		return fmt.Errorf("recording service allocations: %w", err)
