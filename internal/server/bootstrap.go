@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/admission/priority"
+	"github.com/quotad/quotad/internal/controller/clusterroleaggregation"
 	"github.com/quotad/quotad/internal/controller/crd"
 	"github.com/quotad/quotad/internal/controller/garbagecollector"
 	"github.com/quotad/quotad/internal/controller/namespace"
@@ -80,6 +81,7 @@ func startControllers(ctx context.Context, store *registry.Store, log *slog.Logg
 	wopts := workloads.Options{Panics: m}
 	run("namespace", namespace.New(store, caPEM, log, namespace.Options{Panics: m}).Start)
 	run("crd", crd.New(store, log, m).Start)
+	run("clusterrole-aggregation", clusterroleaggregation.New(store, log, m).Start)
 	run("resourcequota", resourcequota.New(store, cfg.ResourceQuotaSyncPeriod, log, m).Start)
 	run("replicaset", workloads.NewReplicaSet(store, log, wopts).Start)
 	run("replicationcontroller", workloads.NewReplicationController(store, log, wopts).Start)

@@ -1,0 +1,108 @@
+package clusterroleaggregation
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sort"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/quotad/quotad/internal/controller"
+	"github.com/quotad/quotad/internal/registry"
+)
+
+// allKey is the queue's only key: recompute every aggregated ClusterRole.
+const allKey = "all"
+
+// Controller keeps aggregated ClusterRoles' rules current.
+type Controller struct {
+	store *registry.Store
+	log   *slog.Logger
+	loop  *controller.Loop
+}
+
+// New returns the controller; panics counts recovered panics (may be nil).
+func New(store *registry.Store, log *slog.Logger, panics controller.PanicObserver) *Controller {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Controller{store: store, log: log, loop: controller.NewLoop("clusterrole-aggregation", store, log, panics, nil)}
+}
+
+func (c *Controller) res() *registry.Resource {
+	return c.store.Catalogue().Get(rbacv1.SchemeGroupVersion.WithResource("clusterroles"))
+}
+
+// Start runs the controller until ctx ends.
+func (c *Controller) Start(ctx context.Context) error {
+	q := controller.NewQueue("clusterrole-aggregation")
+	go c.loop.Watch(ctx, c.res(), func(runtime.Object, bool) { q.Add(allKey) })
+	c.loop.Process(ctx, q, 1, c.sync)
+	return nil
+}
+
+// sync recomputes every aggregated ClusterRole and writes those whose rules differ.
+func (c *Controller) sync(ctx context.Context, _ string) (time.Duration, error) {
+	objs, _, err := c.store.ListObjects(ctx, c.res(), "")
+	if err != nil {
+		return 0, err
+	}
+	roles := make([]*rbacv1.ClusterRole, 0, len(objs))
+	for _, o := range objs {
+		if r, ok := o.(*rbacv1.ClusterRole); ok {
+			roles = append(roles, r)
+		}
+	}
+	sort.Slice(roles, func(i, j int) bool { return roles[i].Name < roles[j].Name })
+	for _, r := range roles {
+		if r.AggregationRule == nil {
+			continue
+		}
+		want := Aggregate(r, roles)
+		if equality.Semantic.DeepEqual(want, r.Rules) {
+			continue
+		}
+		_, err := c.store.Update(ctx, c.res(), "", r.Name, "", func(cur runtime.Object) (runtime.Object, error) {
+			cr, err := controller.As[*rbacv1.ClusterRole](cur)
+			if err != nil {
+				return nil, err
+			}
+			cr.Rules = want
+			return cr, nil
+		}, registry.WriteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return 0, err
+		}
+	}
+	return 0, nil
+}
+
+// Aggregate returns the rules role aggregates from roles (sorted by name): for each
+// selector in order, the rules of every other matching role not already present.
+func Aggregate(role *rbacv1.ClusterRole, roles []*rbacv1.ClusterRole) []rbacv1.PolicyRule {
+	rules := []rbacv1.PolicyRule{}
+	for i := range role.AggregationRule.ClusterRoleSelectors {
+		sel, err := metav1.LabelSelectorAsSelector(&role.AggregationRule.ClusterRoleSelectors[i])
+		if err != nil {
+			continue
+		}
+		for _, other := range roles {
+			if other.Name == role.Name || !sel.Matches(labels.Set(other.Labels)) {
+				continue
+			}
+			for _, r := range other.Rules {
+				if !slices.ContainsFunc(rules, func(have rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(have, r) }) {
+					rules = append(rules, r)
+				}
+			}
+		}
+	}
+	return rules
+}
