@@ -23,6 +23,7 @@ import (
 	"github.com/quotad/quotad/internal/admission/namespacelifecycle"
 	"github.com/quotad/quotad/internal/admission/priority"
 	"github.com/quotad/quotad/internal/admission/rbacescalation"
+	"github.com/quotad/quotad/internal/auth"
 	"github.com/quotad/quotad/internal/admission/resourcequota"
 	"github.com/quotad/quotad/internal/apiserver"
 	"github.com/quotad/quotad/internal/quota"
@@ -79,6 +80,11 @@ type Config struct {
 	Logger *slog.Logger
 	// Ready, when set, receives the running server once it accepts requests.
 	Ready func(*Running)
+
+	// RuleResolver, when set, is what RBAC escalation prevention asks for the rules a
+	// user holds (tests set a small one; otherwise only system:masters writes RBAC objects
+	// until the authorizer's resolver is wired).
+	RuleResolver auth.RuleResolver
 
 	// LogLevel is the level Logger was built with (kube's --v=n is slog.Level(-n)).
 	LogLevel slog.Level
@@ -183,7 +189,7 @@ func Run(ctx context.Context, cfg Config) error {
 	cat := registry.NewCatalogue()
 	// escalation's Resolver is nil (only system:masters writes RBAC objects) until the
 	// authorizer's rule resolver is set on it.
-	escalation := &rbacescalation.Checker{Reader: reader}
+	escalation := &rbacescalation.Checker{Reader: reader, Resolver: cfg.RuleResolver}
 	rcfg := registry.Config{
 		Storage: st, Catalogue: cat, Hooks: hooks(cat), Admission: rbacAdmission{chain, escalation}, Logger: log,
 	}
