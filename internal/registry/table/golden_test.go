@@ -13,6 +13,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -116,6 +117,20 @@ func TestGolden(t *testing.T) {
 		{"resourcequota", []runtime.Object{quotaExample()}},
 		{"resourcequota-list", []runtime.Object{quotaExample(), inUse}},
 		{"pod", []runtime.Object{pod}},
+		{"role-list", []runtime.Object{
+			&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "pod-reader", Namespace: "team-a", CreationTimestamp: ago(5 * time.Minute)}},
+			&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "quota-reader", Namespace: "team-a", CreationTimestamp: ago(49 * time.Hour)}}}},
+		{"clusterrole", []runtime.Object{&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "view", CreationTimestamp: ago(3 * time.Hour)}}}},
+		{"rolebinding-list", []runtime.Object{
+			&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "alice-admin", Namespace: "team-a", CreationTimestamp: ago(2 * time.Hour)},
+				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
+				Subjects: []rbacv1.Subject{{Kind: "User", Name: "alice"}, {Kind: "User", Name: "bob"}, {Kind: "Group", Name: "team-a"},
+					{Kind: "ServiceAccount", Namespace: "team-a", Name: "deployer"}, {Kind: "ServiceAccount", Name: "ci"}}},
+			&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "readers", Namespace: "team-a", CreationTimestamp: ago(90 * time.Second)},
+				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "pod-reader"}}}},
+		{"clusterrolebinding", []runtime.Object{&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "cluster-admin", CreationTimestamp: ago(400 * 24 * time.Hour)},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+			Subjects: []rbacv1.Subject{{Kind: "Group", Name: "system:masters"}}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,7 +2,6 @@ package validation
 
 import (
 	rbacv1 "k8s.io/api/rbac/v1"
-	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -22,7 +21,7 @@ type roleRefValue struct {
 
 // Role validates a Role (upstream ValidateRole).
 func Role(r *rbacv1.Role) field.ErrorList {
-	errs := apimachineryvalidation.ValidateObjectMeta(&r.ObjectMeta, true, rbacName, metaPath)
+	errs := objectMeta(&r.ObjectMeta, true, rbacName, metaPath)
 	for i := range r.Rules {
 		errs = append(errs, PolicyRule(&r.Rules[i], true, field.NewPath("rules").Index(i))...)
 	}
@@ -32,14 +31,14 @@ func Role(r *rbacv1.Role) field.ErrorList {
 // RoleUpdate validates an update of a Role.
 func RoleUpdate(n, o *rbacv1.Role) field.ErrorList {
 	errs := Role(n)
-	return append(errs, apimachineryvalidation.ValidateObjectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
+	return append(errs, objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
 }
 
 // ClusterRole validates a ClusterRole (upstream ValidateClusterRole); allowInvalidLabels
 // keeps selectors with label values valid under older rules (set on update when the stored
 // object already has them).
 func ClusterRole(r *rbacv1.ClusterRole, allowInvalidLabels bool) field.ErrorList {
-	errs := apimachineryvalidation.ValidateObjectMeta(&r.ObjectMeta, false, rbacName, metaPath)
+	errs := objectMeta(&r.ObjectMeta, false, rbacName, metaPath)
 	for i := range r.Rules {
 		errs = append(errs, PolicyRule(&r.Rules[i], false, field.NewPath("rules").Index(i))...)
 	}
@@ -71,7 +70,7 @@ func ClusterRoleUpdate(n, o *rbacv1.ClusterRole) field.ErrorList {
 		}
 	}
 	errs := ClusterRole(n, allow)
-	return append(errs, apimachineryvalidation.ValidateObjectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
+	return append(errs, objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
 }
 
 // PolicyRule validates one rule (upstream ValidatePolicyRule): verbs are required; a rule
@@ -101,7 +100,7 @@ func PolicyRule(rule *rbacv1.PolicyRule, namespaced bool, p *field.Path) field.E
 
 // RoleBinding validates a RoleBinding (upstream ValidateRoleBinding).
 func RoleBinding(rb *rbacv1.RoleBinding) field.ErrorList {
-	errs := apimachineryvalidation.ValidateObjectMeta(&rb.ObjectMeta, true, rbacName, metaPath)
+	errs := objectMeta(&rb.ObjectMeta, true, rbacName, metaPath)
 	errs = append(errs, roleRef(&rb.RoleRef, []string{"Role", "ClusterRole"})...)
 	for i := range rb.Subjects {
 		errs = append(errs, Subject(&rb.Subjects[i], true, field.NewPath("subjects").Index(i))...)
@@ -112,13 +111,13 @@ func RoleBinding(rb *rbacv1.RoleBinding) field.ErrorList {
 // RoleBindingUpdate validates an update of a RoleBinding: roleRef is immutable.
 func RoleBindingUpdate(n, o *rbacv1.RoleBinding) field.ErrorList {
 	errs := RoleBinding(n)
-	errs = append(errs, apimachineryvalidation.ValidateObjectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
+	errs = append(errs, objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
 	return append(errs, roleRefUnchanged(&n.RoleRef, &o.RoleRef)...)
 }
 
 // ClusterRoleBinding validates a ClusterRoleBinding (upstream ValidateClusterRoleBinding).
 func ClusterRoleBinding(rb *rbacv1.ClusterRoleBinding) field.ErrorList {
-	errs := apimachineryvalidation.ValidateObjectMeta(&rb.ObjectMeta, false, rbacName, metaPath)
+	errs := objectMeta(&rb.ObjectMeta, false, rbacName, metaPath)
 	errs = append(errs, roleRef(&rb.RoleRef, []string{"ClusterRole"})...)
 	for i := range rb.Subjects {
 		errs = append(errs, Subject(&rb.Subjects[i], false, field.NewPath("subjects").Index(i))...)
@@ -129,7 +128,7 @@ func ClusterRoleBinding(rb *rbacv1.ClusterRoleBinding) field.ErrorList {
 // ClusterRoleBindingUpdate validates an update of a ClusterRoleBinding: roleRef is immutable.
 func ClusterRoleBindingUpdate(n, o *rbacv1.ClusterRoleBinding) field.ErrorList {
 	errs := ClusterRoleBinding(n)
-	errs = append(errs, apimachineryvalidation.ValidateObjectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
+	errs = append(errs, objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
 	return append(errs, roleRefUnchanged(&n.RoleRef, &o.RoleRef)...)
 }
 
