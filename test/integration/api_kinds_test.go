@@ -11,6 +11,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -416,6 +417,32 @@ func TestTypedCRUDEveryKind(t *testing.T) {
 			client: s.Client.StorageV1().StorageClasses(), obj: &storagev1.StorageClass{ObjectMeta: meta("sc"), Provisioner: "example.com/p"},
 			spec:   func(o *storagev1.StorageClass) { o.AllowVolumeExpansion = boolp(true) },
 			specOf: func(o *storagev1.StorageClass) interface{} { return fmt.Sprint(*o.AllowVolumeExpansion) },
+		}.run},
+		{"roles", kindCase[*rbacv1.Role, *rbacv1.RoleList]{
+			client: s.Client.RbacV1().Roles(ns), obj: &rbacv1.Role{ObjectMeta: meta("role"), Rules: []rbacv1.PolicyRule{{
+				Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"pods"}}}},
+			spec:   func(o *rbacv1.Role) { o.Rules[0].Verbs = []string{"get", "list"} },
+			specOf: func(o *rbacv1.Role) interface{} { return fmt.Sprint(o.Rules[0].Verbs) },
+		}.run},
+		{"rolebindings", kindCase[*rbacv1.RoleBinding, *rbacv1.RoleBindingList]{
+			client: s.Client.RbacV1().RoleBindings(ns), obj: &rbacv1.RoleBinding{ObjectMeta: meta("rb"),
+				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "role"}},
+			spec:   func(o *rbacv1.RoleBinding) { o.Subjects = []rbacv1.Subject{{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}} },
+			specOf: func(o *rbacv1.RoleBinding) interface{} { return len(o.Subjects) },
+		}.run},
+		{"clusterroles", kindCase[*rbacv1.ClusterRole, *rbacv1.ClusterRoleList]{
+			client: s.Client.RbacV1().ClusterRoles(), obj: &rbacv1.ClusterRole{ObjectMeta: meta("crole"), Rules: []rbacv1.PolicyRule{{
+				Verbs: []string{"get"}, NonResourceURLs: []string{"/healthz"}}}},
+			spec:   func(o *rbacv1.ClusterRole) { o.Rules[0].NonResourceURLs = []string{"/livez"} },
+			specOf: func(o *rbacv1.ClusterRole) interface{} { return o.Rules[0].NonResourceURLs[0] },
+		}.run},
+		{"clusterrolebindings", kindCase[*rbacv1.ClusterRoleBinding, *rbacv1.ClusterRoleBindingList]{
+			client: s.Client.RbacV1().ClusterRoleBindings(), obj: &rbacv1.ClusterRoleBinding{ObjectMeta: meta("crb"),
+				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"}},
+			spec: func(o *rbacv1.ClusterRoleBinding) {
+				o.Subjects = []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: ns, Name: "sa"}}
+			},
+			specOf: func(o *rbacv1.ClusterRoleBinding) interface{} { return len(o.Subjects) },
 		}.run},
 	}
 	for _, tc := range cases {
