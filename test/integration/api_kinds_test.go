@@ -427,7 +427,9 @@ func TestTypedCRUDEveryKind(t *testing.T) {
 		{"rolebindings", kindCase[*rbacv1.RoleBinding, *rbacv1.RoleBindingList]{
 			client: s.Client.RbacV1().RoleBindings(ns), obj: &rbacv1.RoleBinding{ObjectMeta: meta("rb"),
 				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "role"}},
-			spec:   func(o *rbacv1.RoleBinding) { o.Subjects = []rbacv1.Subject{{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}} },
+			spec: func(o *rbacv1.RoleBinding) {
+				o.Subjects = []rbacv1.Subject{{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}}
+			},
 			specOf: func(o *rbacv1.RoleBinding) interface{} { return len(o.Subjects) },
 		}.run},
 		{"clusterroles", kindCase[*rbacv1.ClusterRole, *rbacv1.ClusterRoleList]{

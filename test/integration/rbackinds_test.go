@@ -24,7 +24,9 @@ import (
 
 // storedRules is a small RuleResolver over the Roles and bindings in the server's store:
 // the rules of every role bound to the user cluster-wide and in the namespace.
-type storedRules struct{ store atomic.Pointer[registry.Store] }
+type storedRules struct {
+	store atomic.Pointer[registry.Store]
+}
 
 func (r *storedRules) RulesFor(ctx context.Context, u auth.User, ns string) ([]rbacv1.PolicyRule, bool, error) {
 	st := r.store.Load()

@@ -11,51 +11,35 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// ---- Role, ClusterRole: NAME and CREATED AT, as upstream's printers ----
+// ---- Role, ClusterRole: no printer upstream, so the default convertor (NAME, CREATED AT) ----
 
-func rolePrinter() printer {
-	return typedPrinter(rbacv1.SchemeGroupVersion.WithKind("Role"), func() *rbacv1.Role { return &rbacv1.Role{} },
-		createdAtColumns,
-		func(r *rbacv1.Role, _ time.Time) ([]interface{}, []metav1.TableRowCondition) {
-			return []interface{}{r.Name, r.CreationTimestamp.Time.UTC().Format(time.RFC3339)}, nil
-		})
-}
+func rolePrinter() printer { return defaultPrinter(rbacv1.SchemeGroupVersion.WithKind("Role")) }
 
 func clusterRolePrinter() printer {
-	return typedPrinter(rbacv1.SchemeGroupVersion.WithKind("ClusterRole"), func() *rbacv1.ClusterRole { return &rbacv1.ClusterRole{} },
-		createdAtColumns,
-		func(r *rbacv1.ClusterRole, _ time.Time) ([]interface{}, []metav1.TableRowCondition) {
-			return []interface{}{r.Name, r.CreationTimestamp.Time.UTC().Format(time.RFC3339)}, nil
-		})
-}
-
-func createdAtColumns() []metav1.TableColumnDefinition {
-	return []metav1.TableColumnDefinition{
-		nameColumn(),
-		{Name: "Created At", Type: "date", Description: objectMetaDocs()["creationTimestamp"]},
-	}
+	return defaultPrinter(rbacv1.SchemeGroupVersion.WithKind("ClusterRole"))
 }
 
 // ---- RoleBinding, ClusterRoleBinding: ROLE, AGE and, with -o wide, the subjects ----
 
 // bindingColumns are upstream's; the ROLE description is the v1beta1 roleRef doc, as
-// upstream's printer takes it.
-func bindingColumns(roleRefDoc string) func() []metav1.TableColumnDefinition {
+// upstream's printer takes it, and the subject columns name the kind ("roleBinding",
+// "clusterRoleBinding").
+func bindingColumns(roleRefDoc, kind string) func() []metav1.TableColumnDefinition {
 	return func() []metav1.TableColumnDefinition {
 		return []metav1.TableColumnDefinition{
 			nameColumn(),
 			{Name: "Role", Type: "string", Description: roleRefDoc},
 			ageColumn(),
-			{Name: "Users", Type: "string", Priority: 1, Description: "Users in the roleBinding"},
-			{Name: "Groups", Type: "string", Priority: 1, Description: "Groups in the roleBinding"},
-			{Name: "ServiceAccounts", Type: "string", Priority: 1, Description: "ServiceAccounts in the roleBinding"},
+			{Name: "Users", Type: "string", Priority: 1, Description: "Users in the " + kind},
+			{Name: "Groups", Type: "string", Priority: 1, Description: "Groups in the " + kind},
+			{Name: "ServiceAccounts", Type: "string", Priority: 1, Description: "ServiceAccounts in the " + kind},
 		}
 	}
 }
 
 func roleBindingPrinter() printer {
 	return typedPrinter(rbacv1.SchemeGroupVersion.WithKind("RoleBinding"), func() *rbacv1.RoleBinding { return &rbacv1.RoleBinding{} },
-		bindingColumns(rbacv1beta1.RoleBinding{}.SwaggerDoc()["roleRef"]),
+		bindingColumns(rbacv1beta1.RoleBinding{}.SwaggerDoc()["roleRef"], "roleBinding"),
 		func(rb *rbacv1.RoleBinding, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
 			return bindingCells(rb.Name, rb.RoleRef, rb.Subjects, rb.CreationTimestamp, now), nil
 		})
@@ -63,7 +47,7 @@ func roleBindingPrinter() printer {
 
 func clusterRoleBindingPrinter() printer {
 	return typedPrinter(rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"), func() *rbacv1.ClusterRoleBinding { return &rbacv1.ClusterRoleBinding{} },
-		bindingColumns(rbacv1beta1.ClusterRoleBinding{}.SwaggerDoc()["roleRef"]),
+		bindingColumns(rbacv1beta1.ClusterRoleBinding{}.SwaggerDoc()["roleRef"], "clusterRoleBinding"),
 		func(rb *rbacv1.ClusterRoleBinding, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
 			return bindingCells(rb.Name, rb.RoleRef, rb.Subjects, rb.CreationTimestamp, now), nil
 		})

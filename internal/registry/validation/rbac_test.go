@@ -14,7 +14,9 @@ import (
 // defaults), one per case, word for word.
 func TestRBAC(t *testing.T) {
 	read := rbacv1.PolicyRule{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"pods"}}
-	role := func(rules ...rbacv1.PolicyRule) *rbacv1.Role { return &rbacv1.Role{ObjectMeta: meta("r"), Rules: rules} }
+	role := func(rules ...rbacv1.PolicyRule) *rbacv1.Role {
+		return &rbacv1.Role{ObjectMeta: meta("r"), Rules: rules}
+	}
 	cluster := func(rules ...rbacv1.PolicyRule) *rbacv1.ClusterRole {
 		return &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Rules: rules}
 	}
