@@ -243,6 +243,14 @@ func TestRBACKindsDefaultRoles(t *testing.T) {
 	if err := c.RbacV1().ClusterRoles().Delete(ctx, "system:monitoring", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// A default binding re-created with another roleRef is replaced.
+	if err := c.RbacV1().ClusterRoleBindings().Delete(ctx, "system:basic-user", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: meta("system:basic-user"),
+		RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "cluster-admin"}, Subjects: []rbacv1.Subject{{Kind: "Group", Name: "system:authenticated"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 
 	s = s.Restart(t)
 	c = s.Client
@@ -260,6 +268,9 @@ func TestRBACKindsDefaultRoles(t *testing.T) {
 	}
 	if _, err := c.RbacV1().ClusterRoles().Get(ctx, "system:monitoring", metav1.GetOptions{}); err != nil {
 		t.Errorf("deleted system:monitoring not created again: %v", err)
+	}
+	if b, err := c.RbacV1().ClusterRoleBindings().Get(ctx, "system:basic-user", metav1.GetOptions{}); err != nil || b.RoleRef.Name != "system:basic-user" {
+		t.Errorf("system:basic-user binding roleRef not restored: %v %+v", err, b)
 	}
 }
 
