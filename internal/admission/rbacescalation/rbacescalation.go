@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -34,7 +35,8 @@ type Checker struct {
 // Validate refuses a create or update of an RBAC object that would grant the requesting
 // user (auth.UserFrom) permissions it does not hold; other requests pass.
 func (c *Checker) Validate(ctx context.Context, a *admission.Attributes) error {
-	if a.Resource.Group != rbacv1.GroupName || a.Subresource != "" || (a.Operation != admission.Create && a.Operation != admission.Update) {
+	if a == nil || a.Object == nil || reflect.ValueOf(a.Object).IsNil() || a.Resource.Group != rbacv1.GroupName || a.Subresource != "" ||
+		(a.Operation != admission.Create && a.Operation != admission.Update) {
 		return nil
 	}
 	u, ok := auth.UserFrom(ctx)
@@ -158,7 +160,7 @@ func (c *Checker) confirmNoEscalation(ctx context.Context, u auth.User, ns strin
 // onlyGCFields is upstream's IsOnlyMutatingGCFields: the update changes nothing but
 // ownerReferences, finalizers and managed fields.
 func onlyGCFields(obj, old runtime.Object) bool {
-	if obj == nil || old == nil {
+	if obj == nil || old == nil || reflect.ValueOf(old).IsNil() {
 		return false
 	}
 	cp := obj.DeepCopyObject()

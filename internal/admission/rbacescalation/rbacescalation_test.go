@@ -143,6 +143,15 @@ func TestValidate(t *testing.T) {
 	if err := c.Validate(user("alice"), upd); err != nil {
 		t.Errorf("finalizer-only update: %v", err)
 	}
+	// Typed nil objects and a nil old object are not a panic.
+	if err := c.Validate(user("alice"), &admission.Attributes{Operation: admission.Create, Resource: rolesGVR, Object: (*rbacv1.Role)(nil)}); err != nil {
+		t.Errorf("nil role: %v", err)
+	}
+	nilOld := role(pods)
+	nilOld.Operation, nilOld.OldObject = admission.Update, (*rbacv1.Role)(nil)
+	if err := c.Validate(user("alice"), nilOld); err != nil {
+		t.Errorf("nil old role: %v", err)
+	}
 	del := role(quotas)
 	del.Operation = admission.Delete
 	if err := c.Validate(user("alice"), del); err != nil {
