@@ -60,6 +60,12 @@ func TestRBACKindsKubectl(t *testing.T) {
 		t.Errorf("applied role verbs: %s", got)
 	}
 
+	// Server-side apply and kubectl auth reconcile.
+	ssa := strings.Replace(strings.Replace(appliedRole, "quota-reader", "ssa-reader", 1), "resourcequotas", "limitranges", 1)
+	c.expectOut(ssa, "role.rbac.authorization.k8s.io/ssa-reader serverside-applied\n", "apply", "--server-side", "-f", "-")
+	reconciled := strings.Replace(strings.Replace(appliedRole, "quota-reader", "reconciled", 1), `"list"]`, `"list", "watch"]`, 1)
+	c.expectOut(reconciled, "role.rbac.authorization.k8s.io/reconciled reconciled\n", "auth", "reconcile", "-f", "-")
+
 	// roleRef is immutable, with upstream's text.
 	r := c.kubectlIn(`{"roleRef":{"name":"edit"}}`, "patch", "rolebinding", "alice-admin", "-n", "team-a", "--type=merge", "-p", `{"roleRef":{"name":"edit"}}`)
 	want := `The RoleBinding "alice-admin" is invalid: roleRef: Invalid value: {"APIGroup":"rbac.authorization.k8s.io","Kind":"ClusterRole","Name":"edit"}: cannot change roleRef` + "\n"
