@@ -1,6 +1,8 @@
 // Package server wires quotad together and runs it: storage (embedded or external etcd),
 // certificates and credentials, the registry with its admission chain and quota accounting,
-// the HTTP edge, bootstrap objects, and the in-process controllers. It is the only package
+// the HTTP edge, bootstrap objects (namespaces, system priority classes, and upstream's
+// default RBAC roles and bindings, reconciled at every start: rbacbootstrap.go), and the
+// in-process controllers. It is the only package
 // that imports every other one.
 //
 // Invariants: every long-running part is started with a context and stops when it ends;

@@ -5,7 +5,8 @@
 // PodTemplate, Service, PersistentVolumeClaim, PersistentVolume,
 // ReplicationController, Namespace, Secret, ConfigMap, LimitRange,
 // ResourceQuota, Node, Endpoints; apps/v1 workloads; batch/v1 Job and
-// CronJob; scheduling/v1 PriorityClass; storage/v1 StorageClass), written
+// CronJob; scheduling/v1 PriorityClass; storage/v1 StorageClass; rbac/v1
+// RoleBinding and ClusterRoleBinding), written
 // after upstream's SetDefaults_* functions and their generated callers
 // (defaulter-gen, including declarative +default markers).
 //

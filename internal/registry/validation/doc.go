@@ -3,11 +3,12 @@
 // that clients see the same 422 errors from quotad.
 //
 // It owns create and update validation of the kinds quotad serves, written
-// after upstream's pkg/apis/{core,apps,batch,scheduling,storage}/validation:
+// after upstream's pkg/apis/{core,apps,batch,scheduling,storage,rbac}/validation:
 // Pod, PodTemplate, Service, PersistentVolumeClaim, ReplicationController,
 // Namespace, Secret, ConfigMap, LimitRange, ServiceAccount, Event, Node,
 // Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob,
-// PriorityClass and StorageClass. ResourceQuota is validated by
+// PriorityClass, StorageClass, Role, ClusterRole, RoleBinding and
+// ClusterRoleBinding (rbac.go). ResourceQuota is validated by
 // internal/quota. Custom resources are validated by Custom (custom.go) as
 // upstream's customresource strategy does: ObjectMeta, the CRD version's
 // OpenAPI v3 schema (with ratcheting on update), scale paths, embedded
