@@ -154,11 +154,11 @@ func reconcileRBAC(ctx context.Context, store *registry.Store) error {
 				}
 				return have, changed
 			}
-			for _, r := range want.Rules {
-				if ok, _ := rbacescalation.Covers(have.Rules, []rbacv1.PolicyRule{r}); !ok {
-					have.Rules = append(have.Rules, r)
-					changed = true
-				}
+			// As upstream's reconciliation, the missing rules are added broken down (one
+			// group, resource and verb each).
+			if ok, missing := rbacescalation.Covers(have.Rules, want.Rules); !ok {
+				have.Rules = append(have.Rules, missing...)
+				changed = true
 			}
 			return have, changed
 		}); err != nil {
