@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -292,6 +293,13 @@ func TestSmallKinds(t *testing.T) {
 		{"namespace", &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}, &corev1.Namespace{
 			ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"kubernetes.io/metadata.name": "team-a"}},
 			Status:     corev1.NamespaceStatus{Phase: corev1.NamespaceActive}}},
+		{"role binding", &rbacv1.RoleBinding{RoleRef: rbacv1.RoleRef{Kind: "Role", Name: "r"}, Subjects: []rbacv1.Subject{
+			{Kind: "User", Name: "u"}, {Kind: "Group", Name: "g"}, {Kind: "ServiceAccount", Name: "sa"}, {Kind: "User", Name: "v", APIGroup: "x"}}},
+			&rbacv1.RoleBinding{RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "r"}, Subjects: []rbacv1.Subject{
+				{Kind: "User", Name: "u", APIGroup: rbacv1.GroupName}, {Kind: "Group", Name: "g", APIGroup: rbacv1.GroupName},
+				{Kind: "ServiceAccount", Name: "sa"}, {Kind: "User", Name: "v", APIGroup: "x"}}}},
+		{"cluster role binding", &rbacv1.ClusterRoleBinding{Subjects: []rbacv1.Subject{{Kind: "Group", Name: "g"}}},
+			&rbacv1.ClusterRoleBinding{RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName}, Subjects: []rbacv1.Subject{{Kind: "Group", Name: "g", APIGroup: rbacv1.GroupName}}}},
 		{"priority class", &schedulingv1.PriorityClass{Value: 5}, &schedulingv1.PriorityClass{Value: 5, PreemptionPolicy: ptr(corev1.PreemptLowerPriority)}},
 		{"storage class", &storagev1.StorageClass{Provisioner: "p"}, &storagev1.StorageClass{Provisioner: "p",
 			ReclaimPolicy: ptr(corev1.PersistentVolumeReclaimDelete), VolumeBindingMode: ptr(storagev1.VolumeBindingImmediate)}},
