@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -14,6 +15,7 @@ import (
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/admission/rbacescalation"
 	"github.com/quotad/quotad/internal/auth"
+	"github.com/quotad/quotad/internal/controller/clusterroleaggregation"
 	"github.com/quotad/quotad/internal/registry"
 )
 
@@ -133,8 +135,9 @@ func DefaultClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 // missing objects are created; existing ones not annotated autoupdate=false get the
 // missing labels, annotations, rules (not for aggregated roles, whose rules the aggregation
 // controller computes), aggregation selectors and subjects; a binding whose roleRef differs
-// is deleted and created again.
-func reconcileRBAC(ctx context.Context, store *registry.Store) error {
+// is deleted and created again. Then the aggregated roles (admin, edit, view) are computed
+// before the server serves, so a tenant bound to admin holds its rules from the first request.
+func reconcileRBAC(ctx context.Context, store *registry.Store, log *slog.Logger) error {
 	cat := store.Catalogue()
 	roles := cat.Get(rbacv1.SchemeGroupVersion.WithResource("clusterroles"))
 	bindings := cat.Get(rbacv1.SchemeGroupVersion.WithResource("clusterrolebindings"))
@@ -179,6 +182,9 @@ func reconcileRBAC(ctx context.Context, store *registry.Store) error {
 		}); err != nil {
 			return fmt.Errorf("clusterrolebinding %s: %w", want.Name, err)
 		}
+	}
+	if err := clusterroleaggregation.New(store, log, nil).SyncAll(ctx); err != nil {
+		return fmt.Errorf("aggregating clusterroles: %w", err)
 	}
 	return nil
 }

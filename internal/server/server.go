@@ -214,7 +214,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := bootstrap(ctx, store); err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
 	}
-	if err := reconcileRBAC(ctx, store); err != nil {
+	if err := reconcileRBAC(ctx, store, log); err != nil {
 		return fmt.Errorf("bootstrap rbac policy: %w", err)
 	}
 	if err := store.BackfillServiceAllocations(ctx); err != nil {

@@ -204,6 +204,14 @@ func TestRBACKindsDefaultRoles(t *testing.T) {
 		t.Errorf("system:public-info-viewer subjects: %+v", piv.Subjects)
 	}
 
+	// The aggregated roles are complete before the server serves: no wait.
+	for _, name := range []string{"view", "edit", "admin"} {
+		cr, err := c.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
+		if err != nil || !allows(cr.Rules, "watch", "", "resourcequotas", "") || (name != "view" && !allows(cr.Rules, "create", "", "pods", "")) {
+			t.Errorf("%s right after start: %v %+v", name, err, cr)
+		}
+	}
+
 	// admin ⊇ edit ⊇ view through aggregation; quotas are read-only for all three.
 	for _, name := range []string{"view", "edit", "admin"} {
 		cr := waitClusterRole(t, ctx, c, name, func(cr *rbacv1.ClusterRole) bool {

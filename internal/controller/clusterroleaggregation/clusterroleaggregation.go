@@ -50,6 +50,28 @@ func (c *Controller) Start(ctx context.Context) error {
 
 // sync recomputes every aggregated ClusterRole and writes those whose rules differ.
 func (c *Controller) sync(ctx context.Context, _ string) (time.Duration, error) {
+	_, err := c.pass(ctx)
+	return 0, err
+}
+
+// SyncAll aggregates until nothing changes (chains such as view → edit → admin take a pass
+// per link), so the default roles are complete before the server serves requests. It gives
+// up after a pass per ClusterRole; the running controller finishes anything left.
+func (c *Controller) SyncAll(ctx context.Context) error {
+	for i := 0; ; i++ {
+		changed, err := c.pass(ctx)
+		if err != nil || changed == 0 {
+			return err
+		}
+		if i > 64 {
+			return nil
+		}
+	}
+}
+
+// pass recomputes every aggregated ClusterRole once and writes those whose rules differ,
+// returning how many it wrote.
+func (c *Controller) pass(ctx context.Context) (int, error) {
 	objs, _, err := c.store.ListObjects(ctx, c.res(), "")
 	if err != nil {
 		return 0, err
@@ -61,6 +83,7 @@ func (c *Controller) sync(ctx context.Context, _ string) (time.Duration, error) 
 		}
 	}
 	sort.Slice(roles, func(i, j int) bool { return roles[i].Name < roles[j].Name })
+	written := 0
 	for _, r := range roles {
 		if r.AggregationRule == nil {
 			continue
@@ -77,11 +100,15 @@ func (c *Controller) sync(ctx context.Context, _ string) (time.Duration, error) 
 			cr.Rules = want
 			return cr, nil
 		}, registry.WriteOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			return 0, err
+		if apierrors.IsNotFound(err) {
+			continue
 		}
+		if err != nil {
+			return written, err
+		}
+		written++
 	}
-	return 0, nil
+	return written, nil
 }
 
 // Aggregate returns the rules role aggregates from roles (sorted by name): for each
