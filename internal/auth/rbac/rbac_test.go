@@ -94,7 +94,9 @@ func TestAuthorize(t *testing.T) {
 	res := func(u auth.User, verb, ns, group, resource, sub, name string) auth.Attributes {
 		return auth.Attributes{User: u, ResourceRequest: true, Verb: verb, Namespace: ns, APIGroup: group, APIVersion: "v1", Resource: resource, Subresource: sub, Name: name}
 	}
-	path := func(u auth.User, verb, p string) auth.Attributes { return auth.Attributes{User: u, Verb: verb, Path: p} }
+	path := func(u auth.User, verb, p string) auth.Attributes {
+		return auth.Attributes{User: u, Verb: verb, Path: p}
+	}
 	cases := []struct {
 		name   string
 		a      auth.Attributes
