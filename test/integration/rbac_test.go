@@ -25,7 +25,7 @@ import (
 
 // rbacServer starts quotad with token users: alice (group team-a), bob, prom (group
 // system:monitoring).
-func rbacServer(t *testing.T) *servertest.Server {
+func rbacServer(t testing.TB) *servertest.Server {
 	t.Helper()
 	csv := filepath.Join(t.TempDir(), "tokens.csv")
 	lines := "alice-token,alice,1001,\"team-a\"\nbob-token,bob,1002\nprom-token,prom,1003,\"system:monitoring\"\n"
