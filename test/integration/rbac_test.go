@@ -290,7 +290,21 @@ func TestRBACImpersonation(t *testing.T) {
 	_, err = as("bob-token", "alice").CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
 	wantForbidden(t, "bob as alice elsewhere", err, `pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default"`)
 
-	// 3. A group without a user is a bad request.
+	// 3. Extras and uids are impersonated through userextras/<key> and uids.
+	cfg := configAs(s, "bob-token")
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "alice", Extra: map[string][]string{"scopes": {"view"}}}
+	_, err = clientFor(t, cfg).CoreV1().Pods("team-a").List(ctx, metav1.ListOptions{})
+	wantForbidden(t, "bob sets an extra", err, `userextras.authentication.k8s.io "view" is forbidden: User "bob" cannot impersonate resource "userextras/scopes" in API group "authentication.k8s.io" at the cluster scope`)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "alice", UID: "1234"}
+	_, err = clientFor(t, cfg).CoreV1().Pods("team-a").List(ctx, metav1.ListOptions{})
+	wantForbidden(t, "bob sets a uid", err, `uids.authentication.k8s.io "1234" is forbidden: User "bob" cannot impersonate resource "uids" in API group "authentication.k8s.io" at the cluster scope`)
+	cfg = configAs(s, s.Token)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "alice", UID: "1234", Extra: map[string][]string{"scopes": {"view"}}}
+	if _, err := clientFor(t, cfg).CoreV1().Pods("team-a").List(ctx, metav1.ListOptions{}); err != nil {
+		t.Errorf("admin as alice with uid and extra: %v", err)
+	}
+
+	// 4. A group without a user is a bad request.
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/api/v1/namespaces/team-a/pods", nil)
 	if err != nil {
 		t.Fatal(err)
