@@ -5,9 +5,12 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/quotad/quotad/internal/auth"
+	"github.com/quotad/quotad/internal/auth/rbac"
 )
 
 // TestForbiddenTexts: the attributes of a request and upstream's 403 text for it, byte for
@@ -118,4 +121,59 @@ func TestImpersonationRequests(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzAuthorizeRequest: any method, path, query and Impersonate-* headers give attributes,
+// a 403 text and an impersonation answer without panicking; a refusal is always a 403 or
+// upstream's 500 for parts without a user, and an allowed impersonation names a user.
+func FuzzAuthorizeRequest(f *testing.F) {
+	f.Add("GET", "/api/v1/namespaces/team-a/pods?fieldSelector=metadata.name%3Dweb&watch=1", "alice", "team-a", "Scopes", "view", "")
+	f.Add("PUT", "/api/v1/namespaces/team-a/resourcequotas/compute/status", "system:serviceaccount:team-a:builder", "", "", "", "1")
+	f.Add("DELETE", "/apis/apps/v1/namespaces/x/deployments", "", "g", "", "", "")
+	f.Add("POST", "/api/v1/namespaces", "system:serviceaccount::", "system:masters", "a%2fb", "", "")
+	f.Add("PATCH", "/api/v1/namespaces/a/finalize?fieldSelector=metadata.name%3D..", "system:anonymous", "", "%zz", "v", "u")
+	authz := rbac.New()
+	authz.Update(rbac.Objects{
+		ClusterRoles: []*rbacv1.ClusterRole{{ObjectMeta: metav1.ObjectMeta{Name: "imp"}, Rules: []rbacv1.PolicyRule{
+			{Verbs: []string{"impersonate"}, APIGroups: []string{""}, Resources: []string{"users", "groups"}},
+		}}},
+		ClusterRoleBindings: []*rbacv1.ClusterRoleBinding{{ObjectMeta: metav1.ObjectMeta{Name: "imp"},
+			RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "imp"}, Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "bob"}}}},
+	})
+	s := &Server{cfg: Config{Authz: authz}}
+	bob := auth.User{Name: "bob", Groups: []string{auth.AllAuthenticated}}
+	f.Fuzz(func(t *testing.T, method, target, user, group, extraKey, extraValue, uid string) {
+		r, err := http.NewRequest(method, "https://quotad"+target, nil)
+		if err != nil {
+			return
+		}
+		if user != "" {
+			r.Header.Set("Impersonate-User", user)
+		}
+		if group != "" {
+			r.Header.Set("Impersonate-Group", group)
+		}
+		if extraKey != "" {
+			r.Header.Set("Impersonate-Extra-"+extraKey, extraValue)
+		}
+		if uid != "" {
+			r.Header.Set("Impersonate-Uid", uid)
+		}
+		info, isResource := parseAPIPath(r)
+		attrs := requestAttributes(r, info, isResource, bob)
+		if err := forbidden(attrs, "reason"); !apierrors.IsForbidden(err) {
+			t.Fatalf("forbidden(%+v) = %v", attrs, err)
+		}
+		w := httptest.NewRecorder()
+		u, ok := s.impersonate(w, r, bob)
+		switch {
+		case ok && w.Code != http.StatusOK:
+			t.Fatalf("allowed with an answer %d", w.Code)
+		case ok && u.Name == "" && r.Header.Get("Impersonate-User") != "":
+			t.Fatalf("impersonated nobody: %+v", u)
+		case !ok && w.Code != http.StatusForbidden && w.Code != http.StatusInternalServerError:
+			t.Fatalf("refused with %d %s", w.Code, w.Body)
+		}
+		s.allowed(httptest.NewRecorder(), r, requestAttributes(r, info, isResource, u))
+	})
 }
