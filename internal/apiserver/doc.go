@@ -5,9 +5,11 @@
 //
 // Before a handler, a request goes through kube-apiserver's filters, in its order (edge.go):
 // the request deadline (?timeout=, at most Config.RequestTimeout; watches excepted),
-// authentication, the in-flight bounds (reads and writes apart; watches excepted), then the
-// handler in a goroutine of its own, so that the client gets upstream's 504 at the deadline
-// whatever the handler waits on.
+// authentication, impersonation (Impersonate-* headers, each part allowed by the
+// "impersonate" verb), authorization (Config.Authz, with upstream's request attributes and
+// 403 texts; authorize.go), the in-flight bounds (reads and writes apart; watches
+// excepted), then the handler in a goroutine of its own, so that the client gets upstream's
+// 504 at the deadline whatever the handler waits on.
 //
 // Invariants:
 //   - every response is a Kubernetes object or a metav1.Status, except where upstream

@@ -43,8 +43,11 @@ type OpenAPI interface {
 
 // Config wires a Server.
 type Config struct {
-	Store   *registry.Store
-	Auth    Authenticator
+	Store *registry.Store
+	Auth  Authenticator
+	// Authz authorizes every authenticated API request (and impersonation); nil allows
+	// every authenticated user everything.
+	Authz   auth.Authorizer
 	Table   TableConverter
 	OpenAPI OpenAPI
 	// Extra serves non-API paths (metrics, debug) before authentication checks of API paths;
@@ -139,7 +142,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // serve is ServeHTTP's routing (the order of kube-apiserver's filters: request deadline,
-// authentication, max-in-flight, then the handler).
+// authentication, impersonation, authorization, max-in-flight, then the handler).
 func (s *Server) serve(w *recorder, r *http.Request) {
 	path := r.URL.Path
 	switch path {
@@ -173,6 +176,15 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 			return
 		}
 		w.user = user.Name
+		if s.cfg.Authz != nil {
+			if user, ok = s.impersonate(w, r, user); !ok {
+				return
+			}
+			w.user = user.Name
+			if !s.allowed(w, r, requestAttributes(r, info, isResource, user)) {
+				return
+			}
+		}
 		r = r.WithContext(auth.WithUser(r.Context(), user))
 	}
 	if watch {

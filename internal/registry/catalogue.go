@@ -10,6 +10,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -165,6 +166,10 @@ func Builtins() []*Resource {
 		builtin(batch, "jobs", "Job", true, batchv1.Job{}, batchv1.JobList{}, nil, withStatus, withGeneration, withAll),
 		builtin(batch, "cronjobs", "CronJob", true, batchv1.CronJob{}, batchv1.CronJobList{}, []string{"cj"}, withStatus, withGeneration, withAll),
 		builtin(schedulingv1.SchemeGroupVersion, "priorityclasses", "PriorityClass", false, schedulingv1.PriorityClass{}, schedulingv1.PriorityClassList{}, []string{"pc"}),
+		builtin(rbacv1.SchemeGroupVersion, "roles", "Role", true, rbacv1.Role{}, rbacv1.RoleList{}, nil),
+		builtin(rbacv1.SchemeGroupVersion, "rolebindings", "RoleBinding", true, rbacv1.RoleBinding{}, rbacv1.RoleBindingList{}, nil),
+		builtin(rbacv1.SchemeGroupVersion, "clusterroles", "ClusterRole", false, rbacv1.ClusterRole{}, rbacv1.ClusterRoleList{}, nil),
+		builtin(rbacv1.SchemeGroupVersion, "clusterrolebindings", "ClusterRoleBinding", false, rbacv1.ClusterRoleBinding{}, rbacv1.ClusterRoleBindingList{}, nil),
 		builtin(storagev1.SchemeGroupVersion, "storageclasses", "StorageClass", false, storagev1.StorageClass{}, storagev1.StorageClassList{}, []string{"sc"}),
 		builtin(apiextensionsv1.SchemeGroupVersion, "customresourcedefinitions", "CustomResourceDefinition", false, apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{}, []string{"crd", "crds"}, withStatus, withGeneration),
 	}

@@ -13,6 +13,10 @@ type denyAll struct{}
 
 func (denyAll) AuthorizePath(auth.User, string, string) bool { return false }
 
+type allowAuthenticated struct{}
+
+func (allowAuthenticated) AuthorizePath(auth.User, string, string) bool { return true }
+
 // TestGuarded: /metrics and /debug/pprof/ answer anonymous requests with the API's 401
 // Status and requests their authorizer denies with kube-apiserver's 403 for a
 // non-resource path.

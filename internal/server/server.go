@@ -171,6 +171,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// 3. Registry, admission, quota.
 	var store *registry.Store
 	var cached *cachedReader
+	var rbacs *rbacFeed
 	reader := lazyReader{&cached}
 	quotaReg := evaluator.NewRegistry()
 	quotaPlugin := resourcequota.NewPlugin(quotaReg, limited)
@@ -192,12 +193,16 @@ func Run(ctx context.Context, cfg Config) error {
 		if cached != nil {
 			cached.observe(res, obj, deleted)
 		}
+		if rbacs != nil {
+			rbacs.observe(res, obj, deleted)
+		}
 	}
 	metrics := newMetrics()
 	rcfg.ObserveQuota = metrics.observeQuota
 	rcfg.ObserveRequest = metrics.observeRequest
 	store = registry.NewStore(rcfg)
 	cached = newCachedReader(ctx, store, log)
+	rbacs = newRBACFeed(ctx, store, log)
 	metrics.reg.MustRegister(newQuotaCollector(ctx, store, log))
 
 	// 4. Bootstrap objects and controllers.
@@ -237,13 +242,17 @@ func Run(ctx context.Context, cfg Config) error {
 		ln.Close()
 		return err
 	}
-	extra := map[string]http.Handler{"/metrics": metrics.handler(auth, allowAuthenticated{})}
+	if err := rbacs.wait(ctx); err != nil {
+		ln.Close()
+		return err
+	}
+	extra := map[string]http.Handler{"/metrics": metrics.handler(auth, rbacs)}
 	if cfg.Debug {
-		extra["/debug/pprof/"] = pprofHandler(auth, allowAuthenticated{})
+		extra["/debug/pprof/"] = pprofHandler(auth, rbacs)
 	}
 	oa := newOpenAPI(cat)
 	api := apiserver.New(apiserver.Config{
-		Store: store, Auth: auth, Table: tableConverter, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: newFieldManagers(oa),
+		Store: store, Auth: auth, Authz: rbacs.authz, Table: tableConverter, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: newFieldManagers(oa),
 		Version:        apiserver.VersionInfo{Major: "1", Minor: "32", GitVersion: KubernetesVersion + "+quotad"},
 		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,

@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -62,6 +63,11 @@ func namespaceFixtures(hard corev1.ResourceList) map[string]runtime.Object {
 		"cronjobs.batch": &batchv1.CronJob{ObjectMeta: meta("cj"), Spec: batchv1.CronJobSpec{
 			Schedule: "* * * * *", JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: jobTemplate()}}}},
 		"widgets.example.com": cr("Widget", "w", map[string]interface{}{"size": int64(1)}),
+		"roles.rbac.authorization.k8s.io": &rbacv1.Role{ObjectMeta: meta("role"), Rules: []rbacv1.PolicyRule{{
+			Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"pods"}}}},
+		"rolebindings.rbac.authorization.k8s.io": &rbacv1.RoleBinding{ObjectMeta: meta("rb"),
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "role"},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"}}},
 	}
 }
 
