@@ -17,6 +17,7 @@ import (
 	goruntime "runtime"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/admission/limitranger"
@@ -24,6 +25,9 @@ import (
 	"github.com/quotad/quotad/internal/admission/priority"
 	"github.com/quotad/quotad/internal/admission/resourcequota"
 	"github.com/quotad/quotad/internal/apiserver"
+	authpkg "github.com/quotad/quotad/internal/auth"
+	"github.com/quotad/quotad/internal/auth/authn"
+	"github.com/quotad/quotad/internal/auth/review"
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/evaluator"
 	"github.com/quotad/quotad/internal/registry"
@@ -171,6 +175,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// 3. Registry, admission, quota.
 	var store *registry.Store
 	var cached *cachedReader
+	var tokenObjects *uidIndex
 	reader := lazyReader{&cached}
 	quotaReg := evaluator.NewRegistry()
 	quotaPlugin := resourcequota.NewPlugin(quotaReg, limited)
@@ -192,12 +197,16 @@ func Run(ctx context.Context, cfg Config) error {
 		if cached != nil {
 			cached.observe(res, obj, deleted)
 		}
+		if tokenObjects != nil {
+			tokenObjects.observe(res, obj, deleted)
+		}
 	}
 	metrics := newMetrics()
 	rcfg.ObserveQuota = metrics.observeQuota
 	rcfg.ObserveRequest = metrics.observeRequest
 	store = registry.NewStore(rcfg)
 	cached = newCachedReader(ctx, store, log)
+	tokenObjects = newUIDIndex(ctx, store, log)
 	metrics.reg.MustRegister(newQuotaCollector(ctx, store, log))
 
 	// 4. Bootstrap objects and controllers.
@@ -232,10 +241,36 @@ func Run(ctx context.Context, cfg Config) error {
 		ln.Close()
 		return err
 	}
-	auth, err := newTokenAuth(creds.AdminToken, cfg.TokenAuthFile)
+	// Authentication: client certificates, static tokens, ServiceAccount tokens checked
+	// against an index of ServiceAccounts, Pods and Secrets kept by watch.
+	tokens, err := authn.NewTokenFile(creds.AdminToken, cfg.TokenAuthFile)
 	if err != nil {
 		ln.Close()
 		return err
+	}
+	saKey, err := authn.LoadOrCreateKey(cfg.DataDir)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	sas, err := authn.NewServiceAccounts(saKey, tokenObjects, nil)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	if err := tokenObjects.waitSynced(ctx); err != nil {
+		ln.Close()
+		return err
+	}
+	auth := &authn.Authenticator{Tokens: tokens, ServiceAccounts: sas}
+	// The access reviews decide through these (nil until RBAC is wired: system:masters
+	// is allowed everything, everyone else nothing).
+	var authorizer authpkg.Authorizer
+	var ruleResolver authpkg.RuleResolver
+	reviews := &review.Reviews{Tokens: auth, Authorizer: authorizer, Rules: ruleResolver, APIAudiences: sas.APIAudiences()}
+	reviewHandlers := map[schema.GroupResource]apiserver.Review{}
+	for gr, h := range reviews.Handlers() {
+		reviewHandlers[gr] = apiserver.Review(h)
 	}
 	extra := map[string]http.Handler{"/metrics": metrics.handler(auth, allowAuthenticated{})}
 	if cfg.Debug {
@@ -248,6 +283,7 @@ func Run(ctx context.Context, cfg Config) error {
 		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
 		ObservePanic: metrics.apiPanics.Inc,
+		Reviews:      reviewHandlers, TokenRequest: tokenRequester(store, sas),
 		Ready: func(ctx context.Context) error {
 			_, err := st.Revision(ctx)
 			return err
