@@ -306,7 +306,7 @@ func TestAuthnAnonymousAndReviews(t *testing.T) {
 	}
 	lsar, err := s.Client.AuthorizationV1().LocalSubjectAccessReviews("team-a").Create(ctx, &authorizationv1.LocalSubjectAccessReview{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a"},
-		Spec: authorizationv1.SubjectAccessReviewSpec{User: "alice", ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: "team-b", Verb: "get", Resource: "pods"}}}, metav1.CreateOptions{})
+		Spec:       authorizationv1.SubjectAccessReviewSpec{User: "alice", ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: "team-b", Verb: "get", Resource: "pods"}}}, metav1.CreateOptions{})
 	if !apierrors.IsBadRequest(err) || err.Error() != "spec.resourceAttributes.namespace must match namespace: team-a" {
 		t.Errorf("local subject access review of another namespace: %+v %v", lsar, err)
 	}
