@@ -27,17 +27,36 @@ const (
 )
 
 // tokenRequester serves serviceaccounts/<name>/token as upstream's TokenREST does:
-//  1. Default expirationSeconds (3600) and validate it (10 minutes to 2^32 seconds).
-//  2. Read the ServiceAccount (404 when there is none).
+//  1. metadata.name and metadata.namespace, when set, must be the ServiceAccount's.
+//  2. Read the ServiceAccount (404 when there is none); default the audiences, name and
+//     namespace, and expirationSeconds (3600); validate it (10 minutes to 2^32 seconds).
 //  3. A bound object must be a Pod running as that ServiceAccount or a Secret, with the
 //     UID given, if one is.
 //  4. Sign the token (not on a dry run) and answer it with its expiry.
 func tokenRequester(store *registry.Store, sas *authn.ServiceAccounts) apiserver.TokenRequester {
-	core := func(r string) *registry.Resource {
-		return store.Catalogue().Get(corev1.SchemeGroupVersion.WithResource(r))
-	}
+	core := func(r string) *registry.Resource { return store.Catalogue().Get(corev1.SchemeGroupVersion.WithResource(r)) }
+	gk := schema.GroupKind{Group: authenticationv1.GroupName, Kind: "TokenRequest"}
 	return func(ctx context.Context, ns, name string, req *authenticationv1.TokenRequest, dryRun bool) (*authenticationv1.TokenRequest, error) {
 		// 1.
+		if req.Name != "" && req.Name != name {
+			return nil, apierrors.NewInvalid(gk, name, field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), req.Name, "must match the service account name if specified")})
+		}
+		if req.Namespace != "" && req.Namespace != ns {
+			return nil, apierrors.NewInvalid(gk, name, field.ErrorList{field.Invalid(field.NewPath("metadata", "namespace"), req.Namespace, "must match the service account namespace if specified")})
+		}
+		// 2.
+		saObj, err := store.Get(ctx, core("serviceaccounts"), ns, name)
+		if err != nil {
+			return nil, err
+		}
+		sa := saObj.(*corev1.ServiceAccount)
+		if len(req.Spec.Audiences) == 0 {
+			req.Spec.Audiences = sas.APIAudiences()
+		}
+		req.Name, req.Namespace = sa.Name, sa.Namespace
+		now := time.Now()
+		req.CreationTimestamp = metav1.NewTime(now)
+		req.Status = authenticationv1.TokenRequestStatus{}
 		if req.Spec.ExpirationSeconds == nil {
 			d := int64(defaultTokenSeconds)
 			req.Spec.ExpirationSeconds = &d
@@ -51,14 +70,8 @@ func tokenRequester(store *registry.Store, sas *authn.ServiceAccounts) apiserver
 			errs = append(errs, field.Invalid(field.NewPath("spec", "expirationSeconds"), exp, "may not specify a duration larger than 2^32 seconds"))
 		}
 		if len(errs) > 0 {
-			return nil, apierrors.NewInvalid(schema.GroupKind{Group: authenticationv1.GroupName, Kind: "TokenRequest"}, req.Name, errs)
+			return nil, apierrors.NewInvalid(gk, "", errs)
 		}
-		// 2.
-		saObj, err := store.Get(ctx, core("serviceaccounts"), ns, name)
-		if err != nil {
-			return nil, err
-		}
-		sa := saObj.(*corev1.ServiceAccount)
 		spec := authn.TokenSpec{
 			Namespace: ns, ServiceAccount: authn.Ref{Name: sa.Name, UID: sa.UID},
 			Audiences: req.Spec.Audiences, Expiration: time.Duration(exp) * time.Second,
@@ -75,7 +88,7 @@ func tokenRequester(store *registry.Store, sas *authn.ServiceAccounts) apiserver
 				}
 				pod := obj.(*corev1.Pod)
 				if pod.Spec.ServiceAccountName != name {
-					return nil, apierrors.NewBadRequest(fmt.Sprintf("cannot bind token for serviceaccount %q to pod running with serviceaccount %q", name, pod.Spec.ServiceAccountName))
+					return nil, apierrors.NewBadRequest(fmt.Sprintf("cannot bind token for serviceaccount %q to pod running with different serviceaccount name.", name))
 				}
 				uid = pod.UID
 				spec.Pod = &authn.Ref{Name: pod.Name, UID: uid}
@@ -92,11 +105,8 @@ func tokenRequester(store *registry.Store, sas *authn.ServiceAccounts) apiserver
 			}
 			if ref.UID != "" && uid != ref.UID {
 				return nil, apierrors.NewConflict(schema.GroupResource{Group: gvk.Group, Resource: gvk.Kind}, ref.Name,
-					fmt.Errorf("the UID in the bound object reference (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", ref.UID, uid))
+					fmt.Errorf("the UID in the bound object reference (%s) does not match the UID in record. The object might have been deleted and then recreated", ref.UID))
 			}
-		}
-		if len(req.Spec.Audiences) == 0 {
-			req.Spec.Audiences = sas.APIAudiences()
 		}
 		// 4.
 		if dryRun {
