@@ -34,7 +34,9 @@ const (
 //     UID given, if one is.
 //  4. Sign the token (not on a dry run) and answer it with its expiry.
 func tokenRequester(store *registry.Store, sas *authn.ServiceAccounts) apiserver.TokenRequester {
-	core := func(r string) *registry.Resource { return store.Catalogue().Get(corev1.SchemeGroupVersion.WithResource(r)) }
+	core := func(r string) *registry.Resource {
+		return store.Catalogue().Get(corev1.SchemeGroupVersion.WithResource(r))
+	}
 	gk := schema.GroupKind{Group: authenticationv1.GroupName, Kind: "TokenRequest"}
 	return func(ctx context.Context, ns, name string, req *authenticationv1.TokenRequest, dryRun bool) (*authenticationv1.TokenRequest, error) {
 		// 1.
