@@ -214,7 +214,7 @@ func (s *ServiceAccounts) AuthenticateToken(tok string, audiences []string) (aut
 	var c claims
 	_, err := jwt.ParseWithClaims(tok, &c, func(*jwt.Token) (any, error) { return &s.key.PublicKey, nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodES256.Alg()}), jwt.WithIssuer(s.issuer),
-		jwt.WithTimeFunc(s.clock), jwt.WithExpirationRequired(), jwt.WithLeeway(0))
+		jwt.WithTimeFunc(s.clock), jwt.WithExpirationRequired(), jwt.WithLeeway(0), jwt.WithStrictDecoding())
 	if err != nil || c.Kubernetes == nil {
 		return auth.User{}, nil, false
 	}
