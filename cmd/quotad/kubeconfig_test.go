@@ -31,3 +31,19 @@ func TestKubeconfigCommandErrors(t *testing.T) {
 		t.Errorf("--help: exit %d %q %q", code, out.String(), errOut.String())
 	}
 }
+
+// TestServiceAccountFlags: the ServiceAccount token flags fill the config.
+func TestServiceAccountFlags(t *testing.T) {
+	o := newOptions()
+	if err := o.parse([]string{"--service-account-issuer=https://q.example", "--api-audiences=a,b", "--service-account-max-token-expiration=2h"}); err != nil {
+		t.Fatal(err)
+	}
+	c := o.cfg
+	if c.ServiceAccountIssuer != "https://q.example" || strings.Join(c.APIAudiences, ",") != "a,b" || c.ServiceAccountMaxTokenExpiration.String() != "2h0m0s" {
+		t.Fatalf("config %q %v %v", c.ServiceAccountIssuer, c.APIAudiences, c.ServiceAccountMaxTokenExpiration)
+	}
+	d := newOptions()
+	if err := d.parse(nil); err != nil || d.cfg.ServiceAccountIssuer != "https://kubernetes.default.svc.cluster.local" || d.cfg.APIAudiences != nil || d.cfg.ServiceAccountMaxTokenExpiration != 0 {
+		t.Fatalf("defaults %+v %v", d.cfg, err)
+	}
+}

@@ -20,8 +20,8 @@ import (
 type Review func(ctx context.Context, namespace string, obj runtime.Object) (runtime.Object, error)
 
 // TokenRequester answers a TokenRequest for ServiceAccount name in namespace (POST
-// serviceaccounts/<name>/token).
-type TokenRequester func(ctx context.Context, namespace, name string, req *authenticationv1.TokenRequest, dryRun bool) (*authenticationv1.TokenRequest, error)
+// serviceaccounts/<name>/token), with warnings for the client.
+type TokenRequester func(ctx context.Context, namespace, name string, req *authenticationv1.TokenRequest, dryRun bool) (*authenticationv1.TokenRequest, []string, error)
 
 // tokenRequestResource is the kind the token subresource reads and answers.
 var tokenRequestResource = &registry.Resource{
@@ -61,11 +61,12 @@ func (s *Server) serveTokenRequest(w http.ResponseWriter, r *http.Request, info 
 		return
 	}
 	q := r.URL.Query()
-	out, err := s.cfg.TokenRequest(r.Context(), info.Namespace, info.Name, obj.(*authenticationv1.TokenRequest), len(q["dryRun"]) > 0)
+	out, warnings, err := s.cfg.TokenRequest(r.Context(), info.Namespace, info.Name, obj.(*authenticationv1.TokenRequest), len(q["dryRun"]) > 0)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	warn(w, warnings)
 	out.GetObjectKind().SetGroupVersionKind(tokenRequestResource.GVK())
 	writeJSON(w, http.StatusCreated, out)
 }

@@ -60,6 +60,12 @@ type Config struct {
 	EtcdCertFile               string
 	EtcdKeyFile                string
 	TokenAuthFile              string
+	// ServiceAccountIssuer is --service-account-issuer ("": authn.DefaultIssuer),
+	// APIAudiences --api-audiences (none: the issuer) and ServiceAccountMaxTokenExpiration
+	// --service-account-max-token-expiration (0: no bound).
+	ServiceAccountIssuer             string
+	APIAudiences                     []string
+	ServiceAccountMaxTokenExpiration time.Duration
 	AdmissionControlConfigFile string
 	EnableAdmissionPlugins     []string
 	DisableAdmissionPlugins    []string
@@ -253,7 +259,11 @@ func Run(ctx context.Context, cfg Config) error {
 		ln.Close()
 		return err
 	}
-	sas, err := authn.NewServiceAccounts(saKey, tokenObjects, nil)
+	var saOpts []authn.Option
+	if cfg.ServiceAccountIssuer != "" {
+		saOpts = append(saOpts, authn.WithIssuer(cfg.ServiceAccountIssuer))
+	}
+	sas, err := authn.NewServiceAccounts(saKey, tokenObjects, nil, append(saOpts, authn.WithAPIAudiences(cfg.APIAudiences))...)
 	if err != nil {
 		ln.Close()
 		return err
@@ -283,7 +293,7 @@ func Run(ctx context.Context, cfg Config) error {
 		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
 		ObservePanic: metrics.apiPanics.Inc,
-		Reviews:      reviewHandlers, TokenRequest: tokenRequester(store, sas),
+		Reviews:      reviewHandlers, TokenRequest: tokenRequester(store, sas, cfg.ServiceAccountMaxTokenExpiration),
 		Ready: func(ctx context.Context) error {
 			_, err := st.Revision(ctx)
 			return err

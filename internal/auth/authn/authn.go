@@ -2,6 +2,7 @@ package authn
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/quotad/quotad/internal/auth"
@@ -47,9 +48,13 @@ func (a *Authenticator) AuthenticateToken(tok string, audiences []string) (auth.
 			if audiences == nil {
 				return u, nil, true
 			}
+			api := []string{DefaultIssuer}
+			if a.ServiceAccounts != nil {
+				api = a.ServiceAccounts.apiAudiences
+			}
 			var matched []string
 			for _, x := range audiences {
-				if x == DefaultIssuer {
+				if slices.Contains(api, x) {
 					matched = append(matched, x)
 				}
 			}

@@ -147,9 +147,22 @@ type ServiceAccounts struct {
 	clock        func() time.Time
 }
 
+// Option configures ServiceAccounts.
+type Option func(*ServiceAccounts)
+
+// WithIssuer sets the iss of issued tokens, and the one verified (kube-apiserver's
+// --service-account-issuer; default DefaultIssuer).
+func WithIssuer(iss string) Option { return func(s *ServiceAccounts) { s.issuer = iss } }
+
+// WithAPIAudiences sets the audiences a token must name one of to authenticate to quotad
+// (kube-apiserver's --api-audiences; default the issuer).
+func WithAPIAudiences(auds []string) Option {
+	return func(s *ServiceAccounts) { s.apiAudiences = slices.Clone(auds) }
+}
+
 // NewServiceAccounts returns the issuer and verifier of tokens signed with key. clock
 // nil is time.Now.
-func NewServiceAccounts(key *ecdsa.PrivateKey, objects Objects, clock func() time.Time) (*ServiceAccounts, error) {
+func NewServiceAccounts(key *ecdsa.PrivateKey, objects Objects, clock func() time.Time, opts ...Option) (*ServiceAccounts, error) {
 	if clock == nil {
 		clock = time.Now
 	}
@@ -158,10 +171,17 @@ func NewServiceAccounts(key *ecdsa.PrivateKey, objects Objects, clock func() tim
 		return nil, err
 	}
 	sum := sha256.Sum256(der)
-	return &ServiceAccounts{
+	s := &ServiceAccounts{
 		key: key, keyID: base64.RawURLEncoding.EncodeToString(sum[:]), issuer: DefaultIssuer,
-		apiAudiences: []string{DefaultIssuer}, objects: objects, clock: clock,
-	}, nil
+		objects: objects, clock: clock,
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	if len(s.apiAudiences) == 0 {
+		s.apiAudiences = []string{s.issuer}
+	}
+	return s, nil
 }
 
 // APIAudiences are the audiences quotad accepts tokens for.
