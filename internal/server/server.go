@@ -52,24 +52,18 @@ func CurrentVersion() Version {
 
 // Config is quotad's configuration, named after kube-apiserver's flags.
 type Config struct {
-	DataDir       string
-	BindAddress   string
-	SecurePort    int
-	EtcdServers   []string
-	EtcdCAFile    string
-	EtcdCertFile  string
-	EtcdKeyFile   string
-	TokenAuthFile string
-	// ServiceAccountIssuer is --service-account-issuer ("": authn.DefaultIssuer),
-	// APIAudiences --api-audiences (none: the issuer) and ServiceAccountMaxTokenExpiration
-	// --service-account-max-token-expiration (0: no bound).
-	ServiceAccountIssuer             string
-	APIAudiences                     []string
-	ServiceAccountMaxTokenExpiration time.Duration
-	AdmissionControlConfigFile       string
-	EnableAdmissionPlugins           []string
-	DisableAdmissionPlugins          []string
-	ResourceQuotaSyncPeriod          time.Duration
+	DataDir                    string
+	BindAddress                string
+	SecurePort                 int
+	EtcdServers                []string
+	EtcdCAFile                 string
+	EtcdCertFile               string
+	EtcdKeyFile                string
+	TokenAuthFile              string
+	AdmissionControlConfigFile string
+	EnableAdmissionPlugins     []string
+	DisableAdmissionPlugins    []string
+	ResourceQuotaSyncPeriod    time.Duration
 	// EtcdUnsafeNoFsync turns off the embedded etcd's fsync: for tests only.
 	EtcdUnsafeNoFsync bool
 	// WrapStorage, when set, wraps the storage everything but the embedded etcd's own
@@ -91,6 +85,13 @@ type Config struct {
 
 	// LogLevel is the level Logger was built with (kube's --v=n is slog.Level(-n)).
 	LogLevel slog.Level
+
+	// ServiceAccountIssuer is --service-account-issuer ("": authn.DefaultIssuer),
+	// APIAudiences --api-audiences (none: the issuer) and ServiceAccountMaxTokenExpiration
+	// --service-account-max-token-expiration (0: no bound).
+	ServiceAccountIssuer             string
+	APIAudiences                     []string
+	ServiceAccountMaxTokenExpiration time.Duration
 }
 
 // Running describes a started server.
