@@ -24,7 +24,7 @@ func TestAuthnKubectl(t *testing.T) {
 	c := start(t)
 	c.must("create", "namespace", "team-a")
 	// The namespace controller creates the default ServiceAccount.
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(120 * time.Second)
 	for c.kubectl("get", "serviceaccount", "default", "-n", "team-a").code != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("no default ServiceAccount in team-a")
@@ -45,6 +45,28 @@ func TestAuthnKubectl(t *testing.T) {
 	}
 	if r := c.kubectl("create", "token", "nobody", "-n", "team-a"); r.code == 0 || r.stderr != "error: failed to create token: serviceaccounts \"nobody\" not found\n" {
 		t.Errorf("create token of a missing service account: exit %d %q", r.code, r.stderr)
+	}
+
+	// A token bound to a pod, for another audience too, ends with the pod.
+	c.must("run", "p", "-n", "team-a", "--image", "busybox", "--overrides", `{"spec":{"serviceAccountName":"default"}}`)
+	boundTok := strings.TrimSpace(c.must("create", "token", "default", "-n", "team-a", "--bound-object-kind", "Pod", "--bound-object-name", "p",
+		"--audience", "https://kubernetes.default.svc.cluster.local", "--audience", "vault"))
+	if got := c.must("auth", "whoami", "--token", boundTok, "-o", "jsonpath={.status.userInfo.extra.authentication\\.kubernetes\\.io/pod-name}"); got != `["p"]` {
+		t.Errorf("whoami with the pod-bound token: %q", got)
+	}
+	c.must("delete", "pod", "p", "-n", "team-a", "--wait=false")
+	for {
+		r := c.kubectl("auth", "whoami", "--token", boundTok)
+		if r.code != 0 {
+			if r.stderr != "error: You must be logged in to the server (Unauthorized)\n" {
+				t.Errorf("whoami with the token of a deleted pod: %q", r.stderr)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the token of a deleted pod still works")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 
 	// 2. whoami as the admin.
