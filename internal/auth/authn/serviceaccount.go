@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -145,7 +146,16 @@ type ServiceAccounts struct {
 	apiAudiences []string
 	objects      Objects
 	clock        func() time.Time
+
+	// verified holds the claims of tokens whose signature verified, by the SHA-256 of the
+	// token, so a token's signature is checked once; its expiry, audience and objects are
+	// checked on every use. At most maxVerified entries.
+	mu       sync.RWMutex
+	verified map[[sha256.Size]byte]*claims
 }
+
+// maxVerified bounds the verified-token cache.
+const maxVerified = 4096
 
 // Option configures ServiceAccounts.
 type Option func(*ServiceAccounts)
@@ -231,11 +241,8 @@ func (s *ServiceAccounts) AuthenticateToken(tok string, audiences []string) (aut
 	if audiences == nil {
 		audiences = s.apiAudiences
 	}
-	var c claims
-	_, err := jwt.ParseWithClaims(tok, &c, func(*jwt.Token) (any, error) { return &s.key.PublicKey, nil },
-		jwt.WithValidMethods([]string{jwt.SigningMethodES256.Alg()}), jwt.WithIssuer(s.issuer),
-		jwt.WithTimeFunc(s.clock), jwt.WithExpirationRequired(), jwt.WithLeeway(0), jwt.WithStrictDecoding())
-	if err != nil || c.Kubernetes == nil {
+	c, ok := s.verify(tok)
+	if !ok {
 		return auth.User{}, nil, false
 	}
 	var matched []string
@@ -267,6 +274,42 @@ func (s *ServiceAccounts) AuthenticateToken(tok string, audiences []string) (aut
 		u.Extra[ExtraCredentialID] = []string{"JTI=" + c.ID}
 	}
 	return u, matched, true
+}
+
+// verify returns the claims of a token signed with the key, by this issuer, valid now.
+// The signature is checked once per token (see verified); the times on every call.
+func (s *ServiceAccounts) verify(tok string) (*claims, bool) {
+	sum := sha256.Sum256([]byte(tok))
+	s.mu.RLock()
+	c := s.verified[sum]
+	s.mu.RUnlock()
+	if c != nil {
+		now := s.clock()
+		if c.ExpiresAt == nil || !now.Before(c.ExpiresAt.Time) || (c.NotBefore != nil && now.Before(c.NotBefore.Time)) {
+			return nil, false
+		}
+		return c, true
+	}
+	c = &claims{}
+	_, err := jwt.ParseWithClaims(tok, c, func(*jwt.Token) (any, error) { return &s.key.PublicKey, nil },
+		jwt.WithValidMethods([]string{jwt.SigningMethodES256.Alg()}), jwt.WithIssuer(s.issuer),
+		jwt.WithTimeFunc(s.clock), jwt.WithExpirationRequired(), jwt.WithLeeway(0), jwt.WithStrictDecoding())
+	if err != nil || c.Kubernetes == nil {
+		return nil, false
+	}
+	s.mu.Lock()
+	if s.verified == nil {
+		s.verified = map[[sha256.Size]byte]*claims{}
+	}
+	for k := range s.verified {
+		if len(s.verified) < maxVerified {
+			break
+		}
+		delete(s.verified, k)
+	}
+	s.verified[sum] = c
+	s.mu.Unlock()
+	return c, true
 }
 
 func (s *ServiceAccounts) exists(resource, ns string, r Ref) bool {

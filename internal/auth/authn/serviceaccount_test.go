@@ -136,6 +136,45 @@ func TestServiceAccountTokens(t *testing.T) {
 	}
 }
 
+// TestVerifiedTokensStillChecked: a token whose signature was verified before is still
+// checked for expiry and for its ServiceAccount on every use.
+func TestVerifiedTokensStillChecked(t *testing.T) {
+	key, err := LoadOrCreateKey(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	objs := objects{"serviceaccounts/ns/sa": "uid"}
+	sas, err := NewServiceAccounts(key, objs, func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _, err := sas.Issue(TokenSpec{Namespace: "ns", ServiceAccount: Ref{Name: "sa", UID: "uid"}, Expiration: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name string
+		do   func()
+		ok   bool
+	}{
+		{"first use", func() {}, true},
+		{"seen", func() {}, true},
+		{"service account deleted", func() { delete(objs, "serviceaccounts/ns/sa") }, false},
+		{"service account back with its uid (a relist)", func() { objs["serviceaccounts/ns/sa"] = "uid" }, true},
+		{"expired", func() { now = now.Add(time.Hour) }, false},
+	}
+	for _, st := range steps {
+		st.do()
+		if _, _, ok := sas.AuthenticateToken(tok, nil); ok != st.ok {
+			t.Errorf("%s: ok %v", st.name, ok)
+		}
+	}
+	if len(sas.verified) != 1 {
+		t.Errorf("%d verified tokens cached", len(sas.verified))
+	}
+}
+
 // tamper changes the token's payload, keeping its signature.
 func tamper(tok string) string {
 	p := strings.Split(tok, ".")
