@@ -35,11 +35,11 @@ func TestKubeconfigCommandErrors(t *testing.T) {
 // TestServiceAccountFlags: the ServiceAccount token flags fill the config.
 func TestServiceAccountFlags(t *testing.T) {
 	o := newOptions()
-	if err := o.parse([]string{"--service-account-issuer=https://q.example", "--api-audiences=a,b", "--service-account-max-token-expiration=2h"}); err != nil {
+	if err := o.parse([]string{"--service-account-issuer=https://q.example", "--api-audiences=a,b", "--service-account-max-token-expiration=2h", "--service-account-signing-key-file=/k.pem"}); err != nil {
 		t.Fatal(err)
 	}
 	c := o.cfg
-	if c.ServiceAccountIssuer != "https://q.example" || strings.Join(c.APIAudiences, ",") != "a,b" || c.ServiceAccountMaxTokenExpiration.String() != "2h0m0s" {
+	if c.ServiceAccountIssuer != "https://q.example" || strings.Join(c.APIAudiences, ",") != "a,b" || c.ServiceAccountMaxTokenExpiration.String() != "2h0m0s" || c.ServiceAccountSigningKeyFile != "/k.pem" {
 		t.Fatalf("config %q %v %v", c.ServiceAccountIssuer, c.APIAudiences, c.ServiceAccountMaxTokenExpiration)
 	}
 	d := newOptions()

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -87,11 +88,15 @@ type Config struct {
 	LogLevel slog.Level
 
 	// ServiceAccountIssuer is --service-account-issuer ("": authn.DefaultIssuer),
-	// APIAudiences --api-audiences (none: the issuer) and ServiceAccountMaxTokenExpiration
-	// --service-account-max-token-expiration (0: no bound).
+	// APIAudiences --api-audiences (none: the issuer), ServiceAccountMaxTokenExpiration
+	// --service-account-max-token-expiration (0: no bound) and
+	// ServiceAccountSigningKeyFile --service-account-signing-key-file ("": the data dir's
+	// sa.key, created on first start; replicas that share one etcd share a key file so
+	// that each accepts the others' tokens).
 	ServiceAccountIssuer             string
 	APIAudiences                     []string
 	ServiceAccountMaxTokenExpiration time.Duration
+	ServiceAccountSigningKeyFile     string
 }
 
 // Running describes a started server.
@@ -255,7 +260,12 @@ func Run(ctx context.Context, cfg Config) error {
 		ln.Close()
 		return err
 	}
-	saKey, err := authn.LoadOrCreateKey(cfg.DataDir)
+	var saKey crypto.Signer
+	if cfg.ServiceAccountSigningKeyFile != "" {
+		saKey, err = authn.LoadKeyFile(cfg.ServiceAccountSigningKeyFile)
+	} else {
+		saKey, err = authn.LoadOrCreateKey(cfg.DataDir)
+	}
 	if err != nil {
 		ln.Close()
 		return err

@@ -1,9 +1,11 @@
 package authn
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
@@ -72,6 +74,53 @@ func LoadOrCreateKey(dir string) (*ecdsa.PrivateKey, error) {
 	return key, nil
 }
 
+// LoadKeyFile reads a PEM private key to sign ServiceAccount tokens with
+// (kube-apiserver's --service-account-signing-key-file): RSA (RS256) or ECDSA P-256
+// (ES256), in PKCS#1, SEC 1 or PKCS#8 form.
+func LoadKeyFile(path string) (crypto.Signer, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("service account signing key: %w", err)
+	}
+	blk, _ := pem.Decode(b)
+	if blk == nil {
+		return nil, fmt.Errorf("service account signing key %s: no PEM data", path)
+	}
+	var key any
+	switch blk.Type {
+	case "EC PRIVATE KEY":
+		key, err = x509.ParseECPrivateKey(blk.Bytes)
+	case "RSA PRIVATE KEY":
+		key, err = x509.ParsePKCS1PrivateKey(blk.Bytes)
+	case "PRIVATE KEY":
+		key, err = x509.ParsePKCS8PrivateKey(blk.Bytes)
+	default:
+		return nil, fmt.Errorf("service account signing key %s: a PEM %q block is not a private key", path, blk.Type)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("service account signing key %s: %w", path, err)
+	}
+	signer, ok := key.(crypto.Signer)
+	if !ok || signingMethod(signer) == nil {
+		return nil, fmt.Errorf("service account signing key %s: only RSA and ECDSA P-256 keys are supported", path)
+	}
+	return signer, nil
+}
+
+// signingMethod is the JWT algorithm of a key: RS256 for RSA, ES256 for ECDSA P-256;
+// nil for any other.
+func signingMethod(key crypto.Signer) jwt.SigningMethod {
+	switch k := key.(type) {
+	case *rsa.PrivateKey:
+		return jwt.SigningMethodRS256
+	case *ecdsa.PrivateKey:
+		if k.Curve == elliptic.P256() {
+			return jwt.SigningMethodES256
+		}
+	}
+	return nil
+}
+
 // writeNew writes a new file with mode 0600 (through a temporary file, so a crash never
 // leaves half a key).
 func writeNew(path string, data []byte) error {
@@ -138,7 +187,8 @@ type TokenSpec struct {
 
 // ServiceAccounts issues and verifies ServiceAccount tokens.
 type ServiceAccounts struct {
-	key    *ecdsa.PrivateKey
+	key    crypto.Signer
+	method jwt.SigningMethod
 	keyID  string
 	issuer string
 	// apiAudiences are the audiences a token must name one of to authenticate to quotad
@@ -170,19 +220,23 @@ func WithAPIAudiences(auds []string) Option {
 	return func(s *ServiceAccounts) { s.apiAudiences = slices.Clone(auds) }
 }
 
-// NewServiceAccounts returns the issuer and verifier of tokens signed with key. clock
-// nil is time.Now.
-func NewServiceAccounts(key *ecdsa.PrivateKey, objects Objects, clock func() time.Time, opts ...Option) (*ServiceAccounts, error) {
+// NewServiceAccounts returns the issuer and verifier of tokens signed with key (RSA or
+// ECDSA P-256). clock nil is time.Now.
+func NewServiceAccounts(key crypto.Signer, objects Objects, clock func() time.Time, opts ...Option) (*ServiceAccounts, error) {
 	if clock == nil {
 		clock = time.Now
 	}
-	der, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	method := signingMethod(key)
+	if method == nil {
+		return nil, errors.New("service account signing key: only RSA and ECDSA P-256 keys are supported")
+	}
+	der, err := x509.MarshalPKIXPublicKey(key.Public())
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(der)
 	s := &ServiceAccounts{
-		key: key, keyID: base64.RawURLEncoding.EncodeToString(sum[:]), issuer: DefaultIssuer,
+		key: key, method: method, keyID: base64.RawURLEncoding.EncodeToString(sum[:]), issuer: DefaultIssuer,
 		objects: objects, clock: clock,
 	}
 	for _, o := range opts {
@@ -218,7 +272,7 @@ func (s *ServiceAccounts) Issue(spec TokenSpec) (token string, expires time.Time
 		},
 		Kubernetes: &kubernetesClaims{Namespace: spec.Namespace, ServiceAccount: spec.ServiceAccount, Pod: spec.Pod, Secret: spec.Secret},
 	}
-	t := jwt.NewWithClaims(jwt.SigningMethodES256, c)
+	t := jwt.NewWithClaims(s.method, c)
 	t.Header["kid"] = s.keyID
 	token, err = t.SignedString(s.key)
 	return token, time.Unix(expires.Unix(), 0), err
@@ -291,8 +345,8 @@ func (s *ServiceAccounts) verify(tok string) (*claims, bool) {
 		return c, true
 	}
 	c = &claims{}
-	_, err := jwt.ParseWithClaims(tok, c, func(*jwt.Token) (any, error) { return &s.key.PublicKey, nil },
-		jwt.WithValidMethods([]string{jwt.SigningMethodES256.Alg()}), jwt.WithIssuer(s.issuer),
+	_, err := jwt.ParseWithClaims(tok, c, func(*jwt.Token) (any, error) { return s.key.Public(), nil },
+		jwt.WithValidMethods([]string{s.method.Alg()}), jwt.WithIssuer(s.issuer),
 		jwt.WithTimeFunc(s.clock), jwt.WithExpirationRequired(), jwt.WithLeeway(0), jwt.WithStrictDecoding())
 	if err != nil || c.Kubernetes == nil {
 		return nil, false

@@ -1,6 +1,12 @@
 package authn
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"os"
 	"path/filepath"
 	"slices"
@@ -185,4 +191,60 @@ func tamper(tok string) string {
 		b[5] = 'A'
 	}
 	return p[0] + "." + string(b) + "." + p[2]
+}
+
+// TestLoadKeyFile: --service-account-signing-key-file takes RSA and ECDSA P-256 keys in
+// PKCS#1, SEC 1 and PKCS#8 PEM, and tokens signed with either verify; other keys are
+// refused with a clear error.
+func TestLoadKeyFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, typ string, der []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ecKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	p384, _ := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	ecDER, _ := x509.MarshalECPrivateKey(ecKey)
+	pkcs8, _ := x509.MarshalPKCS8PrivateKey(ecKey)
+	p384DER, _ := x509.MarshalECPrivateKey(p384)
+	good := map[string]string{
+		"RS256":           write("rsa.pem", "RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(rsaKey)),
+		"ES256":           write("ec.pem", "EC PRIVATE KEY", ecDER),
+		"ES256 in PKCS#8": write("pkcs8.pem", "PRIVATE KEY", pkcs8),
+	}
+	for name, path := range good {
+		key, err := LoadKeyFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sas, err := NewServiceAccounts(key, objects{"serviceaccounts/ns/sa": "uid"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, _, err := sas.Issue(TokenSpec{Namespace: "ns", ServiceAccount: Ref{Name: "sa", UID: "uid"}, Expiration: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, ok := sas.AuthenticateToken(tok, nil); !ok || !strings.Contains(name, sas.method.Alg()) {
+			t.Errorf("%s: token refused or signed with %s", name, sas.method.Alg())
+		}
+	}
+	bad := map[string]string{
+		write("p384.pem", "EC PRIVATE KEY", p384DER):    "only RSA and ECDSA P-256 keys are supported",
+		write("cert.pem", "CERTIFICATE", []byte{1}):     `a PEM "CERTIFICATE" block is not a private key`,
+		write("junk.pem", "RSA PRIVATE KEY", []byte{1}): "asn1: syntax error",
+		filepath.Join(dir, "missing.pem"):               "no such file",
+	}
+	for path, want := range bad {
+		if _, err := LoadKeyFile(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", path, err, want)
+		}
+	}
 }
