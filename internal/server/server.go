@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -27,7 +26,6 @@ import (
 	"github.com/quotad/quotad/internal/admission/resourcequota"
 	"github.com/quotad/quotad/internal/apiserver"
 	authpkg "github.com/quotad/quotad/internal/auth"
-	"github.com/quotad/quotad/internal/auth/authn"
 	"github.com/quotad/quotad/internal/auth/review"
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/evaluator"
@@ -255,26 +253,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	// Authentication: client certificates, static tokens, ServiceAccount tokens checked
 	// against an index of ServiceAccounts, Pods and Secrets kept by watch.
-	tokens, err := authn.NewTokenFile(creds.AdminToken, cfg.TokenAuthFile)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	var saKey crypto.Signer
-	if cfg.ServiceAccountSigningKeyFile != "" {
-		saKey, err = authn.LoadKeyFile(cfg.ServiceAccountSigningKeyFile)
-	} else {
-		saKey, err = authn.LoadOrCreateKey(cfg.DataDir)
-	}
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	var saOpts []authn.Option
-	if cfg.ServiceAccountIssuer != "" {
-		saOpts = append(saOpts, authn.WithIssuer(cfg.ServiceAccountIssuer))
-	}
-	sas, err := authn.NewServiceAccounts(saKey, tokenObjects, nil, append(saOpts, authn.WithAPIAudiences(cfg.APIAudiences))...)
+	auth, sas, err := newAuthenticator(cfg, creds.AdminToken, tokenObjects)
 	if err != nil {
 		ln.Close()
 		return err
@@ -283,7 +262,6 @@ func Run(ctx context.Context, cfg Config) error {
 		ln.Close()
 		return err
 	}
-	auth := &authn.Authenticator{Tokens: tokens, ServiceAccounts: sas}
 	// The access reviews decide through these (nil until RBAC is wired: system:masters
 	// is allowed everything, everyone else nothing).
 	var authorizer authpkg.Authorizer
