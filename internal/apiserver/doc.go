@@ -26,6 +26,12 @@
 //   - a watch ends at its timeoutSeconds (or between MinRequestTimeout and twice it) even
 //     when its client reads nothing, and is closed when its client falls
 //     WatchBacklogBytes behind the changes;
+//   - a request without credentials gets upstream's 401 Status, except the health paths and
+//     /version (upstream's system:public-info-viewer); a credential that does not verify is
+//     a 401 everywhere but the health paths;
+//   - review resources (registry.Resource.Review: TokenReview, SubjectAccessReview and the
+//     like) and serviceaccounts/<name>/token serve create only (405 otherwise) and store
+//     nothing: Config.Reviews and Config.TokenRequest answer them;
 //   - a 5xx answer is logged once (repeats of a line are rate-limited), every request at
 //     RequestLogLevel.
 package apiserver

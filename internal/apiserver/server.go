@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/registry"
 )
@@ -82,6 +83,11 @@ type Config struct {
 	WatchBacklogBytes int
 	// ObservePanic, when set, is called once per handler panic recovered.
 	ObservePanic func()
+	// Reviews answer creates of the review resources (registry.Resource.Review), by
+	// group-resource; a review resource without one answers 405.
+	Reviews map[schema.GroupResource]Review
+	// TokenRequest answers the serviceaccounts/token subresource (nil: 405).
+	TokenRequest TokenRequester
 }
 
 // FieldManagers gives the server-side apply field manager of a resource.
@@ -167,6 +173,12 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 		}
 	}
 	if s.cfg.Auth != nil {
+		if (path == "/version" || path == "/version/") && anonymous(r) {
+			// Upstream's system:public-info-viewer lets everyone read /version.
+			w.user = auth.Anonymous
+			writeJSON(w, http.StatusOK, s.versionInfo())
+			return
+		}
 		user, ok := s.cfg.Auth.Authenticate(r)
 		if !ok {
 			writeJSON(w, http.StatusUnauthorized, metav1.Status{
@@ -247,6 +259,12 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, info requestIn
 		return
 	}
 	s.serveResource(w, r, info)
+}
+
+// anonymous reports whether a request presents no credential at all (a credential that
+// does not verify is a 401 everywhere, as upstream).
+func anonymous(r *http.Request) bool {
+	return r.Header.Get("Authorization") == "" && (r.TLS == nil || len(r.TLS.PeerCertificates) == 0)
 }
 
 func notFoundPath() error {

@@ -1,6 +1,8 @@
 // Package server wires quotad together and runs it: storage (embedded or external etcd),
 // certificates and credentials, the registry with its admission chain and quota accounting,
-// the HTTP edge, bootstrap objects, and the in-process controllers. It is the only package
+// the HTTP edge with its authenticators (and the watch-kept index of ServiceAccounts, Pods
+// and Secrets that ServiceAccount tokens are checked against), bootstrap objects, and the
+// in-process controllers. It is the only package
 // that imports every other one.
 //
 // Invariants: every long-running part is started with a context and stops when it ends;

@@ -2,6 +2,7 @@ package server
 
 import (
 	"github.com/quotad/quotad/internal/auth"
+	"github.com/quotad/quotad/internal/auth/authn"
 
 	"io"
 	"net/http"
@@ -21,10 +22,11 @@ func (allowAuthenticated) AuthorizePath(auth.User, string, string) bool { return
 // Status and requests their authorizer denies with kube-apiserver's 403 for a
 // non-resource path.
 func TestGuarded(t *testing.T) {
-	auth, err := newTokenAuth("admin-token", "")
+	tokens, err := authn.NewTokenFile("admin-token", "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	auth := &authn.Authenticator{Tokens: tokens}
 	const unauthorized = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`
 	tests := []struct {
 		name     string

@@ -17,6 +17,7 @@ import (
 	goruntime "runtime"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/admission/limitranger"
@@ -24,6 +25,7 @@ import (
 	"github.com/quotad/quotad/internal/admission/priority"
 	"github.com/quotad/quotad/internal/admission/resourcequota"
 	"github.com/quotad/quotad/internal/apiserver"
+	"github.com/quotad/quotad/internal/auth/review"
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/evaluator"
 	"github.com/quotad/quotad/internal/registry"
@@ -81,6 +83,17 @@ type Config struct {
 
 	// LogLevel is the level Logger was built with (kube's --v=n is slog.Level(-n)).
 	LogLevel slog.Level
+
+	// ServiceAccountIssuer is --service-account-issuer ("": authn.DefaultIssuer),
+	// APIAudiences --api-audiences (none: the issuer), ServiceAccountMaxTokenExpiration
+	// --service-account-max-token-expiration (0: no bound) and
+	// ServiceAccountSigningKeyFile --service-account-signing-key-file ("": the data dir's
+	// sa.key, created on first start; replicas that share one etcd share a key file so
+	// that each accepts the others' tokens).
+	ServiceAccountIssuer             string
+	APIAudiences                     []string
+	ServiceAccountMaxTokenExpiration time.Duration
+	ServiceAccountSigningKeyFile     string
 }
 
 // Running describes a started server.
@@ -172,6 +185,7 @@ func Run(ctx context.Context, cfg Config) error {
 	var store *registry.Store
 	var cached *cachedReader
 	var rbacs *rbacFeed
+	var tokenObjects *uidIndex
 	reader := lazyReader{&cached}
 	quotaReg := evaluator.NewRegistry()
 	quotaPlugin := resourcequota.NewPlugin(quotaReg, limited)
@@ -196,6 +210,9 @@ func Run(ctx context.Context, cfg Config) error {
 		if rbacs != nil {
 			rbacs.observe(res, obj, deleted)
 		}
+		if tokenObjects != nil {
+			tokenObjects.observe(res, obj, deleted)
+		}
 	}
 	metrics := newMetrics()
 	rcfg.ObserveQuota = metrics.observeQuota
@@ -203,6 +220,7 @@ func Run(ctx context.Context, cfg Config) error {
 	store = registry.NewStore(rcfg)
 	cached = newCachedReader(ctx, store, log)
 	rbacs = newRBACFeed(ctx, store, log)
+	tokenObjects = newUIDIndex(ctx, store, log)
 	metrics.reg.MustRegister(newQuotaCollector(ctx, store, log))
 
 	// 4. Bootstrap objects and controllers.
@@ -237,7 +255,9 @@ func Run(ctx context.Context, cfg Config) error {
 		ln.Close()
 		return err
 	}
-	auth, err := newTokenAuth(creds.AdminToken, cfg.TokenAuthFile)
+	// Authentication: client certificates, static tokens, ServiceAccount tokens checked
+	// against an index of ServiceAccounts, Pods and Secrets kept by watch.
+	auth, sas, err := newAuthenticator(cfg, creds.AdminToken, tokenObjects)
 	if err != nil {
 		ln.Close()
 		return err
@@ -245,6 +265,16 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := rbacs.wait(ctx); err != nil {
 		ln.Close()
 		return err
+	}
+	if err := tokenObjects.waitSynced(ctx); err != nil {
+		ln.Close()
+		return err
+	}
+	// The access reviews decide through the RBAC authorizer.
+	reviews := &review.Reviews{Tokens: auth, Authorizer: rbacs.authz, Rules: rbacs.authz, APIAudiences: sas.APIAudiences()}
+	reviewHandlers := map[schema.GroupResource]apiserver.Review{}
+	for gr, h := range reviews.Handlers() {
+		reviewHandlers[gr] = apiserver.Review(h)
 	}
 	extra := map[string]http.Handler{"/metrics": metrics.handler(auth, rbacs)}
 	if cfg.Debug {
@@ -257,6 +287,7 @@ func Run(ctx context.Context, cfg Config) error {
 		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
 		ObservePanic: metrics.apiPanics.Inc,
+		Reviews:      reviewHandlers, TokenRequest: tokenRequester(store, sas, cfg.ServiceAccountMaxTokenExpiration),
 		Ready: func(ctx context.Context) error {
 			_, err := st.Revision(ctx)
 			return err
