@@ -72,6 +72,10 @@ func newOptions() *options {
 	})
 	add("Authentication", func(fs *pflag.FlagSet) {
 		fs.StringVar(&c.TokenAuthFile, "token-auth-file", "", "If set, the file that will be used to secure the secure port of the API server via token authentication.")
+		fs.StringVar(&c.ServiceAccountIssuer, "service-account-issuer", "https://kubernetes.default.svc.cluster.local", "Identifier of the service account token issuer. The issuer will assert this identifier in \"iss\" claim of issued tokens.")
+		fs.StringSliceVar(&c.APIAudiences, "api-audiences", nil, "Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If not set, defaults to --service-account-issuer.")
+		fs.StringVar(&c.ServiceAccountSigningKeyFile, "service-account-signing-key-file", "", "Path to the file that contains the current private key of the service account token issuer (RSA or ECDSA P-256, PEM). The issuer will sign issued ID tokens with this private key. Default: sa.key in --data-dir, created on first start.")
+		fs.DurationVar(&c.ServiceAccountMaxTokenExpiration, "service-account-max-token-expiration", 0, "The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration larger than this value is requested, a token will be issued with a validity duration of this value.")
 	})
 	add("Admission", func(fs *pflag.FlagSet) {
 		fs.StringVar(&c.AdmissionControlConfigFile, "admission-control-config-file", "", "File with admission control configuration (ResourceQuota limitedResources).")

@@ -21,6 +21,9 @@ func main() {
 
 // run is main with its arguments and outputs: flags → config → server.Run.
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "kubeconfig" {
+		return runKubeconfig(args[1:], stdout, stderr)
+	}
 	o := newOptions()
 	if err := o.parse(args); err != nil {
 		if err == pflag.ErrHelp {

@@ -5,6 +5,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/quotad/quotad/internal/auth"
 )
 
 // Operation is the verb of an admitted request.
@@ -32,6 +34,9 @@ type Attributes struct {
 	// OldObject is the stored object on update and delete; nil on create.
 	OldObject runtime.Object
 	DryRun    bool
+	// User is who makes the request (the impersonated user when impersonating); the zero
+	// User for writes of in-process controllers, which carry none.
+	User auth.User
 }
 
 // Reader is the read-only view of storage plugins get: objects are typed for built-in kinds

@@ -48,7 +48,8 @@ func (s *Server) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
 func (s *Server) groups() []metav1.APIGroup {
 	byGroup := map[string][]string{}
 	seen := map[string]bool{}
-	for _, res := range s.cfg.Store.Catalogue().All() {
+	cat := s.cfg.Store.Catalogue()
+	for _, res := range append(cat.All(), cat.Reviews()...) {
 		g := res.GVR.Group
 		if g == "" {
 			continue
@@ -147,12 +148,16 @@ func apiResources(all []*registry.Resource, group, version string) []metav1.APIR
 		if res.GVR.Group == "" && res.GVR.Resource == "namespaces" {
 			out = append(out, metav1.APIResource{Name: "namespaces/finalize", Kind: "Namespace", Verbs: metav1.Verbs{"update"}})
 		}
+		if res.GVR.Group == "" && res.GVR.Resource == "serviceaccounts" {
+			out = append(out, metav1.APIResource{Name: "serviceaccounts/token", Namespaced: true, Group: "authentication.k8s.io", Version: "v1", Kind: "TokenRequest", Verbs: metav1.Verbs{"create"}})
+		}
 	}
 	return out
 }
 
 func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request, group, version string) {
-	rs := apiResources(s.cfg.Store.Catalogue().All(), group, version)
+	cat := s.cfg.Store.Catalogue()
+	rs := append(apiResources(cat.All(), group, version), reviewResources(cat.Reviews(), group, version)...)
 	if rs == nil {
 		writeError(w, notFoundPath())
 		return

@@ -5,9 +5,11 @@
 //
 // Before a handler, a request goes through kube-apiserver's filters, in its order (edge.go):
 // the request deadline (?timeout=, at most Config.RequestTimeout; watches excepted),
-// authentication, the in-flight bounds (reads and writes apart; watches excepted), then the
-// handler in a goroutine of its own, so that the client gets upstream's 504 at the deadline
-// whatever the handler waits on.
+// authentication, impersonation (Impersonate-* headers, each part allowed by the
+// "impersonate" verb), authorization (Config.Authz, with upstream's request attributes and
+// 403 texts; authorize.go), the in-flight bounds (reads and writes apart; watches
+// excepted), then the handler in a goroutine of its own, so that the client gets upstream's
+// 504 at the deadline whatever the handler waits on.
 //
 // Invariants:
 //   - every response is a Kubernetes object or a metav1.Status, except where upstream
@@ -24,6 +26,12 @@
 //   - a watch ends at its timeoutSeconds (or between MinRequestTimeout and twice it) even
 //     when its client reads nothing, and is closed when its client falls
 //     WatchBacklogBytes behind the changes;
+//   - a request without credentials gets upstream's 401 Status, except the health paths and
+//     /version (upstream's system:public-info-viewer); a credential that does not verify is
+//     a 401 everywhere but the health paths;
+//   - review resources (registry.Resource.Review: TokenReview, SubjectAccessReview and the
+//     like) and serviceaccounts/<name>/token serve create only (405 otherwise) and store
+//     nothing: Config.Reviews and Config.TokenRequest answer them;
 //   - a 5xx answer is logged once (repeats of a line are rate-limited), every request at
 //     RequestLogLevel.
 package apiserver

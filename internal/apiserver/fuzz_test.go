@@ -7,9 +7,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/quotad/quotad/internal/apiserver"
+	"github.com/quotad/quotad/internal/quota/quotatest"
 	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/registry/defaults"
 	"github.com/quotad/quotad/internal/registry/validation"
@@ -83,6 +86,10 @@ func FuzzHandlers(f *testing.F) {
 			`[{"op":"add","path":"/data/x","value":"y"}]`, `[{"op":"move","from":"/metadata","path":"/metadata/x"}]`,
 			`{"spec":{"replicas":-1}}`, `{"metadata":{"resourceVersion":"1"}}`, `{"kind":"DeleteOptions","propagationPolicy":"Orphan"}`,
 			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", "{", "", "null", "[", "\x00k8s", `{"spec":{"finalizers":[""]}}`,
+			// Quantities that stalled the decoders or comparisons before they were bounded.
+			`{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q"},"spec":{"hard":{"pods":"1e1000000000"}}}`,
+			`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"1e-1000000000"}}}]}}`,
+			`{"spec":{"hard":{"pods":"` + strings.Repeat("9", 100000) + `"}}}`,
 		} {
 			f.Add(uint8(i), []byte(body))
 		}
@@ -93,7 +100,11 @@ func FuzzHandlers(f *testing.F) {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest(tg.method, tg.path, bytes.NewReader(body))
 		req.Header.Set("Content-Type", tg.contentType)
-		h.ServeHTTP(rec, req)
+		// No input may stall a handler: the bound is far above any honest request's cost.
+		quotatest.Within(t, 20*time.Second, tg.method+" "+tg.path, func() error {
+			h.ServeHTTP(rec, req)
+			return nil
+		})
 		if rec.Code >= 500 || rec.Code < 200 {
 			t.Fatalf("%s %s (%s) with %q: %d %s", tg.method, tg.path, tg.contentType, body, rec.Code, rec.Body)
 		}

@@ -35,6 +35,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		writeError(w, notFoundPath())
 		return
 	}
+	if res.Review {
+		s.serveReview(w, r, res, info)
+		return
+	}
 	switch info.Subresource {
 	case "":
 	case "status":
@@ -48,6 +52,13 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 			return
 		}
 		s.serveScale(w, r, res, info)
+		return
+	case "token":
+		if res.GVR != corev1.SchemeGroupVersion.WithResource("serviceaccounts") || info.Namespace == "" || info.Name == "" {
+			writeError(w, notFoundPath())
+			return
+		}
+		s.serveTokenRequest(w, r, info)
 		return
 	case "finalize":
 		if res.GVR.Resource != "namespaces" || info.Verb != "update" {

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/registry"
 )
@@ -43,8 +44,11 @@ type OpenAPI interface {
 
 // Config wires a Server.
 type Config struct {
-	Store   *registry.Store
-	Auth    Authenticator
+	Store *registry.Store
+	Auth  Authenticator
+	// Authz authorizes every authenticated API request (and impersonation); nil allows
+	// every authenticated user everything.
+	Authz   auth.Authorizer
 	Table   TableConverter
 	OpenAPI OpenAPI
 	// Extra serves non-API paths (metrics, debug) before authentication checks of API paths;
@@ -79,6 +83,11 @@ type Config struct {
 	WatchBacklogBytes int
 	// ObservePanic, when set, is called once per handler panic recovered.
 	ObservePanic func()
+	// Reviews answer creates of the review resources (registry.Resource.Review), by
+	// group-resource; a review resource without one answers 405.
+	Reviews map[schema.GroupResource]Review
+	// TokenRequest answers the serviceaccounts/token subresource (nil: 405).
+	TokenRequest TokenRequester
 }
 
 // FieldManagers gives the server-side apply field manager of a resource.
@@ -139,7 +148,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // serve is ServeHTTP's routing (the order of kube-apiserver's filters: request deadline,
-// authentication, max-in-flight, then the handler).
+// authentication, impersonation, authorization, max-in-flight, then the handler).
 func (s *Server) serve(w *recorder, r *http.Request) {
 	path := r.URL.Path
 	switch path {
@@ -164,6 +173,12 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 		}
 	}
 	if s.cfg.Auth != nil {
+		if (path == "/version" || path == "/version/") && anonymous(r) {
+			// Upstream's system:public-info-viewer lets everyone read /version.
+			w.user = auth.Anonymous
+			writeJSON(w, http.StatusOK, s.versionInfo())
+			return
+		}
 		user, ok := s.cfg.Auth.Authenticate(r)
 		if !ok {
 			writeJSON(w, http.StatusUnauthorized, metav1.Status{
@@ -173,6 +188,15 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 			return
 		}
 		w.user = user.Name
+		if s.cfg.Authz != nil {
+			if user, ok = s.impersonate(w, r, user); !ok {
+				return
+			}
+			w.user = user.Name
+			if !s.allowed(w, r, requestAttributes(r, info, isResource, user)) {
+				return
+			}
+		}
 		r = r.WithContext(auth.WithUser(r.Context(), user))
 	}
 	if watch {
@@ -235,6 +259,12 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, info requestIn
 		return
 	}
 	s.serveResource(w, r, info)
+}
+
+// anonymous reports whether a request presents no credential at all (a credential that
+// does not verify is a 401 everywhere, as upstream).
+func anonymous(r *http.Request) bool {
+	return r.Header.Get("Authorization") == "" && (r.TLS == nil || len(r.TLS.PeerCertificates) == 0)
 }
 
 func notFoundPath() error {

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -50,6 +52,11 @@ type Resource struct {
 	// sends. For kinds with few objects updated often: each quota is rewritten by every
 	// write it charges.
 	HubKeepsValues bool
+	// Review marks a create-only resource that is never stored (TokenReview,
+	// SubjectAccessReview and the like): a create is answered by the server's review
+	// handler, which fills in the status; no other verb is served. Review resources are
+	// not among All's (nothing lists, watches or deletes them).
+	Review bool
 }
 
 // GVK returns the resource's group, version and kind.
@@ -170,8 +177,27 @@ func Builtins() []*Resource {
 		builtin(rbacv1.SchemeGroupVersion, "clusterroles", "ClusterRole", false, rbacv1.ClusterRole{}, rbacv1.ClusterRoleList{}, nil),
 		builtin(rbacv1.SchemeGroupVersion, "clusterrolebindings", "ClusterRoleBinding", false, rbacv1.ClusterRoleBinding{}, rbacv1.ClusterRoleBindingList{}, nil),
 		builtin(schedulingv1.SchemeGroupVersion, "priorityclasses", "PriorityClass", false, schedulingv1.PriorityClass{}, schedulingv1.PriorityClassList{}, []string{"pc"}),
+		builtin(rbacv1.SchemeGroupVersion, "roles", "Role", true, rbacv1.Role{}, rbacv1.RoleList{}, nil),
+		builtin(rbacv1.SchemeGroupVersion, "rolebindings", "RoleBinding", true, rbacv1.RoleBinding{}, rbacv1.RoleBindingList{}, nil),
+		builtin(rbacv1.SchemeGroupVersion, "clusterroles", "ClusterRole", false, rbacv1.ClusterRole{}, rbacv1.ClusterRoleList{}, nil),
+		builtin(rbacv1.SchemeGroupVersion, "clusterrolebindings", "ClusterRoleBinding", false, rbacv1.ClusterRoleBinding{}, rbacv1.ClusterRoleBindingList{}, nil),
 		builtin(storagev1.SchemeGroupVersion, "storageclasses", "StorageClass", false, storagev1.StorageClass{}, storagev1.StorageClassList{}, []string{"sc"}),
 		builtin(apiextensionsv1.SchemeGroupVersion, "customresourcedefinitions", "CustomResourceDefinition", false, apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{}, []string{"crd", "crds"}, withStatus, withGeneration),
+	}
+}
+
+// Reviews returns the create-only review resources quotad serves.
+func Reviews() []*Resource {
+	review := func(r *Resource) { r.Review = true }
+	authn := authenticationv1.SchemeGroupVersion
+	authz := authorizationv1.SchemeGroupVersion
+	return []*Resource{
+		builtin(authn, "tokenreviews", "TokenReview", false, authenticationv1.TokenReview{}, nil, nil, review),
+		builtin(authn, "selfsubjectreviews", "SelfSubjectReview", false, authenticationv1.SelfSubjectReview{}, nil, nil, review),
+		builtin(authz, "selfsubjectaccessreviews", "SelfSubjectAccessReview", false, authorizationv1.SelfSubjectAccessReview{}, nil, nil, review),
+		builtin(authz, "selfsubjectrulesreviews", "SelfSubjectRulesReview", false, authorizationv1.SelfSubjectRulesReview{}, nil, nil, review),
+		builtin(authz, "localsubjectaccessreviews", "LocalSubjectAccessReview", true, authorizationv1.LocalSubjectAccessReview{}, nil, nil, review),
+		builtin(authz, "subjectaccessreviews", "SubjectAccessReview", false, authorizationv1.SubjectAccessReview{}, nil, nil, review),
 	}
 }
 
@@ -183,6 +209,8 @@ var ScaleGVK = autoscalingv1.SchemeGroupVersion.WithKind("Scale")
 type Catalogue struct {
 	mu        sync.RWMutex
 	resources map[schema.GroupVersionResource]*Resource
+	// reviews are the create-only review resources (fixed).
+	reviews map[schema.GroupVersionResource]*Resource
 	// generation increases on every change so discovery and OpenAPI documents can be rebuilt.
 	generation int64
 	// customRevs is, per CRD name, the revision of the CRD state last applied.
@@ -191,18 +219,34 @@ type Catalogue struct {
 
 // NewCatalogue returns a catalogue holding the built-in resources.
 func NewCatalogue() *Catalogue {
-	c := &Catalogue{resources: map[schema.GroupVersionResource]*Resource{}}
+	c := &Catalogue{resources: map[schema.GroupVersionResource]*Resource{}, reviews: map[schema.GroupVersionResource]*Resource{}}
 	for _, r := range Builtins() {
 		c.resources[r.GVR] = r
+	}
+	for _, r := range Reviews() {
+		c.reviews[r.GVR] = r
 	}
 	return c
 }
 
-// Get returns the resource served at gvr, or nil.
+// Get returns the resource served at gvr (a review resource too), or nil.
 func (c *Catalogue) Get(gvr schema.GroupVersionResource) *Resource {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.resources[gvr]
+	if r := c.resources[gvr]; r != nil {
+		return r
+	}
+	return c.reviews[gvr]
+}
+
+// Reviews returns the create-only review resources, sorted as All sorts.
+func (c *Catalogue) Reviews() []*Resource {
+	out := make([]*Resource, 0, len(c.reviews))
+	for _, r := range c.reviews {
+		out = append(out, r)
+	}
+	sortResources(out)
+	return out
 }
 
 // ForGroupResource returns the served resource of a group and plural in any version.
@@ -240,6 +284,12 @@ func (c *Catalogue) All() []*Resource {
 		out = append(out, r)
 	}
 	c.mu.RUnlock()
+	sortResources(out)
+	return out
+}
+
+// sortResources sorts by group, version and plural.
+func sortResources(out []*Resource) {
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i].GVR, out[j].GVR
 		if a.Group != b.Group {
@@ -250,7 +300,6 @@ func (c *Catalogue) All() []*Resource {
 		}
 		return a.Resource < b.Resource
 	})
-	return out
 }
 
 // Generation returns a number that changes whenever the served set changes.

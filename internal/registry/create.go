@@ -115,7 +115,7 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 	}
 	attrs := &admission.Attributes{
 		Operation: admission.Create, Resource: res.GVR, Kind: res.GVK(),
-		Namespace: ns, Name: name, Object: obj, DryRun: opts.DryRun,
+		Namespace: ns, Name: name, Object: obj, DryRun: opts.DryRun, User: requestUser(ctx),
 	}
 	// 2. Mutating admission, validation, validating admission.
 	if s.cfg.Admission != nil {

@@ -48,7 +48,7 @@ func (s *Store) Delete(ctx context.Context, res *Resource, ns, name string, opts
 		// 2. Mutating admission sees every delete, as upstream's delete handler runs it
 		// (NamespaceLifecycle refuses to delete the system namespaces there).
 		if s.cfg.Admission != nil {
-			attrs := &admission.Attributes{Operation: admission.Delete, Resource: res.GVR, Kind: res.GVK(), Namespace: ns, Name: name, OldObject: old, DryRun: wopts.DryRun}
+			attrs := &admission.Attributes{Operation: admission.Delete, Resource: res.GVR, Kind: res.GVK(), Namespace: ns, Name: name, OldObject: old, DryRun: wopts.DryRun, User: requestUser(ctx)}
 			if err := s.cfg.Admission.Admit(ctx, attrs); err != nil {
 				return nil, err
 			}
@@ -144,7 +144,7 @@ func (s *Store) markDeleting(ctx context.Context, res *Resource, ns, name string
 	if nsObj, ok := obj.(*corev1.Namespace); ok {
 		nsObj.Status.Phase = corev1.NamespaceTerminating
 	}
-	attrs := &admission.Attributes{Operation: admission.Delete, Resource: res.GVR, Kind: res.GVK(), Namespace: ns, Name: name, OldObject: old, DryRun: wopts.DryRun}
+	attrs := &admission.Attributes{Operation: admission.Delete, Resource: res.GVR, Kind: res.GVK(), Namespace: ns, Name: name, OldObject: old, DryRun: wopts.DryRun, User: requestUser(ctx)}
 	if s.cfg.Admission != nil {
 		if err := s.cfg.Admission.Validate(ctx, attrs); err != nil {
 			return nil, err
@@ -153,7 +153,7 @@ func (s *Store) markDeleting(ctx context.Context, res *Resource, ns, name string
 	if semanticEqual(obj, old) {
 		return &DeleteResult{Object: obj}, nil
 	}
-	uattrs := &admission.Attributes{Operation: admission.Update, Resource: res.GVR, Kind: res.GVK(), Namespace: ns, Name: name, Object: obj, OldObject: old, DryRun: wopts.DryRun}
+	uattrs := &admission.Attributes{Operation: admission.Update, Resource: res.GVR, Kind: res.GVK(), Namespace: ns, Name: name, Object: obj, OldObject: old, DryRun: wopts.DryRun, User: requestUser(ctx)}
 	newRev, err := s.commit(ctx, &write{res: res, attrs: uattrs, key: res.Key(ns, name), guard: rev, obj: obj})
 	if err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func (s *Store) markDeleting(ctx context.Context, res *Resource, ns, name string
 // the quota as its commit finds it (see write.redo).
 func (s *Store) finishDelete(ctx context.Context, res *Resource, ns, name string, old runtime.Object, rev int64, pre *metav1.Preconditions, wopts WriteOptions) (*Result, error) {
 	prepare := func(old runtime.Object, rev int64) (*write, error) {
-		attrs := &admission.Attributes{Operation: admission.Delete, Resource: res.GVR, Kind: res.GVK(), Namespace: ns, Name: name, OldObject: old, DryRun: wopts.DryRun}
+		attrs := &admission.Attributes{Operation: admission.Delete, Resource: res.GVR, Kind: res.GVK(), Namespace: ns, Name: name, OldObject: old, DryRun: wopts.DryRun, User: requestUser(ctx)}
 		if s.cfg.Admission != nil {
 			if err := s.cfg.Admission.Validate(ctx, attrs); err != nil {
 				return nil, err

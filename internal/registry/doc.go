@@ -1,6 +1,7 @@
 // Package registry owns quotad's resource catalogue (which kinds are served, under which
 // group, version, plural and short names, with which subresources, including custom resources
-// once their CRD is Established) and the generic store every resource goes through: decode,
+// once their CRD is Established; and the create-only review kinds, which are never stored)
+// and the generic store every resource goes through: decode,
 // defaults, mutating admission, validation, validating admission, and ONE storage transaction
 // that writes the object together with every quota status change.
 //

@@ -169,7 +169,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 	}
 	attrs := &admission.Attributes{
 		Operation: admission.Update, Resource: res.GVR, Subresource: subresource, Kind: res.GVK(),
-		Namespace: ns, Name: name, Object: obj, OldObject: old, DryRun: opts.DryRun,
+		Namespace: ns, Name: name, Object: obj, OldObject: old, DryRun: opts.DryRun, User: requestUser(ctx),
 	}
 	// 3. Finalizers all gone while deleting: the update is the deletion.
 	if om.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 && !isNamespaceHeld(obj) {
@@ -221,7 +221,7 @@ func (s *Store) FinalizeNamespace(ctx context.Context, name string, finalizers [
 		if nsObj.DeletionTimestamp != nil && len(nsObj.Spec.Finalizers) == 0 && len(nsObj.Finalizers) == 0 {
 			r, err = s.finishDelete(ctx, res, "", name, old, cur, nil, WriteOptions{})
 		} else {
-			attrs := &admission.Attributes{Operation: admission.Update, Resource: res.GVR, Subresource: "finalize", Kind: res.GVK(), Name: name, Object: nsObj, OldObject: old}
+			attrs := &admission.Attributes{Operation: admission.Update, Resource: res.GVR, Subresource: "finalize", Kind: res.GVK(), Name: name, Object: nsObj, OldObject: old, User: requestUser(ctx)}
 			var rev int64
 			rev, err = s.commit(ctx, &write{res: res, attrs: attrs, key: res.Key("", name), guard: cur, obj: nsObj})
 			if err == nil {

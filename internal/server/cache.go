@@ -77,6 +77,8 @@ type objectCache struct {
 	byNS       map[string]map[string]runtime.Object
 	tombstones map[string]int64
 	synced     bool
+	// changed, when set, is called after every change applied (outside the lock).
+	changed func()
 }
 
 func rvOf(m metav1.Object) int64 {
@@ -87,8 +89,11 @@ func rvOf(m metav1.Object) int64 {
 // observe applies one object change if it is newer than what the cache holds.
 func (c *objectCache) observe(obj runtime.Object, deleted bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.observeLocked(obj, deleted)
+	c.mu.Unlock()
+	if c.changed != nil {
+		c.changed()
+	}
 }
 
 // install applies a list of every object at revision rev, keeping what the cache learned of
@@ -97,7 +102,12 @@ func (c *objectCache) observe(obj runtime.Object, deleted bool) {
 // a later state of them.
 func (c *objectCache) install(objs []runtime.Object, rev int64) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer func() {
+		c.mu.Unlock()
+		if c.changed != nil {
+			c.changed()
+		}
+	}()
 	listed := map[string]bool{}
 	for _, o := range objs {
 		if m, err := meta.Accessor(o); err == nil {

@@ -1,7 +1,9 @@
 // Package server wires quotad together and runs it: storage (embedded or external etcd),
 // certificates and credentials, the registry with its admission chain and quota accounting,
-// the HTTP edge, bootstrap objects (namespaces, system priority classes, and upstream's
-// default RBAC roles and bindings, reconciled at every start: rbacbootstrap.go), and the
+// the HTTP edge with its authenticators (and the watch-kept index of ServiceAccounts, Pods
+// and Secrets that ServiceAccount tokens are checked against), bootstrap objects
+// (namespaces, system priority classes, and upstream's default RBAC roles and bindings,
+// reconciled at every start: rbacbootstrap.go), and the
 // in-process controllers. It is the only package
 // that imports every other one.
 //

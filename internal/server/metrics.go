@@ -136,18 +136,12 @@ func (c *quotaCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // pathAuthorizer decides whether an authenticated user may use verb on a non-resource
-// path such as /metrics or /debug/pprof/. This is the seam for RBAC: kube-apiserver
-// allows "get" on /metrics to whoever a (Cluster)Role grants that nonResourceURL, by
-// default the system:monitoring group through the system:monitoring ClusterRole.
+// path such as /metrics or /debug/pprof/: as kube-apiserver, "get" on /metrics is allowed to
+// whoever a ClusterRoleBinding grants that nonResourceURL (by default the system:monitoring
+// group through the system:monitoring ClusterRole) and to system:masters (rbacFeed).
 type pathAuthorizer interface {
 	AuthorizePath(user auth.User, verb, path string) bool
 }
-
-// allowAuthenticated lets every authenticated user in: quotad has no RBAC yet, and every
-// user it authenticates may already read every object.
-type allowAuthenticated struct{}
-
-func (allowAuthenticated) AuthorizePath(auth.User, string, string) bool { return true }
 
 // guarded serves h to authenticated users authz allows: anonymous requests get the same 401
 // Status as the API paths, denied ones kube-apiserver's 403 for a non-resource path.

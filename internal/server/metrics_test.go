@@ -2,6 +2,7 @@ package server
 
 import (
 	"github.com/quotad/quotad/internal/auth"
+	"github.com/quotad/quotad/internal/auth/authn"
 
 	"io"
 	"net/http"
@@ -13,14 +14,19 @@ type denyAll struct{}
 
 func (denyAll) AuthorizePath(auth.User, string, string) bool { return false }
 
+type allowAuthenticated struct{}
+
+func (allowAuthenticated) AuthorizePath(auth.User, string, string) bool { return true }
+
 // TestGuarded: /metrics and /debug/pprof/ answer anonymous requests with the API's 401
 // Status and requests their authorizer denies with kube-apiserver's 403 for a
 // non-resource path.
 func TestGuarded(t *testing.T) {
-	auth, err := newTokenAuth("admin-token", "")
+	tokens, err := authn.NewTokenFile("admin-token", "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	auth := &authn.Authenticator{Tokens: tokens}
 	const unauthorized = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`
 	tests := []struct {
 		name     string

@@ -17,6 +17,7 @@ import (
 	goruntime "runtime"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/admission/limitranger"
@@ -26,6 +27,7 @@ import (
 	"github.com/quotad/quotad/internal/admission/resourcequota"
 	"github.com/quotad/quotad/internal/apiserver"
 	"github.com/quotad/quotad/internal/auth"
+	"github.com/quotad/quotad/internal/auth/review"
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/evaluator"
 	"github.com/quotad/quotad/internal/registry"
@@ -81,13 +83,23 @@ type Config struct {
 	// Ready, when set, receives the running server once it accepts requests.
 	Ready func(*Running)
 
-	// RuleResolver, when set, is what RBAC escalation prevention asks for the rules a
-	// user holds (tests set a small one; otherwise only system:masters writes RBAC objects
-	// until the authorizer's resolver is wired).
+	// RuleResolver, when set, is what RBAC escalation prevention asks for the rules a user
+	// holds instead of the RBAC authorizer (tests set their own).
 	RuleResolver auth.RuleResolver
 
 	// LogLevel is the level Logger was built with (kube's --v=n is slog.Level(-n)).
 	LogLevel slog.Level
+
+	// ServiceAccountIssuer is --service-account-issuer ("": authn.DefaultIssuer),
+	// APIAudiences --api-audiences (none: the issuer), ServiceAccountMaxTokenExpiration
+	// --service-account-max-token-expiration (0: no bound) and
+	// ServiceAccountSigningKeyFile --service-account-signing-key-file ("": the data dir's
+	// sa.key, created on first start; replicas that share one etcd share a key file so
+	// that each accepts the others' tokens).
+	ServiceAccountIssuer             string
+	APIAudiences                     []string
+	ServiceAccountMaxTokenExpiration time.Duration
+	ServiceAccountSigningKeyFile     string
 }
 
 // Running describes a started server.
@@ -178,6 +190,8 @@ func Run(ctx context.Context, cfg Config) error {
 	// 3. Registry, admission, quota.
 	var store *registry.Store
 	var cached *cachedReader
+	var rbacs *rbacFeed
+	var tokenObjects *uidIndex
 	reader := lazyReader{&cached}
 	quotaReg := evaluator.NewRegistry()
 	quotaPlugin := resourcequota.NewPlugin(quotaReg, limited)
@@ -187,8 +201,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	cat := registry.NewCatalogue()
-	// escalation's Resolver is nil (only system:masters writes RBAC objects) until the
-	// authorizer's rule resolver is set on it.
+	// escalation asks the RBAC authorizer (set below, once it exists) for the rules a user
+	// holds, unless the configuration brings its own resolver.
 	escalation := &rbacescalation.Checker{Reader: reader, Resolver: cfg.RuleResolver}
 	rcfg := registry.Config{
 		Storage: st, Catalogue: cat, Hooks: hooks(cat), Admission: rbacAdmission{chain, escalation}, Logger: log,
@@ -202,12 +216,23 @@ func Run(ctx context.Context, cfg Config) error {
 		if cached != nil {
 			cached.observe(res, obj, deleted)
 		}
+		if rbacs != nil {
+			rbacs.observe(res, obj, deleted)
+		}
+		if tokenObjects != nil {
+			tokenObjects.observe(res, obj, deleted)
+		}
 	}
 	metrics := newMetrics()
 	rcfg.ObserveQuota = metrics.observeQuota
 	rcfg.ObserveRequest = metrics.observeRequest
 	store = registry.NewStore(rcfg)
 	cached = newCachedReader(ctx, store, log)
+	rbacs = newRBACFeed(ctx, store, log)
+	if escalation.Resolver == nil {
+		escalation.Resolver = rbacs.authz
+	}
+	tokenObjects = newUIDIndex(ctx, store, log)
 	metrics.reg.MustRegister(newQuotaCollector(ctx, store, log))
 
 	// 4. Bootstrap objects and controllers.
@@ -245,22 +270,39 @@ func Run(ctx context.Context, cfg Config) error {
 		ln.Close()
 		return err
 	}
-	auth, err := newTokenAuth(creds.AdminToken, cfg.TokenAuthFile)
+	// Authentication: client certificates, static tokens, ServiceAccount tokens checked
+	// against an index of ServiceAccounts, Pods and Secrets kept by watch.
+	auth, sas, err := newAuthenticator(cfg, creds.AdminToken, tokenObjects)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	extra := map[string]http.Handler{"/metrics": metrics.handler(auth, allowAuthenticated{})}
+	if err := rbacs.wait(ctx); err != nil {
+		ln.Close()
+		return err
+	}
+	if err := tokenObjects.waitSynced(ctx); err != nil {
+		ln.Close()
+		return err
+	}
+	// The access reviews decide through the RBAC authorizer.
+	reviews := &review.Reviews{Tokens: auth, Authorizer: rbacs.authz, Rules: rbacs.authz, APIAudiences: sas.APIAudiences()}
+	reviewHandlers := map[schema.GroupResource]apiserver.Review{}
+	for gr, h := range reviews.Handlers() {
+		reviewHandlers[gr] = apiserver.Review(h)
+	}
+	extra := map[string]http.Handler{"/metrics": metrics.handler(auth, rbacs)}
 	if cfg.Debug {
-		extra["/debug/pprof/"] = pprofHandler(auth, allowAuthenticated{})
+		extra["/debug/pprof/"] = pprofHandler(auth, rbacs)
 	}
 	oa := newOpenAPI(cat)
 	api := apiserver.New(apiserver.Config{
-		Store: store, Auth: auth, Table: tableConverter, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: newFieldManagers(oa),
+		Store: store, Auth: auth, Authz: rbacs.authz, Table: tableConverter, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: newFieldManagers(oa),
 		Version:        apiserver.VersionInfo{Major: "1", Minor: "32", GitVersion: KubernetesVersion + "+quotad"},
 		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
 		ObservePanic: metrics.apiPanics.Inc,
+		Reviews:      reviewHandlers, TokenRequest: tokenRequester(store, sas, cfg.ServiceAccountMaxTokenExpiration),
 		Ready: func(ctx context.Context) error {
 			_, err := st.Revision(ctx)
 			return err

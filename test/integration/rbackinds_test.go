@@ -446,7 +446,15 @@ func TestRBACKindsEscalation(t *testing.T) {
 	if _, err := alice.RbacV1().Roles("team-a").Update(ctx, pr, metav1.UpdateOptions{}); !apierrors.IsForbidden(err) {
 		t.Errorf("growing a role: %v", err)
 	}
-	// An aggregationRule needs every permission.
+	// An aggregationRule needs every permission, even of a user who may create ClusterRoles.
+	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta("clusterrole-creator"), Rules: []rbacv1.PolicyRule{
+		{Verbs: []string{"create"}, APIGroups: []string{rbacv1.GroupName}, Resources: []string{"clusterroles"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: meta("alice-clusterrole-creator"),
+		RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "clusterrole-creator"}, Subjects: []rbacv1.Subject{{Kind: "User", Name: "alice"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	_, err = alice.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta("gather"), AggregationRule: &rbacv1.AggregationRule{
 		ClusterRoleSelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"x": "y"}}}}}, metav1.CreateOptions{})
 	if !apierrors.IsForbidden(err) || !strings.HasSuffix(err.Error(), "must have cluster-admin privileges to use the aggregationRule") {
@@ -479,19 +487,41 @@ func TestRBACKindsEscalation(t *testing.T) {
 	}
 }
 
-// TestRBACKindsNoResolver: with no rule resolver, a user outside system:masters cannot
-// grant any permission; the admin can.
-func TestRBACKindsNoResolver(t *testing.T) {
+// TestRBACKindsEscalationAsWired: with no resolver configured, escalation prevention asks
+// the RBAC authorizer: a tenant bound to admin in its namespace may create roles and
+// bindings there, but not grant what admin lacks (changing quotas) nor bind cluster-admin.
+func TestRBACKindsEscalationAsWired(t *testing.T) {
 	ctx := rbacCtx(t)
 	s, users := startTenants(t, nil)
-	role := &rbacv1.Role{ObjectMeta: meta("pod-reader"), Rules: []rbacv1.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"pods"}}}}
-	_, err := users["bob"].RbacV1().Roles("default").Create(ctx, role, metav1.CreateOptions{})
-	want := `roles.rbac.authorization.k8s.io "pod-reader" is forbidden: user "bob" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:
-{APIGroups:[""], Resources:["pods"], Verbs:["get"]}`
-	if !apierrors.IsForbidden(err) || err.Error() != want {
-		t.Errorf("bob: got %v\nwant %s", err, want)
+	admin, alice := s.Client, users["alice"]
+	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: meta("team-a")}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := s.Client.RbacV1().Roles("default").Create(ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Errorf("admin: %v", err)
+	if _, err := admin.RbacV1().RoleBindings("team-a").Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta("alice-admin"),
+		RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "admin"}, Subjects: []rbacv1.Subject{{Kind: "User", Name: "alice"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	podReader := &rbacv1.Role{ObjectMeta: meta("pod-reader"), Rules: []rbacv1.PolicyRule{{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"pods"}}}}
+	if _, err := alice.RbacV1().Roles("team-a").Create(ctx, podReader, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("alice creates a role she holds: %v", err)
+	}
+	if _, err := alice.RbacV1().RoleBindings("team-a").Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta("bob-view"),
+		RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "view"}, Subjects: []rbacv1.Subject{{Kind: "User", Name: "bob"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("alice binds view: %v", err)
+	}
+	quotaWriter := &rbacv1.Role{ObjectMeta: meta("quota-writer"), Rules: []rbacv1.PolicyRule{{Verbs: []string{"patch"}, APIGroups: []string{""}, Resources: []string{"resourcequotas"}}}}
+	_, err := alice.RbacV1().Roles("team-a").Create(ctx, quotaWriter, metav1.CreateOptions{})
+	want := `roles.rbac.authorization.k8s.io "quota-writer" is forbidden: user "alice" (groups=["team-a" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:
+{APIGroups:[""], Resources:["resourcequotas"], Verbs:["patch"]}`
+	if !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Errorf("quota writer: got %v\nwant %s", err, want)
+	}
+	_, err = alice.RbacV1().RoleBindings("team-a").Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta("alice-root"),
+		RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "cluster-admin"}, Subjects: []rbacv1.Subject{{Kind: "User", Name: "alice"}}}, metav1.CreateOptions{})
+	want = `rolebindings.rbac.authorization.k8s.io "alice-root" is forbidden: user "alice" (groups=["team-a" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:
+{APIGroups:["*"], Resources:["*"], Verbs:["*"]}
+{NonResourceURLs:["*"], Verbs:["*"]}`
+	if !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Errorf("binding cluster-admin: got %v\nwant %s", err, want)
 	}
 }

@@ -2,6 +2,7 @@ package limitranger
 
 import (
 	"fmt"
+	"github.com/quotad/quotad/internal/quota/quantity"
 	"slices"
 	"strings"
 
@@ -151,8 +152,10 @@ func sortedNames(rl corev1.ResourceList) []corev1.ResourceName {
 }
 
 // atCommonScale returns the three quantities at a common precision: milli-units when none of
-// them would overflow, whole units otherwise.
+// them would overflow, whole units otherwise. Values stored beyond the quantity bound (before
+// it existed) count as the bound.
 func atCommonScale(request, limit, enforced resource.Quantity) (int64, int64, int64) {
+	request, limit, enforced = quantity.Clamp(request), quantity.Clamp(limit), quantity.Clamp(enforced)
 	r, l, e := request.Value(), limit.Value(), enforced.Value()
 	if r <= resource.MaxMilliValue && l <= resource.MaxMilliValue && e <= resource.MaxMilliValue {
 		return request.MilliValue(), limit.MilliValue(), enforced.MilliValue()
@@ -217,6 +220,7 @@ func ratioConstraint(limitType string, name corev1.ResourceName, enforced resour
 	// enforced ratio allows it, as upstream does.
 	observed := float64(l) / float64(r)
 	shown := observed
+	enforced = quantity.Clamp(enforced)
 	allowed := float64(enforced.Value())
 	if enforced.Value() <= resource.MaxMilliValue {
 		observed *= 1000

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/quota/quotatest"
 )
 
 // fakeReader lists LimitRanges of one namespace; err, when set, is returned by every call.
@@ -420,5 +422,37 @@ func TestHandler(t *testing.T) {
 	p := New(nil)
 	if p.Name() != "LimitRanger" || !p.Handles(admission.Create) || !p.Handles(admission.Update) || p.Handles(admission.Delete) {
 		t.Errorf("Name/Handles wrong")
+	}
+}
+
+// TestStoredBeyondBound: a LimitRange stored before quantities were bounded (max 1e10000000)
+// is checked at the cost of a normal one, as the bound: a pod within it is admitted, the
+// ratio and min constraints still work.
+func TestStoredBeyondBound(t *testing.T) {
+	huge := resource.MustParse("1e10000000")
+	lr := limitRange(corev1.LimitRangeItem{Type: corev1.LimitTypeContainer,
+		Max:                  corev1.ResourceList{corev1.ResourceCPU: huge},
+		Min:                  rl("memory", "10Mi"),
+		MaxLimitRequestRatio: corev1.ResourceList{corev1.ResourceMemory: huge},
+	})
+	cases := []struct {
+		pod     *corev1.Pod
+		wantMsg string
+	}{
+		{podOf(container("app", rl("cpu", "1", "memory", "20Mi"), rl("cpu", "3", "memory", "40Mi"))), ""},
+		{podOf(container("app", rl("cpu", "1", "memory", "5Mi"), rl("cpu", "3", "memory", "40Mi"))), `pods "p" is forbidden: minimum memory usage per Container is 10Mi, but request is 5Mi`},
+	}
+	for _, c := range cases {
+		quotatest.Within(t, 20*time.Second, "a LimitRange with a huge stored max", func() error {
+			err := admitThenValidate(New(&fakeReader{ranges: []*corev1.LimitRange{lr}}), createPod(c.pod))
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != c.wantMsg {
+				t.Errorf("got %q, want %q", got, c.wantMsg)
+			}
+			return nil
+		})
 	}
 }

@@ -39,6 +39,19 @@ func InBound(q resource.Quantity) bool {
 	return Cmp(q, maxQuantity()) <= 0 && Cmp(q, minQuantity()) >= 0
 }
 
+// Clamp returns q, or the nearest bound when q lies beyond it (a value stored before the
+// bound existed), so code that needs int64 arithmetic (Value, MilliValue) never scales a
+// huge exponent.
+func Clamp(q resource.Quantity) resource.Quantity {
+	switch {
+	case Cmp(q, maxQuantity()) > 0:
+		return maxQuantity()
+	case Cmp(q, minQuantity()) < 0:
+		return minQuantity()
+	}
+	return q
+}
+
 // Check returns the field error for q at p when q is out of bound, else nil. The bad value
 // is q's canonical text, as upstream's quantity errors print it, unless that text would be
 // expensive to build.

@@ -3,6 +3,7 @@ package quantity
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -227,6 +228,25 @@ func TestIsInteger(t *testing.T) {
 		quotatest.Within(t, quotatest.StallBound, "IsInteger("+tc.q.String()+")", func() error {
 			if got := IsInteger(tc.q); got != tc.want {
 				t.Errorf("IsInteger(%s) = %v, want %v", tc.q.String(), got, tc.want)
+			}
+			return nil
+		})
+	}
+}
+
+func TestClamp(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"1", "1"},
+		{"-5", "-5"},
+		{"8Ei", "8Ei"},
+		{"1e10000000", "9223372036854775807"},
+		{"1e1000000000", "9223372036854775807"},
+		{"-1e10000000", "-9223372036854775807"},
+	} {
+		quotatest.Within(t, 20*time.Second, "Clamp "+tc.in, func() error {
+			got := Clamp(parse(t, tc.in))
+			if Cmp(got, parse(t, tc.want)) != 0 {
+				t.Errorf("Clamp(%s) = %s, want %s", tc.in, got.String(), tc.want)
 			}
 			return nil
 		})

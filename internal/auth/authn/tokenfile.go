@@ -1,24 +1,25 @@
-package server
+package authn
 
 import (
 	"crypto/subtle"
 	"encoding/csv"
 	"fmt"
-	"github.com/quotad/quotad/internal/auth"
 	"io"
-	"net/http"
 	"os"
 	"strings"
+
+	"github.com/quotad/quotad/internal/auth"
 )
 
-// tokenAuth authenticates bearer tokens: the admin token and those of a kube-style CSV file
-// (token,user,uid[,"group1,group2"]).
-type tokenAuth struct {
+// TokenFile authenticates static bearer tokens: the admin token (user "admin" in
+// system:masters) and those of a kube-style CSV file (token,user,uid[,"group1,group2"]).
+type TokenFile struct {
 	tokens map[string]auth.User
 }
 
-func newTokenAuth(adminToken, csvFile string) (*tokenAuth, error) {
-	a := &tokenAuth{tokens: map[string]auth.User{adminToken: {Name: "admin", Groups: []string{auth.SystemMasters, auth.AllAuthenticated}}}}
+// NewTokenFile reads csvFile ("" for none) and adds the admin token.
+func NewTokenFile(adminToken, csvFile string) (*TokenFile, error) {
+	a := &TokenFile{tokens: map[string]auth.User{adminToken: {Name: "admin", Groups: []string{auth.SystemMasters, auth.AllAuthenticated}}}}
 	if csvFile == "" {
 		return a, nil
 	}
@@ -58,24 +59,15 @@ func newTokenAuth(adminToken, csvFile string) (*tokenAuth, error) {
 	return a, nil
 }
 
-// Authenticate implements apiserver.Authenticator.
-// A client certificate (verified against quotad's CA by the TLS handshake) names its user
-// in CN and its groups in O, as upstream.
-func (a *tokenAuth) Authenticate(r *http.Request) (auth.User, bool) {
-	h := r.Header.Get("Authorization")
-	if !strings.HasPrefix(h, "Bearer ") {
-		if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
-			subj := r.TLS.PeerCertificates[0].Subject
-			groups := append(append([]string(nil), subj.Organization...), auth.AllAuthenticated)
-			return auth.User{Name: subj.CommonName, Groups: groups}, true
-		}
-		return auth.User{}, false
-	}
-	tok := strings.TrimSpace(h[len("Bearer "):])
+// AuthenticateToken returns the user of a static token. Every token is compared in
+// constant time.
+func (a *TokenFile) AuthenticateToken(tok string) (auth.User, bool) {
+	var found auth.User
+	ok := false
 	for t, user := range a.tokens {
 		if subtle.ConstantTimeCompare([]byte(t), []byte(tok)) == 1 {
-			return user, true
+			found, ok = user, true
 		}
 	}
-	return auth.User{}, false
+	return found, ok
 }
