@@ -177,10 +177,6 @@ func Builtins() []*Resource {
 		builtin(rbacv1.SchemeGroupVersion, "clusterroles", "ClusterRole", false, rbacv1.ClusterRole{}, rbacv1.ClusterRoleList{}, nil),
 		builtin(rbacv1.SchemeGroupVersion, "clusterrolebindings", "ClusterRoleBinding", false, rbacv1.ClusterRoleBinding{}, rbacv1.ClusterRoleBindingList{}, nil),
 		builtin(schedulingv1.SchemeGroupVersion, "priorityclasses", "PriorityClass", false, schedulingv1.PriorityClass{}, schedulingv1.PriorityClassList{}, []string{"pc"}),
-		builtin(rbacv1.SchemeGroupVersion, "roles", "Role", true, rbacv1.Role{}, rbacv1.RoleList{}, nil),
-		builtin(rbacv1.SchemeGroupVersion, "rolebindings", "RoleBinding", true, rbacv1.RoleBinding{}, rbacv1.RoleBindingList{}, nil),
-		builtin(rbacv1.SchemeGroupVersion, "clusterroles", "ClusterRole", false, rbacv1.ClusterRole{}, rbacv1.ClusterRoleList{}, nil),
-		builtin(rbacv1.SchemeGroupVersion, "clusterrolebindings", "ClusterRoleBinding", false, rbacv1.ClusterRoleBinding{}, rbacv1.ClusterRoleBindingList{}, nil),
 		builtin(storagev1.SchemeGroupVersion, "storageclasses", "StorageClass", false, storagev1.StorageClass{}, storagev1.StorageClassList{}, []string{"sc"}),
 		builtin(apiextensionsv1.SchemeGroupVersion, "customresourcedefinitions", "CustomResourceDefinition", false, apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{}, []string{"crd", "crds"}, withStatus, withGeneration),
 	}
