@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"github.com/quotad/quotad/internal/audit"
 	"github.com/quotad/quotad/internal/auth"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"log/slog"
@@ -79,6 +80,8 @@ type Config struct {
 	WatchBacklogBytes int
 	// ObservePanic, when set, is called once per handler panic recovered.
 	ObservePanic func()
+	// Audit records the audit trail; nil records nothing.
+	Audit *audit.Auditor
 }
 
 // FieldManagers gives the server-side apply field manager of a resource.
@@ -127,9 +130,14 @@ func New(cfg Config) *Server {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &recorder{ResponseWriter: w}
+	s.auditInit(rec, r)
 	defer s.logRequest(rec, r, start)
+	defer s.auditEnd(rec)
 	defer func() {
 		if p := recover(); p != nil {
+			if rec.audit != nil && p != http.ErrAbortHandler {
+				rec.audit.Panicked(p)
+			}
 			if p == http.ErrAbortHandler || !s.recovered(rec, r, p, debug.Stack()) {
 				panic(http.ErrAbortHandler)
 			}
@@ -144,12 +152,16 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 	path := r.URL.Path
 	switch path {
 	case "/healthz", "/livez", "/readyz", "/healthz/", "/livez/", "/readyz/":
-		s.health(w, r)
+		if r, ok := s.auditAnonymous(w, r); ok {
+			s.health(w, r)
+		}
 		return
 	}
 	for p, h := range s.cfg.Extra {
 		if path == p || (strings.HasSuffix(p, "/") && strings.HasPrefix(path, p)) {
-			h.ServeHTTP(w, r)
+			if r, ok := s.auditExtra(w, r); ok {
+				h.ServeHTTP(w, r)
+			}
 			return
 		}
 	}
@@ -170,10 +182,14 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 				TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 				Status:   metav1.StatusFailure, Message: "Unauthorized", Reason: metav1.StatusReasonUnauthorized, Code: http.StatusUnauthorized,
 			})
+			s.auditUnauthenticated(w, r)
 			return
 		}
 		w.user = user.Name
 		r = r.WithContext(auth.WithUser(r.Context(), user))
+		if r, ok = s.auditBegin(w, r, &user); !ok {
+			return
+		}
 	}
 	if watch {
 		s.serveAPI(w, r, info, isResource)
