@@ -133,3 +133,11 @@ func (s *Server) auditExtra(w *recorder, r *http.Request) (*http.Request, bool) 
 	}
 	return s.auditBegin(w, r, &u)
 }
+
+// auditRequestJSON records a request's body as JSON when it was sent in another encoding
+// (protobuf), as upstream records the object decoded.
+func auditRequestJSON(r *http.Request, j []byte) {
+	if a := audit.From(r.Context()); a != nil && a.CapturesRequestBody() {
+		a.RequestJSON(j)
+	}
+}

@@ -184,6 +184,17 @@ func (r *Request) RequestBody(p []byte) {
 	}
 }
 
+// RequestJSON replaces the request's body recorded with its JSON form (of a body sent
+// in protobuf).
+func (r *Request) RequestJSON(j []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reqBody.Reset()
+	if len(j) <= maxCapture {
+		r.reqBody.Write(j)
+	}
+}
+
 // ResponseBody records bytes of the response's body at RequestResponse.
 func (r *Request) ResponseBody(p []byte) {
 	if !r.captureRs {
