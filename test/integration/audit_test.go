@@ -23,6 +23,7 @@ import (
 	"github.com/quotad/quotad/internal/audit"
 	"github.com/quotad/quotad/internal/server"
 	"github.com/quotad/quotad/internal/server/servertest"
+	"github.com/quotad/quotad/internal/storage"
 )
 
 // startAudited starts quotad auditing with policy into a log file; it returns the server
@@ -447,5 +448,35 @@ func TestAuditBadPolicyRefusesToStart(t *testing.T) {
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		t.Fatal("Run did not return")
+	}
+}
+
+// TestAuditPanic: a handler's panic ends its request's audit with the Panic stage and
+// upstream's status, and the audit metrics are served.
+func TestAuditPanic(t *testing.T) {
+	s, logPath := startAudited(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources:\n  - group: \"\"\n    resources: [configmaps]\n",
+		withGetHook(func(ctx context.Context, key string) (bool, storage.KV, error) {
+			if strings.HasSuffix(key, "/boom") {
+				panic("boom")
+			}
+			return false, storage.KV{}, nil
+		}))
+	ctx := edgeCtx(t)
+	resp, _ := edgeDo(t, ctx, s, http.MethodGet, "/api/v1/namespaces/default/configmaps/boom", "", "")
+	if resp.StatusCode != http.StatusInternalServerError {
+		t.Fatalf("panicking read: %d", resp.StatusCode)
+	}
+	resp, metrics := edgeDo(t, ctx, s, http.MethodGet, "/metrics", "", "")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(metrics, "\napiserver_audit_event_total ") || !strings.Contains(metrics, "\napiserver_audit_error_total{plugin=\"log\"} 0\n") {
+		t.Errorf("metrics: %d, no audit counters:\n%s", resp.StatusCode, metrics)
+	}
+	evs := stopAndRead(t, s, logPath)
+	boom := requestEvents(evs, "get", "configmaps", "boom")
+	if got := stages(boom); !slices.Equal(got, []audit.Stage{audit.StageRequestReceived, audit.StagePanic}) {
+		t.Fatalf("panicking request stages = %v", got)
+	}
+	st := boom[1].ResponseStatus
+	if st.Code != 500 || st.Status != metav1.StatusFailure || st.Reason != metav1.StatusReasonInternalError || st.Message != "APIServer panic'd: boom" {
+		t.Errorf("Panic responseStatus = %+v", st)
 	}
 }
