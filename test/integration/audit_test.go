@@ -480,3 +480,30 @@ func TestAuditPanic(t *testing.T) {
 		t.Errorf("Panic responseStatus = %+v", st)
 	}
 }
+
+// TestAuditTimeout: a request answered with the edge's 504 is recorded with it, though
+// its handler was still waiting.
+func TestAuditTimeout(t *testing.T) {
+	s, logPath := startAudited(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources:\n  - group: \"\"\n    resources: [configmaps]\n",
+		withGetHook(func(ctx context.Context, key string) (bool, storage.KV, error) {
+			if strings.HasSuffix(key, "/slow") {
+				<-ctx.Done()
+				return true, storage.KV{}, ctx.Err()
+			}
+			return false, storage.KV{}, nil
+		}))
+	ctx := edgeCtx(t)
+	resp, _ := edgeDo(t, ctx, s, http.MethodGet, "/api/v1/namespaces/default/configmaps/slow?timeout=100ms", "", "")
+	if resp.StatusCode != http.StatusGatewayTimeout {
+		t.Fatalf("slow read: %d", resp.StatusCode)
+	}
+	evs := stopAndRead(t, s, logPath)
+	slow := requestEvents(evs, "get", "configmaps", "slow")
+	if got := stages(slow); !slices.Equal(got, []audit.Stage{audit.StageRequestReceived, audit.StageResponseComplete}) {
+		t.Fatalf("slow request stages = %v", got)
+	}
+	st := slow[1].ResponseStatus
+	if st.Code != 504 || st.Reason != metav1.StatusReasonTimeout || st.Message != "Timeout: request did not complete within the allotted timeout" {
+		t.Errorf("504 responseStatus = %+v", st)
+	}
+}
