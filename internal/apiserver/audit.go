@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/audit"
 	"github.com/quotad/quotad/internal/auth"
@@ -132,6 +133,16 @@ func (s *Server) auditExtra(w *recorder, r *http.Request) (*http.Request, bool) 
 		u, _ = s.cfg.Auth.Authenticate(r)
 	}
 	return s.auditBegin(w, r, &u)
+}
+
+// auditRequestObject completes the audit's object reference from the object a request
+// sent, as upstream's LogRequestObject: its name, namespace, uid and resourceVersion where
+// the path did not say them.
+func auditRequestObject(r *http.Request, obj runtime.Object) {
+	if a := audit.From(r.Context()); a != nil {
+		m := metaOf(obj)
+		a.RequestObjectMeta(m.Namespace, m.Name, m.UID, m.ResourceVersion)
+	}
 }
 
 // auditRequestJSON records a request's body as JSON when it was sent in another encoding

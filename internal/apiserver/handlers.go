@@ -453,6 +453,7 @@ func (s *Server) decodeBody(r *http.Request, res *registry.Resource, fv registry
 	if err != nil {
 		return nil, nil, err
 	}
+	auditRequestObject(r, d.Object)
 	return d.Object, d.Warnings, nil
 }
 

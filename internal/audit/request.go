@@ -158,9 +158,7 @@ func (a *Auditor) Start(r *http.Request, id string, received, deadline time.Time
 		RequestReceivedTimestamp: metav1.NewMicroTime(received),
 	}
 	switch r.Method {
-	case http.MethodPost, http.MethodPut:
-		req.captureRq = true
-	case http.MethodPatch:
+	case http.MethodPost, http.MethodPut, http.MethodPatch:
 		req.captureRq = !d.Level.Less(LevelRequest)
 	}
 	req.captureRs = d.Level == LevelRequestResponse && !longRunning
@@ -171,8 +169,7 @@ func (a *Auditor) Start(r *http.Request, id string, received, deadline time.Time
 func (r *Request) Level() Level { return r.decision.Level }
 
 // CapturesRequestBody reports whether the request's body should be passed to
-// RequestBody: the object it creates or replaces names the object at every level, and is
-// recorded at Request and above.
+// RequestBody: it is recorded at Request and above.
 func (r *Request) CapturesRequestBody() bool { return r.captureRq }
 
 // RequestBody records bytes of the request's body as they are read.
@@ -181,6 +178,29 @@ func (r *Request) RequestBody(p []byte) {
 	defer r.mu.Unlock()
 	if r.reqBody.Len()+len(p) <= maxCapture {
 		r.reqBody.Write(p)
+	}
+}
+
+// RequestObjectMeta completes the object reference from the object the request sent
+// (what its path did not say), at every level, as upstream.
+func (r *Request) RequestObjectMeta(namespace, name string, uid types.UID, resourceVersion string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ref := r.ev.ObjectRef
+	if ref == nil {
+		return
+	}
+	if ref.Namespace == "" {
+		ref.Namespace = namespace
+	}
+	if ref.Name == "" {
+		ref.Name = name
+	}
+	if ref.UID == "" {
+		ref.UID = uid
+	}
+	if ref.ResourceVersion == "" {
+		ref.ResourceVersion = resourceVersion
 	}
 }
 
@@ -327,36 +347,10 @@ func (r *Request) Complete(failed *metav1.Status) {
 	r.sendLocked()
 }
 
-// objectsLocked fills the object reference from the request's object (name, namespace,
-// uid, resourceVersion when the path did not say them) and, by level, requestObject and
-// responseObject.
+// objectsLocked fills, by level, requestObject and responseObject.
 func (r *Request) objectsLocked() {
 	if r.reqBody.Len() > 0 {
 		body := asJSON(r.reqBody.Bytes())
-		if body != nil && r.ev.ObjectRef != nil && r.ev.Verb != "patch" {
-			var obj struct {
-				Metadata struct {
-					Name, Namespace, ResourceVersion string
-					UID                              types.UID
-				} `json:"metadata"`
-			}
-			if json.Unmarshal(body, &obj) == nil {
-				ref := r.ev.ObjectRef
-				m := obj.Metadata
-				if ref.Namespace == "" {
-					ref.Namespace = m.Namespace
-				}
-				if ref.Name == "" {
-					ref.Name = m.Name
-				}
-				if ref.UID == "" {
-					ref.UID = m.UID
-				}
-				if ref.ResourceVersion == "" {
-					ref.ResourceVersion = m.ResourceVersion
-				}
-			}
-		}
 		if !r.decision.Level.Less(LevelRequest) && body != nil {
 			r.ev.RequestObject = r.trim(body)
 		}

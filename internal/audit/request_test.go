@@ -60,7 +60,11 @@ func TestRequestEvent(t *testing.T) {
 	attrs := auth.Attributes{User: auth.User{Name: "alice", UID: "1", Groups: []string{"team-a"}, Extra: map[string][]string{"scopes": {"x"}}},
 		Verb: "update", ResourceRequest: true, Namespace: "ns", Resource: "configmaps"}
 	evs := record(t, policy, r, attrs, func(ctx context.Context, a *Request) {
+		if !a.CapturesRequestBody() {
+			t.Error("a PUT at RequestResponse does not capture its body")
+		}
 		a.RequestBody([]byte(body))
+		a.RequestObjectMeta("other", "cm", "u-1", "7") // the path's namespace stays
 		Annotate(ctx, AnnotationDecision, "allow")
 		Annotate(ctx, AnnotationDecision, "forbid") // the first value stays
 		Annotate(ctx, AnnotationReason, `RBAC: allowed by RoleBinding "admin/ns"`)
@@ -88,7 +92,7 @@ func TestRequestEvent(t *testing.T) {
 	if ev.Annotations[AnnotationDecision] != "allow" || ev.Annotations[AnnotationReason] == "" {
 		t.Errorf("annotations = %v", ev.Annotations)
 	}
-	if ev.ObjectRef.Name != "cm" || ev.ObjectRef.UID != "u-1" || ev.RequestURI != "/api/v1/namespaces/ns/configmaps/cm?fieldManager=x" {
+	if ev.ObjectRef.Name != "cm" || ev.ObjectRef.UID != "u-1" || ev.ObjectRef.Namespace != "ns" || ev.ObjectRef.ResourceVersion != "7" || ev.RequestURI != "/api/v1/namespaces/ns/configmaps/cm?fieldManager=x" {
 		t.Errorf("objectRef = %+v, uri %q", ev.ObjectRef, ev.RequestURI)
 	}
 	if got := string(ev.RequestObject); strings.Contains(got, "managedFields") || !strings.Contains(got, `"k":"v"`) {

@@ -507,3 +507,18 @@ func TestAuditTimeout(t *testing.T) {
 		t.Errorf("504 responseStatus = %+v", st)
 	}
 }
+
+// TestAuditWithoutPolicyRecordsNothing: as kube-apiserver, a log path without a policy
+// makes the file and records nothing; requests still get their Audit-Id.
+func TestAuditWithoutPolicyRecordsNothing(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "audit.log")
+	s := servertest.Start(t, func(c *server.Config) { c.AuditLogPath = logPath })
+	ctx := edgeCtx(t)
+	resp, _ := edgeDo(t, ctx, s, http.MethodGet, "/api/v1/namespaces", "", "")
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Audit-Id") == "" {
+		t.Fatalf("list: %d, Audit-Id %q", resp.StatusCode, resp.Header.Get("Audit-Id"))
+	}
+	if evs := stopAndRead(t, s, logPath); len(evs) != 0 {
+		t.Fatalf("events without a policy: %+v", evs)
+	}
+}
