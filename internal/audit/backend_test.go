@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +15,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/quotad/quotad/internal/auth"
 )
 
 func TestBackendRotatesBySize(t *testing.T) {
@@ -143,4 +147,43 @@ func counterValue(t *testing.T, c prometheus.Counter) float64 {
 		t.Fatal(err)
 	}
 	return m.GetCounter().GetValue()
+}
+
+// TestStrictModeFailsTheRequest: in blocking-strict mode a RequestReceived event that
+// cannot be stored by the request's deadline fails the request with upstream's 500; in
+// blocking mode the request goes on.
+func TestStrictModeFailsTheRequest(t *testing.T) {
+	p, err := ParsePolicy([]byte("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []Mode{ModeBlockingStrict, ModeBlocking} {
+		t.Run(string(mode), func(t *testing.T) {
+			w := &stuckWriter{entered: make(chan struct{}, 10), release: make(chan struct{})}
+			b := NewBackend(w, mode, 1, nil)
+			far := time.Now().Add(time.Hour)
+			b.Process(far, []byte("{}\n"))
+			<-w.entered
+			b.Process(far, []byte("{}\n")) // the buffer is full
+			r := httptest.NewRequest(http.MethodGet, "/api/v1/pods?x=<b>", nil)
+			past := time.Now().Add(-time.Second)
+			a := NewAuditor(NewChecker(p), b).Start(r, "id", past, past, auth.Attributes{Verb: "list", ResourceRequest: true, Resource: "pods"}, nil, false)
+			ok := a.Received()
+			close(w.release)
+			b.Close()
+			if ok != (mode == ModeBlocking) {
+				t.Fatalf("Received = %v", ok)
+			}
+			if counterValue(t, b.failures) != 1 {
+				t.Errorf("dropped events = %v, want 1", counterValue(t, b.failures))
+			}
+			if mode == ModeBlockingStrict {
+				rec := httptest.NewRecorder()
+				FailedToStore(rec, r)
+				if want := "Internal Server Error: \"/api/v1/pods?x=&lt;b&gt;\": failed to store audit event\n"; rec.Code != 500 || rec.Body.String() != want {
+					t.Errorf("answer %d %q, want 500 %q", rec.Code, rec.Body.String(), want)
+				}
+			}
+		})
+	}
 }

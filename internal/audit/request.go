@@ -246,7 +246,8 @@ func (r *Request) Received() (ok bool) {
 // FailedToStore is upstream's answer to a request whose event blocking-strict mode could
 // not store.
 func FailedToStore(w http.ResponseWriter, req *http.Request) {
-	http.Error(w, fmt.Sprintf("Internal Server Error: %q: %v", req.RequestURI, "failed to store audit event"), http.StatusInternalServerError)
+	sanitizer := strings.NewReplacer(`&`, "&amp;", `<`, "&lt;", `>`, "&gt;")
+	http.Error(w, sanitizer.Replace(fmt.Sprintf("Internal Server Error: %q: %v", req.RequestURI, "failed to store audit event")), http.StatusInternalServerError)
 }
 
 // ResponseStarted notes the response's code when its header is written; a long-running
