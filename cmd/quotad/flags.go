@@ -77,6 +77,16 @@ func newOptions() *options {
 		fs.StringVar(&c.ServiceAccountSigningKeyFile, "service-account-signing-key-file", "", "Path to the file that contains the current private key of the service account token issuer (RSA or ECDSA P-256, PEM). The issuer will sign issued ID tokens with this private key. Default: sa.key in --data-dir, created on first start.")
 		fs.DurationVar(&c.ServiceAccountMaxTokenExpiration, "service-account-max-token-expiration", 0, "The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration larger than this value is requested, a token will be issued with a validity duration of this value.")
 	})
+	add("Auditing", func(fs *pflag.FlagSet) {
+		fs.StringVar(&c.AuditPolicyFile, "audit-policy-file", "", "Path to the file that defines the audit policy configuration.")
+		fs.StringVar(&c.AuditLogPath, "audit-log-path", "", "If set, all requests coming to the apiserver will be logged to this file.  '-' means standard out.")
+		fs.IntVar(&c.AuditLogMaxAge, "audit-log-maxage", 0, "The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.")
+		fs.IntVar(&c.AuditLogMaxBackup, "audit-log-maxbackup", 0, "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files.")
+		fs.IntVar(&c.AuditLogMaxSize, "audit-log-maxsize", 0, "The maximum size in megabytes of the audit log file before it gets rotated.")
+		fs.BoolVar(&c.AuditLogCompress, "audit-log-compress", false, "If set, the rotated log files will be compressed using gzip.")
+		fs.StringVar(&c.AuditLogMode, "audit-log-mode", "blocking", "Strategy for sending audit events. Blocking indicates sending events should block server responses. Batch causes the backend to buffer and write events asynchronously. Known modes are batch,blocking,blocking-strict.")
+		fs.IntVar(&c.AuditLogBatchBufferSize, "audit-log-batch-buffer-size", 10000, "The size of the buffer to store events before batching and writing. Only used in batch mode.")
+	})
 	add("Admission", func(fs *pflag.FlagSet) {
 		fs.StringVar(&c.AdmissionControlConfigFile, "admission-control-config-file", "", "File with admission control configuration (ResourceQuota limitedResources).")
 		fs.StringSliceVar(&c.EnableAdmissionPlugins, "enable-admission-plugins", nil, "admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, LimitRanger, Priority, ResourceQuota). Comma-delimited list of admission plugins: LimitRanger, NamespaceLifecycle, Priority, ResourceQuota.")

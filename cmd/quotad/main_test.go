@@ -18,6 +18,8 @@ func TestFlagsFillConfig(t *testing.T) {
 		"--enable-admission-plugins=ResourceQuota", "--disable-admission-plugins", "LimitRanger,Priority",
 		"--resource-quota-sync-period=30s", "--request-timeout=2m", "--max-requests-inflight=7",
 		"--max-mutating-requests-inflight=3", "--min-request-timeout=60", "--profiling", "--v=2",
+		"--audit-policy-file=p.yaml", "--audit-log-path=-", "--audit-log-maxage=3", "--audit-log-maxbackup=4",
+		"--audit-log-maxsize=5", "--audit-log-compress", "--audit-log-mode=batch", "--audit-log-batch-buffer-size=6",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -43,6 +45,11 @@ func TestFlagsFillConfig(t *testing.T) {
 		{"min-request-timeout", c.MinRequestTimeout, time.Minute},
 		{"profiling", c.Debug, true},
 		{"v=2 is slog.Level(-2)", c.LogLevel, slog.Level(-2)},
+		{"audit policy", c.AuditPolicyFile, "p.yaml"},
+		{"audit path", c.AuditLogPath, "-"},
+		{"audit rotation", [4]int{c.AuditLogMaxAge, c.AuditLogMaxBackup, c.AuditLogMaxSize, c.AuditLogBatchBufferSize}, [4]int{3, 4, 5, 6}},
+		{"audit compress", c.AuditLogCompress, true},
+		{"audit mode", c.AuditLogMode, "batch"},
 	}
 	for _, ch := range checks {
 		if ch.got != ch.want {

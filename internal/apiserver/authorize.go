@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"fmt"
+	"github.com/quotad/quotad/internal/audit"
 	"net/http"
 	"net/url"
 	"strings"
@@ -90,11 +91,15 @@ func (e textError) Error() string { return string(e) }
 func (s *Server) allowed(w http.ResponseWriter, r *http.Request, a auth.Attributes) bool {
 	d, reason, err := s.cfg.Authz.Authorize(r.Context(), a)
 	if err == nil && d == auth.Allow {
+		audit.Annotate(r.Context(), audit.AnnotationDecision, "allow")
+		audit.Annotate(r.Context(), audit.AnnotationReason, reason)
 		return true
 	}
 	if err != nil && reason == "" {
 		reason = err.Error()
 	}
+	audit.Annotate(r.Context(), audit.AnnotationDecision, "forbid")
+	audit.Annotate(r.Context(), audit.AnnotationReason, reason)
 	writeError(w, forbidden(a, reason))
 	return false
 }

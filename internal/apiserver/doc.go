@@ -11,6 +11,15 @@
 // excepted), then the handler in a goroutine of its own, so that the client gets upstream's
 // 504 at the deadline whatever the handler waits on.
 //
+// The audit trail (audit.go, package internal/audit) wraps them as upstream's audit filters:
+// every request gets an audit ID (the client's Audit-ID, else a UUID) answered in the
+// Audit-Id header; once authenticated, the policy decides its level from its user and
+// attributes and RequestReceived is recorded; ResponseStarted when a watch starts its
+// answer; ResponseComplete (or Panic) with the status answered, the edge's 429, 500 and 504
+// included. A request that fails authentication is recorded once, without a user, as
+// upstream. Later filters add to the event through the request's context
+// (audit.Annotate, audit.SetImpersonatedUser).
+//
 // Invariants:
 //   - every response is a Kubernetes object or a metav1.Status, except where upstream
 //     answers in plain text: the 429 of the in-flight bounds, the 500 of a handler panic and

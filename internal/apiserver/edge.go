@@ -10,6 +10,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/quotad/quotad/internal/audit"
 )
 
 // The edge's limits, as kube-apiserver's flags set them by default.
@@ -40,27 +42,39 @@ type recorder struct {
 	status int
 	err    error
 	user   string
+
+	// The request's audit ID, when it arrived, and its audit (nil when not audited).
+	auditID  string
+	received time.Time
+	audit    *audit.Request
+}
+
+// started notes the answer's status once, as it starts.
+func (w *recorder) started(code int) {
+	if w.status == 0 {
+		w.status = code
+		if w.audit != nil {
+			w.audit.ResponseStarted(code)
+		}
+	}
 }
 
 func (w *recorder) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
+	w.started(code)
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *recorder) Write(p []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
+	w.started(http.StatusOK)
+	if w.audit != nil {
+		w.audit.ResponseBody(p)
 	}
 	return w.ResponseWriter.Write(p)
 }
 
 // Flush implements http.Flusher (watches flush every batch of events).
 func (w *recorder) Flush() {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
+	w.started(http.StatusOK)
 	_ = http.NewResponseController(w.ResponseWriter).Flush()
 }
 
@@ -356,6 +370,9 @@ func (s *Server) recovered(w answerer, r *http.Request, p any, stack []byte) boo
 
 // notePanic logs a recovered panic with its stack and tells the panic observer.
 func (s *Server) notePanic(r *http.Request, p any, stack []byte) {
+	if a := audit.From(r.Context()); a != nil {
+		a.Panicked(p)
+	}
 	s.logLimited(r.Context(), "panic:"+fmt.Sprint(p), errorLevel, "panic serving request",
 		"method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p), "stack", string(stack))
 	if s.cfg.ObservePanic != nil {

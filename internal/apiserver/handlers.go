@@ -455,6 +455,7 @@ func (s *Server) decodeBody(r *http.Request, res *registry.Resource, fv registry
 	if ct := r.Header.Get("Content-Type"); registry.IsProtobuf(ct) {
 		var j []byte
 		if j, err = registry.ProtobufToJSON(res, body); err == nil {
+			auditRequestJSON(r, j)
 			d, err = registry.Decode(res, j, fv)
 		}
 	} else {
@@ -463,6 +464,7 @@ func (s *Server) decodeBody(r *http.Request, res *registry.Resource, fv registry
 	if err != nil {
 		return nil, nil, err
 	}
+	auditRequestObject(r, d.Object)
 	return d.Object, d.Warnings, nil
 }
 

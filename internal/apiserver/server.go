@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"github.com/quotad/quotad/internal/audit"
 	"github.com/quotad/quotad/internal/auth"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"log/slog"
@@ -88,6 +89,8 @@ type Config struct {
 	Reviews map[schema.GroupResource]Review
 	// TokenRequest answers the serviceaccounts/token subresource (nil: 405).
 	TokenRequest TokenRequester
+	// Audit records the audit trail; nil records nothing.
+	Audit *audit.Auditor
 }
 
 // FieldManagers gives the server-side apply field manager of a resource.
@@ -136,9 +139,14 @@ func New(cfg Config) *Server {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &recorder{ResponseWriter: w}
+	s.auditInit(rec, r)
 	defer s.logRequest(rec, r, start)
+	defer s.auditEnd(rec)
 	defer func() {
 		if p := recover(); p != nil {
+			if rec.audit != nil && p != http.ErrAbortHandler {
+				rec.audit.Panicked(p)
+			}
 			if p == http.ErrAbortHandler || !s.recovered(rec, r, p, debug.Stack()) {
 				panic(http.ErrAbortHandler)
 			}
@@ -153,12 +161,16 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 	path := r.URL.Path
 	switch path {
 	case "/healthz", "/livez", "/readyz", "/healthz/", "/livez/", "/readyz/":
-		s.health(w, r)
+		if r, ok := s.auditAnonymous(w, r); ok {
+			s.health(w, r)
+		}
 		return
 	}
 	for p, h := range s.cfg.Extra {
 		if path == p || (strings.HasSuffix(p, "/") && strings.HasPrefix(path, p)) {
-			h.ServeHTTP(w, r)
+			if r, ok := s.auditExtra(w, r); ok {
+				h.ServeHTTP(w, r)
+			}
 			return
 		}
 	}
@@ -185,12 +197,21 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 				TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 				Status:   metav1.StatusFailure, Message: "Unauthorized", Reason: metav1.StatusReasonUnauthorized, Code: http.StatusUnauthorized,
 			})
+			s.auditUnauthenticated(w, r)
 			return
 		}
 		w.user = user.Name
+		// Upstream's filter order: authentication, audit, impersonation, authorization.
+		if r, ok = s.auditBegin(w, r, &user); !ok {
+			return
+		}
 		if s.cfg.Authz != nil {
+			requester := user
 			if user, ok = s.impersonate(w, r, user); !ok {
 				return
+			}
+			if user.Name != requester.Name || len(r.Header.Values(impersonateUserHeader)) > 0 {
+				audit.SetImpersonatedUser(r.Context(), user)
 			}
 			w.user = user.Name
 			if !s.allowed(w, r, requestAttributes(r, info, isResource, user)) {

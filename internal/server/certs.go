@@ -1,17 +1,14 @@
 package server
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/hex"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
+	"github.com/quotad/quotad/internal/pki"
 	"net"
 	"os"
 	"path/filepath"
@@ -25,45 +22,9 @@ type credentials struct {
 	AdminToken string
 }
 
-// writeFileAtomic replaces path with data and the given mode, through a new temporary file
-// in the same directory (never an existing one, whose wider mode would be kept).
+// writeFileAtomic replaces path with data and mode (pki.WriteFile).
 func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
-
-func newSerial() *big.Int {
-	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
-	return n
-}
-
-func pemKey(k *ecdsa.PrivateKey) ([]byte, error) {
-	der, err := x509.MarshalECPrivateKey(k)
-	if err != nil {
-		return nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), nil
+	return pki.WriteFile(path, data, mode)
 }
 
 // loadOrCreateCredentials reads the CA, serving certificate and admin token from dir,
@@ -75,53 +36,27 @@ func loadOrCreateCredentials(dir string, hosts []string) (*credentials, error) {
 	tokFile := filepath.Join(dir, "admin.token")
 	// 1. CA.
 	if _, err := os.Stat(caCrt); errors.Is(err, os.ErrNotExist) {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		ca, err := pki.NewAuthority("quotad-ca", time.Now(), time.Now().AddDate(10, 0, 0))
 		if err != nil {
 			return nil, err
 		}
-		tmpl := &x509.Certificate{
-			SerialNumber: newSerial(), Subject: pkix.Name{CommonName: "quotad-ca"},
-			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().AddDate(10, 0, 0),
-			KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageCRLSign,
-			BasicConstraintsValid: true, IsCA: true,
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-		if err != nil {
+		if err := writeFileAtomic(caKey, ca.KeyPEM, 0o600); err != nil {
 			return nil, err
 		}
-		kp, err := pemKey(key)
-		if err != nil {
-			return nil, err
-		}
-		if err := writeFileAtomic(caKey, kp, 0o600); err != nil {
-			return nil, err
-		}
-		if err := writeFileAtomic(caCrt, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		if err := writeFileAtomic(caCrt, ca.CertPEM, 0o644); err != nil {
 			return nil, err
 		}
 		_ = os.Remove(srvCrt)
 	}
-	caPair, err := tls.LoadX509KeyPair(caCrt, caKey)
+	ca, err := pki.LoadAuthority(caCrt, caKey)
 	if err != nil {
 		return nil, fmt.Errorf("loading CA from %s: %w", dir, err)
-	}
-	caCert, err := x509.ParseCertificate(caPair.Certificate[0])
-	if err != nil {
-		return nil, err
-	}
-	caPEM, err := os.ReadFile(caCrt)
-	if err != nil {
-		return nil, err
 	}
 	// 2. Serving certificate covering hosts.
 	srv, err := tls.LoadX509KeyPair(srvCrt, srvKey)
 	if err != nil || !covers(srv, hosts) {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			return nil, err
-		}
 		tmpl := &x509.Certificate{
-			SerialNumber: newSerial(), Subject: pkix.Name{CommonName: "quotad"},
+			Subject:   pkix.Name{CommonName: "quotad"},
 			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().AddDate(5, 0, 0),
 			KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 			ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
@@ -134,18 +69,14 @@ func loadOrCreateCredentials(dir string, hosts []string) (*credentials, error) {
 				tmpl.DNSNames = append(tmpl.DNSNames, h)
 			}
 		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caPair.PrivateKey)
+		certPEM, keyPEM, err := ca.Issue(tmpl)
 		if err != nil {
 			return nil, err
 		}
-		kp, err := pemKey(key)
-		if err != nil {
+		if err := writeFileAtomic(srvKey, keyPEM, 0o600); err != nil {
 			return nil, err
 		}
-		if err := writeFileAtomic(srvKey, kp, 0o600); err != nil {
-			return nil, err
-		}
-		if err := writeFileAtomic(srvCrt, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		if err := writeFileAtomic(srvCrt, certPEM, 0o644); err != nil {
 			return nil, err
 		}
 		if srv, err = tls.LoadX509KeyPair(srvCrt, srvKey); err != nil {
@@ -164,7 +95,7 @@ func loadOrCreateCredentials(dir string, hosts []string) (*credentials, error) {
 			return nil, err
 		}
 	}
-	return &credentials{CAPEM: caPEM, ServerCert: srv, AdminToken: string(tok)}, nil
+	return &credentials{CAPEM: ca.CertPEM, ServerCert: srv, AdminToken: string(tok)}, nil
 }
 
 // covers reports whether the certificate is valid for every host and not about to expire.

@@ -1,16 +1,12 @@
 package server
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/asn1"
-	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/quotad/quotad/internal/pki"
 	"path/filepath"
 	"time"
 
@@ -42,14 +38,11 @@ func MintKubeconfig(dataDir string, k ClientKubeconfig, now time.Time) ([]byte, 
 		return nil, fmt.Errorf("--expiration must be positive, not %s", k.Expiration)
 	}
 	// 1.
-	caPair, err := tls.LoadX509KeyPair(filepath.Join(dataDir, "ca.crt"), filepath.Join(dataDir, "ca.key"))
+	authority, err := pki.LoadAuthority(filepath.Join(dataDir, "ca.crt"), filepath.Join(dataDir, "ca.key"))
 	if err != nil {
 		return nil, fmt.Errorf("reading quotad's CA in %s (start quotad with this --data-dir once first): %w", dataDir, err)
 	}
-	ca, err := x509.ParseCertificate(caPair.Certificate[0])
-	if err != nil {
-		return nil, err
-	}
+	ca := authority.Cert
 	admin, err := clientcmd.LoadFromFile(filepath.Join(dataDir, "admin.kubeconfig"))
 	if err != nil {
 		return nil, fmt.Errorf("reading the admin kubeconfig in %s: %w", dataDir, err)
@@ -59,10 +52,6 @@ func MintKubeconfig(dataDir string, k ClientKubeconfig, now time.Time) ([]byte, 
 		return nil, fmt.Errorf("the admin kubeconfig in %s has no cluster %q", dataDir, kubeconfigCluster)
 	}
 	// 2.
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
 	notAfter := now.Add(k.Expiration)
 	if notAfter.After(ca.NotAfter) {
 		notAfter = ca.NotAfter
@@ -74,16 +63,12 @@ func MintKubeconfig(dataDir string, k ClientKubeconfig, now time.Time) ([]byte, 
 		subject.ExtraNames = append(subject.ExtraNames, pkix.AttributeTypeAndValue{Type: asn1.ObjectIdentifier{2, 5, 4, 10}, Value: g})
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: newSerial(), Subject: subject,
+		Subject:   subject,
 		NotBefore: now.Add(-5 * time.Minute), NotAfter: notAfter,
 		KeyUsage:    x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caPair.PrivateKey)
-	if err != nil {
-		return nil, err
-	}
-	keyPEM, err := pemKey(key)
+	certPEM, keyPEM, err := authority.Issue(tmpl)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +78,7 @@ func MintKubeconfig(dataDir string, k ClientKubeconfig, now time.Time) ([]byte, 
 	c.Server, c.CertificateAuthorityData = cluster.Server, cluster.CertificateAuthorityData
 	cfg.Clusters[kubeconfigCluster] = c
 	u := clientcmdapi.NewAuthInfo()
-	u.ClientCertificateData = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	u.ClientCertificateData = certPEM
 	u.ClientKeyData = keyPEM
 	cfg.AuthInfos[k.User] = u
 	name := k.User + "@" + kubeconfigCluster

@@ -100,6 +100,19 @@ type Config struct {
 	APIAudiences                     []string
 	ServiceAccountMaxTokenExpiration time.Duration
 	ServiceAccountSigningKeyFile     string
+	// Audit trail, as kube-apiserver's flags: --audit-policy-file, --audit-log-path ("-"
+	// is standard output), --audit-log-maxage (days), --audit-log-maxbackup,
+	// --audit-log-maxsize (megabytes), --audit-log-compress, --audit-log-mode (blocking,
+	// blocking-strict or batch; "" is blocking) and --audit-log-batch-buffer-size (0:
+	// 10000). Events are recorded only with both a policy and a path, as upstream.
+	AuditPolicyFile         string
+	AuditLogPath            string
+	AuditLogMaxAge          int
+	AuditLogMaxBackup       int
+	AuditLogMaxSize         int
+	AuditLogCompress        bool
+	AuditLogMode            string
+	AuditLogBatchBufferSize int
 }
 
 // Running describes a started server.
@@ -148,6 +161,15 @@ func Run(ctx context.Context, cfg Config) error {
 			return err
 		}
 		limited = l
+	}
+
+	// Audit: a bad policy, mode or log file stops startup.
+	auditor, auditBackend, err := newAuditor(cfg, log)
+	if err != nil {
+		return err
+	}
+	if auditBackend != nil {
+		defer auditBackend.Close()
 	}
 
 	// 2. Storage: embedded etcd, or an external cluster.
@@ -224,6 +246,9 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	metrics := newMetrics()
+	if auditBackend != nil {
+		metrics.reg.MustRegister(auditBackend.Collectors()...)
+	}
 	rcfg.ObserveQuota = metrics.observeQuota
 	rcfg.ObserveRequest = metrics.observeRequest
 	store = registry.NewStore(rcfg)
@@ -301,8 +326,8 @@ func Run(ctx context.Context, cfg Config) error {
 		Version:        apiserver.VersionInfo{Major: "1", Minor: "32", GitVersion: KubernetesVersion + "+quotad"},
 		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
-		ObservePanic: metrics.apiPanics.Inc,
-		Reviews:      reviewHandlers, TokenRequest: tokenRequester(store, sas, cfg.ServiceAccountMaxTokenExpiration),
+		ObservePanic: metrics.apiPanics.Inc, Audit: auditor,
+		Reviews: reviewHandlers, TokenRequest: tokenRequester(store, sas, cfg.ServiceAccountMaxTokenExpiration),
 		Ready: func(ctx context.Context) error {
 			_, err := st.Revision(ctx)
 			return err

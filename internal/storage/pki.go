@@ -1,16 +1,11 @@
 package storage
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
-	"fmt"
-	"math/big"
+	"github.com/quotad/quotad/internal/pki"
 	"net"
 	"os"
 	"path/filepath"
@@ -103,21 +98,7 @@ func (p embeddedPKI) valid(t time.Time) error {
 }
 
 func (p embeddedPKI) create(now time.Time) error {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	caTmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: "quotad-etcd-ca"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(pkiValidity),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true, IsCA: true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	ca, err := x509.ParseCertificate(caDER)
+	ca, err := pki.NewAuthority("quotad-etcd-ca", now, now.Add(pkiValidity))
 	if err != nil {
 		return err
 	}
@@ -138,64 +119,25 @@ func (p embeddedPKI) create(now time.Time) error {
 		}},
 	}
 	for _, l := range leaves {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			return err
-		}
-		l.tmpl.SerialNumber = serial()
 		l.tmpl.NotBefore, l.tmpl.NotAfter = now.Add(-time.Hour), now.Add(pkiValidity)
-		l.tmpl.KeyUsage = x509.KeyUsageDigitalSignature
-		der, err := x509.CreateCertificate(rand.Reader, l.tmpl, ca, &key.PublicKey, caKey)
+		certPEM, keyPEM, err := ca.Issue(l.tmpl)
 		if err != nil {
 			return err
 		}
-		keyDER, err := x509.MarshalECPrivateKey(key)
-		if err != nil {
+		if err := writePrivate(l.files.KeyFile, keyPEM); err != nil {
 			return err
 		}
-		if err := writePrivate(l.files.KeyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})); err != nil {
-			return err
-		}
-		if err := writePrivate(l.files.CertFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})); err != nil {
+		if err := writePrivate(l.files.CertFile, certPEM); err != nil {
 			return err
 		}
 	}
-	// The CA last: a crash before this leaves a PKI that fails valid and is made again.
-	return writePrivate(p.server.CAFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}))
+	// The CA last: a crash before this leaves a PKI that fails valid and is made again. Its
+	// key is never written: nothing else is ever signed by it.
+	return writePrivate(p.server.CAFile, ca.CertPEM)
 }
 
-func serial() *big.Int {
-	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
-	return n
-}
-
-// writePrivate replaces path with data, mode 0600, through a new temporary file (so an
-// existing file's wider mode is never kept).
-func writePrivate(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o600)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
+// writePrivate replaces path with data, mode 0600.
+func writePrivate(path string, data []byte) error { return pki.WriteFile(path, data, 0o600) }
 
 // EmbeddedClientTLS names the client files of the embedded etcd whose data dir is dir (what
 // its ClientTLS returns), for tools such as etcdctl.

@@ -12,6 +12,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/quotad/quotad/internal/pki"
 	"os"
 	"path/filepath"
 	"slices"
@@ -121,33 +122,9 @@ func signingMethod(key crypto.Signer) jwt.SigningMethod {
 	return nil
 }
 
-// writeNew writes a new file with mode 0600 (through a temporary file, so a crash never
-// leaves half a key).
-func writeNew(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o600)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
+// writeNew writes a new file with mode 0600 (pki.WriteFile: a crash never leaves half a
+// key).
+func writeNew(path string, data []byte) error { return pki.WriteFile(path, data, 0o600) }
 
 // Objects tells which objects exist now, from an in-memory index kept current by watch:
 // the UID of a ServiceAccount, Pod or Secret (resource "serviceaccounts", "pods",
