@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -86,4 +88,40 @@ func TestRBACKindsKubectl(t *testing.T) {
 	golden(t, "rbackinds_describe_role.golden", c.must("describe", "role", "pod-reader", "-n", "team-a"))
 
 	c.expectOut("", "rolebinding.rbac.authorization.k8s.io \"readers\" deleted\n", "delete", "rolebinding", "readers", "-n", "team-a")
+}
+
+// TestRBACKindsEscalationKubectl: a tenant bound to admin in its namespace creates roles and
+// bindings there with kubectl, and is refused what admin does not hold with upstream's text.
+func TestRBACKindsEscalationKubectl(t *testing.T) {
+	requireKubectl(t)
+	csv := filepath.Join(t.TempDir(), "tokens.csv")
+	if err := os.WriteFile(csv, []byte("alice-token,alice,1001,team-a\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, "--token-auth-file", csv)
+	c.must("create", "namespace", "team-a")
+	c.must("create", "rolebinding", "team-a-admin", "--clusterrole=admin", "--group=team-a", "-n", "team-a")
+	alice := []string{"--token", "alice-token", "-n", "team-a"}
+	c.expectOut("", "role.rbac.authorization.k8s.io/pod-reader created\n", append([]string{"create", "role", "pod-reader", "--verb=get,list", "--resource=pods"}, alice...)...)
+	c.expectOut("", "rolebinding.rbac.authorization.k8s.io/bob-view created\n", append([]string{"create", "rolebinding", "bob-view", "--clusterrole=view", "--user=bob"}, alice...)...)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"create", "role", "quota-writer", "--verb=update,patch", "--resource=resourcequotas"},
+			`Error from server (Forbidden): roles.rbac.authorization.k8s.io "quota-writer" is forbidden: user "alice" (groups=["team-a" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:
+{APIGroups:[""], Resources:["resourcequotas"], Verbs:["update" "patch"]}
+`},
+		{[]string{"create", "rolebinding", "root", "--clusterrole=cluster-admin", "--user=alice"},
+			// kubectl words a failed create rolebinding itself.
+			`error: failed to create rolebinding: rolebindings.rbac.authorization.k8s.io "root" is forbidden: user "alice" (groups=["team-a" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:
+{APIGroups:["*"], Resources:["*"], Verbs:["*"]}
+{NonResourceURLs:["*"], Verbs:["*"]}
+`},
+	} {
+		r := c.kubectl(append(tc.args, alice...)...)
+		if r.code == 0 || r.stderr != tc.want {
+			t.Errorf("kubectl %s: exit %d\n got %q\nwant %q", strings.Join(tc.args, " "), r.code, r.stderr, tc.want)
+		}
+	}
 }
