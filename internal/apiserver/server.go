@@ -73,6 +73,10 @@ type Config struct {
 	// upstream's 429. Watches are not counted. Zero is no bound.
 	MaxRequestsInflight         int
 	MaxMutatingRequestsInflight int
+	// MaxBodyBytesInFlight bounds the memory of the request bodies received or served at
+	// once; a body that would pass it gets the in-flight 429. Zero is
+	// DefaultMaxBodyBytesInFlight.
+	MaxBodyBytesInFlight int64
 	// WatchBacklogBytes is how far, in encoded bytes, a watch may fall behind the changes
 	// it is sent before it is closed (its client re-lists, as from upstream's watch cache).
 	// Zero is DefaultWatchBacklogBytes.
@@ -95,6 +99,7 @@ type VersionInfo struct {
 type Server struct {
 	cfg      Config
 	inflight *inflight
+	bodies   *bodyBudget
 	logs     logLimiter
 }
 
@@ -118,7 +123,11 @@ func New(cfg Config) *Server {
 	if cfg.WatchBacklogBytes <= 0 {
 		cfg.WatchBacklogBytes = DefaultWatchBacklogBytes
 	}
-	return &Server{cfg: cfg, inflight: newInflight(cfg.MaxRequestsInflight, cfg.MaxMutatingRequestsInflight)}
+	if cfg.MaxBodyBytesInFlight <= 0 {
+		cfg.MaxBodyBytesInFlight = DefaultMaxBodyBytesInFlight
+	}
+	return &Server{cfg: cfg, inflight: newInflight(cfg.MaxRequestsInflight, cfg.MaxMutatingRequestsInflight),
+		bodies: &bodyBudget{max: cfg.MaxBodyBytesInFlight}}
 }
 
 // ServeHTTP serves one request: health and extra paths as they are; API requests
@@ -179,16 +188,27 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 		s.serveAPI(w, r, info, isResource)
 		return
 	}
-	mutating := r.Method != http.MethodGet && r.Method != http.MethodHead
+	mutating, ok := r.Method != http.MethodGet && r.Method != http.MethodHead, true
 	if isResource {
 		mutating = info.Verb != "get" && info.Verb != "list"
 	}
-	release, ok := s.inflight.acquire(mutating)
+	deadline := time.Now().Add(timeout)
+	received := func() {}
+	if isResource && mutating {
+		// The body is received before the write takes a seat (within its deadline).
+		_ = http.NewResponseController(w).SetReadDeadline(deadline)
+		if received, ok = s.receiveBody(w, r); !ok {
+			return
+		}
+	}
+	seat, ok := s.inflight.acquire(mutating)
 	if !ok {
+		received()
 		tooManyRequests(w)
 		return
 	}
-	s.withDeadline(w, r, time.Now().Add(timeout), release, func(w http.ResponseWriter, r *http.Request) {
+	release := func() { seat(); received() }
+	s.withDeadline(w, r, deadline, release, func(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(w, r, info, isResource)
 	})
 }

@@ -73,6 +73,9 @@ type Config struct {
 	MinRequestTimeout           time.Duration
 	MaxRequestsInflight         int
 	MaxMutatingRequestsInflight int
+	// MaxBodyBytesInFlight bounds the request bodies held at once (0: 64 MiB); see
+	// apiserver.Config.
+	MaxBodyBytesInFlight int64
 	// Debug serves /debug/pprof/ (authenticated).
 	Debug  bool
 	Logger *slog.Logger
@@ -247,7 +250,8 @@ func Run(ctx context.Context, cfg Config) error {
 		Version:        apiserver.VersionInfo{Major: "1", Minor: "32", GitVersion: KubernetesVersion + "+quotad"},
 		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
-		ObservePanic: metrics.apiPanics.Inc,
+		MaxBodyBytesInFlight: cfg.MaxBodyBytesInFlight,
+		ObservePanic:         metrics.apiPanics.Inc,
 		Ready: func(ctx context.Context) error {
 			_, err := st.Revision(ctx)
 			return err
