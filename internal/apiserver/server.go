@@ -81,6 +81,9 @@ type Config struct {
 	// it is sent before it is closed (its client re-lists, as from upstream's watch cache).
 	// Zero is DefaultWatchBacklogBytes.
 	WatchBacklogBytes int
+	// ObserveWatchWaiting, when set, is told when a watch starts (+1) and stops (-1)
+	// waiting for its client to take its initial events.
+	ObserveWatchWaiting func(delta int)
 	// ObservePanic, when set, is called once per handler panic recovered.
 	ObservePanic func()
 }

@@ -31,6 +31,8 @@ type metrics struct {
 	requests  prometheus.Histogram
 	panics    *prometheus.CounterVec
 	apiPanics prometheus.Counter
+	// watchWaiting: watches whose initial events wait for their client.
+	watchWaiting prometheus.Gauge
 }
 
 func newMetrics() *metrics {
@@ -57,8 +59,12 @@ func newMetrics() *metrics {
 			Name: "quotad_apiserver_panics_total",
 			Help: "Panics of request handlers recovered by the HTTP edge.",
 		}),
+		watchWaiting: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "quotad_apiserver_watches_waiting_for_client",
+			Help: "Watches whose initial events wait for their client to read the ones already sent.",
+		}),
 	}
-	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.requests, m.panics, m.apiPanics)
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.requests, m.panics, m.apiPanics, m.watchWaiting)
 	return m
 }
 
@@ -75,6 +81,9 @@ func (m *metrics) Repaired(ns, name string) { m.repairs.WithLabelValues(ns, name
 
 // ControllerPanicked implements controller.PanicObserver.
 func (m *metrics) ControllerPanicked(name string) { m.panics.WithLabelValues(name).Inc() }
+
+// observeWatchWaiting counts the watches waiting for their client.
+func (m *metrics) observeWatchWaiting(delta int) { m.watchWaiting.Add(float64(delta)) }
 
 // observeRequest records the transactions of one combined etcd request.
 func (m *metrics) observeRequest(txns int) { m.requests.Observe(float64(txns)) }

@@ -251,7 +251,7 @@ func Run(ctx context.Context, cfg Config) error {
 		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
 		MaxBodyBytesInFlight: cfg.MaxBodyBytesInFlight,
-		ObservePanic:         metrics.apiPanics.Inc,
+		ObservePanic:         metrics.apiPanics.Inc, ObserveWatchWaiting: metrics.observeWatchWaiting,
 		Ready: func(ctx context.Context) error {
 			_, err := st.Revision(ctx)
 			return err
