@@ -77,6 +77,10 @@ type Config struct {
 	// once; a body that would pass it gets the in-flight 429. Zero is
 	// DefaultMaxBodyBytesInFlight.
 	MaxBodyBytesInFlight int64
+	// MaxLongReads is how many pages of long reads (un-paged lists beyond their first
+	// page) are read and encoded at once; the others wait within their deadline. Zero is
+	// half of GOMAXPROCS, at least one.
+	MaxLongReads int
 	// WatchBacklogBytes is how far, in encoded bytes, a watch may fall behind the changes
 	// it is sent before it is closed (its client re-lists, as from upstream's watch cache).
 	// Zero is DefaultWatchBacklogBytes.
@@ -84,6 +88,9 @@ type Config struct {
 	// ObserveWatchWaiting, when set, is told when a watch starts (+1) and stops (-1)
 	// waiting for its client to take its initial events.
 	ObserveWatchWaiting func(delta int)
+	// ObserveLongReadWaiting, when set, is told when a page of a long read starts (+1) and
+	// stops (-1) waiting for its seat (MaxLongReads).
+	ObserveLongReadWaiting func(delta int)
 	// ObservePanic, when set, is called once per handler panic recovered.
 	ObservePanic func()
 }
@@ -103,6 +110,7 @@ type Server struct {
 	cfg      Config
 	inflight *inflight
 	bodies   *bodyBudget
+	pager    *pager
 	logs     logLimiter
 }
 
@@ -126,11 +134,14 @@ func New(cfg Config) *Server {
 	if cfg.WatchBacklogBytes <= 0 {
 		cfg.WatchBacklogBytes = DefaultWatchBacklogBytes
 	}
+	if cfg.MaxLongReads <= 0 {
+		cfg.MaxLongReads = heavySeats()
+	}
 	if cfg.MaxBodyBytesInFlight <= 0 {
 		cfg.MaxBodyBytesInFlight = DefaultMaxBodyBytesInFlight
 	}
 	return &Server{cfg: cfg, inflight: newInflight(cfg.MaxRequestsInflight, cfg.MaxMutatingRequestsInflight),
-		bodies: &bodyBudget{max: cfg.MaxBodyBytesInFlight}}
+		bodies: &bodyBudget{max: cfg.MaxBodyBytesInFlight}, pager: newPager(cfg.MaxLongReads, cfg.ObserveLongReadWaiting)}
 }
 
 // ServeHTTP serves one request: health and extra paths as they are; API requests

@@ -25,6 +25,9 @@ type ListOptions struct {
 	ResourceVersion string
 	// ResourceVersionMatch is "", "Exact" or "NotOlderThan".
 	ResourceVersionMatch string
+	// Pace, when set, is called by ListEach before it reads each page after the first (the
+	// HTTP edge queues the pages of long lists there); its error ends the list.
+	Pace func(ctx context.Context) error
 }
 
 // ListResult is one page of a list.
@@ -163,7 +166,12 @@ func (s *Store) ListEach(ctx context.Context, res *Resource, ns string, opts Lis
 		return err
 	}
 	var items []runtime.Object
-	for {
+	for first := true; ; first = false {
+		if !first && opts.Pace != nil {
+			if err := opts.Pace(ctx); err != nil {
+				return err
+			}
+		}
 		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: pageSize, StartKey: start})
 		if err != nil {
 			return listError(err, opts, prefix, start, rev)

@@ -76,6 +76,9 @@ type Config struct {
 	// MaxBodyBytesInFlight bounds the request bodies held at once (0: 64 MiB); see
 	// apiserver.Config.
 	MaxBodyBytesInFlight int64
+	// MaxLongReads bounds the pages of long lists read at once (0: half the cores); see
+	// apiserver.Config.
+	MaxLongReads int
 	// Debug serves /debug/pprof/ (authenticated).
 	Debug  bool
 	Logger *slog.Logger
@@ -252,6 +255,7 @@ func Run(ctx context.Context, cfg Config) error {
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
 		MaxBodyBytesInFlight: cfg.MaxBodyBytesInFlight,
 		ObservePanic:         metrics.apiPanics.Inc, ObserveWatchWaiting: metrics.observeWatchWaiting,
+		ObserveLongReadWaiting: metrics.observeLongReadWaiting, MaxLongReads: cfg.MaxLongReads,
 		Ready: func(ctx context.Context) error {
 			_, err := st.Revision(ctx)
 			return err
