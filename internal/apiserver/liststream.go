@@ -125,8 +125,9 @@ func (s *Server) streamList(w http.ResponseWriter, r *http.Request, res *registr
 		}
 	}
 	defer release()
+	ticket := s.pager.ticket()
 	opts.Pace = func(ctx context.Context) error {
-		if err := s.pager.acquire(ctx); err != nil {
+		if err := s.pager.acquire(ctx, ticket); err != nil {
 			return err
 		}
 		seated = true
