@@ -26,7 +26,7 @@ type listStream struct {
 	w   http.ResponseWriter
 	buf *bufio.Writer
 	// page is the encoding of the page being encoded, written out by flushPage.
-	page bytes.Buffer
+	page *bytes.Buffer
 	// head is the document up to and including its items' "["; empty is the whole
 	// document when there are no items.
 	head, empty []byte
@@ -112,7 +112,8 @@ type listDocument struct {
 // it, the answer can only be cut off. Each page after the first is read and encoded
 // holding a seat of long reads (see pager); it is written to the client after.
 func (s *Server) streamList(w http.ResponseWriter, r *http.Request, res *registry.Resource, ns string, acc accept, opts registry.ListOptions) {
-	l := &listStream{w: w}
+	l := &listStream{w: w, page: s.pageBuffer()}
+	defer s.putPageBuffer(l.page)
 	now := s.cfg.Clock()
 	policy := includePolicy(r)
 	table := acc.table && s.cfg.Table != nil
@@ -236,4 +237,22 @@ func (s *Server) listItems(l *listStream, res *registry.Resource, acc accept, ta
 		}
 	}
 	return nil
+}
+
+// maxPooledPage is the largest page buffer kept for the next list.
+const maxPooledPage = 8 << 20
+
+// pageBuffer returns an empty buffer for a list's page encoding, reused across lists.
+func (s *Server) pageBuffer() *bytes.Buffer {
+	if b, ok := s.pages.Get().(*bytes.Buffer); ok {
+		return b
+	}
+	return new(bytes.Buffer)
+}
+
+func (s *Server) putPageBuffer(b *bytes.Buffer) {
+	if b.Cap() <= maxPooledPage {
+		b.Reset()
+		s.pages.Put(b)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -111,7 +112,9 @@ type Server struct {
 	inflight *inflight
 	bodies   *bodyBudget
 	pager    *pager
-	logs     logLimiter
+	// pages are page buffers of lists (see streamList).
+	pages sync.Pool
+	logs  logLimiter
 }
 
 // DefaultWatchBacklogBytes is how far a watch may fall behind by default.
