@@ -7,7 +7,8 @@ import (
 	"sync"
 )
 
-// Long reads (un-paged lists beyond their first page) are bounded in how much of the
+// Long reads (un-paged lists and watches' initial events beyond their first page) are
+// bounded in how much of the
 // machine they take at once, as kube-apiserver's API Priority and Fairness gives a list a
 // width in seats by its size: each further storage page of such a list (its read, decode
 // and encoding; not its writing to the client) takes one of MaxLongReads seats, waiting

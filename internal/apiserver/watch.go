@@ -40,9 +40,17 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Res
 	defer cancel()
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(deadline)
+	ticket := s.pager.ticket()
 	events, err := s.cfg.Store.Watch(ctx, res, info.Namespace, registry.WatchOptions{
 		Selector: sel, ResourceVersion: q.Get("resourceVersion"),
 		Bookmarks: q.Get("allowWatchBookmarks") == "true", SendInitialEvents: q.Get("sendInitialEvents") == "true",
+		// Initial events beyond a page are a long read (see pager).
+		Pace: func(ctx context.Context) (func(), error) {
+			if err := s.pager.acquire(ctx, ticket); err != nil {
+				return nil, err
+			}
+			return s.pager.release, nil
+		},
 	})
 	if err != nil {
 		writeError(w, err)

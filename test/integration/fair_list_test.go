@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,41 +18,37 @@ import (
 	"github.com/quotad/quotad/internal/storage"
 )
 
-// heldPages holds the reads of later pages (a start key, 500 keys) under one prefix
-// until release is closed, telling entered of each.
+// heldPages tells entered of each read of a later page (a start key, 500 keys) under one
+// prefix, and holds the first until release is closed.
 type heldPages struct {
 	storage.Store
 	prefix  string
 	entered chan struct{}
 	release chan struct{}
+	held    atomic.Bool
 }
 
 func (h *heldPages) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
 	if prefix == h.prefix && opts.Limit == 500 && opts.StartKey != "" {
 		h.entered <- struct{}{}
-		select {
-		case <-h.release:
-		case <-ctx.Done():
+		if h.held.CompareAndSwap(false, true) {
+			select {
+			case <-h.release:
+			case <-ctx.Done():
+			}
 		}
 	}
 	return h.Store.List(ctx, prefix, opts)
 }
 
-// TestFairLongListsWait: with one seat of long reads, a second un-paged list of many
-// objects waits for the seat the first holds (quotad_apiserver_long_read_pages_waiting)
-// instead of reading on; cheap requests (gets, short lists, paged lists, writes) are
-// served meanwhile; once the first list goes on, both lists end with every object.
-func TestFairLongListsWait(t *testing.T) {
-	const (
-		ns      = "fair"
-		objects = 1200 // three pages
-	)
-	h := &heldPages{prefix: "/registry/configmaps/" + ns + "/", entered: make(chan struct{}, 8), release: make(chan struct{})}
+// startHeld starts a server with one seat of long reads and objects config maps in ns,
+// its later page reads told and the first held (h).
+func startHeld(t *testing.T, ctx context.Context, ns string, objects int) (*servertest.Server, *heldPages) {
+	h := &heldPages{prefix: "/registry/configmaps/" + ns + "/", entered: make(chan struct{}, 64), release: make(chan struct{})}
 	s := servertest.Start(t, func(c *server.Config) {
 		c.MaxLongReads = 1
 		c.WrapStorage = func(st storage.Store) storage.Store { h.Store = st; return h }
 	})
-	ctx := edgeCtx(t)
 	if _, err := s.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -66,6 +63,86 @@ func TestFairLongListsWait(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return s, h
+}
+
+// TestFairLongWatchWaits: a watch's initial events beyond its first page are a long
+// read: while a list holds the only seat, the watch sends its first page and then waits
+// for the seat; once the list goes on, the watch sends every object.
+func TestFairLongWatchWaits(t *testing.T) {
+	const ns, objects = "fair", 1200
+	ctx := edgeCtx(t)
+	s, h := startHeld(t, ctx, ns, objects)
+	listed := make(chan error, 1)
+	go func() {
+		_, err := s.Client.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+		listed <- err
+	}()
+	select {
+	case <-h.entered:
+	case <-ctx.Done():
+		t.Fatal("the list did not read its second page")
+	}
+	w, err := s.Client.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	seen := map[string]bool{}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !gauge(t, ctx, s, "quotad_apiserver_long_read_pages_waiting") {
+		select {
+		case ev := <-w.ResultChan():
+			seen[ev.Object.(*corev1.ConfigMap).Name] = true
+		case <-h.entered:
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatal("the watch never waited for a seat")
+		}
+	}
+	close(h.release)
+	go func() {
+		for range h.entered {
+		}
+	}()
+	for n := 0; n < objects; {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatalf("watch ended after %d objects", n)
+			}
+			name := ev.Object.(*corev1.ConfigMap).Name
+			if ev.Type != "ADDED" || seen[name] {
+				t.Fatalf("event %s %s", ev.Type, name)
+			}
+			seen[name] = true
+		case <-ctx.Done():
+			t.Fatalf("the watch sent %d objects", len(seen))
+		}
+		n = 0
+		for name := range seen {
+			if strings.HasPrefix(name, "cm-") {
+				n++
+			}
+		}
+	}
+	if err := <-listed; err != nil {
+		t.Errorf("list: %v", err)
+	}
+}
+
+// TestFairLongListsWait: with one seat of long reads, a second un-paged list of many
+// objects waits for the seat the first holds (quotad_apiserver_long_read_pages_waiting)
+// instead of reading on; cheap requests (gets, short lists, paged lists, writes) are
+// served meanwhile; once the first list goes on, both lists end with every object.
+func TestFairLongListsWait(t *testing.T) {
+	const (
+		ns      = "fair"
+		objects = 1200 // three pages
+	)
+	ctx := edgeCtx(t)
+	s, h := startHeld(t, ctx, ns, objects)
 	var lists sync.WaitGroup
 	counts := make([]int, 2)
 	list := func(i int) {

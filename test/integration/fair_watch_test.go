@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -65,13 +67,15 @@ func TestFairWatcherThatNeverReads(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("written")
 	// 2. A watch of them all whose client reads nothing.
 	conn := edgeConn(t, ctx, s, false)
 	sendHead(t, conn, s, http.MethodGet, "/api/v1/namespaces/"+ns+"/configmaps?watch=1", nil, "")
 	// 3. The server waits for the client after a bounded number of pages: the one being
-	// sent and what the sockets hold (the server's send buffer is at most 4 MiB).
-	const maxPages = 3
+	// sent and what the sockets and the watch (256 KiB queued, as much being written, 64
+	// decoded objects) hold.
+	held := socketBytes(t) + 512<<10 + 64*size
+	page := 500 * size
+	maxPages := int64(1 + (held+page-1)/page)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for !watchWaiting(t, ctx, s) {
@@ -129,4 +133,26 @@ func watchWaiting(t *testing.T, ctx context.Context, s *servertest.Server) bool 
 		}
 	}
 	return false
+}
+
+// socketBytes is the most a TCP connection on this machine buffers one way while its
+// receiver reads nothing: the sender's largest send buffer and the receiver's default
+// receive buffer (it grows only as its application reads).
+func socketBytes(t *testing.T) int {
+	field := func(path string, i int, def int) int {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return def
+		}
+		f := strings.Fields(string(b))
+		if len(f) != 3 {
+			return def
+		}
+		n, err := strconv.Atoi(f[i])
+		if err != nil {
+			return def
+		}
+		return n
+	}
+	return field("/proc/sys/net/ipv4/tcp_wmem", 2, 4<<20) + 2*field("/proc/sys/net/ipv4/tcp_rmem", 1, 128<<10)
 }
