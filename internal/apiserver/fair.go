@@ -8,13 +8,13 @@ import (
 )
 
 // Long reads (un-paged lists and watches' initial events beyond their first page) are
-// bounded in how much of the
-// machine they take at once, as kube-apiserver's API Priority and Fairness gives a list a
-// width in seats by its size: each further storage page of such a list (its read, decode
-// and encoding; not its writing to the client) takes one of MaxLongReads seats, waiting
-// for it within the request's deadline. A list of 40 pages so takes 40 turns, and cheap
-// requests, which take no such seat, keep the cores those lists leave free. A free seat
-// goes to the waiting page of the list that started first, so that lists end one after
+// bounded in how much of the machine they take at once, as kube-apiserver's API Priority
+// and Fairness gives a list a width in seats by its size: each further storage page of
+// such a list (its read, decode and encoding; not its writing to the client), and each 64
+// initial objects of such a watch (their decoding), take one of MaxLongReads seats,
+// waiting for it within the request's deadline. A list of 40 pages so takes 40 turns,
+// and cheap requests, which take no such seat, keep the cores those reads leave free. A
+// free seat goes to the waiting read that started first, so that lists end one after
 // another instead of all together late (or all cut off by their deadlines).
 
 // heavySeats is how many pages of long reads are read and encoded at once by default:
