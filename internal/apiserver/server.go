@@ -78,9 +78,9 @@ type Config struct {
 	// once; a body that would pass it gets the in-flight 429. Zero is
 	// DefaultMaxBodyBytesInFlight.
 	MaxBodyBytesInFlight int64
-	// MaxLongReads is how many pages of long reads (un-paged lists beyond their first
-	// page) are read and encoded at once; the others wait within their deadline. Zero is
-	// half of GOMAXPROCS, at least one.
+	// MaxLongReads is how many pages of long reads (un-paged lists and watches' initial
+	// events beyond their first page) are read and encoded at once; the others wait
+	// within their deadline (see fair.go). Zero is half of GOMAXPROCS, at least one.
 	MaxLongReads int
 	// WatchBacklogBytes is how far, in encoded bytes, a watch may fall behind the changes
 	// it is sent before it is closed (its client re-lists, as from upstream's watch cache).
