@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	goruntime "runtime"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,6 +28,8 @@ type listStream struct {
 	buf *bufio.Writer
 	// page is the encoding of the page being encoded, written out by flushPage.
 	page *bytes.Buffer
+	// paced: the page being encoded holds a seat of long reads (it yields as it goes).
+	paced bool
 	// head is the document up to and including its items' "["; empty is the whole
 	// document when there are no items.
 	head, empty []byte
@@ -121,7 +124,7 @@ func (s *Server) streamList(w http.ResponseWriter, r *http.Request, res *registr
 	seated := false
 	release := func() {
 		if seated {
-			seated = false
+			seated, l.paced = false, false
 			s.pager.release()
 		}
 	}
@@ -131,7 +134,7 @@ func (s *Server) streamList(w http.ResponseWriter, r *http.Request, res *registr
 		if err := s.pager.acquire(ctx, ticket); err != nil {
 			return err
 		}
-		seated = true
+		seated, l.paced = true, true
 		return nil
 	}
 	err := s.cfg.Store.ListEach(r.Context(), res, ns, opts, ListPageSize, func(rv string, items []runtime.Object) error {
@@ -204,7 +207,12 @@ func (s *Server) listItems(l *listStream, res *registry.Resource, acc accept, ta
 	if len(items) == 0 {
 		return nil
 	}
+	n := 0
 	put := func(v any) error {
+		if n++; l.paced && n%registry.PacedYieldEvery == 0 {
+			// A paced page is background work: let waiting requests run.
+			goruntime.Gosched()
+		}
 		b, err := json.Marshal(v)
 		if err != nil {
 			return apierrors.NewInternalError(err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 
@@ -26,9 +27,15 @@ type ListOptions struct {
 	// ResourceVersionMatch is "", "Exact" or "NotOlderThan".
 	ResourceVersionMatch string
 	// Pace, when set, is called by ListEach before it reads each page after the first (the
-	// HTTP edge queues the pages of long lists there); its error ends the list.
+	// HTTP edge queues the pages of long lists there); its error ends the list. Such a
+	// page's decoding yields the processor every PacedYieldEvery objects.
 	Pace func(ctx context.Context) error
 }
+
+// PacedYieldEvery is how many objects of a paced page (see ListOptions.Pace) are decoded
+// between yields of the processor, so that a long read holds a core for about a
+// millisecond at a time, not for the Go scheduler's 10 ms time slice.
+const PacedYieldEvery = 32
 
 // ListResult is one page of a list.
 type ListResult struct {
@@ -178,7 +185,11 @@ func (s *Store) ListEach(ctx context.Context, res *Resource, ns string, opts Lis
 		}
 		rev = lr.Revision
 		items = items[:0]
-		for _, kv := range lr.KVs {
+		for i, kv := range lr.KVs {
+			if !first && opts.Pace != nil && i%PacedYieldEvery == PacedYieldEvery-1 {
+				// A paced page is background work: let waiting requests run.
+				goruntime.Gosched()
+			}
 			obj, err := decodeKV(res, kv)
 			if err != nil {
 				return internalError(err)

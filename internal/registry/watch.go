@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -115,7 +116,10 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 						}
 					}
 					objs = objs[:0]
-					for _, kv := range kvs[:n] {
+					for i, kv := range kvs[:n] {
+						if !first && opts.Pace != nil && i%PacedYieldEvery == PacedYieldEvery-1 {
+							goruntime.Gosched() // background work: let waiting requests run
+						}
 						if obj, err := decodeKV(res, kv); err == nil && opts.Selector.Matches(obj) {
 							objs = append(objs, obj)
 						}
