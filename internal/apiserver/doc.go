@@ -7,8 +7,8 @@
 // the request deadline (?timeout=, at most Config.RequestTimeout; watches excepted),
 // authentication, impersonation (Impersonate-* headers, each part allowed by the
 // "impersonate" verb), authorization (Config.Authz, with upstream's request attributes and
-// 403 texts; authorize.go), the in-flight bounds (reads and writes apart; watches
-// excepted), then the handler in a goroutine of its own, so that the client gets upstream's
+// 403 texts; authorize.go), the receiving of a write's body (body.go), the in-flight bounds
+// (reads and writes apart; watches excepted), then the handler in a goroutine of its own, so that the client gets upstream's
 // 504 at the deadline whatever the handler waits on.
 //
 // The audit trail (audit.go, package internal/audit) wraps them as upstream's audit filters:
@@ -30,8 +30,15 @@
 //     and on the connection's reads (a body that stops arriving fails) and writes;
 //   - a body's memory grows with the bytes that arrive, never with its declared length;
 //     bodies over 3 MiB are refused with 413 before decoding;
+//   - a write's body is received before the write takes an in-flight seat, so a slow body
+//     holds no seat; the bodies held at once are bounded in bytes
+//     (MaxBodyBytesInFlight), past which a write gets the in-flight 429;
 //   - an unlimited list costs one storage page of memory: it is read and encoded page by
-//     page, its bytes those of encoding the whole list at once;
+//     page, its bytes those of encoding the whole list at once; its pages after the first
+//     are read and encoded holding one of MaxLongReads seats (fair.go), so long lists
+//     queue for CPU while requests that take no such seat do not;
+//   - a watch's initial events are read from storage as its client takes them: one that
+//     never reads holds about one page of them;
 //   - a watch ends at its timeoutSeconds (or between MinRequestTimeout and twice it) even
 //     when its client reads nothing, and is closed when its client falls
 //     WatchBacklogBytes behind the changes;

@@ -3,12 +3,10 @@ package apiserver
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,6 +117,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 // memory grows with the bytes that arrive, never with what a client says will come.
 const initialBodyBuffer = 32 << 10
 
+// receiveBuffer is the buffer a body received before its seat starts with (see receive).
+const receiveBuffer = 4 << 10
+
 // readBody reads a request body up to MaxBodyBytes. A body that stops arriving fails at
 // the request's deadline (the edge sets it on the connection's reads).
 func readBody(r *http.Request) ([]byte, error) {
@@ -126,15 +127,22 @@ func readBody(r *http.Request) ([]byte, error) {
 	if n > MaxBodyBytes {
 		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes))
 	}
+	if rb, ok := r.Body.(*receivedBody); ok {
+		// Received before the request took its seat (see receiveBody).
+		if rb.err != nil {
+			return nil, bodyError(rb.err)
+		}
+		if len(rb.data) > MaxBodyBytes {
+			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes))
+		}
+		return rb.data, nil
+	}
 	var buf bytes.Buffer
 	if n > 0 {
 		buf.Grow(int(min(n, initialBodyBuffer)))
 	}
 	if _, err := buf.ReadFrom(io.LimitReader(r.Body, MaxBodyBytes+1)); err != nil {
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return nil, apierrors.NewTimeoutError(requestTimedOut, 0)
-		}
-		return nil, apierrors.NewBadRequest(err.Error())
+		return nil, bodyError(err)
 	}
 	if buf.Len() > MaxBodyBytes {
 		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes))

@@ -3,9 +3,11 @@ package apiserver
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	goruntime "runtime"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,6 +26,10 @@ const ListPageSize = 500
 type listStream struct {
 	w   http.ResponseWriter
 	buf *bufio.Writer
+	// page is the encoding of the page being encoded, written out by flushPage.
+	page *bytes.Buffer
+	// paced: the page being encoded holds a seat of long reads (it yields as it goes).
+	paced bool
 	// head is the document up to and including its items' "["; empty is the whole
 	// document when there are no items.
 	head, empty []byte
@@ -54,14 +60,22 @@ func (l *listStream) item(b []byte) error {
 		l.w.Header().Set("Content-Type", "application/json")
 		l.w.WriteHeader(http.StatusOK)
 		l.buf = bufio.NewWriterSize(l.w, streamBufferSize)
-		if _, err := l.buf.Write(l.head); err != nil {
-			return err
-		}
-	} else if err := l.buf.WriteByte(','); err != nil {
-		return err
+		l.page.Write(l.head)
+	} else {
+		l.page.WriteByte(',')
 	}
 	l.n++
-	_, err := l.buf.Write(b)
+	l.page.Write(b)
+	return nil
+}
+
+// flushPage writes the page encoded so far to the client.
+func (l *listStream) flushPage() error {
+	if l.page.Len() == 0 {
+		return nil
+	}
+	_, err := l.buf.Write(l.page.Bytes())
+	l.page.Reset()
 	return err
 }
 
@@ -70,6 +84,9 @@ func (l *listStream) end() error {
 	if l.n == 0 {
 		writeRaw(l.w, http.StatusOK, l.empty)
 		return nil
+	}
+	if err := l.flushPage(); err != nil {
+		return err
 	}
 	if _, err := l.buf.WriteString("]}"); err != nil {
 		return err
@@ -95,13 +112,31 @@ type listDocument struct {
 // streamList serves an unlimited list: storage is read a page at a time and each page's
 // objects are encoded and written before the next is read, so a list costs one page of
 // memory however long it is. Errors before the first item are answered as usual; after
-// it, the answer can only be cut off.
+// it, the answer can only be cut off. Each page after the first is read and encoded
+// holding a seat of long reads (see pager); it is written to the client after.
 func (s *Server) streamList(w http.ResponseWriter, r *http.Request, res *registry.Resource, ns string, acc accept, opts registry.ListOptions) {
-	l := &listStream{w: w}
+	l := &listStream{w: w, page: s.pageBuffer()}
+	defer s.putPageBuffer(l.page)
 	now := s.cfg.Clock()
 	policy := includePolicy(r)
 	table := acc.table && s.cfg.Table != nil
 	started := false
+	seated := false
+	release := func() {
+		if seated {
+			seated, l.paced = false, false
+			s.pager.release()
+		}
+	}
+	defer release()
+	ticket := s.pager.ticket()
+	opts.Pace = func(ctx context.Context) error {
+		if err := s.pager.acquire(ctx, ticket); err != nil {
+			return err
+		}
+		seated, l.paced = true, true
+		return nil
+	}
 	err := s.cfg.Store.ListEach(r.Context(), res, ns, opts, ListPageSize, func(rv string, items []runtime.Object) error {
 		if !started {
 			started = true
@@ -109,7 +144,12 @@ func (s *Server) streamList(w http.ResponseWriter, r *http.Request, res *registr
 				return err
 			}
 		}
-		return s.listItems(l, res, acc, table, now, policy, items)
+		err := s.listItems(l, res, acc, table, now, policy, items)
+		release()
+		if err != nil {
+			return err
+		}
+		return l.flushPage()
 	})
 	if err == nil {
 		err = l.end()
@@ -167,7 +207,12 @@ func (s *Server) listItems(l *listStream, res *registry.Resource, acc accept, ta
 	if len(items) == 0 {
 		return nil
 	}
+	n := 0
 	put := func(v any) error {
+		if n++; l.paced && n%registry.PacedYieldEvery == 0 {
+			// A paced page is background work: let waiting requests run.
+			goruntime.Gosched()
+		}
 		b, err := json.Marshal(v)
 		if err != nil {
 			return apierrors.NewInternalError(err)
@@ -200,4 +245,22 @@ func (s *Server) listItems(l *listStream, res *registry.Resource, acc accept, ta
 		}
 	}
 	return nil
+}
+
+// maxPooledPage is the largest page buffer kept for the next list.
+const maxPooledPage = 8 << 20
+
+// pageBuffer returns an empty buffer for a list's page encoding, reused across lists.
+func (s *Server) pageBuffer() *bytes.Buffer {
+	if b, ok := s.pages.Get().(*bytes.Buffer); ok {
+		return b
+	}
+	return new(bytes.Buffer)
+}
+
+func (s *Server) putPageBuffer(b *bytes.Buffer) {
+	if b.Cap() <= maxPooledPage {
+		b.Reset()
+		s.pages.Put(b)
+	}
 }

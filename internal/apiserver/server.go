@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -78,10 +79,24 @@ type Config struct {
 	// upstream's 429. Watches are not counted. Zero is no bound.
 	MaxRequestsInflight         int
 	MaxMutatingRequestsInflight int
+	// MaxBodyBytesInFlight bounds the memory of the request bodies received or served at
+	// once; a body that would pass it gets the in-flight 429. Zero is
+	// DefaultMaxBodyBytesInFlight.
+	MaxBodyBytesInFlight int64
+	// MaxLongReads is how many pages of long reads (un-paged lists and watches' initial
+	// events beyond their first page) are read and encoded at once; the others wait
+	// within their deadline (see fair.go). Zero is half of GOMAXPROCS, at least one.
+	MaxLongReads int
 	// WatchBacklogBytes is how far, in encoded bytes, a watch may fall behind the changes
 	// it is sent before it is closed (its client re-lists, as from upstream's watch cache).
 	// Zero is DefaultWatchBacklogBytes.
 	WatchBacklogBytes int
+	// ObserveWatchWaiting, when set, is told when a watch starts (+1) and stops (-1)
+	// waiting for its client to take its initial events.
+	ObserveWatchWaiting func(delta int)
+	// ObserveLongReadWaiting, when set, is told when a page of a long read starts (+1) and
+	// stops (-1) waiting for its seat (MaxLongReads).
+	ObserveLongReadWaiting func(delta int)
 	// ObservePanic, when set, is called once per handler panic recovered.
 	ObservePanic func()
 	// Reviews answer creates of the review resources (registry.Resource.Review), by
@@ -107,7 +122,11 @@ type VersionInfo struct {
 type Server struct {
 	cfg      Config
 	inflight *inflight
-	logs     logLimiter
+	bodies   *bodyBudget
+	pager    *pager
+	// pages are page buffers of lists (see streamList).
+	pages sync.Pool
+	logs  logLimiter
 }
 
 // DefaultWatchBacklogBytes is how far a watch may fall behind by default.
@@ -130,7 +149,14 @@ func New(cfg Config) *Server {
 	if cfg.WatchBacklogBytes <= 0 {
 		cfg.WatchBacklogBytes = DefaultWatchBacklogBytes
 	}
-	return &Server{cfg: cfg, inflight: newInflight(cfg.MaxRequestsInflight, cfg.MaxMutatingRequestsInflight)}
+	if cfg.MaxLongReads <= 0 {
+		cfg.MaxLongReads = heavySeats()
+	}
+	if cfg.MaxBodyBytesInFlight <= 0 {
+		cfg.MaxBodyBytesInFlight = DefaultMaxBodyBytesInFlight
+	}
+	return &Server{cfg: cfg, inflight: newInflight(cfg.MaxRequestsInflight, cfg.MaxMutatingRequestsInflight),
+		bodies: &bodyBudget{max: cfg.MaxBodyBytesInFlight}, pager: newPager(cfg.MaxLongReads, cfg.ObserveLongReadWaiting)}
 }
 
 // ServeHTTP serves one request: health and extra paths as they are; API requests
@@ -224,16 +250,27 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 		s.serveAPI(w, r, info, isResource)
 		return
 	}
-	mutating := r.Method != http.MethodGet && r.Method != http.MethodHead
+	mutating, ok := r.Method != http.MethodGet && r.Method != http.MethodHead, true
 	if isResource {
 		mutating = info.Verb != "get" && info.Verb != "list"
 	}
-	release, ok := s.inflight.acquire(mutating)
+	deadline := time.Now().Add(timeout)
+	received := func() {}
+	if isResource && mutating {
+		// The body is received before the write takes a seat (within its deadline).
+		_ = http.NewResponseController(w).SetReadDeadline(deadline)
+		if received, ok = s.receiveBody(w, r); !ok {
+			return
+		}
+	}
+	seat, ok := s.inflight.acquire(mutating)
 	if !ok {
+		received()
 		tooManyRequests(w)
 		return
 	}
-	s.withDeadline(w, r, time.Now().Add(timeout), release, func(w http.ResponseWriter, r *http.Request) {
+	release := func() { seat(); received() }
+	s.withDeadline(w, r, deadline, release, func(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(w, r, info, isResource)
 	})
 }

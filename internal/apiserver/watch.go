@@ -23,7 +23,9 @@ import (
 // The queue is bounded (WatchBacklogBytes): a watcher whose client falls that far behind
 // the changes is closed, and its client re-lists, as upstream's watch cache closes
 // unresponsive watchers. Initial events (the objects at the start) are read from storage
-// as the client takes them, so they wait for room instead. The watch's deadline
+// as the client takes them, so they wait for room instead: while more than
+// initialWatchBytes are queued or being written, so a watcher that never reads holds
+// about one storage page of them, however many objects there are. The watch's deadline
 // (timeoutSeconds, or between MinRequestTimeout and twice it) is also the connection's
 // write deadline: a client that stops reading cannot hold a watch past it.
 
@@ -38,9 +40,17 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Res
 	defer cancel()
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(deadline)
+	ticket := s.pager.ticket()
 	events, err := s.cfg.Store.Watch(ctx, res, info.Namespace, registry.WatchOptions{
 		Selector: sel, ResourceVersion: q.Get("resourceVersion"),
 		Bookmarks: q.Get("allowWatchBookmarks") == "true", SendInitialEvents: q.Get("sendInitialEvents") == "true",
+		// Initial events beyond a page are a long read (see pager).
+		Pace: func(ctx context.Context) (func(), error) {
+			if err := s.pager.acquire(ctx, ticket); err != nil {
+				return nil, err
+			}
+			return s.pager.release, nil
+		},
 	})
 	if err != nil {
 		writeError(w, err)
@@ -52,6 +62,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Res
 	_ = rc.Flush()
 
 	queue := newWatchQueue(s.cfg.WatchBacklogBytes)
+	queue.waiting = s.cfg.ObserveWatchWaiting
 	var encoder sync.WaitGroup
 	encoder.Add(1)
 	go func() {
@@ -92,16 +103,19 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Res
 		if !ok {
 			return
 		}
+		n := 0
 		for _, c := range chunks {
 			if _, err := w.Write(c); err != nil {
 				cancel()
 				return
 			}
+			n += len(c)
 		}
 		if err := rc.Flush(); err != nil {
 			cancel()
 			return
 		}
+		queue.written(n)
 	}
 }
 
@@ -160,13 +174,22 @@ func (e *watchEncoder) encode(ev registry.Event) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// initialWatchBytes is how many encoded bytes of initial events a watch queues or writes
+// at once: about a storage page of small objects.
+const initialWatchBytes = 256 << 10
+
 // watchQueue is the encoded events waiting to be written, bounded in bytes.
 type watchQueue struct {
 	max    int
 	mu     sync.Mutex
 	chunks [][]byte
 	bytes  int
-	closed bool
+	// pending is bytes plus those taken and not yet written: what initial events wait on.
+	pending int
+	closed  bool
+	// waiting, when set, is told when an initial event starts (+1) and stops (-1) waiting
+	// for the client to take the previous ones.
+	waiting func(delta int)
 	// ready is signalled when chunks are added or the queue closes; room when the writer
 	// takes chunks.
 	ready, room chan struct{}
@@ -183,25 +206,41 @@ func signal(c chan struct{}) {
 	}
 }
 
-// push queues an encoded event (nil: nothing). Past the bound, it reports false at once,
-// or, when wait, waits for room until ctx ends. An event is always taken into an empty
+// push queues an encoded event (nil: nothing). A change (initial false) past the bound
+// makes it report false at once. An initial event waits, until ctx ends, while more than
+// initialWatchBytes are queued or being written. An event is always taken into an empty
 // queue, whatever its size.
-func (q *watchQueue) push(ctx context.Context, b []byte, wait bool) bool {
+func (q *watchQueue) push(ctx context.Context, b []byte, initial bool) bool {
 	if b == nil {
 		return true
 	}
+	waited := false
+	defer func() {
+		if waited && q.waiting != nil {
+			q.waiting(-1)
+		}
+	}()
 	for {
 		q.mu.Lock()
-		if q.bytes == 0 || q.bytes+len(b) <= q.max {
+		fits := q.bytes == 0 || q.bytes+len(b) <= q.max
+		if initial {
+			fits = q.pending == 0 || q.pending+len(b) <= initialWatchBytes
+		}
+		if fits {
 			q.chunks = append(q.chunks, b)
 			q.bytes += len(b)
+			q.pending += len(b)
 			q.mu.Unlock()
 			signal(q.ready)
 			return true
 		}
 		q.mu.Unlock()
-		if !wait {
+		if !initial {
 			return false
+		}
+		if !waited && q.waiting != nil {
+			waited = true
+			q.waiting(1)
 		}
 		select {
 		case <-q.room:
@@ -233,6 +272,14 @@ func (q *watchQueue) take(ctx context.Context) (chunks [][]byte, ok bool) {
 			return nil, false
 		}
 	}
+}
+
+// written records that n bytes taken were written to the client.
+func (q *watchQueue) written(n int) {
+	q.mu.Lock()
+	q.pending -= n
+	q.mu.Unlock()
+	signal(q.room)
 }
 
 // close ends the queue once what it holds is taken.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 
@@ -25,7 +26,16 @@ type ListOptions struct {
 	ResourceVersion string
 	// ResourceVersionMatch is "", "Exact" or "NotOlderThan".
 	ResourceVersionMatch string
+	// Pace, when set, is called by ListEach before it reads each page after the first (the
+	// HTTP edge queues the pages of long lists there); its error ends the list. Such a
+	// page's decoding yields the processor every PacedYieldEvery objects.
+	Pace func(ctx context.Context) error
 }
+
+// PacedYieldEvery is how many objects of a paced page (see ListOptions.Pace) are decoded
+// between yields of the processor, so that a long read holds a core for about a
+// millisecond at a time, not for the Go scheduler's 10 ms time slice.
+const PacedYieldEvery = 32
 
 // ListResult is one page of a list.
 type ListResult struct {
@@ -163,14 +173,23 @@ func (s *Store) ListEach(ctx context.Context, res *Resource, ns string, opts Lis
 		return err
 	}
 	var items []runtime.Object
-	for {
+	for first := true; ; first = false {
+		if !first && opts.Pace != nil {
+			if err := opts.Pace(ctx); err != nil {
+				return err
+			}
+		}
 		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: pageSize, StartKey: start})
 		if err != nil {
 			return listError(err, opts, prefix, start, rev)
 		}
 		rev = lr.Revision
 		items = items[:0]
-		for _, kv := range lr.KVs {
+		for i, kv := range lr.KVs {
+			if !first && opts.Pace != nil && i%PacedYieldEvery == PacedYieldEvery-1 {
+				// A paced page is background work: let waiting requests run.
+				goruntime.Gosched()
+			}
 			obj, err := decodeKV(res, kv)
 			if err != nil {
 				return internalError(err)

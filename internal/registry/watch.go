@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -26,7 +27,15 @@ type WatchOptions struct {
 	// Shared hands out the watch hub's objects themselves instead of copies: the receiver
 	// must treat them as read-only (in-process controllers).
 	Shared bool
+	// Pace, when set, is called before initial objects of pages after the first are
+	// decoded (initialPaceChunk at a time); done is called once they are, before they are
+	// sent. Its error ends the watch (the HTTP edge queues long reads there).
+	Pace func(ctx context.Context) (done func(), err error)
 }
+
+// initialPaceChunk is how many initial objects are decoded at a time (per call of
+// WatchOptions.Pace after the first page).
+const initialPaceChunk = 64
 
 // initialPage is how many objects a watch's initial events read at a time.
 const initialPage = 500
@@ -91,18 +100,41 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 			}
 		}
 		if initial {
-			sent := true
+			sent, first := true, true
+			var objs []runtime.Object
 			_, err := s.eachPage(wctx, prefix, from, func(kvs []storage.KV) bool {
-				for _, kv := range kvs {
-					obj, err := decodeKV(res, kv)
-					if err != nil {
-						continue
+				// Objects are decoded initialPaceChunk at a time, then sent; after the first
+				// page, under opts.Pace.
+				for len(kvs) > 0 {
+					n := min(len(kvs), initialPaceChunk)
+					done := func() {}
+					if !first && opts.Pace != nil {
+						var err error
+						if done, err = opts.Pace(wctx); err != nil {
+							sent = false
+							return false
+						}
 					}
-					if opts.Selector.Matches(obj) && !send(Event{Type: watch.Added, Object: obj, Initial: true}) {
-						sent = false
-						return false
+					objs = objs[:0]
+					for i, kv := range kvs[:n] {
+						if !first && opts.Pace != nil && i%PacedYieldEvery == PacedYieldEvery-1 {
+							goruntime.Gosched() // background work: let waiting requests run
+						}
+						if obj, err := decodeKV(res, kv); err == nil && opts.Selector.Matches(obj) {
+							objs = append(objs, obj)
+						}
+					}
+					done()
+					kvs = kvs[n:]
+					for i, obj := range objs {
+						objs[i] = nil
+						if !send(Event{Type: watch.Added, Object: obj, Initial: true}) {
+							sent = false
+							return false
+						}
 					}
 				}
+				first = false
 				return true
 			})
 			if err != nil {

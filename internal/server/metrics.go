@@ -31,6 +31,10 @@ type metrics struct {
 	requests  prometheus.Histogram
 	panics    *prometheus.CounterVec
 	apiPanics prometheus.Counter
+	// watchWaiting: watches whose initial events wait for their client.
+	watchWaiting prometheus.Gauge
+	// longReadWaiting: pages of long lists waiting for a seat.
+	longReadWaiting prometheus.Gauge
 }
 
 func newMetrics() *metrics {
@@ -57,8 +61,16 @@ func newMetrics() *metrics {
 			Name: "quotad_apiserver_panics_total",
 			Help: "Panics of request handlers recovered by the HTTP edge.",
 		}),
+		watchWaiting: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "quotad_apiserver_watches_waiting_for_client",
+			Help: "Watches whose initial events wait for their client to read the ones already sent.",
+		}),
+		longReadWaiting: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "quotad_apiserver_long_read_pages_waiting",
+			Help: "Pages of un-paged lists waiting for a seat of long reads.",
+		}),
 	}
-	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.requests, m.panics, m.apiPanics)
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.requests, m.panics, m.apiPanics, m.watchWaiting, m.longReadWaiting)
 	return m
 }
 
@@ -75,6 +87,12 @@ func (m *metrics) Repaired(ns, name string) { m.repairs.WithLabelValues(ns, name
 
 // ControllerPanicked implements controller.PanicObserver.
 func (m *metrics) ControllerPanicked(name string) { m.panics.WithLabelValues(name).Inc() }
+
+// observeWatchWaiting counts the watches waiting for their client.
+func (m *metrics) observeWatchWaiting(delta int) { m.watchWaiting.Add(float64(delta)) }
+
+// observeLongReadWaiting counts the pages of long reads waiting for a seat.
+func (m *metrics) observeLongReadWaiting(delta int) { m.longReadWaiting.Add(float64(delta)) }
 
 // observeRequest records the transactions of one combined etcd request.
 func (m *metrics) observeRequest(txns int) { m.requests.Observe(float64(txns)) }

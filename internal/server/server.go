@@ -77,6 +77,12 @@ type Config struct {
 	MinRequestTimeout           time.Duration
 	MaxRequestsInflight         int
 	MaxMutatingRequestsInflight int
+	// MaxBodyBytesInFlight bounds the request bodies held at once (0: 64 MiB); see
+	// apiserver.Config.
+	MaxBodyBytesInFlight int64
+	// MaxLongReads bounds the pages of long lists read at once (0: half the cores); see
+	// apiserver.Config.
+	MaxLongReads int
 	// Debug serves /debug/pprof/ (authenticated).
 	Debug  bool
 	Logger *slog.Logger
@@ -328,6 +334,9 @@ func Run(ctx context.Context, cfg Config) error {
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
 		ObservePanic: metrics.apiPanics.Inc, Audit: auditor,
 		Reviews: reviewHandlers, TokenRequest: tokenRequester(store, sas, cfg.ServiceAccountMaxTokenExpiration),
+		MaxBodyBytesInFlight:   cfg.MaxBodyBytesInFlight,
+		ObserveWatchWaiting:    metrics.observeWatchWaiting,
+		ObserveLongReadWaiting: metrics.observeLongReadWaiting, MaxLongReads: cfg.MaxLongReads,
 		Ready: func(ctx context.Context) error {
 			_, err := st.Revision(ctx)
 			return err

@@ -1,0 +1,224 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/quotad/quotad/internal/server"
+	"github.com/quotad/quotad/internal/server/servertest"
+	"github.com/quotad/quotad/internal/storage"
+)
+
+// heldPages tells entered of each read of a later page (a start key, 500 keys) under one
+// prefix, and holds the first until release is closed.
+type heldPages struct {
+	storage.Store
+	prefix  string
+	entered chan struct{}
+	release chan struct{}
+	held    atomic.Bool
+}
+
+func (h *heldPages) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
+	if prefix == h.prefix && opts.Limit == 500 && opts.StartKey != "" {
+		h.entered <- struct{}{}
+		if h.held.CompareAndSwap(false, true) {
+			select {
+			case <-h.release:
+			case <-ctx.Done():
+			}
+		}
+	}
+	return h.Store.List(ctx, prefix, opts)
+}
+
+// startHeld starts a server with one seat of long reads and objects config maps in ns,
+// its later page reads told and the first held (h).
+func startHeld(t *testing.T, ctx context.Context, ns string, objects int) (*servertest.Server, *heldPages) {
+	h := &heldPages{prefix: "/registry/configmaps/" + ns + "/", entered: make(chan struct{}, 64), release: make(chan struct{})}
+	s := servertest.Start(t, func(c *server.Config) {
+		c.MaxLongReads = 1
+		c.WrapStorage = func(st storage.Store) storage.Store { h.Store = st; return h }
+	})
+	if _, err := s.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < objects; i += 100 {
+		var txn storage.Txn
+		for j := i; j < i+100; j++ {
+			name := fmt.Sprintf("cm-%05d", j)
+			v := fmt.Sprintf(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":%q,"namespace":%q,"uid":"uid-%d","creationTimestamp":"2026-01-01T00:00:00Z"},"data":{"k":"v"}}`, name, ns, j)
+			txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpPut, Key: h.prefix + name, Value: []byte(v)})
+		}
+		if _, err := h.Store.Txn(ctx, txn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s, h
+}
+
+// TestFairLongWatchWaits: a watch's initial events beyond its first page are a long
+// read: while a list holds the only seat, the watch sends its first page and then waits
+// for the seat; once the list goes on, the watch sends every object.
+func TestFairLongWatchWaits(t *testing.T) {
+	const ns, objects = "fair", 1200
+	ctx := edgeCtx(t)
+	s, h := startHeld(t, ctx, ns, objects)
+	listed := make(chan error, 1)
+	go func() {
+		_, err := s.Client.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+		listed <- err
+	}()
+	select {
+	case <-h.entered:
+	case <-ctx.Done():
+		t.Fatal("the list did not read its second page")
+	}
+	w, err := s.Client.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	seen := map[string]bool{}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !gauge(t, ctx, s, "quotad_apiserver_long_read_pages_waiting") {
+		select {
+		case ev := <-w.ResultChan():
+			seen[ev.Object.(*corev1.ConfigMap).Name] = true
+		case <-h.entered:
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatal("the watch never waited for a seat")
+		}
+	}
+	close(h.release)
+	go func() {
+		for range h.entered {
+		}
+	}()
+	for n := 0; n < objects; {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatalf("watch ended after %d objects", n)
+			}
+			name := ev.Object.(*corev1.ConfigMap).Name
+			if ev.Type != "ADDED" || seen[name] {
+				t.Fatalf("event %s %s", ev.Type, name)
+			}
+			seen[name] = true
+		case <-ctx.Done():
+			t.Fatalf("the watch sent %d objects", len(seen))
+		}
+		n = 0
+		for name := range seen {
+			if strings.HasPrefix(name, "cm-") {
+				n++
+			}
+		}
+	}
+	if err := <-listed; err != nil {
+		t.Errorf("list: %v", err)
+	}
+}
+
+// TestFairLongListsWait: with one seat of long reads, a second un-paged list of many
+// objects waits for the seat the first holds (quotad_apiserver_long_read_pages_waiting)
+// instead of reading on; cheap requests (gets, short lists, paged lists, writes) are
+// served meanwhile; once the first list goes on, both lists end with every object.
+func TestFairLongListsWait(t *testing.T) {
+	const (
+		ns      = "fair"
+		objects = 1200 // three pages
+	)
+	ctx := edgeCtx(t)
+	s, h := startHeld(t, ctx, ns, objects)
+	var lists sync.WaitGroup
+	counts := make([]int, 2)
+	list := func(i int) {
+		lists.Add(1)
+		go func() {
+			defer lists.Done()
+			l, err := s.Client.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				t.Errorf("list %d: %v", i, err)
+				return
+			}
+			for _, cm := range l.Items {
+				if strings.HasPrefix(cm.Name, "cm-") {
+					counts[i]++
+				}
+			}
+		}()
+	}
+	// 1. The first long list takes the seat and is held reading its second page.
+	list(0)
+	select {
+	case <-h.entered:
+	case <-ctx.Done():
+		t.Fatal("the first list did not read its second page")
+	}
+	// 2. The second waits for the seat, without reading its second page.
+	list(1)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !gauge(t, ctx, s, "quotad_apiserver_long_read_pages_waiting") {
+		select {
+		case <-h.entered:
+			t.Fatal("a second long list read on while the first held the only seat")
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatal("the second list never waited for a seat")
+		}
+	}
+	// 3. Cheap requests are served meanwhile.
+	if _, err := s.Client.CoreV1().ConfigMaps(ns).Get(ctx, "cm-00007", metav1.GetOptions{}); err != nil {
+		t.Errorf("get: %v", err)
+	}
+	if l, err := s.Client.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{Limit: 10}); err != nil || len(l.Items) != 10 {
+		t.Errorf("paged list: %v", err)
+	}
+	if _, err := s.Client.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{}); err != nil {
+		t.Errorf("short list: %v", err)
+	}
+	if _, err := s.Client.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: meta("cheap")}, metav1.CreateOptions{}); err != nil {
+		t.Errorf("create: %v", err)
+	}
+	// 4. The first list goes on; both end with every object.
+	close(h.release)
+	go func() {
+		for range h.entered {
+		}
+	}()
+	lists.Wait()
+	for i, n := range counts {
+		if n != objects {
+			t.Errorf("list %d: %d objects, want %d", i, n, objects)
+		}
+	}
+}
+
+// gauge reports whether a gauge of the server's metrics is above zero.
+func gauge(t *testing.T, ctx context.Context, s *servertest.Server, name string) bool {
+	t.Helper()
+	resp, body := edgeDo(t, ctx, s, http.MethodGet, "/metrics", "", "")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("metrics: %d", resp.StatusCode)
+	}
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			return v != "0"
+		}
+	}
+	return false
+}
