@@ -25,7 +25,7 @@ import (
 type options struct {
 	server, token, kubeconfig, scenario, prefix string
 	clients, creates, namespaces, hard          int
-	insecure                                    bool
+	insecure, noSetup                           bool
 	cpuprofile                                  string
 	abuse                                       abuseOptions
 }
@@ -42,6 +42,7 @@ func main() {
 	flag.IntVar(&o.namespaces, "namespaces", 100, "namespaces for the namespaces scenario")
 	flag.IntVar(&o.hard, "hard", 1000, "pods hard limit for the tight scenario")
 	flag.BoolVar(&o.insecure, "insecure-skip-tls-verify", false, "do not verify the server certificate")
+	flag.BoolVar(&o.noSetup, "no-setup", false, "the namespaces and quotas exist already (as a tenant who may not create them runs)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write the load generator's own CPU profile to this file")
 	flag.DurationVar(&o.abuse.duration, "duration", 30*time.Second, "abuse: how long the probe runs idle, then again under abuse")
 	flag.IntVar(&o.abuse.slowBodies, "slow-bodies", 200, "abuse: connections trickling a body declared as 3 MB")
@@ -210,6 +211,9 @@ func run(o options) error {
 		return fmt.Errorf("unknown scenario %q", o.scenario)
 	}
 	for _, ns := range nss {
+		if o.noSetup {
+			break
+		}
 		if err := a.mustCreate(ctx, "/api/v1/namespaces", m{"apiVersion": "v1", "kind": "Namespace", "metadata": m{"name": ns}}); err != nil {
 			return err
 		}
