@@ -5,14 +5,11 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/quotad/quotad/internal/registry"
 )
@@ -132,28 +129,8 @@ func (s *uidSet) install(objs []runtime.Object, rev int64) {
 	s.once.Do(func() { close(s.synced) })
 }
 
-// run lists, then watches from the list's revision, starting over after any watch error.
+// run keeps the set current with listWatch.
 func (s *uidSet) run(ctx context.Context, store *registry.Store, res *registry.Resource, log *slog.Logger) {
-	for ctx.Err() == nil {
-		objs, rev, err := store.ListObjects(ctx, res, "")
-		if err == nil {
-			var events <-chan registry.Event
-			events, err = store.Watch(ctx, res, "", registry.WatchOptions{ResourceVersion: strconv.FormatInt(rev, 10)})
-			if err == nil {
-				s.install(objs, rev)
-				for ev := range events {
-					if ev.Type == watch.Added || ev.Type == watch.Modified || ev.Type == watch.Deleted {
-						s.observe(ev.Object, ev.Type == watch.Deleted, true)
-					}
-				}
-			}
-		}
-		if err != nil && ctx.Err() == nil && !apierrors.IsNotFound(err) {
-			log.Warn("token index: relisting", "resource", res.GVR.String(), "err", err)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	listWatch(ctx, store, res, log, "token index", s.install,
+		func(obj runtime.Object, deleted bool) { s.observe(obj, deleted, true) }, nil)
 }

@@ -196,29 +196,41 @@ func (c *objectCache) set(obj runtime.Object, deleted bool) {
 	c.byNS[ns][m.GetName()] = obj
 }
 
-// run lists, then watches from the list's revision, starting over after any watch error.
+// run keeps the cache current with listWatch.
 func (c *objectCache) run(ctx context.Context, store *registry.Store, res *registry.Resource, log *slog.Logger) {
+	listWatch(ctx, store, res, log, "admission cache", c.install, c.observe, func() {
+		c.mu.Lock()
+		c.synced = false
+		c.mu.Unlock()
+	})
+}
+
+// listWatch lists res, hands the objects to install, then watches from the list's
+// revision and hands every change to observe, starting over (after unsynced, with a short
+// pause) after any watch error, until ctx ends. what names the consumer in the log line of
+// a relist.
+func listWatch(ctx context.Context, store *registry.Store, res *registry.Resource, log *slog.Logger, what string,
+	install func(objs []runtime.Object, rev int64), observe func(obj runtime.Object, deleted bool), unsynced func()) {
 	for ctx.Err() == nil {
 		objs, rev, err := store.ListObjects(ctx, res, "")
 		if err == nil {
 			var events <-chan registry.Event
 			events, err = store.Watch(ctx, res, "", registry.WatchOptions{ResourceVersion: strconv.FormatInt(rev, 10)})
 			if err == nil {
-				c.install(objs, rev)
+				install(objs, rev)
 				for ev := range events {
-					if ev.Type != watch.Added && ev.Type != watch.Modified && ev.Type != watch.Deleted {
-						continue
+					if ev.Type == watch.Added || ev.Type == watch.Modified || ev.Type == watch.Deleted {
+						observe(ev.Object, ev.Type == watch.Deleted)
 					}
-					c.observe(ev.Object, ev.Type == watch.Deleted)
 				}
 			}
 		}
 		if err != nil && ctx.Err() == nil && !apierrors.IsNotFound(err) {
-			log.Warn("admission cache: relisting", "resource", res.GVR.String(), "err", err)
+			log.Warn(what+": relisting", "resource", res.GVR.String(), "err", err)
 		}
-		c.mu.Lock()
-		c.synced = false
-		c.mu.Unlock()
+		if unsynced != nil {
+			unsynced()
+		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(100 * time.Millisecond):
