@@ -187,6 +187,14 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 	path := r.URL.Path
 	switch path {
 	case "/healthz", "/livez", "/readyz", "/healthz/", "/livez/", "/readyz/":
+		// Everyone may ask, but a credential that does not verify is a 401 here too, as
+		// upstream's authentication filter answers before anything else.
+		if s.cfg.Auth != nil && !anonymous(r) {
+			if _, ok := s.cfg.Auth.Authenticate(r); !ok {
+				s.unauthorized(w, r)
+				return
+			}
+		}
 		if r, ok := s.auditAnonymous(w, r); ok {
 			s.health(w, r)
 		}
@@ -219,11 +227,7 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 		}
 		user, ok := s.cfg.Auth.Authenticate(r)
 		if !ok {
-			writeJSON(w, http.StatusUnauthorized, metav1.Status{
-				TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-				Status:   metav1.StatusFailure, Message: "Unauthorized", Reason: metav1.StatusReasonUnauthorized, Code: http.StatusUnauthorized,
-			})
-			s.auditUnauthenticated(w, r)
+			s.unauthorized(w, r)
 			return
 		}
 		w.user = user.Name
@@ -321,6 +325,15 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, info requestIn
 
 // anonymous reports whether a request presents no credential at all (a credential that
 // does not verify is a 401 everywhere, as upstream).
+// unauthorized answers upstream's 401 and records the failed authentication.
+func (s *Server) unauthorized(w *recorder, r *http.Request) {
+	writeJSON(w, http.StatusUnauthorized, metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusFailure, Message: "Unauthorized", Reason: metav1.StatusReasonUnauthorized, Code: http.StatusUnauthorized,
+	})
+	s.auditUnauthenticated(w, r)
+}
+
 func anonymous(r *http.Request) bool {
 	return r.Header.Get("Authorization") == "" && (r.TLS == nil || len(r.TLS.PeerCertificates) == 0)
 }

@@ -226,8 +226,15 @@ func TestAuthnAnonymousAndReviews(t *testing.T) {
 			t.Errorf("anonymous GET %s: %d %s", p, code, body)
 		}
 	}
-	if code, _ := get("GET", "/version", "wrong"); code != 401 {
-		t.Errorf("GET /version with a bad token: %d", code)
+	// A credential that does not verify is a 401 everywhere, the open paths included; a
+	// good one is served there.
+	for _, p := range []string{"/healthz", "/livez", "/readyz", "/version"} {
+		if code, body := get("GET", p, "wrong"); code != 401 || body != unauthorized {
+			t.Errorf("GET %s with a bad token: %d %s", p, code, body)
+		}
+		if code, body := get("GET", p, s.Token); code != 200 {
+			t.Errorf("GET %s as the admin: %d %s", p, code, body)
+		}
 	}
 	const notAllowed = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server does not allow this method on the requested resource","reason":"MethodNotAllowed","details":{},"code":405}`
 	for _, p := range []string{"/apis/authentication.k8s.io/v1/tokenreviews", "/apis/authorization.k8s.io/v1/subjectaccessreviews/x", "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews"} {
