@@ -350,6 +350,12 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, res *registry.Reso
 		writeError(w, err)
 		return
 	}
+	s.writeListResult(w, r, res, acc, lr)
+}
+
+// writeListResult answers a list read whole (a page of a limited list): as a Table,
+// PartialObjectMetadataList or the kind's list, as acc asks.
+func (s *Server) writeListResult(w http.ResponseWriter, r *http.Request, res *registry.Resource, acc accept, lr *registry.ListResult) {
 	lm := metav1.ListMeta{ResourceVersion: lr.ResourceVersion, Continue: lr.Continue, RemainingItemCount: lr.Remaining}
 	switch {
 	case acc.table && s.cfg.Table != nil:
