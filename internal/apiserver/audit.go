@@ -3,7 +3,6 @@ package apiserver
 import (
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -93,13 +92,12 @@ func (s *Server) auditEnd(w *recorder) {
 // auditAttributes are the request's authorizer attributes (user aside), the object it is
 // about and whether it is long-running.
 func auditAttributes(r *http.Request) (auth.Attributes, *audit.ObjectReference, bool) {
-	info, ok := parseAPIPath(r)
-	if !ok {
-		return auth.Attributes{Verb: strings.ToLower(r.Method), Path: r.URL.Path}, nil, false
-	}
-	a := auth.Attributes{
-		Verb: info.Verb, ResourceRequest: true, Namespace: info.Namespace, APIGroup: info.Group,
-		APIVersion: info.Version, Resource: info.Resource, Subresource: info.Subresource, Name: info.Name,
+	// The same attributes authorization decides on, as upstream's audit and authorization
+	// filters read one RequestInfo.
+	info, isResource := parseAPIPath(r)
+	a := requestAttributes(r, info, isResource, auth.User{})
+	if !isResource {
+		return a, nil, false
 	}
 	ref := &audit.ObjectReference{
 		Resource: info.Resource, Namespace: info.Namespace, Name: info.Name,
