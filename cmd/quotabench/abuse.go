@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -25,7 +26,7 @@ type abuseOptions struct {
 	bigLists      int // clients repeating un-paged lists of every pod
 	listPods      int // pods created first, so the lists are big
 	scrapers      int // anonymous /metrics scrapers
-	hugeQuantity  int // clients sending a quota of pods: 1e1000000000 (dry run)
+	hugeQuantity  int // clients sending a pod requesting cpu: 1e1000000000 (dry run)
 }
 
 // probe records one latency sample per request of the probe client.
@@ -275,11 +276,12 @@ func scraper(ctx context.Context, a *api, out *outcomes) {
 	}
 }
 
-// hugeQuantity sends a dry-run quota whose pods limit is 1e1000000000.
+// hugeQuantity sends a dry-run pod whose cpu request is 1e1000000000 (a tenant may create
+// pods, not quotas).
 func hugeQuantity(ctx context.Context, a *api, ns string, out *outcomes) {
-	body := []byte(`{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"huge"},"spec":{"hard":{"pods":"1e1000000000"}}}`)
+	body := []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"huge"},"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"1e1000000000"}}}]}}`)
 	for ctx.Err() == nil {
-		code, _, err := a.do(ctx, http.MethodPost, "/api/v1/namespaces/"+ns+"/resourcequotas?dryRun=All", body)
+		code, _, err := a.do(ctx, http.MethodPost, "/api/v1/namespaces/"+ns+"/pods?dryRun=All", body)
 		if ctx.Err() != nil {
 			return
 		}
@@ -319,12 +321,21 @@ func runAbuse(a *api, o options, ab abuseOptions) error {
 		}()
 	}
 	wg.Wait()
+	// The probe is one tenant, the abusers (but the anonymous scrapers) another.
+	probeAPI, err := a.tenant(ctx, ns, "probe", false)
+	if err != nil {
+		return err
+	}
+	mallory, err := a.tenant(ctx, ns, "mallory", true)
+	if err != nil {
+		return err
+	}
 	// 2. The probe alone.
 	var heap heapSampler
 	idle := &probe{}
 	ictx, icancel := context.WithTimeout(ctx, ab.duration)
 	go heap.run(ictx, a)
-	runProbe(ictx, a, ns, idle)
+	runProbe(ictx, probeAPI, ns, idle)
 	icancel()
 	idleHeap := heap.max.Load()
 	// 3. The probe while the abusers run.
@@ -340,13 +351,13 @@ func runAbuse(a *api, o options, ab abuseOptions) error {
 			go func() { defer abusers.Done(); f() }()
 		}
 	}
-	spawn(ab.slowBodies, func() { slowBody(actx, a, ns, out) })
-	spawn(ab.stuckWatchers, func() { stuckWatcher(actx, a, out) })
-	spawn(ab.bigLists, func() { bigList(actx, a, out) })
+	spawn(ab.slowBodies, func() { slowBody(actx, mallory, ns, out) })
+	spawn(ab.stuckWatchers, func() { stuckWatcher(actx, mallory, out) })
+	spawn(ab.bigLists, func() { bigList(actx, mallory, out) })
 	spawn(ab.scrapers, func() { scraper(actx, a, out) })
-	spawn(ab.hugeQuantity, func() { hugeQuantity(actx, a, ns, out) })
+	spawn(ab.hugeQuantity, func() { hugeQuantity(actx, mallory, ns, out) })
 	go heap.run(actx, a)
-	runProbe(actx, a, ns, busy)
+	runProbe(actx, probeAPI, ns, busy)
 	abusers.Wait()
 	// 4. Report.
 	in, ip50, ip99 := idle.summary()
@@ -360,4 +371,62 @@ func runAbuse(a *api, o options, ab abuseOptions) error {
 	}
 	fmt.Printf("abusers got:\n%s", out)
 	return nil
+}
+
+// tenant returns a client of the same server acting as ServiceAccount name of ns, bound
+// there to the edit ClusterRole (and cluster-wide to view when clusterView is set), with a
+// token from the TokenRequest API: an ordinary tenant, not an administrator (whom the
+// server never slows down or queues apart).
+func (a *api) tenant(ctx context.Context, ns, name string, clusterView bool) (*api, error) {
+	if err := a.mustCreate(ctx, "/api/v1/namespaces/"+ns+"/serviceaccounts", m{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": m{"name": name}}); err != nil {
+		return nil, err
+	}
+	subject := []m{{"kind": "ServiceAccount", "name": name, "namespace": ns}}
+	if err := a.mustCreate(ctx, "/apis/rbac.authorization.k8s.io/v1/namespaces/"+ns+"/rolebindings", m{
+		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": m{"name": name},
+		"roleRef": m{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "edit"}, "subjects": subject,
+	}); err != nil {
+		return nil, err
+	}
+	if clusterView {
+		if err := a.mustCreate(ctx, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", m{
+			"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": m{"name": ns + "-" + name},
+			"roleRef": m{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"}, "subjects": subject,
+		}); err != nil {
+			return nil, err
+		}
+	}
+	code, b, err := a.do(ctx, http.MethodPost, "/api/v1/namespaces/"+ns+"/serviceaccounts/"+name+"/token",
+		m{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": m{"expirationSeconds": 86400}})
+	if err != nil {
+		return nil, err
+	}
+	var tr struct {
+		Status struct {
+			Token string `json:"token"`
+		} `json:"status"`
+	}
+	if code != http.StatusCreated && code != http.StatusOK {
+		return nil, fmt.Errorf("token for %s: %d %s", name, code, b)
+	}
+	if err := json.Unmarshal(b, &tr); err != nil || tr.Status.Token == "" {
+		return nil, fmt.Errorf("token for %s: %v %s", name, err, b)
+	}
+	// A client of its own, without the admin's client certificate if it had one.
+	tlsCfg := a.tls.Clone()
+	tlsCfg.Certificates = nil
+	t := &api{base: a.base, token: tr.Status.Token, tls: tlsCfg, http: &http.Client{Timeout: a.http.Timeout, Transport: &http.Transport{
+		TLSClientConfig: tlsCfg, MaxIdleConnsPerHost: 1024,
+	}}}
+	// The authorizer learns the bindings from its watch.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		code, _, err := t.do(ctx, http.MethodGet, "/api/v1/namespaces/"+ns+"/pods?limit=1", nil)
+		if err == nil && code == http.StatusOK {
+			return t, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%s cannot list pods in %s: %d %v", name, ns, code, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

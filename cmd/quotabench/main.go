@@ -50,7 +50,7 @@ func main() {
 	flag.IntVar(&o.abuse.bigLists, "big-lists", 32, "abuse: clients repeating un-paged lists of every pod")
 	flag.IntVar(&o.abuse.listPods, "list-pods", 20000, "abuse: pods created first, so the lists are big")
 	flag.IntVar(&o.abuse.scrapers, "scrapers", 32, "abuse: anonymous /metrics scrapers")
-	flag.IntVar(&o.abuse.hugeQuantity, "huge-quantity", 4, "abuse: clients sending dry-run quotas of pods: 1e1000000000")
+	flag.IntVar(&o.abuse.hugeQuantity, "huge-quantity", 4, "abuse: clients sending dry-run pods requesting cpu: 1e1000000000")
 	flag.Parse()
 	if o.cpuprofile != "" {
 		f, err := os.Create(o.cpuprofile)

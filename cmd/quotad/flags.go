@@ -34,6 +34,8 @@ type options struct {
 	verbosity int
 	// minRequestTimeout is --min-request-timeout, in seconds as kube's flag.
 	minRequestTimeout int
+	// priorityAndFairness is --enable-priority-and-fairness.
+	priorityAndFairness bool
 	showVersion       string
 	help              bool
 	sections          []section
@@ -57,6 +59,7 @@ func newOptions() *options {
 		fs.DurationVar(&c.RequestTimeout, "request-timeout", time.Minute, "An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by the ?timeout= parameter.")
 		fs.IntVar(&c.MaxRequestsInflight, "max-requests-inflight", 400, "The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
 		fs.IntVar(&c.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", 200, "The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
+		fs.BoolVar(&o.priorityAndFairness, "enable-priority-and-fairness", true, "If true, requests that find the in-flight limits reached wait, queued per user and served in turn, and clients whose requests keep being refused as malformed are slowed down; if false, such requests are rejected at once and no client is slowed down.")
 		fs.IntVar(&o.minRequestTimeout, "min-request-timeout", 1800, "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.")
 		fs.BoolVar(&c.Debug, "profiling", false, "Enable profiling via web interface host:port/debug/pprof/ (authenticated clients only).")
 	})
@@ -118,6 +121,7 @@ func (o *options) parse(args []string) error {
 	}
 	o.cfg.LogLevel = logLevel(o.verbosity)
 	o.cfg.MinRequestTimeout = time.Duration(o.minRequestTimeout) * time.Second
+	o.cfg.NoPriorityAndFairness = !o.priorityAndFairness
 	return nil
 }
 

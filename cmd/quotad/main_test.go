@@ -20,6 +20,7 @@ func TestFlagsFillConfig(t *testing.T) {
 		"--max-mutating-requests-inflight=3", "--min-request-timeout=60", "--profiling", "--v=2",
 		"--audit-policy-file=p.yaml", "--audit-log-path=-", "--audit-log-maxage=3", "--audit-log-maxbackup=4",
 		"--audit-log-maxsize=5", "--audit-log-compress", "--audit-log-mode=batch", "--audit-log-batch-buffer-size=6",
+		"--enable-priority-and-fairness=false",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +51,7 @@ func TestFlagsFillConfig(t *testing.T) {
 		{"audit rotation", [4]int{c.AuditLogMaxAge, c.AuditLogMaxBackup, c.AuditLogMaxSize, c.AuditLogBatchBufferSize}, [4]int{3, 4, 5, 6}},
 		{"audit compress", c.AuditLogCompress, true},
 		{"audit mode", c.AuditLogMode, "batch"},
+		{"enable-priority-and-fairness=false", c.NoPriorityAndFairness, true},
 	}
 	for _, ch := range checks {
 		if ch.got != ch.want {
@@ -66,7 +68,7 @@ func TestFlagDefaults(t *testing.T) {
 	c := o.cfg
 	if c.DataDir != "quotad-data" || c.BindAddress != "127.0.0.1" || c.SecurePort != 6443 ||
 		c.RequestTimeout != time.Minute || c.MaxRequestsInflight != 400 || c.MaxMutatingRequestsInflight != 200 ||
-		c.MinRequestTimeout != 1800*time.Second || c.ResourceQuotaSyncPeriod != 5*time.Minute || c.LogLevel != slog.LevelInfo {
+		c.MinRequestTimeout != 1800*time.Second || c.ResourceQuotaSyncPeriod != 5*time.Minute || c.LogLevel != slog.LevelInfo || c.NoPriorityAndFairness {
 		t.Fatalf("defaults: %+v", c)
 	}
 }

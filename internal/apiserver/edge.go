@@ -42,6 +42,9 @@ type recorder struct {
 	status int
 	err    error
 	user   string
+	// penalty is the client whose refusal budget an answer refusing the request spends
+	// (penalty.go); empty for clients never slowed down.
+	penalty string
 
 	// The request's audit ID, when it arrived, and its audit (nil when not audited).
 	auditID  string
@@ -268,40 +271,6 @@ func (s *Server) requestTimeout(r *http.Request) (time.Duration, error) {
 		return d, nil
 	}
 	return max, nil
-}
-
-// inflight bounds the requests served at once, as kube-apiserver's max-in-flight filter:
-// one bound for reads, one for writes; a nil channel is no bound.
-type inflight struct {
-	readOnly, mutating chan struct{}
-}
-
-func newInflight(readOnly, mutating int) *inflight {
-	l := &inflight{}
-	if readOnly > 0 {
-		l.readOnly = make(chan struct{}, readOnly)
-	}
-	if mutating > 0 {
-		l.mutating = make(chan struct{}, mutating)
-	}
-	return l
-}
-
-// acquire takes a place for a request; ok is false when the bound is reached.
-func (l *inflight) acquire(mutating bool) (release func(), ok bool) {
-	c := l.readOnly
-	if mutating {
-		c = l.mutating
-	}
-	if c == nil {
-		return func() {}, true
-	}
-	select {
-	case c <- struct{}{}:
-		return func() { <-c }, true
-	default:
-		return nil, false
-	}
 }
 
 // tooManyRequests is kube-apiserver's 429: plain text, Retry-After 1.

@@ -167,7 +167,7 @@ func TestHealthAndExtraBypassLimits(t *testing.T) {
 	s := New(Config{Logger: slog.New(logs), MaxRequestsInflight: 1, Extra: map[string]http.Handler{
 		"/metrics": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("m")) }),
 	}})
-	release, ok := s.inflight.acquire(false)
+	release, ok := s.inflight.acquire(context.Background(), false, "")
 	if !ok {
 		t.Fatal("first read refused")
 	}

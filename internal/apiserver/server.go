@@ -79,6 +79,19 @@ type Config struct {
 	// upstream's 429. Watches are not counted. Zero is no bound.
 	MaxRequestsInflight         int
 	MaxMutatingRequestsInflight int
+	// QueueLength is how many requests of one client (user) may wait for a seat of a
+	// full bound, shared fairly among the clients waiting (flow.go); zero refuses at once,
+	// as kube-apiserver's max-in-flight filter without priority and fairness. Negative is
+	// DefaultQueueLength.
+	QueueLength int
+	// Penalties slow down the clients whose requests keep being refused (penalty.go);
+	// the zero value is DefaultPenalties, a zero Rate with a non-zero Burst none.
+	Penalties Penalties
+	// ObserveQueueWaiting, when set, is told when a request starts (+1) and stops (-1)
+	// waiting for an in-flight seat.
+	ObserveQueueWaiting func(delta int)
+	// ObservePenalty, when set, is told of every request held for its client's penalty.
+	ObservePenalty func()
 	// MaxBodyBytesInFlight bounds the memory of the request bodies received or served at
 	// once; a body that would pass it gets the in-flight 429. Zero is
 	// DefaultMaxBodyBytesInFlight.
@@ -120,10 +133,11 @@ type VersionInfo struct {
 
 // Server is the HTTP edge.
 type Server struct {
-	cfg      Config
-	inflight *inflight
-	bodies   *bodyBudget
-	pager    *pager
+	cfg       Config
+	inflight  *inflight
+	penalties *penaltyBox
+	bodies    *bodyBudget
+	pager     *pager
 	// pages are page buffers of lists (see streamList).
 	pages sync.Pool
 	logs  logLimiter
@@ -155,8 +169,15 @@ func New(cfg Config) *Server {
 	if cfg.MaxBodyBytesInFlight <= 0 {
 		cfg.MaxBodyBytesInFlight = DefaultMaxBodyBytesInFlight
 	}
-	return &Server{cfg: cfg, inflight: newInflight(cfg.MaxRequestsInflight, cfg.MaxMutatingRequestsInflight),
-		bodies: &bodyBudget{max: cfg.MaxBodyBytesInFlight}, pager: newPager(cfg.MaxLongReads, cfg.ObserveLongReadWaiting)}
+	if cfg.QueueLength < 0 {
+		cfg.QueueLength = DefaultQueueLength
+	}
+	if cfg.Penalties.Burst == 0 && cfg.Penalties.Rate == 0 {
+		cfg.Penalties = DefaultPenalties
+	}
+	return &Server{cfg: cfg, inflight: newInflight(cfg.MaxRequestsInflight, cfg.MaxMutatingRequestsInflight, cfg.QueueLength, cfg.ObserveQueueWaiting),
+		penalties: newPenaltyBox(cfg.Penalties, cfg.Clock),
+		bodies:    &bodyBudget{max: cfg.MaxBodyBytesInFlight}, pager: newPager(cfg.MaxLongReads, cfg.ObserveLongReadWaiting)}
 }
 
 // ServeHTTP serves one request: health and extra paths as they are; API requests
@@ -179,6 +200,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	s.serve(rec, r)
+	if rec.penalty != "" && refusal(rec.status) {
+		s.penalties.refused(rec.penalty)
+	}
 }
 
 // serve is ServeHTTP's routing (the order of kube-apiserver's filters: request deadline,
@@ -202,6 +226,14 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 	}
 	for p, h := range s.cfg.Extra {
 		if path == p || (strings.HasSuffix(p, "/") && strings.HasPrefix(path, p)) {
+			// Extra paths authorize for themselves, but a request without good
+			// credentials is refused here, as on the API paths.
+			if s.cfg.Auth != nil {
+				if _, ok := s.cfg.Auth.Authenticate(r); !ok {
+					s.unauthorized(w, r)
+					return
+				}
+			}
 			if r, ok := s.auditExtra(w, r); ok {
 				h.ServeHTTP(w, r)
 			}
@@ -231,6 +263,16 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 			return
 		}
 		w.user = user.Name
+		// A client whose requests keep being refused waits here, before anything is done
+		// for its request (penalty.go).
+		if !exempt(user) {
+			w.penalty = userClient(user.Name)
+			if !s.penalties.wait(r.Context(), w.penalty, s.cfg.ObservePenalty) {
+				w.penalty = ""
+				tooManyRequests(w)
+				return
+			}
+		}
 		// Upstream's filter order: authentication, audit, impersonation, authorization.
 		if r, ok = s.auditBegin(w, r, &user); !ok {
 			return
@@ -267,7 +309,7 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 			return
 		}
 	}
-	seat, ok := s.inflight.acquire(mutating)
+	seat, ok := s.inflight.acquire(r.Context(), mutating, w.user)
 	if !ok {
 		received()
 		tooManyRequests(w)
@@ -327,6 +369,12 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, info requestIn
 // does not verify is a 401 everywhere, as upstream).
 // unauthorized answers upstream's 401 and records the failed authentication.
 func (s *Server) unauthorized(w *recorder, r *http.Request) {
+	client := addressClient(r)
+	if !s.penalties.wait(r.Context(), client, s.cfg.ObservePenalty) {
+		tooManyRequests(w)
+		return
+	}
+	s.penalties.refused(client)
 	writeJSON(w, http.StatusUnauthorized, metav1.Status{
 		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   metav1.StatusFailure, Message: "Unauthorized", Reason: metav1.StatusReasonUnauthorized, Code: http.StatusUnauthorized,

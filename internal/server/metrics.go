@@ -35,6 +35,10 @@ type metrics struct {
 	watchWaiting prometheus.Gauge
 	// longReadWaiting: pages of long lists waiting for a seat.
 	longReadWaiting prometheus.Gauge
+	// queueWaiting: requests waiting for an in-flight seat; penalties: requests held for
+	// their client's refusals.
+	queueWaiting prometheus.Gauge
+	penalties    prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -70,6 +74,15 @@ func newMetrics() *metrics {
 			Help: "Pages of un-paged lists waiting for a seat of long reads.",
 		}),
 	}
+	m.queueWaiting = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "quotad_apiserver_queued_requests",
+		Help: "Requests waiting in their user's queue for an in-flight seat.",
+	})
+	m.penalties = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "quotad_apiserver_penalized_requests_total",
+		Help: "Requests held before being served because their client's requests kept being refused as malformed or unauthenticated.",
+	})
+	m.reg.MustRegister(m.queueWaiting, m.penalties)
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.requests, m.panics, m.apiPanics, m.watchWaiting, m.longReadWaiting)
 	return m
 }
@@ -90,6 +103,9 @@ func (m *metrics) ControllerPanicked(name string) { m.panics.WithLabelValues(nam
 
 // observeWatchWaiting counts the watches waiting for their client.
 func (m *metrics) observeWatchWaiting(delta int) { m.watchWaiting.Add(float64(delta)) }
+
+// observeQueueWaiting counts the requests waiting for an in-flight seat.
+func (m *metrics) observeQueueWaiting(delta int) { m.queueWaiting.Add(float64(delta)) }
 
 // observeLongReadWaiting counts the pages of long reads waiting for a seat.
 func (m *metrics) observeLongReadWaiting(delta int) { m.longReadWaiting.Add(float64(delta)) }

@@ -77,6 +77,12 @@ type Config struct {
 	MinRequestTimeout           time.Duration
 	MaxRequestsInflight         int
 	MaxMutatingRequestsInflight int
+	// NoPriorityAndFairness is --enable-priority-and-fairness=false: requests past the
+	// in-flight bounds are refused at once instead of queued per user, and clients whose
+	// requests keep being refused are not slowed down. Penalties sizes that slowing down
+	// (zero: apiserver.DefaultPenalties). See apiserver.Config.
+	NoPriorityAndFairness bool
+	Penalties             apiserver.Penalties
 	// MaxBodyBytesInFlight bounds the request bodies held at once (0: 64 MiB); see
 	// apiserver.Config.
 	MaxBodyBytesInFlight int64
@@ -337,6 +343,8 @@ func Run(ctx context.Context, cfg Config) error {
 		MaxBodyBytesInFlight:   cfg.MaxBodyBytesInFlight,
 		ObserveWatchWaiting:    metrics.observeWatchWaiting,
 		ObserveLongReadWaiting: metrics.observeLongReadWaiting, MaxLongReads: cfg.MaxLongReads,
+		QueueLength: queueLength(cfg), Penalties: penalties(cfg),
+		ObserveQueueWaiting: metrics.observeQueueWaiting, ObservePenalty: metrics.penalties.Inc,
 		Ready: func(ctx context.Context) error {
 			_, err := st.Revision(ctx)
 			return err
@@ -408,4 +416,20 @@ func privateDir(dir string, log *slog.Logger) error {
 		return os.Chmod(dir, 0o700)
 	}
 	return nil
+}
+
+// queueLength is the edge's per-user queue length: none without priority and fairness.
+func queueLength(cfg Config) int {
+	if cfg.NoPriorityAndFairness {
+		return 0
+	}
+	return apiserver.DefaultQueueLength
+}
+
+// penalties is the edge's refusal budget per client: none without priority and fairness.
+func penalties(cfg Config) apiserver.Penalties {
+	if cfg.NoPriorityAndFairness {
+		return apiserver.Penalties{Burst: 1}
+	}
+	return cfg.Penalties
 }

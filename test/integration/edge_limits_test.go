@@ -15,8 +15,9 @@ import (
 	"github.com/quotad/quotad/internal/storage"
 )
 
-// TestInflightLimit: past --max-requests-inflight reads, a read gets upstream's 429 (plain
-// text, Retry-After 1) while writes, bounded apart, and watches, not bounded, are served;
+// TestInflightLimit: without priority and fairness (kube-apiserver's plain max-in-flight
+// filter), past --max-requests-inflight reads, a read gets upstream's 429 (plain text,
+// Retry-After 1) at once while writes, bounded apart, and watches, not bounded, are served;
 // once the reads in flight end, reads are served again.
 func TestInflightLimit(t *testing.T) {
 	entered := make(chan struct{}, 8)
@@ -34,6 +35,7 @@ func TestInflightLimit(t *testing.T) {
 	}), func(c *server.Config) {
 		c.MaxRequestsInflight = 2
 		c.MaxMutatingRequestsInflight = 1
+		c.NoPriorityAndFairness = true
 	})
 	ctx := edgeCtx(t)
 	// 1. Two reads held in storage fill the read bound.

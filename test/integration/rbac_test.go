@@ -27,12 +27,18 @@ import (
 // system:monitoring).
 func rbacServer(t testing.TB) *servertest.Server {
 	t.Helper()
+	return rbacServerWith(t)
+}
+
+// rbacServerWith is rbacServer with further options.
+func rbacServerWith(t testing.TB, opts ...servertest.Option) *servertest.Server {
+	t.Helper()
 	csv := filepath.Join(t.TempDir(), "tokens.csv")
 	lines := "alice-token,alice,1001,\"team-a\"\nbob-token,bob,1002\nprom-token,prom,1003,\"system:monitoring\"\n"
 	if err := os.WriteFile(csv, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return servertest.Start(t, func(c *server.Config) { c.TokenAuthFile = csv })
+	return servertest.Start(t, append([]servertest.Option{func(c *server.Config) { c.TokenAuthFile = csv }}, opts...)...)
 }
 
 // configAs is the admin's client configuration with another bearer token.
