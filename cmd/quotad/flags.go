@@ -36,10 +36,10 @@ type options struct {
 	minRequestTimeout int
 	// priorityAndFairness is --enable-priority-and-fairness.
 	priorityAndFairness bool
-	showVersion       string
-	help              bool
-	sections          []section
-	all               *pflag.FlagSet
+	showVersion         string
+	help                bool
+	sections            []section
+	all                 *pflag.FlagSet
 }
 
 // newOptions declares every flag, grouped into sections, on one FlagSet.
