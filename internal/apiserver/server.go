@@ -127,6 +127,8 @@ type Server struct {
 	// pages are page buffers of lists (see streamList).
 	pages sync.Pool
 	logs  logLimiter
+	// discovery caches the aggregated discovery documents.
+	discovery discoveryCache
 }
 
 // DefaultWatchBacklogBytes is how far a watch may fall behind by default.
@@ -291,9 +293,17 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, info requestIn
 		writeJSON(w, http.StatusOK, s.versionInfo())
 		return
 	case path == "/api" || path == "/api/":
+		if v := aggregatedVersion(r.Header.Get("Accept")); v != "" {
+			s.serveAggregated(w, r, "/api", v)
+			return
+		}
 		s.serveAPIVersions(w, r)
 		return
 	case path == "/apis" || path == "/apis/":
+		if v := aggregatedVersion(r.Header.Get("Accept")); v != "" {
+			s.serveAggregated(w, r, "/apis", v)
+			return
+		}
 		s.serveAPIGroupList(w, r)
 		return
 	case strings.HasPrefix(path, "/openapi/v3"):

@@ -1,0 +1,78 @@
+package apiserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+
+	"github.com/quotad/quotad/internal/registry"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func TestAggregatedVersion(t *testing.T) {
+	const v2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+	const beta = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+	for _, tc := range []struct{ accept, want string }{
+		{"", ""},
+		{"application/json", ""},
+		{"*/*", ""},
+		{v2, "v2"},
+		{v2 + ",application/json", "v2"},
+		// kubectl v1.32
+		{v2 + "," + beta + ",application/json", "v2"},
+		{beta + ",application/json", "v2beta1"},
+		{"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;profile=nopeer," + v2 + ",application/json", "v2"},
+		{"application/json, " + v2 + ";q=0.5", ""},
+		{"application/json;q=0.5, " + v2, "v2"},
+		{v2 + ";q=0,application/json", ""},
+		{"application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList," + beta, "v2beta1"},
+		{"application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json", ""},
+		{"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupList", ""},
+		{"application/json;g=other.io;v=v2;as=APIGroupDiscoveryList", ""},
+		{";;,,;q=x", ""},
+		{"application/json;as", ""},
+	} {
+		if got := aggregatedVersion(tc.accept); got != tc.want {
+			t.Errorf("aggregatedVersion(%q) = %q, want %q", tc.accept, got, tc.want)
+		}
+	}
+}
+
+// TestAggregatedDiscoveryGolden pins the aggregated discovery document of one group.
+func TestAggregatedDiscoveryGolden(t *testing.T) {
+	cat := registry.NewCatalogue()
+	list := discoveryList(cat.All(), cat.Reviews(), false)
+	var group *apidiscoveryv2.APIGroupDiscovery
+	for i := range list.Items {
+		if list.Items[i].Name == "rbac.authorization.k8s.io" {
+			group = &list.Items[i]
+		}
+	}
+	if group == nil {
+		t.Fatal("no rbac.authorization.k8s.io group")
+	}
+	got, err := json.MarshalIndent(group, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "discovery-rbac.json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("rbac discovery differs from %s:\n%s", path, got)
+	}
+}
