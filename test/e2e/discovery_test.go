@@ -68,3 +68,16 @@ func TestDiscoveryKubectl(t *testing.T) {
 		t.Errorf("api-resources of example.com: %d %q %s", r.code, got, r.stderr)
 	}
 }
+
+// TestExplainEnum checks that kubectl explain prints a field's enum values from the
+// server's OpenAPI, as it does against kube-apiserver.
+func TestExplainEnum(t *testing.T) {
+	c := start(t)
+	golden(t, "explain-pod-restartpolicy.txt", c.must("explain", "pod.spec.restartPolicy"))
+	out := c.must("explain", "pod.spec.containers.ports.protocol")
+	for _, want := range []string{"ENUM:\n    SCTP\n    TCP\n    UDP\n", "Possible enum values:\n     - `\"SCTP\"` is the SCTP protocol."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain pod.spec.containers.ports.protocol lacks %q:\n%s", want, out)
+		}
+	}
+}
