@@ -11,6 +11,17 @@
 // (reads and writes apart; watches excepted), then the handler in a goroutine of its own, so that the client gets upstream's
 // 504 at the deadline whatever the handler waits on.
 //
+// Discovery (discovery.go, aggregated.go) serves /api and /apis in two forms chosen by
+// content negotiation as kube-apiserver's: the legacy APIVersions / APIGroupList (with
+// /api/v1 and /apis/<group>/<version> resource lists), or, when the Accept header's first
+// acceptable media range asks for application/json;g=apidiscovery.k8s.io;v=v2 (or
+// v2beta1);as=APIGroupDiscoveryList, the aggregated document of every group, version,
+// resource and subresource at once (freshness Current, preferred version first), with the
+// ETag kube-apiserver computes (the SHA-512 of its JSON) and 304 on a matching If-None-Match.
+// Both are built from the same per-resource entries of the live catalogue, so a custom
+// resource is listed in both as soon as its CRD is Established; the aggregated documents
+// are cached per catalogue generation.
+//
 // The audit trail (audit.go, package internal/audit) wraps them as upstream's audit filters:
 // every request gets an audit ID (the client's Audit-ID, else a UUID) answered in the
 // Audit-Id header; once authenticated, the policy decides its level from its user and
