@@ -177,8 +177,9 @@ func (s *Server) serveAggregated(w http.ResponseWriter, r *http.Request, path, v
 }
 
 // discoveryList builds the aggregated discovery of the core group (core true) or of every
-// named group from the catalogue's resources and review resources. Groups are sorted by
-// name, versions preferred first, resources and subresources by name.
+// named group from the catalogue's resources and review resources. Groups are in
+// kube-apiserver's order (sortGroups), versions preferred first, resources and
+// subresources by name.
 func discoveryList(all, reviews []*registry.Resource, core bool) apidiscoveryv2.APIGroupDiscoveryList {
 	versions := map[string][]string{}
 	seen := map[schema.GroupVersion]bool{}
@@ -194,7 +195,7 @@ func discoveryList(all, reviews []*registry.Resource, core bool) apidiscoveryv2.
 	for g := range versions {
 		groups = append(groups, g)
 	}
-	sort.Strings(groups)
+	sortGroups(groups)
 	list := apidiscoveryv2.APIGroupDiscoveryList{Items: []apidiscoveryv2.APIGroupDiscovery{}}
 	for _, g := range groups {
 		vs := versions[g]

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
@@ -74,5 +75,18 @@ func TestAggregatedDiscoveryGolden(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("rbac discovery differs from %s:\n%s", path, got)
+	}
+}
+
+// TestGroupOrder checks that /apis lists groups as kube-apiserver does: by the aggregator's
+// group priority, then by name, custom resource groups last.
+func TestGroupOrder(t *testing.T) {
+	names := []string{"zeta.example.com", "storage.k8s.io", "apiextensions.k8s.io", "apps", "a.example.com", "rbac.authorization.k8s.io",
+		"batch", "authorization.k8s.io", "authentication.k8s.io", "scheduling.k8s.io", "admissionregistration.k8s.io", "events.k8s.io"}
+	sortGroups(names)
+	want := "apps events.k8s.io authentication.k8s.io authorization.k8s.io batch rbac.authorization.k8s.io storage.k8s.io " +
+		"admissionregistration.k8s.io apiextensions.k8s.io scheduling.k8s.io a.example.com zeta.example.com"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("sortGroups:\n got %s\nwant %s", got, want)
 	}
 }

@@ -185,6 +185,20 @@ func TestAggregatedDiscovery(t *testing.T) {
 	if etag2 == etag {
 		t.Errorf("the ETag did not change with the new CRD")
 	}
+	// Groups are in kube-apiserver's order, a CRD's group last, in both forms.
+	for name, c := range map[string]*discovery.DiscoveryClient{"aggregated": agg, "legacy": legacy} {
+		groups, err := c.ServerGroups()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, g := range groups.Groups {
+			names = append(names, g.Name)
+		}
+		if len(names) < 3 || names[0] != "" || names[1] != "apps" || names[len(names)-1] != "example.com" {
+			t.Errorf("%s group order: %q", name, names)
+		}
+	}
 	b, _ := json.Marshal(got)
 	want := `{"resource":"sprockets","responseKind":{"group":"example.com","version":"v1","kind":"Sprocket"},"scope":"Namespaced","singularResource":"Sprocket","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"subresources":[{"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"},"verbs":["get","patch","update"]},{"subresource":"status","responseKind":{"group":"example.com","version":"v1","kind":"Sprocket"},"verbs":["get","patch","update"]}]}`
 	if string(b) != want {
