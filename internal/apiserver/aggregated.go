@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"crypto/sha512"
 	"encoding/json"
 	"fmt"
@@ -11,9 +12,11 @@ import (
 	"sync"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
-	apidiscoveryv2beta1 "k8s.io/api/apidiscovery/v2beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"sigs.k8s.io/yaml"
 
 	"github.com/quotad/quotad/internal/registry"
 )
@@ -27,71 +30,91 @@ const (
 	discoveryListKind = "APIGroupDiscoveryList"
 )
 
-// aggregatedVersion returns the apidiscovery version ("v2" or "v2beta1") the Accept header
-// asks for, or "" when the client is to get legacy discovery. As kube-apiserver's
-// negotiation, media ranges are tried in order of quality (then of appearance); the first
-// one the server can produce decides: a JSON range naming an aggregated discovery version
-// picks it, a plain range (application/json, */*, …) picks legacy discovery, and ranges
-// naming anything else are skipped.
-func aggregatedVersion(accept string) string {
+// Media types aggregated discovery is served in (kube-apiserver's discovery serializers).
+const (
+	mediaJSON     = "application/json"
+	mediaYAML     = "application/yaml"
+	mediaProtobuf = "application/vnd.kubernetes.protobuf"
+)
+
+// aggregatedMedia returns the media type ("application/json", "application/yaml" or
+// "application/vnd.kubernetes.protobuf") in which the Accept header asks for aggregated
+// discovery (apidiscovery.k8s.io/v2 APIGroupDiscoveryList), or "" when the client is to
+// get legacy discovery. It follows kube-apiserver's negotiation: the media ranges, sorted
+// by quality and then by specificity (goautoneg's order; q=0 is not a refusal there), are
+// tried in turn against the serializers, and the first range whose g, v and as parameters
+// name the aggregated list decides; when none does, legacy discovery answers. A range
+// naming nothing (application/json) is skipped, not taken as a choice of legacy
+// discovery, and so is one naming v2beta1:
+// v1.37 serves v2beta1 no more (AggregatedDiscoveryRemoveBetaType is locked on since
+// v1.35), so a client asking for it, then plain JSON, gets legacy discovery.
+func aggregatedMedia(accept string) string {
 	type clause struct {
-		typ        string
-		q          float64
-		g, v, as   string
-		hasConvert bool
+		typ, sub string
+		q        float64
+		params   map[string]string
 	}
 	var cs []clause
 	for _, part := range strings.Split(accept, ",") {
+		part = strings.Trim(part, " ")
+		if part == "" {
+			continue
+		}
 		fields := strings.Split(part, ";")
-		c := clause{typ: strings.ToLower(strings.TrimSpace(fields[0])), q: 1}
-		if c.typ == "" {
+		c := clause{q: 1, params: map[string]string{}}
+		typ, sub, hasSub := strings.Cut(fields[0], "/")
+		c.typ, c.sub = strings.Trim(typ, " "), strings.Trim(sub, " ")
+		switch {
+		case !hasSub && c.typ == "*":
+			c.sub = "*"
+		case !hasSub || strings.Contains(sub, "/"):
 			continue
 		}
 		for _, p := range fields[1:] {
-			k, v, _ := strings.Cut(p, "=")
-			k, v = strings.ToLower(strings.TrimSpace(k)), strings.Trim(strings.TrimSpace(v), `"`)
-			switch k {
-			case "q":
-				f, err := strconv.ParseFloat(v, 64)
-				if err != nil || f < 0 || f > 1 {
-					f = 0
-				}
-				c.q = f
-			case "g":
-				c.g, c.hasConvert = v, true
-			case "v":
-				c.v, c.hasConvert = v, true
-			case "as":
-				c.as, c.hasConvert = v, true
+			k, v, ok := strings.Cut(p, "=")
+			if !ok || strings.Contains(v, "=") {
+				continue
 			}
+			k = strings.Trim(k, " ")
+			if k == "q" {
+				c.q, _ = strconv.ParseFloat(v, 32)
+				continue
+			}
+			c.params[k] = strings.Trim(v, " ")
 		}
-		if c.q > 0 {
-			cs = append(cs, c)
-		}
+		cs = append(cs, c)
 	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].q > cs[j].q })
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		switch {
+		case a.q > b.q:
+			return true
+		case a.typ != "*" && b.typ == "*":
+			return true
+		case a.sub != "*" && b.sub == "*":
+			return true
+		}
+		return false
+	})
 	for _, c := range cs {
-		if !c.hasConvert {
-			switch c.typ {
-			case "application/json", "application/yaml", "application/vnd.kubernetes.protobuf", "application/*", "*/*":
-				return ""
+		if c.params["g"] != discoveryGroup || c.params["v"] != "v2" || c.params["as"] != discoveryListKind ||
+			c.params["sv"] != "" || (c.params["stream"] != "" && c.params["stream"] != "watch") {
+			continue
+		}
+		for _, m := range []string{mediaJSON, mediaYAML, mediaProtobuf} {
+			typ, sub, _ := strings.Cut(m, "/")
+			if (c.typ == typ && (c.sub == sub || c.sub == "*")) || (c.typ == "*" && c.sub == "*") {
+				return m
 			}
-			continue
-		}
-		if c.typ != "application/json" || c.g != discoveryGroup || c.as != discoveryListKind {
-			continue
-		}
-		if c.v == "v2" || c.v == "v2beta1" {
-			return c.v
 		}
 	}
 	return ""
 }
 
-// discoveryDoc is one served aggregated discovery document.
+// discoveryDoc is one served aggregated discovery document in each media type.
 type discoveryDoc struct {
-	v2, v2beta1 []byte
-	etag        string
+	json, yaml, protobuf []byte
+	etag                 string
 }
 
 // discoveryCache holds the aggregated documents of /api and /apis for one catalogue
@@ -126,8 +149,9 @@ func (s *Server) aggregatedDoc(path string) (*discoveryDoc, error) {
 	return d, nil
 }
 
-// encodeDiscovery encodes list as v2 and v2beta1 and computes its ETag as kube-apiserver
-// does: the SHA-512 of the list's JSON without its type meta, in upper-case hex.
+// encodeDiscovery encodes list in each media type and computes its ETag as kube-apiserver
+// does: the SHA-512 of the list's JSON without its type meta, in upper-case hex (the same
+// for every media type; responses vary by Accept).
 func encodeDiscovery(list apidiscoveryv2.APIGroupDiscoveryList) (*discoveryDoc, error) {
 	raw, err := json.Marshal(list)
 	if err != nil {
@@ -135,24 +159,27 @@ func encodeDiscovery(list apidiscoveryv2.APIGroupDiscoveryList) (*discoveryDoc, 
 	}
 	d := &discoveryDoc{etag: fmt.Sprintf("%X", sha512.Sum512(raw))}
 	list.TypeMeta = metav1.TypeMeta{Kind: discoveryListKind, APIVersion: apidiscoveryv2.SchemeGroupVersion.String()}
-	if d.v2, err = json.Marshal(list); err != nil {
+	if d.json, err = json.Marshal(list); err != nil {
 		return nil, err
 	}
-	// v2beta1 has the same fields as v2: its document is v2's under the other version.
-	var beta apidiscoveryv2beta1.APIGroupDiscoveryList
-	if err := json.Unmarshal(raw, &beta); err != nil {
+	if d.yaml, err = yaml.JSONToYAML(d.json); err != nil {
 		return nil, err
 	}
-	beta.TypeMeta = metav1.TypeMeta{Kind: discoveryListKind, APIVersion: apidiscoveryv2beta1.SchemeGroupVersion.String()}
-	if d.v2beta1, err = json.Marshal(beta); err != nil {
+	scheme := runtime.NewScheme()
+	if err := apidiscoveryv2.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
+	var buf bytes.Buffer
+	if err := protobuf.NewSerializer(scheme, scheme).Encode(&list, &buf); err != nil {
+		return nil, err
+	}
+	d.protobuf = buf.Bytes()
 	return d, nil
 }
 
-// serveAggregated answers an aggregated discovery request for /api or /apis in version v,
-// with an ETag and 304 on a matching If-None-Match.
-func (s *Server) serveAggregated(w http.ResponseWriter, r *http.Request, path, v string) {
+// serveAggregated answers an aggregated discovery request for /api or /apis in media type
+// media, with an ETag and 304 on a matching If-None-Match.
+func (s *Server) serveAggregated(w http.ResponseWriter, r *http.Request, path, media string) {
 	d, err := s.aggregatedDoc(path)
 	if err != nil {
 		writeError(w, err)
@@ -167,11 +194,14 @@ func (s *Server) serveAggregated(w http.ResponseWriter, r *http.Request, path, v
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	body := d.v2
-	if v == "v2beta1" {
-		body = d.v2beta1
+	body := d.json
+	switch media {
+	case mediaYAML:
+		body = d.yaml
+	case mediaProtobuf:
+		body = d.protobuf
 	}
-	h.Set("Content-Type", "application/json;g="+discoveryGroup+";v="+v+";as="+discoveryListKind)
+	h.Set("Content-Type", media+";g="+discoveryGroup+";v=v2;as="+discoveryListKind)
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
 }

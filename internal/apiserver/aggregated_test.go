@@ -16,31 +16,46 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-func TestAggregatedVersion(t *testing.T) {
+func TestAggregatedMedia(t *testing.T) {
 	const v2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 	const beta = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+	const pb = "application/vnd.kubernetes.protobuf"
 	for _, tc := range []struct{ accept, want string }{
 		{"", ""},
 		{"application/json", ""},
 		{"*/*", ""},
-		{v2, "v2"},
-		{v2 + ",application/json", "v2"},
+		{v2, mediaJSON},
+		{v2 + ",application/json", mediaJSON},
 		// kubectl v1.32
-		{v2 + "," + beta + ",application/json", "v2"},
-		{beta + ",application/json", "v2beta1"},
-		{"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;profile=nopeer," + v2 + ",application/json", "v2"},
-		{"application/json, " + v2 + ";q=0.5", ""},
-		{"application/json;q=0.5, " + v2, "v2"},
-		{v2 + ";q=0,application/json", ""},
-		{"application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList," + beta, "v2beta1"},
-		{"application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json", ""},
+		{v2 + "," + beta + ",application/json", mediaJSON},
+		// v1.37 serves v2beta1 no more.
+		{beta + ",application/json", ""},
+		{beta + "," + v2, mediaJSON},
+		{"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;profile=nopeer," + v2 + ",application/json", mediaJSON},
+		// As kube-apiserver's negotiation: a plain range never picks legacy discovery, it is
+		// skipped (so an aggregated range of lower quality still wins), and q=0 is no refusal.
+		{"application/json, " + v2 + ";q=0.5", mediaJSON},
+		{"application/json;q=0.5, " + v2, mediaJSON},
+		{"application/json;q=0.5, " + v2 + ";q=0", mediaJSON},
+		{"application/yaml;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0.5, " + v2, mediaJSON},
+		{v2 + ";q=0.5, application/yaml;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", mediaYAML},
+		{v2 + ";q=0", mediaJSON},
+		{"*/*;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", mediaJSON},
+		{"application/*;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", mediaJSON},
+		{"application/yaml;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", mediaYAML},
+		{pb + ";g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json", mediaProtobuf},
+		{"text/plain;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json", ""},
+		{"application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList," + v2, mediaJSON},
 		{"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupList", ""},
 		{"application/json;g=other.io;v=v2;as=APIGroupDiscoveryList", ""},
+		{v2 + ";sv=v1", ""},
+		{"Application/JSON;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", ""},
 		{";;,,;q=x", ""},
 		{"application/json;as", ""},
+		{"/;=;==", ""},
 	} {
-		if got := aggregatedVersion(tc.accept); got != tc.want {
-			t.Errorf("aggregatedVersion(%q) = %q, want %q", tc.accept, got, tc.want)
+		if got := aggregatedMedia(tc.accept); got != tc.want {
+			t.Errorf("aggregatedMedia(%q) = %q, want %q", tc.accept, got, tc.want)
 		}
 	}
 }

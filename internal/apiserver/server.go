@@ -293,15 +293,15 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, info requestIn
 		writeJSON(w, http.StatusOK, s.versionInfo())
 		return
 	case path == "/api" || path == "/api/":
-		if v := aggregatedVersion(r.Header.Get("Accept")); v != "" {
-			s.serveAggregated(w, r, "/api", v)
+		if m := aggregatedMedia(r.Header.Get("Accept")); m != "" {
+			s.serveAggregated(w, r, "/api", m)
 			return
 		}
 		s.serveAPIVersions(w, r)
 		return
 	case path == "/apis" || path == "/apis/":
-		if v := aggregatedVersion(r.Header.Get("Accept")); v != "" {
-			s.serveAggregated(w, r, "/apis", v)
+		if m := aggregatedMedia(r.Header.Get("Accept")); m != "" {
+			s.serveAggregated(w, r, "/apis", m)
 			return
 		}
 		s.serveAPIGroupList(w, r)

@@ -1,7 +1,9 @@
 package integration
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"sort"
@@ -12,9 +14,13 @@ import (
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/quotad/quotad/internal/server/servertest"
 )
@@ -75,8 +81,8 @@ func flatten(lists []*metav1.APIResourceList) []string {
 
 // TestAggregatedDiscovery checks that client-go's discovery client, which asks for
 // aggregated discovery, gets it (two requests for everything) and sees exactly what legacy
-// discovery lists, subresources included; that the document has an ETag answered with 304,
-// is served in v2beta1 too, and follows CRDs as they come and go.
+// discovery lists, subresources included; that the document has an ETag answered with 304
+// and follows CRDs as they come and go.
 func TestAggregatedDiscovery(t *testing.T) {
 	s := servertest.Start(t)
 
@@ -99,15 +105,42 @@ func TestAggregatedDiscovery(t *testing.T) {
 	if resp, b := discoveryGet(t, s, "/apis", acceptV2, `"stale"`); resp.StatusCode != 200 || len(b) == 0 {
 		t.Errorf("If-None-Match with another ETag: %d", resp.StatusCode)
 	}
-	beta := strings.Replace(acceptV2, "v=v2", "v=v2beta1", 1)
-	if resp, b := discoveryGet(t, s, "/api", beta+",application/json", ""); resp.Header.Get("Content-Type") != beta ||
-		!strings.Contains(string(b), `"apiVersion":"apidiscovery.k8s.io/v2beta1"`) || !strings.Contains(string(b), `"resource":"pods"`) {
-		t.Errorf("v2beta1 /api: %q %s", resp.Header.Get("Content-Type"), b)
+	if resp, b := discoveryGet(t, s, "/api", acceptV2+",application/json", ""); resp.Header.Get("Content-Type") != acceptV2 ||
+		!strings.Contains(string(b), `"apiVersion":"apidiscovery.k8s.io/v2"`) || !strings.Contains(string(b), `"resource":"pods"`) {
+		t.Errorf("aggregated /api: %q %s", resp.Header.Get("Content-Type"), b)
 	}
-	for _, accept := range []string{"application/json", "", "application/json, " + acceptV2 + ";q=0.5", "application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList,application/json"} {
+	// v1.37 serves v2beta1 no more: a client asking for it, then JSON, gets legacy discovery.
+	beta := strings.Replace(acceptV2, "v=v2", "v=v2beta1", 1)
+	for _, accept := range []string{"application/json", "", beta + ",application/json",
+		"application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList,application/json"} {
 		resp, b := discoveryGet(t, s, "/apis", accept, "")
 		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(string(b), `"kind":"APIGroupList"`) {
 			t.Errorf("Accept %q: %d %q %s", accept, resp.StatusCode, resp.Header.Get("Content-Type"), b)
+		}
+	}
+
+	// The same document in YAML and protobuf, under the same ETag.
+	for _, media := range []string{"application/yaml", "application/vnd.kubernetes.protobuf"} {
+		accept := strings.Replace(acceptV2, "application/json", media, 1)
+		resp, b := discoveryGet(t, s, "/apis", accept, "")
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != accept || resp.Header.Get("Etag") != etag {
+			t.Errorf("%s: %d %q %q", media, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Etag"))
+		}
+		var got apidiscoveryv2.APIGroupDiscoveryList
+		var err error
+		if media == "application/yaml" {
+			err = yaml.Unmarshal(b, &got)
+		} else if !bytes.HasPrefix(b, []byte("k8s\x00")) {
+			err = fmt.Errorf("no protobuf envelope: %q", b[:min(len(b), 8)])
+		} else {
+			var u runtime.Unknown
+			if err = u.Unmarshal(b[4:]); err == nil {
+				err = got.Unmarshal(u.Raw)
+				got.TypeMeta = metav1.TypeMeta{Kind: u.Kind, APIVersion: u.APIVersion}
+			}
+		}
+		if err != nil || !equality.Semantic.DeepEqual(got, doc) {
+			t.Errorf("%s document differs from JSON's (%v):\n%+v", media, err, got)
 		}
 	}
 
