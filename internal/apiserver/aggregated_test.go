@@ -105,3 +105,18 @@ func TestGroupOrder(t *testing.T) {
 		t.Errorf("sortGroups:\n got %s\nwant %s", got, want)
 	}
 }
+
+// FuzzAggregatedMedia checks that no Accept header panics the negotiation, and that it
+// only ever picks a media type aggregated discovery is served in.
+func FuzzAggregatedMedia(f *testing.F) {
+	for _, s := range []string{"", "application/json", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0.5,*/*", "*/*;q=x;;=,", "/;=="} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, accept string) {
+		switch m := aggregatedMedia(accept); m {
+		case "", mediaJSON, mediaYAML, mediaProtobuf:
+		default:
+			t.Errorf("aggregatedMedia(%q) = %q", accept, m)
+		}
+	})
+}
