@@ -11,6 +11,19 @@
 // (reads and writes apart; watches excepted), then the handler in a goroutine of its own, so that the client gets upstream's
 // 504 at the deadline whatever the handler waits on.
 //
+// Discovery (discovery.go, aggregated.go) serves /api and /apis in two forms chosen by
+// content negotiation as kube-apiserver's: the legacy APIVersions / APIGroupList (with
+// /api/v1 and /apis/<group>/<version> resource lists), or, when a media range of the
+// Accept header asks for application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList
+// (or YAML, or protobuf), the aggregated document of every group, version, resource and
+// subresource at once (freshness Current, preferred version first), with the ETag
+// kube-apiserver computes (the SHA-512 of its JSON) and 304 on a matching If-None-Match.
+// As in v1.37, apidiscovery v2beta1 is no longer served (such a range is skipped). Groups
+// are listed in kube-apiserver's order (its aggregator's group priorities, then names).
+// Both are built from the same per-resource entries of the live catalogue, so a custom
+// resource is listed in both as soon as its CRD is Established; the aggregated documents
+// are cached per catalogue generation.
+//
 // The audit trail (audit.go, package internal/audit) wraps them as upstream's audit filters:
 // every request gets an audit ID (the client's Audit-ID, else a UUID) answered in the
 // Audit-Id header; once authenticated, the policy decides its level from its user and

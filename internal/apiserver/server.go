@@ -141,6 +141,8 @@ type Server struct {
 	// pages are page buffers of lists (see streamList).
 	pages sync.Pool
 	logs  logLimiter
+	// discovery caches the aggregated discovery documents.
+	discovery discoveryCache
 }
 
 // DefaultWatchBacklogBytes is how far a watch may fall behind by default.
@@ -333,9 +335,17 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, info requestIn
 		writeJSON(w, http.StatusOK, s.versionInfo())
 		return
 	case path == "/api" || path == "/api/":
+		if m := aggregatedMedia(r.Header.Get("Accept")); m != "" {
+			s.serveAggregated(w, r, "/api", m)
+			return
+		}
 		s.serveAPIVersions(w, r)
 		return
 	case path == "/apis" || path == "/apis/":
+		if m := aggregatedMedia(r.Header.Get("Accept")); m != "" {
+			s.serveAggregated(w, r, "/apis", m)
+			return
+		}
 		s.serveAPIGroupList(w, r)
 		return
 	case strings.HasPrefix(path, "/openapi/v3"):

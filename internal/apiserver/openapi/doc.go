@@ -32,8 +32,16 @@
 // produces); custom resource schemas are reduced as the apiextensions-apiserver does
 // for v2. V2 implements http.Handler with kube-openapi's content negotiation and ETag.
 //
-// Where this package knowingly differs from kube-apiserver's output: no enums, no +default
-// values from comment markers, no x-kubernetes-map-type, list types only from the patch
+// Comment markers reflection cannot see come from markers_generated.go, which `go generate`
+// writes (internal/markersgen) from the k8s.io/api, apimachinery and apiextensions sources
+// of the versions in go.mod, as kube-openapi's generator reads them: a field (or array
+// item, or map value) of an +enum string type gets the sorted values of the constants
+// declared for it as "enum", and a field also gets kube-openapi's "Possible enum values:"
+// paragraph in its description; a field's +default= marker (JSON or ref(Constant)) is its
+// default in /openapi/v3, before the default kube-openapi enforces. TestMarkersGeneratedIsCurrent
+// regenerates the file and requires the committed bytes.
+//
+// Where this package knowingly differs from kube-apiserver's output: no x-kubernetes-map-type, list types only from the patch
 // tags plus a small table of known exceptions, no deprecated /watch/ paths, and only the
 // media types quotad speaks (JSON, YAML). In /openapi/v2 also: parameters are written in
 // place rather than shared through #/parameters/, info.version is "unversioned", the

@@ -197,10 +197,19 @@ func (d *definitions) field(owner reflect.Type, f reflect.StructField, name, des
 		return nil, err
 	}
 	extra := map[string]any{}
+	if values, lines, ok := enumOf(f.Type); ok && !isRef {
+		// 1. An +enum type: its values, and their paragraph in the description.
+		base["enum"] = values
+		desc = withEnumLines(desc, lines)
+	}
 	if desc != "" {
 		extra["description"] = desc
 	}
-	if def := enforcedDefault(f.Type, omitEmpty); def != nil && !d.v2 {
+	// 2. The +default marker, else the default kube-openapi enforces (v3 only: the
+	// Swagger 2.0 document has its defaults pruned, as kube-apiserver's).
+	if def, ok := markerDefault(owner, f); ok && !d.v2 {
+		extra["default"] = def
+	} else if def := enforcedDefault(f.Type, omitEmpty); def != nil && !d.v2 {
 		extra["default"] = def
 	}
 	strategy := f.Tag.Get("patchStrategy")
@@ -230,6 +239,9 @@ func (d *definitions) element(t reflect.Type) (map[string]any, error) {
 	base, isRef, err := d.inline(t)
 	if err != nil {
 		return nil, err
+	}
+	if values, _, ok := enumOf(t); ok && !isRef {
+		base["enum"] = values
 	}
 	extra := map[string]any{}
 	if def := enforcedDefault(t, false); def != nil && !d.v2 {
