@@ -60,6 +60,7 @@ func newOptions() *options {
 		fs.IntVar(&c.MaxRequestsInflight, "max-requests-inflight", 400, "The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
 		fs.IntVar(&c.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", 200, "The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
 		fs.BoolVar(&o.priorityAndFairness, "enable-priority-and-fairness", true, "If true, requests that find the in-flight limits reached wait, queued per user and served in turn, and clients whose requests keep being refused as malformed are slowed down; if false, such requests are rejected at once and no client is slowed down.")
+		fs.IntVar(&c.MaxWatchesPerUser, "max-watches-per-user", 2000, "The maximum number of watches one user may hold open at once (members of system:masters are not limited). When a user exceeds this, the watch is rejected with 429. Negative for no limit.")
 		fs.IntVar(&o.minRequestTimeout, "min-request-timeout", 1800, "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.")
 		fs.BoolVar(&c.Debug, "profiling", false, "Enable profiling via web interface host:port/debug/pprof/ (authenticated clients only).")
 	})

@@ -20,7 +20,7 @@ func TestFlagsFillConfig(t *testing.T) {
 		"--max-mutating-requests-inflight=3", "--min-request-timeout=60", "--profiling", "--v=2",
 		"--audit-policy-file=p.yaml", "--audit-log-path=-", "--audit-log-maxage=3", "--audit-log-maxbackup=4",
 		"--audit-log-maxsize=5", "--audit-log-compress", "--audit-log-mode=batch", "--audit-log-batch-buffer-size=6",
-		"--enable-priority-and-fairness=false",
+		"--enable-priority-and-fairness=false", "--max-watches-per-user=9",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +52,7 @@ func TestFlagsFillConfig(t *testing.T) {
 		{"audit compress", c.AuditLogCompress, true},
 		{"audit mode", c.AuditLogMode, "batch"},
 		{"enable-priority-and-fairness=false", c.NoPriorityAndFairness, true},
+		{"max-watches-per-user", c.MaxWatchesPerUser, 9},
 	}
 	for _, ch := range checks {
 		if ch.got != ch.want {

@@ -207,3 +207,45 @@ func exempt(u auth.User) bool { return u.InGroup(auth.SystemMasters) }
 
 // userClient is the penalty client of an authenticated user.
 func userClient(name string) string { return "user:" + name }
+
+// DefaultMaxWatchesPerUser bounds the watches one user holds open at once: far above what
+// a controller keeps (one or a few per kind it follows), far below what would take the
+// server's memory.
+const DefaultMaxWatchesPerUser = 2000
+
+// watchCounts counts each user's open watches against a bound; nil is no bound.
+type watchCounts struct {
+	max   int
+	mu    sync.Mutex
+	count map[string]int
+}
+
+func newWatchCounts(max int) *watchCounts {
+	if max < 0 {
+		return nil
+	}
+	if max == 0 {
+		max = DefaultMaxWatchesPerUser
+	}
+	return &watchCounts{max: max, count: map[string]int{}}
+}
+
+// open counts a watch of user; ok is false past the bound. done uncounts it.
+func (c *watchCounts) open(user string) (done func(), ok bool) {
+	if c == nil {
+		return func() {}, true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.count[user] >= c.max {
+		return nil, false
+	}
+	c.count[user]++
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.count[user]--; c.count[user] == 0 {
+			delete(c.count, user)
+		}
+	}, true
+}

@@ -92,6 +92,10 @@ type Config struct {
 	ObserveQueueWaiting func(delta int)
 	// ObservePenalty, when set, is told of every request held for its client's penalty.
 	ObservePenalty func()
+	// MaxWatchesPerUser bounds the watches one user (system:masters aside) holds open at
+	// once; past it a watch gets the in-flight 429. Zero is DefaultMaxWatchesPerUser,
+	// negative no bound.
+	MaxWatchesPerUser int
 	// MaxBodyBytesInFlight bounds the memory of the request bodies received or served at
 	// once; a body that would pass it gets the in-flight 429. Zero is
 	// DefaultMaxBodyBytesInFlight.
@@ -136,6 +140,7 @@ type Server struct {
 	cfg       Config
 	inflight  *inflight
 	penalties *penaltyBox
+	watches   *watchCounts
 	bodies    *bodyBudget
 	pager     *pager
 	// pages are page buffers of lists (see streamList).
@@ -178,8 +183,8 @@ func New(cfg Config) *Server {
 		cfg.Penalties = DefaultPenalties
 	}
 	return &Server{cfg: cfg, inflight: newInflight(cfg.MaxRequestsInflight, cfg.MaxMutatingRequestsInflight, cfg.QueueLength, cfg.ObserveQueueWaiting),
-		penalties: newPenaltyBox(cfg.Penalties, cfg.Clock),
-		bodies:    &bodyBudget{max: cfg.MaxBodyBytesInFlight}, pager: newPager(cfg.MaxLongReads, cfg.ObserveLongReadWaiting)}
+		penalties: newPenaltyBox(cfg.Penalties, cfg.Clock), watches: newWatchCounts(cfg.MaxWatchesPerUser),
+		bodies: &bodyBudget{max: cfg.MaxBodyBytesInFlight}, pager: newPager(cfg.MaxLongReads, cfg.ObserveLongReadWaiting)}
 }
 
 // ServeHTTP serves one request: health and extra paths as they are; API requests
@@ -295,6 +300,14 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 		r = r.WithContext(auth.WithUser(r.Context(), user))
 	}
 	if watch {
+		if u, ok := auth.UserFrom(r.Context()); ok && !exempt(u) {
+			done, ok := s.watches.open(u.Name)
+			if !ok {
+				tooManyRequests(w)
+				return
+			}
+			defer done()
+		}
 		s.serveAPI(w, r, info, isResource)
 		return
 	}

@@ -83,6 +83,9 @@ type Config struct {
 	// (zero: apiserver.DefaultPenalties). See apiserver.Config.
 	NoPriorityAndFairness bool
 	Penalties             apiserver.Penalties
+	// MaxWatchesPerUser is --max-watches-per-user (0: apiserver.DefaultMaxWatchesPerUser,
+	// negative: no bound).
+	MaxWatchesPerUser int
 	// MaxBodyBytesInFlight bounds the request bodies held at once (0: 64 MiB); see
 	// apiserver.Config.
 	MaxBodyBytesInFlight int64
@@ -343,7 +346,7 @@ func Run(ctx context.Context, cfg Config) error {
 		MaxBodyBytesInFlight:   cfg.MaxBodyBytesInFlight,
 		ObserveWatchWaiting:    metrics.observeWatchWaiting,
 		ObserveLongReadWaiting: metrics.observeLongReadWaiting, MaxLongReads: cfg.MaxLongReads,
-		QueueLength: queueLength(cfg), Penalties: penalties(cfg),
+		QueueLength: queueLength(cfg), Penalties: penalties(cfg), MaxWatchesPerUser: cfg.MaxWatchesPerUser,
 		ObserveQueueWaiting: metrics.observeQueueWaiting, ObservePenalty: metrics.penalties.Inc,
 		Ready: func(ctx context.Context) error {
 			_, err := st.Revision(ctx)

@@ -9,7 +9,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/quotad/quotad/internal/apiserver"
 	"github.com/quotad/quotad/internal/server"
@@ -164,4 +167,46 @@ func grantAll(t *testing.T, s *servertest.Server, users ...string) {
 		_, err := c.CoreV1().ConfigMaps("default").List(ctxT(t), metav1.ListOptions{Limit: 1})
 		return err == nil
 	})
+}
+
+// TestWatchesPerUserBound: past --max-watches-per-user open watches, a user's next watch
+// gets the in-flight 429; other users and system:masters are not limited, and once one of
+// the user's watches ends, the user may watch again.
+func TestWatchesPerUserBound(t *testing.T) {
+	s := rbacServerWith(t, func(c *server.Config) { c.MaxWatchesPerUser = 2 })
+	ctx := edgeCtx(t)
+	grantAll(t, s, "alice", "bob")
+	alice, bob := clientFor(t, configAs(s, "alice-token")), clientFor(t, configAs(s, "bob-token"))
+	var open []watch.Interface
+	for i := 0; i < 2; i++ {
+		w, err := alice.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatalf("alice's watch %d: %v", i, err)
+		}
+		open = append(open, w)
+	}
+	_, err := alice.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{})
+	if !apierrors.IsTooManyRequests(err) {
+		t.Fatalf("alice's third watch: %v, want a 429", err)
+	}
+	for _, c := range []kubernetes.Interface{bob, s.Client, s.Client, s.Client} {
+		w, err := c.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatalf("another user's watch: %v", err)
+		}
+		defer w.Stop()
+	}
+	open[0].Stop()
+	waitAnswer(t, ctx, "alice may watch again once a watch ended", func() bool {
+		w, err := alice.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{})
+		if err != nil {
+			if !apierrors.IsTooManyRequests(err) {
+				t.Fatalf("alice's watch after one ended: %v", err)
+			}
+			return false
+		}
+		w.Stop()
+		return true
+	})
+	open[1].Stop()
 }
