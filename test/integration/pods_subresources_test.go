@@ -1,0 +1,91 @@
+package integration
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/quotad/quotad/internal/server/servertest"
+)
+
+func simplePod(name string, labels map[string]string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
+}
+
+// TestPodBinding binds a pod as a scheduler does and is refused a second binding with
+// upstream's 409.
+func TestPodBinding(t *testing.T) {
+	s := servertest.Start(t)
+	const ns = "binding"
+	mkNamespace(t, s, ns)
+	ctx := ctxT(t)
+	pods := s.Client.CoreV1().Pods(ns)
+	if _, err := pods.Create(ctx, simplePod("p", nil), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: map[string]string{"scheduled-by": "test"}}, Target: corev1.ObjectReference{Kind: "Node", Name: "n1"}}
+	if err := pods.Bind(ctx, b, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("bind: %v", err)
+	}
+	p, err := pods.Get(ctx, "p", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheduled := false
+	for _, c := range p.Status.Conditions {
+		scheduled = scheduled || (c.Type == corev1.PodScheduled && c.Status == corev1.ConditionTrue)
+	}
+	if p.Spec.NodeName != "n1" || p.Annotations["scheduled-by"] != "test" || !scheduled {
+		t.Errorf("bound pod: node %q annotations %v conditions %v", p.Spec.NodeName, p.Annotations, p.Status.Conditions)
+	}
+	b.Target.Name = "n2"
+	err = pods.Bind(ctx, b, metav1.CreateOptions{})
+	if want := `Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "n1"`; !apierrors.IsConflict(err) || err.Error() != want {
+		t.Errorf("second bind:\n got %v\nwant %s", err, want)
+	}
+	b.Name = "other"
+	err = s.Client.CoreV1().RESTClient().Post().Namespace(ns).Resource("pods").Name("p").SubResource("binding").Body(b).Do(ctx).Error()
+	if !apierrors.IsBadRequest(err) || err.Error() != "name in URL does not match name in Binding object" {
+		t.Errorf("bind with another name: %v", err)
+	}
+	if err := pods.Bind(ctx, &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "missing"}, Target: corev1.ObjectReference{Name: "n1"}}, metav1.CreateOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("bind of a missing pod: %v", err)
+	}
+}
+
+// TestPodStreamsWithoutNode checks log, exec, attach, portforward and proxy of a pod no
+// node runs: upstream's answers.
+func TestPodStreamsWithoutNode(t *testing.T) {
+	s := servertest.Start(t)
+	const ns = "streams"
+	mkNamespace(t, s, ns)
+	ctx := ctxT(t)
+	if _, err := s.Client.CoreV1().Pods(ns).Create(ctx, simplePod("p", nil), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	body, err := s.Client.CoreV1().Pods(ns).GetLogs("p", &corev1.PodLogOptions{}).DoRaw(ctx)
+	if err != nil || len(body) != 0 {
+		t.Errorf("logs of an unscheduled pod: %q %v", body, err)
+	}
+	_, err = s.Client.CoreV1().Pods(ns).GetLogs("p", &corev1.PodLogOptions{Container: "nope"}).Stream(ctx)
+	if !apierrors.IsBadRequest(err) || err.Error() != "container nope is not valid for pod p" {
+		t.Errorf("logs of a missing container: %v", err)
+	}
+	rc := s.Client.CoreV1().RESTClient()
+	for _, sub := range []string{"exec", "attach", "portforward"} {
+		err := rc.Post().Namespace(ns).Resource("pods").Name("p").SubResource(sub).Param("stdout", "true").Param("command", "ls").Do(ctx).Error()
+		if !apierrors.IsBadRequest(err) || err.Error() != "pod p does not have a host assigned" {
+			t.Errorf("%s: %v", sub, err)
+		}
+	}
+	err = rc.Get().Namespace(ns).Resource("pods").Name("p").SubResource("proxy").Suffix("healthz").Do(ctx).Error()
+	if !apierrors.IsBadRequest(err) || err.Error() != "address not allowed" {
+		t.Errorf("proxy: %v", err)
+	}
+	err = rc.Get().Namespace(ns).Resource("pods").Name("missing").SubResource("exec").Do(ctx).Error()
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("exec of a missing pod: %v", err)
+	}
+}
