@@ -258,8 +258,12 @@ func (s *Server) checkDisruptionBudget(ctx context.Context, pod *corev1.Pod, dry
 		if !ok {
 			continue
 		}
+		// policy/v1: a nil selector selects nothing, an empty one every pod.
+		if pdb.Spec.Selector == nil {
+			continue
+		}
 		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
-		if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
+		if err != nil || !sel.Matches(labels.Set(pod.Labels)) {
 			continue
 		}
 		matching = append(matching, pdb)
