@@ -28,6 +28,7 @@ import (
 	"github.com/quotad/quotad/internal/apiserver"
 	"github.com/quotad/quotad/internal/auth"
 	"github.com/quotad/quotad/internal/auth/review"
+	"github.com/quotad/quotad/internal/controller/kubernetesservice"
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/evaluator"
 	"github.com/quotad/quotad/internal/registry"
@@ -355,6 +356,14 @@ func Run(ctx context.Context, cfg Config) error {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
 	controllers := startControllers(ctx, store, log, cfg, metrics, creds.CAPEM)
+	// The kubernetes Service, its Endpoints and EndpointSlice name this replica before it serves.
+	kubeSvc := kubernetesservice.New(store, log, metrics, kubernetesservice.Endpoint{IP: advertiseAddress(cfg.BindAddress), Port: int32(port)}, 0)
+	if err := kubeSvc.Reconcile(ctx); err != nil {
+		ln.Close()
+		return fmt.Errorf("kubernetes service: %w", err)
+	}
+	controllers.Add(1)
+	go func() { defer controllers.Done(); _ = kubeSvc.Start(ctx) }()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.ServeTLS(ln, "", "") }()
 	log.Info("quotad is ready", "url", url, "kubeconfig", kubeconfig)
