@@ -20,11 +20,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/admission/defaulttolerationseconds"
 	"github.com/quotad/quotad/internal/admission/limitranger"
 	"github.com/quotad/quotad/internal/admission/namespacelifecycle"
 	"github.com/quotad/quotad/internal/admission/priority"
 	"github.com/quotad/quotad/internal/admission/rbacescalation"
 	"github.com/quotad/quotad/internal/admission/resourcequota"
+	"github.com/quotad/quotad/internal/admission/serviceaccount"
 	"github.com/quotad/quotad/internal/apiserver"
 	"github.com/quotad/quotad/internal/auth"
 	"github.com/quotad/quotad/internal/auth/review"
@@ -225,7 +227,8 @@ func Run(ctx context.Context, cfg Config) error {
 	quotaReg := evaluator.NewRegistry()
 	quotaPlugin := resourcequota.NewPlugin(quotaReg, limited)
 	chain, err := admission.NewChain(cfg.EnableAdmissionPlugins, cfg.DisableAdmissionPlugins,
-		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), quotaPlugin)
+		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), quotaPlugin,
+		serviceaccount.New(reader), defaulttolerationseconds.New())
 	if err != nil {
 		return err
 	}
