@@ -154,6 +154,10 @@ func apiResources(all []*registry.Resource, group, version string) []metav1.APIR
 		if res.GVR.Group == "" && res.GVR.Resource == "pods" {
 			out = append(out, podSubresources()...)
 		}
+		if res.GVR.Group == "" && (res.GVR.Resource == "services" || res.GVR.Resource == "nodes") {
+			kind := map[string]string{"services": "ServiceProxyOptions", "nodes": "NodeProxyOptions"}[res.GVR.Resource]
+			out = append(out, metav1.APIResource{Name: res.GVR.Resource + "/proxy", Namespaced: res.Namespaced, Kind: kind, Verbs: metav1.Verbs{"create", "delete", "get", "patch", "update"}})
+		}
 	}
 	return out
 }

@@ -43,7 +43,12 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 	}
 	switch info.Subresource {
 	case "":
-	case "binding", "eviction", "log", "exec", "attach", "portforward", "proxy":
+	case "proxy":
+		if s.serveProxy(w, r, res, info) {
+			return
+		}
+		fallthrough
+	case "binding", "eviction", "log", "exec", "attach", "portforward":
 		if res.GVR != corev1.SchemeGroupVersion.WithResource("pods") || info.Namespace == "" || info.Name == "" {
 			writeError(w, notFoundPath())
 			return

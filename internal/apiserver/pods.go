@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httputil"
 	"net/url"
 	"strconv"
 	"strings"
@@ -534,16 +533,5 @@ func (s *Server) podProxy(w http.ResponseWriter, r *http.Request, res *registry.
 	} else if strings.Contains(podIP, ":") {
 		host = "[" + podIP + "]"
 	}
-	target := &url.URL{Scheme: scheme, Host: host, Path: "/" + info.Rest, RawQuery: r.URL.RawQuery}
-	proxy := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.Out.URL = target
-			pr.Out.Host = host
-			pr.Out.Header.Del("Authorization")
-		},
-		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
-			writeError(w, apierrors.NewServiceUnavailable(fmt.Sprintf("error trying to reach service: %v", err)))
-		},
-	}
-	proxy.ServeHTTP(w, r)
+	proxyTo(w, r, &url.URL{Scheme: scheme, Host: host, Path: "/" + info.Rest, RawQuery: r.URL.RawQuery})
 }

@@ -89,3 +89,31 @@ func TestPodStreamsWithoutNode(t *testing.T) {
 		t.Errorf("exec of a missing pod: %v", err)
 	}
 }
+
+// TestServiceAndNodeProxy: services/proxy without endpoints and nodes/proxy without a
+// reachable kubelet answer as upstream.
+func TestServiceAndNodeProxy(t *testing.T) {
+	s := servertest.Start(t)
+	const ns = "proxies"
+	mkNamespace(t, s, ns)
+	ctx := ctxT(t)
+	if _, err := s.Client.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: meta("web"), Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rc := s.Client.CoreV1().RESTClient()
+	err := rc.Get().Namespace(ns).Resource("services").Name("web:http").SubResource("proxy").Suffix("x").Do(ctx).Error()
+	if !apierrors.IsServiceUnavailable(err) || err.Error() != `no endpoints available for service "web:http"` {
+		t.Errorf("service proxy without endpoints: %v", err)
+	}
+	err = rc.Get().Namespace(ns).Resource("services").Name("web:81").SubResource("proxy").Do(ctx).Error()
+	if !apierrors.IsServiceUnavailable(err) || err.Error() != `no service port 81 found for service "web"` {
+		t.Errorf("service proxy to a missing port: %v", err)
+	}
+	if _, err := s.Client.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: meta("n1")}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err = rc.Get().Resource("nodes").Name("n1").SubResource("proxy").Suffix("healthz").Do(ctx).Error()
+	if err == nil || err.Error() != "no preferred addresses found; known addresses: []" {
+		t.Errorf("node proxy without an address: %v", err)
+	}
+}
