@@ -401,7 +401,8 @@ func (s *Server) podLog(w http.ResponseWriter, r *http.Request, res *registry.Re
 		writeError(w, err)
 		return
 	}
-	if _, err := podContainer(pod, r.URL.Query().Get("container")); err != nil {
+	container, err := podContainer(pod, r.URL.Query().Get("container"))
+	if err != nil {
 		writeError(w, err)
 		return
 	}
@@ -409,7 +410,7 @@ func (s *Server) podLog(w http.ResponseWriter, r *http.Request, res *registry.Re
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	writeError(w, s.kubeletUnreachable(r.Context(), pod, "containerLogs"))
+	writeError(w, s.kubeletUnreachable(r.Context(), pod, "containerLogs/"+pod.Namespace+"/"+pod.Name+"/"+container))
 }
 
 // podStream is pods/exec, attach and portforward: a pod with no node is upstream's 400.
@@ -474,10 +475,11 @@ func (s *Server) kubeletUnreachable(ctx context.Context, pod *corev1.Pod, what s
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		if what == "containerLogs" {
-			return apierrors.NewInternalError(fmt.Errorf("Get %q: %v", "https://"+addr+"/containerLogs/"+pod.Namespace+"/"+pod.Name, err))
+		// Upstream's plain errors (500s with the text verbatim).
+		if strings.HasPrefix(what, "containerLogs/") {
+			return fmt.Errorf("Get %q: %v", "https://"+addr+"/"+what, err)
 		}
-		return apierrors.NewInternalError(fmt.Errorf("error dialing backend: %v", err))
+		return fmt.Errorf("error dialing backend: %v", err)
 	}
 	conn.Close()
 	return apierrors.NewServiceUnavailable(fmt.Sprintf("error trying to reach kubelet %s: quotad does not proxy to kubelets", addr))

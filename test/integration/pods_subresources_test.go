@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"net"
+	"strconv"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -115,5 +117,41 @@ func TestServiceAndNodeProxy(t *testing.T) {
 	err = rc.Get().Resource("nodes").Name("n1").SubResource("proxy").Suffix("healthz").Do(ctx).Error()
 	if err == nil || err.Error() != "no preferred addresses found; known addresses: []" {
 		t.Errorf("node proxy without an address: %v", err)
+	}
+}
+
+// TestPodStreamsUnreachableKubelet: a pod bound to a node whose kubelet address refuses
+// connections gets upstream's dial errors.
+func TestPodStreamsUnreachableKubelet(t *testing.T) {
+	s := servertest.Start(t)
+	const ns = "kubelet"
+	mkNamespace(t, s, ns)
+	ctx := ctxT(t)
+	// A port nothing listens on: bind one, then close it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	node := &corev1.Node{ObjectMeta: meta("n1"), Status: corev1.NodeStatus{
+		Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}},
+		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(port)}}}}
+	if _, err := s.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p := simplePod("p", nil)
+	p.Spec.NodeName = "n1"
+	if _, err := s.Client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	_, err = s.Client.CoreV1().Pods(ns).GetLogs("p", &corev1.PodLogOptions{}).Stream(ctx)
+	if want := `Get "https://` + addr + `/containerLogs/kubelet/p/c": dial tcp ` + addr + `: connect: connection refused`; err == nil || err.Error() != want {
+		t.Errorf("logs:\n got %v\nwant %s", err, want)
+	}
+	err = s.Client.CoreV1().RESTClient().Post().Namespace(ns).Resource("pods").Name("p").SubResource("exec").Param("command", "ls").Do(ctx).Error()
+	if want := `error dialing backend: dial tcp ` + addr + `: connect: connection refused`; err == nil || err.Error() != want {
+		t.Errorf("exec:\n got %v\nwant %s", err, want)
 	}
 }
