@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/quotad/quotad/internal/server/servertest"
@@ -24,6 +25,10 @@ func TestPodBinding(t *testing.T) {
 	mkNamespace(t, s, ns)
 	ctx := ctxT(t)
 	pods := s.Client.CoreV1().Pods(ns)
+	if _, err := s.Client.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{ObjectMeta: meta("q"), Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{
+		corev1.ResourcePods: resource.MustParse("5")}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := pods.Create(ctx, simplePod("p", nil), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +60,7 @@ func TestPodBinding(t *testing.T) {
 	if err := pods.Bind(ctx, &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "missing"}, Target: corev1.ObjectReference{Name: "n1"}}, metav1.CreateOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("bind of a missing pod: %v", err)
 	}
+	s.CheckInvariant()
 }
 
 // TestPodStreamsWithoutNode checks log, exec, attach, portforward and proxy of a pod no
