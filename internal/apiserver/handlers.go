@@ -37,6 +37,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		s.serveReview(w, r, res, info)
 		return
 	}
+	if res.GVR == endpointsGVR {
+		warn(w, []string{endpointsDeprecated})
+	}
 	if info.Rest != "" && info.Subresource != "proxy" {
 		writeError(w, notFoundPath())
 		return

@@ -21,6 +21,12 @@ import (
 	"github.com/quotad/quotad/internal/registry"
 )
 
+// endpointsGVR is core/v1 Endpoints, which upstream answers with endpointsDeprecated as a
+// warning on every request since v1.33.
+var endpointsGVR = corev1.SchemeGroupVersion.WithResource("endpoints")
+
+const endpointsDeprecated = "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"
+
 // Upstream's eviction texts (pkg/registry/core/pod/storage/eviction.go).
 const (
 	evictionRefused      = "Cannot evict pod as it would violate the pod's disruption budget."

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/quotad/quotad/internal/server/servertest"
 )
@@ -146,4 +148,37 @@ func TestPodsSliceKindsCountQuota(t *testing.T) {
 		}
 	}
 	s.CheckInvariant()
+}
+
+// TestEndpointsDeprecationWarning: every request to core/v1 Endpoints carries upstream's
+// deprecation warning; EndpointSlices do not.
+func TestEndpointsDeprecationWarning(t *testing.T) {
+	s := servertest.Start(t)
+	ws := &warnings{}
+	cfg := rest.CopyConfig(s.Config)
+	cfg.WarningHandler = ws
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t)
+	const want = "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"
+	if _, err := client.CoreV1().Endpoints("default").List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ws.take(); len(got) != 1 || got[0] != want {
+		t.Errorf("list endpoints warnings %q", got)
+	}
+	if _, err := client.CoreV1().Endpoints("default").Create(ctx, &corev1.Endpoints{ObjectMeta: meta("x")}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ws.take(); len(got) != 1 || got[0] != want {
+		t.Errorf("create endpoints warnings %q", got)
+	}
+	if _, err := client.DiscoveryV1().EndpointSlices("default").List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ws.take(); len(got) != 0 {
+		t.Errorf("endpointslices warnings %q", got)
+	}
 }
