@@ -135,6 +135,7 @@ func apiResources(all []*registry.Resource, group, version string) []metav1.APIR
 		if res.GVR.Group != group || res.GVR.Version != version {
 			continue
 		}
+		first := len(out) + 1
 		out = append(out, metav1.APIResource{
 			Name: res.GVR.Resource, SingularName: res.Singular, Namespaced: res.Namespaced,
 			Kind: res.Kind, Verbs: verbsOf(res), ShortNames: res.ShortNames, Categories: res.Categories,
@@ -158,6 +159,8 @@ func apiResources(all []*registry.Resource, group, version string) []metav1.APIR
 			kind := map[string]string{"services": "ServiceProxyOptions", "nodes": "NodeProxyOptions"}[res.GVR.Resource]
 			out = append(out, metav1.APIResource{Name: res.GVR.Resource + "/proxy", Namespaced: res.Namespaced, Kind: kind, Verbs: metav1.Verbs{"create", "delete", "get", "patch", "update"}})
 		}
+		// Subresources follow their resource sorted by name, as upstream lists them.
+		sort.SliceStable(out[first:], func(i, j int) bool { return out[first+i].Name < out[first+j].Name })
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package integration
 import (
 	"net"
 	"strconv"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -159,5 +160,35 @@ func TestPodStreamsUnreachableKubelet(t *testing.T) {
 	err = s.Client.CoreV1().RESTClient().Post().Namespace(ns).Resource("pods").Name("p").SubResource("exec").Param("command", "ls").Do(ctx).Error()
 	if want := `error dialing backend: dial tcp ` + addr + `: connect: connection refused`; err == nil || err.Error() != want {
 		t.Errorf("exec:\n got %v\nwant %s", err, want)
+	}
+}
+
+// TestPodSubresourceDiscovery: the pod, service and node subresources are listed as
+// upstream lists them (kubectl drain looks for pods/eviction in policy/v1).
+func TestPodSubresourceDiscovery(t *testing.T) {
+	s := servertest.Start(t)
+	list, err := s.Client.Discovery().ServerResourcesForGroupVersion("v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pods []string
+	found := map[string]metav1.APIResource{}
+	for _, r := range list.APIResources {
+		found[r.Name] = r
+		if r.Name == "pods" || strings.HasPrefix(r.Name, "pods/") {
+			pods = append(pods, r.Name)
+		}
+	}
+	want := []string{"pods", "pods/attach", "pods/binding", "pods/eviction", "pods/exec", "pods/log", "pods/portforward", "pods/proxy", "pods/status"}
+	if strings.Join(pods, ",") != strings.Join(want, ",") {
+		t.Errorf("pod resources %v, want %v", pods, want)
+	}
+	if ev := found["pods/eviction"]; ev.Group != "policy" || ev.Version != "v1" || ev.Kind != "Eviction" {
+		t.Errorf("pods/eviction %+v", ev)
+	}
+	for _, name := range []string{"services/proxy", "nodes/proxy", "endpoints"} {
+		if _, ok := found[name]; !ok {
+			t.Errorf("%s not listed", name)
+		}
 	}
 }
