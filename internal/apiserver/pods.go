@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/registry"
@@ -402,6 +403,10 @@ func podContainer(pod *corev1.Pod, container string) (string, error) {
 // podLog is pods/log. A pod with no node has no logs yet: upstream answers with an empty
 // stream (204). Otherwise the kubelet is dialled as upstream dials it.
 func (s *Server) podLog(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	if err := validateLogOptions(r, info.Name); err != nil {
+		writeError(w, err)
+		return
+	}
 	pod, err := s.getPod(r.Context(), res, info)
 	if err != nil {
 		writeError(w, err)
@@ -542,4 +547,45 @@ func (s *Server) podProxy(w http.ResponseWriter, r *http.Request, res *registry.
 		host = "[" + podIP + "]"
 	}
 	proxyTo(w, r, &url.URL{Scheme: scheme, Host: host, Path: "/" + info.Rest, RawQuery: r.URL.RawQuery})
+}
+
+// validateLogOptions is upstream's ValidatePodLogOptions of the query's numbers.
+func validateLogOptions(r *http.Request, name string) error {
+	q := r.URL.Query()
+	var errs field.ErrorList
+	num := func(key string) (int64, bool, error) {
+		v := q.Get(key)
+		if v == "" {
+			return 0, false, nil
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, false, apierrors.NewBadRequest(fmt.Sprintf("%s: %v", key, err))
+		}
+		return n, true, nil
+	}
+	if n, ok, err := num("tailLines"); err != nil {
+		return err
+	} else if ok && n < 0 {
+		errs = append(errs, field.Invalid(field.NewPath("tailLines"), n, "must be greater than or equal to 0"))
+	}
+	if n, ok, err := num("limitBytes"); err != nil {
+		return err
+	} else if ok && n < 1 {
+		errs = append(errs, field.Invalid(field.NewPath("limitBytes"), n, "must be greater than 0"))
+	}
+	n, hasSeconds, err := num("sinceSeconds")
+	if err != nil {
+		return err
+	}
+	switch {
+	case hasSeconds && q.Get("sinceTime") != "":
+		errs = append(errs, field.Forbidden(field.NewPath(""), "at most one of `sinceTime` or `sinceSeconds` may be specified"))
+	case hasSeconds && n < 1:
+		errs = append(errs, field.Invalid(field.NewPath("sinceSeconds"), n, "must be greater than 0"))
+	}
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(schema.GroupKind{Kind: "PodLogOptions"}, name, errs)
+	}
+	return nil
 }

@@ -82,6 +82,11 @@ func TestPodStreamsWithoutNode(t *testing.T) {
 	if !apierrors.IsBadRequest(err) || err.Error() != "container nope is not valid for pod p" {
 		t.Errorf("logs of a missing container: %v", err)
 	}
+	tail := int64(-1)
+	_, err = s.Client.CoreV1().Pods(ns).GetLogs("p", &corev1.PodLogOptions{TailLines: &tail}).Stream(ctx)
+	if want := `PodLogOptions "p" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0`; !apierrors.IsInvalid(err) || err.Error() != want {
+		t.Errorf("logs with negative tailLines:\n got %v\nwant %s", err, want)
+	}
 	rc := s.Client.CoreV1().RESTClient()
 	for _, sub := range []string{"exec", "attach", "portforward"} {
 		err := rc.Post().Namespace(ns).Resource("pods").Name("p").SubResource(sub).Param("stdout", "true").Param("command", "ls").Do(ctx).Error()
