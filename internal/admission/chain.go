@@ -12,15 +12,17 @@ import (
 
 // Plugin names, spelled as kube-apiserver spells them in --enable-admission-plugins.
 const (
-	NamespaceLifecycle = "NamespaceLifecycle"
-	LimitRanger        = "LimitRanger"
-	Priority           = "Priority"
-	ResourceQuota      = "ResourceQuota"
+	NamespaceLifecycle       = "NamespaceLifecycle"
+	LimitRanger              = "LimitRanger"
+	Priority                 = "Priority"
+	ResourceQuota            = "ResourceQuota"
+	ServiceAccount           = "ServiceAccount"
+	DefaultTolerationSeconds = "DefaultTolerationSeconds"
 )
 
 // pluginOrder is kube-apiserver's AllOrderedPlugins restricted to the plugins quotad has.
 // Every one of them is on by default, as upstream.
-var pluginOrder = []string{NamespaceLifecycle, LimitRanger, Priority, ResourceQuota}
+var pluginOrder = []string{NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultTolerationSeconds, ResourceQuota}
 
 // PluginNames returns the plugins quotad knows, in the order the chain runs them.
 func PluginNames() []string {

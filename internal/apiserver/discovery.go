@@ -197,6 +197,7 @@ func apiResources(all []*registry.Resource, group, version string) []metav1.APIR
 		if res.GVR.Group != group || res.GVR.Version != version {
 			continue
 		}
+		first := len(out) + 1
 		out = append(out, metav1.APIResource{
 			Name: res.GVR.Resource, SingularName: res.Singular, Namespaced: res.Namespaced,
 			Kind: res.Kind, Verbs: verbsOf(res), ShortNames: res.ShortNames, Categories: res.Categories,
@@ -213,6 +214,15 @@ func apiResources(all []*registry.Resource, group, version string) []metav1.APIR
 		if res.GVR.Group == "" && res.GVR.Resource == "serviceaccounts" {
 			out = append(out, metav1.APIResource{Name: "serviceaccounts/token", Namespaced: true, Group: "authentication.k8s.io", Version: "v1", Kind: "TokenRequest", Verbs: metav1.Verbs{"create"}})
 		}
+		if res.GVR.Group == "" && res.GVR.Resource == "pods" {
+			out = append(out, podSubresources()...)
+		}
+		if res.GVR.Group == "" && (res.GVR.Resource == "services" || res.GVR.Resource == "nodes") {
+			kind := map[string]string{"services": "ServiceProxyOptions", "nodes": "NodeProxyOptions"}[res.GVR.Resource]
+			out = append(out, metav1.APIResource{Name: res.GVR.Resource + "/proxy", Namespaced: res.Namespaced, Kind: kind, Verbs: metav1.Verbs{"create", "delete", "get", "patch", "update"}})
+		}
+		// Subresources follow their resource sorted by name, as upstream lists them.
+		sort.SliceStable(out[first:], func(i, j int) bool { return out[first+i].Name < out[first+j].Name })
 	}
 	return out
 }
@@ -268,4 +278,18 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-cache, private")
 	}
 	_, _ = w.Write(doc)
+}
+
+// podSubresources are the pod subresources beyond /status, as upstream's discovery lists them.
+func podSubresources() []metav1.APIResource {
+	connect := metav1.Verbs{"create", "get"}
+	return []metav1.APIResource{
+		{Name: "pods/attach", Namespaced: true, Kind: "PodAttachOptions", Verbs: connect},
+		{Name: "pods/binding", Namespaced: true, Kind: "Binding", Verbs: metav1.Verbs{"create"}},
+		{Name: "pods/eviction", Namespaced: true, Group: "policy", Version: "v1", Kind: "Eviction", Verbs: metav1.Verbs{"create"}},
+		{Name: "pods/exec", Namespaced: true, Kind: "PodExecOptions", Verbs: connect},
+		{Name: "pods/log", Namespaced: true, Kind: "Pod", Verbs: metav1.Verbs{"get"}},
+		{Name: "pods/portforward", Namespaced: true, Kind: "PodPortForwardOptions", Verbs: connect},
+		{Name: "pods/proxy", Namespaced: true, Kind: "PodProxyOptions", Verbs: metav1.Verbs{"create", "delete", "get", "patch", "update"}},
+	}
 }

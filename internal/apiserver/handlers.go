@@ -37,8 +37,27 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		s.serveReview(w, r, res, info)
 		return
 	}
+	if res.GVR == endpointsGVR {
+		warn(w, []string{endpointsDeprecated})
+	}
+	if info.Rest != "" && info.Subresource != "proxy" {
+		writeError(w, notFoundPath())
+		return
+	}
 	switch info.Subresource {
 	case "":
+	case "proxy":
+		if s.serveProxy(w, r, res, info) {
+			return
+		}
+		fallthrough
+	case "binding", "eviction", "log", "exec", "attach", "portforward":
+		if res.GVR != corev1.SchemeGroupVersion.WithResource("pods") || info.Namespace == "" || info.Name == "" {
+			writeError(w, notFoundPath())
+			return
+		}
+		s.servePodSubresource(w, r, res, info)
+		return
 	case "status":
 		if !res.Status {
 			writeError(w, notFoundPath())

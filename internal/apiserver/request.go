@@ -15,6 +15,9 @@ type requestInfo struct {
 	Resource    string
 	Name        string
 	Subresource string
+	// Rest is the path after the subresource (pods/<name>/proxy/<rest>), as upstream's
+	// RequestInfo keeps it out of the subresource.
+	Rest string
 	// Verb is get, list, watch, create, update, patch, delete or deletecollection.
 	Verb string
 	// Parts is the number of path segments after the group-version.
@@ -52,7 +55,8 @@ func parseAPIPath(r *http.Request) (info requestInfo, ok bool) {
 		info.Name = segs[1]
 	}
 	if len(segs) > 2 {
-		info.Subresource = strings.Join(segs[2:], "/")
+		info.Subresource = segs[2]
+		info.Rest = strings.Join(segs[3:], "/")
 	}
 	watch := r.URL.Query().Get("watch")
 	isWatch := watch == "true" || watch == "1"

@@ -12,6 +12,8 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -179,6 +181,9 @@ func Builtins() []*Resource {
 		builtin(schedulingv1.SchemeGroupVersion, "priorityclasses", "PriorityClass", false, schedulingv1.PriorityClass{}, schedulingv1.PriorityClassList{}, []string{"pc"}),
 		builtin(storagev1.SchemeGroupVersion, "storageclasses", "StorageClass", false, storagev1.StorageClass{}, storagev1.StorageClassList{}, []string{"sc"}),
 		builtin(apiextensionsv1.SchemeGroupVersion, "customresourcedefinitions", "CustomResourceDefinition", false, apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{}, []string{"crd", "crds"}, withStatus, withGeneration),
+		builtin(core, "endpoints", "Endpoints", true, corev1.Endpoints{}, corev1.EndpointsList{}, []string{"ep"}, func(r *Resource) { r.Singular = "endpoints" }),
+		builtin(discoveryv1.SchemeGroupVersion, "endpointslices", "EndpointSlice", true, discoveryv1.EndpointSlice{}, discoveryv1.EndpointSliceList{}, nil),
+		builtin(policyv1.SchemeGroupVersion, "poddisruptionbudgets", "PodDisruptionBudget", true, policyv1.PodDisruptionBudget{}, policyv1.PodDisruptionBudgetList{}, []string{"pdb"}, withStatus, withGeneration),
 	}
 }
 

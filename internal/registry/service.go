@@ -21,6 +21,14 @@ var serviceCIDR = net.IPNet{IP: net.IPv4(10, 96, 0, 0).To4(), Mask: net.CIDRMask
 
 const nodePortMin, nodePortMax = 30000, 32767
 
+// KubernetesServiceIP is the first address of the service range, the kubernetes Service's
+// (random allocation never picks it).
+func KubernetesServiceIP() string {
+	ip := make(net.IP, 4)
+	binary.BigEndian.PutUint32(ip, binary.BigEndian.Uint32(serviceCIDR.IP)+1)
+	return ip.String()
+}
+
 func randUint32() uint32 {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
@@ -122,7 +130,7 @@ func (s *Store) allocateService(ctx context.Context, svc *corev1.Service) error 
 				return apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: range is full"))
 			}
 			ip := make(net.IP, 4)
-			binary.BigEndian.PutUint32(ip, base+randUint32()%(size-2)+1)
+			binary.BigEndian.PutUint32(ip, base+randUint32()%(size-3)+2)
 			taken, err := s.allocationTaken(ctx, clusterIPKey(ip.String()), svc)
 			if err != nil {
 				return err

@@ -15,6 +15,10 @@ import (
 	"github.com/quotad/quotad/internal/admission"
 )
 
+// SubresourceBinding is the pods/binding update: the pod's node, annotations and
+// PodScheduled condition set by the server, which pod update validation would refuse.
+const SubresourceBinding = "binding"
+
 // UpdateFunc turns the current object (a fresh copy the function may change) into the
 // desired one. It may return a Conflict (stale resourceVersion) or any API error.
 type UpdateFunc func(current runtime.Object) (runtime.Object, error)
@@ -136,6 +140,9 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 		m.SetManagedFields(om.GetManagedFields())
 	}
 	switch {
+	case subresource == SubresourceBinding:
+		// pods/binding: the server's own change of spec.nodeName, annotations and the
+		// PodScheduled condition; nothing else of fn's object differs from old.
 	case subresource == "status":
 		setSpecFrom(obj, old)
 		m.SetLabels(om.GetLabels())
@@ -180,7 +187,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 			return preparedUpdate{}, err
 		}
 	}
-	if errs := s.validate(res, obj, old); len(errs) > 0 {
+	if errs := s.validate(res, obj, old); len(errs) > 0 && !opts.SkipValidation && subresource != SubresourceBinding {
 		return preparedUpdate{}, invalid(res, name, errs)
 	}
 	if s.cfg.Admission != nil {

@@ -35,6 +35,7 @@ func newCachedReader(ctx context.Context, store *registry.Store, log *slog.Logge
 		corev1.SchemeGroupVersion.WithResource("namespaces"),
 		corev1.SchemeGroupVersion.WithResource("limitranges"),
 		schedulingv1.SchemeGroupVersion.WithResource("priorityclasses"),
+		corev1.SchemeGroupVersion.WithResource("serviceaccounts"),
 	} {
 		c := &objectCache{byNS: map[string]map[string]runtime.Object{}}
 		r.caches[gvr] = c

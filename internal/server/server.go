@@ -20,14 +20,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/admission/defaulttolerationseconds"
 	"github.com/quotad/quotad/internal/admission/limitranger"
 	"github.com/quotad/quotad/internal/admission/namespacelifecycle"
 	"github.com/quotad/quotad/internal/admission/priority"
 	"github.com/quotad/quotad/internal/admission/rbacescalation"
 	"github.com/quotad/quotad/internal/admission/resourcequota"
+	"github.com/quotad/quotad/internal/admission/serviceaccount"
 	"github.com/quotad/quotad/internal/apiserver"
 	"github.com/quotad/quotad/internal/auth"
 	"github.com/quotad/quotad/internal/auth/review"
+	"github.com/quotad/quotad/internal/controller/kubernetesservice"
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/evaluator"
 	"github.com/quotad/quotad/internal/registry"
@@ -233,7 +236,8 @@ func Run(ctx context.Context, cfg Config) error {
 	quotaReg := evaluator.NewRegistry()
 	quotaPlugin := resourcequota.NewPlugin(quotaReg, limited)
 	chain, err := admission.NewChain(cfg.EnableAdmissionPlugins, cfg.DisableAdmissionPlugins,
-		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), quotaPlugin)
+		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), quotaPlugin,
+		serviceaccount.New(reader), defaulttolerationseconds.New())
 	if err != nil {
 		return err
 	}
@@ -366,6 +370,14 @@ func Run(ctx context.Context, cfg Config) error {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
 	controllers := startControllers(ctx, store, log, cfg, metrics, creds.CAPEM)
+	// The kubernetes Service, its Endpoints and EndpointSlice name this replica before it serves.
+	kubeSvc := kubernetesservice.New(store, log, metrics, kubernetesservice.Endpoint{IP: advertiseAddress(cfg.BindAddress), Port: int32(port)}, 0)
+	if err := kubeSvc.Reconcile(ctx); err != nil {
+		ln.Close()
+		return fmt.Errorf("kubernetes service: %w", err)
+	}
+	controllers.Add(1)
+	go func() { defer controllers.Done(); _ = kubeSvc.Start(ctx) }()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.ServeTLS(ln, "", "") }()
 	log.Info("quotad is ready", "url", url, "kubeconfig", kubeconfig)

@@ -3,6 +3,7 @@ package integration
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -757,7 +758,12 @@ func TestFieldValidation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			body := fmt.Sprintf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":%q,"resourceVersion":%q,"labels":{"u":"1"}},"spec":{"foo":1,"containers":[{"name":"c","image":"nginx"}]}}`, name, cur.ResourceVersion)
+			// The spec as admitted (service account, its volume, tolerations): pod specs are immutable.
+			spec, err := json.Marshal(cur.Spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := fmt.Sprintf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":%q,"resourceVersion":%q,"labels":{"u":"1"}},"spec":{"foo":1,%s}`, name, cur.ResourceVersion, spec[1:])
 			req = rc.Put().Namespace("fv").Resource("pods").Name(name).Body([]byte(body)).SetHeader("Content-Type", "application/json")
 			if tc.fv != "" {
 				req = req.Param("fieldValidation", tc.fv)

@@ -12,6 +12,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -68,6 +70,9 @@ func namespaceFixtures(hard corev1.ResourceList) map[string]runtime.Object {
 		"rolebindings.rbac.authorization.k8s.io": &rbacv1.RoleBinding{ObjectMeta: meta("rb"),
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "role"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"}}},
+		"endpoints.":                      &corev1.Endpoints{ObjectMeta: meta("ep")},
+		"endpointslices.discovery.k8s.io": &discoveryv1.EndpointSlice{ObjectMeta: meta("es"), AddressType: discoveryv1.AddressTypeIPv4},
+		"poddisruptionbudgets.policy":     &policyv1.PodDisruptionBudget{ObjectMeta: meta("pdb"), Spec: policyv1.PodDisruptionBudgetSpec{Selector: sel}},
 	}
 }
 

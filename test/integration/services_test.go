@@ -150,8 +150,9 @@ func TestServiceAllocationsBackfilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if del.Deleted != 2 {
-		t.Fatalf("%d allocation records deleted, want 2", del.Deleted)
+	// Service a's cluster IP and node port, and the kubernetes Service's cluster IP.
+	if del.Deleted != 3 {
+		t.Fatalf("%d allocation records deleted, want 3", del.Deleted)
 	}
 	b := servertest.Start(t, servertest.WithEtcd(etcd))
 	_, err = b.Client.CoreV1().Services("old").Create(ctx, nodePortService("b", "", 30090), metav1.CreateOptions{})

@@ -4,6 +4,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -105,6 +106,10 @@ func Apply(obj runtime.Object) {
 	case *rbacv1.ClusterRoleBinding:
 		if o != nil {
 			ClusterRoleBinding(o)
+		}
+	case *discoveryv1.EndpointSlice:
+		if o != nil {
+			EndpointSlice(o)
 		}
 	}
 }

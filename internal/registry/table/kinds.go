@@ -4,6 +4,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -70,6 +72,10 @@ func typedKind(obj runtime.Object) (schema.GroupKind, bool) {
 		gvk = rbacv1.SchemeGroupVersion.WithKind("RoleBinding")
 	case *rbacv1.ClusterRoleBinding:
 		gvk = rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding")
+	case *discoveryv1.EndpointSlice:
+		gvk = discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice")
+	case *policyv1.PodDisruptionBudget:
+		gvk = policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget")
 	default:
 		return schema.GroupKind{}, false
 	}
@@ -136,6 +142,10 @@ func printerFor(gk schema.GroupKind) (printer, bool) {
 		return roleBindingPrinter(), true
 	case rbacKind("ClusterRoleBinding"):
 		return clusterRoleBindingPrinter(), true
+	case discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice").GroupKind():
+		return endpointSlicePrinter(), true
+	case policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget").GroupKind():
+		return podDisruptionBudgetPrinter(), true
 	}
 	return printer{}, false
 }

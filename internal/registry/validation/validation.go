@@ -8,6 +8,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -72,6 +74,12 @@ func Validate(obj runtime.Object) field.ErrorList {
 		return RoleBinding(o)
 	case *rbacv1.ClusterRoleBinding:
 		return ClusterRoleBinding(o)
+	case *corev1.Endpoints:
+		return Endpoints(o)
+	case *discoveryv1.EndpointSlice:
+		return EndpointSlice(o)
+	case *policyv1.PodDisruptionBudget:
+		return PodDisruptionBudget(o)
 	}
 	return nil
 }
@@ -179,6 +187,18 @@ func ValidateUpdate(newObj, oldObj runtime.Object) field.ErrorList {
 	case *rbacv1.ClusterRoleBinding:
 		if o, ok := oldObj.(*rbacv1.ClusterRoleBinding); ok && n != nil && o != nil {
 			return ClusterRoleBindingUpdate(n, o)
+		}
+	case *corev1.Endpoints:
+		if o, ok := oldObj.(*corev1.Endpoints); ok && n != nil && o != nil {
+			return EndpointsUpdate(n, o)
+		}
+	case *discoveryv1.EndpointSlice:
+		if o, ok := oldObj.(*discoveryv1.EndpointSlice); ok && n != nil && o != nil {
+			return EndpointSliceUpdate(n, o)
+		}
+	case *policyv1.PodDisruptionBudget:
+		if o, ok := oldObj.(*policyv1.PodDisruptionBudget); ok && n != nil && o != nil {
+			return PodDisruptionBudgetUpdate(n, o)
 		}
 	default:
 		return nil

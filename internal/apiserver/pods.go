@@ -1,0 +1,591 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/registry"
+)
+
+// endpointsGVR is core/v1 Endpoints, which upstream answers with endpointsDeprecated as a
+// warning on every request since v1.33.
+var endpointsGVR = corev1.SchemeGroupVersion.WithResource("endpoints")
+
+const endpointsDeprecated = "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"
+
+// Upstream's eviction texts (pkg/registry/core/pod/storage/eviction.go).
+const (
+	evictionRefused      = "Cannot evict pod as it would violate the pod's disruption budget."
+	evictionManyBudgets  = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
+	maxDisruptedPodsSize = 2000
+)
+
+// servePodSubresource answers the pod subresources beyond /status: binding and eviction
+// (creates), and log, exec, attach, portforward and proxy, which upstream forwards to the
+// pod's kubelet (or, for proxy, the pod's IP).
+func (s *Server) servePodSubresource(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	switch info.Subresource {
+	case "binding", "eviction":
+		if info.Verb != "create" {
+			writeError(w, methodNotAllowed())
+			return
+		}
+		if info.Subresource == "binding" {
+			s.bindPod(w, r, res, info)
+		} else {
+			s.evictPod(w, r, res, info)
+		}
+	case "log":
+		if info.Verb != "get" {
+			writeError(w, methodNotAllowed())
+			return
+		}
+		s.podLog(w, r, res, info)
+	case "exec", "attach", "portforward":
+		if info.Verb != "get" && info.Verb != "create" {
+			writeError(w, methodNotAllowed())
+			return
+		}
+		s.podStream(w, r, res, info)
+	case "proxy":
+		s.podProxy(w, r, res, info)
+	}
+}
+
+// decodeSubresourceBody decodes a create body of a subresource kind (JSON, YAML or protobuf).
+func decodeSubresourceBody(r *http.Request, kind string, into runtime.Object) error {
+	if err := checkBodyType(r, true); err != nil {
+		return err
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	ct := r.Header.Get("Content-Type")
+	if registry.IsProtobuf(ct) {
+		if err := registry.DecodeProtobuf(body, into); err != nil {
+			return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, "v1", kind, err))
+		}
+		return nil
+	}
+	j, err := registry.ToJSON(body, ct)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(j, into); err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, "v1", kind, err))
+	}
+	return nil
+}
+
+// createdStatus is what upstream's create handler answers for a subresource whose create
+// returns a bare Success status.
+func createdStatus() metav1.Status {
+	st := successStatus(nil)
+	st.Code = http.StatusCreated
+	return st
+}
+
+// bindPod is pods/binding: it sets spec.nodeName of an unbound pod, copies the Binding's
+// annotations and marks the pod PodScheduled, as upstream's BindingREST.
+func (s *Server) bindPod(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	opts, _, err := writeOptions(r, "create", "")
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	var b corev1.Binding
+	if err := decodeSubresourceBody(r, "Binding", &b); err != nil {
+		writeError(w, err)
+		return
+	}
+	if b.Namespace != "" && b.Namespace != info.Namespace {
+		writeError(w, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
+		return
+	}
+	if b.Name != info.Name {
+		writeError(w, apierrors.NewBadRequest("name in URL does not match name in Binding object"))
+		return
+	}
+	// Upstream's ValidatePodBinding errors are returned as a plain aggregate (a 500).
+	var errs field.ErrorList
+	if b.Target.Kind != "" && b.Target.Kind != "Node" {
+		errs = append(errs, field.NotSupported(field.NewPath("target", "kind"), b.Target.Kind, []string{"Node", "<empty>"}))
+	}
+	if b.Target.Name == "" {
+		errs = append(errs, field.Required(field.NewPath("target", "name"), ""))
+	}
+	if len(errs) > 0 {
+		writeError(w, errs.ToAggregate())
+		return
+	}
+	_, err = s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, registry.SubresourceBinding, func(cur runtime.Object) (runtime.Object, error) {
+		pod, ok := cur.(*corev1.Pod)
+		if !ok {
+			return nil, apierrors.NewInternalError(fmt.Errorf("unexpected object %T", cur))
+		}
+		var refusal error
+		switch {
+		case pod.DeletionTimestamp != nil:
+			refusal = fmt.Errorf("pod %s is being deleted, cannot be assigned to a host", pod.Name)
+		case pod.Spec.NodeName != "":
+			refusal = fmt.Errorf("pod %v is already assigned to node %q", pod.Name, pod.Spec.NodeName)
+		case len(pod.Spec.SchedulingGates) != 0:
+			refusal = fmt.Errorf("pod %v has non-empty .spec.schedulingGates", pod.Name)
+		}
+		if refusal != nil {
+			return nil, apierrors.NewConflict(corev1.Resource("pods/binding"), info.Name, refusal)
+		}
+		pod.Spec.NodeName = b.Target.Name
+		if len(b.Annotations) > 0 && pod.Annotations == nil {
+			pod.Annotations = map[string]string{}
+		}
+		for k, v := range b.Annotations {
+			pod.Annotations[k] = v
+		}
+		setPodScheduled(pod)
+		return pod, nil
+	}, opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, createdStatus())
+}
+
+// setPodScheduled sets the PodScheduled condition True, as upstream's UpdatePodCondition.
+func setPodScheduled(pod *corev1.Pod) {
+	now := metav1.Now()
+	for i := range pod.Status.Conditions {
+		c := &pod.Status.Conditions[i]
+		if c.Type == corev1.PodScheduled {
+			if c.Status != corev1.ConditionTrue {
+				c.Status, c.LastTransitionTime, c.Reason, c.Message = corev1.ConditionTrue, now, "", ""
+			}
+			return
+		}
+	}
+	pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now})
+}
+
+// podReady reports the pod's Ready condition, as upstream's IsPodReady.
+func podReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// evictPod is pods/eviction (policy/v1 Eviction): the pod is deleted unless the one
+// PodDisruptionBudget selecting it allows no disruption, as upstream's EvictionREST.
+//  1. A pod that is Succeeded, Failed, Pending or being deleted is deleted at once.
+//  2. No budget selects it: deleted. More than one: upstream's 500.
+//  3. One budget: an unready pod is deleted without using a disruption when the budget
+//     is healthy enough (or its policy is AlwaysAllow); otherwise the budget's
+//     disruptionsAllowed is checked and decremented, recording the pod in disruptedPods,
+//     in the budget's own guarded write; then the pod is deleted.
+func (s *Server) evictPod(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	ctx := r.Context()
+	var ev policyv1.Eviction
+	if err := decodeSubresourceBody(r, "Eviction", &ev); err != nil {
+		writeError(w, err)
+		return
+	}
+	if ev.Namespace != "" && ev.Namespace != info.Namespace {
+		writeError(w, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
+		return
+	}
+	if ev.Name != info.Name {
+		writeError(w, apierrors.NewBadRequest("name in URL does not match name in Eviction object"))
+		return
+	}
+	q := r.URL.Query()
+	dryRun := len(q["dryRun"]) > 0
+	var del metav1.DeleteOptions
+	if ev.DeleteOptions != nil {
+		del = *ev.DeleteOptions
+	}
+	if dryRun && len(del.DryRun) == 0 {
+		del.DryRun = q["dryRun"]
+	}
+	dryRun = dryRun || len(del.DryRun) > 0
+	obj, err := s.cfg.Store.Get(ctx, res, info.Namespace, info.Name)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	pod := obj.(*corev1.Pod)
+	if err := s.checkDisruptionBudget(ctx, pod, dryRun); err != nil {
+		writeError(w, err)
+		return
+	}
+	if _, err := s.cfg.Store.Delete(ctx, res, info.Namespace, info.Name, del, registry.WriteOptions{DryRun: dryRun}); err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, createdStatus())
+}
+
+// checkDisruptionBudget returns the refusal of evicting pod, or nil after taking one
+// disruption from the budget that selects it (when one must be taken).
+func (s *Server) checkDisruptionBudget(ctx context.Context, pod *corev1.Pod, dryRun bool) error {
+	switch {
+	case pod.Status.Phase == corev1.PodSucceeded, pod.Status.Phase == corev1.PodFailed, pod.Status.Phase == corev1.PodPending, pod.DeletionTimestamp != nil:
+		return nil
+	}
+	pdbRes := s.cfg.Store.Catalogue().Get(policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"))
+	if pdbRes == nil {
+		return nil
+	}
+	objs, _, err := s.cfg.Store.ListObjects(ctx, pdbRes, pod.Namespace)
+	if err != nil {
+		return err
+	}
+	var matching []*policyv1.PodDisruptionBudget
+	for _, o := range objs {
+		pdb, ok := o.(*policyv1.PodDisruptionBudget)
+		if !ok {
+			continue
+		}
+		// policy/v1: a nil selector selects nothing, an empty one every pod.
+		if pdb.Spec.Selector == nil {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err != nil || !sel.Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		matching = append(matching, pdb)
+	}
+	switch len(matching) {
+	case 0:
+		return nil
+	case 1:
+	default:
+		return apierrors.NewInternalError(fmt.Errorf("%s", evictionManyBudgets))
+	}
+	budget := matching[0]
+	if !podReady(pod) {
+		policy := policyv1.IfHealthyBudget
+		if budget.Spec.UnhealthyPodEvictionPolicy != nil {
+			policy = *budget.Spec.UnhealthyPodEvictionPolicy
+		}
+		if policy == policyv1.AlwaysAllow {
+			return nil
+		}
+		if budget.Status.ObservedGeneration == budget.Generation && budget.Status.CurrentHealthy >= budget.Status.DesiredHealthy && budget.Status.DesiredHealthy > 0 {
+			return nil
+		}
+	}
+	_, err = s.cfg.Store.Update(ctx, pdbRes, budget.Namespace, budget.Name, "status", func(cur runtime.Object) (runtime.Object, error) {
+		pdb := cur.(*policyv1.PodDisruptionBudget)
+		if err := takeDisruption(pdb, pod.Name); err != nil {
+			return nil, err
+		}
+		return pdb, nil
+	}, registry.WriteOptions{DryRun: dryRun})
+	return err
+}
+
+// takeDisruption is upstream's checkAndDecrement on a fresh copy of the budget.
+func takeDisruption(pdb *policyv1.PodDisruptionBudget, podName string) error {
+	if pdb.Status.ObservedGeneration < pdb.Generation {
+		return tooManyEvictions(fmt.Sprintf("The disruption budget %s is still being processed by the server.", pdb.Name))
+	}
+	if pdb.Status.DisruptionsAllowed < 0 {
+		return apierrors.NewForbidden(policyv1.Resource("poddisruptionbudget"), pdb.Name, fmt.Errorf("pdb disruptions allowed is negative"))
+	}
+	if len(pdb.Status.DisruptedPods) > maxDisruptedPodsSize {
+		return apierrors.NewForbidden(policyv1.Resource("poddisruptionbudget"), pdb.Name, fmt.Errorf("DisruptedPods map too big - too many evictions not confirmed by PDB controller"))
+	}
+	if pdb.Status.DisruptionsAllowed == 0 {
+		return tooManyEvictions(fmt.Sprintf("The disruption budget %s needs %d healthy pods and has %d currently", pdb.Name, pdb.Status.DesiredHealthy, pdb.Status.CurrentHealthy))
+	}
+	pdb.Status.DisruptionsAllowed--
+	if pdb.Status.DisruptionsAllowed == 0 {
+		setDisruptionAllowedCondition(pdb)
+	}
+	if pdb.Status.DisruptedPods == nil {
+		pdb.Status.DisruptedPods = map[string]metav1.Time{}
+	}
+	pdb.Status.DisruptedPods[podName] = metav1.Now()
+	return nil
+}
+
+// tooManyEvictions is upstream's 429 refusal with the DisruptionBudget cause.
+func tooManyEvictions(cause string) error {
+	err := apierrors.NewTooManyRequests(evictionRefused, 0)
+	err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{Type: policyv1.DisruptionBudgetCause, Message: cause})
+	return err
+}
+
+// setDisruptionAllowedCondition is upstream's UpdateDisruptionAllowedCondition.
+func setDisruptionAllowedCondition(pdb *policyv1.PodDisruptionBudget) {
+	c := metav1.Condition{Type: policyv1.DisruptionAllowedCondition, ObservedGeneration: pdb.Status.ObservedGeneration}
+	if pdb.Status.DisruptionsAllowed > 0 {
+		c.Status, c.Reason = metav1.ConditionTrue, policyv1.SufficientPodsReason
+	} else {
+		c.Status, c.Reason = metav1.ConditionFalse, policyv1.InsufficientPodsReason
+	}
+	for i := range pdb.Status.Conditions {
+		old := &pdb.Status.Conditions[i]
+		if old.Type != c.Type {
+			continue
+		}
+		if old.Status == c.Status {
+			c.LastTransitionTime = old.LastTransitionTime
+		} else {
+			c.LastTransitionTime = metav1.Now()
+		}
+		*old = c
+		return
+	}
+	c.LastTransitionTime = metav1.Now()
+	pdb.Status.Conditions = append(pdb.Status.Conditions, c)
+}
+
+// podContainer is upstream's validateContainer: the named container, or the only one.
+func podContainer(pod *corev1.Pod, container string) (string, error) {
+	if container == "" {
+		switch len(pod.Spec.Containers) {
+		case 1:
+			return pod.Spec.Containers[0].Name, nil
+		case 0:
+			return "", apierrors.NewBadRequest(fmt.Sprintf("a container name must be specified for pod %s", pod.Name))
+		}
+		var names []string
+		for _, c := range pod.Spec.InitContainers {
+			names = append(names, c.Name)
+		}
+		for _, c := range pod.Spec.Containers {
+			names = append(names, c.Name)
+		}
+		for _, c := range pod.Spec.EphemeralContainers {
+			names = append(names, c.Name)
+		}
+		return "", apierrors.NewBadRequest(fmt.Sprintf("a container name must be specified for pod %s, choose one of: %s", pod.Name, names))
+	}
+	for _, c := range pod.Spec.InitContainers {
+		if c.Name == container {
+			return container, nil
+		}
+	}
+	for _, c := range pod.Spec.Containers {
+		if c.Name == container {
+			return container, nil
+		}
+	}
+	for _, c := range pod.Spec.EphemeralContainers {
+		if c.Name == container {
+			return container, nil
+		}
+	}
+	return "", apierrors.NewBadRequest(fmt.Sprintf("container %s is not valid for pod %s", container, pod.Name))
+}
+
+// podLog is pods/log. A pod with no node has no logs yet: upstream answers with an empty
+// stream (204). Otherwise the kubelet is dialled as upstream dials it.
+func (s *Server) podLog(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	if err := validateLogOptions(r, info.Name); err != nil {
+		writeError(w, err)
+		return
+	}
+	pod, err := s.getPod(r.Context(), res, info)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	container, err := podContainer(pod, r.URL.Query().Get("container"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if pod.Spec.NodeName == "" {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeError(w, s.kubeletUnreachable(r.Context(), pod, "containerLogs/"+pod.Namespace+"/"+pod.Name+"/"+container))
+}
+
+// podStream is pods/exec, attach and portforward: a pod with no node is upstream's 400.
+func (s *Server) podStream(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	pod, err := s.getPod(r.Context(), res, info)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if info.Subresource != "portforward" {
+		if _, err := podContainer(pod, r.URL.Query().Get("container")); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
+	if pod.Spec.NodeName == "" {
+		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", info.Name)))
+		return
+	}
+	writeError(w, s.kubeletUnreachable(r.Context(), pod, info.Subresource))
+}
+
+func (s *Server) getPod(ctx context.Context, res *registry.Resource, info requestInfo) (*corev1.Pod, error) {
+	obj, err := s.cfg.Store.Get(ctx, res, info.Namespace, info.Name)
+	if err != nil {
+		return nil, err
+	}
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return nil, apierrors.NewInternalError(fmt.Errorf("unexpected object %T", obj))
+	}
+	return pod, nil
+}
+
+// kubeletUnreachable is what upstream answers when it cannot reach the kubelet of the
+// pod's node: the Node must exist and name an address; quotad runs no kubelet connection,
+// so the dial's failure (or, when something listens there, that quotad does not proxy to
+// kubelets) is the answer.
+func (s *Server) kubeletUnreachable(ctx context.Context, pod *corev1.Pod, what string) error {
+	nodeRes := s.cfg.Store.Catalogue().Get(corev1.SchemeGroupVersion.WithResource("nodes"))
+	obj, err := s.cfg.Store.Get(ctx, nodeRes, "", pod.Spec.NodeName)
+	if err != nil {
+		return err
+	}
+	node := obj.(*corev1.Node)
+	host := ""
+	for _, t := range []corev1.NodeAddressType{corev1.NodeHostName, corev1.NodeInternalDNS, corev1.NodeInternalIP, corev1.NodeExternalDNS, corev1.NodeExternalIP} {
+		for _, a := range node.Status.Addresses {
+			if a.Type == t && host == "" {
+				host = a.Address
+			}
+		}
+	}
+	if host == "" {
+		return fmt.Errorf("no preferred addresses found; known addresses: %v", node.Status.Addresses)
+	}
+	port := int(node.Status.DaemonEndpoints.KubeletEndpoint.Port)
+	if port <= 0 {
+		port = 10250
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		// Upstream's plain errors (500s with the text verbatim).
+		if strings.HasPrefix(what, "containerLogs/") {
+			return fmt.Errorf("Get %q: %v", "https://"+addr+"/"+what, err)
+		}
+		return fmt.Errorf("error dialing backend: %v", err)
+	}
+	conn.Close()
+	return apierrors.NewServiceUnavailable(fmt.Sprintf("error trying to reach kubelet %s: quotad does not proxy to kubelets", addr))
+}
+
+// podProxy is pods/proxy: upstream proxies to the pod's IP ("address not allowed" unless
+// it is a global unicast address), to the port named in the pod name ("name:port") or the
+// first container port.
+func (s *Server) podProxy(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
+	scheme, name, port := "http", info.Name, ""
+	parts := strings.Split(info.Name, ":")
+	switch len(parts) {
+	case 1:
+	case 2:
+		name, port = parts[0], parts[1]
+	case 3:
+		scheme, name, port = parts[0], parts[1], parts[2]
+	default:
+		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("invalid pod request %q", info.Name)))
+		return
+	}
+	if scheme == "" {
+		scheme = "http"
+	}
+	if scheme != "http" && scheme != "https" {
+		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("invalid pod request %q", info.Name)))
+		return
+	}
+	pod, err := s.getPod(r.Context(), res, requestInfo{Namespace: info.Namespace, Name: name})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if port == "" {
+		for _, c := range pod.Spec.Containers {
+			if len(c.Ports) > 0 {
+				port = strconv.Itoa(int(c.Ports[0].ContainerPort))
+				break
+			}
+		}
+	}
+	podIP := ""
+	if len(pod.Status.PodIPs) > 0 {
+		podIP = pod.Status.PodIPs[0].IP
+	}
+	if ip := net.ParseIP(podIP); ip == nil || !ip.IsGlobalUnicast() {
+		writeError(w, apierrors.NewBadRequest("address not allowed"))
+		return
+	}
+	host := podIP
+	if port != "" {
+		host = net.JoinHostPort(podIP, port)
+	} else if strings.Contains(podIP, ":") {
+		host = "[" + podIP + "]"
+	}
+	proxyTo(w, r, &url.URL{Scheme: scheme, Host: host, Path: "/" + info.Rest, RawQuery: r.URL.RawQuery})
+}
+
+// validateLogOptions is upstream's ValidatePodLogOptions of the query's numbers.
+func validateLogOptions(r *http.Request, name string) error {
+	q := r.URL.Query()
+	var errs field.ErrorList
+	num := func(key string) (int64, bool, error) {
+		v := q.Get(key)
+		if v == "" {
+			return 0, false, nil
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, false, apierrors.NewBadRequest(fmt.Sprintf("%s: %v", key, err))
+		}
+		return n, true, nil
+	}
+	if n, ok, err := num("tailLines"); err != nil {
+		return err
+	} else if ok && n < 0 {
+		errs = append(errs, field.Invalid(field.NewPath("tailLines"), n, "must be greater than or equal to 0"))
+	}
+	if n, ok, err := num("limitBytes"); err != nil {
+		return err
+	} else if ok && n < 1 {
+		errs = append(errs, field.Invalid(field.NewPath("limitBytes"), n, "must be greater than 0"))
+	}
+	n, hasSeconds, err := num("sinceSeconds")
+	if err != nil {
+		return err
+	}
+	switch {
+	case hasSeconds && q.Get("sinceTime") != "":
+		errs = append(errs, field.Forbidden(field.NewPath(""), "at most one of `sinceTime` or `sinceSeconds` may be specified"))
+	case hasSeconds && n < 1:
+		errs = append(errs, field.Invalid(field.NewPath("sinceSeconds"), n, "must be greater than 0"))
+	}
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(schema.GroupKind{Kind: "PodLogOptions"}, name, errs)
+	}
+	return nil
+}
