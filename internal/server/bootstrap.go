@@ -88,6 +88,7 @@ func startControllers(ctx context.Context, store *registry.Store, log *slog.Logg
 	run("deployment", workloads.NewDeployment(store, log, wopts).Start)
 	run("job", workloads.NewJob(store, log, wopts).Start)
 	run("cronjob", workloads.NewCronJob(store, log, wopts).Start)
+	run("statefulset", workloads.NewStatefulSet(store, log, wopts).Start)
 	run("garbagecollector", garbagecollector.New(store, log, garbagecollector.Options{Panics: m}).Start)
 	return &wg
 }

@@ -1,0 +1,393 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/quotad/quotad/internal/server/servertest"
+)
+
+// stsWithClaims is a StatefulSet "web" of replicas pods, each with a 1Gi "data" claim.
+func stsWithClaims(replicas int32, policy appsv1.PodManagementPolicyType) *appsv1.StatefulSet {
+	return &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas:            &replicas,
+			ServiceName:         "nginx",
+			PodManagementPolicy: policy,
+			Selector:            &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template:            wlTemplate("web"),
+			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{
+				ObjectMeta: metav1.ObjectMeta{Name: "data"},
+				Spec: corev1.PersistentVolumeClaimSpec{
+					AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+				},
+			}},
+		},
+	}
+}
+
+// stsPodNames returns the names of the pods of app=web, sorted.
+func stsPodNames(ctx context.Context, s *servertest.Server, ns string) ([]string, error) {
+	l, err := s.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range l.Items {
+		out = append(out, p.Name)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func stsClaimNames(ctx context.Context, s *servertest.Server, ns string) ([]string, error) {
+	l, err := s.Client.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, c := range l.Items {
+		if c.DeletionTimestamp == nil {
+			out = append(out, c.Name)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func stsEventMessages(ctx context.Context, s *servertest.Server, ns, reason string) ([]string, error) {
+	evs, err := wlEvents(ctx, s, ns, "StatefulSet", "web", reason)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Message)
+	}
+	return out, nil
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestStatefulSetOrderedReady: pods come one at a time in ordinal order, each after the
+// previous one is Running and Ready, each with its claim created first and charged to
+// storage quota, with upstream's identity labels, hostname and subdomain, a
+// ControllerRevision and status; scaling down removes the highest ordinal first and keeps
+// the claims (Retain).
+func TestStatefulSetOrderedReady(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "sts"
+	mkNamespace(t, s, ns)
+	mkQuota(t, s, ns, "storage", map[string]string{"requests.storage": "10Gi", "persistentvolumeclaims": "10"})
+	if _, err := s.Client.AppsV1().StatefulSets(ns).Create(ctxT(t), stsWithClaims(3, appsv1.OrderedReadyPodManagement), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// 1. One pod at a time: web-<n> exists alone until web-<n-1> is ready.
+	for n := 0; n < 3; n++ {
+		want := []string{}
+		for i := 0; i <= n; i++ {
+			want = append(want, fmt.Sprintf("web-%d", i))
+		}
+		wlEventually(t, fmt.Sprintf("pods %v", want), func(ctx context.Context) (bool, error) {
+			got, err := stsPodNames(ctx, s, ns)
+			return err == nil && len(got) >= len(want), err
+		})
+		got, err := stsPodNames(ctxT(t), s, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("pods = %v while web-%d is not ready, want %v", got, n, want)
+		}
+		if _, err := wlMakeReady(ctxT(t), s, ns, "app=web"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 2. Claims, charged; identity; revision; status.
+	wlEventually(t, "status ready 3", func(ctx context.Context) (bool, error) {
+		set, err := s.Client.AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
+		return err == nil && set.Status.ReadyReplicas == 3 && set.Status.AvailableReplicas == 3 && set.Status.CurrentReplicas == 3 && set.Status.UpdatedReplicas == 3, err
+	})
+	claims, err := stsClaimNames(ctxT(t), s, ns)
+	if err != nil || strings.Join(claims, ",") != "data-web-0,data-web-1,data-web-2" {
+		t.Fatalf("claims = %v, %v", claims, err)
+	}
+	used, err := wlQuotaUsed(ctxT(t), s, ns, "storage")
+	if err != nil || used["requests.storage"] != 3<<30 || used["persistentvolumeclaims"] != 3 {
+		t.Errorf("quota used = %v, %v", used, err)
+	}
+	set, err := s.Client.AppsV1().StatefulSets(ns).Get(ctxT(t), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := set.Status
+	if st.Replicas != 3 || st.CurrentRevision == "" || st.CurrentRevision != st.UpdateRevision || st.ObservedGeneration != set.Generation || st.CollisionCount == nil || *st.CollisionCount != 0 {
+		t.Errorf("status = %+v", st)
+	}
+	revs, err := s.Client.AppsV1().ControllerRevisions(ns).List(ctxT(t), metav1.ListOptions{})
+	if err != nil || len(revs.Items) != 1 {
+		t.Fatalf("revisions = %v, %v", revs, err)
+	}
+	rev := revs.Items[0]
+	if ref := metav1.GetControllerOf(&rev); rev.Name != st.UpdateRevision || rev.Revision != 1 || ref == nil || ref.Kind != "StatefulSet" || ref.UID != set.UID || !strings.HasPrefix(rev.Name, "web-") || rev.Labels["controller-revision-hash"] != strings.TrimPrefix(rev.Name, "web-") {
+		t.Errorf("revision = %+v", rev)
+	}
+	for i := 0; i < 3; i++ {
+		name := fmt.Sprintf("web-%d", i)
+		p, err := s.Client.CoreV1().Pods(ns).Get(ctxT(t), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Labels["statefulset.kubernetes.io/pod-name"] != name || p.Labels["apps.kubernetes.io/pod-index"] != fmt.Sprint(i) ||
+			p.Labels["controller-revision-hash"] != rev.Name || p.Spec.Hostname != name || p.Spec.Subdomain != "nginx" {
+			t.Errorf("pod %s labels %v hostname %q subdomain %q", name, p.Labels, p.Spec.Hostname, p.Spec.Subdomain)
+		}
+		if len(p.Spec.Volumes) == 0 || p.Spec.Volumes[0].Name != "data" || p.Spec.Volumes[0].PersistentVolumeClaim == nil || p.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != "data-"+name {
+			t.Errorf("pod %s volumes %+v", name, p.Spec.Volumes)
+		}
+		if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != set.UID {
+			t.Errorf("pod %s owner %v", name, p.OwnerReferences)
+		}
+	}
+	created, err := stsEventMessages(ctxT(t), s, ns, "SuccessfulCreate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"create Claim data-web-0 Pod web-0 in StatefulSet web success", "create Pod web-0 in StatefulSet web successful", "create Pod web-2 in StatefulSet web successful"} {
+		if !contains(created, m) {
+			t.Errorf("SuccessfulCreate events %q lack %q", created, m)
+		}
+	}
+	// 3. Scale down to 1: web-2 goes first, then web-1; the claims stay.
+	w, err := s.Client.CoreV1().Pods(ns).Watch(ctxT(t), metav1.ListOptions{LabelSelector: "app=web", ResourceVersion: set.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if _, err := s.Client.AppsV1().StatefulSets(ns).Patch(ctxT(t), "web", "application/merge-patch+json", []byte(`{"spec":{"replicas":1}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var deleted []string
+	for ev := range w.ResultChan() {
+		if ev.Type == watch.Deleted {
+			deleted = append(deleted, ev.Object.(*corev1.Pod).Name)
+		}
+		if len(deleted) == 2 {
+			break
+		}
+	}
+	if strings.Join(deleted, ",") != "web-2,web-1" {
+		t.Errorf("deleted %v, want web-2 then web-1", deleted)
+	}
+	wlEventually(t, "status replicas 1", func(ctx context.Context) (bool, error) {
+		set, err := s.Client.AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
+		return err == nil && set.Status.Replicas == 1 && set.Status.ReadyReplicas == 1, err
+	})
+	if claims, err := stsClaimNames(ctxT(t), s, ns); err != nil || len(claims) != 3 {
+		t.Errorf("claims after scale down = %v, %v (Retain keeps them)", claims, err)
+	}
+	s.CheckInvariant()
+}
+
+// TestStatefulSetHeldAtStorageQuota: a Parallel StatefulSet of 3 under requests.storage
+// 2Gi gets two claims and two pods; the third claim's refusal is a FailedCreate event for
+// the claim and one for the pod, in upstream's words; raising the quota completes it.
+func TestStatefulSetHeldAtStorageQuota(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "held"
+	mkNamespace(t, s, ns)
+	mkQuota(t, s, ns, "storage", map[string]string{"requests.storage": "2Gi"})
+	if _, err := s.Client.AppsV1().StatefulSets(ns).Create(ctxT(t), stsWithClaims(3, appsv1.ParallelPodManagement), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	forbidden := `persistentvolumeclaims "data-web-2" is forbidden: exceeded quota: storage, requested: requests.storage=1Gi, used: requests.storage=2Gi, limited: requests.storage=2Gi`
+	wantClaim := "create Claim data-web-2 for Pod web-2 in StatefulSet web failed error: " + forbidden
+	wantPod := "create Pod web-2 in StatefulSet web failed error: failed to create PVC data-web-2: " + forbidden
+	wlEventually(t, "FailedCreate events", func(ctx context.Context) (bool, error) {
+		msgs, err := stsEventMessages(ctx, s, ns, "FailedCreate")
+		return err == nil && contains(msgs, wantClaim) && contains(msgs, wantPod), err
+	})
+	pods, err := stsPodNames(ctxT(t), s, ns)
+	if err != nil || strings.Join(pods, ",") != "web-0,web-1" {
+		t.Errorf("pods = %v, %v", pods, err)
+	}
+	if msgs, _ := stsEventMessages(ctxT(t), s, ns, "FailedCreate"); len(msgs) != 2 {
+		t.Errorf("FailedCreate events = %q", msgs)
+	}
+	if claims, err := stsClaimNames(ctxT(t), s, ns); err != nil || strings.Join(claims, ",") != "data-web-0,data-web-1" {
+		t.Errorf("claims = %v, %v", claims, err)
+	}
+	q, err := s.Client.CoreV1().ResourceQuotas(ns).Get(ctxT(t), "storage", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Spec.Hard["requests.storage"] = resource.MustParse("3Gi")
+	if _, err := s.Client.CoreV1().ResourceQuotas(ns).Update(ctxT(t), q, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wlEventually(t, "three pods after raising the quota", func(ctx context.Context) (bool, error) {
+		pods, err := stsPodNames(ctx, s, ns)
+		return err == nil && len(pods) == 3, err
+	})
+	s.CheckInvariant()
+}
+
+// stsStatus waits, making pods ready as a kubelet would, until cond holds for the set.
+func stsWait(t *testing.T, s *servertest.Server, ns, what string, cond func(*appsv1.StatefulSet) bool) *appsv1.StatefulSet {
+	t.Helper()
+	var set *appsv1.StatefulSet
+	wlEventually(t, what, func(ctx context.Context) (bool, error) {
+		if _, err := wlMakeReady(ctx, s, ns, "app=web"); err != nil {
+			return false, err
+		}
+		var err error
+		set, err = s.Client.AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
+		return err == nil && set.Status.ObservedGeneration == set.Generation && cond(set), err
+	})
+	return set
+}
+
+func stsPodRevisions(t *testing.T, s *servertest.Server, ns string) map[string]string {
+	t.Helper()
+	l, err := s.Client.CoreV1().Pods(ns).List(ctxT(t), metav1.ListOptions{LabelSelector: "app=web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, p := range l.Items {
+		out[p.Name] = p.Labels["controller-revision-hash"] + "/" + p.Spec.Containers[0].Image
+	}
+	return out
+}
+
+// TestStatefulSetRollingUpdatePartition: a template change with partition 1 updates web-2
+// then web-1 and leaves web-0 at the current revision; partition 0 completes the rollout.
+func TestStatefulSetRollingUpdatePartition(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "roll"
+	mkNamespace(t, s, ns)
+	set := stsWithClaims(3, appsv1.OrderedReadyPodManagement)
+	set.Spec.VolumeClaimTemplates = nil
+	set.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptrInt32(1)}}
+	if _, err := s.Client.AppsV1().StatefulSets(ns).Create(ctxT(t), set, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	v1 := stsWait(t, s, ns, "3 ready", func(set *appsv1.StatefulSet) bool { return set.Status.ReadyReplicas == 3 })
+	rev1 := v1.Status.CurrentRevision
+	if _, err := s.Client.AppsV1().StatefulSets(ns).Patch(ctxT(t), "web", "application/merge-patch+json",
+		[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:2"}]}}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	v2 := stsWait(t, s, ns, "2 updated", func(set *appsv1.StatefulSet) bool {
+		return set.Status.UpdatedReplicas == 2 && set.Status.ReadyReplicas == 3 && set.Status.CurrentReplicas == 1
+	})
+	rev2 := v2.Status.UpdateRevision
+	if rev2 == rev1 || v2.Status.CurrentRevision != rev1 {
+		t.Errorf("revisions: current %s update %s, first %s", v2.Status.CurrentRevision, rev2, rev1)
+	}
+	want := map[string]string{"web-0": rev1 + "/nginx", "web-1": rev2 + "/nginx:2", "web-2": rev2 + "/nginx:2"}
+	if got := stsPodRevisions(t, s, ns); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("pods = %v, want %v", got, want)
+	}
+	if _, err := s.Client.AppsV1().StatefulSets(ns).Patch(ctxT(t), "web", "application/merge-patch+json",
+		[]byte(`{"spec":{"updateStrategy":{"rollingUpdate":{"partition":0}}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	v3 := stsWait(t, s, ns, "rollout complete", func(set *appsv1.StatefulSet) bool {
+		return set.Status.UpdatedReplicas == 3 && set.Status.ReadyReplicas == 3 && set.Status.CurrentRevision == rev2
+	})
+	if v3.Status.CurrentReplicas != 3 || v3.Status.UpdateRevision != rev2 {
+		t.Errorf("status = %+v", v3.Status)
+	}
+	revs, err := s.Client.AppsV1().ControllerRevisions(ns).List(ctxT(t), metav1.ListOptions{})
+	if err != nil || len(revs.Items) != 2 {
+		t.Fatalf("revisions = %v, %v", revs, err)
+	}
+	for _, r := range revs.Items {
+		if (r.Name == rev1) != (r.Revision == 1) || (r.Name == rev2) != (r.Revision == 2) {
+			t.Errorf("revision %s = %d", r.Name, r.Revision)
+		}
+	}
+}
+
+func ptrInt32(v int32) *int32 { return &v }
+
+// TestStatefulSetRetentionDeleteOnScaleDown: with whenScaled: Delete the claim of a
+// scaled-down pod is owned by that pod and deleted with it (the garbage collector), and
+// its storage is credited; the claims in range stay.
+func TestStatefulSetRetentionDeleteOnScaleDown(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "retain"
+	mkNamespace(t, s, ns)
+	mkQuota(t, s, ns, "storage", map[string]string{"requests.storage": "10Gi"})
+	set := stsWithClaims(2, appsv1.ParallelPodManagement)
+	set.Spec.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+		WhenDeleted: appsv1.RetainPersistentVolumeClaimRetentionPolicyType, WhenScaled: appsv1.DeletePersistentVolumeClaimRetentionPolicyType,
+	}
+	if _, err := s.Client.AppsV1().StatefulSets(ns).Create(ctxT(t), set, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stsWait(t, s, ns, "2 ready", func(set *appsv1.StatefulSet) bool { return set.Status.ReadyReplicas == 2 })
+	if _, err := s.Client.AppsV1().StatefulSets(ns).Patch(ctxT(t), "web", "application/merge-patch+json", []byte(`{"spec":{"replicas":1}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wlEventually(t, "claim data-web-1 deleted and credited", func(ctx context.Context) (bool, error) {
+		claims, err := stsClaimNames(ctx, s, ns)
+		if err != nil {
+			return false, err
+		}
+		used, err := wlQuotaUsed(ctx, s, ns, "storage")
+		return err == nil && strings.Join(claims, ",") == "data-web-0" && used["requests.storage"] == 1<<30, err
+	})
+	if pods, err := stsPodNames(ctxT(t), s, ns); err != nil || strings.Join(pods, ",") != "web-0" {
+		t.Errorf("pods = %v, %v", pods, err)
+	}
+	s.CheckInvariant()
+}
+
+// TestControllerRevisionAPI: controllerrevisions are served with upstream's validation,
+// immutable data and count/controllerrevisions.apps quota.
+func TestControllerRevisionAPI(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "revs"
+	mkNamespace(t, s, ns)
+	mkQuota(t, s, ns, "count", map[string]string{"count/controllerrevisions.apps": "1"})
+	crs := s.Client.AppsV1().ControllerRevisions(ns)
+	_, err := crs.Create(ctxT(t), &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "bad"}, Revision: -1}, metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) || err.Error() != `ControllerRevision.apps "bad" is invalid: [data: Required value: data is mandatory, revision: Invalid value: -1: must be greater than or equal to 0]` {
+		t.Errorf("invalid create: %v", err)
+	}
+	cr, err := crs.Create(ctxT(t), &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "r1"}, Data: runtime.RawExtension{Raw: []byte(`{"a":1}`)}, Revision: 1}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr.Data = runtime.RawExtension{Raw: []byte(`{"a":2}`)}
+	if _, err := crs.Update(ctxT(t), cr, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "data: Invalid value") || !strings.Contains(err.Error(), "field is immutable") {
+		t.Errorf("data update: %v", err)
+	}
+	_, err = crs.Create(ctxT(t), &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "r2"}, Data: runtime.RawExtension{Raw: []byte(`{}`)}, Revision: 2}, metav1.CreateOptions{})
+	if !apierrors.IsForbidden(err) || err.Error() != `controllerrevisions.apps "r2" is forbidden: exceeded quota: count, requested: count/controllerrevisions.apps=1, used: count/controllerrevisions.apps=1, limited: count/controllerrevisions.apps=1` {
+		t.Errorf("create over quota: %v", err)
+	}
+}
