@@ -769,4 +769,3 @@ func deref32(p *int32, def int32) int32 {
 	}
 	return *p
 }
-
