@@ -48,6 +48,8 @@ func kindOf(obj runtime.Object) (schema.GroupVersionKind, bool) {
 		return cronJobKind, true
 	case *appsv1.StatefulSet:
 		return statefulSetKind, true
+	case *appsv1.DaemonSet:
+		return daemonSetKind, true
 	case *corev1.Pod:
 		return corev1.SchemeGroupVersion.WithKind("Pod"), true
 	}
