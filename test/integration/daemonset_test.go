@@ -116,6 +116,9 @@ func TestDaemonSetOnePodPerMatchingNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := pods[0]
+	if ds.Annotations["deprecated.daemonset.template.generation"] != "1" {
+		t.Errorf("annotations = %v", ds.Annotations)
+	}
 	if hash == "" || revs.Items[0].Name != "agent-"+hash || p.Labels["controller-revision-hash"] != hash || p.Labels["pod-template-generation"] != "1" || !regexp.MustCompile(`^agent-[a-z0-9]{5}$`).MatchString(p.Name) {
 		t.Errorf("pod %s labels %v, revision %s", p.Name, p.Labels, revs.Items[0].Name)
 	}
@@ -137,15 +140,15 @@ func TestDaemonSetOnePodPerMatchingNode(t *testing.T) {
 	ds = dsWait(t, s, ns, "two updated pods on n1 and n2", func(ds *appsv1.DaemonSet, byNode map[string][]string) bool {
 		return dsNodes(byNode) == "n1,n2" && ds.Status.UpdatedNumberScheduled == 2 && ds.Status.NumberAvailable == 2
 	})
-	if ds.Status.DesiredNumberScheduled != 2 || ds.Status.CurrentNumberScheduled != 2 {
+	if ds.Status.DesiredNumberScheduled != 2 || ds.Status.CurrentNumberScheduled != 2 || ds.Annotations["deprecated.daemonset.template.generation"] != "2" {
 		t.Errorf("status = %+v", ds.Status)
 	}
 	if _, pods, err = dsPodsByNode(ctxT(t), s, ns); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range pods {
-		if p.Labels["controller-revision-hash"] == hash {
-			t.Errorf("pod %s still at the first revision", p.Name)
+		if p.Labels["controller-revision-hash"] == hash || p.Labels["pod-template-generation"] != "2" {
+			t.Errorf("pod %s labels %v: still at the first revision", p.Name, p.Labels)
 		}
 	}
 	// 3. n1 stops matching the nodeSelector: its pod goes.
