@@ -391,3 +391,83 @@ func TestControllerRevisionAPI(t *testing.T) {
 		t.Errorf("create over quota: %v", err)
 	}
 }
+
+// TestStatefulSetRetentionDeleteWhenDeleted: with whenDeleted: Delete the claims are owned
+// by the set and go with it (the garbage collector), credited to quota.
+func TestStatefulSetRetentionDeleteWhenDeleted(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "whendeleted"
+	mkNamespace(t, s, ns)
+	mkQuota(t, s, ns, "storage", map[string]string{"requests.storage": "10Gi"})
+	set := stsWithClaims(2, appsv1.ParallelPodManagement)
+	set.Spec.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+		WhenDeleted: appsv1.DeletePersistentVolumeClaimRetentionPolicyType, WhenScaled: appsv1.RetainPersistentVolumeClaimRetentionPolicyType,
+	}
+	created, err := s.Client.AppsV1().StatefulSets(ns).Create(ctxT(t), set, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stsWait(t, s, ns, "2 ready", func(set *appsv1.StatefulSet) bool { return set.Status.ReadyReplicas == 2 })
+	pvc, err := s.Client.CoreV1().PersistentVolumeClaims(ns).Get(ctxT(t), "data-web-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref := metav1.GetControllerOf(pvc); ref == nil || ref.UID != created.UID || ref.Kind != "StatefulSet" {
+		t.Errorf("claim owners = %+v", pvc.OwnerReferences)
+	}
+	if err := s.Client.AppsV1().StatefulSets(ns).Delete(ctxT(t), "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wlEventually(t, "claims and pods gone, storage credited", func(ctx context.Context) (bool, error) {
+		claims, err := stsClaimNames(ctx, s, ns)
+		if err != nil {
+			return false, err
+		}
+		pods, err := stsPodNames(ctx, s, ns)
+		if err != nil {
+			return false, err
+		}
+		used, err := wlQuotaUsed(ctx, s, ns, "storage")
+		return err == nil && len(claims) == 0 && len(pods) == 0 && used["requests.storage"] == 0, err
+	})
+	s.CheckInvariant()
+}
+
+// TestStatefulSetOnDelete: with OnDelete a template change replaces no pod until the pod
+// is deleted; the replacement runs the update revision.
+func TestStatefulSetOnDelete(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "ondelete"
+	mkNamespace(t, s, ns)
+	set := stsWithClaims(2, appsv1.OrderedReadyPodManagement)
+	set.Spec.VolumeClaimTemplates = nil
+	set.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}
+	if _, err := s.Client.AppsV1().StatefulSets(ns).Create(ctxT(t), set, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	v1 := stsWait(t, s, ns, "2 ready", func(set *appsv1.StatefulSet) bool { return set.Status.ReadyReplicas == 2 })
+	if _, err := s.Client.AppsV1().StatefulSets(ns).Patch(ctxT(t), "web", "application/merge-patch+json",
+		[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:2"}]}}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	v2 := stsWait(t, s, ns, "update revision recorded", func(set *appsv1.StatefulSet) bool {
+		return set.Status.UpdateRevision != v1.Status.UpdateRevision
+	})
+	if v2.Status.UpdatedReplicas != 0 || v2.Status.CurrentReplicas != 2 || v2.Status.CurrentRevision != v1.Status.CurrentRevision {
+		t.Errorf("status after the template change = %+v", v2.Status)
+	}
+	want := map[string]string{"web-0": v1.Status.CurrentRevision + "/nginx", "web-1": v1.Status.CurrentRevision + "/nginx"}
+	if got := stsPodRevisions(t, s, ns); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("pods = %v, want %v (OnDelete replaces none)", got, want)
+	}
+	if err := s.Client.CoreV1().Pods(ns).Delete(ctxT(t), "web-1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stsWait(t, s, ns, "web-1 at the update revision", func(set *appsv1.StatefulSet) bool {
+		return set.Status.UpdatedReplicas == 1 && set.Status.ReadyReplicas == 2
+	})
+	want["web-1"] = v2.Status.UpdateRevision + "/nginx:2"
+	if got := stsPodRevisions(t, s, ns); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("pods = %v, want %v", got, want)
+	}
+}
