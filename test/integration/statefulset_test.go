@@ -470,4 +470,20 @@ func TestStatefulSetOnDelete(t *testing.T) {
 	if got := stsPodRevisions(t, s, ns); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("pods = %v, want %v", got, want)
 	}
+	// A failed pod is deleted and created again, at the update revision.
+	old, err := s.Client.CoreV1().Pods(ns).Get(ctxT(t), "web-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wlSetPodPhase(ctxT(t), s, old, corev1.PodFailed); err != nil {
+		t.Fatal(err)
+	}
+	stsWait(t, s, ns, "web-0 recreated", func(set *appsv1.StatefulSet) bool {
+		p, err := s.Client.CoreV1().Pods(ns).Get(ctxT(t), "web-0", metav1.GetOptions{})
+		return err == nil && p.UID != old.UID && set.Status.UpdatedReplicas == 2 && set.Status.ReadyReplicas == 2
+	})
+	evs, err := wlEvents(ctxT(t), s, ns, "StatefulSet", "web", "RecreatingFailedPod")
+	if err != nil || len(evs) != 1 || evs[0].Message != "StatefulSet ondelete/web is recreating failed Pod web-0" || evs[0].Type != corev1.EventTypeWarning {
+		t.Errorf("RecreatingFailedPod events = %+v, %v", evs, err)
+	}
 }

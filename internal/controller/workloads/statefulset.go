@@ -292,11 +292,11 @@ func (s *stsSync) manage(ctx context.Context, pods []*corev1.Pod) error {
 		ord := start + i
 		p := replicas[i]
 		if p != nil && (isFailed(p) || isSucceeded(p)) && !isTerminating(p) {
-			reason, msg := "RecreatingFailedPod", "StatefulSet %s/%s is recreating failed Pod %s"
+			typ, reason, msg := corev1.EventTypeWarning, "RecreatingFailedPod", "StatefulSet %s/%s is recreating failed Pod %s"
 			if isSucceeded(p) {
-				reason, msg = "RecreatingTerminatedPod", "StatefulSet %s/%s is recreating terminated Pod %s"
+				typ, reason, msg = corev1.EventTypeNormal, "RecreatingTerminatedPod", "StatefulSet %s/%s is recreating terminated Pod %s"
 			}
-			s.c.rec.Eventf(ctx, set, corev1.EventTypeWarning, reason, msg, set.Namespace, set.Name, p.Name)
+			s.c.rec.Eventf(ctx, set, typ, reason, msg, set.Namespace, set.Name, p.Name)
 			if err := s.deletePod(ctx, p); err != nil {
 				return err
 			}
