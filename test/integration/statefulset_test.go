@@ -487,3 +487,28 @@ func TestStatefulSetOnDelete(t *testing.T) {
 		t.Errorf("RecreatingFailedPod events = %+v, %v", evs, err)
 	}
 }
+
+// TestStatefulSetHugeReplicas: spec.replicas at its maximum is not an allocation of that
+// many slots; the set stops at its pod quota and the server keeps serving.
+func TestStatefulSetHugeReplicas(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "huge"
+	mkNamespace(t, s, ns)
+	mkQuota(t, s, ns, "pods", map[string]string{"pods": "3"})
+	set := stsWithClaims(1<<31-1, appsv1.ParallelPodManagement)
+	set.Spec.VolumeClaimTemplates = nil
+	if _, err := s.Client.AppsV1().StatefulSets(ns).Create(ctxT(t), set, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `create Pod web-3 in StatefulSet web failed error: pods "web-3" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=3, limited: pods=3`
+	wlEventually(t, "the refusal of web-3", func(ctx context.Context) (bool, error) {
+		msgs, err := stsEventMessages(ctx, s, ns, "FailedCreate")
+		return err == nil && contains(msgs, want), err
+	})
+	if pods, err := stsPodNames(ctxT(t), s, ns); err != nil || strings.Join(pods, ",") != "web-0,web-1,web-2" {
+		t.Errorf("pods = %v, %v", pods, err)
+	}
+	if n := controllerPanics(t, s); n != 0 {
+		t.Errorf("controller panics = %v", n)
+	}
+}

@@ -269,8 +269,9 @@ func (s *stsSync) manage(ctx context.Context, pods []*corev1.Pod) error {
 	replicaCount := int(deref32(set.Spec.Replicas, 1))
 	start := startOrdinal(set)
 	monotonic := set.Spec.PodManagementPolicy != appsv1.ParallelPodManagement
-	// 1. Split pods into replicas (ordinal in range) and condemned (out of range).
-	replicas := make([]*corev1.Pod, replicaCount)
+	// 1. Split pods into replicas (ordinal in range, by index) and condemned (out of
+	// range). A map, not upstream's slice: spec.replicas may be huge.
+	replicas := make(map[int]*corev1.Pod, len(pods))
 	var condemned []*corev1.Pod
 	for _, p := range pods {
 		_, ord := parentAndOrdinal(p)
@@ -288,7 +289,8 @@ func (s *stsSync) manage(ctx context.Context, pods []*corev1.Pod) error {
 	s.countStatus(pods)
 	// 2. Replicas in ordinal order: recreate failed pods, create missing ones (claims
 	// first), wait on unhealthy ones when OrderedReady, fix identity and storage.
-	for i := range replicas {
+	created := 0
+	for i := 0; i < replicaCount; i++ {
 		ord := start + i
 		p := replicas[i]
 		if p != nil && (isFailed(p) || isSucceeded(p)) && !isTerminating(p) {
@@ -319,6 +321,7 @@ func (s *stsSync) manage(ctx context.Context, pods []*corev1.Pod) error {
 				return err
 			}
 			s.status.Replicas++
+			created++
 			if podRevision(np) == s.current.Name {
 				s.status.CurrentReplicas++
 			}
@@ -326,6 +329,11 @@ func (s *stsSync) manage(ctx context.Context, pods []*corev1.Pod) error {
 				s.status.UpdatedReplicas++
 			}
 			if monotonic {
+				return nil
+			}
+			if created >= burstReplicas {
+				// The rest on the next sync, at once.
+				s.requeueAfter(time.Nanosecond)
 				return nil
 			}
 			continue
@@ -382,7 +390,7 @@ func (s *stsSync) manage(ctx context.Context, pods []*corev1.Pod) error {
 	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
 		updateMin = int(*ru.Partition)
 	}
-	for i := len(replicas) - 1; i >= updateMin; i-- {
+	for i := replicaCount - 1; i >= updateMin; i-- {
 		p := replicas[i]
 		if p == nil {
 			return nil
