@@ -1,9 +1,14 @@
 package e2e
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 const stsManifest = `apiVersion: apps/v1
@@ -67,5 +72,68 @@ func TestStatefulSetHeldAtStorageQuota(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(revs), "\n")
 	if len(lines) != 2 || strings.Join(strings.Fields(lines[0]), " ") != "NAME CONTROLLER REVISION AGE" || !strings.Contains(lines[1], "statefulset.apps/web") {
 		t.Errorf("get controllerrevisions:\n%s", revs)
+	}
+}
+
+// kubelet marks every Pending pod of ns Running and Ready as it appears, as a kubelet
+// would, until the test ends.
+func (c *cluster) kubelet(ns string) {
+	c.t.Helper()
+	cs := c.client()
+	ctx, cancel := context.WithCancel(context.Background())
+	c.t.Cleanup(cancel)
+	w, err := cs.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	go func() {
+		defer w.Stop()
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok || ev.Type == watch.Deleted || p.Status.Phase != corev1.PodPending || p.DeletionTimestamp != nil {
+				continue
+			}
+			p.Status.Phase = corev1.PodRunning
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}
+			cs.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}) //nolint:errcheck // a conflict means a newer event follows
+		}
+	}()
+}
+
+// TestStatefulSetRollout: kubectl rollout status, history and undo of a StatefulSet work
+// on its status and ControllerRevisions.
+func TestStatefulSetRollout(t *testing.T) {
+	c := start(t)
+	c.must("create", "namespace", "roll")
+	c.kubelet("roll")
+	manifest := strings.Replace(strings.Replace(stsManifest, "namespace: held", "namespace: roll", 1), "replicas: 3", "replicas: 2", 1)
+	manifest = manifest[:strings.Index(manifest, "  volumeClaimTemplates:")]
+	if r := c.kubectlIn(manifest, "apply", "-f", "-"); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	out := c.must("rollout", "status", "statefulset/web", "--namespace=roll", "--timeout=60s")
+	if !strings.Contains(out, "partitioned roll out complete: 2 new pods have been updated...") {
+		t.Errorf("rollout status printed %q", out)
+	}
+	c.must("set", "image", "statefulset/web", "nginx=nginx:2", "--namespace=roll")
+	out = c.must("rollout", "status", "statefulset/web", "--namespace=roll", "--timeout=60s")
+	if !strings.Contains(out, "partitioned roll out complete: 2 new pods have been updated...") {
+		t.Errorf("rollout status printed %q", out)
+	}
+	hist := c.must("rollout", "history", "statefulset/web", "--namespace=roll")
+	if !regexp.MustCompile(`(?s)REVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>`).MatchString(hist) {
+		t.Errorf("rollout history printed %q", hist)
+	}
+	if got := c.must("rollout", "undo", "statefulset/web", "--namespace=roll"); got != "statefulset.apps/web rolled back\n" {
+		t.Errorf("rollout undo printed %q", got)
+	}
+	c.must("rollout", "status", "statefulset/web", "--namespace=roll", "--timeout=60s")
+	img := c.must("get", "pods", "--namespace=roll", "-o", "jsonpath={range .items[*]}{.metadata.name}={.spec.containers[0].image} {end}")
+	if img != "web-0=nginx web-1=nginx " {
+		t.Errorf("images after undo: %q", img)
+	}
+	hist = c.must("rollout", "history", "statefulset/web", "--namespace=roll")
+	if !regexp.MustCompile(`(?s)REVISION\s+CHANGE-CAUSE\n2\s+<none>\n3\s+<none>`).MatchString(hist) {
+		t.Errorf("rollout history after undo printed %q", hist)
 	}
 }
