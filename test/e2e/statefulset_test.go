@@ -137,3 +137,63 @@ func TestStatefulSetRollout(t *testing.T) {
 		t.Errorf("rollout history after undo printed %q", hist)
 	}
 }
+
+const dsManifest = `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+  namespace: nodes
+spec:
+  selector:
+    matchLabels:
+      app: agent
+  template:
+    metadata:
+      labels:
+        app: agent
+    spec:
+      nodeSelector:
+        role: worker
+      containers:
+      - name: agent
+        image: agent:1
+`
+
+// TestDaemonSetRollout: a DaemonSet applied with kubectl runs on the Nodes it selects and
+// tolerates; kubectl get, rollout status and rollout history see it as upstream's.
+func TestDaemonSetRollout(t *testing.T) {
+	c := start(t)
+	cs := c.client()
+	for _, n := range []corev1.Node{
+		{ObjectMeta: metav1.ObjectMeta{Name: "w1", Labels: map[string]string{"role": "worker"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "w2", Labels: map[string]string{"role": "worker"}}, Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "gpu", Effect: corev1.TaintEffectNoSchedule}}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "cp", Labels: map[string]string{"role": "control-plane"}}},
+	} {
+		if _, err := cs.CoreV1().Nodes().Create(context.Background(), &n, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.must("create", "namespace", "nodes")
+	c.kubelet("nodes")
+	if r := c.kubectlIn(dsManifest, "apply", "-f", "-"); r.code != 0 || r.stdout != "daemonset.apps/agent created\n" {
+		t.Fatalf("apply: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if out := c.must("rollout", "status", "daemonset/agent", "--namespace=nodes", "--timeout=60s"); out != "daemon set \"agent\" successfully rolled out\n" {
+		t.Errorf("rollout status printed %q", out)
+	}
+	got := normalizeTable(c.must("get", "daemonset", "agent", "--namespace=nodes"))
+	want := "NAME  DESIRED  CURRENT  READY  UP-TO-DATE  AVAILABLE  NODE SELECTOR  AGE\nagent  1  1  1  1  1  role=worker  <age>\n"
+	if got != want {
+		t.Errorf("get daemonset:\n%s\nwant\n%s", got, want)
+	}
+	c.must("patch", "daemonset", "agent", "--namespace=nodes", "-p", `{"spec":{"template":{"spec":{"tolerations":[{"key":"gpu","operator":"Exists"}]}}}}`)
+	c.must("rollout", "status", "daemonset/agent", "--namespace=nodes", "--timeout=60s")
+	nodes := c.must("get", "pods", "--namespace=nodes", "-o", "jsonpath={range .items[*]}{.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].values[0]} {end}")
+	if f := strings.Fields(nodes); len(f) != 2 || !(f[0] == "w1" && f[1] == "w2" || f[0] == "w2" && f[1] == "w1") {
+		t.Errorf("pods bound to nodes %q, want w1 and w2", nodes)
+	}
+	hist := c.must("rollout", "history", "daemonset/agent", "--namespace=nodes")
+	if !regexp.MustCompile(`(?s)REVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>`).MatchString(hist) {
+		t.Errorf("rollout history printed %q", hist)
+	}
+}
