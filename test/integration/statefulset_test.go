@@ -98,8 +98,12 @@ func TestStatefulSetOrderedReady(t *testing.T) {
 	s := servertest.Start(t)
 	ns := "sts"
 	mkNamespace(t, s, ns)
-	mkQuota(t, s, ns, "storage", map[string]string{"requests.storage": "10Gi", "persistentvolumeclaims": "10"})
-	if _, err := s.Client.AppsV1().StatefulSets(ns).Create(ctxT(t), stsWithClaims(3, appsv1.OrderedReadyPodManagement), metav1.CreateOptions{}); err != nil {
+	mkQuota(t, s, ns, "storage", map[string]string{"requests.storage": "10Gi", "persistentvolumeclaims": "10",
+		"fast.storageclass.storage.k8s.io/requests.storage": "5Gi", "fast.storageclass.storage.k8s.io/persistentvolumeclaims": "5"})
+	set := stsWithClaims(3, appsv1.OrderedReadyPodManagement)
+	fast := "fast"
+	set.Spec.VolumeClaimTemplates[0].Spec.StorageClassName = &fast
+	if _, err := s.Client.AppsV1().StatefulSets(ns).Create(ctxT(t), set, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// 1. One pod at a time: web-<n> exists alone until web-<n-1> is ready.
@@ -133,10 +137,11 @@ func TestStatefulSetOrderedReady(t *testing.T) {
 		t.Fatalf("claims = %v, %v", claims, err)
 	}
 	used, err := wlQuotaUsed(ctxT(t), s, ns, "storage")
-	if err != nil || used["requests.storage"] != 3<<30 || used["persistentvolumeclaims"] != 3 {
+	if err != nil || used["requests.storage"] != 3<<30 || used["persistentvolumeclaims"] != 3 ||
+		used["fast.storageclass.storage.k8s.io/requests.storage"] != 3<<30 || used["fast.storageclass.storage.k8s.io/persistentvolumeclaims"] != 3 {
 		t.Errorf("quota used = %v, %v", used, err)
 	}
-	set, err := s.Client.AppsV1().StatefulSets(ns).Get(ctxT(t), "web", metav1.GetOptions{})
+	set, err = s.Client.AppsV1().StatefulSets(ns).Get(ctxT(t), "web", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
