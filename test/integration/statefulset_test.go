@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/quotad/quotad/internal/server/servertest"
@@ -487,9 +488,9 @@ func TestStatefulSetOnDelete(t *testing.T) {
 		p, err := s.Client.CoreV1().Pods(ns).Get(ctxT(t), "web-0", metav1.GetOptions{})
 		return err == nil && p.UID != old.UID && set.Status.UpdatedReplicas == 2 && set.Status.ReadyReplicas == 2
 	})
-	evs, err := wlEvents(ctxT(t), s, ns, "StatefulSet", "web", "RecreatingFailedPod")
-	if err != nil || len(evs) != 1 || evs[0].Message != "StatefulSet ondelete/web is recreating failed Pod web-0" || evs[0].Type != corev1.EventTypeWarning {
-		t.Errorf("RecreatingFailedPod events = %+v, %v", evs, err)
+	evs, err := wlEvents(ctxT(t), s, ns, "StatefulSet", "web", "SuccessfulDelete")
+	if err != nil || len(evs) != 1 || evs[0].Message != "delete Pod web-0 in StatefulSet web successful" || evs[0].Type != corev1.EventTypeNormal {
+		t.Errorf("SuccessfulDelete events = %+v, %v", evs, err)
 	}
 }
 
@@ -515,5 +516,49 @@ func TestStatefulSetHugeReplicas(t *testing.T) {
 	}
 	if n := controllerPanics(t, s); n != 0 {
 		t.Errorf("controller panics = %v", n)
+	}
+}
+
+// TestStatefulSetMaxUnavailable: with maxUnavailable 2 (MaxUnavailableStatefulSet is on in
+// v1.37) a template change replaces the two highest ordinals at once, and no more while
+// they are unavailable.
+func TestStatefulSetMaxUnavailable(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "maxunavail"
+	mkNamespace(t, s, ns)
+	set := stsWithClaims(4, appsv1.OrderedReadyPodManagement)
+	set.Spec.VolumeClaimTemplates = nil
+	two := intstr.FromInt32(2)
+	set.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{MaxUnavailable: &two}}
+	if _, err := s.Client.AppsV1().StatefulSets(ns).Create(ctxT(t), set, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	v1 := stsWait(t, s, ns, "4 ready", func(set *appsv1.StatefulSet) bool { return set.Status.ReadyReplicas == 4 })
+	if _, err := s.Client.AppsV1().StatefulSets(ns).Patch(ctxT(t), "web", "application/merge-patch+json",
+		[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:2"}]}}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// No kubelet now: web-3 and web-2 go at once; web-2 comes back (pending) and, as
+	// OrderedReady, web-3 waits for it; web-1 and web-0 stay while two are unavailable.
+	var rev2 string
+	wlEventually(t, "web-2 at the new revision, web-3 gone", func(ctx context.Context) (bool, error) {
+		set, err := s.Client.AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		rev2 = set.Status.UpdateRevision
+		names, err := stsPodNames(ctx, s, ns)
+		return err == nil && rev2 != v1.Status.UpdateRevision && strings.Join(names, ",") == "web-0,web-1,web-2" && stsPodRevisions(t, s, ns)["web-2"] == rev2+"/nginx:2", err
+	})
+	want := map[string]string{"web-0": v1.Status.UpdateRevision + "/nginx", "web-1": v1.Status.UpdateRevision + "/nginx", "web-2": rev2 + "/nginx:2"}
+	if got := stsPodRevisions(t, s, ns); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("pods = %v, want %v", got, want)
+	}
+	done := stsWait(t, s, ns, "rollout complete", func(set *appsv1.StatefulSet) bool {
+		return set.Status.UpdatedReplicas == 4 && set.Status.ReadyReplicas == 4 && set.Status.CurrentRevision == rev2
+	})
+	if done.Status.CurrentReplicas != 4 {
+		t.Errorf("status = %+v", done.Status)
 	}
 }

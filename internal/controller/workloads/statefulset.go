@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/registry"
@@ -262,15 +263,17 @@ func (s *stsSync) requeueAfter(d time.Duration) {
 	}
 }
 
-// manage is the body of upstream's updateStatefulSet: create, repair and delete pods in
-// ordinal order, then roll the update.
+// manage is the body of upstream's updateStatefulSet (v1.37): create, repair and delete
+// pods in ordinal order, then roll the update within maxUnavailable.
 func (s *stsSync) manage(ctx context.Context, pods []*corev1.Pod) error {
 	set := s.set
 	replicaCount := int(deref32(set.Spec.Replicas, 1))
 	start := startOrdinal(set)
 	monotonic := set.Spec.PodManagementPolicy != appsv1.ParallelPodManagement
+	minReady := set.Spec.MinReadySeconds
 	// 1. Split pods into replicas (ordinal in range, by index) and condemned (out of
-	// range). A map, not upstream's slice: spec.replicas may be huge.
+	// range, highest ordinal first). A map, not upstream's slice: spec.replicas may be
+	// huge, and only existing pods are ever looked at more than once.
 	replicas := make(map[int]*corev1.Pod, len(pods))
 	var condemned []*corev1.Pod
 	for _, p := range pods {
@@ -286,49 +289,33 @@ func (s *stsSync) manage(ctx context.Context, pods []*corev1.Pod) error {
 		_, b := parentAndOrdinal(condemned[j])
 		return a > b
 	})
+	// Status counts the pods that exist at the start of the sync, as upstream.
 	s.countStatus(pods)
-	// 2. Replicas in ordinal order: recreate failed pods, create missing ones (claims
-	// first), wait on unhealthy ones when OrderedReady, fix identity and storage.
+	// The first unavailable pod: a replica (a missing one is unavailable) before the
+	// condemned, lowest ordinal first. Only a condemned one matters below.
+	var firstUnavailable *corev1.Pod
+	replicaUnavailable := len(replicas) < replicaCount
+	for _, p := range replicas {
+		replicaUnavailable = replicaUnavailable || s.isUnavailable(p)
+	}
+	if !replicaUnavailable {
+		for i := len(condemned) - 1; i >= 0; i-- {
+			if s.isUnavailable(condemned[i]) {
+				firstUnavailable = condemned[i]
+				break
+			}
+		}
+	}
+	// 2. Replicas in ordinal order (upstream's processReplica).
 	created := 0
 	for i := 0; i < replicaCount; i++ {
 		ord := start + i
 		p := replicas[i]
-		if p != nil && (isFailed(p) || isSucceeded(p)) && !isTerminating(p) {
-			typ, reason, msg := corev1.EventTypeWarning, "RecreatingFailedPod", "StatefulSet %s/%s is recreating failed Pod %s"
-			if isSucceeded(p) {
-				typ, reason, msg = corev1.EventTypeNormal, "RecreatingTerminatedPod", "StatefulSet %s/%s is recreating terminated Pod %s"
-			}
-			s.c.rec.Eventf(ctx, set, typ, reason, msg, set.Namespace, set.Name, p.Name)
-			if err := s.deletePod(ctx, p); err != nil {
-				return err
-			}
-			s.status.Replicas--
-			if rev := podRevision(p); rev == s.current.Name {
-				s.status.CurrentReplicas--
-			}
-			if rev := podRevision(p); rev == s.update.Name {
-				s.status.UpdatedReplicas--
-			}
-			// Upstream creates the replacement once the deleted pod is gone.
-			if monotonic {
-				return nil
-			}
-			continue
-		}
 		if p == nil {
-			np := s.newPod(ord)
-			if err := s.createPod(ctx, np); err != nil {
+			if err := s.createPod(ctx, s.newPod(ord)); err != nil {
 				return err
 			}
-			s.status.Replicas++
-			created++
-			if podRevision(np) == s.current.Name {
-				s.status.CurrentReplicas++
-			}
-			if podRevision(np) == s.update.Name {
-				s.status.UpdatedReplicas++
-			}
-			if monotonic {
+			if created++; monotonic {
 				return nil
 			}
 			if created >= burstReplicas {
@@ -338,41 +325,52 @@ func (s *stsSync) manage(ctx context.Context, pods []*corev1.Pod) error {
 			}
 			continue
 		}
-		if isTerminating(p) {
+		if isFailed(p) || isSucceeded(p) {
+			// Deleted now, created again once it is gone.
+			if !isTerminating(p) {
+				if err := s.deletePod(ctx, p); err != nil {
+					return err
+				}
+			}
 			if monotonic {
 				return nil
 			}
 			continue
 		}
-		if !isRunningAndReady(p) && monotonic {
+		if p.Status.Phase == corev1.PodPending {
+			if err := s.ensureClaims(ctx, p, ord); err != nil {
+				return err
+			}
+		}
+		if monotonic && (isTerminating(p) || !isRunningAndReady(p) || !isPodAvailable(p, minReady, s.now)) {
 			return nil
 		}
-		if monotonic && !isPodAvailable(p, set.Spec.MinReadySeconds, s.now) {
-			return nil
-		}
-		// Missing claims (deleted by a user) are created again; retention refs kept.
-		if err := s.ensureClaims(ctx, p, ord); err != nil {
+		// The invariants: identity, storage, and the retention policy's claim owners.
+		if err := s.retainClaims(ctx, p, ord, false); err != nil {
 			return err
 		}
 		if err := s.fixIdentity(ctx, p, ord); err != nil {
 			return err
 		}
 	}
-	// 3. Condemned pods, highest ordinal first: one at a time when OrderedReady, after
-	// their claims are handed to the pod when whenScaled is Delete.
-	for i, p := range condemned {
+	// 3. Condemned pods hand their claims to themselves when whenScaled is Delete, then
+	// go highest ordinal first, one at a time when OrderedReady, each once all others
+	// are available (upstream's processCondemned).
+	for _, p := range condemned {
+		_, ord := parentAndOrdinal(p)
+		if err := s.retainClaims(ctx, p, ord, true); err != nil {
+			return err
+		}
+	}
+	for _, p := range condemned {
 		if isTerminating(p) {
 			if monotonic {
 				return nil
 			}
 			continue
 		}
-		if monotonic && !isRunningAndReady(p) && i != firstUnhealthy(condemned) {
+		if monotonic && p != firstUnavailable && (!isRunningAndReady(p) || !isPodAvailable(p, minReady, s.now)) {
 			return nil
-		}
-		_, ord := parentAndOrdinal(p)
-		if err := s.retainClaims(ctx, p, ord, true); err != nil {
-			return err
 		}
 		if err := s.deletePod(ctx, p); err != nil {
 			return err
@@ -381,45 +379,92 @@ func (s *stsSync) manage(ctx context.Context, pods []*corev1.Pod) error {
 			return nil
 		}
 	}
-	// 4. Rolling update: from the highest ordinal down to the partition, delete the first
-	// pod not at the update revision; wait on an unhealthy one.
+	// 4. The update (OnDelete leaves it to users).
 	if set.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
 		return nil
 	}
-	updateMin := 0
-	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
-		updateMin = int(*ru.Partition)
-	}
-	for i := replicaCount - 1; i >= updateMin; i-- {
-		p := replicas[i]
-		if p == nil {
-			return nil
+	return s.rollingUpdate(ctx, replicas, replicaCount, monotonic)
+}
+
+func (s *stsSync) isUnavailable(p *corev1.Pod) bool {
+	return !isPodAvailable(p, s.set.Spec.MinReadySeconds, s.now) || isTerminating(p)
+}
+
+// rollingUpdate is upstream's updateStatefulSetAfterInvariantEstablished
+// (MaxUnavailableStatefulSet is on in v1.37): above the partition, pods not at the update
+// revision are deleted, highest ordinal first, keeping at most maxUnavailable replicas
+// unavailable; Parallel sets first replace old pods that are unavailable anyway.
+func (s *stsSync) rollingUpdate(ctx context.Context, replicas map[int]*corev1.Pod, replicaCount int, monotonic bool) error {
+	set := s.set
+	updateMin, maxUnavailable := 0, 1
+	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		if ru.Partition != nil {
+			updateMin = int(*ru.Partition)
 		}
-		if podRevision(p) != s.update.Name && !isTerminating(p) {
-			if err := s.deletePod(ctx, p); err != nil {
+		v, err := intstr.GetScaledValueFromIntOrPercent(intstr.ValueOrDefault(ru.MaxUnavailable, intstr.FromInt32(1)), replicaCount, false)
+		if err != nil {
+			return err
+		}
+		maxUnavailable = max(v, 1)
+	}
+	// Existing replicas, highest index first; missing ones count as unavailable.
+	idx := make([]int, 0, len(replicas))
+	for i := range replicas {
+		idx = append(idx, i)
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(idx)))
+	unavailable := replicaCount - len(replicas)
+	needingUpdate := 0
+	for _, i := range idx {
+		p := replicas[i]
+		if s.isUnavailable(p) {
+			unavailable++
+			if !monotonic && podRevision(p) != s.update.Name && !isTerminating(p) {
+				needingUpdate++
+			}
+		}
+	}
+	if unavailable >= maxUnavailable && needingUpdate == 0 {
+		return nil
+	}
+	del := func(p *corev1.Pod) error {
+		if err := s.deletePod(ctx, p); err != nil {
+			return err
+		}
+		s.status.CurrentReplicas--
+		return nil
+	}
+	old := func(p *corev1.Pod) bool { return podRevision(p) != s.update.Name }
+	if !monotonic {
+		// Phase 1: old pods unavailable anyway; phase 2: available old pods, within budget.
+		for _, i := range idx {
+			if p := replicas[i]; i >= updateMin && old(p) && !isPodAvailable(p, set.Spec.MinReadySeconds, s.now) && !isTerminating(p) {
+				if err := del(p); err != nil {
+					return err
+				}
+			}
+		}
+		budget := maxUnavailable - unavailable
+		for _, i := range idx {
+			if p := replicas[i]; budget > 0 && i >= updateMin && old(p) && !s.isUnavailable(p) {
+				if err := del(p); err != nil {
+					return err
+				}
+				budget--
+			}
+		}
+		return nil
+	}
+	toDelete := maxUnavailable - unavailable
+	for _, i := range idx {
+		if p := replicas[i]; toDelete > 0 && i >= updateMin && old(p) && !isTerminating(p) {
+			if err := del(p); err != nil {
 				return err
 			}
-			if podRevision(p) == s.current.Name {
-				s.status.CurrentReplicas--
-			}
-			return nil
-		}
-		if !isHealthy(p) {
-			return nil
+			toDelete--
 		}
 	}
 	return nil
-}
-
-// firstUnhealthy returns the index of the first pod (in the order given) that is not
-// running and ready, or -1.
-func firstUnhealthy(pods []*corev1.Pod) int {
-	for i, p := range pods {
-		if !isHealthy(p) {
-			return i
-		}
-	}
-	return -1
 }
 
 // newPod is upstream's newVersionedStatefulSetPod: the current revision's template below
@@ -646,11 +691,20 @@ func claimRefs(refs []metav1.OwnerReference, set *appsv1.StatefulSet, p *corev1.
 	wantSet := whenDeleted == del && !(whenScaled == del && scaledDown)
 	wantPod := whenScaled == del && scaledDown && p != nil && p.UID != ""
 	var out []metav1.OwnerReference
+	unexpected := false
 	for _, r := range refs {
-		if r.UID == set.UID || (p != nil && r.UID == p.UID && p.UID != "") {
+		ours := r.UID == set.UID || (p != nil && r.UID == p.UID && p.UID != "")
+		if r.Controller != nil && *r.Controller && !ours {
+			// Another controller owns the claim: upstream leaves it to that one.
+			unexpected = true
+		}
+		if ours {
 			continue
 		}
 		out = append(out, r)
+	}
+	if unexpected {
+		wantSet, wantPod = false, false
 	}
 	if wantSet {
 		out = append(out, setRef)

