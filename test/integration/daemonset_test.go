@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/quotad/quotad/internal/server/servertest"
 )
@@ -202,6 +203,56 @@ func TestDaemonSetHeldAtPodQuota(t *testing.T) {
 	}
 	dsWait(t, s, ns, "pods on a and b", func(ds *appsv1.DaemonSet, byNode map[string][]string) bool {
 		return dsNodes(byNode) == "a,b" && ds.Status.CurrentNumberScheduled == 2
+	})
+	s.CheckInvariant()
+}
+
+// TestDaemonSetSurge: with maxSurge 1 and maxUnavailable 0 a template change starts a new
+// pod beside one old pod, and removes the old one only once the new one is available.
+func TestDaemonSetSurge(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "surge"
+	mkNamespace(t, s, ns)
+	dsNode(t, s, "a", nil)
+	dsNode(t, s, "b", nil)
+	one, zero := intstr.FromInt32(1), intstr.FromInt32(0)
+	if _, err := s.Client.AppsV1().DaemonSets(ns).Create(ctxT(t), &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "agent"},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "agent"}}, Template: wlTemplate("agent"),
+			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxSurge: &one, MaxUnavailable: &zero}},
+		},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dsWait(t, s, ns, "two ready pods", func(ds *appsv1.DaemonSet, byNode map[string][]string) bool {
+		return dsNodes(byNode) == "a,b" && ds.Status.NumberAvailable == 2
+	})
+	if _, err := s.Client.AppsV1().DaemonSets(ns).Patch(ctxT(t), "agent", "application/merge-patch+json",
+		[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:2"}]}}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// No kubelet now: one new pod surges beside an old one, and both old pods stay.
+	var byNode map[string][]string
+	wlEventually(t, "a surge pod", func(ctx context.Context) (bool, error) {
+		var err error
+		byNode, _, err = dsPodsByNode(ctx, s, ns)
+		return err == nil && len(byNode["a"])+len(byNode["b"]) == 3, err
+	})
+	_, pods, err := dsPodsByNode(ctxT(t), s, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	images := map[string]int{}
+	for _, p := range pods {
+		images[p.Spec.Containers[0].Image]++
+	}
+	if images["nginx"] != 2 || images["nginx:2"] != 1 || dsNodes(byNode) != "a,a,b" && dsNodes(byNode) != "a,b,b" {
+		t.Errorf("pods by node %v, images %v", byNode, images)
+	}
+	dsWait(t, s, ns, "two updated pods", func(ds *appsv1.DaemonSet, byNode map[string][]string) bool {
+		return dsNodes(byNode) == "a,b" && ds.Status.UpdatedNumberScheduled == 2 && ds.Status.NumberAvailable == 2
 	})
 	s.CheckInvariant()
 }

@@ -331,7 +331,11 @@ func (c *DaemonSet) sync(ctx context.Context, key string) (time.Duration, error)
 	if ds.DeletionTimestamp == nil {
 		manageErr = c.manage(ctx, ds, nodes, byNode, taken, hash)
 		if manageErr == nil && ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
-			manageErr = c.rollingUpdate(ctx, ds, nodes, byNode, hash)
+			// The pods as manage left them, as upstream's rollingUpdate reads them.
+			if byNode, taken, err = c.podsByNode(ctx, ds, selector); err != nil {
+				return 0, err
+			}
+			manageErr = c.rollingUpdate(ctx, ds, nodes, byNode, taken, hash)
 		}
 	}
 	c.starved.set(key, manageErr != nil && isQuotaRefusal(manageErr))
@@ -415,7 +419,11 @@ func (c *DaemonSet) podsByNode(ctx context.Context, ds *appsv1.DaemonSet, select
 		}
 	}
 	for _, pods := range out {
+		// upstream's podByCreationTimestampAndPhase: scheduled first, then oldest.
 		sort.SliceStable(pods, func(i, j int) bool {
+			if (pods[i].Spec.NodeName != "") != (pods[j].Spec.NodeName != "") {
+				return pods[i].Spec.NodeName != ""
+			}
 			if !pods[i].CreationTimestamp.Equal(&pods[j].CreationTimestamp) {
 				return pods[i].CreationTimestamp.Before(&pods[j].CreationTimestamp)
 			}
@@ -450,10 +458,40 @@ func (c *DaemonSet) manage(ctx context.Context, ds *appsv1.DaemonSet, nodes []*c
 					del = append(del, p)
 					continue
 				}
+				if p.Status.Phase == corev1.PodSucceeded {
+					c.rec.Eventf(ctx, ds, corev1.EventTypeNormal, "SucceededDaemonPod", "Found succeeded daemon pod %s/%s on node %s, will try to delete it", p.Namespace, p.Name, node.Name)
+					del = append(del, p)
+					continue
+				}
 				running = append(running, p)
 			}
-			if len(running) > 1 {
-				del = append(del, running[1:]...)
+			if !allowsSurge(ds) {
+				if len(running) > 1 {
+					del = append(del, running[1:]...)
+				}
+				break
+			}
+			if len(running) <= 1 {
+				if len(running) == 0 && shouldRun {
+					create = append(create, node.Name)
+				}
+				break
+			}
+			// Surging: an old and a new pod may share the node until the new one is
+			// available (or the old one is not ready); any others go.
+			var oldestNew, oldestOld *corev1.Pod
+			for _, p := range running {
+				switch {
+				case p.Labels[revisionHashLabel] == hash && oldestNew == nil:
+					oldestNew = p
+				case p.Labels[revisionHashLabel] != hash && oldestOld == nil:
+					oldestOld = p
+				default:
+					del = append(del, p)
+				}
+			}
+			if oldestNew != nil && oldestOld != nil && (!isPodReady(oldestOld) || isPodAvailable(oldestNew, ds.Spec.MinReadySeconds, c.opts.Clock.Now())) {
+				del = append(del, oldestOld)
 			}
 		default:
 			for _, p := range pods {
@@ -516,45 +554,64 @@ func (c *DaemonSet) syncNodes(ctx context.Context, ds *appsv1.DaemonSet, del []*
 	return err
 }
 
-// rollingUpdate is upstream's rollingUpdate with maxSurge 0: old pods that are not
-// available are replaced at once; available ones while fewer than maxUnavailable nodes
-// are unavailable.
-func (c *DaemonSet) rollingUpdate(ctx context.Context, ds *appsv1.DaemonSet, nodes []*corev1.Node, byNode map[string][]*corev1.Pod, hash string) error {
+// rollingUpdate is upstream's rollingUpdate. Without surge, old pods that are not
+// available are replaced at once, available ones while fewer than maxUnavailable nodes
+// (those with pods, and those that should run one) are unavailable.
+func (c *DaemonSet) rollingUpdate(ctx context.Context, ds *appsv1.DaemonSet, nodes []*corev1.Node, byNode map[string][]*corev1.Pod, taken map[string]bool, hash string) error {
 	now := c.opts.Clock.Now()
+	// 1. The nodes considered: those with daemon pods and those that should run one.
 	desired := 0
+	var considered []string
+	seen := map[string]bool{}
 	for _, node := range nodes {
 		if shouldRun, _ := nodeShouldRun(node, ds); shouldRun {
 			desired++
+			considered = append(considered, node.Name)
+			seen[node.Name] = true
 		}
 	}
-	maxUnavailable := 1
-	if ru := ds.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.MaxUnavailable != nil {
-		v, err := intstr.GetScaledValueFromIntOrPercent(intstr.ValueOrDefault(ru.MaxUnavailable, intstr.FromInt32(1)), desired, true)
-		if err == nil {
-			maxUnavailable = v
+	for name := range byNode {
+		if !seen[name] {
+			considered = append(considered, name)
 		}
 	}
+	sort.Strings(considered)
+	// 2. upstream's UnavailableCount and SurgeCount (rounded up); with neither, 1.
+	maxUnavailable, maxSurge := 0, 0
+	if ru := ds.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		if ru.MaxUnavailable != nil {
+			if v, err := intstr.GetScaledValueFromIntOrPercent(ru.MaxUnavailable, desired, true); err == nil {
+				maxUnavailable = v
+			}
+		}
+		if ru.MaxSurge != nil {
+			if v, err := intstr.GetScaledValueFromIntOrPercent(ru.MaxSurge, desired, true); err == nil {
+				maxSurge = v
+			}
+		}
+	}
+	if desired > 0 && maxUnavailable == 0 && maxSurge == 0 {
+		maxUnavailable = 1
+	}
+	gen := templateGeneration(ds)
+	if maxSurge > 0 {
+		return c.surge(ctx, ds, nodes, byNode, taken, considered, hash, gen, desired, maxSurge)
+	}
+	// 3. Count unavailable nodes and pick old pods to delete.
 	numUnavailable := 0
 	var allowed, candidates []*corev1.Pod
-	for _, node := range nodes {
-		if shouldRun, _ := nodeShouldRun(node, ds); !shouldRun {
-			continue
-		}
+	for _, name := range considered {
 		var newPod, oldPod *corev1.Pod
 		ok := true
-		for _, p := range byNode[node.Name] {
+		for _, p := range byNode[name] {
 			if p.DeletionTimestamp != nil {
 				continue
 			}
-			if isDaemonPodUpdated(p, hash, templateGeneration(ds)) {
-				if newPod != nil {
-					ok = false
-				}
+			if isDaemonPodUpdated(p, hash, gen) {
+				ok = ok && newPod == nil
 				newPod = p
 			} else {
-				if oldPod != nil {
-					ok = false
-				}
+				ok = ok && oldPod == nil
 				oldPod = p
 			}
 		}
@@ -567,23 +624,110 @@ func (c *DaemonSet) rollingUpdate(ctx context.Context, ds *appsv1.DaemonSet, nod
 			}
 		case !isPodAvailable(oldPod, ds.Spec.MinReadySeconds, now):
 			allowed = append(allowed, oldPod)
+			numUnavailable++
 		case numUnavailable >= maxUnavailable:
 		default:
 			candidates = append(candidates, oldPod)
 		}
 	}
-	remaining := maxUnavailable - numUnavailable
-	if remaining < 0 {
-		remaining = 0
-	}
-	if remaining > len(candidates) {
-		remaining = len(candidates)
-	}
+	remaining := min(max(maxUnavailable-numUnavailable, 0), len(candidates))
 	del := append(allowed, candidates[:remaining]...)
 	if len(del) == 0 {
 		return nil
 	}
 	return deletePods(ctx, c.store, c.rec, ds, del)
+}
+
+// surge is the maxSurge half of upstream's rollingUpdate: a new pod is created beside an
+// old one that is unavailable at once, beside available ones up to maxSurge at a time;
+// an old pod goes once the new one on its node is available.
+func (c *DaemonSet) surge(ctx context.Context, ds *appsv1.DaemonSet, nodes []*corev1.Node, byNode map[string][]*corev1.Pod, taken map[string]bool, considered []string, hash string, gen *int64, desired, maxSurge int) error {
+	now := c.opts.Clock.Now()
+	nodeByName := map[string]*corev1.Node{}
+	for _, n := range nodes {
+		nodeByName[n.Name] = n
+	}
+	shouldRun := func(name string) bool {
+		n := nodeByName[name]
+		if n == nil {
+			return false
+		}
+		run, _ := nodeShouldRun(n, ds)
+		return run
+	}
+	var del, shouldNotRun []*corev1.Pod
+	var allowedNew, candidateNew []string
+	numSurge, numAvailable := 0, 0
+	for _, name := range considered {
+		var newPod, oldPod *corev1.Pod
+		ok := true
+		for _, p := range byNode[name] {
+			if p.DeletionTimestamp != nil {
+				continue
+			}
+			if isDaemonPodUpdated(p, hash, gen) {
+				ok = ok && newPod == nil
+				newPod = p
+			} else {
+				ok = ok && oldPod == nil
+				oldPod = p
+			}
+		}
+		if !ok {
+			numSurge++
+			continue
+		}
+		if oldPod != nil && isPodAvailable(oldPod, ds.Spec.MinReadySeconds, now) || oldPod == nil && newPod != nil && isPodAvailable(newPod, ds.Spec.MinReadySeconds, now) {
+			numAvailable++
+		}
+		switch {
+		case oldPod == nil:
+		case newPod == nil:
+			switch {
+			case !isPodAvailable(oldPod, ds.Spec.MinReadySeconds, now):
+				if !shouldRun(name) {
+					del = append(del, oldPod)
+					continue
+				}
+				allowedNew = append(allowedNew, name)
+			default:
+				if !shouldRun(name) {
+					shouldNotRun = append(shouldNotRun, oldPod)
+					continue
+				}
+				if numSurge >= maxSurge {
+					continue
+				}
+				candidateNew = append(candidateNew, name)
+			}
+		default:
+			if !isPodAvailable(newPod, ds.Spec.MinReadySeconds, now) {
+				numSurge++
+				continue
+			}
+			del = append(del, oldPod)
+		}
+	}
+	// Pods on nodes that no longer fit go only as pods elsewhere become available.
+	if n := min(numAvailable-desired, len(shouldNotRun)); n > 0 {
+		del = append(del, shouldNotRun[:n]...)
+	}
+	remaining := min(max(maxSurge-numSurge, 0), len(candidateNew))
+	create := append(allowedNew, candidateNew[:remaining]...)
+	if len(del) == 0 && len(create) == 0 {
+		return nil
+	}
+	return c.syncNodes(ctx, ds, del, create, taken, hash)
+}
+
+// allowsSurge is upstream's AllowsSurge.
+func allowsSurge(ds *appsv1.DaemonSet) bool {
+	ru := ds.Spec.UpdateStrategy.RollingUpdate
+	if ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType || ru == nil || ru.MaxSurge == nil {
+		return false
+	}
+	v, err := intstr.GetScaledValueFromIntOrPercent(ru.MaxSurge, 1, true)
+	return err == nil && v > 0
 }
 
 // writeStatus is upstream's updateDaemonSetStatus; it returns when to look again for
