@@ -528,6 +528,9 @@ func setStorage(set *appsv1.StatefulSet, p *corev1.Pod, ord int) {
 func (s *stsSync) createPod(ctx context.Context, p *corev1.Pod) error {
 	_, ord := parentAndOrdinal(p)
 	if err := s.ensureClaims(ctx, p, ord); err != nil {
+		if isNamespaceTerminating(err) {
+			return nil
+		}
 		s.c.rec.Eventf(ctx, s.set, corev1.EventTypeWarning, reasonFailedCreate, "create Pod %s in StatefulSet %s failed error: %s", p.Name, s.set.Name, err)
 		return err
 	}
