@@ -663,6 +663,10 @@ func (s *stsSync) setClaimRefs(ctx context.Context, pvc *corev1.PersistentVolume
 	if apiequality.Semantic.DeepEqual(want, pvc.OwnerReferences) {
 		return nil
 	}
+	if ref := metav1.GetControllerOf(pvc); ref != nil && ref.UID != s.set.UID && (p == nil || ref.UID != p.UID) {
+		s.c.rec.Eventf(ctx, s.set, corev1.EventTypeWarning, "ConflictingController",
+			"PersistentVolumeClaim %s has a conflicting OwnerReference that acts as a manging controller, the retention policy is ignored for this claim", pvc.Name)
+	}
 	rv := pvc.ResourceVersion
 	_, err := s.c.store.Update(ctx, s.c.store.Catalogue().Get(pvcGVR), pvc.Namespace, pvc.Name, "", func(o runtime.Object) (runtime.Object, error) {
 		c, err := controller.As[*corev1.PersistentVolumeClaim](o)
