@@ -562,3 +562,26 @@ func TestStatefulSetMaxUnavailable(t *testing.T) {
 		t.Errorf("status = %+v", done.Status)
 	}
 }
+
+// TestStatefulSetOrdinalsStart: spec.ordinals.start numbers the pods and their claims.
+func TestStatefulSetOrdinalsStart(t *testing.T) {
+	s := servertest.Start(t)
+	ns := "ordinals"
+	mkNamespace(t, s, ns)
+	set := stsWithClaims(2, appsv1.ParallelPodManagement)
+	set.Spec.Ordinals = &appsv1.StatefulSetOrdinals{Start: 5}
+	if _, err := s.Client.AppsV1().StatefulSets(ns).Create(ctxT(t), set, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stsWait(t, s, ns, "2 ready", func(set *appsv1.StatefulSet) bool { return set.Status.ReadyReplicas == 2 })
+	if pods, err := stsPodNames(ctxT(t), s, ns); err != nil || strings.Join(pods, ",") != "web-5,web-6" {
+		t.Errorf("pods = %v, %v", pods, err)
+	}
+	if claims, err := stsClaimNames(ctxT(t), s, ns); err != nil || strings.Join(claims, ",") != "data-web-5,data-web-6" {
+		t.Errorf("claims = %v, %v", claims, err)
+	}
+	p, err := s.Client.CoreV1().Pods(ns).Get(ctxT(t), "web-6", metav1.GetOptions{})
+	if err != nil || p.Labels["apps.kubernetes.io/pod-index"] != "6" {
+		t.Errorf("web-6 labels %v, %v", p.Labels, err)
+	}
+}
