@@ -101,23 +101,19 @@ func isFailed(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodFailed }
 
 func isSucceeded(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodSucceeded }
 
-// isHealthy is upstream's: running, ready and not terminating.
-func isHealthy(p *corev1.Pod) bool { return isRunningAndReady(p) && !isTerminating(p) }
-
 func podRevision(p *corev1.Pod) string { return p.Labels[revisionHashLabel] }
 
 // stsSync holds one sync of one StatefulSet.
 type stsSync struct {
-	c        *StatefulSet
-	set      *appsv1.StatefulSet
-	current  *appsv1.ControllerRevision
-	update   *appsv1.ControllerRevision
-	curTmpl  *corev1.PodTemplateSpec
-	updTmpl  *corev1.PodTemplateSpec
-	status   appsv1.StatefulSetStatus
-	now      time.Time
-	requeue  time.Duration
-	claimErr error
+	c       *StatefulSet
+	set     *appsv1.StatefulSet
+	current *appsv1.ControllerRevision
+	update  *appsv1.ControllerRevision
+	curTmpl *corev1.PodTemplateSpec
+	updTmpl *corev1.PodTemplateSpec
+	status  appsv1.StatefulSetStatus
+	now     time.Time
+	requeue time.Duration
 }
 
 // sync is upstream's syncStatefulSet / updateStatefulSet.
