@@ -1,6 +1,6 @@
 // Package workloads holds quotad's workload controllers: ReplicaSet, ReplicationController,
-// Deployment, StatefulSet, DaemonSet, Job and CronJob. They follow upstream's controllers (pkg/controller/...) in
-// behaviour, object names, conditions and event texts, and write only through the registry
+// Deployment, StatefulSet, DaemonSet, Job and CronJob. They follow upstream's controllers
+// (pkg/controller/...) in behaviour, object names, conditions and event texts, and write only through the registry
 // store, so every pod, ReplicaSet and Job they create is admitted and charged to quota like
 // a user's, and a quota refusal surfaces exactly as upstream: a FailedCreate Warning event
 // on the owner ("Error creating: <the 403 text>") and, for ReplicaSets, Deployments and
