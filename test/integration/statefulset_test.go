@@ -585,3 +585,48 @@ func TestStatefulSetOrdinalsStart(t *testing.T) {
 		t.Errorf("web-6 labels %v, %v", p.Labels, err)
 	}
 }
+
+// TestStatefulSetAndDaemonSetAcrossReplicas: two quotad replicas sharing one etcd both run
+// the StatefulSet and DaemonSet controllers; deterministic names make them agree, so there
+// is one pod per ordinal and per node, one claim per ordinal and one revision each.
+func TestStatefulSetAndDaemonSetAcrossReplicas(t *testing.T) {
+	a, b := twoReplicas(t)
+	ns := "replicas"
+	mkNamespace(t, a, ns)
+	mkQuota(t, a, ns, "storage", map[string]string{"requests.storage": "100Gi"})
+	for _, n := range []string{"n1", "n2", "n3"} {
+		dsNode(t, b, n, nil)
+	}
+	if _, err := a.Client.AppsV1().StatefulSets(ns).Create(ctxT(t), stsWithClaims(5, appsv1.ParallelPodManagement), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Client.AppsV1().DaemonSets(ns).Create(ctxT(t), &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "agent"},
+		Spec:       appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "agent"}}, Template: wlTemplate("agent")},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stsWait(t, a, ns, "5 ready", func(set *appsv1.StatefulSet) bool { return set.Status.ReadyReplicas == 5 })
+	dsWait(t, b, ns, "3 ready", func(ds *appsv1.DaemonSet, byNode map[string][]string) bool {
+		return ds.Status.NumberReady == 3 && dsNodes(byNode) == "n1,n2,n3"
+	})
+	if pods, err := stsPodNames(ctxT(t), b, ns); err != nil || strings.Join(pods, ",") != "web-0,web-1,web-2,web-3,web-4" {
+		t.Errorf("stateful pods = %v, %v", pods, err)
+	}
+	all, err := a.Client.CoreV1().Pods(ns).List(ctxT(t), metav1.ListOptions{})
+	if err != nil || len(all.Items) != 8 {
+		t.Errorf("pods = %d, %v; want 5 stateful + 3 daemon", len(all.Items), err)
+	}
+	if claims, err := stsClaimNames(ctxT(t), b, ns); err != nil || len(claims) != 5 {
+		t.Errorf("claims = %v, %v", claims, err)
+	}
+	used, err := wlQuotaUsed(ctxT(t), b, ns, "storage")
+	if err != nil || used["requests.storage"] != 5<<30 {
+		t.Errorf("quota used = %v, %v", used, err)
+	}
+	revs, err := b.Client.AppsV1().ControllerRevisions(ns).List(ctxT(t), metav1.ListOptions{})
+	if err != nil || len(revs.Items) != 2 {
+		t.Errorf("revisions = %d, %v; want one per set", len(revs.Items), err)
+	}
+	a.CheckInvariant()
+}
