@@ -172,6 +172,7 @@ func Builtins() []*Resource {
 		builtin(apps, "replicasets", "ReplicaSet", true, appsv1.ReplicaSet{}, appsv1.ReplicaSetList{}, []string{"rs"}, withStatus, withScale, withGeneration, withAll),
 		builtin(apps, "statefulsets", "StatefulSet", true, appsv1.StatefulSet{}, appsv1.StatefulSetList{}, []string{"sts"}, withStatus, withScale, withGeneration, withAll),
 		builtin(apps, "daemonsets", "DaemonSet", true, appsv1.DaemonSet{}, appsv1.DaemonSetList{}, []string{"ds"}, withStatus, withGeneration, withAll),
+		builtin(apps, "controllerrevisions", "ControllerRevision", true, appsv1.ControllerRevision{}, appsv1.ControllerRevisionList{}, nil),
 		builtin(batch, "jobs", "Job", true, batchv1.Job{}, batchv1.JobList{}, nil, withStatus, withGeneration, withAll),
 		builtin(batch, "cronjobs", "CronJob", true, batchv1.CronJob{}, batchv1.CronJobList{}, []string{"cj"}, withStatus, withGeneration, withAll),
 		builtin(rbacv1.SchemeGroupVersion, "roles", "Role", true, rbacv1.Role{}, rbacv1.RoleList{}, nil),

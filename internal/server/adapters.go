@@ -5,6 +5,7 @@ import (
 
 	"context"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -104,11 +105,18 @@ func hooks(cat *registry.Catalogue) registry.Hooks {
 				defaults.JobSelector(o)
 			case *corev1.Service:
 				defaults.NormalizeServiceClusterIPs(o, nil)
+			case *appsv1.DaemonSet:
+				defaults.DaemonSetTemplateGeneration(o, nil)
 			}
 		},
 		PrepareForUpdate: func(newObj, oldObj runtime.Object) {
 			if svc, ok := newObj.(*corev1.Service); ok {
 				defaults.NormalizeServiceClusterIPs(svc, oldObj.(*corev1.Service))
+			}
+			if ds, ok := newObj.(*appsv1.DaemonSet); ok {
+				if old, ok := oldObj.(*appsv1.DaemonSet); ok {
+					defaults.DaemonSetTemplateGeneration(ds, old)
+				}
 			}
 		},
 		Validate: func(obj runtime.Object) field.ErrorList {

@@ -90,6 +90,8 @@ func startControllers(ctx context.Context, store *registry.Store, log *slog.Logg
 	run("job", workloads.NewJob(store, log, wopts).Start)
 	run("cronjob", workloads.NewCronJob(store, log, wopts).Start)
 	run("disruption", disruption.New(store, log, m).Start)
+	run("statefulset", workloads.NewStatefulSet(store, log, wopts).Start)
+	run("daemonset", workloads.NewDaemonSet(store, log, wopts).Start)
 	run("garbagecollector", garbagecollector.New(store, log, garbagecollector.Options{Panics: m}).Start)
 	return &wg
 }

@@ -408,6 +408,11 @@ func TestTypedCRUDEveryKind(t *testing.T) {
 			statusOf:   func(o *batchv1.CronJob) interface{} { return fmt.Sprint(o.Status.LastScheduleTime) },
 			generation: true,
 		}.run},
+		{"controllerrevisions", kindCase[*appsv1.ControllerRevision, *appsv1.ControllerRevisionList]{
+			client: apps.ControllerRevisions(ns), obj: &appsv1.ControllerRevision{ObjectMeta: meta("cr"), Data: runtime.RawExtension{Raw: []byte(`{"a":1}`)}, Revision: 1},
+			spec:   func(o *appsv1.ControllerRevision) { o.Revision = 2 },
+			specOf: func(o *appsv1.ControllerRevision) interface{} { return o.Revision },
+		}.run},
 		{"priorityclasses", kindCase[*schedulingv1.PriorityClass, *schedulingv1.PriorityClassList]{
 			client: s.Client.SchedulingV1().PriorityClasses(), obj: &schedulingv1.PriorityClass{ObjectMeta: meta("pc"), Value: 1000},
 			spec:   func(o *schedulingv1.PriorityClass) { o.Description = "changed" },

@@ -305,12 +305,17 @@ func TestDryRunEveryWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A StatefulSet: no controller writes it behind the test's back.
+	// A StatefulSet of no replicas, once its controller has recorded its revision and
+	// status (it writes nothing more).
 	sts := s.Client.AppsV1().StatefulSets("dry")
 	if _, err := sts.Create(ctx, &appsv1.StatefulSet{ObjectMeta: meta("rs"), Spec: appsv1.StatefulSetSpec{
 		Replicas: int32p(0), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "rs"}}, Template: podTemplate("rs")}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	wlEventually(t, "statefulset status", func(ctx context.Context) (bool, error) {
+		set, err := sts.Get(ctx, "rs", metav1.GetOptions{})
+		return err == nil && set.Status.UpdateRevision != "" && set.Status.ObservedGeneration == set.Generation, err
+	})
 	before = revision(t, s)
 	p.Status.Phase = corev1.PodRunning
 	if st, err := s.Client.CoreV1().Pods("dry").UpdateStatus(ctx, p, metav1.UpdateOptions{DryRun: dry}); err != nil || st.Status.Phase != corev1.PodRunning {

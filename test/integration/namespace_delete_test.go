@@ -61,7 +61,8 @@ func namespaceFixtures(hard corev1.ResourceList) map[string]runtime.Object {
 			Replicas: one, Selector: sel, Template: podTemplate("web"), ServiceName: "svc"}},
 		"daemonsets.apps": &appsv1.DaemonSet{ObjectMeta: meta("ds"), Spec: appsv1.DaemonSetSpec{
 			Selector: sel, Template: podTemplate("web")}},
-		"jobs.batch": &batchv1.Job{ObjectMeta: meta("job"), Spec: batchv1.JobSpec{Template: jobTemplate()}},
+		"controllerrevisions.apps": &appsv1.ControllerRevision{ObjectMeta: meta("cr"), Data: runtime.RawExtension{Raw: []byte(`{}`)}, Revision: 1},
+		"jobs.batch":               &batchv1.Job{ObjectMeta: meta("job"), Spec: batchv1.JobSpec{Template: jobTemplate()}},
 		"cronjobs.batch": &batchv1.CronJob{ObjectMeta: meta("cj"), Spec: batchv1.CronJobSpec{
 			Schedule: "* * * * *", JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: jobTemplate()}}}},
 		"widgets.example.com": cr("Widget", "w", map[string]interface{}{"size": int64(1)}),

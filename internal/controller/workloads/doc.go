@@ -1,6 +1,6 @@
 // Package workloads holds quotad's workload controllers: ReplicaSet, ReplicationController,
-// Deployment, Job and CronJob. They follow upstream's controllers (pkg/controller/...) in
-// behaviour, object names, conditions and event texts, and write only through the registry
+// Deployment, StatefulSet, DaemonSet, Job and CronJob. They follow upstream's controllers
+// (pkg/controller/...) in behaviour, object names, conditions and event texts, and write only through the registry
 // store, so every pod, ReplicaSet and Job they create is admitted and charged to quota like
 // a user's, and a quota refusal surfaces exactly as upstream: a FailedCreate Warning event
 // on the owner ("Error creating: <the 403 text>") and, for ReplicaSets, Deployments and
@@ -9,6 +9,12 @@
 // Invariants:
 //   - Level-triggered: every sync reads the owner and its pods from storage at the latest
 //     revision (no cache), so no expectations are needed and a restart loses nothing.
+//   - StatefulSets create each pod's claims before the pod, so storage quota refuses the
+//     claim first ("create Claim ... failed error: ..." and "create Pod ... failed error:
+//     failed to create PVC ..."); their pods are named <set>-<ordinal> and their
+//     ControllerRevisions <set>-<hash>, both deterministic. DaemonSet pods are named from
+//     the set's UID and their node, and bound to it by a required node affinity on
+//     metadata.name (no scheduler runs).
 //   - Safe with several quotad replicas running the same controller: pod names are derived
 //     from the owner's UID and a slot number (same view → same names → AlreadyExists for
 //     the loser), ReplicaSet names from the template hash, Job names from the schedule;

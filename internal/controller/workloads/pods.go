@@ -46,6 +46,10 @@ func kindOf(obj runtime.Object) (schema.GroupVersionKind, bool) {
 		return jobKind, true
 	case *batchv1.CronJob:
 		return cronJobKind, true
+	case *appsv1.StatefulSet:
+		return statefulSetKind, true
+	case *appsv1.DaemonSet:
+		return daemonSetKind, true
 	case *corev1.Pod:
 		return corev1.SchemeGroupVersion.WithKind("Pod"), true
 	}

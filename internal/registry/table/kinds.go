@@ -54,6 +54,8 @@ func typedKind(obj runtime.Object) (schema.GroupKind, bool) {
 		gvk = appsv1.SchemeGroupVersion.WithKind("StatefulSet")
 	case *appsv1.DaemonSet:
 		gvk = appsv1.SchemeGroupVersion.WithKind("DaemonSet")
+	case *appsv1.ControllerRevision:
+		gvk = appsv1.SchemeGroupVersion.WithKind("ControllerRevision")
 	case *batchv1.Job:
 		gvk = batchv1.SchemeGroupVersion.WithKind("Job")
 	case *batchv1.CronJob:
@@ -123,6 +125,8 @@ func printerFor(gk schema.GroupKind) (printer, bool) {
 		return statefulSetPrinter(), true
 	case appsv1.SchemeGroupVersion.WithKind("DaemonSet").GroupKind():
 		return daemonSetPrinter(), true
+	case appsv1.SchemeGroupVersion.WithKind("ControllerRevision").GroupKind():
+		return controllerRevisionPrinter(), true
 	case batchv1.SchemeGroupVersion.WithKind("Job").GroupKind():
 		return jobPrinter(), true
 	case batchv1.SchemeGroupVersion.WithKind("CronJob").GroupKind():

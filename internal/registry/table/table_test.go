@@ -90,6 +90,7 @@ func TestColumns(t *testing.T) {
 		{&appsv1.ReplicaSet{}, []col{n("Name"), n("Desired"), n("Current"), n("Ready"), n("Age"), w("Containers"), w("Images"), w("Selector")}},
 		{&appsv1.StatefulSet{}, []col{n("Name"), n("Ready"), n("Age"), w("Containers"), w("Images")}},
 		{&appsv1.DaemonSet{}, []col{n("Name"), n("Desired"), n("Current"), n("Ready"), n("Up-to-date"), n("Available"), n("Node Selector"), n("Age"), w("Containers"), w("Images"), w("Selector")}},
+		{&appsv1.ControllerRevision{}, []col{n("Name"), n("Controller"), n("Revision"), n("Age")}},
 		{&batchv1.Job{}, []col{n("Name"), n("Status"), n("Completions"), n("Duration"), n("Age"), w("Containers"), w("Images"), w("Selector")}},
 		{&batchv1.CronJob{}, []col{n("Name"), n("Schedule"), n("Timezone"), n("Suspend"), n("Active"), n("Last Schedule"), n("Age"), w("Containers"), w("Images"), w("Selector")}},
 		{&schedulingv1.PriorityClass{}, []col{n("Name"), n("Value"), n("Global-Default"), n("Age"), n("PreemptionPolicy")}},

@@ -58,6 +58,8 @@ func Validate(obj runtime.Object) field.ErrorList {
 		return StatefulSet(o)
 	case *appsv1.DaemonSet:
 		return DaemonSet(o)
+	case *appsv1.ControllerRevision:
+		return ControllerRevision(o)
 	case *batchv1.Job:
 		return Job(o)
 	case *batchv1.CronJob:
@@ -155,6 +157,10 @@ func ValidateUpdate(newObj, oldObj runtime.Object) field.ErrorList {
 	case *appsv1.DaemonSet:
 		if o, ok := oldObj.(*appsv1.DaemonSet); ok && n != nil && o != nil {
 			return DaemonSetUpdate(n, o)
+		}
+	case *appsv1.ControllerRevision:
+		if o, ok := oldObj.(*appsv1.ControllerRevision); ok && n != nil && o != nil {
+			return ControllerRevisionUpdate(n, o)
 		}
 	case *batchv1.Job:
 		if o, ok := oldObj.(*batchv1.Job); ok && n != nil && o != nil {
