@@ -71,7 +71,7 @@ func typedKind(obj runtime.Object) (schema.GroupKind, bool) {
 	case *rbacv1.ClusterRoleBinding:
 		gvk = rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding")
 	default:
-		return schema.GroupKind{}, false
+		return kindsBKind(obj)
 	}
 	return gvk.GroupKind(), true
 }
@@ -137,5 +137,5 @@ func printerFor(gk schema.GroupKind) (printer, bool) {
 	case rbacKind("ClusterRoleBinding"):
 		return clusterRoleBindingPrinter(), true
 	}
-	return printer{}, false
+	return kindsBPrinter(gk)
 }
