@@ -46,7 +46,9 @@ func TestStorageKinds(t *testing.T) {
 		}.run},
 		{"csinodes", kindCase[*storagev1.CSINode, *storagev1.CSINodeList]{
 			client: st.CSINodes(), obj: &storagev1.CSINode{ObjectMeta: meta("node-1"), Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: "csi.example.com", NodeID: "n1"}}}},
-			spec:   func(o *storagev1.CSINode) { o.Spec.Drivers = append(o.Spec.Drivers, storagev1.CSINodeDriver{Name: "other.example.com", NodeID: "n1"}) },
+			spec: func(o *storagev1.CSINode) {
+				o.Spec.Drivers = append(o.Spec.Drivers, storagev1.CSINodeDriver{Name: "other.example.com", NodeID: "n1"})
+			},
 			specOf: func(o *storagev1.CSINode) interface{} { return len(o.Spec.Drivers) },
 		}.run},
 		{"volumeattachments", kindCase[*storagev1.VolumeAttachment, *storagev1.VolumeAttachmentList]{
