@@ -15,6 +15,7 @@ import (
 	"github.com/quotad/quotad/internal/admission/priority"
 	"github.com/quotad/quotad/internal/controller/clusterroleaggregation"
 	"github.com/quotad/quotad/internal/controller/crd"
+	"github.com/quotad/quotad/internal/controller/flowcontrol"
 	"github.com/quotad/quotad/internal/controller/garbagecollector"
 	"github.com/quotad/quotad/internal/controller/namespace"
 	"github.com/quotad/quotad/internal/controller/resourcequota"
@@ -88,6 +89,7 @@ func startControllers(ctx context.Context, store *registry.Store, log *slog.Logg
 	run("deployment", workloads.NewDeployment(store, log, wopts).Start)
 	run("job", workloads.NewJob(store, log, wopts).Start)
 	run("cronjob", workloads.NewCronJob(store, log, wopts).Start)
+	run("flowcontrol", flowcontrol.New(store, log, m).Start)
 	run("garbagecollector", garbagecollector.New(store, log, garbagecollector.Options{Panics: m}).Start)
 	return &wg
 }

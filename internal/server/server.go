@@ -273,6 +273,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := reconcileRBAC(ctx, store, log); err != nil {
 		return fmt.Errorf("bootstrap rbac policy: %w", err)
 	}
+	if err := bootstrapFlowControl(ctx, store, log); err != nil {
+		return fmt.Errorf("bootstrap flowcontrol objects: %w", err)
+	}
 	if err := store.BackfillServiceAllocations(ctx); err != nil {
 		return fmt.Errorf("recording service allocations: %w", err)
 	}
