@@ -62,7 +62,9 @@ func TestAdmissionRegistrationKinds(t *testing.T) {
 		{"validatingadmissionpolicybindings", kindCase[*ar.ValidatingAdmissionPolicyBinding, *ar.ValidatingAdmissionPolicyBindingList]{
 			client: c.ValidatingAdmissionPolicyBindings(), obj: &ar.ValidatingAdmissionPolicyBinding{ObjectMeta: meta("replicas-binding"), Spec: ar.ValidatingAdmissionPolicyBindingSpec{
 				PolicyName: "replicas", ValidationActions: []ar.ValidationAction{ar.Deny}}},
-			spec:       func(o *ar.ValidatingAdmissionPolicyBinding) { o.Spec.ValidationActions = []ar.ValidationAction{ar.Warn} },
+			spec: func(o *ar.ValidatingAdmissionPolicyBinding) {
+				o.Spec.ValidationActions = []ar.ValidationAction{ar.Warn}
+			},
 			specOf:     func(o *ar.ValidatingAdmissionPolicyBinding) interface{} { return o.Spec.ValidationActions[0] },
 			generation: true,
 		}.run},
