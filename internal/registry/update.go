@@ -136,7 +136,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 		m.SetManagedFields(om.GetManagedFields())
 	}
 	switch {
-	case subresource == "status":
+	case isStatusLike(subresource):
 		setSpecFrom(obj, old)
 		m.SetLabels(om.GetLabels())
 		m.SetAnnotations(om.GetAnnotations())
@@ -161,6 +161,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 			}
 		}
 	}
+	prepareCSRUpdate(obj, old, subresource, s.now())
 	if ns, ok := obj.(*corev1.Namespace); ok && subresource == "" {
 		ns.Spec.Finalizers = old.(*corev1.Namespace).Spec.Finalizers
 	}
@@ -180,7 +181,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 			return preparedUpdate{}, err
 		}
 	}
-	if errs := s.validate(res, obj, old); len(errs) > 0 {
+	if errs := s.validateUpdate(res, subresource, obj, old); len(errs) > 0 {
 		return preparedUpdate{}, invalid(res, name, errs)
 	}
 	if s.cfg.Admission != nil {

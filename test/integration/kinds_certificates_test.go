@@ -1,0 +1,131 @@
+package integration
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"strings"
+	"testing"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/quotad/quotad/internal/server/servertest"
+)
+
+// csrPEM returns a PEM PKCS#10 request for CN cn and O orgs, and its key.
+func csrPEM(t *testing.T, cn string, orgs ...string) ([]byte, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: cn, Organization: orgs}}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}), key
+}
+
+func newCSR(name string, req []byte, signer string) *certificatesv1.CertificateSigningRequest {
+	return &certificatesv1.CertificateSigningRequest{ObjectMeta: meta(name), Spec: certificatesv1.CertificateSigningRequestSpec{
+		Request: req, SignerName: signer, Usages: []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth},
+		Username: "forged", Groups: []string{"system:masters"}}}
+}
+
+// TestCertificateSigningRequests checks the CSR lifecycle: the requester's identity is the
+// server's to set, the spec never changes, only /approval approves or denies, only /status
+// sets the certificate, with upstream's texts.
+func TestCertificateSigningRequests(t *testing.T) {
+	s := servertest.Start(t)
+	c := s.Client.CertificatesV1().CertificateSigningRequests()
+	ctx := ctxT(t)
+	req, _ := csrPEM(t, "carol", "team-a")
+
+	// 1. Create: username and groups are the requester's, whatever was sent.
+	csr, err := c.Create(ctx, newCSR("carol", req, "example.com/signer"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if csr.Spec.Username == "forged" || len(csr.Status.Conditions) != 0 {
+		t.Errorf("requester = %q %v, status %+v", csr.Spec.Username, csr.Spec.Groups, csr.Status)
+	}
+	who, err := s.Client.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := who.Status.UserInfo; u.Username != csr.Spec.Username || strings.Join(u.Groups, ",") != strings.Join(csr.Spec.Groups, ",") {
+		t.Errorf("spec.username, groups = %q %v, requester is %q %v", csr.Spec.Username, csr.Spec.Groups, u.Username, u.Groups)
+	}
+	if l, err := c.List(ctx, metav1.ListOptions{}); err != nil || len(l.Items) != 1 {
+		t.Fatalf("list: %v %v", l, err)
+	}
+
+	// 2. The main resource changes metadata only: spec and status stay.
+	csr.Labels = map[string]string{"a": "b"}
+	csr.Spec.SignerName = "example.com/other"
+	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue})
+	up, err := c.Update(ctx, csr, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if up.Labels["a"] != "b" || up.Spec.SignerName != "example.com/signer" || len(up.Status.Conditions) != 0 {
+		t.Errorf("main update: labels %v signer %s conditions %v", up.Labels, up.Spec.SignerName, up.Status.Conditions)
+	}
+
+	// 3. /status may not approve.
+	up.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "Test"}}
+	_, err = c.UpdateStatus(ctx, up, metav1.UpdateOptions{})
+	expectInvalid(t, err, `CertificateSigningRequest.certificates.k8s.io "carol" is invalid: status.conditions: Forbidden: updates may not add a condition of type "Approved"`)
+
+	// 4. /approval approves, with timestamps; Denied then is refused.
+	approved, err := c.UpdateApproval(ctx, "carol", up, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(approved.Status.Conditions) != 1 || approved.Status.Conditions[0].LastUpdateTime.IsZero() || approved.Status.Conditions[0].LastTransitionTime.IsZero() {
+		t.Errorf("approval: %+v", approved.Status.Conditions)
+	}
+	approved.Status.Conditions = append(approved.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue})
+	_, err = c.UpdateApproval(ctx, "carol", approved, metav1.UpdateOptions{})
+	expectInvalid(t, err, `CertificateSigningRequest.certificates.k8s.io "carol" is invalid: status.conditions: Invalid value: "Denied": Approved and Denied conditions are mutually exclusive`)
+
+	// 5. /status sets a certificate; it must be PEM certificates.
+	cur, err := c.Get(ctx, "carol", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Status.Certificate = []byte("not a certificate")
+	_, err = c.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+	expectInvalid(t, err, `CertificateSigningRequest.certificates.k8s.io "carol" is invalid: status.certificate: Invalid value: "<certificate data>": must contain at least one CERTIFICATE PEM block`)
+
+	// 6. Validation on create, with upstream's texts.
+	_, err = c.Create(ctx, newCSR("bad-request", []byte("nope"), "example.com/signer"), metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) || !strings.HasSuffix(err.Error(), `: PEM block type must be CERTIFICATE REQUEST`) || !strings.Contains(err.Error(), "spec.request: Invalid value") {
+		t.Errorf("bad request: %v", err)
+	}
+	_, err = c.Create(ctx, newCSR("bad-signer", req, "signer"), metav1.CreateOptions{})
+	expectInvalid(t, err, `CertificateSigningRequest.certificates.k8s.io "bad-signer" is invalid: spec.signerName: Invalid value: "signer": must be a fully qualified domain and path of the form 'example.com/signer-name'`)
+	bad := newCSR("bad-usage", req, "example.com/signer")
+	bad.Spec.Usages = []certificatesv1.KeyUsage{"flying"}
+	_, err = c.Create(ctx, bad, metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), `spec.usages[0]: Unsupported value: "flying": supported values: "any", "cert sign", `) {
+		t.Errorf("bad usage: %v", err)
+	}
+	short := newCSR("short", req, "example.com/signer")
+	short.Spec.ExpirationSeconds = new(int32)
+	*short.Spec.ExpirationSeconds = 60
+	_, err = c.Create(ctx, short, metav1.CreateOptions{})
+	expectInvalid(t, err, `CertificateSigningRequest.certificates.k8s.io "short" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 600 seconds (10 minutes)`)
+
+	// 7. Delete.
+	if err := c.Delete(ctx, "carol", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
