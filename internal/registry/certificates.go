@@ -15,7 +15,9 @@ var csrGR = certificatesv1.SchemeGroupVersion.WithResource("certificatesigningre
 func ServesApproval(res *Resource) bool { return res.Type != nil && res.GroupResource() == csrGR }
 
 // isStatusLike reports a subresource that writes only (part of) the status.
-func isStatusLike(subresource string) bool { return subresource == "status" || subresource == "approval" }
+func isStatusLike(subresource string) bool {
+	return subresource == "status" || subresource == "approval"
+}
 
 // prepareCSRCreate sets what upstream's strategy sets on a new CertificateSigningRequest:
 // the requesting user's identity and an empty status.
