@@ -15,6 +15,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/quotad/quotad/internal/server/servertest"
 )
@@ -127,5 +129,91 @@ func TestCertificateSigningRequests(t *testing.T) {
 	// 7. Delete.
 	if err := c.Delete(ctx, "carol", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCSRSigning gets a client certificate as on a real cluster: a kube-apiserver-client
+// CSR, approved through /approval, is issued by quotad's CA, and the certificate and key
+// authenticate as the request's subject.
+func TestCSRSigning(t *testing.T) {
+	s := servertest.Start(t)
+	c := s.Client.CertificatesV1().CertificateSigningRequests()
+	ctx := ctxT(t)
+	req, key := csrPEM(t, "dave", "team-d")
+	w, err := c.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=dave"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	csr := newCSR("dave", req, certificatesv1.KubeAPIServerClientSignerName)
+	csr.Spec.Usages = []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth}
+	csr, err = c.Create(ctx, csr, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A request with a server usage fails instead.
+	bad := newCSR("eve", req, certificatesv1.KubeAPIServerClientSignerName)
+	bad.Spec.Usages = []certificatesv1.KeyUsage{certificatesv1.UsageServerAuth}
+	if bad, err = c.Create(ctx, bad, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []*certificatesv1.CertificateSigningRequest{csr, bad} {
+		x.Status.Conditions = append(x.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "Test", Message: "approved"})
+		if _, err := c.UpdateApproval(ctx, x.Name, x, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var cert []byte
+	for cert == nil {
+		select {
+		case <-ctx.Done():
+			t.Fatal("no certificate issued")
+		case ev := <-w.ResultChan():
+			if got, ok := ev.Object.(*certificatesv1.CertificateSigningRequest); ok && len(got.Status.Certificate) > 0 {
+				cert = got.Status.Certificate
+			}
+		}
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := rest.AnonymousClientConfig(s.Config)
+	cfg.CertData, cfg.KeyData = cert, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+	dave, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	who, err := dave.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := who.Status.UserInfo; u.Username != "dave" || !strings.Contains(strings.Join(u.Groups, ","), "team-d") {
+		t.Errorf("the issued certificate authenticates as %q %v", u.Username, u.Groups)
+	}
+	// The refused one carries a Failed condition.
+	fw, err := c.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=eve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fw.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			t.Fatal("no Failed condition")
+		case ev := <-fw.ResultChan():
+			got, _ := ev.Object.(*certificatesv1.CertificateSigningRequest)
+			if got == nil {
+				continue
+			}
+			for _, cond := range got.Status.Conditions {
+				if cond.Type == certificatesv1.CertificateFailed && cond.Reason == "SignerValidationFailure" {
+					if len(got.Status.Certificate) != 0 {
+						t.Error("a failed request got a certificate")
+					}
+					return
+				}
+			}
+		}
 	}
 }
