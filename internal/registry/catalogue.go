@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // Resource describes one served resource.
@@ -198,6 +199,7 @@ func Builtins() []*Resource {
 		builtin(admissionregistrationv1.SchemeGroupVersion, "mutatingadmissionpolicies", "MutatingAdmissionPolicy", false, admissionregistrationv1.MutatingAdmissionPolicy{}, admissionregistrationv1.MutatingAdmissionPolicyList{}, nil, withGeneration, withAPIExtensions),
 		builtin(admissionregistrationv1.SchemeGroupVersion, "mutatingadmissionpolicybindings", "MutatingAdmissionPolicyBinding", false, admissionregistrationv1.MutatingAdmissionPolicyBinding{}, admissionregistrationv1.MutatingAdmissionPolicyBindingList{}, nil, withGeneration, withAPIExtensions),
 		builtin(flowcontrolv1.SchemeGroupVersion, "flowschemas", "FlowSchema", false, flowcontrolv1.FlowSchema{}, flowcontrolv1.FlowSchemaList{}, nil, withStatus, withGeneration),
+		builtin(apiregistrationv1.SchemeGroupVersion, "apiservices", "APIService", false, apiregistrationv1.APIService{}, apiregistrationv1.APIServiceList{}, nil, withStatus, withAPIExtensions),
 		builtin(flowcontrolv1.SchemeGroupVersion, "prioritylevelconfigurations", "PriorityLevelConfiguration", false, flowcontrolv1.PriorityLevelConfiguration{}, flowcontrolv1.PriorityLevelConfigurationList{}, nil, withStatus, withGeneration),
 	}
 }

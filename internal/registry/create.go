@@ -125,6 +125,7 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 	}
 	prepareForCreate(res, obj, now)
 	prepareCSRCreate(obj, attrs.User)
+	prepareAPIServiceCreate(obj, now)
 	if s.cfg.Hooks.PrepareForCreate != nil {
 		s.cfg.Hooks.PrepareForCreate(obj)
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/admission/priority"
+	"github.com/quotad/quotad/internal/controller/apiservices"
 	"github.com/quotad/quotad/internal/controller/clusterroleaggregation"
 	"github.com/quotad/quotad/internal/controller/crd"
 	"github.com/quotad/quotad/internal/controller/csrsigning"
@@ -93,6 +94,7 @@ func startControllers(ctx context.Context, store *registry.Store, log *slog.Logg
 	run("job", workloads.NewJob(store, log, wopts).Start)
 	run("cronjob", workloads.NewCronJob(store, log, wopts).Start)
 	run("flowcontrol", flowcontrol.New(store, log, m).Start)
+	run("apiservices", apiservices.New(store, log, m).Start)
 	run("csrsigning", csrsigning.New(store, log, m, func() (*pki.Authority, error) {
 		return pki.LoadAuthority(filepath.Join(cfg.DataDir, "ca.crt"), filepath.Join(cfg.DataDir, "ca.key"))
 	}).Start)

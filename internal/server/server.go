@@ -274,7 +274,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("bootstrap rbac policy: %w", err)
 	}
 	if err := bootstrapFlowControl(ctx, store, log); err != nil {
-		return fmt.Errorf("bootstrap flowcontrol objects: %w", err)
+		return fmt.Errorf("bootstrap flowcontrol objects and apiservices: %w", err)
 	}
 	if err := store.BackfillServiceAllocations(ctx); err != nil {
 		return fmt.Errorf("recording service allocations: %w", err)

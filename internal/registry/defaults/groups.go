@@ -5,10 +5,11 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // applyKindsB sets the defaults of the storage, admissionregistration and
-// flowcontrol kinds; false for other kinds. obj is not nil.
+// flowcontrol and apiregistration kinds; false for other kinds. obj is not nil.
 func applyKindsB(obj runtime.Object) bool {
 	switch o := obj.(type) {
 	case *storagev1.CSIDriver:
@@ -29,6 +30,8 @@ func applyKindsB(obj runtime.Object) bool {
 		FlowSchema(o)
 	case *flowcontrolv1.PriorityLevelConfiguration:
 		PriorityLevelConfiguration(o)
+	case *apiregistrationv1.APIService:
+		APIService(o)
 	default:
 		return false
 	}

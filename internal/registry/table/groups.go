@@ -7,6 +7,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // kindsBKind maps the storage, certificates, admissionregistration and
@@ -43,6 +44,8 @@ func kindsBKind(obj runtime.Object) (schema.GroupKind, bool) {
 		gv, kind = flowcontrolv1.SchemeGroupVersion, "FlowSchema"
 	case *flowcontrolv1.PriorityLevelConfiguration:
 		gv, kind = flowcontrolv1.SchemeGroupVersion, "PriorityLevelConfiguration"
+	case *apiregistrationv1.APIService:
+		gv, kind = apiregistrationv1.SchemeGroupVersion, "APIService"
 	default:
 		return schema.GroupKind{}, false
 	}
@@ -63,6 +66,8 @@ func kindsBPrinter(gk schema.GroupKind) (printer, bool) {
 		p = map[string]func() printer{"MutatingWebhookConfiguration": mutatingWebhookPrinter, "ValidatingWebhookConfiguration": validatingWebhookPrinter,
 			"ValidatingAdmissionPolicy": validatingAdmissionPolicyPrinter, "ValidatingAdmissionPolicyBinding": validatingAdmissionPolicyBindingPrinter,
 			"MutatingAdmissionPolicy": mutatingAdmissionPolicyPrinter, "MutatingAdmissionPolicyBinding": mutatingAdmissionPolicyBindingPrinter}[gk.Kind]
+	case apiregistrationv1.GroupName:
+		p = map[string]func() printer{"APIService": apiServicePrinter}[gk.Kind]
 	case flowcontrolv1.GroupName:
 		p = map[string]func() printer{"FlowSchema": flowSchemaPrinter, "PriorityLevelConfiguration": priorityLevelPrinter}[gk.Kind]
 	}

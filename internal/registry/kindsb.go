@@ -4,6 +4,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/quotad/quotad/internal/auth"
 )
@@ -95,4 +96,15 @@ func conditionTimes(n, o *certificatesv1.CertificateSigningRequest, now metav1.T
 			}
 		}
 	}
+}
+
+// prepareAPIServiceCreate marks a local APIService available on create, as kube-aggregator's
+// strategy does.
+func prepareAPIServiceCreate(obj runtime.Object, now metav1.Time) {
+	a, ok := obj.(*apiregistrationv1.APIService)
+	if !ok || a.Spec.Service != nil {
+		return
+	}
+	a.Status.Conditions = []apiregistrationv1.APIServiceCondition{{Type: apiregistrationv1.Available, Status: apiregistrationv1.ConditionTrue,
+		LastTransitionTime: now, Reason: "Local", Message: "Local APIServices are always available"}}
 }

@@ -1,0 +1,20 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/quotad/quotad/internal/controller/apiservices"
+	"github.com/quotad/quotad/internal/controller/flowcontrol"
+	"github.com/quotad/quotad/internal/registry"
+)
+
+// bootstrapFlowControl creates, before the server serves as kube-apiserver does, upstream's
+// mandatory FlowSchemas and PriorityLevelConfigurations (exempt, catch-all) and the local
+// APIService of every served group-version; their controllers keep them afterwards.
+func bootstrapFlowControl(ctx context.Context, store *registry.Store, log *slog.Logger) error {
+	if err := flowcontrol.New(store, log, nil).Sync(ctx); err != nil {
+		return err
+	}
+	return apiservices.New(store, log, nil).Sync(ctx)
+}
