@@ -270,6 +270,7 @@ flowschema.flowcontrol.apiserver.k8s.io/tenants created
 		{"get volumeattachments", "NAME  ATTACHER  PV  NODE  ATTACHED  AGE\nva-1  csi.example.com  pv-1  node-1  false  <age>\n"},
 		{"get csistoragecapacities -n kinds-b", "NAME  STORAGECLASSNAME  CAPACITY\ncap-1  fast  10Gi\n"},
 		{"get vac", "NAME  DRIVERNAME  AGE\ngold  csi.example.com  <age>\n"},
+		{"get apiservices v1.storage.k8s.io v1.", "NAME  SERVICE  AVAILABLE  AGE\nv1.storage.k8s.io  Local  True  <age>\nv1.  Local  True  <age>\n"},
 		{"get validatingwebhookconfigurations", "NAME  WEBHOOKS  AGE\nchecks  1  <age>\n"},
 		{"get validatingadmissionpolicies", "NAME  VALIDATIONS  PARAMKIND  AGE\nmax-replicas  1  <unset>  <age>\n"},
 		{"get validatingadmissionpolicybindings", "NAME  POLICYNAME  PARAMREF  AGE\nmax-replicas  max-replicas  <unset>  <age>\n"},
