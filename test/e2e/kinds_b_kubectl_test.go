@@ -284,6 +284,18 @@ flowschema.flowcontrol.apiserver.k8s.io/tenants created
 	c.waitKubectl(func(s string) bool {
 		return normalizeTable(s) == "NAME  PRIORITYLEVEL  MATCHINGPRECEDENCE  DISTINGUISHERMETHOD  AGE  MISSINGPL\nexempt  exempt  1  <none>  <age>  False\ntenants  tenants  1000  <none>  <age>  False\ncatch-all  catch-all  10000  ByUser  <age>  False\n"
 	}, "get", "flowschemas", "--sort-by=.spec.matchingPrecedence")
+	// OpenAPI: kubectl explain knows the kinds.
+	for _, tc := range []struct{ args, want string }{
+		{"explain csr.spec.signerName", "FIELD: signerName <string>"},
+		{"explain flowschemas.spec.matchingPrecedence", "FIELD: matchingPrecedence <integer>"},
+		{"explain validatingadmissionpolicies.spec.failurePolicy", "FIELD: failurePolicy <string>"},
+		{"explain csidrivers.spec.fsGroupPolicy", "FIELD: fsGroupPolicy <string>"},
+		{"explain apiservices.spec.groupPriorityMinimum", "FIELD: groupPriorityMinimum <integer>"},
+	} {
+		if out := c.must(strings.Fields(tc.args)...); !strings.Contains(out, tc.want) {
+			t.Errorf("kubectl %s:\n%s", tc.args, out)
+		}
+	}
 	// api-extensions category.
 	out := c.must("get", "api-extensions", "-o", "name")
 	for _, want := range []string{"validatingwebhookconfiguration.admissionregistration.k8s.io/checks", "mutatingadmissionpolicy.admissionregistration.k8s.io/add-label"} {

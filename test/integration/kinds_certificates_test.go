@@ -217,3 +217,45 @@ func TestCSRSigning(t *testing.T) {
 		}
 	}
 }
+
+// TestKindsBDiscovery: the new groups' resources are discovered with their subresources,
+// short names and categories as upstream lists them.
+func TestKindsBDiscovery(t *testing.T) {
+	s := servertest.Start(t)
+	for _, tc := range []struct {
+		gv   string
+		want []string
+	}{
+		{"certificates.k8s.io/v1", []string{"certificatesigningrequests[csr]", "certificatesigningrequests/approval", "certificatesigningrequests/status"}},
+		{"storage.k8s.io/v1", []string{"csidrivers", "csinodes", "csistoragecapacities", "volumeattachments", "volumeattachments/status", "volumeattributesclasses[vac]"}},
+		{"admissionregistration.k8s.io/v1", []string{"mutatingadmissionpolicies(api-extensions)", "validatingadmissionpolicies(api-extensions)", "validatingadmissionpolicies/status", "validatingwebhookconfigurations(api-extensions)"}},
+		{"flowcontrol.apiserver.k8s.io/v1", []string{"flowschemas", "flowschemas/status", "prioritylevelconfigurations", "prioritylevelconfigurations/status"}},
+		{"apiregistration.k8s.io/v1", []string{"apiservices(api-extensions)", "apiservices/status"}},
+	} {
+		list, err := s.Client.Discovery().ServerResourcesForGroupVersion(tc.gv)
+		if err != nil {
+			t.Errorf("%s: %v", tc.gv, err)
+			continue
+		}
+		var got []string
+		for _, r := range list.APIResources {
+			name := r.Name
+			if len(r.ShortNames) > 0 {
+				name += "[" + strings.Join(r.ShortNames, ",") + "]"
+			}
+			if len(r.Categories) > 0 {
+				name += "(" + strings.Join(r.Categories, ",") + ")"
+			}
+			got = append(got, name)
+		}
+		for _, w := range tc.want {
+			found := false
+			for _, g := range got {
+				found = found || g == w
+			}
+			if !found {
+				t.Errorf("%s: no %s in %v", tc.gv, w, got)
+			}
+		}
+	}
+}
