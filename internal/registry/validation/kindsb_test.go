@@ -37,7 +37,9 @@ func TestKindsBValidationMessages(t *testing.T) {
 	}{
 		{"webhook http url", hook(func(w *ar.ValidatingWebhook) { w.ClientConfig.URL = ptrTo("http://h.example.com") }),
 			[]string{`webhooks[0].clientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`}},
-		{"webhook both url and service", hook(func(w *ar.ValidatingWebhook) { w.ClientConfig.Service = &ar.ServiceReference{Namespace: "n", Name: "s"} }),
+		{"webhook both url and service", hook(func(w *ar.ValidatingWebhook) {
+			w.ClientConfig.Service = &ar.ServiceReference{Namespace: "n", Name: "s"}
+		}),
 			[]string{`webhooks[0].clientConfig: Required value: exactly one of url or service is required`}},
 		{"webhook timeout", hook(func(w *ar.ValidatingWebhook) { w.TimeoutSeconds = ptrTo(int32(31)) }),
 			[]string{`webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds`}},
