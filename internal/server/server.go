@@ -233,7 +233,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// holds, unless the configuration brings its own resolver.
 	escalation := &rbacescalation.Checker{Reader: reader, Resolver: cfg.RuleResolver}
 	rcfg := registry.Config{
-		Storage: st, Catalogue: cat, Hooks: hooks(cat), Admission: rbacAdmission{chain, escalation}, Logger: log,
+		Storage: st, Catalogue: cat, Hooks: hooks(cat), Admission: certAdmission{rbacAdmission{chain, escalation}, escalation}, Logger: log,
 	}
 	if chain.QuotaEnabled() {
 		rcfg.Quota = quotaAccounting{plugin: quotaPlugin, reg: quotaReg}

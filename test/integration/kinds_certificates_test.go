@@ -13,6 +13,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -258,4 +259,49 @@ func TestKindsBDiscovery(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCSRApprovalNeedsSigner: approving needs "approve" on the request's signer (by name or
+// "<domain>/*"), as upstream's CertificateApproval admission requires, even for a user
+// allowed to update certificatesigningrequests/approval.
+func TestCSRApprovalNeedsSigner(t *testing.T) {
+	s := rbacServer(t)
+	ctx := ctxT(t)
+	admin := s.Client
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "csr-approver"}, Rules: []rbacv1.PolicyRule{
+		rbacRule(strs("get", "list", "create"), strs("certificates.k8s.io"), strs("certificatesigningrequests")),
+		rbacRule(strs("update"), strs("certificates.k8s.io"), strs("certificatesigningrequests/approval")),
+	}}
+	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "alice-csr"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "csr-approver"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	alice := clientFor(t, configAs(s, "alice-token")).CertificatesV1().CertificateSigningRequests()
+	req, _ := csrPEM(t, "root", "system:masters")
+	var csr *certificatesv1.CertificateSigningRequest
+	waitFor(t, func() bool {
+		var err error
+		csr, err = alice.Create(ctx, newCSR("escalate", req, certificatesv1.KubeAPIServerClientSignerName), metav1.CreateOptions{})
+		return err == nil
+	})
+	if csr.Spec.Username != "alice" {
+		t.Errorf("requester %q", csr.Spec.Username)
+	}
+	csr.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue}}
+	_, err := alice.UpdateApproval(ctx, "escalate", csr, metav1.UpdateOptions{})
+	wantForbidden(t, "approve", err, `certificatesigningrequests.certificates.k8s.io "escalate" is forbidden: user not permitted to approve requests with signerName "kubernetes.io/kube-apiserver-client"`)
+
+	// With "approve" on the signer's domain wildcard, alice may approve.
+	role.Rules = append(role.Rules, rbacRule(strs("approve"), strs("certificates.k8s.io"), strs("signers"), "kubernetes.io/*"))
+	if _, err := admin.RbacV1().ClusterRoles().Update(ctx, role, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		_, err := alice.UpdateApproval(ctx, "escalate", csr, metav1.UpdateOptions{})
+		return err == nil
+	})
 }
