@@ -186,7 +186,7 @@ func Builtins() []*Resource {
 		builtin(storagev1.SchemeGroupVersion, "storageclasses", "StorageClass", false, storagev1.StorageClass{}, storagev1.StorageClassList{}, []string{"sc"}),
 		builtin(apiextensionsv1.SchemeGroupVersion, "customresourcedefinitions", "CustomResourceDefinition", false, apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{}, []string{"crd", "crds"}, withStatus, withGeneration),
 		// kinds-b: storage, certificates, admissionregistration, flowcontrol.
-		builtin(storagev1.SchemeGroupVersion, "csidrivers", "CSIDriver", false, storagev1.CSIDriver{}, storagev1.CSIDriverList{}, nil, withGeneration),
+		builtin(storagev1.SchemeGroupVersion, "csidrivers", "CSIDriver", false, storagev1.CSIDriver{}, storagev1.CSIDriverList{}, nil),
 		builtin(storagev1.SchemeGroupVersion, "csinodes", "CSINode", false, storagev1.CSINode{}, storagev1.CSINodeList{}, nil),
 		builtin(storagev1.SchemeGroupVersion, "volumeattachments", "VolumeAttachment", false, storagev1.VolumeAttachment{}, storagev1.VolumeAttachmentList{}, nil, withStatus),
 		builtin(storagev1.SchemeGroupVersion, "csistoragecapacities", "CSIStorageCapacity", true, storagev1.CSIStorageCapacity{}, storagev1.CSIStorageCapacityList{}, nil),

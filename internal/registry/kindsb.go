@@ -2,6 +2,7 @@ package registry
 
 import (
 	certificatesv1 "k8s.io/api/certificates/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
@@ -37,11 +38,19 @@ func prepareCSRCreate(obj runtime.Object, u auth.User) {
 	csr.Status = certificatesv1.CertificateSigningRequestStatus{Conditions: []certificatesv1.CertificateSigningRequestCondition{}}
 }
 
-// prepareCSRUpdate is upstream's split of a CertificateSigningRequest update: the spec never
+// prepareCSRUpdate bumps a CSIDriver's generation on spec changes, and is upstream's split of a CertificateSigningRequest update: the spec never
 // changes; the main resource keeps the status; /status keeps the Approved and Denied
 // conditions as stored (when their number is unchanged) and may set the certificate;
 // /approval changes only the conditions. Conditions get their timestamps.
 func prepareCSRUpdate(obj, old runtime.Object, subresource string, now metav1.Time) {
+	if d, ok := obj.(*storagev1.CSIDriver); ok && subresource == "" {
+		// A CSIDriver is created at generation 0 (upstream's strategy does not set it) and
+		// counts spec changes from there.
+		if o, ok := old.(*storagev1.CSIDriver); ok && !semantic.DeepEqual(d.Spec, o.Spec) {
+			d.Generation = o.Generation + 1
+		}
+		return
+	}
 	n, ok := obj.(*certificatesv1.CertificateSigningRequest)
 	o, ok2 := old.(*certificatesv1.CertificateSigningRequest)
 	if !ok || !ok2 {

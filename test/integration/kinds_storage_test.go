@@ -40,9 +40,8 @@ func TestStorageKinds(t *testing.T) {
 	}{
 		{"csidrivers", kindCase[*storagev1.CSIDriver, *storagev1.CSIDriverList]{
 			client: st.CSIDrivers(), obj: &storagev1.CSIDriver{ObjectMeta: meta("csi.example.com")},
-			spec:       func(o *storagev1.CSIDriver) { o.Spec.PodInfoOnMount = boolp(true) },
-			specOf:     func(o *storagev1.CSIDriver) interface{} { return *o.Spec.PodInfoOnMount },
-			generation: true,
+			spec:   func(o *storagev1.CSIDriver) { o.Spec.PodInfoOnMount = boolp(true) },
+			specOf: func(o *storagev1.CSIDriver) interface{} { return *o.Spec.PodInfoOnMount },
 		}.run},
 		{"csinodes", kindCase[*storagev1.CSINode, *storagev1.CSINodeList]{
 			client: st.CSINodes(), obj: &storagev1.CSINode{ObjectMeta: meta("node-1"), Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: "csi.example.com", NodeID: "n1"}}}},
@@ -78,6 +77,23 @@ func TestStorageKinds(t *testing.T) {
 	}
 	if got := strings.TrimSpace(fmt.Sprintln(*d.Spec.AttachRequired, *d.Spec.PodInfoOnMount, *d.Spec.StorageCapacity, *d.Spec.FSGroupPolicy, d.Spec.VolumeLifecycleModes, *d.Spec.RequiresRepublish, *d.Spec.SELinuxMount)); got != "true false false ReadWriteOnceWithFSType [Persistent] false false" {
 		t.Errorf("CSIDriver defaults: %s", got)
+	}
+
+	// A CSIDriver starts at generation 0, as upstream's, and counts spec changes.
+	if d.Generation != 0 {
+		t.Errorf("new CSIDriver generation = %d, want 0", d.Generation)
+	}
+	for _, change := range []func(){
+		func() { d.Spec.StorageCapacity = boolp(true) },
+		func() { d.Labels = map[string]string{"a": "b"} },
+	} {
+		change()
+		if d, err = st.CSIDrivers().Update(ctx, d, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if d.Generation != 1 {
+			t.Errorf("CSIDriver generation = %d after a spec change, want 1", d.Generation)
+		}
 	}
 
 	// One validation error of each kind, with upstream's text.
