@@ -284,6 +284,14 @@ flowschema.flowcontrol.apiserver.k8s.io/tenants created
 	c.waitKubectl(func(s string) bool {
 		return normalizeTable(s) == "NAME  PRIORITYLEVEL  MATCHINGPRECEDENCE  DISTINGUISHERMETHOD  AGE  MISSINGPL\nexempt  exempt  1  <none>  <age>  False\ntenants  tenants  1000  <none>  <age>  False\ncatch-all  catch-all  10000  ByUser  <age>  False\n"
 	}, "get", "flowschemas", "--sort-by=.spec.matchingPrecedence")
+	// Server-side apply of the same manifest (renamed) works for every kind.
+	ssa := strings.NewReplacer("name: csi.example.com\n", "name: ssa.example.com\n", "name: node-1\n", "name: node-2\n", "name: va-1\n", "name: va-2\n",
+		"name: cap-1\n", "name: cap-2\n", "name: gold\n", "name: silver\n", "name: checks\n", "name: checks-2\n", "name: mutations\n", "name: mutations-2\n",
+		"name: max-replicas\n", "name: max-replicas-2\n", "name: add-label\n", "name: add-label-2\n", "name: tenants\n", "name: tenants-2\n").Replace(kindsBManifest)
+	r = c.kubectlIn(ssa, "apply", "--server-side", "-f", "-")
+	if r.code != 0 || strings.Count(r.stdout, " serverside-applied\n") != 14 {
+		t.Errorf("server-side apply: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	// OpenAPI: kubectl explain knows the kinds.
 	for _, tc := range []struct{ args, want string }{
 		{"explain csr.spec.signerName", "FIELD: signerName <string>"},
