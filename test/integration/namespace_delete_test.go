@@ -13,6 +13,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -68,6 +69,7 @@ func namespaceFixtures(hard corev1.ResourceList) map[string]runtime.Object {
 		"rolebindings.rbac.authorization.k8s.io": &rbacv1.RoleBinding{ObjectMeta: meta("rb"),
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "role"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"}}},
+		"csistoragecapacities.storage.k8s.io": &storagev1.CSIStorageCapacity{ObjectMeta: meta("cap"), StorageClassName: "fast"},
 	}
 }
 
