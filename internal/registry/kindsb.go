@@ -38,11 +38,11 @@ func prepareCSRCreate(obj runtime.Object, u auth.User) {
 	csr.Status = certificatesv1.CertificateSigningRequestStatus{Conditions: []certificatesv1.CertificateSigningRequestCondition{}}
 }
 
-// prepareCSRUpdate bumps a CSIDriver's generation on spec changes, and is upstream's split of a CertificateSigningRequest update: the spec never
+// prepareKindsBUpdate bumps a CSIDriver's generation on spec changes, and is upstream's split of a CertificateSigningRequest update: the spec never
 // changes; the main resource keeps the status; /status keeps the Approved and Denied
 // conditions as stored (when their number is unchanged) and may set the certificate;
 // /approval changes only the conditions. Conditions get their timestamps.
-func prepareCSRUpdate(obj, old runtime.Object, subresource string, now metav1.Time) {
+func prepareKindsBUpdate(obj, old runtime.Object, subresource string, now metav1.Time) {
 	if d, ok := obj.(*storagev1.CSIDriver); ok && subresource == "" {
 		// A CSIDriver is created at generation 0 (upstream's strategy does not set it) and
 		// counts spec changes from there.

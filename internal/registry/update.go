@@ -161,7 +161,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 			}
 		}
 	}
-	prepareCSRUpdate(obj, old, subresource, s.now())
+	prepareKindsBUpdate(obj, old, subresource, s.now())
 	if ns, ok := obj.(*corev1.Namespace); ok && subresource == "" {
 		ns.Spec.Finalizers = old.(*corev1.Namespace).Spec.Finalizers
 	}
