@@ -274,7 +274,11 @@ flowschema.flowcontrol.apiserver.k8s.io/tenants created
 		{"get validatingwebhookconfigurations", "NAME  WEBHOOKS  AGE\nchecks  1  <age>\n"},
 		{"get validatingadmissionpolicies", "NAME  VALIDATIONS  PARAMKIND  AGE\nmax-replicas  1  <unset>  <age>\n"},
 		{"get validatingadmissionpolicybindings", "NAME  POLICYNAME  PARAMREF  AGE\nmax-replicas  max-replicas  <unset>  <age>\n"},
-		{"get prioritylevelconfigurations", "NAME  TYPE  NOMINALCONCURRENCYSHARES  QUEUES  HANDSIZE  QUEUELENGTHLIMIT  AGE\ncatch-all  Limited  5  <none>  <none>  <none>  <age>\nexempt  Exempt  <none>  <none>  <none>  <none>  <age>\ntenants  Limited  30  64  8  50  <age>\n"},
+		{"get prioritylevelconfigurations", "NAME  TYPE  NOMINALCONCURRENCYSHARES  QUEUES  HANDSIZE  QUEUELENGTHLIMIT  AGE\n" +
+			"catch-all  Limited  5  <none>  <none>  <none>  <age>\nexempt  Exempt  <none>  <none>  <none>  <none>  <age>\n" +
+			"global-default  Limited  20  128  6  50  <age>\nleader-election  Limited  10  16  4  50  <age>\nnode-high  Limited  40  64  6  50  <age>\n" +
+			"system  Limited  30  64  6  50  <age>\ntenants  Limited  30  64  8  50  <age>\nworkload-high  Limited  40  128  6  50  <age>\n" +
+			"workload-low  Limited  100  128  6  50  <age>\n"},
 	} {
 		if got := normalizeTable(c.must(strings.Fields(tc.args)...)); got != tc.want {
 			t.Errorf("kubectl %s:\n got %q\nwant %q", tc.args, got, tc.want)
@@ -282,7 +286,13 @@ flowschema.flowcontrol.apiserver.k8s.io/tenants created
 	}
 	// The flow schemas, mandatory ones included, once the controller marked them.
 	c.waitKubectl(func(s string) bool {
-		return normalizeTable(s) == "NAME  PRIORITYLEVEL  MATCHINGPRECEDENCE  DISTINGUISHERMETHOD  AGE  MISSINGPL\nexempt  exempt  1  <none>  <age>  False\ntenants  tenants  1000  <none>  <age>  False\ncatch-all  catch-all  10000  ByUser  <age>  False\n"
+		return normalizeTable(s) == "NAME  PRIORITYLEVEL  MATCHINGPRECEDENCE  DISTINGUISHERMETHOD  AGE  MISSINGPL\n"+
+			"exempt  exempt  1  <none>  <age>  False\nprobes  exempt  2  <none>  <age>  False\n"+
+			"system-leader-election  leader-election  100  ByUser  <age>  False\nsystem-node-high  node-high  400  ByUser  <age>  False\n"+
+			"system-nodes  system  500  ByUser  <age>  False\nkube-controller-manager  workload-high  800  ByNamespace  <age>  False\n"+
+			"kube-scheduler  workload-high  800  ByNamespace  <age>  False\nkube-system-service-accounts  workload-high  900  ByNamespace  <age>  False\n"+
+			"tenants  tenants  1000  <none>  <age>  False\nservice-accounts  workload-low  9000  ByUser  <age>  False\n"+
+			"global-default  global-default  9900  ByUser  <age>  False\ncatch-all  catch-all  10000  ByUser  <age>  False\n"
 	}, "get", "flowschemas", "--sort-by=.spec.matchingPrecedence")
 	// Server-side apply of the same manifest (renamed) works for every kind.
 	ssa := strings.NewReplacer("name: csi.example.com\n", "name: ssa.example.com\n", "name: node-1\n", "name: node-2\n", "name: va-1\n", "name: va-2\n",

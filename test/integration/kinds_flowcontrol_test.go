@@ -157,3 +157,91 @@ func waitDangling(ctx context.Context, t *testing.T, w watch.Interface, status f
 		}
 	}
 }
+
+// TestFlowControlSuggested: upstream's suggested objects exist from the start, come back when
+// deleted, and have their spec put back unless their autoupdate-spec annotation is "false".
+func TestFlowControlSuggested(t *testing.T) {
+	s := servertest.Start(t)
+	c := s.Client.FlowcontrolV1()
+	ctx := ctxT(t)
+	for _, name := range []string{"system", "node-high", "leader-election", "workload-high", "workload-low", "global-default"} {
+		if _, err := c.PriorityLevelConfigurations().Get(ctx, name, metav1.GetOptions{}); err != nil {
+			t.Errorf("priority level %s: %v", name, err)
+		}
+	}
+	for _, name := range []string{"system-nodes", "system-node-high", "probes", "system-leader-election", "kube-controller-manager", "kube-scheduler",
+		"kube-system-service-accounts", "service-accounts", "global-default"} {
+		if _, err := c.FlowSchemas().Get(ctx, name, metav1.GetOptions{}); err != nil {
+			t.Errorf("flow schema %s: %v", name, err)
+		}
+	}
+	w, err := c.PriorityLevelConfigurations().Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=workload-low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	next := func() *flowcontrolv1.PriorityLevelConfiguration {
+		t.Helper()
+		for {
+			select {
+			case <-ctx.Done():
+				t.Fatal("no event")
+			case ev := <-w.ResultChan():
+				if pl, ok := ev.Object.(*flowcontrolv1.PriorityLevelConfiguration); ok && ev.Type != watch.Deleted {
+					return pl
+				}
+			}
+		}
+	}
+	next() // the initial state
+	// 1. A spec change is put back.
+	pl, err := c.PriorityLevelConfigurations().Get(ctx, "workload-low", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl.Spec.Limited.NominalConcurrencyShares = int32p(1)
+	if _, err := c.PriorityLevelConfigurations().Update(ctx, pl, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for pl = next(); *pl.Spec.Limited.NominalConcurrencyShares != 100; pl = next() {
+	}
+	// 2. With autoupdate-spec "false" the owner's spec stays.
+	pl.Annotations[flowcontrolv1.AutoUpdateAnnotationKey] = "false"
+	pl.Spec.Limited.NominalConcurrencyShares = int32p(2)
+	if _, err := c.PriorityLevelConfigurations().Update(ctx, pl, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Another change makes the controller look again; still the owner's value.
+	if _, err := c.PriorityLevelConfigurations().Create(ctx, &flowcontrolv1.PriorityLevelConfiguration{ObjectMeta: meta("poke"), Spec: flowcontrolv1.PriorityLevelConfigurationSpec{
+		Type: flowcontrolv1.PriorityLevelEnablementLimited, Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{LimitResponse: flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeReject}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fw, err := c.FlowSchemas().Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=global-default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fw.Stop()
+	// 3. A deleted suggested schema comes back.
+	if err := c.FlowSchemas().Delete(ctx, "global-default", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for deleted := false; ; {
+		ev := <-fw.ResultChan()
+		if ev.Type == watch.Deleted {
+			deleted = true
+		}
+		if ev.Type == watch.Added && deleted {
+			break
+		}
+		if ev.Type == watch.Error || ev.Object == nil {
+			t.Fatal("watch ended before global-default came back")
+		}
+	}
+	got, err := c.PriorityLevelConfigurations().Get(ctx, "workload-low", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := *got.Spec.Limited.NominalConcurrencyShares; n != 2 {
+		t.Errorf("workload-low with autoupdate false: nominalConcurrencyShares %d, want the owner's 2", n)
+	}
+}

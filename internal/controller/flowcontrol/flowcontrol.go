@@ -7,12 +7,14 @@ import (
 	"time"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/registry/defaults"
 	"github.com/quotad/quotad/internal/registry/validation"
 )
 
@@ -53,48 +55,38 @@ func (c *Controller) Start(ctx context.Context) error {
 	return nil
 }
 
-// Sync makes one pass: 1. create the missing mandatory priority levels, 2. the missing
-// mandatory schemas, 3. set each schema's Dangling condition.
+// Sync makes one pass: 1. ensure the priority levels (mandatory, then suggested), 2. the
+// flow schemas, 3. set each schema's Dangling condition.
 func (c *Controller) Sync(ctx context.Context) error {
-	levels, _, err := c.store.ListObjects(ctx, c.levels(), "")
+	var levels []runtime.Object
+	for _, pl := range append(validation.MandatoryPriorityLevelConfigurations(), SuggestedPriorityLevelConfigurations()...) {
+		levels = append(levels, pl.DeepCopy())
+	}
+	if err := c.ensure(ctx, c.levels(), levels); err != nil {
+		return err
+	}
+	var schemas []runtime.Object
+	for _, fs := range append(validation.MandatoryFlowSchemas(), SuggestedFlowSchemas()...) {
+		schemas = append(schemas, fs.DeepCopy())
+	}
+	if err := c.ensure(ctx, c.schemas(), schemas); err != nil {
+		return err
+	}
+	stored, _, err := c.store.ListObjects(ctx, c.levels(), "")
 	if err != nil {
 		return err
 	}
 	have := map[string]bool{}
-	for _, o := range levels {
+	for _, o := range stored {
 		if m, err := controller.Meta(o); err == nil {
 			have[m.GetName()] = true
 		}
 	}
-	for _, pl := range validation.MandatoryPriorityLevelConfigurations() {
-		if !have[pl.Name] {
-			if err := c.create(ctx, c.levels(), &pl); err != nil {
-				return err
-			}
-			have[pl.Name] = true
-		}
-	}
-	schemas, _, err := c.store.ListObjects(ctx, c.schemas(), "")
+	all, _, err := c.store.ListObjects(ctx, c.schemas(), "")
 	if err != nil {
 		return err
 	}
-	haveFS := map[string]bool{}
-	for _, o := range schemas {
-		if fs, ok := o.(*flowcontrolv1.FlowSchema); ok {
-			haveFS[fs.Name] = true
-		}
-	}
-	for _, fs := range validation.MandatoryFlowSchemas() {
-		if !haveFS[fs.Name] {
-			if err := c.create(ctx, c.schemas(), &fs); err != nil {
-				return err
-			}
-			if schemas, _, err = c.store.ListObjects(ctx, c.schemas(), ""); err != nil {
-				return err
-			}
-		}
-	}
-	for _, o := range schemas {
+	for _, o := range all {
 		fs, ok := o.(*flowcontrolv1.FlowSchema)
 		if !ok {
 			continue
@@ -116,6 +108,75 @@ func (c *Controller) Sync(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// ensure creates each wanted object that is missing and puts back the spec of one that
+// differs while its autoupdate-spec annotation is "true" (wanted objects are compared with
+// defaults applied, as stored).
+func (c *Controller) ensure(ctx context.Context, res *registry.Resource, want []runtime.Object) error {
+	stored, _, err := c.store.ListObjects(ctx, res, "")
+	if err != nil {
+		return err
+	}
+	byName := map[string]runtime.Object{}
+	for _, o := range stored {
+		if m, err := controller.Meta(o); err == nil {
+			byName[m.GetName()] = o
+		}
+	}
+	for _, w := range want {
+		defaults.Apply(w)
+		wm, err := controller.Meta(w)
+		if err != nil {
+			return err
+		}
+		cur := byName[wm.GetName()]
+		if cur == nil {
+			if err := c.create(ctx, res, w.DeepCopyObject()); err != nil {
+				return err
+			}
+			continue
+		}
+		if cm, err := controller.Meta(cur); err != nil || cm.GetAnnotations()[flowcontrolv1.AutoUpdateAnnotationKey] != "true" || sameSpec(cur, w) {
+			continue
+		}
+		_, err = c.store.Update(ctx, res, "", wm.GetName(), "", func(o runtime.Object) (runtime.Object, error) {
+			if m, err := controller.Meta(o); err != nil || m.GetAnnotations()[flowcontrolv1.AutoUpdateAnnotationKey] != "true" {
+				return o, err
+			}
+			setSpec(o, w)
+			return o, nil
+		}, registry.WriteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+func sameSpec(cur, want runtime.Object) bool {
+	switch c := cur.(type) {
+	case *flowcontrolv1.FlowSchema:
+		w, ok := want.(*flowcontrolv1.FlowSchema)
+		return ok && equality.Semantic.DeepEqual(c.Spec, w.Spec)
+	case *flowcontrolv1.PriorityLevelConfiguration:
+		w, ok := want.(*flowcontrolv1.PriorityLevelConfiguration)
+		return ok && equality.Semantic.DeepEqual(c.Spec, w.Spec)
+	}
+	return true
+}
+
+func setSpec(cur, want runtime.Object) {
+	switch c := cur.(type) {
+	case *flowcontrolv1.FlowSchema:
+		if w, ok := want.(*flowcontrolv1.FlowSchema); ok {
+			c.Spec = *w.Spec.DeepCopy()
+		}
+	case *flowcontrolv1.PriorityLevelConfiguration:
+		if w, ok := want.(*flowcontrolv1.PriorityLevelConfiguration); ok {
+			c.Spec = *w.Spec.DeepCopy()
+		}
+	}
 }
 
 func (c *Controller) create(ctx context.Context, res *registry.Resource, obj runtime.Object) error {
