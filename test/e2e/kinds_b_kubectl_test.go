@@ -242,7 +242,22 @@ spec:
 // flowcontrol kind with kubectl and reads them back as kubectl get prints them.
 func TestKindsBApplyKubectl(t *testing.T) {
 	c := start(t)
-	c.expectOut(kindsBManifest, `namespace/kinds-b created
+	csr, _ := csrManifest(t, "kinds-b", "kinds-b")
+	manifest := kindsBManifest + "---\n" + csr + `---
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata:
+  name: v1beta1.metrics.example.com
+spec:
+  group: metrics.example.com
+  version: v1beta1
+  groupPriorityMinimum: 100
+  versionPriority: 100
+  service:
+    namespace: kinds-b
+    name: metrics
+`
+	c.expectOut(manifest, `namespace/kinds-b created
 csidriver.storage.k8s.io/csi.example.com created
 csinode.storage.k8s.io/node-1 created
 volumeattachment.storage.k8s.io/va-1 created
@@ -256,12 +271,14 @@ mutatingadmissionpolicy.admissionregistration.k8s.io/add-label created
 mutatingadmissionpolicybinding.admissionregistration.k8s.io/add-label created
 prioritylevelconfiguration.flowcontrol.apiserver.k8s.io/tenants created
 flowschema.flowcontrol.apiserver.k8s.io/tenants created
+certificatesigningrequest.certificates.k8s.io/kinds-b created
+apiservice.apiregistration.k8s.io/v1beta1.metrics.example.com created
 `, "apply", "-f", "-")
 	// A second apply succeeds. (Kinds whose atomic lists the server defaults — webhook and
 	// policy rules' scope — are "configured", as kubectl's three-way patch reports them
 	// against kube-apiserver too.)
-	r := c.kubectlIn(kindsBManifest, "apply", "-f", "-")
-	if r.code != 0 || strings.Count(r.stdout, " unchanged\n")+strings.Count(r.stdout, " configured\n") != 14 || strings.Count(r.stdout, " unchanged\n") < 11 {
+	r := c.kubectlIn(manifest, "apply", "-f", "-")
+	if r.code != 0 || strings.Count(r.stdout, " unchanged\n")+strings.Count(r.stdout, " configured\n") != 16 || strings.Count(r.stdout, " unchanged\n") < 13 {
 		t.Errorf("second apply: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	for _, tc := range []struct{ args, want string }{
@@ -270,7 +287,7 @@ flowschema.flowcontrol.apiserver.k8s.io/tenants created
 		{"get volumeattachments", "NAME  ATTACHER  PV  NODE  ATTACHED  AGE\nva-1  csi.example.com  pv-1  node-1  false  <age>\n"},
 		{"get csistoragecapacities -n kinds-b", "NAME  STORAGECLASSNAME  CAPACITY\ncap-1  fast  10Gi\n"},
 		{"get vac", "NAME  DRIVERNAME  AGE\ngold  csi.example.com  <age>\n"},
-		{"get apiservices v1.storage.k8s.io v1.", "NAME  SERVICE  AVAILABLE  AGE\nv1.storage.k8s.io  Local  True  <age>\nv1.  Local  True  <age>\n"},
+		{"get apiservices v1.storage.k8s.io v1. v1beta1.metrics.example.com", "NAME  SERVICE  AVAILABLE  AGE\nv1.storage.k8s.io  Local  True  <age>\nv1.  Local  True  <age>\nv1beta1.metrics.example.com  kinds-b/metrics  Unknown  <age>\n"},
 		{"get validatingwebhookconfigurations", "NAME  WEBHOOKS  AGE\nchecks  1  <age>\n"},
 		{"get validatingadmissionpolicies", "NAME  VALIDATIONS  PARAMKIND  AGE\nmax-replicas  1  <unset>  <age>\n"},
 		{"get validatingadmissionpolicybindings", "NAME  POLICYNAME  PARAMREF  AGE\nmax-replicas  max-replicas  <unset>  <age>\n"},
