@@ -202,6 +202,9 @@ func apiResources(all []*registry.Resource, group, version string) []metav1.APIR
 			Name: res.GVR.Resource, SingularName: res.Singular, Namespaced: res.Namespaced,
 			Kind: res.Kind, Verbs: verbsOf(res), ShortNames: res.ShortNames, Categories: res.Categories,
 		})
+		if registry.ServesApproval(res) {
+			out = append(out, metav1.APIResource{Name: res.GVR.Resource + "/approval", Namespaced: res.Namespaced, Kind: res.Kind, Verbs: metav1.Verbs{"get", "patch", "update"}})
+		}
 		if res.Status {
 			out = append(out, metav1.APIResource{Name: res.GVR.Resource + "/status", Namespaced: res.Namespaced, Kind: res.Kind, Verbs: metav1.Verbs{"get", "patch", "update"}})
 		}

@@ -77,6 +77,11 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		}
 		s.serveTokenRequest(w, r, info)
 		return
+	case "approval":
+		if !registry.ServesApproval(res) {
+			writeError(w, notFoundPath())
+			return
+		}
 	case "finalize":
 		if res.GVR.Resource != "namespaces" || info.Verb != "update" {
 			writeError(w, notFoundPath())

@@ -6,14 +6,17 @@ import (
 	"strings"
 	"sync"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -21,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // Resource describes one served resource.
@@ -150,6 +154,8 @@ func withSharedWrites(r *Resource) { r.SharesWrites = true }
 
 func withKeptValues(r *Resource) { r.HubKeepsValues = true }
 
+func withAPIExtensions(r *Resource) { r.Categories = []string{"api-extensions"} }
+
 // Builtins returns the built-in resources quotad serves.
 func Builtins() []*Resource {
 	core := corev1.SchemeGroupVersion
@@ -185,6 +191,22 @@ func Builtins() []*Resource {
 		builtin(core, "endpoints", "Endpoints", true, corev1.Endpoints{}, corev1.EndpointsList{}, []string{"ep"}, func(r *Resource) { r.Singular = "endpoints" }),
 		builtin(discoveryv1.SchemeGroupVersion, "endpointslices", "EndpointSlice", true, discoveryv1.EndpointSlice{}, discoveryv1.EndpointSliceList{}, nil),
 		builtin(policyv1.SchemeGroupVersion, "poddisruptionbudgets", "PodDisruptionBudget", true, policyv1.PodDisruptionBudget{}, policyv1.PodDisruptionBudgetList{}, []string{"pdb"}, withStatus, withGeneration),
+		// kinds-b: storage, certificates, admissionregistration, flowcontrol.
+		builtin(storagev1.SchemeGroupVersion, "csidrivers", "CSIDriver", false, storagev1.CSIDriver{}, storagev1.CSIDriverList{}, nil),
+		builtin(storagev1.SchemeGroupVersion, "csinodes", "CSINode", false, storagev1.CSINode{}, storagev1.CSINodeList{}, nil),
+		builtin(storagev1.SchemeGroupVersion, "volumeattachments", "VolumeAttachment", false, storagev1.VolumeAttachment{}, storagev1.VolumeAttachmentList{}, nil, withStatus),
+		builtin(storagev1.SchemeGroupVersion, "csistoragecapacities", "CSIStorageCapacity", true, storagev1.CSIStorageCapacity{}, storagev1.CSIStorageCapacityList{}, nil),
+		builtin(storagev1.SchemeGroupVersion, "volumeattributesclasses", "VolumeAttributesClass", false, storagev1.VolumeAttributesClass{}, storagev1.VolumeAttributesClassList{}, []string{"vac"}),
+		builtin(certificatesv1.SchemeGroupVersion, "certificatesigningrequests", "CertificateSigningRequest", false, certificatesv1.CertificateSigningRequest{}, certificatesv1.CertificateSigningRequestList{}, []string{"csr"}, withStatus),
+		builtin(admissionregistrationv1.SchemeGroupVersion, "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", false, admissionregistrationv1.MutatingWebhookConfiguration{}, admissionregistrationv1.MutatingWebhookConfigurationList{}, nil, withGeneration, withAPIExtensions),
+		builtin(admissionregistrationv1.SchemeGroupVersion, "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", false, admissionregistrationv1.ValidatingWebhookConfiguration{}, admissionregistrationv1.ValidatingWebhookConfigurationList{}, nil, withGeneration, withAPIExtensions),
+		builtin(admissionregistrationv1.SchemeGroupVersion, "validatingadmissionpolicies", "ValidatingAdmissionPolicy", false, admissionregistrationv1.ValidatingAdmissionPolicy{}, admissionregistrationv1.ValidatingAdmissionPolicyList{}, nil, withStatus, withGeneration, withAPIExtensions),
+		builtin(admissionregistrationv1.SchemeGroupVersion, "validatingadmissionpolicybindings", "ValidatingAdmissionPolicyBinding", false, admissionregistrationv1.ValidatingAdmissionPolicyBinding{}, admissionregistrationv1.ValidatingAdmissionPolicyBindingList{}, nil, withGeneration, withAPIExtensions),
+		builtin(admissionregistrationv1.SchemeGroupVersion, "mutatingadmissionpolicies", "MutatingAdmissionPolicy", false, admissionregistrationv1.MutatingAdmissionPolicy{}, admissionregistrationv1.MutatingAdmissionPolicyList{}, nil, withGeneration, withAPIExtensions),
+		builtin(admissionregistrationv1.SchemeGroupVersion, "mutatingadmissionpolicybindings", "MutatingAdmissionPolicyBinding", false, admissionregistrationv1.MutatingAdmissionPolicyBinding{}, admissionregistrationv1.MutatingAdmissionPolicyBindingList{}, nil, withGeneration, withAPIExtensions),
+		builtin(flowcontrolv1.SchemeGroupVersion, "flowschemas", "FlowSchema", false, flowcontrolv1.FlowSchema{}, flowcontrolv1.FlowSchemaList{}, nil, withStatus, withGeneration),
+		builtin(apiregistrationv1.SchemeGroupVersion, "apiservices", "APIService", false, apiregistrationv1.APIService{}, apiregistrationv1.APIServiceList{}, nil, withStatus, withAPIExtensions),
+		builtin(flowcontrolv1.SchemeGroupVersion, "prioritylevelconfigurations", "PriorityLevelConfiguration", false, flowcontrolv1.PriorityLevelConfiguration{}, flowcontrolv1.PriorityLevelConfigurationList{}, nil, withStatus, withGeneration),
 	}
 }
 

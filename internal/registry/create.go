@@ -127,6 +127,8 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 		}
 	}
 	prepareForCreate(res, obj, now)
+	prepareCSRCreate(obj, attrs.User)
+	prepareAPIServiceCreate(obj, now)
 	if s.cfg.Hooks.PrepareForCreate != nil {
 		s.cfg.Hooks.PrepareForCreate(obj)
 	}
@@ -196,6 +198,16 @@ func (s *Store) validate(res *Resource, obj, oldObj runtime.Object) field.ErrorL
 		return s.cfg.Hooks.ValidateUpdate(obj, oldObj)
 	}
 	return nil
+}
+
+// validateUpdate runs the subresource's own validation when it has one, else the kind's.
+func (s *Store) validateUpdate(res *Resource, subresource string, obj, oldObj runtime.Object) field.ErrorList {
+	if v := s.cfg.Hooks.ValidateSubresource; v != nil && subresource != "" {
+		if errs, ok := v(subresource, obj, oldObj); ok {
+			return errs
+		}
+	}
+	return s.validate(res, obj, oldObj)
 }
 
 // prepareForCreate resets what users may not set on create, as upstream's strategies do.

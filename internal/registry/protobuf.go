@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // ProtobufContentType is the media type of Kubernetes' protobuf encoding, which kubectl's
@@ -23,6 +24,7 @@ var protobufScheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(scheme.AddToScheme(s))
 	utilruntime.Must(apiextensionsv1.AddToScheme(s))
+	utilruntime.Must(apiregistrationv1.AddToScheme(s))
 	return s
 }()
 

@@ -34,6 +34,9 @@ type Hooks struct {
 	Validate func(obj runtime.Object) field.ErrorList
 	// ValidateUpdate validates an update against the stored object.
 	ValidateUpdate func(newObj, oldObj runtime.Object) field.ErrorList
+	// ValidateSubresource validates a write through a subresource whose rules differ from
+	// the main resource's (a CSR's /status and /approval); false: ValidateUpdate applies.
+	ValidateSubresource func(subresource string, newObj, oldObj runtime.Object) (field.ErrorList, bool)
 	// Warnings returns non-fatal warnings for a written object.
 	Warnings func(obj runtime.Object) []string
 }

@@ -143,7 +143,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 	case subresource == SubresourceBinding:
 		// pods/binding: the server's own change of spec.nodeName, annotations and the
 		// PodScheduled condition; nothing else of fn's object differs from old.
-	case subresource == "status":
+	case isStatusLike(subresource):
 		setSpecFrom(obj, old)
 		m.SetLabels(om.GetLabels())
 		m.SetAnnotations(om.GetAnnotations())
@@ -168,6 +168,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 			}
 		}
 	}
+	prepareKindsBUpdate(obj, old, subresource, s.now())
 	if ns, ok := obj.(*corev1.Namespace); ok && subresource == "" {
 		ns.Spec.Finalizers = old.(*corev1.Namespace).Spec.Finalizers
 	}
@@ -187,7 +188,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 			return preparedUpdate{}, err
 		}
 	}
-	if errs := s.validate(res, obj, old); len(errs) > 0 && !opts.SkipValidation && subresource != SubresourceBinding {
+	if errs := s.validateUpdate(res, subresource, obj, old); len(errs) > 0 && !opts.SkipValidation && subresource != SubresourceBinding {
 		return preparedUpdate{}, invalid(res, name, errs)
 	}
 	if s.cfg.Admission != nil {

@@ -128,6 +128,7 @@ func hooks(cat *registry.Catalogue) registry.Hooks {
 			}
 			return validation.Validate(obj)
 		},
+		ValidateSubresource: validation.ValidateSubresourceUpdate,
 		ValidateUpdate: func(newObj, oldObj runtime.Object) field.ErrorList {
 			if rq, ok := newObj.(*corev1.ResourceQuota); ok {
 				return quota.ValidateResourceQuotaUpdate(rq, oldObj.(*corev1.ResourceQuota))

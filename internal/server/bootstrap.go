@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,13 +14,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/admission/priority"
+	"github.com/quotad/quotad/internal/controller/apiservices"
 	"github.com/quotad/quotad/internal/controller/clusterroleaggregation"
 	"github.com/quotad/quotad/internal/controller/crd"
 	"github.com/quotad/quotad/internal/controller/disruption"
+	"github.com/quotad/quotad/internal/controller/csrsigning"
+	"github.com/quotad/quotad/internal/controller/flowcontrol"
 	"github.com/quotad/quotad/internal/controller/garbagecollector"
 	"github.com/quotad/quotad/internal/controller/namespace"
 	"github.com/quotad/quotad/internal/controller/resourcequota"
 	"github.com/quotad/quotad/internal/controller/workloads"
+	"github.com/quotad/quotad/internal/pki"
 	"github.com/quotad/quotad/internal/registry"
 )
 
@@ -92,6 +97,11 @@ func startControllers(ctx context.Context, store *registry.Store, log *slog.Logg
 	run("disruption", disruption.New(store, log, m).Start)
 	run("statefulset", workloads.NewStatefulSet(store, log, wopts).Start)
 	run("daemonset", workloads.NewDaemonSet(store, log, wopts).Start)
+	run("flowcontrol", flowcontrol.New(store, log, m).Start)
+	run("apiservices", apiservices.New(store, log, m).Start)
+	run("csrsigning", csrsigning.New(store, log, m, func() (*pki.Authority, error) {
+		return pki.LoadAuthority(filepath.Join(cfg.DataDir, "ca.crt"), filepath.Join(cfg.DataDir, "ca.key"))
+	}).Start)
 	run("garbagecollector", garbagecollector.New(store, log, garbagecollector.Options{Panics: m}).Start)
 	return &wg
 }

@@ -246,7 +246,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// holds, unless the configuration brings its own resolver.
 	escalation := &rbacescalation.Checker{Reader: reader, Resolver: cfg.RuleResolver}
 	rcfg := registry.Config{
-		Storage: st, Catalogue: cat, Hooks: hooks(cat), Admission: rbacAdmission{chain, escalation}, Logger: log,
+		Storage: st, Catalogue: cat, Hooks: hooks(cat), Admission: certAdmission{rbacAdmission{chain, escalation}, escalation}, Logger: log,
 	}
 	if chain.QuotaEnabled() {
 		rcfg.Quota = quotaAccounting{plugin: quotaPlugin, reg: quotaReg}
@@ -285,6 +285,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	if err := reconcileRBAC(ctx, store, log); err != nil {
 		return fmt.Errorf("bootstrap rbac policy: %w", err)
+	}
+	if err := bootstrapFlowControl(ctx, store, log); err != nil {
+		return fmt.Errorf("bootstrap flowcontrol objects and apiservices: %w", err)
 	}
 	if err := store.BackfillServiceAllocations(ctx); err != nil {
 		return fmt.Errorf("recording service allocations: %w", err)

@@ -15,6 +15,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -74,6 +75,7 @@ func namespaceFixtures(hard corev1.ResourceList) map[string]runtime.Object {
 		"endpoints.":                      &corev1.Endpoints{ObjectMeta: meta("ep")},
 		"endpointslices.discovery.k8s.io": &discoveryv1.EndpointSlice{ObjectMeta: meta("es"), AddressType: discoveryv1.AddressTypeIPv4},
 		"poddisruptionbudgets.policy":     &policyv1.PodDisruptionBudget{ObjectMeta: meta("pdb"), Spec: policyv1.PodDisruptionBudgetSpec{Selector: sel}},
+		"csistoragecapacities.storage.k8s.io": &storagev1.CSIStorageCapacity{ObjectMeta: meta("cap"), StorageClassName: "fast"},
 	}
 }
 

@@ -1,6 +1,8 @@
 package defaults
 
 import (
+	"reflect"
+
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -14,6 +16,9 @@ import (
 // Apply sets upstream's defaults on obj in place. Objects of kinds that have
 // no defaults, and nil pointers, are left untouched.
 func Apply(obj runtime.Object) {
+	if obj == nil || reflect.ValueOf(obj).IsNil() || applyKindsB(obj) {
+		return
+	}
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		if o != nil {

@@ -5,8 +5,11 @@
 // PodTemplate, Service, PersistentVolumeClaim, PersistentVolume,
 // ReplicationController, Namespace, Secret, ConfigMap, LimitRange,
 // ResourceQuota, Node, Endpoints; apps/v1 workloads; batch/v1 Job and
-// CronJob; scheduling/v1 PriorityClass; storage/v1 StorageClass; rbac/v1
-// RoleBinding and ClusterRoleBinding), written
+// CronJob; scheduling/v1 PriorityClass; storage/v1 StorageClass and
+// CSIDriver; rbac/v1 RoleBinding and ClusterRoleBinding;
+// admissionregistration/v1 webhook configurations and admission policies;
+// flowcontrol/v1 FlowSchema and PriorityLevelConfiguration; apiregistration/v1
+// APIService), written
 // after upstream's SetDefaults_* functions and their generated callers
 // (defaulter-gen, including declarative +default markers).
 //

@@ -5,7 +5,8 @@
 // pkg/printers/internalversion (per-kind columns and cells),
 // k8s.io/apiserver/pkg/registry/rest (the default "Name, Created At" convertor
 // for kinds without a printer) and the apiextensions-apiserver table convertor
-// (custom resources with additionalPrinterColumns). Column names, types,
+// (custom resources with additionalPrinterColumns), and kube-aggregator's
+// APIService table. Column names, types,
 // formats, priorities, descriptions and cell texts match upstream byte for
 // byte; the code is written against the k8s.io/api v1 types.
 //

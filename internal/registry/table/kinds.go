@@ -79,7 +79,7 @@ func typedKind(obj runtime.Object) (schema.GroupKind, bool) {
 	case *policyv1.PodDisruptionBudget:
 		gvk = policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget")
 	default:
-		return schema.GroupKind{}, false
+		return kindsBKind(obj)
 	}
 	return gvk.GroupKind(), true
 }
@@ -151,5 +151,5 @@ func printerFor(gk schema.GroupKind) (printer, bool) {
 	case policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget").GroupKind():
 		return podDisruptionBudgetPrinter(), true
 	}
-	return printer{}, false
+	return kindsBPrinter(gk)
 }

@@ -8,7 +8,15 @@
 // Namespace, Secret, ConfigMap, LimitRange, ServiceAccount, Event, Node,
 // Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob,
 // PriorityClass, StorageClass, Role, ClusterRole, RoleBinding and
-// ClusterRoleBinding (rbac.go). ResourceQuota is validated by
+// ClusterRoleBinding (rbac.go); storage.k8s.io CSIDriver, CSINode,
+// VolumeAttachment, CSIStorageCapacity and VolumeAttributesClass
+// (storage.go); CertificateSigningRequest with its /status and /approval
+// rules (certificates.go, ValidateSubresourceUpdate); admissionregistration
+// webhook configurations and admission policies and bindings
+// (admissionregistration.go; CEL expressions are checked for presence, not
+// compiled); FlowSchema and PriorityLevelConfiguration with upstream's
+// mandatory objects (flowcontrol.go); APIService (apiregistration.go).
+// ResourceQuota is validated by
 // internal/quota. Custom resources are validated by Custom (custom.go) as
 // upstream's customresource strategy does: ObjectMeta, the CRD version's
 // OpenAPI v3 schema (with ratcheting on update), scale paths, embedded

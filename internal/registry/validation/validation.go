@@ -25,6 +25,9 @@ func Validate(obj runtime.Object) field.ErrorList {
 	if obj == nil || reflect.ValueOf(obj).IsNil() {
 		return nil
 	}
+	if errs, ok := validateGroupKinds(obj, nil); ok {
+		return errs
+	}
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		return Pod(o)
@@ -92,6 +95,11 @@ func Validate(obj runtime.Object) field.ErrorList {
 func ValidateUpdate(newObj, oldObj runtime.Object) field.ErrorList {
 	mismatch := func() field.ErrorList {
 		return field.ErrorList{field.InternalError(nil, fmt.Errorf("cannot validate an update from %T to %T", oldObj, newObj))}
+	}
+	if newObj != nil && !reflect.ValueOf(newObj).IsNil() && oldObj != nil {
+		if errs, ok := validateGroupKinds(newObj, oldObj); ok {
+			return errs
+		}
 	}
 	switch n := newObj.(type) {
 	case *corev1.Pod:

@@ -1,0 +1,166 @@
+package csrsigning
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/quotad/quotad/internal/controller"
+	"github.com/quotad/quotad/internal/pki"
+	"github.com/quotad/quotad/internal/registry"
+)
+
+// SignerName is the signer this controller implements.
+const SignerName = certificatesv1.KubeAPIServerClientSignerName
+
+// defaultDuration is kube-controller-manager's --cluster-signing-duration default.
+const defaultDuration = 365 * 24 * time.Hour
+
+// Controller signs approved kube-apiserver-client requests.
+type Controller struct {
+	store *registry.Store
+	log   *slog.Logger
+	loop  *controller.Loop
+	ca    func() (*pki.Authority, error)
+	now   func() time.Time
+}
+
+// New returns the controller; ca loads the signing authority (read when a request is
+// signed, so a CA replaced on disk is used); panics may be nil.
+func New(store *registry.Store, log *slog.Logger, panics controller.PanicObserver, ca func() (*pki.Authority, error)) *Controller {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Controller{store: store, log: log, loop: controller.NewLoop("csrsigning", store, log, panics, nil), ca: ca, now: time.Now}
+}
+
+func (c *Controller) res() *registry.Resource {
+	return c.store.Catalogue().Get(certificatesv1.SchemeGroupVersion.WithResource("certificatesigningrequests"))
+}
+
+// Start runs the controller until ctx ends.
+func (c *Controller) Start(ctx context.Context) error {
+	q := controller.NewQueue("csrsigning")
+	go c.loop.Watch(ctx, c.res(), controller.On(func(csr *certificatesv1.CertificateSigningRequest, deleted bool) {
+		if !deleted && pending(csr) {
+			q.Add(csr.Name)
+		}
+	}))
+	c.loop.Process(ctx, q, 1, func(ctx context.Context, name string) (time.Duration, error) { return 0, c.sync(ctx, name) })
+	return nil
+}
+
+// pending reports an Approved, not Failed request of this signer without a certificate.
+func pending(csr *certificatesv1.CertificateSigningRequest) bool {
+	if csr.Spec.SignerName != SignerName || len(csr.Status.Certificate) > 0 {
+		return false
+	}
+	approved := false
+	for _, cond := range csr.Status.Conditions {
+		switch cond.Type {
+		case certificatesv1.CertificateApproved:
+			approved = true
+		case certificatesv1.CertificateDenied, certificatesv1.CertificateFailed:
+			return false
+		}
+	}
+	return approved
+}
+
+// clientUsages are the usages a kube-apiserver-client certificate may have.
+var clientUsages = []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth}
+
+// sync signs one request: 1. re-read it, 2. check it, 3. sign, 4. write through /status.
+func (c *Controller) sync(ctx context.Context, name string) error {
+	_, err := c.store.Update(ctx, c.res(), "", name, "status", func(cur runtime.Object) (runtime.Object, error) {
+		csr, err := controller.As[*certificatesv1.CertificateSigningRequest](cur)
+		if err != nil {
+			return nil, err
+		}
+		if !pending(csr) {
+			return csr, nil
+		}
+		if err := c.issue(csr); err != nil {
+			var fail failure
+			if !errors.As(err, &fail) {
+				return nil, err
+			}
+			now := metav1.NewTime(c.now())
+			csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
+				Type: certificatesv1.CertificateFailed, Status: corev1.ConditionTrue, Reason: "SignerValidationFailure", Message: fail.Error(),
+				LastUpdateTime: now, LastTransitionTime: now})
+		}
+		return csr, nil
+	}, registry.WriteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// failure is a request the signer refuses (recorded as a Failed condition).
+type failure struct{ msg string }
+
+func (f failure) Error() string { return f.msg }
+
+func (c *Controller) issue(csr *certificatesv1.CertificateSigningRequest) error {
+	block, _ := pem.Decode(csr.Spec.Request)
+	if block == nil || block.Type != "CERTIFICATE REQUEST" {
+		return failure{"PEM block type must be CERTIFICATE REQUEST"}
+	}
+	req, err := x509.ParseCertificateRequest(block.Bytes)
+	if err != nil {
+		return failure{err.Error()}
+	}
+	if err := req.CheckSignature(); err != nil {
+		return failure{err.Error()}
+	}
+	hasClient := false
+	for _, u := range csr.Spec.Usages {
+		if !slices.Contains(clientUsages, u) {
+			return failure{fmt.Sprintf("invalid usage for client certificate: %s", u)}
+		}
+		hasClient = hasClient || u == certificatesv1.UsageClientAuth
+	}
+	if !hasClient {
+		return failure{"missing required usage for client certificate: client auth"}
+	}
+	ca, err := c.ca()
+	if err != nil {
+		return fmt.Errorf("loading the signing CA: %w", err)
+	}
+	now := c.now()
+	d := defaultDuration
+	if e := csr.Spec.ExpirationSeconds; e != nil {
+		d = max(time.Duration(*e)*time.Second, 10*time.Minute)
+	}
+	notAfter := now.Add(d)
+	if notAfter.After(ca.Cert.NotAfter) {
+		notAfter = ca.Cert.NotAfter
+	}
+	ku := x509.KeyUsageDigitalSignature
+	if slices.Contains(csr.Spec.Usages, certificatesv1.UsageKeyEncipherment) {
+		ku |= x509.KeyUsageKeyEncipherment
+	}
+	cert, err := ca.Sign(&x509.Certificate{
+		Subject:   req.Subject,
+		NotBefore: now.Add(-5 * time.Minute), NotAfter: notAfter,
+		KeyUsage: ku, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}, req.PublicKey)
+	if err != nil {
+		return err
+	}
+	csr.Status.Certificate = cert
+	return nil
+}
