@@ -10,8 +10,12 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -179,6 +183,14 @@ func Builtins() []*Resource {
 		builtin(schedulingv1.SchemeGroupVersion, "priorityclasses", "PriorityClass", false, schedulingv1.PriorityClass{}, schedulingv1.PriorityClassList{}, []string{"pc"}),
 		builtin(storagev1.SchemeGroupVersion, "storageclasses", "StorageClass", false, storagev1.StorageClass{}, storagev1.StorageClassList{}, []string{"sc"}),
 		builtin(apiextensionsv1.SchemeGroupVersion, "customresourcedefinitions", "CustomResourceDefinition", false, apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{}, []string{"crd", "crds"}, withStatus, withGeneration),
+		builtin(core, "podtemplates", "PodTemplate", true, corev1.PodTemplate{}, corev1.PodTemplateList{}, nil),
+		builtin(core, "persistentvolumes", "PersistentVolume", false, corev1.PersistentVolume{}, corev1.PersistentVolumeList{}, []string{"pv"}, withStatus),
+		builtin(coordinationv1.SchemeGroupVersion, "leases", "Lease", true, coordinationv1.Lease{}, coordinationv1.LeaseList{}, nil),
+		builtin(networkingv1.SchemeGroupVersion, "networkpolicies", "NetworkPolicy", true, networkingv1.NetworkPolicy{}, networkingv1.NetworkPolicyList{}, []string{"netpol"}, withGeneration),
+		builtin(networkingv1.SchemeGroupVersion, "ingresses", "Ingress", true, networkingv1.Ingress{}, networkingv1.IngressList{}, []string{"ing"}, withStatus, withGeneration),
+		builtin(networkingv1.SchemeGroupVersion, "ingressclasses", "IngressClass", false, networkingv1.IngressClass{}, networkingv1.IngressClassList{}, nil, withGeneration),
+		builtin(nodev1.SchemeGroupVersion, "runtimeclasses", "RuntimeClass", false, nodev1.RuntimeClass{}, nodev1.RuntimeClassList{}, nil),
+		builtin(autoscalingv2.SchemeGroupVersion, "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, autoscalingv2.HorizontalPodAutoscaler{}, autoscalingv2.HorizontalPodAutoscalerList{}, []string{"hpa"}, withStatus, withAll),
 	}
 }
 

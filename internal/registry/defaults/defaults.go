@@ -2,6 +2,8 @@ package defaults
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	networkingv1 "k8s.io/api/networking/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -105,6 +107,18 @@ func Apply(obj runtime.Object) {
 	case *rbacv1.ClusterRoleBinding:
 		if o != nil {
 			ClusterRoleBinding(o)
+		}
+	case *networkingv1.NetworkPolicy:
+		if o != nil {
+			NetworkPolicy(o)
+		}
+	case *networkingv1.IngressClass:
+		if o != nil {
+			IngressClass(o)
+		}
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		if o != nil {
+			HorizontalPodAutoscaler(o)
 		}
 	}
 }

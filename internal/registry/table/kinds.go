@@ -2,6 +2,10 @@ package table
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -70,6 +74,20 @@ func typedKind(obj runtime.Object) (schema.GroupKind, bool) {
 		gvk = rbacv1.SchemeGroupVersion.WithKind("RoleBinding")
 	case *rbacv1.ClusterRoleBinding:
 		gvk = rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding")
+	case *corev1.PodTemplate:
+		gvk = corev1.SchemeGroupVersion.WithKind("PodTemplate")
+	case *coordinationv1.Lease:
+		gvk = coordinationv1.SchemeGroupVersion.WithKind("Lease")
+	case *networkingv1.NetworkPolicy:
+		gvk = networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy")
+	case *networkingv1.Ingress:
+		gvk = networkingv1.SchemeGroupVersion.WithKind("Ingress")
+	case *networkingv1.IngressClass:
+		gvk = networkingv1.SchemeGroupVersion.WithKind("IngressClass")
+	case *nodev1.RuntimeClass:
+		gvk = nodev1.SchemeGroupVersion.WithKind("RuntimeClass")
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		gvk = autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler")
 	default:
 		return schema.GroupKind{}, false
 	}
@@ -136,6 +154,20 @@ func printerFor(gk schema.GroupKind) (printer, bool) {
 		return roleBindingPrinter(), true
 	case rbacKind("ClusterRoleBinding"):
 		return clusterRoleBindingPrinter(), true
+	case corev1.SchemeGroupVersion.WithKind("PodTemplate").GroupKind():
+		return podTemplatePrinter(), true
+	case coordinationv1.SchemeGroupVersion.WithKind("Lease").GroupKind():
+		return leasePrinter(), true
+	case networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy").GroupKind():
+		return networkPolicyPrinter(), true
+	case networkingv1.SchemeGroupVersion.WithKind("Ingress").GroupKind():
+		return ingressPrinter(), true
+	case networkingv1.SchemeGroupVersion.WithKind("IngressClass").GroupKind():
+		return ingressClassPrinter(), true
+	case nodev1.SchemeGroupVersion.WithKind("RuntimeClass").GroupKind():
+		return runtimeClassPrinter(), true
+	case autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler").GroupKind():
+		return hpaPrinter(), true
 	}
 	return printer{}, false
 }

@@ -6,6 +6,10 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -72,6 +76,20 @@ func Validate(obj runtime.Object) field.ErrorList {
 		return RoleBinding(o)
 	case *rbacv1.ClusterRoleBinding:
 		return ClusterRoleBinding(o)
+	case *corev1.PersistentVolume:
+		return PersistentVolume(o)
+	case *coordinationv1.Lease:
+		return Lease(o)
+	case *networkingv1.NetworkPolicy:
+		return NetworkPolicy(o)
+	case *networkingv1.Ingress:
+		return Ingress(o)
+	case *networkingv1.IngressClass:
+		return IngressClass(o)
+	case *nodev1.RuntimeClass:
+		return RuntimeClass(o)
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		return HorizontalPodAutoscaler(o)
 	}
 	return nil
 }
@@ -179,6 +197,34 @@ func ValidateUpdate(newObj, oldObj runtime.Object) field.ErrorList {
 	case *rbacv1.ClusterRoleBinding:
 		if o, ok := oldObj.(*rbacv1.ClusterRoleBinding); ok && n != nil && o != nil {
 			return ClusterRoleBindingUpdate(n, o)
+		}
+	case *corev1.PersistentVolume:
+		if o, ok := oldObj.(*corev1.PersistentVolume); ok && n != nil && o != nil {
+			return PersistentVolumeUpdate(n, o)
+		}
+	case *coordinationv1.Lease:
+		if o, ok := oldObj.(*coordinationv1.Lease); ok && n != nil && o != nil {
+			return LeaseUpdate(n, o)
+		}
+	case *networkingv1.NetworkPolicy:
+		if o, ok := oldObj.(*networkingv1.NetworkPolicy); ok && n != nil && o != nil {
+			return NetworkPolicyUpdate(n, o)
+		}
+	case *networkingv1.Ingress:
+		if o, ok := oldObj.(*networkingv1.Ingress); ok && n != nil && o != nil {
+			return IngressUpdate(n, o)
+		}
+	case *networkingv1.IngressClass:
+		if o, ok := oldObj.(*networkingv1.IngressClass); ok && n != nil && o != nil {
+			return IngressClassUpdate(n, o)
+		}
+	case *nodev1.RuntimeClass:
+		if o, ok := oldObj.(*nodev1.RuntimeClass); ok && n != nil && o != nil {
+			return RuntimeClassUpdate(n, o)
+		}
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		if o, ok := oldObj.(*autoscalingv2.HorizontalPodAutoscaler); ok && n != nil && o != nil {
+			return HorizontalPodAutoscalerUpdate(n, o)
 		}
 	default:
 		return nil
