@@ -216,6 +216,8 @@ func prepareForCreate(res *Resource, obj runtime.Object, now metav1.Time) {
 		o.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
 	case *corev1.ResourceQuota:
 		o.Status = corev1.ResourceQuotaStatus{}
+	case *corev1.PersistentVolume:
+		o.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending, LastPhaseTransitionTime: &now}
 	case *corev1.Node:
 		// nodes keep the status they are registered with
 	case *apiextensionsv1.CustomResourceDefinition:
