@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -295,5 +296,58 @@ func TestKindsACountQuota(t *testing.T) {
 	}
 	if err := creates[2].create("two"); err != nil {
 		t.Errorf("create after delete: %v", err)
+	}
+}
+
+// TestKindsADiscoveryOpenAPI: the kinds of slice A are discovered with upstream's short
+// names and categories, and their schemas are in the OpenAPI v3 documents of their groups.
+func TestKindsADiscoveryOpenAPI(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	want := map[string]struct {
+		gv, short, categories string
+		namespaced            bool
+	}{
+		"podtemplates":             {"v1", "[]", "[]", true},
+		"persistentvolumes":        {"v1", "[pv]", "[]", false},
+		"leases":                   {"coordination.k8s.io/v1", "[]", "[]", true},
+		"networkpolicies":          {"networking.k8s.io/v1", "[netpol]", "[]", true},
+		"ingresses":                {"networking.k8s.io/v1", "[ing]", "[]", true},
+		"ingressclasses":           {"networking.k8s.io/v1", "[]", "[]", false},
+		"runtimeclasses":           {"node.k8s.io/v1", "[]", "[]", false},
+		"horizontalpodautoscalers": {"autoscaling/v2", "[hpa]", "[all]", true},
+	}
+	for name, w := range want {
+		l, err := s.Client.Discovery().ServerResourcesForGroupVersion(w.gv)
+		if err != nil {
+			t.Fatalf("%s: %v", w.gv, err)
+		}
+		found := false
+		for _, r := range l.APIResources {
+			if r.Name == name {
+				found = true
+				if fmt.Sprint(r.ShortNames) != w.short || fmt.Sprint(r.Categories) != w.categories || r.Namespaced != w.namespaced {
+					t.Errorf("%s: short %v categories %v namespaced %v", name, r.ShortNames, r.Categories, r.Namespaced)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s not in %s discovery", name, w.gv)
+		}
+	}
+	for path, def := range map[string]string{
+		"/openapi/v3/apis/networking.k8s.io/v1":   "io.k8s.api.networking.v1.Ingress",
+		"/openapi/v3/apis/coordination.k8s.io/v1": "io.k8s.api.coordination.v1.Lease",
+		"/openapi/v3/apis/node.k8s.io/v1":         "io.k8s.api.node.v1.RuntimeClass",
+		"/openapi/v3/apis/autoscaling/v2":         "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler",
+		"/openapi/v3/api/v1":                      "io.k8s.api.core.v1.PersistentVolume",
+	} {
+		body, err := s.Client.Discovery().RESTClient().Get().AbsPath(path).DoRaw(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if !strings.Contains(string(body), `"`+def+`"`) {
+			t.Errorf("%s lacks %s", path, def)
+		}
 	}
 }
