@@ -15,12 +15,13 @@ const (
 	NamespaceLifecycle = "NamespaceLifecycle"
 	LimitRanger        = "LimitRanger"
 	Priority           = "Priority"
+	RuntimeClass       = "RuntimeClass"
 	ResourceQuota      = "ResourceQuota"
 )
 
 // pluginOrder is kube-apiserver's AllOrderedPlugins restricted to the plugins quotad has.
 // Every one of them is on by default, as upstream.
-var pluginOrder = []string{NamespaceLifecycle, LimitRanger, Priority, ResourceQuota}
+var pluginOrder = []string{NamespaceLifecycle, LimitRanger, Priority, RuntimeClass, ResourceQuota}
 
 // PluginNames returns the plugins quotad knows, in the order the chain runs them.
 func PluginNames() []string {

@@ -23,6 +23,7 @@ import (
 	"github.com/quotad/quotad/internal/admission/limitranger"
 	"github.com/quotad/quotad/internal/admission/namespacelifecycle"
 	"github.com/quotad/quotad/internal/admission/priority"
+	"github.com/quotad/quotad/internal/admission/runtimeclass"
 	"github.com/quotad/quotad/internal/admission/rbacescalation"
 	"github.com/quotad/quotad/internal/admission/resourcequota"
 	"github.com/quotad/quotad/internal/apiserver"
@@ -224,7 +225,7 @@ func Run(ctx context.Context, cfg Config) error {
 	quotaReg := evaluator.NewRegistry()
 	quotaPlugin := resourcequota.NewPlugin(quotaReg, limited)
 	chain, err := admission.NewChain(cfg.EnableAdmissionPlugins, cfg.DisableAdmissionPlugins,
-		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), quotaPlugin)
+		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), runtimeclass.New(reader), quotaPlugin)
 	if err != nil {
 		return err
 	}

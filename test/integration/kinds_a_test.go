@@ -351,3 +351,71 @@ func TestKindsADiscoveryOpenAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestKindsARuntimeClassOverheadQuota: a pod naming a RuntimeClass gets its overhead and
+// scheduling, and quota charges the overhead on top of the containers' requests and limits;
+// a missing class and a mismatched overhead are refused with upstream's texts.
+func TestKindsARuntimeClassOverheadQuota(t *testing.T) {
+	s := servertest.Start(t)
+	const ns = "kinds-a-rc"
+	mkNamespace(t, s, ns)
+	ctx := ctxT(t)
+	c := s.Client
+	if _, err := c.NodeV1().RuntimeClasses().Create(ctx, &nodev1.RuntimeClass{ObjectMeta: meta("gvisor"), Handler: "runsc",
+		Overhead:   &nodev1.Overhead{PodFixed: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m"), corev1.ResourceMemory: resource.MustParse("64Mi")}},
+		Scheduling: &nodev1.Scheduling{NodeSelector: map[string]string{"sandbox": "true"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mkQuota(t, s, ns, "q", map[string]string{"requests.cpu": "1", "limits.cpu": "2", "requests.memory": "1Gi"})
+	pod := func(name string, class *string, overhead corev1.ResourceList) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: meta(name), Spec: corev1.PodSpec{RuntimeClassName: class, Overhead: overhead, Containers: []corev1.Container{{
+			Name: "c", Image: "nginx", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
+				Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}}}
+	}
+	got, err := c.CoreV1().Pods(ns).Create(ctx, pod("sandboxed", ptr.To("gvisor"), nil), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.Overhead.Cpu().String() != "250m" || got.Spec.NodeSelector["sandbox"] != "true" {
+		t.Errorf("pod overhead %v nodeSelector %v", got.Spec.Overhead, got.Spec.NodeSelector)
+	}
+	q, err := c.CoreV1().ResourceQuotas(ns).Get(ctx, "q", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := q.Status.Used
+	if r, l, m := used[corev1.ResourceRequestsCPU], used[corev1.ResourceLimitsCPU], used[corev1.ResourceRequestsMemory]; r.String() != "750m" || l.String() != "1250m" || m.String() != "192Mi" {
+		t.Errorf("used requests.cpu %s limits.cpu %s requests.memory %s, want 750m 1250m 192Mi", r.String(), l.String(), m.String())
+	}
+	// The overhead counts toward the limits: a second pod (750m and 1250m more) exceeds both.
+	_, err = c.CoreV1().Pods(ns).Create(ctx, pod("second", ptr.To("gvisor"), nil), metav1.CreateOptions{})
+	if want := `pods "second" is forbidden: exceeded quota: q, requested: limits.cpu=1250m,requests.cpu=750m, used: limits.cpu=1250m,requests.cpu=750m, limited: limits.cpu=2,requests.cpu=1`; !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Errorf("second pod: err = %v\nwant %s", err, want)
+	}
+	for _, tc := range []struct {
+		name, want string
+		p          *corev1.Pod
+	}{
+		{"missing", `pods "missing" is forbidden: pod rejected: RuntimeClass "kata" not found`, pod("missing", ptr.To("kata"), nil)},
+		{"mismatch", `pods "mismatch" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead`,
+			pod("mismatch", ptr.To("gvisor"), corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1m")})},
+		{"no class", `pods "no-class" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead`,
+			pod("no-class", nil, corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1m")})},
+	} {
+		if _, err := c.CoreV1().Pods(ns).Create(ctx, tc.p, metav1.CreateOptions{}); !apierrors.IsForbidden(err) || err.Error() != tc.want {
+			t.Errorf("%s: err = %v\nwant %s", tc.name, err, tc.want)
+		}
+	}
+	// Deleting the pod credits the overhead too.
+	zero := int64(0)
+	if err := c.CoreV1().Pods(ns).Delete(ctx, "sandboxed", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	if q, err = c.CoreV1().ResourceQuotas(ns).Get(ctx, "q", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if r := q.Status.Used[corev1.ResourceRequestsCPU]; !r.IsZero() {
+		t.Errorf("after delete: used requests.cpu %s", r.String())
+	}
+}
