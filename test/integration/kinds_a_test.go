@@ -92,7 +92,9 @@ func TestKindsACRUD(t *testing.T) {
 			spec: func(o *networkingv1.IngressClass) {
 				o.Spec.Parameters = &networkingv1.IngressClassParametersReference{Kind: "Params", Name: "p"}
 			},
-			specOf:     func(o *networkingv1.IngressClass) interface{} { return o.Spec.Parameters.Kind + "/" + o.Spec.Parameters.Name },
+			specOf: func(o *networkingv1.IngressClass) interface{} {
+				return o.Spec.Parameters.Kind + "/" + o.Spec.Parameters.Name
+			},
 			generation: true,
 		}.run},
 		{"runtimeclasses", kindCase[*nodev1.RuntimeClass, *nodev1.RuntimeClassList]{
