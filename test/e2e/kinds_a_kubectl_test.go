@@ -1,0 +1,155 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// kindsAManifest holds one object of each kind of slice A.
+const kindsAManifest = `apiVersion: v1
+kind: PodTemplate
+metadata:
+  name: web
+  namespace: web
+template:
+  metadata:
+    labels: {app: web}
+  spec:
+    containers:
+    - name: nginx
+      image: nginx:1.27
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: pv1
+spec:
+  capacity: {storage: 5Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: slow
+  hostPath: {path: /data/pv1}
+---
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata:
+  name: leader
+  namespace: web
+spec:
+  holderIdentity: web-0
+  leaseDurationSeconds: 15
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: web-only
+  namespace: web
+spec:
+  podSelector:
+    matchLabels: {app: web}
+  ingress:
+  - from:
+    - podSelector: {}
+---
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: nginx
+spec:
+  controller: k8s.io/ingress-nginx
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+  namespace: web
+spec:
+  ingressClassName: nginx
+  tls:
+  - hosts: [shop.example.com]
+  rules:
+  - host: shop.example.com
+    http:
+      paths:
+      - path: /
+        pathType: Prefix
+        backend:
+          service: {name: web, port: {number: 80}}
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata:
+  name: gvisor
+handler: runsc
+overhead:
+  podFixed: {cpu: 250m, memory: 64Mi}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+  namespace: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 10
+`
+
+const secondIngress = `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: second
+  namespace: web
+spec:
+  defaultBackend:
+    service: {name: web, port: {number: 80}}
+`
+
+// TestKindsAKubectl applies a manifest with one object of each kind of slice A with the
+// real kubectl, prints them as kubectl get does, and has a count/ingresses quota refuse a
+// second Ingress with upstream's text.
+func TestKindsAKubectl(t *testing.T) {
+	requireKubectl(t)
+	c := start(t)
+	c.expectOut("", "namespace/web created\n", "create", "namespace", "web")
+	c.expectOut(kindsAManifest, strings.Join([]string{
+		"podtemplate/web created", "persistentvolume/pv1 created", "lease.coordination.k8s.io/leader created",
+		"networkpolicy.networking.k8s.io/web-only created", "ingressclass.networking.k8s.io/nginx created",
+		"ingress.networking.k8s.io/web created", "runtimeclass.node.k8s.io/gvisor created",
+		"horizontalpodautoscaler.autoscaling/web created",
+	}, "\n")+"\n", "apply", "-f", "-")
+	// Applying again changes nothing.
+	if r := c.kubectlIn(kindsAManifest, "apply", "-f", "-"); r.code != 0 || strings.Count(r.stdout, "unchanged") != 8 {
+		t.Errorf("second apply: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	var tables strings.Builder
+	for _, args := range [][]string{
+		{"get", "podtemplates", "-n", "web"},
+		{"get", "pv"},
+		{"get", "leases", "-n", "web"},
+		{"get", "netpol", "-n", "web"},
+		{"get", "ingressclasses"},
+		{"get", "ing", "-n", "web"},
+		{"get", "runtimeclasses"},
+		{"get", "hpa", "-n", "web"},
+	} {
+		tables.WriteString("$ kubectl " + strings.Join(args, " ") + "\n" + c.must(args...) + "\n")
+	}
+	golden(t, "kinds_a_get.golden", normalizeTable(tables.String()))
+
+	// A count quota on ingresses: the existing one uses it up, the second is refused.
+	c.expectOut("", "resourcequota/ing created\n", "create", "quota", "ing", "-n", "web", "--hard=count/ingresses.networking.k8s.io=1")
+	r := c.kubectlIn(secondIngress, "create", "-f", "-")
+	want := `Error from server (Forbidden): error when creating "STDIN": ingresses.networking.k8s.io "second" is forbidden: exceeded quota: ing, requested: count/ingresses.networking.k8s.io=1, used: count/ingresses.networking.k8s.io=1, limited: count/ingresses.networking.k8s.io=1` + "\n"
+	if r.code == 0 || r.stderr != want {
+		t.Errorf("second ingress: exit %d\n got %q\nwant %q", r.code, r.stderr, want)
+	}
+	c.expectOut("", "ingress.networking.k8s.io \"web\" deleted\n", "delete", "ingress", "web", "-n", "web")
+	c.expectOut(secondIngress, "ingress.networking.k8s.io/second created\n", "create", "-f", "-")
+
+	// A pod naming the RuntimeClass gets its overhead.
+	c.expectOut("", "pod/sandboxed created\n", "run", "sandboxed", "-n", "web", "--image=nginx", "--overrides", `{"spec":{"runtimeClassName":"gvisor"}}`)
+	if got := c.must("get", "pod", "sandboxed", "-n", "web", "-o", "jsonpath={.spec.overhead}"); got != `{"cpu":"250m","memory":"64Mi"}` {
+		t.Errorf("pod overhead: %s", got)
+	}
+}
