@@ -61,6 +61,22 @@ type Resource struct {
 	// handler, which fills in the status; no other verb is served. Review resources are
 	// not among All's (nothing lists, watches or deletes them).
 	Review bool
+	// Storage, when set, makes this resource another version of a stored one: upstream
+	// serves one storage in several versions (events.k8s.io/v1 events are core/v1 events,
+	// autoscaling/v1 horizontalpodautoscalers are autoscaling/v2 ones). The objects live
+	// under the stored resource's keys in its form, converted on every read and write.
+	Storage *StorageVersion
+}
+
+// StorageVersion ties a served version to the resource whose storage it shares.
+type StorageVersion struct {
+	// Resource is the stored resource: its group-resource names the keys, its kind is the
+	// stored form.
+	Resource *Resource
+	// ToStorage converts an object of the served version into a new object of the stored
+	// resource's type; FromStorage converts back. Neither changes its argument.
+	ToStorage   func(runtime.Object) (runtime.Object, error)
+	FromStorage func(runtime.Object) (runtime.Object, error)
 }
 
 // GVK returns the resource's group, version and kind.
@@ -94,6 +110,9 @@ func (r *Resource) NewList() runtime.Object {
 // KeyPrefix returns the etcd key prefix for the resource in namespace ns ("" for all
 // namespaces or cluster-scoped). It ends with "/".
 func (r *Resource) KeyPrefix(ns string) string {
+	if r.Storage != nil {
+		return r.Storage.Resource.KeyPrefix(ns)
+	}
 	return KeyPrefix(r.GVR.GroupResource(), ns)
 }
 
@@ -157,7 +176,7 @@ func Builtins() []*Resource {
 	core := corev1.SchemeGroupVersion
 	apps := appsv1.SchemeGroupVersion
 	batch := batchv1.SchemeGroupVersion
-	return []*Resource{
+	stored := []*Resource{
 		builtin(core, "namespaces", "Namespace", false, corev1.Namespace{}, corev1.NamespaceList{}, []string{"ns"}, withStatus),
 		builtin(core, "nodes", "Node", false, corev1.Node{}, corev1.NodeList{}, []string{"no"}, withStatus),
 		builtin(core, "pods", "Pod", true, corev1.Pod{}, corev1.PodList{}, []string{"po"}, withStatus, withAll, withSharedWrites),
@@ -192,6 +211,7 @@ func Builtins() []*Resource {
 		builtin(nodev1.SchemeGroupVersion, "runtimeclasses", "RuntimeClass", false, nodev1.RuntimeClass{}, nodev1.RuntimeClassList{}, nil),
 		builtin(autoscalingv2.SchemeGroupVersion, "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, autoscalingv2.HorizontalPodAutoscaler{}, autoscalingv2.HorizontalPodAutoscalerList{}, []string{"hpa"}, withStatus, withAll),
 	}
+	return append(stored, convertedVersions(stored)...)
 }
 
 // Reviews returns the create-only review resources quotad serves.
@@ -257,16 +277,27 @@ func (c *Catalogue) Reviews() []*Resource {
 	return out
 }
 
-// ForGroupResource returns the served resource of a group and plural in any version.
+// ForGroupResource returns the served resource of a group and plural in any version: a
+// built-in one before a custom one, the stored version before one converted to it, else
+// the smallest version.
 func (c *Catalogue) ForGroupResource(gr schema.GroupResource) *Resource {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	better := func(r, found *Resource) bool {
+		switch {
+		case found == nil:
+			return true
+		case (r.CRD == nil) != (found.CRD == nil):
+			return r.CRD == nil
+		case (r.Storage == nil) != (found.Storage == nil):
+			return r.Storage == nil
+		}
+		return r.GVR.Version < found.GVR.Version
+	}
 	var found *Resource
 	for gvr, r := range c.resources {
-		if gvr.GroupResource() == gr {
-			if found == nil || (r.CRD == nil) || found.GVR.Version > gvr.Version {
-				found = r
-			}
+		if gvr.GroupResource() == gr && better(r, found) {
+			found = r
 		}
 	}
 	return found

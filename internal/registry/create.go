@@ -162,7 +162,7 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 	if !opts.DryRun {
 		rv := strconv.FormatInt(rev, 10)
 		m.SetResourceVersion(rv)
-		if res.Type != nil { // typed objects encode kind, apiVersion, then metadata
+		if res.Type != nil && res.Storage == nil { // typed objects encode kind, apiVersion, then metadata
 			result.JSON = withResourceVersion(w.value, rv)
 		}
 		if s.cfg.AfterCommit != nil {

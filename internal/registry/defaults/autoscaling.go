@@ -1,6 +1,7 @@
 package defaults
 
 import (
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -53,4 +54,18 @@ func scalingRules(r *autoscalingv2.HPAScalingRules, window int32, policies []aut
 		r.Policies = policies
 	}
 	return r
+}
+
+// HorizontalPodAutoscalerV1 sets the defaults an autoscaling/v1 HorizontalPodAutoscaler
+// reads back with upstream: one replica at least, and (as its stored v2 form defaults to
+// one) a CPU utilization target of 80% when it names no metric.
+func HorizontalPodAutoscalerV1(h *autoscalingv1.HorizontalPodAutoscaler) {
+	if h.Spec.MinReplicas == nil {
+		one := int32(1)
+		h.Spec.MinReplicas = &one
+	}
+	if _, other := h.Annotations["autoscaling.alpha.kubernetes.io/metrics"]; h.Spec.TargetCPUUtilizationPercentage == nil && !other {
+		u := int32(defaultCPUUtilization)
+		h.Spec.TargetCPUUtilizationPercentage = &u
+	}
 }

@@ -2,6 +2,7 @@ package defaults
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -119,6 +120,10 @@ func Apply(obj runtime.Object) {
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		if o != nil {
 			HorizontalPodAutoscaler(o)
+		}
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		if o != nil {
+			HorizontalPodAutoscalerV1(o)
 		}
 	}
 }

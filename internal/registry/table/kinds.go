@@ -2,10 +2,12 @@ package table
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -86,8 +88,10 @@ func typedKind(obj runtime.Object) (schema.GroupKind, bool) {
 		gvk = networkingv1.SchemeGroupVersion.WithKind("IngressClass")
 	case *nodev1.RuntimeClass:
 		gvk = nodev1.SchemeGroupVersion.WithKind("RuntimeClass")
-	case *autoscalingv2.HorizontalPodAutoscaler:
+	case *autoscalingv2.HorizontalPodAutoscaler, *autoscalingv1.HorizontalPodAutoscaler:
 		gvk = autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler")
+	case *eventsv1.Event:
+		gvk = eventsv1.SchemeGroupVersion.WithKind("Event")
 	default:
 		return schema.GroupKind{}, false
 	}
@@ -167,7 +171,9 @@ func printerFor(gk schema.GroupKind) (printer, bool) {
 	case nodev1.SchemeGroupVersion.WithKind("RuntimeClass").GroupKind():
 		return runtimeClassPrinter(), true
 	case autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler").GroupKind():
-		return hpaPrinter(), true
+		return hpaAnyVersionPrinter(), true
+	case eventsv1.SchemeGroupVersion.WithKind("Event").GroupKind():
+		return eventsV1Printer(), true
 	}
 	return printer{}, false
 }

@@ -1,9 +1,12 @@
 package validation
 
 import (
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 // validMetricSourceTypes is upstream's list of metric source types, sorted.
@@ -147,4 +150,15 @@ func metricTarget(t autoscalingv2.MetricTarget, p *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(p.Child("averageValue"), t.AverageValue, "must be positive"))
 	}
 	return errs
+}
+
+// HorizontalPodAutoscalerV1 validates an autoscaling/v1 HorizontalPodAutoscaler as
+// upstream does: in its stored (v2) form, so paths are those of v2.
+func HorizontalPodAutoscalerV1(h *autoscalingv1.HorizontalPodAutoscaler) field.ErrorList {
+	return HorizontalPodAutoscaler(convert.HPAToV2(h))
+}
+
+// HorizontalPodAutoscalerV1Update validates an update of an autoscaling/v1 HorizontalPodAutoscaler.
+func HorizontalPodAutoscalerV1Update(n, o *autoscalingv1.HorizontalPodAutoscaler) field.ErrorList {
+	return HorizontalPodAutoscalerUpdate(convert.HPAToV2(n), convert.HPAToV2(o))
 }

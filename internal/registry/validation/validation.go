@@ -6,10 +6,12 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -90,6 +92,10 @@ func Validate(obj runtime.Object) field.ErrorList {
 		return RuntimeClass(o)
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		return HorizontalPodAutoscaler(o)
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		return HorizontalPodAutoscalerV1(o)
+	case *eventsv1.Event:
+		return EventV1(o)
 	}
 	return nil
 }
@@ -225,6 +231,14 @@ func ValidateUpdate(newObj, oldObj runtime.Object) field.ErrorList {
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		if o, ok := oldObj.(*autoscalingv2.HorizontalPodAutoscaler); ok && n != nil && o != nil {
 			return HorizontalPodAutoscalerUpdate(n, o)
+		}
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		if o, ok := oldObj.(*autoscalingv1.HorizontalPodAutoscaler); ok && n != nil && o != nil {
+			return HorizontalPodAutoscalerV1Update(n, o)
+		}
+	case *eventsv1.Event:
+		if o, ok := oldObj.(*eventsv1.Event); ok && n != nil && o != nil {
+			return EventV1Update(n, o)
 		}
 	default:
 		return nil
