@@ -8,10 +8,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -68,6 +72,14 @@ func namespaceFixtures(hard corev1.ResourceList) map[string]runtime.Object {
 		"rolebindings.rbac.authorization.k8s.io": &rbacv1.RoleBinding{ObjectMeta: meta("rb"),
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "role"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"}}},
+		"podtemplates.":                        &corev1.PodTemplate{ObjectMeta: meta("pt"), Template: podTemplate("pt")},
+		"leases.coordination.k8s.io":           &coordinationv1.Lease{ObjectMeta: meta("lease")},
+		"networkpolicies.networking.k8s.io":    &networkingv1.NetworkPolicy{ObjectMeta: meta("np")},
+		"ingresses.networking.k8s.io":          webIngress("ing"),
+		"horizontalpodautoscalers.autoscaling": webHPA("hpa"),
+		"events.events.k8s.io": &eventsv1.Event{ObjectMeta: meta("ev2"), EventTime: metav1.NewMicroTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
+			ReportingController: "example.com/c", ReportingInstance: "c-1", Action: "Act", Reason: "Why", Type: corev1.EventTypeNormal,
+			Regarding: corev1.ObjectReference{Kind: "Pod", Namespace: "every", Name: "p"}},
 	}
 }
 
@@ -269,7 +281,7 @@ func TestNamespaceDeletionEveryKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, gvr := range served {
-		if gvr.GroupResource() == (schema.GroupResource{Resource: "events"}) {
+		if gvr.Resource == "events" && (gvr.Group == "" || gvr.Group == "events.k8s.io") {
 			continue // as upstream, quota does not count events
 		}
 		if u := q.Status.Used[countResource(gvr.GroupResource())]; u.Value() < 1 {
