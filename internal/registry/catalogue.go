@@ -66,6 +66,9 @@ type Resource struct {
 	// autoscaling/v1 horizontalpodautoscalers are autoscaling/v2 ones). The objects live
 	// under the stored resource's keys in its form, converted on every read and write.
 	Storage *StorageVersion
+	// Synthesized marks a read-only resource whose objects the server computes on every
+	// read and never stores (componentstatuses): only get and list are served.
+	Synthesized bool
 }
 
 // StorageVersion ties a served version to the resource whose storage it shares.
@@ -211,6 +214,8 @@ func Builtins() []*Resource {
 		builtin(nodev1.SchemeGroupVersion, "runtimeclasses", "RuntimeClass", false, nodev1.RuntimeClass{}, nodev1.RuntimeClassList{}, nil),
 		builtin(autoscalingv2.SchemeGroupVersion, "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, autoscalingv2.HorizontalPodAutoscaler{}, autoscalingv2.HorizontalPodAutoscalerList{}, []string{"hpa"}, withStatus, withAll),
 	}
+	synthesized := func(r *Resource) { r.Synthesized = true }
+	stored = append(stored, builtin(core, "componentstatuses", "ComponentStatus", false, corev1.ComponentStatus{}, corev1.ComponentStatusList{}, []string{"cs"}, synthesized))
 	return append(stored, convertedVersions(stored)...)
 }
 

@@ -184,3 +184,45 @@ func TestKindsAHPAVersions(t *testing.T) {
 		t.Errorf("v2 get after v1 delete: %v", err)
 	}
 }
+
+// TestKindsAComponentStatuses: componentstatuses are synthesized as upstream words them
+// (etcd-0 healthy from quotad's storage; the scheduler and controller manager absent),
+// read-only, with the deprecation warning.
+func TestKindsAComponentStatuses(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	cs := s.Client.CoreV1().ComponentStatuses()
+	l, err := cs.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]corev1.ComponentCondition{}
+	for _, c := range l.Items {
+		got[c.Name] = c.Conditions[0]
+	}
+	want := map[string]corev1.ComponentCondition{
+		"etcd-0": {Type: corev1.ComponentHealthy, Status: corev1.ConditionTrue, Message: "ok"},
+		"scheduler": {Type: corev1.ComponentHealthy, Status: corev1.ConditionFalse,
+			Message: `Get "https://127.0.0.1:10259/healthz": dial tcp 127.0.0.1:10259: connect: connection refused`},
+		"controller-manager": {Type: corev1.ComponentHealthy, Status: corev1.ConditionFalse,
+			Message: `Get "https://127.0.0.1:10257/healthz": dial tcp 127.0.0.1:10257: connect: connection refused`},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("component statuses: %+v", l.Items)
+	}
+	for name, c := range want {
+		if got[name] != c {
+			t.Errorf("%s: %+v, want %+v", name, got[name], c)
+		}
+	}
+	one, err := cs.Get(ctx, "etcd-0", metav1.GetOptions{})
+	if err != nil || one.Conditions[0].Message != "ok" {
+		t.Errorf("get etcd-0: %+v %v", one, err)
+	}
+	if _, err := cs.Get(ctx, "kubelet", metav1.GetOptions{}); err == nil || err.Error() != "Component not found: kubelet" {
+		t.Errorf("get unknown: %v", err)
+	}
+	if _, err := cs.Create(ctx, &corev1.ComponentStatus{ObjectMeta: meta("x")}, metav1.CreateOptions{}); !apierrors.IsMethodNotSupported(err) {
+		t.Errorf("create: %v, want 405", err)
+	}
+}

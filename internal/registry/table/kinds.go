@@ -78,6 +78,8 @@ func typedKind(obj runtime.Object) (schema.GroupKind, bool) {
 		gvk = rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding")
 	case *corev1.PodTemplate:
 		gvk = corev1.SchemeGroupVersion.WithKind("PodTemplate")
+	case *corev1.ComponentStatus:
+		gvk = corev1.SchemeGroupVersion.WithKind("ComponentStatus")
 	case *coordinationv1.Lease:
 		gvk = coordinationv1.SchemeGroupVersion.WithKind("Lease")
 	case *networkingv1.NetworkPolicy:
@@ -160,6 +162,8 @@ func printerFor(gk schema.GroupKind) (printer, bool) {
 		return clusterRoleBindingPrinter(), true
 	case corev1.SchemeGroupVersion.WithKind("PodTemplate").GroupKind():
 		return podTemplatePrinter(), true
+	case corev1.SchemeGroupVersion.WithKind("ComponentStatus").GroupKind():
+		return componentStatusPrinter(), true
 	case coordinationv1.SchemeGroupVersion.WithKind("Lease").GroupKind():
 		return leasePrinter(), true
 	case networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy").GroupKind():
