@@ -104,6 +104,18 @@ spec:
     service: {name: web, port: {number: 80}}
 `
 
+const helloEvent = `apiVersion: v1
+kind: Event
+metadata:
+  name: hello
+  namespace: web
+involvedObject: {kind: Ingress, namespace: web, name: web}
+reason: Hello
+message: hello world
+type: Normal
+count: 1
+`
+
 // TestKindsAKubectl applies a manifest with one object of each kind of slice A with the
 // real kubectl, prints them as kubectl get does, and has a count/ingresses quota refuse a
 // second Ingress with upstream's text.
@@ -146,6 +158,22 @@ func TestKindsAKubectl(t *testing.T) {
 	}
 	c.expectOut("", "ingress.networking.k8s.io \"web\" deleted\n", "delete", "ingress", "web", "-n", "web")
 	c.expectOut(secondIngress, "ingress.networking.k8s.io/second created\n", "create", "-f", "-")
+
+	// The HorizontalPodAutoscaler read as autoscaling/v1; a core event read as events.k8s.io/v1.
+	if got := c.must("get", "horizontalpodautoscalers.v1.autoscaling", "web", "-n", "web", "-o", "jsonpath={.spec.targetCPUUtilizationPercentage} {.spec.minReplicas}"); got != "80 2" {
+		t.Errorf("hpa as autoscaling/v1: %q", got)
+	}
+	c.expectOut(helloEvent, "event/hello created\n", "create", "-f", "-")
+	if got := c.must("get", "events.v1.events.k8s.io", "hello", "-n", "web", "-o", "jsonpath={.note}/{.regarding.name}/{.deprecatedCount}"); got != "hello world/web/1" {
+		t.Errorf("event as events.k8s.io/v1: %q", got)
+	}
+
+	// kubectl get cs, with the deprecation warning.
+	r = c.kubectl("get", "componentstatuses")
+	if r.code != 0 || r.stderr != "Warning: v1 ComponentStatus is deprecated in v1.19+\n" {
+		t.Errorf("get cs: exit %d stderr %q", r.code, r.stderr)
+	}
+	golden(t, "kinds_a_get_cs.golden", normalizeTable(r.stdout))
 
 	// A pod naming the RuntimeClass gets its overhead.
 	c.expectOut("", "pod/sandboxed created\n", "run", "sandboxed", "-n", "web", "--image=nginx", "--overrides", `{"spec":{"runtimeClassName":"gvisor"}}`)
