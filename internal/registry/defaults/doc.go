@@ -6,7 +6,8 @@
 // ReplicationController, Namespace, Secret, ConfigMap, LimitRange,
 // ResourceQuota, Node, Endpoints; apps/v1 workloads; batch/v1 Job and
 // CronJob; scheduling/v1 PriorityClass; storage/v1 StorageClass; rbac/v1
-// RoleBinding and ClusterRoleBinding), written
+// RoleBinding and ClusterRoleBinding; networking/v1 NetworkPolicy and
+// IngressClass; autoscaling/v2 and v1 HorizontalPodAutoscaler), written
 // after upstream's SetDefaults_* functions and their generated callers
 // (defaulter-gen, including declarative +default markers).
 //

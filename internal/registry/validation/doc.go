@@ -8,7 +8,11 @@
 // Namespace, Secret, ConfigMap, LimitRange, ServiceAccount, Event, Node,
 // Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob,
 // PriorityClass, StorageClass, Role, ClusterRole, RoleBinding and
-// ClusterRoleBinding (rbac.go). ResourceQuota is validated by
+// ClusterRoleBinding (rbac.go); PersistentVolume (persistentvolume.go), Lease
+// (coordination.go), NetworkPolicy, Ingress and IngressClass (networking.go),
+// RuntimeClass (node.go), HorizontalPodAutoscaler v2 and v1 (autoscaling.go)
+// and events.k8s.io/v1 Event (events.go), the converted versions validated in
+// their stored form as upstream does. ResourceQuota is validated by
 // internal/quota. Custom resources are validated by Custom (custom.go) as
 // upstream's customresource strategy does: ObjectMeta, the CRD version's
 // OpenAPI v3 schema (with ratcheting on update), scale paths, embedded
