@@ -25,7 +25,11 @@ func HorizontalPodAutoscaler(h *autoscalingv2.HorizontalPodAutoscaler) field.Err
 // HorizontalPodAutoscalerUpdate validates an update of a HorizontalPodAutoscaler.
 func HorizontalPodAutoscalerUpdate(n, o *autoscalingv2.HorizontalPodAutoscaler) field.ErrorList {
 	errs := objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)
-	return append(errs, hpaSpec(&n.Spec, field.NewPath("spec"))...)
+	errs = append(errs, hpaSpec(&n.Spec, field.NewPath("spec"))...)
+	// What /status writes (upstream's ValidateHorizontalPodAutoscalerStatusUpdate).
+	sp := field.NewPath("status")
+	errs = append(errs, nonnegative(int64(n.Status.CurrentReplicas), sp.Child("currentReplicas"))...)
+	return append(errs, nonnegative(int64(n.Status.DesiredReplicas), sp.Child("desiredReplicas"))...)
 }
 
 func hpaSpec(s *autoscalingv2.HorizontalPodAutoscalerSpec, p *field.Path) field.ErrorList {

@@ -196,7 +196,35 @@ func IngressUpdate(n, o *networkingv1.Ingress) field.ErrorList {
 			opts.invalidWildcardHostRule = true
 		}
 	}
-	return append(errs, ingress(n, opts)...)
+	errs = append(errs, ingress(n, opts)...)
+	return append(errs, ingressLoadBalancer(&n.Status.LoadBalancer, &o.Status.LoadBalancer, field.NewPath("status", "loadBalancer"))...)
+}
+
+// ingressLoadBalancer is upstream's ValidateIngressLoadBalancerStatus (what /status writes):
+// IPs already stored are not validated again.
+func ingressLoadBalancer(s, old *networkingv1.IngressLoadBalancerStatus, p *field.Path) field.ErrorList {
+	var oldIPs []string
+	for _, i := range old.Ingress {
+		if i.IP != "" {
+			oldIPs = append(oldIPs, i.IP)
+		}
+	}
+	var errs field.ErrorList
+	for i, in := range s.Ingress {
+		ip := p.Child("ingress").Index(i)
+		if in.IP != "" {
+			errs = append(errs, validation.IsValidIPForLegacyField(ip.Child("ip"), in.IP, false, oldIPs)...)
+		}
+		if in.Hostname != "" {
+			for _, msg := range validation.IsDNS1123Subdomain(in.Hostname) {
+				errs = append(errs, field.Invalid(ip.Child("hostname"), in.Hostname, msg))
+			}
+			if netutils.ParseIPSloppy(in.Hostname) != nil {
+				errs = append(errs, field.Invalid(ip.Child("hostname"), in.Hostname, "must be a DNS name, not an IP address"))
+			}
+		}
+	}
+	return errs
 }
 
 func ingress(ing *networkingv1.Ingress, opts ingressOptions) field.ErrorList {
