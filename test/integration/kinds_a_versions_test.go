@@ -226,3 +226,24 @@ func TestKindsAComponentStatuses(t *testing.T) {
 		t.Errorf("create: %v, want 405", err)
 	}
 }
+
+// TestKindsAEventFieldSelectors: events.k8s.io/v1 field selectors use its field names.
+func TestKindsAEventFieldSelectors(t *testing.T) {
+	s := servertest.Start(t)
+	const ns = "kinds-a-evsel"
+	mkNamespace(t, s, ns)
+	ctx := ctxT(t)
+	for _, name := range []string{"a", "b"} {
+		if _, err := s.Client.CoreV1().Events(ns).Create(ctx, &corev1.Event{ObjectMeta: meta(name), Reason: "R",
+			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: "pod-" + name}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := s.Client.EventsV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "regarding.name=pod-b,reason=R"})
+	if err != nil || len(l.Items) != 1 || l.Items[0].Name != "b" {
+		t.Fatalf("regarding.name selector: %v %v", l, err)
+	}
+	if _, err := s.Client.EventsV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=pod-b"}); !apierrors.IsBadRequest(err) {
+		t.Errorf("core field name on events.k8s.io: %v, want 400", err)
+	}
+}
