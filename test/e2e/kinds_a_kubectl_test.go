@@ -175,6 +175,13 @@ func TestKindsAKubectl(t *testing.T) {
 	}
 	golden(t, "kinds_a_get_cs.golden", normalizeTable(r.stdout))
 
+	// kubectl autoscale writes an autoscaling/v2 HorizontalPodAutoscaler.
+	c.expectOut("", "deployment.apps/api created\n", "create", "deployment", "api", "-n", "web", "--image=nginx")
+	c.expectOut("", "horizontalpodautoscaler.autoscaling/api autoscaled\n", "autoscale", "deployment", "api", "-n", "web", "--min=2", "--max=4", "--cpu-percent=70")
+	if got := c.must("get", "hpa", "api", "-n", "web", "-o", "jsonpath={.spec.metrics[0].resource.target.averageUtilization}/{.spec.maxReplicas}"); got != "70/4" {
+		t.Errorf("autoscaled hpa: %q", got)
+	}
+
 	// A pod naming the RuntimeClass gets its overhead.
 	c.expectOut("", "pod/sandboxed created\n", "run", "sandboxed", "-n", "web", "--image=nginx", "--overrides", `{"spec":{"runtimeClassName":"gvisor"}}`)
 	if got := c.must("get", "pod", "sandboxed", "-n", "web", "-o", "jsonpath={.spec.overhead}"); got != `{"cpu":"250m","memory":"64Mi"}` {
