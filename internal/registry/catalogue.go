@@ -205,7 +205,7 @@ func Builtins() []*Resource {
 		builtin(schedulingv1.SchemeGroupVersion, "priorityclasses", "PriorityClass", false, schedulingv1.PriorityClass{}, schedulingv1.PriorityClassList{}, []string{"pc"}),
 		builtin(storagev1.SchemeGroupVersion, "storageclasses", "StorageClass", false, storagev1.StorageClass{}, storagev1.StorageClassList{}, []string{"sc"}),
 		builtin(apiextensionsv1.SchemeGroupVersion, "customresourcedefinitions", "CustomResourceDefinition", false, apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{}, []string{"crd", "crds"}, withStatus, withGeneration),
-		builtin(core, "podtemplates", "PodTemplate", true, corev1.PodTemplate{}, corev1.PodTemplateList{}, nil),
+		builtin(core, "podtemplates", "PodTemplate", true, corev1.PodTemplate{}, corev1.PodTemplateList{}, nil, withGeneration),
 		builtin(core, "persistentvolumes", "PersistentVolume", false, corev1.PersistentVolume{}, corev1.PersistentVolumeList{}, []string{"pv"}, withStatus),
 		builtin(coordinationv1.SchemeGroupVersion, "leases", "Lease", true, coordinationv1.Lease{}, coordinationv1.LeaseList{}, nil),
 		builtin(networkingv1.SchemeGroupVersion, "networkpolicies", "NetworkPolicy", true, networkingv1.NetworkPolicy{}, networkingv1.NetworkPolicyList{}, []string{"netpol"}, withGeneration),

@@ -55,8 +55,9 @@ func TestKindsACRUD(t *testing.T) {
 	}{
 		{"podtemplates", kindCase[*corev1.PodTemplate, *corev1.PodTemplateList]{
 			client: c.CoreV1().PodTemplates(ns), obj: &corev1.PodTemplate{ObjectMeta: meta("pt"), Template: podTemplate("web")},
-			spec:   func(o *corev1.PodTemplate) { o.Template.Spec.Containers[0].Image = "nginx:2" },
-			specOf: func(o *corev1.PodTemplate) interface{} { return o.Template.Spec.Containers[0].Image },
+			spec:       func(o *corev1.PodTemplate) { o.Template.Spec.Containers[0].Image = "nginx:2" },
+			specOf:     func(o *corev1.PodTemplate) interface{} { return o.Template.Spec.Containers[0].Image },
+			generation: true,
 		}.run},
 		{"persistentvolumes", kindCase[*corev1.PersistentVolume, *corev1.PersistentVolumeList]{
 			client: c.CoreV1().PersistentVolumes(), obj: hostPathPV("pv1"),
