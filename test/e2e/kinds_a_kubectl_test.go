@@ -148,6 +148,16 @@ func TestKindsAKubectl(t *testing.T) {
 		tables.WriteString("$ kubectl " + strings.Join(args, " ") + "\n" + c.must(args...) + "\n")
 	}
 	golden(t, "kinds_a_get.golden", normalizeTable(tables.String()))
+	// kubectl describe reads each of them.
+	for _, args := range [][]string{
+		{"describe", "podtemplate", "web", "-n", "web"}, {"describe", "pv", "pv1"}, {"describe", "lease", "leader", "-n", "web"},
+		{"describe", "netpol", "web-only", "-n", "web"}, {"describe", "ingressclass", "nginx"}, {"describe", "ingress", "web", "-n", "web"},
+		{"describe", "runtimeclass", "gvisor"}, {"describe", "hpa", "web", "-n", "web"},
+	} {
+		if r := c.kubectl(args...); r.code != 0 || !strings.Contains(r.stdout, "Name:") {
+			t.Errorf("kubectl %s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+	}
 
 	// A count quota on ingresses: the existing one uses it up, the second is refused.
 	c.expectOut("", "resourcequota/ing created\n", "create", "quota", "ing", "-n", "web", "--hard=count/ingresses.networking.k8s.io=1")
@@ -167,6 +177,7 @@ func TestKindsAKubectl(t *testing.T) {
 	if got := c.must("get", "events.v1.events.k8s.io", "hello", "-n", "web", "-o", "jsonpath={.note}/{.regarding.name}/{.deprecatedCount}"); got != "hello world/web/1" {
 		t.Errorf("event as events.k8s.io/v1: %q", got)
 	}
+	golden(t, "kinds_a_get_events.golden", normalizeTable(c.must("get", "events.v1.events.k8s.io", "hello", "-n", "web", "-o", "wide")))
 
 	// kubectl get cs, with the deprecation warning.
 	r = c.kubectl("get", "componentstatuses")
