@@ -319,6 +319,8 @@ func TestKindsADiscoveryOpenAPI(t *testing.T) {
 		"ingressclasses":           {"networking.k8s.io/v1", "[]", "[]", false},
 		"runtimeclasses":           {"node.k8s.io/v1", "[]", "[]", false},
 		"horizontalpodautoscalers": {"autoscaling/v2", "[hpa]", "[all]", true},
+		"componentstatuses":        {"v1", "[cs]", "[]", false},
+		"events":                   {"events.k8s.io/v1", "[ev]", "[]", true},
 	}
 	for name, w := range want {
 		l, err := s.Client.Discovery().ServerResourcesForGroupVersion(w.gv)
@@ -338,12 +340,33 @@ func TestKindsADiscoveryOpenAPI(t *testing.T) {
 			t.Errorf("%s not in %s discovery", name, w.gv)
 		}
 	}
+	// autoscaling serves v2 (preferred) and v1.
+	groups, err := s.Client.Discovery().ServerGroups()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range groups.Groups {
+		if g.Name == "autoscaling" && (g.PreferredVersion.Version != "v2" || len(g.Versions) != 2 || g.Versions[1].Version != "v1") {
+			t.Errorf("autoscaling group: %+v", g)
+		}
+	}
+	cs, err := s.Client.Discovery().ServerResourcesForGroupVersion("v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range cs.APIResources {
+		if r.Name == "componentstatuses" && fmt.Sprint(r.Verbs) != "[get list]" {
+			t.Errorf("componentstatuses verbs %v", r.Verbs)
+		}
+	}
 	for path, def := range map[string]string{
 		"/openapi/v3/apis/networking.k8s.io/v1":   "io.k8s.api.networking.v1.Ingress",
 		"/openapi/v3/apis/coordination.k8s.io/v1": "io.k8s.api.coordination.v1.Lease",
 		"/openapi/v3/apis/node.k8s.io/v1":         "io.k8s.api.node.v1.RuntimeClass",
 		"/openapi/v3/apis/autoscaling/v2":         "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler",
 		"/openapi/v3/api/v1":                      "io.k8s.api.core.v1.PersistentVolume",
+		"/openapi/v3/apis/events.k8s.io/v1":       "io.k8s.api.events.v1.Event",
+		"/openapi/v3/apis/autoscaling/v1":         "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler",
 	} {
 		body, err := s.Client.Discovery().RESTClient().Get().AbsPath(path).DoRaw(ctx)
 		if err != nil {
