@@ -36,7 +36,10 @@ func HPAToV2(in *autoscalingv1.HorizontalPodAutoscaler) *autoscalingv2.Horizonta
 	}
 	var other []autoscalingv2.MetricSpec
 	if v, ok := out.Annotations[MetricsAnnotation]; ok {
-		_ = json.Unmarshal([]byte(v), &other) // a malformed annotation carries no metrics
+		var v1 []autoscalingv1.MetricSpec
+		if json.Unmarshal([]byte(v), &v1) == nil { // a malformed annotation carries no metrics
+			other = metricsToV2(v1)
+		}
 	}
 	if t := h.Spec.TargetCPUUtilizationPercentage; t != nil {
 		u := *t
@@ -90,7 +93,7 @@ func HPAToV1(in *autoscalingv2.HorizontalPodAutoscaler) *autoscalingv1.Horizonta
 	}
 	ann := map[string]string{}
 	if len(other) > 0 {
-		b, _ := json.Marshal(other)
+		b, _ := json.Marshal(metricsToV1(other))
 		ann[MetricsAnnotation] = string(b)
 	}
 	if h.Spec.Behavior != nil {

@@ -67,12 +67,16 @@ func TestHPARoundTrip(t *testing.T) {
 		v1.Annotations[convert.ConditionsAnnotation] == "" || v1.Annotations["keep"] != "me" || v1.Status.DesiredReplicas != 4 {
 		t.Errorf("HPAToV1: %+v %v", v1.Spec, v1.Annotations)
 	}
+	if want := `[{"type":"Pods","pods":{"metricName":"qps","targetAverageValue":"100"}}]`; v1.Annotations[convert.MetricsAnnotation] != want {
+		t.Errorf("metrics annotation %s, want upstream's v1 form %s", v1.Annotations[convert.MetricsAnnotation], want)
+	}
 	if _, ok := v2.Annotations[convert.MetricsAnnotation]; ok {
 		t.Error("HPAToV1 changed its argument")
 	}
 	back := convert.HPAToV2(v1)
 	v2.SetGroupVersionKind(autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler"))
-	if !reflect.DeepEqual(back.Spec.Metrics[1].Pods.Target.AverageValue.String(), "100") {
+	if m := back.Spec.Metrics[1]; m.Type != autoscalingv2.PodsMetricSourceType || m.Pods.Metric.Name != "qps" || m.Pods.Target.Type != autoscalingv2.AverageValueMetricType ||
+		m.Pods.Target.AverageValue.String() != "100" {
 		t.Errorf("pods metric lost: %+v", back.Spec.Metrics)
 	}
 	back.Spec.Metrics[1] = pods
