@@ -16,12 +16,14 @@ const (
 	LimitRanger        = "LimitRanger"
 	Priority           = "Priority"
 	RuntimeClass       = "RuntimeClass"
-	ResourceQuota      = "ResourceQuota"
+	// DefaultIngressClass names the plugin that gives a new Ingress the default class.
+	DefaultIngressClass = "DefaultIngressClass"
+	ResourceQuota       = "ResourceQuota"
 )
 
 // pluginOrder is kube-apiserver's AllOrderedPlugins restricted to the plugins quotad has.
 // Every one of them is on by default, as upstream.
-var pluginOrder = []string{NamespaceLifecycle, LimitRanger, Priority, RuntimeClass, ResourceQuota}
+var pluginOrder = []string{NamespaceLifecycle, LimitRanger, Priority, RuntimeClass, DefaultIngressClass, ResourceQuota}
 
 // PluginNames returns the plugins quotad knows, in the order the chain runs them.
 func PluginNames() []string {

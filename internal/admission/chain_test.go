@@ -16,6 +16,7 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 
 	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/admission/defaultingressclass"
 	"github.com/quotad/quotad/internal/admission/limitranger"
 	"github.com/quotad/quotad/internal/admission/namespacelifecycle"
 	"github.com/quotad/quotad/internal/admission/priority"
@@ -69,6 +70,7 @@ func plugins(journal *[]string) []admission.Handler {
 		both{&recorder{name: admission.LimitRanger, ops: []admission.Operation{admission.Create, admission.Update}, journal: journal}},
 		mutating{&recorder{name: admission.NamespaceLifecycle, ops: allOps, journal: journal}},
 		both{&recorder{name: admission.RuntimeClass, ops: []admission.Operation{admission.Create}, journal: journal}},
+		mutating{&recorder{name: admission.DefaultIngressClass, ops: []admission.Operation{admission.Create}, journal: journal}},
 	}
 }
 
@@ -81,14 +83,14 @@ func TestNewChainFlags(t *testing.T) {
 		wantQuota   bool
 		wantErr     string
 	}{
-		{name: "defaults", wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "Priority", "RuntimeClass", "ResourceQuota"}, wantQuota: true},
+		{name: "defaults", wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "Priority", "RuntimeClass", "DefaultIngressClass", "ResourceQuota"}, wantQuota: true},
 		{name: "enabling a default is a no-op", enable: []string{"ResourceQuota", "NamespaceLifecycle"},
-			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "Priority", "RuntimeClass", "ResourceQuota"}, wantQuota: true},
+			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "Priority", "RuntimeClass", "DefaultIngressClass", "ResourceQuota"}, wantQuota: true},
 		{name: "disable quota", disable: []string{"ResourceQuota"},
-			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "Priority", "RuntimeClass"}},
+			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "Priority", "RuntimeClass", "DefaultIngressClass"}},
 		{name: "disable two", disable: []string{"Priority", "NamespaceLifecycle"},
-			wantEnabled: []string{"LimitRanger", "RuntimeClass", "ResourceQuota"}, wantQuota: true},
-		{name: "disable all", disable: []string{"ResourceQuota", "RuntimeClass", "Priority", "LimitRanger", "NamespaceLifecycle"}},
+			wantEnabled: []string{"LimitRanger", "RuntimeClass", "DefaultIngressClass", "ResourceQuota"}, wantQuota: true},
+		{name: "disable all", disable: []string{"ResourceQuota", "DefaultIngressClass", "RuntimeClass", "Priority", "LimitRanger", "NamespaceLifecycle"}},
 		{name: "unknown enable", enable: []string{"ServiceAccount"},
 			wantErr: `enable-admission-plugins plugin "ServiceAccount" is unknown`},
 		{name: "unknown disable", disable: []string{"Foo"},
@@ -129,7 +131,7 @@ func TestNewChainPluginErrors(t *testing.T) {
 		err.Error() != `admission plugin "NamespaceLifecycle" is enabled but was not constructed` {
 		t.Errorf("missing plugin: err = %v", err)
 	}
-	if _, err := admission.NewChain(nil, []string{admission.NamespaceLifecycle, admission.RuntimeClass}, plugins(&journal)[:2]...); err != nil {
+	if _, err := admission.NewChain(nil, []string{admission.NamespaceLifecycle, admission.RuntimeClass, admission.DefaultIngressClass}, plugins(&journal)[:2]...); err != nil {
 		t.Errorf("a disabled plugin need not be constructed: err = %v", err)
 	}
 	extra := append(plugins(&journal), mutating{&recorder{name: "AlwaysPullImages", journal: &journal}})
@@ -148,13 +150,13 @@ func TestChainOrder(t *testing.T) {
 		wantValidate []string
 	}{
 		{"create runs all", nil, admission.Create,
-			[]string{"admit NamespaceLifecycle", "admit LimitRanger", "admit Priority", "admit RuntimeClass"},
+			[]string{"admit NamespaceLifecycle", "admit LimitRanger", "admit Priority", "admit RuntimeClass", "admit DefaultIngressClass"},
 			[]string{"validate LimitRanger", "validate Priority", "validate RuntimeClass"}},
 		{"delete skips plugins not handling it", nil, admission.Delete,
 			[]string{"admit NamespaceLifecycle", "admit Priority"},
 			[]string{"validate Priority"}},
 		{"disabled plugins do not run", []string{"LimitRanger"}, admission.Create,
-			[]string{"admit NamespaceLifecycle", "admit Priority", "admit RuntimeClass"},
+			[]string{"admit NamespaceLifecycle", "admit Priority", "admit RuntimeClass", "admit DefaultIngressClass"},
 			[]string{"validate Priority", "validate RuntimeClass"}},
 	}
 	for _, tt := range tests {
@@ -209,7 +211,7 @@ func TestChainStopsAtFirstError(t *testing.T) {
 
 func TestPluginNames(t *testing.T) {
 	names := admission.PluginNames()
-	if want := []string{"NamespaceLifecycle", "LimitRanger", "Priority", "RuntimeClass", "ResourceQuota"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"NamespaceLifecycle", "LimitRanger", "Priority", "RuntimeClass", "DefaultIngressClass", "ResourceQuota"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("PluginNames() = %v, want %v", names, want)
 	}
 	names[0] = "x"
@@ -290,7 +292,7 @@ func TestRealPlugins(t *testing.T) {
 		}},
 		pcGVR: {},
 	}
-	c, err := admission.NewChain(nil, nil, namespacelifecycle.New(s), limitranger.New(s), priority.New(s), runtimeclass.New(s))
+	c, err := admission.NewChain(nil, nil, namespacelifecycle.New(s), limitranger.New(s), priority.New(s), runtimeclass.New(s), defaultingressclass.New(s))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/admission/defaultingressclass"
 	"github.com/quotad/quotad/internal/admission/limitranger"
 	"github.com/quotad/quotad/internal/admission/namespacelifecycle"
 	"github.com/quotad/quotad/internal/admission/priority"
@@ -225,7 +226,7 @@ func Run(ctx context.Context, cfg Config) error {
 	quotaReg := evaluator.NewRegistry()
 	quotaPlugin := resourcequota.NewPlugin(quotaReg, limited)
 	chain, err := admission.NewChain(cfg.EnableAdmissionPlugins, cfg.DisableAdmissionPlugins,
-		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), runtimeclass.New(reader), quotaPlugin)
+		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), runtimeclass.New(reader), defaultingressclass.New(reader), quotaPlugin)
 	if err != nil {
 		return err
 	}

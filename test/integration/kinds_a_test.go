@@ -445,3 +445,28 @@ func TestKindsARuntimeClassOverheadQuota(t *testing.T) {
 		t.Errorf("after delete: used requests.cpu %s", r.String())
 	}
 }
+
+// TestKindsADefaultIngressClass: a new Ingress naming no class gets the default one.
+func TestKindsADefaultIngressClass(t *testing.T) {
+	s := servertest.Start(t)
+	const ns = "kinds-a-ingclass"
+	mkNamespace(t, s, ns)
+	ctx := ctxT(t)
+	c := s.Client.NetworkingV1()
+	if _, err := c.IngressClasses().Create(ctx, &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "nginx",
+		Annotations: map[string]string{networkingv1.AnnotationIsDefaultIngressClass: "true"}}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Ingresses(ns).Create(ctx, webIngress("plain"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.IngressClassName == nil || *got.Spec.IngressClassName != "nginx" {
+		t.Errorf("ingressClassName = %v, want nginx", got.Spec.IngressClassName)
+	}
+	named := webIngress("named")
+	named.Spec.IngressClassName = ptr.To("other")
+	if got, err = c.Ingresses(ns).Create(ctx, named, metav1.CreateOptions{}); err != nil || *got.Spec.IngressClassName != "other" {
+		t.Errorf("named class: %v %v", got.Spec.IngressClassName, err)
+	}
+}
