@@ -132,6 +132,17 @@ func TestKindsADefaults(t *testing.T) {
 	if pv.Spec.PersistentVolumeReclaimPolicy != corev1.PersistentVolumeReclaimRetain || pv.Status.Phase != corev1.VolumePending || pv.Spec.VolumeMode == nil || *pv.Spec.VolumeMode != corev1.PersistentVolumeFilesystem || pv.Status.LastPhaseTransitionTime == nil {
 		t.Errorf("pv defaults: reclaim %q phase %q mode %v", pv.Spec.PersistentVolumeReclaimPolicy, pv.Status.Phase, pv.Spec.VolumeMode)
 	}
+	// A phase change through /status records its time.
+	first := *pv.Status.LastPhaseTransitionTime
+	pv.Status.Phase = corev1.VolumeAvailable
+	pv.Status.LastPhaseTransitionTime = nil
+	avail, err := c.CoreV1().PersistentVolumes().UpdateStatus(ctx, pv, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if avail.Status.LastPhaseTransitionTime == nil || avail.Status.LastPhaseTransitionTime.Before(&first) {
+		t.Errorf("phase transition time %v after %v", avail.Status.LastPhaseTransitionTime, first)
+	}
 	np, err := c.NetworkingV1().NetworkPolicies(ns).Create(ctx, &networkingv1.NetworkPolicy{ObjectMeta: meta("np"), Spec: networkingv1.NetworkPolicySpec{
 		Egress: []networkingv1.NetworkPolicyEgressRule{{Ports: []networkingv1.NetworkPolicyPort{{}}}}}}, metav1.CreateOptions{})
 	if err != nil {
