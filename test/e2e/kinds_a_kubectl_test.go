@@ -92,6 +92,30 @@ spec:
   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
   minReplicas: 2
   maxReplicas: 10
+---
+apiVersion: autoscaling/v1
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web-v1
+  namespace: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 3
+  targetCPUUtilizationPercentage: 50
+---
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata:
+  name: web-scaled
+  namespace: web
+eventTime: "2026-01-02T03:04:05.000000Z"
+reportingController: example.com/scaler
+reportingInstance: scaler-0
+action: Scale
+reason: Scaled
+note: scaled web to 2
+type: Normal
+regarding: {apiVersion: apps/v1, kind: Deployment, namespace: web, name: web}
 `
 
 const secondIngress = `apiVersion: networking.k8s.io/v1
@@ -127,10 +151,11 @@ func TestKindsAKubectl(t *testing.T) {
 		"podtemplate/web created", "persistentvolume/pv1 created", "lease.coordination.k8s.io/leader created",
 		"networkpolicy.networking.k8s.io/web-only created", "ingressclass.networking.k8s.io/nginx created",
 		"ingress.networking.k8s.io/web created", "runtimeclass.node.k8s.io/gvisor created",
-		"horizontalpodautoscaler.autoscaling/web created",
+		"horizontalpodautoscaler.autoscaling/web created", "horizontalpodautoscaler.autoscaling/web-v1 created",
+		"event.events.k8s.io/web-scaled created",
 	}, "\n")+"\n", "apply", "-f", "-")
 	// Applying again changes nothing.
-	if r := c.kubectlIn(kindsAManifest, "apply", "-f", "-"); r.code != 0 || strings.Count(r.stdout, "unchanged") != 8 {
+	if r := c.kubectlIn(kindsAManifest, "apply", "-f", "-"); r.code != 0 || strings.Count(r.stdout, "unchanged") != 10 {
 		t.Errorf("second apply: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
