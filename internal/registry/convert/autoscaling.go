@@ -11,9 +11,10 @@ import (
 // Annotations in which autoscaling/v1 carries what only autoscaling/v2 expresses
 // (upstream's names).
 const (
-	MetricsAnnotation    = "autoscaling.alpha.kubernetes.io/metrics"
-	BehaviorAnnotation   = "autoscaling.alpha.kubernetes.io/behavior"
-	ConditionsAnnotation = "autoscaling.alpha.kubernetes.io/conditions"
+	MetricsAnnotation        = "autoscaling.alpha.kubernetes.io/metrics"
+	BehaviorAnnotation       = "autoscaling.alpha.kubernetes.io/behavior"
+	ConditionsAnnotation     = "autoscaling.alpha.kubernetes.io/conditions"
+	CurrentMetricsAnnotation = "autoscaling.alpha.kubernetes.io/current-metrics"
 )
 
 // isCPUUtilization reports whether m is a CPU utilization target, which v1's
@@ -62,10 +63,16 @@ func HPAToV2(in *autoscalingv1.HorizontalPodAutoscaler) *autoscalingv2.Horizonta
 		out.Status.CurrentMetrics = []autoscalingv2.MetricStatus{{Type: autoscalingv2.ResourceMetricSourceType,
 			Resource: &autoscalingv2.ResourceMetricStatus{Name: corev1.ResourceCPU, Current: autoscalingv2.MetricValueStatus{AverageUtilization: &u}}}}
 	}
+	if v, ok := out.Annotations[CurrentMetricsAnnotation]; ok {
+		var v1 []autoscalingv1.MetricStatus
+		if json.Unmarshal([]byte(v), &v1) == nil {
+			out.Status.CurrentMetrics = append(out.Status.CurrentMetrics, statusToV2(v1)...)
+		}
+	}
 	if v, ok := out.Annotations[ConditionsAnnotation]; ok {
 		_ = json.Unmarshal([]byte(v), &out.Status.Conditions)
 	}
-	out.Annotations = withoutKeys(out.Annotations, MetricsAnnotation, BehaviorAnnotation, ConditionsAnnotation)
+	out.Annotations = withoutKeys(out.Annotations, MetricsAnnotation, BehaviorAnnotation, ConditionsAnnotation, CurrentMetricsAnnotation)
 	out.SetGroupVersionKind(autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler"))
 	return out
 }
@@ -99,6 +106,16 @@ func HPAToV1(in *autoscalingv2.HorizontalPodAutoscaler) *autoscalingv1.Horizonta
 	if h.Spec.Behavior != nil {
 		b, _ := json.Marshal(h.Spec.Behavior)
 		ann[BehaviorAnnotation] = string(b)
+	}
+	var otherCurrent []autoscalingv2.MetricStatus
+	for _, m := range h.Status.CurrentMetrics {
+		if !(m.Type == autoscalingv2.ResourceMetricSourceType && m.Resource != nil && m.Resource.Name == corev1.ResourceCPU && m.Resource.Current.AverageUtilization != nil) {
+			otherCurrent = append(otherCurrent, m)
+		}
+	}
+	if len(otherCurrent) > 0 {
+		b, _ := json.Marshal(statusToV1(otherCurrent))
+		ann[CurrentMetricsAnnotation] = string(b)
 	}
 	if len(h.Status.Conditions) > 0 {
 		b, _ := json.Marshal(h.Status.Conditions)

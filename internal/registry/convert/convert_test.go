@@ -60,12 +60,21 @@ func TestHPARoundTrip(t *testing.T) {
 			Behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleDown: &autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptr.To(int32(60))}},
 		},
 		Status: autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: 3, DesiredReplicas: 4,
-			Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionTrue, Reason: "R"}}},
+			Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionTrue, Reason: "R"}},
+			CurrentMetrics: []autoscalingv2.MetricStatus{
+				{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricStatus{Name: corev1.ResourceCPU,
+					Current: autoscalingv2.MetricValueStatus{AverageUtilization: ptr.To(int32(42)), AverageValue: ptr.To(resource.MustParse("100m"))}}},
+				{Type: autoscalingv2.PodsMetricSourceType, Pods: &autoscalingv2.PodsMetricStatus{Metric: autoscalingv2.MetricIdentifier{Name: "qps"},
+					Current: autoscalingv2.MetricValueStatus{AverageValue: ptr.To(resource.MustParse("7"))}}},
+			}},
 	}
 	v1 := convert.HPAToV1(v2)
 	if *v1.Spec.TargetCPUUtilizationPercentage != 70 || v1.Annotations[convert.MetricsAnnotation] == "" || v1.Annotations[convert.BehaviorAnnotation] == "" ||
 		v1.Annotations[convert.ConditionsAnnotation] == "" || v1.Annotations["keep"] != "me" || v1.Status.DesiredReplicas != 4 {
 		t.Errorf("HPAToV1: %+v %v", v1.Spec, v1.Annotations)
+	}
+	if *v1.Status.CurrentCPUUtilizationPercentage != 42 || v1.Annotations[convert.CurrentMetricsAnnotation] != `[{"type":"Pods","pods":{"metricName":"qps","currentAverageValue":"7"}}]` {
+		t.Errorf("v1 status: %+v, current-metrics %s", v1.Status, v1.Annotations[convert.CurrentMetricsAnnotation])
 	}
 	if want := `[{"type":"Pods","pods":{"metricName":"qps","targetAverageValue":"100"}}]`; v1.Annotations[convert.MetricsAnnotation] != want {
 		t.Errorf("metrics annotation %s, want upstream's v1 form %s", v1.Annotations[convert.MetricsAnnotation], want)
@@ -78,6 +87,10 @@ func TestHPARoundTrip(t *testing.T) {
 	if m := back.Spec.Metrics[1]; m.Type != autoscalingv2.PodsMetricSourceType || m.Pods.Metric.Name != "qps" || m.Pods.Target.Type != autoscalingv2.AverageValueMetricType ||
 		m.Pods.Target.AverageValue.String() != "100" {
 		t.Errorf("pods metric lost: %+v", back.Spec.Metrics)
+	}
+	if len(back.Status.CurrentMetrics) != 2 || *back.Status.CurrentMetrics[0].Resource.Current.AverageUtilization != 42 ||
+		back.Status.CurrentMetrics[1].Pods.Current.AverageValue.String() != "7" {
+		t.Errorf("current metrics back: %+v", back.Status.CurrentMetrics)
 	}
 	back.Spec.Metrics[1] = pods
 	if !reflect.DeepEqual(back.Spec, v2.Spec) || !reflect.DeepEqual(back.Annotations, v2.Annotations) || !reflect.DeepEqual(back.Status.Conditions, v2.Status.Conditions) {

@@ -94,3 +94,69 @@ func resourceTarget(util *int32, avg *resource.Quantity) autoscalingv2.MetricTar
 	}
 	return autoscalingv2.MetricTarget{}
 }
+
+// statusToV1 writes v2 current metrics in the autoscaling/v1 form upstream keeps in the
+// current-metrics annotation.
+func statusToV1(in []autoscalingv2.MetricStatus) []autoscalingv1.MetricStatus {
+	out := make([]autoscalingv1.MetricStatus, 0, len(in))
+	for _, m := range in {
+		o := autoscalingv1.MetricStatus{Type: autoscalingv1.MetricSourceType(m.Type)}
+		deref := func(q *resource.Quantity) resource.Quantity {
+			if q == nil {
+				return resource.Quantity{}
+			}
+			return *q
+		}
+		switch {
+		case m.Object != nil:
+			o.Object = &autoscalingv1.ObjectMetricStatus{
+				Target:     autoscalingv1.CrossVersionObjectReference{Kind: m.Object.DescribedObject.Kind, Name: m.Object.DescribedObject.Name, APIVersion: m.Object.DescribedObject.APIVersion},
+				MetricName: m.Object.Metric.Name, Selector: m.Object.Metric.Selector, CurrentValue: deref(m.Object.Current.Value), AverageValue: m.Object.Current.AverageValue,
+			}
+		case m.Pods != nil:
+			o.Pods = &autoscalingv1.PodsMetricStatus{MetricName: m.Pods.Metric.Name, Selector: m.Pods.Metric.Selector, CurrentAverageValue: deref(m.Pods.Current.AverageValue)}
+		case m.Resource != nil:
+			o.Resource = &autoscalingv1.ResourceMetricStatus{Name: m.Resource.Name, CurrentAverageUtilization: m.Resource.Current.AverageUtilization,
+				CurrentAverageValue: deref(m.Resource.Current.AverageValue)}
+		case m.ContainerResource != nil:
+			o.ContainerResource = &autoscalingv1.ContainerResourceMetricStatus{Name: m.ContainerResource.Name, Container: m.ContainerResource.Container,
+				CurrentAverageUtilization: m.ContainerResource.Current.AverageUtilization, CurrentAverageValue: deref(m.ContainerResource.Current.AverageValue)}
+		case m.External != nil:
+			o.External = &autoscalingv1.ExternalMetricStatus{MetricName: m.External.Metric.Name, MetricSelector: m.External.Metric.Selector,
+				CurrentValue: deref(m.External.Current.Value), CurrentAverageValue: m.External.Current.AverageValue}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// statusToV2 reads the autoscaling/v1 form of the current-metrics annotation back.
+func statusToV2(in []autoscalingv1.MetricStatus) []autoscalingv2.MetricStatus {
+	out := make([]autoscalingv2.MetricStatus, 0, len(in))
+	for _, m := range in {
+		o := autoscalingv2.MetricStatus{Type: autoscalingv2.MetricSourceType(m.Type)}
+		ref := func(q resource.Quantity) *resource.Quantity { return &q }
+		switch {
+		case m.Object != nil:
+			o.Object = &autoscalingv2.ObjectMetricStatus{
+				DescribedObject: autoscalingv2.CrossVersionObjectReference{Kind: m.Object.Target.Kind, Name: m.Object.Target.Name, APIVersion: m.Object.Target.APIVersion},
+				Metric:          autoscalingv2.MetricIdentifier{Name: m.Object.MetricName, Selector: m.Object.Selector},
+				Current:         autoscalingv2.MetricValueStatus{Value: ref(m.Object.CurrentValue), AverageValue: m.Object.AverageValue},
+			}
+		case m.Pods != nil:
+			o.Pods = &autoscalingv2.PodsMetricStatus{Metric: autoscalingv2.MetricIdentifier{Name: m.Pods.MetricName, Selector: m.Pods.Selector},
+				Current: autoscalingv2.MetricValueStatus{AverageValue: ref(m.Pods.CurrentAverageValue)}}
+		case m.Resource != nil:
+			o.Resource = &autoscalingv2.ResourceMetricStatus{Name: m.Resource.Name,
+				Current: autoscalingv2.MetricValueStatus{AverageUtilization: m.Resource.CurrentAverageUtilization, AverageValue: ref(m.Resource.CurrentAverageValue)}}
+		case m.ContainerResource != nil:
+			o.ContainerResource = &autoscalingv2.ContainerResourceMetricStatus{Name: m.ContainerResource.Name, Container: m.ContainerResource.Container,
+				Current: autoscalingv2.MetricValueStatus{AverageUtilization: m.ContainerResource.CurrentAverageUtilization, AverageValue: ref(m.ContainerResource.CurrentAverageValue)}}
+		case m.External != nil:
+			o.External = &autoscalingv2.ExternalMetricStatus{Metric: autoscalingv2.MetricIdentifier{Name: m.External.MetricName, Selector: m.External.MetricSelector},
+				Current: autoscalingv2.MetricValueStatus{Value: ref(m.External.CurrentValue), AverageValue: m.External.CurrentAverageValue}}
+		}
+		out = append(out, o)
+	}
+	return out
+}
