@@ -13,6 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	"github.com/quotad/quotad/internal/server/servertest"
@@ -474,6 +476,22 @@ func TestKindsADefaultIngressClass(t *testing.T) {
 	}
 	if got.Spec.IngressClassName == nil || *got.Spec.IngressClassName != "nginx" {
 		t.Errorf("ingressClassName = %v, want nginx", got.Spec.IngressClassName)
+	}
+	// The class annotation is deprecated: a warning, and no default class.
+	ws := &warnings{}
+	cfg := rest.CopyConfig(s.Config)
+	cfg.WarningHandler = ws
+	wc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	annotated := webIngress("annotated")
+	annotated.Annotations = map[string]string{"kubernetes.io/ingress.class": "legacy"}
+	if got, err = wc.NetworkingV1().Ingresses(ns).Create(ctx, annotated, metav1.CreateOptions{}); err != nil || got.Spec.IngressClassName != nil {
+		t.Errorf("annotated: %v %v", got.Spec.IngressClassName, err)
+	}
+	if w := ws.take(); fmt.Sprint(w) != `[annotation "kubernetes.io/ingress.class" is deprecated, please use 'spec.ingressClassName' instead]` {
+		t.Errorf("warnings %q", w)
 	}
 	named := webIngress("named")
 	named.Spec.IngressClassName = ptr.To("other")

@@ -443,3 +443,12 @@ func IngressClassUpdate(n, o *networkingv1.IngressClass) field.ErrorList {
 	errs = append(errs, immutable(n.Spec.Controller, o.Spec.Controller, field.NewPath("spec", "controller"))...)
 	return append(errs, IngressClass(n)...)
 }
+
+// IngressWarnings are upstream's warnings on an Ingress write: the class annotation is
+// deprecated.
+func IngressWarnings(ing *networkingv1.Ingress) []string {
+	if _, ok := ing.Annotations[annotationIngressClass]; ok {
+		return []string{fmt.Sprintf("annotation %q is deprecated, please use 'spec.ingressClassName' instead", annotationIngressClass)}
+	}
+	return nil
+}
