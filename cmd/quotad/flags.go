@@ -93,8 +93,8 @@ func newOptions() *options {
 	})
 	add("Admission", func(fs *pflag.FlagSet) {
 		fs.StringVar(&c.AdmissionControlConfigFile, "admission-control-config-file", "", "File with admission control configuration (ResourceQuota limitedResources).")
-		fs.StringSliceVar(&c.EnableAdmissionPlugins, "enable-admission-plugins", nil, "admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultTolerationSeconds, ResourceQuota). Comma-delimited list of admission plugins: DefaultTolerationSeconds, LimitRanger, NamespaceLifecycle, Priority, ResourceQuota, ServiceAccount.")
-		fs.StringSliceVar(&c.DisableAdmissionPlugins, "disable-admission-plugins", nil, "admission plugins that should be disabled although they are in the default enabled plugins list. Comma-delimited list of admission plugins: DefaultTolerationSeconds, LimitRanger, NamespaceLifecycle, Priority, ResourceQuota, ServiceAccount.")
+		fs.StringSliceVar(&c.EnableAdmissionPlugins, "enable-admission-plugins", nil, "admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultTolerationSeconds, RuntimeClass, DefaultIngressClass, ResourceQuota). Comma-delimited list of admission plugins: DefaultIngressClass, DefaultTolerationSeconds, LimitRanger, NamespaceLifecycle, Priority, ResourceQuota, RuntimeClass, ServiceAccount.")
+		fs.StringSliceVar(&c.DisableAdmissionPlugins, "disable-admission-plugins", nil, "admission plugins that should be disabled although they are in the default enabled plugins list. Comma-delimited list of admission plugins: DefaultIngressClass, DefaultTolerationSeconds, LimitRanger, NamespaceLifecycle, Priority, ResourceQuota, RuntimeClass, ServiceAccount.")
 	})
 	add("Controllers", func(fs *pflag.FlagSet) {
 		fs.DurationVar(&c.ResourceQuotaSyncPeriod, "resource-quota-sync-period", 5*time.Minute, "The period for verifying quota usage status in the system: every quota is recomputed from storage and any drift is repaired and reported.")

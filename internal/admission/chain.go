@@ -18,11 +18,14 @@ const (
 	ResourceQuota            = "ResourceQuota"
 	ServiceAccount           = "ServiceAccount"
 	DefaultTolerationSeconds = "DefaultTolerationSeconds"
+	RuntimeClass             = "RuntimeClass"
+	// DefaultIngressClass names the plugin that gives a new Ingress the default class.
+	DefaultIngressClass = "DefaultIngressClass"
 )
 
 // pluginOrder is kube-apiserver's AllOrderedPlugins restricted to the plugins quotad has.
 // Every one of them is on by default, as upstream.
-var pluginOrder = []string{NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultTolerationSeconds, ResourceQuota}
+var pluginOrder = []string{NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultTolerationSeconds, RuntimeClass, DefaultIngressClass, ResourceQuota}
 
 // PluginNames returns the plugins quotad knows, in the order the chain runs them.
 func PluginNames() []string {

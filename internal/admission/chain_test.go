@@ -16,9 +16,11 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 
 	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/admission/defaultingressclass"
 	"github.com/quotad/quotad/internal/admission/limitranger"
 	"github.com/quotad/quotad/internal/admission/namespacelifecycle"
 	"github.com/quotad/quotad/internal/admission/priority"
+	"github.com/quotad/quotad/internal/admission/runtimeclass"
 )
 
 // recorder is a fake plugin that logs its calls into a shared journal.
@@ -69,6 +71,8 @@ func plugins(journal *[]string) []admission.Handler {
 		mutating{&recorder{name: admission.NamespaceLifecycle, ops: allOps, journal: journal}},
 		mutating{&recorder{name: admission.DefaultTolerationSeconds, ops: []admission.Operation{admission.Create, admission.Update}, journal: journal}},
 		mutating{&recorder{name: admission.ServiceAccount, ops: []admission.Operation{admission.Create}, journal: journal}},
+		both{&recorder{name: admission.RuntimeClass, ops: []admission.Operation{admission.Create}, journal: journal}},
+		mutating{&recorder{name: admission.DefaultIngressClass, ops: []admission.Operation{admission.Create}, journal: journal}},
 	}
 }
 
@@ -81,14 +85,14 @@ func TestNewChainFlags(t *testing.T) {
 		wantQuota   bool
 		wantErr     string
 	}{
-		{name: "defaults", wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "ResourceQuota"}, wantQuota: true},
+		{name: "defaults", wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "ResourceQuota"}, wantQuota: true},
 		{name: "enabling a default is a no-op", enable: []string{"ResourceQuota", "NamespaceLifecycle"},
-			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "ResourceQuota"}, wantQuota: true},
+			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "ResourceQuota"}, wantQuota: true},
 		{name: "disable quota", disable: []string{"ResourceQuota"},
-			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds"}},
+			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass"}},
 		{name: "disable two", disable: []string{"Priority", "NamespaceLifecycle"},
-			wantEnabled: []string{"LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "ResourceQuota"}, wantQuota: true},
-		{name: "disable all", disable: []string{"ResourceQuota", "Priority", "LimitRanger", "NamespaceLifecycle", "ServiceAccount", "DefaultTolerationSeconds"}},
+			wantEnabled: []string{"LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "ResourceQuota"}, wantQuota: true},
+		{name: "disable all", disable: []string{"ResourceQuota", "DefaultIngressClass", "RuntimeClass", "Priority", "LimitRanger", "NamespaceLifecycle", "ServiceAccount", "DefaultTolerationSeconds"}},
 		{name: "unknown enable", enable: []string{"AlwaysPullImages"},
 			wantErr: `enable-admission-plugins plugin "AlwaysPullImages" is unknown`},
 		{name: "unknown disable", disable: []string{"Foo"},
@@ -129,7 +133,7 @@ func TestNewChainPluginErrors(t *testing.T) {
 		err.Error() != `admission plugin "NamespaceLifecycle" is enabled but was not constructed` {
 		t.Errorf("missing plugin: err = %v", err)
 	}
-	if _, err := admission.NewChain(nil, []string{admission.NamespaceLifecycle, admission.ServiceAccount, admission.DefaultTolerationSeconds}, plugins(&journal)[:2]...); err != nil {
+	if _, err := admission.NewChain(nil, []string{admission.NamespaceLifecycle, admission.ServiceAccount, admission.DefaultTolerationSeconds, admission.RuntimeClass, admission.DefaultIngressClass}, plugins(&journal)[:2]...); err != nil {
 		t.Errorf("a disabled plugin need not be constructed: err = %v", err)
 	}
 	extra := append(plugins(&journal), mutating{&recorder{name: "AlwaysPullImages", journal: &journal}})
@@ -148,14 +152,14 @@ func TestChainOrder(t *testing.T) {
 		wantValidate []string
 	}{
 		{"create runs all", nil, admission.Create,
-			[]string{"admit NamespaceLifecycle", "admit LimitRanger", "admit ServiceAccount", "admit Priority", "admit DefaultTolerationSeconds"},
-			[]string{"validate LimitRanger", "validate Priority"}},
+			[]string{"admit NamespaceLifecycle", "admit LimitRanger", "admit ServiceAccount", "admit Priority", "admit DefaultTolerationSeconds", "admit RuntimeClass", "admit DefaultIngressClass"},
+			[]string{"validate LimitRanger", "validate Priority", "validate RuntimeClass"}},
 		{"delete skips plugins not handling it", nil, admission.Delete,
 			[]string{"admit NamespaceLifecycle", "admit Priority"},
 			[]string{"validate Priority"}},
 		{"disabled plugins do not run", []string{"LimitRanger"}, admission.Create,
-			[]string{"admit NamespaceLifecycle", "admit ServiceAccount", "admit Priority", "admit DefaultTolerationSeconds"},
-			[]string{"validate Priority"}},
+			[]string{"admit NamespaceLifecycle", "admit ServiceAccount", "admit Priority", "admit DefaultTolerationSeconds", "admit RuntimeClass", "admit DefaultIngressClass"},
+			[]string{"validate Priority", "validate RuntimeClass"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -209,7 +213,7 @@ func TestChainStopsAtFirstError(t *testing.T) {
 
 func TestPluginNames(t *testing.T) {
 	names := admission.PluginNames()
-	if want := []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "ResourceQuota"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "ResourceQuota"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("PluginNames() = %v, want %v", names, want)
 	}
 	names[0] = "x"
@@ -290,7 +294,7 @@ func TestRealPlugins(t *testing.T) {
 		}},
 		pcGVR: {},
 	}
-	c, err := admission.NewChain(nil, []string{admission.ServiceAccount, admission.DefaultTolerationSeconds}, namespacelifecycle.New(s), limitranger.New(s), priority.New(s))
+	c, err := admission.NewChain(nil, []string{admission.ServiceAccount, admission.DefaultTolerationSeconds}, namespacelifecycle.New(s), limitranger.New(s), priority.New(s), runtimeclass.New(s), defaultingressclass.New(s))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 // Package admission owns the admission chain of quotad: the request attributes every plugin
 // sees, the plugin interfaces (mutating, then validating), and the chain that runs them in
 // kube-apiserver's order. One folder per plugin lives beneath it (namespacelifecycle,
-// limitranger, priority, resourcequota).
+// limitranger, priority, runtimeclass, defaultingressclass, resourcequota).
 //
 // Invariants:
 //   - Plugins never write to storage. Mutating plugins change Attributes.Object in place;

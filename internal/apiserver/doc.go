@@ -61,6 +61,8 @@
 //   - review resources (registry.Resource.Review: TokenReview, SubjectAccessReview and the
 //     like) and serviceaccounts/<name>/token serve create only (405 otherwise) and store
 //     nothing: Config.Reviews and Config.TokenRequest answer them;
+//   - componentstatuses (registry.Resource.Synthesized) serve get and list only, computed on
+//     each request (etcd-0 from Config.Ready) with upstream's deprecation warning;
 //   - a 5xx answer is logged once (repeats of a line are rate-limited), every request at
 //     RequestLogLevel.
 package apiserver

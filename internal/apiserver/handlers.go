@@ -44,6 +44,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		writeError(w, notFoundPath())
 		return
 	}
+	if res.Synthesized {
+		s.serveComponentStatuses(w, r, res, info)
+		return
+	}
 	switch info.Subresource {
 	case "":
 	case "proxy":

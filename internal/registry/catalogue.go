@@ -11,12 +11,16 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -63,6 +67,25 @@ type Resource struct {
 	// handler, which fills in the status; no other verb is served. Review resources are
 	// not among All's (nothing lists, watches or deletes them).
 	Review bool
+	// Storage, when set, makes this resource another version of a stored one: upstream
+	// serves one storage in several versions (events.k8s.io/v1 events are core/v1 events,
+	// autoscaling/v1 horizontalpodautoscalers are autoscaling/v2 ones). The objects live
+	// under the stored resource's keys in its form, converted on every read and write.
+	Storage *StorageVersion
+	// Synthesized marks a read-only resource whose objects the server computes on every
+	// read and never stores (componentstatuses): only get and list are served.
+	Synthesized bool
+}
+
+// StorageVersion ties a served version to the resource whose storage it shares.
+type StorageVersion struct {
+	// Resource is the stored resource: its group-resource names the keys, its kind is the
+	// stored form.
+	Resource *Resource
+	// ToStorage converts an object of the served version into a new object of the stored
+	// resource's type; FromStorage converts back. Neither changes its argument.
+	ToStorage   func(runtime.Object) (runtime.Object, error)
+	FromStorage func(runtime.Object) (runtime.Object, error)
 }
 
 // GVK returns the resource's group, version and kind.
@@ -96,6 +119,9 @@ func (r *Resource) NewList() runtime.Object {
 // KeyPrefix returns the etcd key prefix for the resource in namespace ns ("" for all
 // namespaces or cluster-scoped). It ends with "/".
 func (r *Resource) KeyPrefix(ns string) string {
+	if r.Storage != nil {
+		return r.Storage.Resource.KeyPrefix(ns)
+	}
 	return KeyPrefix(r.GVR.GroupResource(), ns)
 }
 
@@ -161,7 +187,7 @@ func Builtins() []*Resource {
 	core := corev1.SchemeGroupVersion
 	apps := appsv1.SchemeGroupVersion
 	batch := batchv1.SchemeGroupVersion
-	return []*Resource{
+	stored := []*Resource{
 		builtin(core, "namespaces", "Namespace", false, corev1.Namespace{}, corev1.NamespaceList{}, []string{"ns"}, withStatus),
 		builtin(core, "nodes", "Node", false, corev1.Node{}, corev1.NodeList{}, []string{"no"}, withStatus),
 		builtin(core, "pods", "Pod", true, corev1.Pod{}, corev1.PodList{}, []string{"po"}, withStatus, withAll, withSharedWrites),
@@ -207,7 +233,18 @@ func Builtins() []*Resource {
 		builtin(flowcontrolv1.SchemeGroupVersion, "flowschemas", "FlowSchema", false, flowcontrolv1.FlowSchema{}, flowcontrolv1.FlowSchemaList{}, nil, withStatus, withGeneration),
 		builtin(apiregistrationv1.SchemeGroupVersion, "apiservices", "APIService", false, apiregistrationv1.APIService{}, apiregistrationv1.APIServiceList{}, nil, withStatus, withAPIExtensions),
 		builtin(flowcontrolv1.SchemeGroupVersion, "prioritylevelconfigurations", "PriorityLevelConfiguration", false, flowcontrolv1.PriorityLevelConfiguration{}, flowcontrolv1.PriorityLevelConfigurationList{}, nil, withStatus, withGeneration),
+		builtin(core, "podtemplates", "PodTemplate", true, corev1.PodTemplate{}, corev1.PodTemplateList{}, nil, withGeneration),
+		builtin(core, "persistentvolumes", "PersistentVolume", false, corev1.PersistentVolume{}, corev1.PersistentVolumeList{}, []string{"pv"}, withStatus),
+		builtin(coordinationv1.SchemeGroupVersion, "leases", "Lease", true, coordinationv1.Lease{}, coordinationv1.LeaseList{}, nil),
+		builtin(networkingv1.SchemeGroupVersion, "networkpolicies", "NetworkPolicy", true, networkingv1.NetworkPolicy{}, networkingv1.NetworkPolicyList{}, []string{"netpol"}, withGeneration),
+		builtin(networkingv1.SchemeGroupVersion, "ingresses", "Ingress", true, networkingv1.Ingress{}, networkingv1.IngressList{}, []string{"ing"}, withStatus, withGeneration),
+		builtin(networkingv1.SchemeGroupVersion, "ingressclasses", "IngressClass", false, networkingv1.IngressClass{}, networkingv1.IngressClassList{}, nil, withGeneration),
+		builtin(nodev1.SchemeGroupVersion, "runtimeclasses", "RuntimeClass", false, nodev1.RuntimeClass{}, nodev1.RuntimeClassList{}, nil),
+		builtin(autoscalingv2.SchemeGroupVersion, "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, autoscalingv2.HorizontalPodAutoscaler{}, autoscalingv2.HorizontalPodAutoscalerList{}, []string{"hpa"}, withStatus, withAll),
 	}
+	synthesized := func(r *Resource) { r.Synthesized = true }
+	stored = append(stored, builtin(core, "componentstatuses", "ComponentStatus", false, corev1.ComponentStatus{}, corev1.ComponentStatusList{}, []string{"cs"}, synthesized))
+	return append(stored, convertedVersions(stored)...)
 }
 
 // Reviews returns the create-only review resources quotad serves.
@@ -273,16 +310,27 @@ func (c *Catalogue) Reviews() []*Resource {
 	return out
 }
 
-// ForGroupResource returns the served resource of a group and plural in any version.
+// ForGroupResource returns the served resource of a group and plural in any version: a
+// built-in one before a custom one, the stored version before one converted to it, else
+// the smallest version.
 func (c *Catalogue) ForGroupResource(gr schema.GroupResource) *Resource {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	better := func(r, found *Resource) bool {
+		switch {
+		case found == nil:
+			return true
+		case (r.CRD == nil) != (found.CRD == nil):
+			return r.CRD == nil
+		case (r.Storage == nil) != (found.Storage == nil):
+			return r.Storage == nil
+		}
+		return r.GVR.Version < found.GVR.Version
+	}
 	var found *Resource
 	for gvr, r := range c.resources {
-		if gvr.GroupResource() == gr {
-			if found == nil || (r.CRD == nil) || found.GVR.Version > gvr.Version {
-				found = r
-			}
+		if gvr.GroupResource() == gr && better(r, found) {
+			found = r
 		}
 	}
 	return found

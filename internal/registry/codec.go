@@ -173,12 +173,42 @@ func encodeForStorage(obj runtime.Object, gvk schema.GroupVersionKind) ([]byte, 
 	return b, err
 }
 
+// encodeStored returns the stored form of an object of res: its own, or, for a version
+// sharing another resource's storage, that resource's.
+func encodeStored(res *Resource, obj runtime.Object) ([]byte, error) {
+	if sv := res.Storage; sv != nil {
+		stored, err := sv.ToStorage(obj)
+		if err != nil {
+			return nil, err
+		}
+		m, err := meta.Accessor(stored)
+		if err != nil {
+			return nil, err
+		}
+		m.SetResourceVersion("")
+		return Encode(stored, sv.Resource.GVK())
+	}
+	return encodeForStorage(obj, res.GVK())
+}
+
 // decodeKV decodes a stored value into a fresh object of res and sets its resourceVersion.
 func decodeKV(res *Resource, kv storage.KV) (runtime.Object, error) {
 	return decodeStored(res, kv.Value, kv.ModRevision)
 }
 
 func decodeStored(res *Resource, value []byte, rev int64) (runtime.Object, error) {
+	if sv := res.Storage; sv != nil {
+		stored, err := decodeStored(sv.Resource, value, rev)
+		if err != nil {
+			return nil, err
+		}
+		obj, err := sv.FromStorage(stored)
+		if err != nil {
+			return nil, err
+		}
+		obj.GetObjectKind().SetGroupVersionKind(res.GVK())
+		return obj, nil
+	}
 	obj := res.New()
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		m := map[string]interface{}{}

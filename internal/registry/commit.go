@@ -168,7 +168,7 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 		w.extraCmps, w.extraOps = allocationChanges(svc, old)
 	}
 	if w.obj != nil && !isQuotaWrite(w) && !w.attrs.DryRun {
-		b, err := encodeForStorage(w.obj, w.res.GVK())
+		b, err := encodeStored(w.res, w.obj)
 		if err != nil {
 			return 0, internalError(err)
 		}
@@ -780,7 +780,7 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 		if w.obj != nil {
 			b := w.value
 			if b == nil {
-				if b, err = encodeForStorage(w.obj, w.res.GVK()); err != nil {
+				if b, err = encodeStored(w.res, w.obj); err != nil {
 					return nil, internalError(err)
 				}
 			}
@@ -853,7 +853,7 @@ func (s *Store) commitClusterScoped(ctx context.Context, w *write) (int64, error
 	}
 	txn := storage.Txn{Compares: []storage.Compare{{Target: storage.ModRevisionEquals, Key: w.key, Revision: w.guard}}}
 	if w.obj != nil {
-		b, err := encodeForStorage(w.obj, w.res.GVK())
+		b, err := encodeStored(w.res, w.obj)
 		if err != nil {
 			return 0, internalError(err)
 		}

@@ -167,7 +167,7 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 	if !opts.DryRun {
 		rv := strconv.FormatInt(rev, 10)
 		m.SetResourceVersion(rv)
-		if res.Type != nil { // typed objects encode kind, apiVersion, then metadata
+		if res.Type != nil && res.Storage == nil { // typed objects encode kind, apiVersion, then metadata
 			result.JSON = withResourceVersion(w.value, rv)
 		}
 		if s.cfg.AfterCommit != nil {
@@ -231,6 +231,8 @@ func prepareForCreate(res *Resource, obj runtime.Object, now metav1.Time) {
 		o.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
 	case *corev1.ResourceQuota:
 		o.Status = corev1.ResourceQuotaStatus{}
+	case *corev1.PersistentVolume:
+		o.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending, LastPhaseTransitionTime: &now}
 	case *corev1.Node:
 		// nodes keep the status they are registered with
 	case *apiextensionsv1.CustomResourceDefinition:

@@ -1,6 +1,8 @@
 // Package registry owns quotad's resource catalogue (which kinds are served, under which
 // group, version, plural and short names, with which subresources, including custom resources
-// once their CRD is Established; and the create-only review kinds, which are never stored)
+// once their CRD is Established; the create-only review kinds, which are never stored; the
+// synthesized componentstatuses; and versions served from another version's storage, such
+// as events.k8s.io/v1 events, converted by package convert on every read and write)
 // and the generic store every resource goes through: decode,
 // defaults, mutating admission, validation, validating admission, and ONE storage transaction
 // that writes the object together with every quota status change.

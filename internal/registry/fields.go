@@ -6,6 +6,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -44,6 +45,16 @@ func Fields(obj runtime.Object) fields.Set {
 		set["reason"] = o.Reason
 		set["reportingComponent"] = o.ReportingController
 		set["source"] = o.Source.Component
+		set["type"] = o.Type
+	case *eventsv1.Event:
+		// upstream's field label conversions of events.k8s.io
+		r := o.Regarding
+		for k, v := range map[string]string{"kind": r.Kind, "namespace": r.Namespace, "name": r.Name, "uid": string(r.UID),
+			"apiVersion": r.APIVersion, "resourceVersion": r.ResourceVersion, "fieldPath": r.FieldPath} {
+			set["regarding."+k] = v
+		}
+		set["reason"] = o.Reason
+		set["reportingController"] = o.ReportingController
 		set["type"] = o.Type
 	case *corev1.Secret:
 		set["type"] = string(o.Type)

@@ -152,6 +152,9 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 	case res.Status:
 		setStatusFrom(obj, old)
 	}
+	if pv, ok := obj.(*corev1.PersistentVolume); ok && subresource == "status" {
+		preparePVStatus(pv, old.(*corev1.PersistentVolume), metav1.NewTime(s.cfg.Clock().Truncate(1e9)))
+	}
 	if subresource == "" {
 		if svc, ok := obj.(*corev1.Service); ok {
 			prepareServiceUpdate(svc, old.(*corev1.Service))

@@ -87,6 +87,15 @@ type hubs struct {
 	m  map[string]*watchHub
 }
 
+// hubKey names the hub of a resource: its key prefix, and its version when it shares
+// another resource's storage (each version decodes the events into its own objects).
+func hubKey(res *Resource) string {
+	if res.Storage != nil {
+		return res.KeyPrefix("") + "@" + res.GVR.GroupVersion().String()
+	}
+	return res.KeyPrefix("")
+}
+
 func (s *Store) hub(res *Resource) *watchHub {
 	s.hubs.mu.Lock()
 	defer s.hubs.mu.Unlock()
@@ -94,10 +103,10 @@ func (s *Store) hub(res *Resource) *watchHub {
 		s.hubs.m = map[string]*watchHub{}
 	}
 	prefix := res.KeyPrefix("")
-	h := s.hubs.m[prefix]
+	h := s.hubs.m[hubKey(res)]
 	if h == nil || h.res != res {
 		h = &watchHub{store: s, res: res, prefix: prefix, subs: map[*hubSub]struct{}{}}
-		s.hubs.m[prefix] = h
+		s.hubs.m[hubKey(res)] = h
 	}
 	return h
 }
@@ -366,7 +375,7 @@ func (s *Store) offer(res *Resource, key string, value []byte, obj func() runtim
 		return
 	}
 	s.hubs.mu.Lock()
-	h := s.hubs.m[res.KeyPrefix("")]
+	h := s.hubs.m[hubKey(res)]
 	s.hubs.mu.Unlock()
 	if h == nil || h.res != res {
 		return

@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -148,6 +149,9 @@ func hooks(cat *registry.Catalogue) registry.Hooks {
 		Warnings: func(obj runtime.Object) []string {
 			if rq, ok := obj.(*corev1.ResourceQuota); ok {
 				return quota.ResourceQuotaWarnings(rq)
+			}
+			if ing, ok := obj.(*networkingv1.Ingress); ok {
+				return validation.IngressWarnings(ing)
 			}
 			return nil
 		},

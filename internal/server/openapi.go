@@ -37,6 +37,9 @@ func (o *openAPIDocs) resources() []openapi.Resource {
 			GVK: r.GVK(), ListKind: r.ListKind, Plural: r.GVR.Resource, Namespaced: r.Namespaced,
 			Type: r.Type, ListType: r.ListType,
 		}
+		if r.Synthesized {
+			or.Verbs = []string{"get", "list"}
+		}
 		if r.Status {
 			or.Subresources = append(or.Subresources, "status")
 		}

@@ -20,12 +20,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/admission/defaultingressclass"
 	"github.com/quotad/quotad/internal/admission/defaulttolerationseconds"
 	"github.com/quotad/quotad/internal/admission/limitranger"
 	"github.com/quotad/quotad/internal/admission/namespacelifecycle"
 	"github.com/quotad/quotad/internal/admission/priority"
 	"github.com/quotad/quotad/internal/admission/rbacescalation"
 	"github.com/quotad/quotad/internal/admission/resourcequota"
+	"github.com/quotad/quotad/internal/admission/runtimeclass"
 	"github.com/quotad/quotad/internal/admission/serviceaccount"
 	"github.com/quotad/quotad/internal/apiserver"
 	"github.com/quotad/quotad/internal/auth"
@@ -237,7 +239,7 @@ func Run(ctx context.Context, cfg Config) error {
 	quotaPlugin := resourcequota.NewPlugin(quotaReg, limited)
 	chain, err := admission.NewChain(cfg.EnableAdmissionPlugins, cfg.DisableAdmissionPlugins,
 		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), quotaPlugin,
-		serviceaccount.New(reader), defaulttolerationseconds.New())
+		serviceaccount.New(reader), defaulttolerationseconds.New(), runtimeclass.New(reader), defaultingressclass.New(reader))
 	if err != nil {
 		return err
 	}

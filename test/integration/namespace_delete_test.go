@@ -8,11 +8,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -72,10 +76,18 @@ func namespaceFixtures(hard corev1.ResourceList) map[string]runtime.Object {
 		"rolebindings.rbac.authorization.k8s.io": &rbacv1.RoleBinding{ObjectMeta: meta("rb"),
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "role"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"}}},
-		"endpoints.":                      &corev1.Endpoints{ObjectMeta: meta("ep")},
-		"endpointslices.discovery.k8s.io": &discoveryv1.EndpointSlice{ObjectMeta: meta("es"), AddressType: discoveryv1.AddressTypeIPv4},
-		"poddisruptionbudgets.policy":     &policyv1.PodDisruptionBudget{ObjectMeta: meta("pdb"), Spec: policyv1.PodDisruptionBudgetSpec{Selector: sel}},
-		"csistoragecapacities.storage.k8s.io": &storagev1.CSIStorageCapacity{ObjectMeta: meta("cap"), StorageClassName: "fast"},
+		"endpoints.":                           &corev1.Endpoints{ObjectMeta: meta("ep")},
+		"endpointslices.discovery.k8s.io":      &discoveryv1.EndpointSlice{ObjectMeta: meta("es"), AddressType: discoveryv1.AddressTypeIPv4},
+		"poddisruptionbudgets.policy":          &policyv1.PodDisruptionBudget{ObjectMeta: meta("pdb"), Spec: policyv1.PodDisruptionBudgetSpec{Selector: sel}},
+		"csistoragecapacities.storage.k8s.io":  &storagev1.CSIStorageCapacity{ObjectMeta: meta("cap"), StorageClassName: "fast"},
+		"podtemplates.":                        &corev1.PodTemplate{ObjectMeta: meta("pt"), Template: podTemplate("pt")},
+		"leases.coordination.k8s.io":           &coordinationv1.Lease{ObjectMeta: meta("lease")},
+		"networkpolicies.networking.k8s.io":    &networkingv1.NetworkPolicy{ObjectMeta: meta("np")},
+		"ingresses.networking.k8s.io":          webIngress("ing"),
+		"horizontalpodautoscalers.autoscaling": webHPA("hpa"),
+		"events.events.k8s.io": &eventsv1.Event{ObjectMeta: meta("ev2"), EventTime: metav1.NewMicroTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
+			ReportingController: "example.com/c", ReportingInstance: "c-1", Action: "Act", Reason: "Why", Type: corev1.EventTypeNormal,
+			Regarding: corev1.ObjectReference{Kind: "Pod", Namespace: "every", Name: "p"}},
 	}
 }
 
@@ -277,7 +289,7 @@ func TestNamespaceDeletionEveryKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, gvr := range served {
-		if gvr.GroupResource() == (schema.GroupResource{Resource: "events"}) {
+		if gvr.Resource == "events" && (gvr.Group == "" || gvr.Group == "events.k8s.io") {
 			continue // as upstream, quota does not count events
 		}
 		if u := q.Status.Used[countResource(gvr.GroupResource())]; u.Value() < 1 {

@@ -196,8 +196,8 @@ func (c *Controller) namespacedResources() []*registry.Resource {
 	var out []*registry.Resource
 	for _, r := range cat.All() {
 		gr := r.GroupResource()
-		if !r.Namespaced || seen[gr] {
-			continue
+		if !r.Namespaced || seen[gr] || (r.Storage != nil && r.Storage.Resource.GroupResource() != gr) {
+			continue // a version stored as another resource goes with that resource
 		}
 		seen[gr] = true
 		if pref := cat.ForGroupResource(gr); pref != nil {

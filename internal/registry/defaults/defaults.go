@@ -4,9 +4,12 @@ import (
 	"reflect"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -115,6 +118,22 @@ func Apply(obj runtime.Object) {
 	case *discoveryv1.EndpointSlice:
 		if o != nil {
 			EndpointSlice(o)
+		}
+	case *networkingv1.NetworkPolicy:
+		if o != nil {
+			NetworkPolicy(o)
+		}
+	case *networkingv1.IngressClass:
+		if o != nil {
+			IngressClass(o)
+		}
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		if o != nil {
+			HorizontalPodAutoscaler(o)
+		}
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		if o != nil {
+			HorizontalPodAutoscalerV1(o)
 		}
 	}
 }

@@ -9,7 +9,8 @@
 // CSIDriver; rbac/v1 RoleBinding and ClusterRoleBinding;
 // admissionregistration/v1 webhook configurations and admission policies;
 // flowcontrol/v1 FlowSchema and PriorityLevelConfiguration; apiregistration/v1
-// APIService), written
+// APIService; discovery/v1 EndpointSlice; networking/v1 NetworkPolicy and
+// IngressClass; autoscaling/v2 and v1 HorizontalPodAutoscaler), written
 // after upstream's SetDefaults_* functions and their generated callers
 // (defaulter-gen, including declarative +default markers).
 //

@@ -2,9 +2,15 @@ package table
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -78,6 +84,24 @@ func typedKind(obj runtime.Object) (schema.GroupKind, bool) {
 		gvk = discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice")
 	case *policyv1.PodDisruptionBudget:
 		gvk = policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget")
+	case *corev1.PodTemplate:
+		gvk = corev1.SchemeGroupVersion.WithKind("PodTemplate")
+	case *corev1.ComponentStatus:
+		gvk = corev1.SchemeGroupVersion.WithKind("ComponentStatus")
+	case *coordinationv1.Lease:
+		gvk = coordinationv1.SchemeGroupVersion.WithKind("Lease")
+	case *networkingv1.NetworkPolicy:
+		gvk = networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy")
+	case *networkingv1.Ingress:
+		gvk = networkingv1.SchemeGroupVersion.WithKind("Ingress")
+	case *networkingv1.IngressClass:
+		gvk = networkingv1.SchemeGroupVersion.WithKind("IngressClass")
+	case *nodev1.RuntimeClass:
+		gvk = nodev1.SchemeGroupVersion.WithKind("RuntimeClass")
+	case *autoscalingv2.HorizontalPodAutoscaler, *autoscalingv1.HorizontalPodAutoscaler:
+		gvk = autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler")
+	case *eventsv1.Event:
+		gvk = eventsv1.SchemeGroupVersion.WithKind("Event")
 	default:
 		return kindsBKind(obj)
 	}
@@ -150,6 +174,24 @@ func printerFor(gk schema.GroupKind) (printer, bool) {
 		return endpointSlicePrinter(), true
 	case policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget").GroupKind():
 		return podDisruptionBudgetPrinter(), true
+	case corev1.SchemeGroupVersion.WithKind("PodTemplate").GroupKind():
+		return podTemplatePrinter(), true
+	case corev1.SchemeGroupVersion.WithKind("ComponentStatus").GroupKind():
+		return componentStatusPrinter(), true
+	case coordinationv1.SchemeGroupVersion.WithKind("Lease").GroupKind():
+		return leasePrinter(), true
+	case networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy").GroupKind():
+		return networkPolicyPrinter(), true
+	case networkingv1.SchemeGroupVersion.WithKind("Ingress").GroupKind():
+		return ingressPrinter(), true
+	case networkingv1.SchemeGroupVersion.WithKind("IngressClass").GroupKind():
+		return ingressClassPrinter(), true
+	case nodev1.SchemeGroupVersion.WithKind("RuntimeClass").GroupKind():
+		return runtimeClassPrinter(), true
+	case autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler").GroupKind():
+		return hpaAnyVersionPrinter(), true
+	case eventsv1.SchemeGroupVersion.WithKind("Event").GroupKind():
+		return eventsV1Printer(), true
 	}
 	return kindsBPrinter(gk)
 }

@@ -15,7 +15,12 @@
 // webhook configurations and admission policies and bindings
 // (admissionregistration.go; CEL expressions are checked for presence, not
 // compiled); FlowSchema and PriorityLevelConfiguration with upstream's
-// mandatory objects (flowcontrol.go); APIService (apiregistration.go).
+// mandatory objects (flowcontrol.go); APIService (apiregistration.go);
+// Endpoints, EndpointSlice and PodDisruptionBudget; PersistentVolume
+// (persistentvolume.go), Lease (coordination.go), NetworkPolicy, Ingress and
+// IngressClass (networking.go), RuntimeClass (node.go), HorizontalPodAutoscaler
+// v2 and v1 (autoscaling.go) and events.k8s.io/v1 Event (events.go), the
+// converted versions validated in their stored form as upstream does.
 // ResourceQuota is validated by
 // internal/quota. Custom resources are validated by Custom (custom.go) as
 // upstream's customresource strategy does: ObjectMeta, the CRD version's

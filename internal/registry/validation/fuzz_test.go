@@ -6,8 +6,14 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -29,6 +35,8 @@ func kinds() []runtime.Object {
 		&batchv1.Job{}, &batchv1.CronJob{}, &schedulingv1.PriorityClass{}, &storagev1.StorageClass{},
 		&corev1.PersistentVolume{}, &corev1.Endpoints{}, &corev1.ResourceQuota{},
 		&rbacv1.Role{}, &rbacv1.ClusterRole{}, &rbacv1.RoleBinding{}, &rbacv1.ClusterRoleBinding{},
+		&coordinationv1.Lease{}, &networkingv1.NetworkPolicy{}, &networkingv1.Ingress{}, &networkingv1.IngressClass{},
+		&nodev1.RuntimeClass{}, &autoscalingv2.HorizontalPodAutoscaler{}, &autoscalingv1.HorizontalPodAutoscaler{}, &eventsv1.Event{},
 	}
 }
 

@@ -6,9 +6,15 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -85,6 +91,24 @@ func Validate(obj runtime.Object) field.ErrorList {
 		return EndpointSlice(o)
 	case *policyv1.PodDisruptionBudget:
 		return PodDisruptionBudget(o)
+	case *corev1.PersistentVolume:
+		return PersistentVolume(o)
+	case *coordinationv1.Lease:
+		return Lease(o)
+	case *networkingv1.NetworkPolicy:
+		return NetworkPolicy(o)
+	case *networkingv1.Ingress:
+		return Ingress(o)
+	case *networkingv1.IngressClass:
+		return IngressClass(o)
+	case *nodev1.RuntimeClass:
+		return RuntimeClass(o)
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		return HorizontalPodAutoscaler(o)
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		return HorizontalPodAutoscalerV1(o)
+	case *eventsv1.Event:
+		return EventV1(o)
 	}
 	return nil
 }
@@ -213,6 +237,42 @@ func ValidateUpdate(newObj, oldObj runtime.Object) field.ErrorList {
 	case *policyv1.PodDisruptionBudget:
 		if o, ok := oldObj.(*policyv1.PodDisruptionBudget); ok && n != nil && o != nil {
 			return PodDisruptionBudgetUpdate(n, o)
+		}
+	case *corev1.PersistentVolume:
+		if o, ok := oldObj.(*corev1.PersistentVolume); ok && n != nil && o != nil {
+			return PersistentVolumeUpdate(n, o)
+		}
+	case *coordinationv1.Lease:
+		if o, ok := oldObj.(*coordinationv1.Lease); ok && n != nil && o != nil {
+			return LeaseUpdate(n, o)
+		}
+	case *networkingv1.NetworkPolicy:
+		if o, ok := oldObj.(*networkingv1.NetworkPolicy); ok && n != nil && o != nil {
+			return NetworkPolicyUpdate(n, o)
+		}
+	case *networkingv1.Ingress:
+		if o, ok := oldObj.(*networkingv1.Ingress); ok && n != nil && o != nil {
+			return IngressUpdate(n, o)
+		}
+	case *networkingv1.IngressClass:
+		if o, ok := oldObj.(*networkingv1.IngressClass); ok && n != nil && o != nil {
+			return IngressClassUpdate(n, o)
+		}
+	case *nodev1.RuntimeClass:
+		if o, ok := oldObj.(*nodev1.RuntimeClass); ok && n != nil && o != nil {
+			return RuntimeClassUpdate(n, o)
+		}
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		if o, ok := oldObj.(*autoscalingv2.HorizontalPodAutoscaler); ok && n != nil && o != nil {
+			return HorizontalPodAutoscalerUpdate(n, o)
+		}
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		if o, ok := oldObj.(*autoscalingv1.HorizontalPodAutoscaler); ok && n != nil && o != nil {
+			return HorizontalPodAutoscalerV1Update(n, o)
+		}
+	case *eventsv1.Event:
+		if o, ok := oldObj.(*eventsv1.Event); ok && n != nil && o != nil {
+			return EventV1Update(n, o)
 		}
 	default:
 		return nil
