@@ -6,7 +6,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/quotad/quotad/internal/server/servertest"
@@ -163,4 +167,74 @@ func equalRL(a, b corev1.ResourceList) bool {
 		}
 	}
 	return true
+}
+
+// TestConformanceCustomResourceDefaults: a custom resource gets its schema's defaults on
+// create, and one stored before a default was added gets it on every read (get, list,
+// watch), as upstream's spec "custom resource defaulting for requests and from storage
+// works" expects; removing a default keeps the values stored with it.
+func TestConformanceCustomResourceDefaults(t *testing.T) {
+	s := servertest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ext, err := apiextensions.NewForConfig(s.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds := ext.ApiextensionsV1().CustomResourceDefinitions()
+	crd := widgetCRD("widgets", "Widget", apiextensionsv1.ClusterScoped)
+	props := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties
+	props["a"] = apiextensionsv1.JSONSchemaProps{Type: "string"}
+	props["b"] = apiextensionsv1.JSONSchemaProps{Type: "string"}
+	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c := s.Dynamic.Resource(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"})
+	waitFor(t, func() bool { _, err := c.List(ctx, metav1.ListOptions{}); return err == nil })
+	if _, err := c.Create(ctx, cr("Widget", "cr-1", map[string]interface{}{"size": int64(1)}), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := crds.Patch(ctx, crd.Name, types.JSONPatchType, []byte(`[
+		{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/a/default","value":"A"},
+		{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/color/default","value":"red"}]`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	field := func(u *unstructured.Unstructured, path ...string) string {
+		v, _, _ := unstructured.NestedString(u.Object, path...)
+		return v
+	}
+	waitFor(t, func() bool {
+		u, err := c.Get(ctx, "cr-1", metav1.GetOptions{})
+		return err == nil && field(u, "a") == "A"
+	})
+	u1, err := c.Get(ctx, "cr-1", metav1.GetOptions{})
+	if err != nil || field(u1, "spec", "color") != "red" {
+		t.Fatalf("nested default on read: %v %v", u1, err)
+	}
+	l, err := c.List(ctx, metav1.ListOptions{})
+	if err != nil || len(l.Items) != 1 || field(&l.Items[0], "a") != "A" {
+		t.Fatalf("list: %v %v", l, err)
+	}
+	u2, err := c.Create(ctx, cr("Widget", "cr-2", map[string]interface{}{"size": int64(1)}), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if field(u2, "a") != "A" || field(u2, "spec", "color") != "red" {
+		t.Fatalf("create answered %v", u2.Object)
+	}
+	if _, err := crds.Patch(ctx, crd.Name, types.JSONPatchType, []byte(`[
+		{"op":"remove","path":"/spec/versions/0/schema/openAPIV3Schema/properties/a/default"},
+		{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/b/default","value":"B"}]`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		u, err := c.Get(ctx, "cr-2", metav1.GetOptions{})
+		return err == nil && field(u, "b") == "B"
+	})
+	if u, err := c.Get(ctx, "cr-2", metav1.GetOptions{}); err != nil || field(u, "a") != "A" {
+		t.Fatalf("cr-2 lost a stored with it: %v %v", u, err)
+	}
+	if u, err := c.Get(ctx, "cr-1", metav1.GetOptions{}); err != nil || field(u, "a") != "" || field(u, "b") != "B" {
+		t.Fatalf("cr-1 (stored without a): %v %v", u, err)
+	}
 }
