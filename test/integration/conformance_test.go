@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -263,5 +264,60 @@ func TestConformanceTableForNoMetadata(t *testing.T) {
 		SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io, application/json").Body(sar).Do(ctx).Into(out)
 	if err != nil || !out.Status.Allowed {
 		t.Fatalf("with a JSON fallback: %v %+v", err, out.Status)
+	}
+}
+
+// TestConformanceGarbageCollectorCycle: pods owning each other in a cycle, each reference
+// blocking its owner's deletion, are all collected after one of them is deleted in
+// foreground, as upstream's spec "should not be blocked by dependency circle" expects.
+func TestConformanceGarbageCollectorCycle(t *testing.T) {
+	s := servertest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := s.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gc"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pods := s.Client.CoreV1().Pods("gc")
+	var made []*corev1.Pod
+	for _, name := range []string{"pod1", "pod2", "pod3"} {
+		p, err := pods.Create(ctx, podWith(name, nil, nil), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, p)
+	}
+	// pod1 is owned by pod3, pod2 by pod1, pod3 by pod2.
+	for i, p := range made {
+		owner := made[(i+2)%3]
+		patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":%q,"uid":%q,"controller":true,"blockOwnerDeletion":true}]}}`, owner.Name, owner.UID)
+		if _, err := pods.Patch(ctx, p.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fg := metav1.DeletePropagationForeground
+	if err := pods.Delete(ctx, "pod1", metav1.DeleteOptions{PropagationPolicy: &fg, Preconditions: metav1.NewUIDPreconditions(string(made[0].UID))}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := pods.Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for {
+		l, err := pods.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Items) == 0 {
+			return
+		}
+		select {
+		case _, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatalf("watch closed with %d pods left", len(l.Items))
+			}
+		case <-ctx.Done():
+			t.Fatalf("pods left: %d", len(l.Items))
+		}
 	}
 }
