@@ -68,6 +68,10 @@ kubectl patch node node-1 --subresource=status --type=merge -p "{\"status\":{
   \"addresses\":[{\"type\":\"InternalIP\",\"address\":\"10.0.0.1\"},{\"type\":\"Hostname\",\"address\":\"node-1\"}],
   \"nodeInfo\":{\"kubeletVersion\":\"v1.37.2\",\"kubeProxyVersion\":\"v1.37.2\",\"operatingSystem\":\"linux\",\"architecture\":\"amd64\",\"containerRuntimeVersion\":\"containerd://2.0.0\",\"osImage\":\"quotad\",\"kernelVersion\":\"6.1\",\"machineID\":\"\",\"systemUUID\":\"\",\"bootID\":\"\"}}}"
 kubectl get nodes
+# The framework reads the cluster's IP family from the `kubernetes` Service; a quotad that
+# does not create it yet gets one here.
+kubectl get service kubernetes -n default >/dev/null 2>&1 ||
+	kubectl create service clusterip kubernetes -n default --tcp=443:443
 
 # 4. The specs
 set +e
