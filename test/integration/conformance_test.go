@@ -2,8 +2,10 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -319,5 +321,66 @@ func TestConformanceGarbageCollectorCycle(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatalf("pods left: %d", len(l.Items))
 		}
+	}
+}
+
+// TestConformanceApplyFieldValidation: server-side apply of a custom resource reports
+// unknown fields as the field manager words them (root, metadata and embedded resources, all
+// in one answer) and, under fieldValidation=Strict, duplicate YAML keys by line; a create
+// reports duplicate and unknown fields (metadata and embedded metadata included) in one
+// strict decoding error; as upstream's FieldValidation conformance specs expect.
+func TestConformanceApplyFieldValidation(t *testing.T) {
+	s := servertest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ext, err := apiextensions.NewForConfig(s.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v apiextensionsv1.CustomResourceValidation
+	if err := json.Unmarshal([]byte(`{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"template":{"type":"object","x-kubernetes-embedded-resource":true,"properties":{"metadata":{"type":"object","properties":{"name":{"type":"string"}}}}},
+		"foo":{"type":"string"},"cronSpec":{"type":"string"}}}}}}`), &v); err != nil {
+		t.Fatal(err)
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "noxus.example.com"}, Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+		Group: "example.com", Scope: apiextensionsv1.ClusterScoped,
+		Names:    apiextensionsv1.CustomResourceDefinitionNames{Plural: "noxus", Kind: "Noxu", ListKind: "NoxuList"},
+		Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true, Schema: &v}}}}
+	if _, err := ext.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rc := s.Client.Discovery().RESTClient()
+	apply := func(body string) (int, string) {
+		var code int
+		res, _ := rc.Patch(types.ApplyPatchType).AbsPath("/apis/example.com/v1/noxus").Name("mytest").
+			Param("fieldManager", "m").Param("fieldValidation", "Strict").Body([]byte(body)).Do(ctx).StatusCode(&code).Raw()
+		return code, string(res)
+	}
+	for _, tc := range []struct {
+		body string
+		code int
+		msg  string
+	}{
+		{"apiVersion: example.com/v1\nkind: Noxu\nmetadata:\n  name: mytest\nunknownField: unknown\nspec:\n  foo: foo1\n",
+			500, `"message":"failed to create typed patch object (/mytest; example.com/v1, Kind=Noxu): .unknownField: field not declared in schema"`},
+		{"apiVersion: example.com/v1\nkind: Noxu\nmetadata:\n  name: mytest\n  unknownMeta: unknown\nspec:\n  template:\n    apiVersion: foo/v1\n    kind: Sub\n    metadata:\n      unknownSubMeta: unknown\n      name: subobject\n  foo: foo1\n",
+			500, `.metadata.unknownMeta: field not declared in schema\n  .spec.template.metadata.unknownSubMeta: field not declared in schema`},
+		{"apiVersion: example.com/v1\nkind: Noxu\nmetadata:\n  name: mytest\nspec:\n  foo: foo1\n  foo: foo2\n  cronSpec: x\n",
+			400, `"message":"error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key \"foo\" already set in map"`},
+	} {
+		code, res := apply(tc.body)
+		if code != tc.code || !strings.Contains(res, tc.msg) { // res is the raw JSON Status
+			t.Errorf("apply %q:\n got %d %s\nwant %d containing %s", tc.body, code, res, tc.code, tc.msg)
+		}
+	}
+	if _, err := s.Dynamic.Resource(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "noxus"}).Get(ctx, "mytest", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a refused apply created the object: %v", err)
+	}
+	body := `{"apiVersion":"example.com/v1","kind":"Noxu","metadata":{"name":"j","unknownMeta":"x"},"spec":{"foo":"a","foo":"b","unknown":"u","template":{"apiVersion":"v1","kind":"Sub","metadata":{"name":"s","unknownSubMeta":"y"}}}}`
+	err = rc.Post().AbsPath("/apis/example.com/v1/noxus").Param("fieldValidation", "Strict").Body([]byte(body)).Do(ctx).Error()
+	const want = `Noxu in version "v1" cannot be handled as a Noxu: strict decoding error: duplicate field "spec.foo", unknown field "metadata.unknownMeta", unknown field "spec.template.metadata.unknownSubMeta", unknown field "spec.unknown"`
+	if !apierrors.IsBadRequest(err) || err.Error() != want {
+		t.Errorf("strict create:\n got %v\nwant %s", err, want)
 	}
 }
