@@ -28,7 +28,10 @@ SKIP=${SKIP:-'AdmissionWebhook|CustomResourceConversionWebhook|Aggregator|sample
 e2e=${E2E_TEST:-$work/e2e.test}
 if [[ ! -x $e2e ]]; then
 	echo "building e2e.test (k8s.io/kubernetes $(sed -n 's/^require k8s.io\/kubernetes //p' "$root/hack/conformance/go.mod"))"
-	(cd "$root/hack/conformance" && GOFLAGS=-p=1 nice -n 19 go test -c -o "$e2e" .)
+	kv=$(sed -n 's/^require k8s.io\/kubernetes //p' "$root/hack/conformance/go.mod")
+	pkg=k8s.io/component-base/version
+	(cd "$root/hack/conformance" && GOFLAGS=-p=1 nice -n 19 go test -c -o "$e2e" \
+		-ldflags "-X $pkg.gitVersion=$kv -X $pkg.gitMajor=1 -X $pkg.gitMinor=37" .)
 fi
 
 # The ginkgo CLI of the same module runs the specs in PROCS parallel processes, as upstream's
