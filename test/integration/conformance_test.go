@@ -66,29 +66,26 @@ func TestConformanceQuotaStatusWrite(t *testing.T) {
 		t.Fatalf("status write answered spec %v status %v", patched.Spec.Hard, patched.Status.Hard)
 	}
 	// 2. The watch shows the written status, then the restored one.
-	sawWritten := false
-	for {
+	for sawWritten, restored := false, false; !restored; {
 		select {
 		case ev, ok := <-w.ResultChan():
 			if !ok {
 				t.Fatal("watch closed")
 			}
 			got := ev.Object.(*corev1.ResourceQuota)
-			if equalRL(got.Status.Hard, rl("cpu", "2", "memory", "2Gi", "pods", "5")) {
+			switch {
+			case equalRL(got.Status.Hard, rl("cpu", "2", "memory", "2Gi", "pods", "5")):
 				sawWritten = true
-				continue
-			}
-			if sawWritten && equalRL(got.Status.Hard, got.Spec.Hard) {
+			case sawWritten && equalRL(got.Status.Hard, got.Spec.Hard):
 				if !equalRL(got.Status.Used, rl("cpu", "0", "memory", "0", "pods", "0")) {
 					t.Fatalf("restored used %v", got.Status.Used)
 				}
-				goto restored
+				restored = true
 			}
 		case <-ctx.Done():
 			t.Fatalf("no written then restored status in the watch (written seen: %v)", sawWritten)
 		}
 	}
-restored:
 	// 3. Once the write has answered, reads show the exact status.
 	cur, err := rqs.Get(ctx, "q", metav1.GetOptions{})
 	if err != nil {
