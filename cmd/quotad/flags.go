@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/quotad/quotad/internal/server"
 )
@@ -172,24 +173,11 @@ func (o *options) printHelp(w io.Writer) {
 	o.printUsage(w)
 }
 
-// versionInfo is what --version=raw prints, in k8s.io/apimachinery's version.Info shape.
-type versionInfo struct {
-	Major      string `json:"major"`
-	Minor      string `json:"minor"`
-	GitVersion string `json:"gitVersion"`
-	GoVersion  string `json:"goVersion"`
-	Compiler   string `json:"compiler"`
-	Platform   string `json:"platform"`
-}
-
 // printVersion prints the version as kube's binaries do: "Kubernetes vX.Y.Z" or, raw,
 // the version.Info structure.
-func printVersion(w io.Writer, mode string, info server.Version) {
+func printVersion(w io.Writer, mode string, info version.Info) {
 	if mode == "raw" {
-		b, _ := json.MarshalIndent(versionInfo{
-			Major: info.Major, Minor: info.Minor, GitVersion: info.GitVersion,
-			GoVersion: info.GoVersion, Compiler: info.Compiler, Platform: info.Platform,
-		}, "", "  ")
+		b, _ := json.MarshalIndent(info, "", "  ")
 		fmt.Fprintf(w, "%s\n", b)
 		return
 	}

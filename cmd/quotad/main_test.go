@@ -83,7 +83,7 @@ func TestRunHelpVersionAndErrors(t *testing.T) {
 	}{
 		{args: []string{"--help"}, stdout: []string{"Usage:\n  quotad [flags]\n", "\nGeneric flags:\n\n", "\nEtcd flags:\n\n", "\nLogs flags:\n\n", "  -v, --v Level", "\nGlobal flags:\n\n", "--version version[=true]", "--request-timeout duration"}},
 		{args: []string{"-h"}, stdout: []string{"Usage:\n  quotad [flags]\n"}},
-		{args: []string{"--version"}, stdout: []string{"quotad v1.32.0+quotad\n"}, notStdout: "Usage"},
+		{args: []string{"--version"}, stdout: []string{"quotad v1.37.0+quotad\n"}, notStdout: "Usage"},
 		{args: []string{"--bogus"}, code: 1, stderr: []string{"Error: unknown flag: --bogus\nUsage:\n  quotad [flags]\n"}},
 		{args: []string{"serve"}, code: 1, stderr: []string{"Error: unknown command \"serve\" for \"quotad\"\n"}},
 		{args: []string{"--v=-1"}, code: 1, stderr: []string{`Error: invalid argument "-1" for "-v, --v" flag: must be a non-negative integer`}},
@@ -120,7 +120,7 @@ func TestVersionRaw(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
 		t.Fatal(err)
 	}
-	if v["major"] != "1" || v["minor"] != "32" || v["gitVersion"] != "v1.32.0+quotad" || v["platform"] == "" || v["goVersion"] == "" {
+	if v["major"] != "1" || v["minor"] != "37" || v["emulationMinor"] != "37" || v["gitVersion"] != "v1.37.0+quotad" || v["buildDate"] == "" || v["platform"] == "" || v["goVersion"] == "" {
 		t.Fatalf("version info: %v", v)
 	}
 }

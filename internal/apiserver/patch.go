@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"sigs.k8s.io/yaml"
 
 	"github.com/quotad/quotad/internal/registry"
 )
@@ -159,7 +160,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, res *registry.Res
 		return
 	}
 	if s.cfg.FieldManagers != nil && info.Subresource == "" {
-		s.applyManaged(w, r, res, info, acc, opts, fv, applied)
+		s.applyManaged(w, r, res, info, acc, opts, fv, body, applied)
 		return
 	}
 	mergeType := strategicPatchType
@@ -205,7 +206,13 @@ func decodeApplied(res *registry.Resource, info requestInfo, applied []byte, fv 
 // against fields other managers own unless forced; fields the manager applied before and
 // no longer names are removed unless another manager owns them. The managers and what they
 // own are kept in metadata.managedFields.
-func (s *Server) applyManaged(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo, acc accept, opts registry.WriteOptions, fv registry.FieldValidation, applied []byte) {
+//
+// As upstream's apply patcher: the applied configuration's fields are checked against the
+// kind's schema by the field manager itself (an unknown field is its "failed to create typed
+// patch object (...): .x: field not declared in schema", whatever fieldValidation says);
+// fieldValidation=Strict|Warn then checks the YAML for duplicate keys ("error strict
+// decoding YAML: ...", or its lines as warnings).
+func (s *Server) applyManaged(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo, acc accept, opts registry.WriteOptions, fv registry.FieldValidation, body, applied []byte) {
 	q := r.URL.Query()
 	manager, force := q.Get("fieldManager"), q.Get("force") == "true"
 	fm, err := s.cfg.FieldManagers.For(res)
@@ -216,8 +223,7 @@ func (s *Server) applyManaged(w http.ResponseWriter, r *http.Request, res *regis
 	// 1. The applied configuration: checked by decoding it as the resource's kind (errors
 	// and unknown-field warnings as for any write), applied as the fields it names (a typed
 	// object would name every field of its structs).
-	d, err := decodeApplied(res, info, applied, fv)
-	if err != nil {
+	if _, err := decodeApplied(res, info, applied, registry.FieldValidationIgnore); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -226,10 +232,28 @@ func (s *Server) applyManaged(w http.ResponseWriter, r *http.Request, res *regis
 		writeError(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
+	var warnings []string
 	apply := func(live runtime.Object) (runtime.Object, error) {
 		live = live.DeepCopyObject()
 		live.GetObjectKind().SetGroupVersionKind(res.GVK())
-		return fm.Apply(live, cfg.DeepCopy(), manager, force)
+		obj, err := fm.Apply(live, cfg.DeepCopy(), manager, force)
+		if err != nil {
+			return nil, err
+		}
+		warnings = nil
+		if fv == registry.FieldValidationStrict || fv == registry.FieldValidationWarn {
+			if err := yaml.UnmarshalStrict(body, &map[string]interface{}{}); err != nil {
+				if fv == registry.FieldValidationStrict {
+					return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding YAML: %v", err))
+				}
+				for _, line := range strings.Split(err.Error(), "\n") {
+					if line = strings.TrimSpace(line); line != "" {
+						warnings = append(warnings, line)
+					}
+				}
+			}
+		}
+		return obj, nil
 	}
 	// 2. Onto the live object, or onto an empty one when there is none.
 	code := http.StatusOK
@@ -248,7 +272,7 @@ func (s *Server) applyManaged(w http.ResponseWriter, r *http.Request, res *regis
 		writeError(w, err)
 		return
 	}
-	warn(w, append(d.Warnings, result.Warnings...))
+	warn(w, append(warnings, result.Warnings...))
 	s.writeObjects(w, r, res, acc, code, result.Object)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"reflect"
+	"strings"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -75,7 +76,7 @@ func (s *Server) serveTokenRequest(w http.ResponseWriter, r *http.Request, info 
 // already answered with an error. The object's namespace, when set, must be the
 // request's, as upstream's create handler checks.
 func (s *Server) readCreate(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) (runtime.Object, bool) {
-	if _, err := negotiate(r); err != nil {
+	if err := negotiateUntransformed(r); err != nil {
 		writeError(w, err)
 		return nil, false
 	}
@@ -116,4 +117,22 @@ func reviewResources(all []*registry.Resource, group, version string) []metav1.A
 		}
 	}
 	return out
+}
+
+// negotiateUntransformed reads the Accept header of an endpoint whose objects have no
+// metadata (the reviews, TokenRequest): a Table or PartialObjectMetadata is not acceptable,
+// so a request accepting only those is upstream's 406.
+func negotiateUntransformed(r *http.Request) error {
+	var plain []string
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		if !strings.Contains(strings.ReplaceAll(part, " ", ""), ";as=") {
+			plain = append(plain, part)
+		}
+	}
+	if r.Header.Get("Accept") != "" && len(plain) == 0 {
+		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusNotAcceptable, Reason: metav1.StatusReasonNotAcceptable,
+			Message: "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"}}
+	}
+	_, err := negotiate(&http.Request{Header: http.Header{"Accept": {strings.Join(plain, ",")}}})
+	return err
 }

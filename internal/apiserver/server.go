@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/quotad/quotad/internal/registry"
 )
@@ -58,7 +59,7 @@ type Config struct {
 	Extra   map[string]http.Handler
 	Clock   func() time.Time
 	Logger  *slog.Logger
-	Version VersionInfo
+	Version version.Info
 	// Ready reports readiness for /readyz.
 	Ready func(ctx context.Context) error
 	// FieldManagers tracks field ownership for server-side apply; nil merges an applied
@@ -128,11 +129,6 @@ type Config struct {
 // FieldManagers gives the server-side apply field manager of a resource.
 type FieldManagers interface {
 	For(res *registry.Resource) (*managedfields.FieldManager, error)
-}
-
-// VersionInfo is what /version reports.
-type VersionInfo struct {
-	Major, Minor, GitVersion string
 }
 
 // Server is the HTTP edge.
@@ -428,14 +424,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte("ok"))
 }
 
-func (s *Server) versionInfo() map[string]string {
-	v := s.cfg.Version
-	return map[string]string{
-		"major": v.Major, "minor": v.Minor, "gitVersion": v.GitVersion,
-		"gitCommit": "", "gitTreeState": "clean", "buildDate": "1970-01-01T00:00:00Z",
-		"goVersion": goVersion(), "compiler": "gc", "platform": platform(),
-	}
-}
+func (s *Server) versionInfo() version.Info { return s.cfg.Version }
 
 // metaOf returns a copy of an object's ObjectMeta.
 func metaOf(obj runtime.Object) *metav1.ObjectMeta {

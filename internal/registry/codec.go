@@ -134,6 +134,7 @@ func decode(res *Resource, body []byte, fv FieldValidation, strictErrs []error) 
 		if v := res.CRDVersion(); v != nil && v.Schema != nil && !res.CRD.Spec.PreserveUnknownFields {
 			pruneCustomNulls(u.Object, v.Schema.OpenAPIV3Schema)
 		}
+		defaultDecoded(res, u)
 	}
 	strictErrs = append(strictErrs, jsonErrs...)
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
@@ -216,6 +217,7 @@ func decodeStored(res *Resource, value []byte, rev int64) (runtime.Object, error
 			return nil, err
 		}
 		u.Object = m
+		defaultDecoded(res, u) // objects stored before a default was added get it on read
 	} else if err := kjson.UnmarshalCaseSensitivePreserveInts(value, obj); err != nil {
 		return nil, err
 	}

@@ -707,7 +707,7 @@ func (p *batchPlan) resolveGuards() {
 func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *nsState, mine *batchDone) (*batchPlan, error) {
 	pipelined := mine != nil
 	qres := s.cfg.Catalogue.Get(quotaGVR)
-	quotas := append([]corev1.ResourceQuota(nil), st.quotas...)
+	quotas := decisionQuotas(st.quotas)
 	plan := &batchPlan{results: make([]error, len(live))}
 	// touched[j]: quotas[j] changed and is written.
 	touched := make([]bool, len(quotas))
@@ -746,7 +746,11 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 		// namespace at the read revision, guarded by the namespace's usage epoch.
 		if isQuota && w.obj != nil {
 			rq := w.obj.(*corev1.ResourceQuota)
-			if err := s.computeQuotaStatus(ctx, rq, st.readRev); err != nil {
+			compute := s.computeQuotaStatus
+			if w.attrs.Subresource == "status" {
+				compute = s.writtenQuotaStatus
+			}
+			if err := compute(ctx, rq, st.readRev); err != nil {
 				return nil, err
 			}
 			cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKey(ns), Revision: st.readRev})
@@ -791,7 +795,14 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 		plan.included++
 	}
 	// 4. Each touched quota once, guarded; the quota set; the usage epoch.
-	next := &nsState{quotas: quotas, stored: append([]storedQuota(nil), st.stored...), setRev: st.setRev, readRev: st.readRev, enc: st.enc}
+	// The next state holds what is stored: untouched quotas as read, not as judged.
+	nextQuotas := append([]corev1.ResourceQuota(nil), st.quotas...)
+	for j := range quotas {
+		if touched[j] {
+			nextQuotas[j] = quotas[j]
+		}
+	}
+	next := &nsState{quotas: nextQuotas, stored: append([]storedQuota(nil), st.stored...), setRev: st.setRev, readRev: st.readRev, enc: st.enc}
 	ops := objOps
 	for j := range quotas {
 		q := &quotas[j]

@@ -93,6 +93,9 @@ func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subreso
 		if s.cfg.AfterCommit != nil {
 			s.cfg.AfterCommit(res, obj, false)
 		}
+		if rq, ok := obj.(*corev1.ResourceQuota); ok && subresource == "status" {
+			s.restoreQuotaStatus(ctx, res, rq)
+		}
 	}
 	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
 	return &Result{Object: obj, Warnings: s.warnings(obj)}, nil
@@ -145,10 +148,12 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 		// PodScheduled condition; nothing else of fn's object differs from old.
 	case isStatusLike(subresource):
 		setSpecFrom(obj, old)
-		m.SetLabels(om.GetLabels())
-		m.SetAnnotations(om.GetAnnotations())
-		m.SetFinalizers(om.GetFinalizers())
-		m.SetOwnerReferences(om.GetOwnerReferences())
+		if !statusKeepsMeta(obj) {
+			m.SetLabels(om.GetLabels())
+			m.SetAnnotations(om.GetAnnotations())
+			m.SetFinalizers(om.GetFinalizers())
+			m.SetOwnerReferences(om.GetOwnerReferences())
+		}
 	case res.Status:
 		setStatusFrom(obj, old)
 	}
@@ -201,7 +206,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 	}
 	// 4. A no-op update writes nothing, keeps the resourceVersion and emits no event, as
 	// upstream, for every kind and subresource.
-	if same := s.asStored(obj, old); same != nil {
+	if same := s.asStored(obj, old, subresource); same != nil {
 		same.GetObjectKind().SetGroupVersionKind(res.GVK())
 		return preparedUpdate{noop: &Result{Object: same}}, nil
 	}
@@ -252,14 +257,17 @@ func (s *Store) FinalizeNamespace(ctx context.Context, name string, finalizers [
 func (s *Store) now() metav1.Time { return metav1.NewTime(s.cfg.Clock().Truncate(1e9)) }
 
 // asStored returns the object an update would store when that is the stored one (old), or
-// nil when the update changes something. A ResourceQuota's status is the server's: the
-// write's transaction sets status.hard to spec.hard and recomputes status.used, which
-// storage already holds exactly (I1, I3), so a quota write that changes nothing else is a
-// no-op whatever status it sent, answered with the stored status.
-func (s *Store) asStored(obj, old runtime.Object) runtime.Object {
+// nil when the update changes something. A ResourceQuota's status.used is the server's:
+// the write's transaction recomputes it, and storage already holds it exactly (I1); its
+// status.hard is spec.hard unless the write is to /status (see writtenQuotaStatus). So a
+// quota write that changes nothing else is a no-op whatever used it sent, answered with the
+// stored status.
+func (s *Store) asStored(obj, old runtime.Object, subresource string) runtime.Object {
 	if rq, ok := obj.(*corev1.ResourceQuota); ok {
 		cmp := rq.DeepCopy()
-		cmp.Status.Hard = cmp.Spec.Hard.DeepCopy()
+		if subresource != "status" {
+			cmp.Status.Hard = cmp.Spec.Hard.DeepCopy()
+		}
 		if s.cfg.Quota != nil {
 			cmp.Status.Used = old.(*corev1.ResourceQuota).Status.Used.DeepCopy()
 		}

@@ -14,8 +14,6 @@ import (
 	"strconv"
 	"time"
 
-	goruntime "runtime"
-
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -38,22 +36,6 @@ import (
 	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/storage"
 )
-
-// KubernetesVersion is the Kubernetes API version quotad serves.
-const KubernetesVersion = "v1.32.0"
-
-// Version is quotad's version, as /version and --version report it.
-type Version struct {
-	Major, Minor, GitVersion, GoVersion, Compiler, Platform string
-}
-
-// CurrentVersion returns the running binary's version.
-func CurrentVersion() Version {
-	return Version{
-		Major: "1", Minor: "32", GitVersion: KubernetesVersion + "+quotad",
-		GoVersion: goruntime.Version(), Compiler: goruntime.Compiler, Platform: goruntime.GOOS + "/" + goruntime.GOARCH,
-	}
-}
 
 // Config is quotad's configuration, named after kube-apiserver's flags.
 type Config struct {
@@ -347,7 +329,7 @@ func Run(ctx context.Context, cfg Config) error {
 	oa := newOpenAPI(cat)
 	api := apiserver.New(apiserver.Config{
 		Store: store, Auth: auth, Authz: rbacs.authz, Table: tableConverter, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: newFieldManagers(oa),
-		Version:        apiserver.VersionInfo{Major: "1", Minor: "32", GitVersion: KubernetesVersion + "+quotad"},
+		Version:        CurrentVersion(),
 		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
 		ObservePanic: metrics.apiPanics.Inc, Audit: auditor,

@@ -10,7 +10,10 @@
 //   - orphan: the owner's reference is removed from every dependent, then the orphan
 //     finalizer, which deletes the owner.
 //
-// A dependent with another live owner only loses its references to the missing ones.
+// A dependent with another live owner only loses its references to the missing ones. Owners
+// in a cycle deleted in foreground do not wait for each other forever: a dependent deleted in
+// foreground whose own dependent is already deleting in foreground first stops blocking its
+// owners (blockOwnerDeletion false), as upstream.
 //
 // Invariants: the dependency graph is built from watches of every served resource (custom
 // resources included, picked up as CRDs are established), but every decision re-reads the

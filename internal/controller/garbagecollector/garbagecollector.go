@@ -380,7 +380,18 @@ func (c *Collector) attemptToDelete(ctx context.Context, uid types.UID) error {
 		}
 		return c.removeOwnerRefs(ctx, n, drop)
 	case len(waiting) > 0 && len(c.dependentsOf(uid)) > 0:
-		// 3. An owner waits for its dependents and this one has dependents of its own.
+		// 3. An owner waits for its dependents and this one has dependents of its own: it
+		// is deleted in foreground too. When one of its dependents is already deleting its
+		// own dependents, the owners may form a cycle, each waiting for the next: as
+		// upstream, its references stop blocking their owners' deletion first.
+		for _, d := range c.dependentsOf(uid) {
+			if d.deleting && d.has(metav1.FinalizerDeleteDependents) {
+				if err := c.unblockOwnerRefs(ctx, n); err != nil {
+					return err
+				}
+				break
+			}
+		}
 		return c.deleteObject(ctx, n, metav1.DeletePropagationForeground)
 	default:
 		// 4. No live owner: collect it with the policy its own finalizers ask for.
@@ -426,6 +437,32 @@ func (c *Collector) removeOwnerRefs(ctx context.Context, n *node, drop map[types
 			}
 		}
 		m.SetOwnerReferences(keep)
+		return o, nil
+	}, registry.WriteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// unblockOwnerRefs sets blockOwnerDeletion to false on every owner reference that sets it.
+func (c *Collector) unblockOwnerRefs(ctx context.Context, n *node) error {
+	_, err := c.store.Update(ctx, n.res, n.namespace, n.name, "", func(o runtime.Object) (runtime.Object, error) {
+		m, err := controller.Meta(o)
+		if err != nil {
+			return nil, err
+		}
+		if m.GetUID() != n.uid {
+			return nil, apierrors.NewNotFound(n.res.GroupResource(), n.name)
+		}
+		refs := m.GetOwnerReferences()
+		for i := range refs {
+			if refs[i].BlockOwnerDeletion != nil && *refs[i].BlockOwnerDeletion {
+				f := false
+				refs[i].BlockOwnerDeletion = &f
+			}
+		}
+		m.SetOwnerReferences(refs)
 		return o, nil
 	}, registry.WriteOptions{})
 	if apierrors.IsNotFound(err) {

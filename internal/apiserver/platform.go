@@ -1,6 +1,0 @@
-package apiserver
-
-import "runtime"
-
-func goVersion() string { return runtime.Version() }
-func platform() string  { return runtime.GOOS + "/" + runtime.GOARCH }
