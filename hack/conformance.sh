@@ -22,7 +22,7 @@ FOCUS=${FOCUS:-'\[sig-api-machinery\].*\[Conformance\]'}
 # sample API server behind the aggregator, conversion webhooks, a pod that must run).
 # The PodTemplate-based specs (API chunking, Table chunks) are skipped while quotad serves no
 # podtemplates: their Failf runs in a goroutine, which kills the whole e2e process.
-SKIP=${SKIP:-'AdmissionWebhook|CustomResourceConversionWebhook|Aggregator|sample API Server|API chunking|return chunks of table results|CustomResourceFieldSelectors|OrderedNamespaceDeletion|all pods are removed when a namespace is deleted'}
+SKIP=${SKIP:-'AdmissionWebhook|CustomResourceConversionWebhook|Aggregator|sample API Server|CustomResourceFieldSelectors|OrderedNamespaceDeletion|all pods are removed when a namespace is deleted'}
 
 # 1. e2e.test
 e2e=${E2E_TEST:-$work/e2e.test}
