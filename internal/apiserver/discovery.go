@@ -15,6 +15,9 @@ var allVerbs = metav1.Verbs{"create", "delete", "deletecollection", "get", "list
 // verbsOf returns the verbs of a resource: every verb but deletecollection for namespaces,
 // which upstream does not serve.
 func verbsOf(res *registry.Resource) metav1.Verbs {
+	if res.AppliedView {
+		return metav1.Verbs{"get", "list"}
+	}
 	if !servesDeleteCollection(res) {
 		return metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}
 	}

@@ -37,6 +37,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		s.serveReview(w, r, res, info)
 		return
 	}
+	if res.AppliedView {
+		s.serveApplied(w, r, res, info)
+		return
+	}
 	switch info.Subresource {
 	case "":
 	case "status":

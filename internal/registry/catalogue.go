@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/quotad/quotad/internal/quota/clusterquota"
 )
 
 // Resource describes one served resource.
@@ -57,6 +59,10 @@ type Resource struct {
 	// handler, which fills in the status; no other verb is served. Review resources are
 	// not among All's (nothing lists, watches or deletes them).
 	Review bool
+	// AppliedView marks a namespaced read-only resource computed from cluster quotas
+	// (AppliedClusterResourceQuota): get and list only, served by the registry's
+	// AppliedClusterQuotas, never stored.
+	AppliedView bool
 }
 
 // GVK returns the resource's group, version and kind.
@@ -178,6 +184,8 @@ func Builtins() []*Resource {
 		builtin(rbacv1.SchemeGroupVersion, "clusterrolebindings", "ClusterRoleBinding", false, rbacv1.ClusterRoleBinding{}, rbacv1.ClusterRoleBindingList{}, nil),
 		builtin(schedulingv1.SchemeGroupVersion, "priorityclasses", "PriorityClass", false, schedulingv1.PriorityClass{}, schedulingv1.PriorityClassList{}, []string{"pc"}),
 		builtin(storagev1.SchemeGroupVersion, "storageclasses", "StorageClass", false, storagev1.StorageClass{}, storagev1.StorageClassList{}, []string{"sc"}),
+		builtin(clusterquota.SchemeGroupVersion, "clusterresourcequotas", "ClusterResourceQuota", false, clusterquota.ClusterResourceQuota{}, clusterquota.ClusterResourceQuotaList{}, []string{"clusterquota"}, withStatus, withKeptValues),
+		builtin(clusterquota.SchemeGroupVersion, "appliedclusterresourcequotas", "AppliedClusterResourceQuota", true, clusterquota.AppliedClusterResourceQuota{}, clusterquota.AppliedClusterResourceQuotaList{}, nil, func(r *Resource) { r.AppliedView = true }),
 		builtin(apiextensionsv1.SchemeGroupVersion, "customresourcedefinitions", "CustomResourceDefinition", false, apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{}, []string{"crd", "crds"}, withStatus, withGeneration),
 	}
 }

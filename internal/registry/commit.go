@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
-	"strings"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -94,6 +95,9 @@ type nsQueue struct {
 	inflight int
 	last     *batchDone
 	idle     *sync.Cond
+	// bound: the last read found cluster quotas selecting the namespace, so its batches are
+	// committed solo, holding their slots.
+	bound bool
 }
 
 type queueShard struct {
@@ -112,6 +116,12 @@ type nsState struct {
 	setRev, readRev int64
 	// enc encodes the quotas of this chain of states.
 	enc *quotaEncoder
+	// crqSetRev is the cluster-quota-set key's mod revision at readRev (0: never written);
+	// crqs the cluster quotas selecting the namespace then. held are those cluster quotas
+	// as a solo batch holding their slots found them (clusterquota.go).
+	crqSetRev int64
+	crqs      []string
+	held      []*heldQuota
 }
 
 // storedQuota is a quota's stored bytes and mod revision. A pipelined plan that rewrites a
@@ -246,8 +256,9 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 		sh.mu.Unlock()
 		return
 	}
-	solo := isQuotaWrite(batch[0].w)
-	// 1. Quota writes, and batches without a known state, wait for the pipeline to drain.
+	solo := isQuotaWrite(batch[0].w) || q.bound
+	// 1. Quota writes, batches of namespaces under cluster quotas, and batches without a
+	// known state, wait for the pipeline to drain.
 	if solo || q.state == nil {
 		for q.inflight > 0 {
 			q.idle.Wait()
@@ -256,8 +267,9 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 	if solo {
 		q.state, q.gen = nil, q.gen+1
 		sh.mu.Unlock()
-		s.commitSolo(ns, batch)
+		bound := s.commitSolo(ns, batch)
 		sh.mu.Lock()
+		q.bound = bound
 		passLead(q)
 		sh.mu.Unlock()
 		return
@@ -275,6 +287,20 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 			ctx, cancel := batchContext(live)
 			st, err = s.readState(ctx, ns, retried(live))
 			cancel()
+			if err == nil && len(st.crqs) > 0 {
+				// Under cluster quotas: solo (the pipeline is drained, as st was unknown).
+				sh.mu.Lock()
+				q.state, q.gen = nil, q.gen+1
+				sh.mu.Unlock()
+				bound := s.commitSolo(ns, live)
+				sh.mu.Lock()
+				q.bound = bound
+				passLead(q)
+				sh.mu.Unlock()
+				close(mine.sent)
+				close(mine.done)
+				return
+			}
 		}
 		if err == nil {
 			// Planning a pipelined batch reads nothing (quota writes are committed solo).
@@ -399,6 +425,7 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 		switch {
 		case err == nil:
 			rev = r.Revision
+			plan.committedRev = rev
 		case errors.Is(err, storage.ErrTooLarge) && len(live) > 1:
 			// Too big together: evaluate and commit them again, each in a batch of its own.
 			for _, p := range live {
@@ -537,30 +564,76 @@ func isQuotaWrite(w *write) bool {
 // commitSolo commits a batch without pipelining: state read from storage at each attempt,
 // quotas guarded by mod revision, the whole quota prefix and (for quota writes) the usage
 // epoch guarded at the read revision.
-func (s *Store) commitSolo(ns string, batch []*pending) {
+func (s *Store) commitSolo(ns string, batch []*pending) (bound bool) {
 	live := batch
 	for len(live) > 0 {
 		live = s.dropCancelled(live)
 		if len(live) == 0 {
-			return
+			return bound
 		}
 		ctx, cancel := batchContext(live)
 		st, err := s.readState(ctx, ns, retried(live))
 		var plan *batchPlan
+		var slots []*crqSlot
 		if err == nil {
+			bound = len(st.crqs) > 0
 			live = s.redoMoved(live, st)
 			if len(live) == 0 {
 				cancel()
-				return
+				return bound
 			}
-			plan, err = s.planBatch(ctx, ns, live, st, nil)
+			// Cluster quotas are held from their read until the transaction returned.
+			slots = s.lockSlots(st.crqs)
+			err = s.holdClusterQuotas(ctx, st, slots)
+			if err == nil {
+				plan, err = s.planBatch(ctx, ns, live, st, nil)
+			}
 		}
 		cancel()
 		ok, retry := s.finishBatch(live, plan, err, nil, nil)
+		settleSlots(slots, plan, ok)
+		unlockSlots(slots)
 		if ok {
-			return
+			return bound
 		}
 		live = retry
+	}
+	return bound
+}
+
+// holdClusterQuotas sets st.held from the slots of st.crqs (locked, in name order).
+func (s *Store) holdClusterQuotas(ctx context.Context, st *nsState, slots []*crqSlot) error {
+	names := slices.Clone(st.crqs)
+	sort.Strings(names)
+	names = slices.Compact(names)
+	st.held = nil
+	for i, name := range names {
+		h, err := s.readSlot(ctx, slots[i], name)
+		if err != nil {
+			return err
+		}
+		if h != nil {
+			st.held = append(st.held, h)
+		}
+	}
+	return nil
+}
+
+// settleSlots records in the slots what a committed plan wrote, or forgets them.
+func settleSlots(slots []*crqSlot, plan *batchPlan, ok bool) {
+	if !ok || plan == nil {
+		for _, sl := range slots {
+			sl.rev = 0
+		}
+		return
+	}
+	rev := plan.committedRev
+	for _, cw := range plan.crqWrites {
+		if rev == 0 {
+			cw.slot.rev = 0
+			continue
+		}
+		cw.slot.value, cw.slot.rev, cw.slot.obj = cw.value, rev, cw.obj
 	}
 }
 
@@ -639,6 +712,9 @@ func (s *Store) readState(ctx context.Context, ns string, linearizable bool) (*n
 			st.setRev = kv.ModRevision
 		}
 	}
+	if err := s.readClusterBinding(ctx, ns, st); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 
@@ -669,6 +745,17 @@ type batchPlan struct {
 	pipelined bool
 	// pending are the value guards on quotas that earlier batches write.
 	pending []pendingGuard
+	// crqWrites are the cluster quotas the transaction writes; committedRev the revision
+	// it committed at (0: not committed).
+	crqWrites    []crqWrite
+	committedRev int64
+}
+
+// crqWrite is a cluster quota a plan writes, for its slot once committed.
+type crqWrite struct {
+	slot  *crqSlot
+	value []byte
+	obj   *clusterquota.ClusterResourceQuota
 }
 
 // pendingGuard is the index of a value guard in a plan's compares and the batch whose
@@ -708,6 +795,12 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 	pipelined := mine != nil
 	qres := s.cfg.Catalogue.Get(quotaGVR)
 	quotas := append([]corev1.ResourceQuota(nil), st.quotas...)
+	// The cluster quotas held for this batch are checked as ResourceQuotas of the
+	// namespace, after its own (quotas[nsN:]).
+	nsN := len(quotas)
+	for _, h := range st.held {
+		quotas = append(quotas, clusterquota.View(h.obj, ns))
+	}
 	plan := &batchPlan{results: make([]error, len(live))}
 	// touched[j]: quotas[j] changed and is written.
 	touched := make([]bool, len(quotas))
@@ -759,7 +852,7 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 				continue // the written quota's own status is set above (or it is deleted)
 			}
 			for j := range quotas {
-				if quotas[j].Name == c.Name {
+				if quotas[j].Name == c.Name && quotas[j].UID == c.UID {
 					quotas[j] = c
 					touched[j] = true
 				}
@@ -767,7 +860,7 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 		}
 		if isQuota {
 			quotaWrite = true
-			for j := range quotas {
+			for j := range quotas[:nsN] {
 				if quotas[j].Name == w.attrs.Name {
 					touched[j] = false
 				}
@@ -791,9 +884,27 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 		plan.included++
 	}
 	// 4. Each touched quota once, guarded; the quota set; the usage epoch.
-	next := &nsState{quotas: quotas, stored: append([]storedQuota(nil), st.stored...), setRev: st.setRev, readRev: st.readRev, enc: st.enc}
+	next := &nsState{quotas: quotas[:nsN:nsN], stored: append([]storedQuota(nil), st.stored...), setRev: st.setRev, readRev: st.readRev, enc: st.enc,
+		crqSetRev: st.crqSetRev, crqs: st.crqs}
 	ops := objOps
-	for j := range quotas {
+	crqRes := s.cfg.Catalogue.Get(crqGVR)
+	for j, h := range st.held {
+		// Each held cluster quota is guarded (refusals may come from it), and written with
+		// its total and the namespace's entry moved when charged.
+		cmps = append(cmps, h.stored.guard(h.key))
+		if !touched[nsN+j] {
+			continue
+		}
+		charged := clusterquota.Charge(h.obj, ns, quotas[nsN+j].Status.Used)
+		b, err := encodeForStorage(charged, crqRes.GVK())
+		if err != nil {
+			return nil, internalError(err)
+		}
+		ops = append(ops, storage.Op{Type: storage.OpPut, Key: h.key, Value: b})
+		plan.crqWrites = append(plan.crqWrites, crqWrite{slot: h.slot, value: b, obj: charged})
+	}
+	cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: ClusterQuotaSetKey, Revision: st.crqSetRev})
+	for j := range quotas[:nsN] {
 		q := &quotas[j]
 		if !touched[j] {
 			continue
@@ -825,29 +936,20 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 	if quotaWrite {
 		ops = append(ops, storage.Op{Type: storage.OpPut, Key: QuotaSetKey(ns)})
 	}
-	// The usage epoch, unless the transaction puts a quota: recomputations guard on the
-	// epoch and on the quota keys together, so either shows that the namespace changed.
-	if !putsUnder(ops, qres.KeyPrefix(ns)) {
-		ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKey(ns)})
-	}
+	// The usage epoch: recomputations (of a quota, of a cluster quota) guard on it to
+	// learn that nothing in the namespace changed.
+	ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKey(ns)})
 	plan.txn = storage.Txn{Compares: cmps, Ops: ops}
 	plan.next = next
 	plan.pipelined = pipelined
 	return plan, nil
 }
 
-// putsUnder reports whether ops put a key under prefix.
-func putsUnder(ops []storage.Op, prefix string) bool {
-	for _, op := range ops {
-		if op.Type == storage.OpPut && strings.HasPrefix(op.Key, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
 // commitClusterScoped writes a cluster-scoped object: no quota applies.
 func (s *Store) commitClusterScoped(ctx context.Context, w *write) (int64, error) {
+	if isClusterQuotaWrite(w) {
+		return s.commitClusterQuota(ctx, w)
+	}
 	if w.attrs.DryRun {
 		return 0, nil
 	}
@@ -865,6 +967,9 @@ func (s *Store) commitClusterScoped(ctx context.Context, w *write) (int64, error
 			name := w.attrs.Name
 			txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpDelete, Key: QuotaSetKey(name)}, storage.Op{Type: storage.OpDelete, Key: EpochKey(name)})
 		}
+	}
+	if w.res.GroupResource() == namespacesGR {
+		return s.commitNamespace(ctx, w, txn)
 	}
 	r, err := s.cfg.Storage.Txn(ctx, txn)
 	if errors.Is(err, storage.ErrConflict) {

@@ -10,6 +10,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/quotad/quotad/internal/quota/clusterquota"
 )
 
 // typedKind maps the k8s.io/api types this package knows to their kind.
@@ -70,6 +72,10 @@ func typedKind(obj runtime.Object) (schema.GroupKind, bool) {
 		gvk = rbacv1.SchemeGroupVersion.WithKind("RoleBinding")
 	case *rbacv1.ClusterRoleBinding:
 		gvk = rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding")
+	case *clusterquota.ClusterResourceQuota:
+		gvk = clusterquota.SchemeGroupVersion.WithKind("ClusterResourceQuota")
+	case *clusterquota.AppliedClusterResourceQuota:
+		gvk = clusterquota.SchemeGroupVersion.WithKind("AppliedClusterResourceQuota")
 	default:
 		return schema.GroupKind{}, false
 	}
@@ -136,6 +142,10 @@ func printerFor(gk schema.GroupKind) (printer, bool) {
 		return roleBindingPrinter(), true
 	case rbacKind("ClusterRoleBinding"):
 		return clusterRoleBindingPrinter(), true
+	case clusterquota.SchemeGroupVersion.WithKind("ClusterResourceQuota").GroupKind():
+		return clusterResourceQuotaPrinter(), true
+	case clusterquota.SchemeGroupVersion.WithKind("AppliedClusterResourceQuota").GroupKind():
+		return appliedClusterResourceQuotaPrinter(), true
 	}
 	return printer{}, false
 }
