@@ -239,32 +239,43 @@ func (s *Store) readClusterBinding(ctx context.Context, ns string, st *nsState) 
 	return nil
 }
 
-// usageIn computes one namespace's usage under a cluster quota's spec at revision rev.
-func (s *Store) usageIn(ctx context.Context, crq *clusterquota.ClusterResourceQuota, ns string, rev int64) (corev1.ResourceList, error) {
+// usageIn computes one namespace's usage under a cluster quota's spec at revision rev, and
+// returns the group-resources it counted.
+func (s *Store) usageIn(ctx context.Context, crq *clusterquota.ClusterResourceQuota, ns string, rev int64) (corev1.ResourceList, []schema.GroupResource, error) {
 	if s.cfg.Quota == nil {
-		return corev1.ResourceList{}, nil
+		return corev1.ResourceList{}, nil, nil
 	}
 	view := clusterquota.View(crq, ns)
 	view.Status.Hard = crq.Spec.Quota.Hard
+	var grs []schema.GroupResource
 	used, err := s.cfg.Quota.Usage(&view, func(gr schema.GroupResource) ([]runtime.Object, error) {
+		if !slices.Contains(grs, gr) {
+			grs = append(grs, gr)
+		}
 		return s.listAt(ctx, gr, ns, rev)
 	})
 	if err != nil {
-		return nil, internalError(err)
+		return nil, nil, internalError(err)
 	}
-	return used, nil
+	return used, grs, nil
+}
+
+// counted is what a recomputation read in one namespace.
+type counted struct {
+	ns  string
+	grs []schema.GroupResource
 }
 
 // computeClusterQuotaStatus sets crq's complete status from the namespaces it selects at
-// revision rev and returns their names.
-func (s *Store) computeClusterQuotaStatus(ctx context.Context, crq *clusterquota.ClusterResourceQuota, rev int64) ([]string, error) {
+// revision rev and returns what it counted in each.
+func (s *Store) computeClusterQuotaStatus(ctx context.Context, crq *clusterquota.ClusterResourceQuota, rev int64) ([]counted, error) {
 	nsRes := s.cfg.Catalogue.Get(corev1.SchemeGroupVersion.WithResource("namespaces"))
 	lr, err := s.cfg.Storage.List(ctx, nsRes.KeyPrefix(""), storage.ListOptions{Revision: rev})
 	if err != nil {
 		return nil, internalError(err)
 	}
 	var usage []clusterquota.Usage
-	var names []string
+	var read []counted
 	for _, kv := range lr.KVs {
 		obj, err := decodeKV(nsRes, kv)
 		if err != nil {
@@ -274,27 +285,39 @@ func (s *Store) computeClusterQuotaStatus(ctx context.Context, crq *clusterquota
 		if !clusterquota.Selects(crq.Spec.Selector, n.Labels, n.Annotations) {
 			continue
 		}
-		used, err := s.usageIn(ctx, crq, n.Name, rev)
+		used, grs, err := s.usageIn(ctx, crq, n.Name, rev)
 		if err != nil {
 			return nil, err
 		}
 		usage = append(usage, clusterquota.Usage{Namespace: n.Name, Used: used})
-		names = append(names, n.Name)
+		read = append(read, counted{n.Name, grs})
 	}
 	crq.Status = clusterquota.Status(crq.Spec, usage)
-	return names, nil
+	return read, nil
 }
 
-// usageGuards are the compares that no namespace of names changed after rev (their usage
-// epochs) and that no namespace was created, relabelled or deleted since.
-func usageGuards(names []string, rev int64) []storage.Compare {
-	nsPrefix := KeyPrefix(namespacesGR, "")
-	cmps := []storage.Compare{{Target: storage.RangeNotModifiedAfter, Key: nsPrefix, Revision: rev}}
-	if len(names) > maxEpochGuards {
-		return append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: epochPrefix, Revision: rev})
+// usageGuards are the compares that nothing counted in read changed after rev (the usage
+// epochs of the group-resources counted, coarser when they are many) and that no namespace
+// was created, relabelled or deleted since.
+func usageGuards(read []counted, rev int64) []storage.Compare {
+	cmps := []storage.Compare{{Target: storage.RangeNotModifiedAfter, Key: KeyPrefix(namespacesGR, ""), Revision: rev}}
+	n := 0
+	for _, c := range read {
+		n += len(c.grs)
 	}
-	for _, n := range names {
-		cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKey(n), Revision: rev})
+	switch {
+	case len(read) > maxEpochGuards:
+		return append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: epochPrefix, Revision: rev})
+	case n > maxEpochGuards:
+		for _, c := range read {
+			cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKey(c.ns), Revision: rev})
+		}
+		return cmps
+	}
+	for _, c := range read {
+		for _, gr := range c.grs {
+			cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: epochKeyFor(c.ns, gr), Revision: rev})
+		}
 	}
 	return cmps
 }
@@ -349,14 +372,14 @@ func (s *Store) commitClusterQuota(ctx context.Context, w *write) (int64, error)
 		txn := storage.Txn{Compares: []storage.Compare{{Target: storage.ModRevisionEquals, Key: w.key, Revision: guard}}}
 		if w.obj != nil {
 			crq := w.obj.(*clusterquota.ClusterResourceQuota)
-			names, err := s.computeClusterQuotaStatus(ctx, crq, rev)
+			read, err := s.computeClusterQuotaStatus(ctx, crq, rev)
 			if err != nil {
 				return 0, err
 			}
 			if w.attrs.DryRun {
 				return 0, nil
 			}
-			txn.Compares = append(txn.Compares, usageGuards(names, rev)...)
+			txn.Compares = append(txn.Compares, usageGuards(read, rev)...)
 			b, err := encodeForStorage(crq, res.GVK())
 			if err != nil {
 				return 0, internalError(err)
@@ -452,7 +475,6 @@ func (s *Store) moveNamespace(ctx context.Context, base storage.Txn, ns string, 
 		return 0, internalError(err)
 	}
 	txn := storage.Txn{Compares: slices.Clone(base.Compares), Ops: slices.Clone(base.Ops)}
-	txn.Compares = append(txn.Compares, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKey(ns), Revision: rev})
 	crqRes := s.cfg.Catalogue.Get(crqGVR)
 	type put struct {
 		sl  *crqSlot
@@ -473,9 +495,12 @@ func (s *Store) moveNamespace(ctx context.Context, base storage.Txn, ns string, 
 		}
 		var moved *clusterquota.ClusterResourceQuota
 		if n != nil && clusterquota.Selects(h.obj.Spec.Selector, n.Labels, n.Annotations) {
-			used, err := s.usageIn(ctx, h.obj, ns, rev)
+			used, grs, err := s.usageIn(ctx, h.obj, ns, rev)
 			if err != nil {
 				return 0, err
+			}
+			for _, gr := range grs {
+				txn.Compares = append(txn.Compares, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: epochKeyFor(ns, gr), Revision: rev})
 			}
 			moved = clusterquota.WithNamespace(h.obj, ns, used)
 		} else {

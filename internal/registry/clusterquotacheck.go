@@ -17,8 +17,8 @@ type ClusterQuotaCheck struct {
 	// Revision is the storage revision both were read at; ModRevision the quota's own.
 	Revision, ModRevision int64
 	Stored, Computed      clusterquota.ClusterResourceQuotaStatus
-	// namespaces are the namespaces selected at Revision.
-	namespaces []string
+	// read is what the recomputation counted at Revision.
+	read []counted
 }
 
 // Drifted reports whether stored and computed status differ: the total, or any
@@ -68,7 +68,7 @@ func (s *Store) CheckClusterQuotas(ctx context.Context) ([]ClusterQuotaCheck, er
 		crq := obj.(*clusterquota.ClusterResourceQuota)
 		c := ClusterQuotaCheck{Name: crq.Name, Revision: lr.Revision, ModRevision: kv.ModRevision, Stored: *crq.Status.DeepCopy()}
 		work := crq.DeepCopy()
-		if c.namespaces, err = s.computeClusterQuotaStatus(ctx, work, lr.Revision); err != nil {
+		if c.read, err = s.computeClusterQuotaStatus(ctx, work, lr.Revision); err != nil {
 			return nil, err
 		}
 		c.Computed = work.Status
@@ -101,7 +101,7 @@ func (s *Store) RepairClusterQuota(ctx context.Context, c ClusterQuotaCheck) err
 	if err != nil {
 		return err
 	}
-	cmps := append([]storage.Compare{{Target: storage.ModRevisionEquals, Key: key, Revision: c.ModRevision}}, usageGuards(c.namespaces, c.Revision)...)
+	cmps := append([]storage.Compare{{Target: storage.ModRevisionEquals, Key: key, Revision: c.ModRevision}}, usageGuards(c.read, c.Revision)...)
 	_, err = s.cfg.Storage.Txn(ctx, storage.Txn{Compares: cmps, Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: b}}})
 	if errors.Is(err, storage.ErrConflict) {
 		return fmt.Errorf("cluster quota %s changed while repairing: %w", c.Name, err)

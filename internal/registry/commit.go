@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/storage"
@@ -807,6 +808,7 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 	objOps := make([]storage.Op, 0, len(live)+len(quotas)+1)
 	cmps := make([]storage.Compare, 0, len(live)+len(quotas)+2)
 	quotaWrite := false
+	var writtenGRs []schema.GroupResource
 	for i, p := range live {
 		w := p.w
 		isQuota := isQuotaWrite(w)
@@ -882,6 +884,9 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 			objOps = append(objOps, storage.Op{Type: storage.OpDelete, Key: w.key})
 		}
 		plan.included++
+		if !slices.Contains(writtenGRs, w.res.GroupResource()) {
+			writtenGRs = append(writtenGRs, w.res.GroupResource())
+		}
 	}
 	// 4. Each touched quota once, guarded; the quota set; the usage epoch.
 	next := &nsState{quotas: quotas[:nsN:nsN], stored: append([]storedQuota(nil), st.stored...), setRev: st.setRev, readRev: st.readRev, enc: st.enc,
@@ -936,9 +941,14 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 	if quotaWrite {
 		ops = append(ops, storage.Op{Type: storage.OpPut, Key: QuotaSetKey(ns)})
 	}
-	// The usage epoch: recomputations (of a quota, of a cluster quota) guard on it to
-	// learn that nothing in the namespace changed.
-	ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKey(ns)})
+	// The usage epochs of the group-resources written: recomputations (of a quota, of a
+	// cluster quota) guard on them to learn that nothing they count changed.
+	for _, gr := range writtenGRs {
+		ops = append(ops, storage.Op{Type: storage.OpPut, Key: epochKeyFor(ns, gr)})
+	}
+	if len(writtenGRs) == 0 {
+		ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKey(ns)})
+	}
 	plan.txn = storage.Txn{Compares: cmps, Ops: ops}
 	plan.next = next
 	plan.pipelined = pipelined
@@ -966,6 +976,13 @@ func (s *Store) commitClusterScoped(ctx context.Context, w *write) (int64, error
 			// A namespace leaves nothing behind: its quota bookkeeping keys go with it.
 			name := w.attrs.Name
 			txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpDelete, Key: QuotaSetKey(name)}, storage.Op{Type: storage.OpDelete, Key: EpochKey(name)})
+			epochs, err := s.cfg.Storage.List(ctx, EpochKey(name), storage.ListOptions{KeysOnly: true})
+			if err != nil {
+				return 0, internalError(err)
+			}
+			for _, kv := range epochs.KVs {
+				txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpDelete, Key: kv.Key})
+			}
 		}
 	}
 	if w.res.GroupResource() == namespacesGR {
