@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -181,6 +180,14 @@ func TestClusterQuotaChargesAcrossNamespaces(t *testing.T) {
 	if _, err := s.Dynamic.Resource(appliedGVR).Namespace("other").Get(ctx, "team-a", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("applied get in other: %v, want 404", err)
 	}
+
+	// Metrics: the total and each namespace's share (from the watch: wait until there).
+	waitForMetrics(t, s,
+		`quotad_clusterresourcequota{clusterresourcequota="team-a",resource="pods",type="hard"} 5`,
+		`quotad_clusterresourcequota{clusterresourcequota="team-a",resource="pods",type="used"} 5`,
+		`quotad_clusterresourcequota_namespace{clusterresourcequota="team-a",namespace="a1",resource="pods",type="used"} 3`,
+		`quotad_clusterresourcequota_namespace{clusterresourcequota="team-a",namespace="a2",resource="pods",type="used"} 2`,
+	)
 }
 
 // TestClusterQuotaNamespaceMoves: a namespace that starts or stops matching the selector
@@ -349,4 +356,3 @@ func TestClusterQuotaConcurrentAcrossReplicas(t *testing.T) {
 	}
 }
 
-var _ = time.Second
