@@ -63,6 +63,11 @@ type crqSlot struct {
 	value []byte
 	rev   int64
 	obj   *clusterquota.ClusterResourceQuota
+	// qmu guards the batches waiting to be joined (clusterquotajoin.go) and whether one of
+	// them leads.
+	qmu     sync.Mutex
+	waiting []*crqJoin
+	leading bool
 }
 
 // crqSlots holds the slots by name.

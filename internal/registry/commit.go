@@ -583,6 +583,16 @@ func (s *Store) commitSolo(ns string, batch []*pending) (bound bool) {
 				cancel()
 				return bound
 			}
+			if len(st.crqs) == 1 && joinable(live) {
+				// One cluster quota: joined with other namespaces' batches.
+				cancel()
+				ok, retry := s.joinSlot(st.crqs[0], ns, live, st)
+				if ok {
+					return bound
+				}
+				live = retry
+				continue
+			}
 			// Cluster quotas are held from their read until the transaction returned.
 			slots = s.lockSlots(st.crqs)
 			err = s.holdClusterQuotas(ctx, st, slots)

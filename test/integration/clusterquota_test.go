@@ -356,3 +356,55 @@ func TestClusterQuotaConcurrentAcrossReplicas(t *testing.T) {
 	}
 }
 
+
+// TestClusterQuotaTightJoined: 200 parallel creates over 10 namespaces of one replica, whose
+// batches are joined into shared transactions under the cluster quota, admit exactly hard;
+// each namespace's entry is what it stores.
+func TestClusterQuotaTightJoined(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	const namespaces, hard, attempts = 10, 50, 200
+	for i := 0; i < namespaces; i++ {
+		mkLabeledNamespace(t, s, fmt.Sprintf("j%d", i), map[string]string{"team": "j"})
+	}
+	if _, err := createCRQ(t, s, clusterQuota("team-j", "j", rl("pods", fmt.Sprint(hard))), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	admitted := 0
+	for i := 0; i < attempts; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			_, err := s.Client.CoreV1().Pods(fmt.Sprintf("j%d", i%namespaces)).Create(ctx, pod(fmt.Sprintf("p%d", i), "", ""), metav1.CreateOptions{})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				admitted++
+			case apierrors.IsForbidden(err):
+			default:
+				t.Errorf("create %d: %v", i, err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if admitted != hard {
+		t.Fatalf("admitted %d, want %d", admitted, hard)
+	}
+	total, per := crqUsed(t, s, "team-j", corev1.ResourcePods)
+	for i := 0; i < namespaces; i++ {
+		ns := fmt.Sprintf("j%d", i)
+		l, err := s.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if per[ns] != fmt.Sprint(len(l.Items)) {
+			t.Errorf("%s: entry %s, stored %d", ns, per[ns], len(l.Items))
+		}
+	}
+	if total != fmt.Sprint(hard) {
+		t.Fatalf("total %s, want %d", total, hard)
+	}
+}
