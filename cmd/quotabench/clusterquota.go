@@ -17,7 +17,7 @@ func clusterQuotaBody(name string, pods int) m {
 	return m{"apiVersion": "quota.openshift.io/v1", "kind": "ClusterResourceQuota", "metadata": m{"name": name},
 		"spec": m{
 			"selector": m{"labels": m{"matchLabels": m{"quotabench": name}}},
-			"quota": m{"hard": m{"pods": fmt.Sprint(pods), "requests.cpu": "100k", "requests.memory": "100Ti", "limits.cpu": "100k", "limits.memory": "100Ti"}},
+			"quota":    m{"hard": m{"pods": fmt.Sprint(pods), "requests.cpu": "100k", "requests.memory": "100Ti", "limits.cpu": "100k", "limits.memory": "100Ti"}},
 		}}
 }
 

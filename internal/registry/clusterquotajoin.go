@@ -244,4 +244,3 @@ func joinable(live []*pending) bool {
 	}
 	return true
 }
-

@@ -356,7 +356,6 @@ func TestClusterQuotaConcurrentAcrossReplicas(t *testing.T) {
 	}
 }
 
-
 // TestClusterQuotaTightJoined: 200 parallel creates over 10 namespaces of one replica, whose
 // batches are joined into shared transactions under the cluster quota, admit exactly hard;
 // each namespace's entry is what it stores.
