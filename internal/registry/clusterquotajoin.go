@@ -116,6 +116,7 @@ func (s *Store) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken,
 	cur, bytes, send := h.obj, 0, false
 	for i, j := range batch {
 		j.st.held = []*heldQuota{{slot: sl, key: h.key, obj: cur, stored: h.stored}}
+		j.st.joined = true
 		plan, err := s.planBatch(ctx, j.ns, j.live, j.st, nil)
 		if err != nil {
 			for _, p := range j.live {
@@ -147,7 +148,13 @@ func (s *Store) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken,
 	// 2. The cluster quota once, guarded by the revision it was read at.
 	txn.Compares = append(txn.Compares, h.stored.guard(h.key))
 	if final != nil {
-		txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpPut, Key: h.key, Value: final.value})
+		b, err := encodeForStorage(final.obj, s.cfg.Catalogue.Get(crqGVR).GVK())
+		if err != nil {
+			fail(internalError(err))
+			return batch, nil
+		}
+		final.value = b
+		txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpPut, Key: h.key, Value: b})
 	}
 	var rev int64
 	if send {

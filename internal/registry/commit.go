@@ -97,8 +97,10 @@ type nsQueue struct {
 	last     *batchDone
 	idle     *sync.Cond
 	// bound: the last read found cluster quotas selecting the namespace, so its batches are
-	// committed solo, holding their slots.
-	bound bool
+	// committed solo, holding their slots; boundState is the state the next may use
+	// (commitSolo).
+	bound      bool
+	boundState *nsState
 }
 
 type queueShard struct {
@@ -123,6 +125,9 @@ type nsState struct {
 	crqSetRev int64
 	crqs      []string
 	held      []*heldQuota
+	// joined: the batch is joined with other namespaces' batches, which write the held
+	// cluster quota once (clusterquotajoin.go).
+	joined bool
 }
 
 // storedQuota is a quota's stored bytes and mod revision. A pipelined plan that rewrites a
@@ -267,10 +272,11 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 	}
 	if solo {
 		q.state, q.gen = nil, q.gen+1
+		cached := q.boundState
 		sh.mu.Unlock()
-		bound := s.commitSolo(ns, batch)
+		bound, keep := s.commitSolo(ns, batch, cached)
 		sh.mu.Lock()
-		q.bound = bound
+		q.bound, q.boundState = bound, keep
 		passLead(q)
 		sh.mu.Unlock()
 		return
@@ -293,9 +299,9 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 				sh.mu.Lock()
 				q.state, q.gen = nil, q.gen+1
 				sh.mu.Unlock()
-				bound := s.commitSolo(ns, live)
+				bound, keep := s.commitSolo(ns, live, st)
 				sh.mu.Lock()
-				q.bound = bound
+				q.bound, q.boundState = bound, keep
 				passLead(q)
 				sh.mu.Unlock()
 				close(mine.sent)
@@ -565,15 +571,25 @@ func isQuotaWrite(w *write) bool {
 // commitSolo commits a batch without pipelining: state read from storage at each attempt,
 // quotas guarded by mod revision, the whole quota prefix and (for quota writes) the usage
 // epoch guarded at the read revision.
-func (s *Store) commitSolo(ns string, batch []*pending) (bound bool) {
+//
+// cached, when set, is the state a joined batch of the namespace left (see keep below) and
+// is used instead of reading on the first attempt. keep is the state the next batch may use:
+// a namespace without ResourceQuotas whose batch was joined under a cluster quota leaves its
+// state as it was read (nothing under its quota prefix changed, so the guard at its read
+// revision still holds, and a quota created since fails it).
+func (s *Store) commitSolo(ns string, batch []*pending, cached *nsState) (bound bool, keep *nsState) {
 	live := batch
 	for len(live) > 0 {
 		live = s.dropCancelled(live)
 		if len(live) == 0 {
-			return bound
+			return bound, nil
 		}
 		ctx, cancel := batchContext(live)
-		st, err := s.readState(ctx, ns, retried(live))
+		st, err := cached, error(nil)
+		if st == nil || retried(live) {
+			st, err = s.readState(ctx, ns, retried(live))
+		}
+		cached = nil
 		var plan *batchPlan
 		var slots []*crqSlot
 		if err == nil {
@@ -581,14 +597,17 @@ func (s *Store) commitSolo(ns string, batch []*pending) (bound bool) {
 			live = s.redoMoved(live, st)
 			if len(live) == 0 {
 				cancel()
-				return bound
+				return bound, nil
 			}
 			if len(st.crqs) == 1 && joinable(live) {
 				// One cluster quota: joined with other namespaces' batches.
 				cancel()
 				ok, retry := s.joinSlot(st.crqs[0], ns, live, st)
 				if ok {
-					return bound
+					if len(st.quotas) == 0 {
+						keep = &nsState{setRev: st.setRev, readRev: st.readRev, enc: st.enc, crqSetRev: st.crqSetRev, crqs: st.crqs}
+					}
+					return bound, keep
 				}
 				live = retry
 				continue
@@ -605,11 +624,11 @@ func (s *Store) commitSolo(ns string, batch []*pending) (bound bool) {
 		settleSlots(slots, plan, ok)
 		unlockSlots(slots)
 		if ok {
-			return bound
+			return bound, nil
 		}
 		live = retry
 	}
-	return bound
+	return bound, nil
 }
 
 // holdClusterQuotas sets st.held from the slots of st.crqs (locked, in name order).
@@ -911,6 +930,11 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 			continue
 		}
 		charged := clusterquota.Charge(h.obj, ns, quotas[nsN+j].Status.Used)
+		if st.joined {
+			// Joined with other namespaces' batches: written once, by the join.
+			plan.crqWrites = append(plan.crqWrites, crqWrite{slot: h.slot, obj: charged})
+			continue
+		}
 		b, err := encodeForStorage(charged, crqRes.GVK())
 		if err != nil {
 			return nil, internalError(err)

@@ -407,3 +407,22 @@ func TestClusterQuotaTightJoined(t *testing.T) {
 		t.Fatalf("total %s, want %d", total, hard)
 	}
 }
+
+// TestClusterQuotaThenResourceQuota: a namespace under a cluster quota keeps its state between
+// batches while it has no ResourceQuota; one created later is charged (and enforced) from the
+// next write on.
+func TestClusterQuotaThenResourceQuota(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkLabeledNamespace(t, s, "r1", map[string]string{"team": "r"})
+	if _, err := createCRQ(t, s, clusterQuota("team-r", "r", rl("pods", "10")), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	createPods(t, s, "r1", 0, 2)
+	mkQuota(t, s, "r1", "own", map[string]string{"pods": "3"})
+	createPods(t, s, "r1", 2, 3)
+	_, err := s.Client.CoreV1().Pods("r1").Create(ctx, pod("p3", "", ""), metav1.CreateOptions{})
+	expectForbidden(t, err, `pods "p3" is forbidden: exceeded quota: own, requested: pods=1, used: pods=3, limited: pods=3`)
+	expectUsed(t, s, "r1", "own", map[string]string{"pods": "3"})
+	expectCRQ(t, s, "team-r", corev1.ResourcePods, "3", map[string]string{"r1": "3"})
+}

@@ -1,6 +1,7 @@
 package clusterquota
 
 import (
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,10 +57,15 @@ func IsView(rq *corev1.ResourceQuota) bool {
 
 // Charge returns a copy of crq whose status.total.used is used (the view's status.used after
 // a request was admitted) and whose entry for ns moved by the same amounts.
+//
+// The copy shares everything but status.total.used, the namespaces slice and ns's entry
+// with crq: neither may be modified afterwards (a batch charges a chain of such copies).
 func Charge(crq *ClusterResourceQuota, ns string, used corev1.ResourceList) *ClusterResourceQuota {
-	out := crq.DeepCopy()
+	out := *crq
+	out.Status.Namespaces = slices.Clone(crq.Status.Namespaces)
 	old := crq.Status.Total.Used
 	entry := out.entry(ns)
+	entry.Status.Used = entry.Status.Used.DeepCopy()
 	if entry.Status.Used == nil {
 		entry.Status.Used = corev1.ResourceList{}
 	}
@@ -75,7 +81,7 @@ func Charge(crq *ClusterResourceQuota, ns string, used corev1.ResourceList) *Clu
 		entry.Status.Used[name] = quantity.Add(cur, delta)
 	}
 	out.Status.Total.Used = used.DeepCopy()
-	return out
+	return &out
 }
 
 func zero() resource.Quantity { return resource.Quantity{Format: resource.DecimalSI} }
