@@ -190,7 +190,7 @@ func Builtins() []*Resource {
 		builtin(rbacv1.SchemeGroupVersion, "clusterrolebindings", "ClusterRoleBinding", false, rbacv1.ClusterRoleBinding{}, rbacv1.ClusterRoleBindingList{}, nil),
 		builtin(schedulingv1.SchemeGroupVersion, "priorityclasses", "PriorityClass", false, schedulingv1.PriorityClass{}, schedulingv1.PriorityClassList{}, []string{"pc"}),
 		builtin(storagev1.SchemeGroupVersion, "storageclasses", "StorageClass", false, storagev1.StorageClass{}, storagev1.StorageClassList{}, []string{"sc"}),
-		builtin(clusterquota.SchemeGroupVersion, "clusterresourcequotas", "ClusterResourceQuota", false, clusterquota.ClusterResourceQuota{}, clusterquota.ClusterResourceQuotaList{}, []string{"clusterquota"}, withStatus, withKeptValues),
+		builtin(clusterquota.SchemeGroupVersion, "clusterresourcequotas", "ClusterResourceQuota", false, clusterquota.ClusterResourceQuota{}, clusterquota.ClusterResourceQuotaList{}, []string{"clusterquota"}, withStatus, withSharedWrites, withKeptValues),
 		builtin(clusterquota.SchemeGroupVersion, "appliedclusterresourcequotas", "AppliedClusterResourceQuota", true, clusterquota.AppliedClusterResourceQuota{}, clusterquota.AppliedClusterResourceQuotaList{}, nil, func(r *Resource) { r.AppliedView = true }),
 		builtin(apiextensionsv1.SchemeGroupVersion, "customresourcedefinitions", "CustomResourceDefinition", false, apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{}, []string{"crd", "crds"}, withStatus, withGeneration),
 	}

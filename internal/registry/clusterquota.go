@@ -480,7 +480,6 @@ func (s *Store) moveNamespace(ctx context.Context, base storage.Txn, ns string, 
 		return 0, internalError(err)
 	}
 	txn := storage.Txn{Compares: slices.Clone(base.Compares), Ops: slices.Clone(base.Ops)}
-	crqRes := s.cfg.Catalogue.Get(crqGVR)
 	type put struct {
 		sl  *crqSlot
 		obj *clusterquota.ClusterResourceQuota
@@ -511,7 +510,7 @@ func (s *Store) moveNamespace(ctx context.Context, base storage.Txn, ns string, 
 		} else {
 			moved = clusterquota.Without(h.obj, ns)
 		}
-		b, err := encodeForStorage(moved, crqRes.GVK())
+		b, err := encodeClusterQuota(moved)
 		if err != nil {
 			return 0, internalError(err)
 		}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -148,13 +150,17 @@ func (s *Store) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken,
 	// 2. The cluster quota once, guarded by the revision it was read at.
 	txn.Compares = append(txn.Compares, h.stored.guard(h.key))
 	if final != nil {
-		b, err := encodeForStorage(final.obj, s.cfg.Catalogue.Get(crqGVR).GVK())
+		b, err := encodeClusterQuota(final.obj)
 		if err != nil {
 			fail(internalError(err))
 			return batch, nil
 		}
 		final.value = b
 		txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpPut, Key: h.key, Value: b})
+		// The watch hub may stand the object for the stored bytes (never modified: the
+		// next round charges a copy).
+		obj := final.obj
+		s.offer(s.cfg.Catalogue.Get(crqGVR), h.key, b, func() runtime.Object { cp := *obj; return &cp })
 	}
 	var rev int64
 	if send {

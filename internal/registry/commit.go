@@ -921,7 +921,6 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 	next := &nsState{quotas: quotas[:nsN:nsN], stored: append([]storedQuota(nil), st.stored...), setRev: st.setRev, readRev: st.readRev, enc: st.enc,
 		crqSetRev: st.crqSetRev, crqs: st.crqs}
 	ops := objOps
-	crqRes := s.cfg.Catalogue.Get(crqGVR)
 	for j, h := range st.held {
 		// Each held cluster quota is guarded (refusals may come from it), and written with
 		// its total and the namespace's entry moved when charged.
@@ -935,7 +934,7 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 			plan.crqWrites = append(plan.crqWrites, crqWrite{slot: h.slot, obj: charged})
 			continue
 		}
-		b, err := encodeForStorage(charged, crqRes.GVK())
+		b, err := encodeClusterQuota(charged)
 		if err != nil {
 			return nil, internalError(err)
 		}
