@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,8 +11,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/storage"
@@ -79,6 +82,8 @@ type crqSlots struct {
 	setRev int64
 	specs  []*clusterquota.ClusterResourceQuota
 	known  bool
+	// fill serializes filling specs.
+	fill sync.Mutex
 }
 
 func (c *crqSlots) slot(name string) *crqSlot {
@@ -162,13 +167,16 @@ func (s *Store) clusterQuotasAt(ctx context.Context, rev int64) ([]*clusterquota
 	if setRev == 0 {
 		return nil, 0, nil
 	}
-	s.crq.mu.Lock()
-	if s.crq.known && s.crq.setRev == setRev {
-		specs := s.crq.specs
-		s.crq.mu.Unlock()
+	if specs, ok := s.crq.cached(setRev); ok {
 		return specs, setRev, nil
 	}
-	s.crq.mu.Unlock()
+	// One reader fills the cache; the others wait for it (a cluster quota over many
+	// namespaces is big, and every namespace's first batch wants the set at once).
+	s.crq.fill.Lock()
+	defer s.crq.fill.Unlock()
+	if specs, ok := s.crq.cached(setRev); ok {
+		return specs, setRev, nil
+	}
 	res := s.cfg.Catalogue.Get(crqGVR)
 	lr, err := s.cfg.Storage.List(ctx, res.KeyPrefix(""), storage.ListOptions{Revision: rev, Serializable: true})
 	if err != nil {
@@ -176,11 +184,18 @@ func (s *Store) clusterQuotasAt(ctx context.Context, rev int64) ([]*clusterquota
 	}
 	specs := make([]*clusterquota.ClusterResourceQuota, 0, len(lr.KVs))
 	for _, kv := range lr.KVs {
-		obj, err := decodeKV(res, kv)
-		if err != nil {
+		// Only the name and the spec: the status (an entry per namespace) is skipped.
+		var v struct {
+			Metadata struct {
+				Name string    `json:"name"`
+				UID  types.UID `json:"uid"`
+			} `json:"metadata"`
+			Spec clusterquota.ClusterResourceQuotaSpec `json:"spec"`
+		}
+		if err := json.Unmarshal(kv.Value, &v); err != nil {
 			return nil, 0, internalError(err)
 		}
-		specs = append(specs, obj.(*clusterquota.ClusterResourceQuota))
+		specs = append(specs, &clusterquota.ClusterResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: v.Metadata.Name, UID: v.Metadata.UID}, Spec: v.Spec})
 	}
 	s.crq.mu.Lock()
 	if setRev >= s.crq.setRev {
@@ -188,6 +203,16 @@ func (s *Store) clusterQuotasAt(ctx context.Context, rev int64) ([]*clusterquota
 	}
 	s.crq.mu.Unlock()
 	return specs, setRev, nil
+}
+
+// cached returns the cached specs if they are those of set revision setRev.
+func (c *crqSlots) cached(setRev int64) ([]*clusterquota.ClusterResourceQuota, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.known && c.setRev == setRev {
+		return c.specs, true
+	}
+	return nil, false
 }
 
 // namespaceAt reads a namespace at revision rev (nil when it does not exist).
@@ -419,40 +444,41 @@ func (s *Store) commitClusterQuota(ctx context.Context, w *write) (int64, error)
 func (s *Store) commitNamespace(ctx context.Context, w *write, base storage.Txn) (int64, error) {
 	ns := w.attrs.Name
 	n, _ := w.obj.(*corev1.Namespace)
-	crqRes := s.cfg.Catalogue.Get(crqGVR)
 	for attempt := 0; attempt < s.cfg.MaxRetries; attempt++ {
 		// 1. Which cluster quotas change: those whose entries or selectors say so.
 		rev, err := s.cfg.Storage.Revision(ctx)
 		if err != nil {
 			return 0, internalError(err)
 		}
-		lr, err := s.cfg.Storage.List(ctx, crqRes.KeyPrefix(""), storage.ListOptions{Revision: rev})
+		// Candidates: the cluster quotas whose selection of the namespace changes (each is
+		// decided again on the stored cluster quota under its slot).
+		specs, setRev, err := s.clusterQuotasAt(ctx, rev)
 		if err != nil {
-			return 0, internalError(err)
+			return 0, err
 		}
+		old, _ := w.attrs.OldObject.(*corev1.Namespace)
 		var names []string
-		for _, kv := range lr.KVs {
-			obj, err := decodeKV(crqRes, kv)
-			if err != nil {
-				return 0, internalError(err)
-			}
-			c := obj.(*clusterquota.ClusterResourceQuota)
-			if clusterquota.Has(c, ns) != (n != nil && clusterquota.Selects(c.Spec.Selector, n.Labels, n.Annotations)) {
+		for _, c := range specs {
+			was := old != nil && clusterquota.Selects(c.Spec.Selector, old.Labels, old.Annotations)
+			is := n != nil && clusterquota.Selects(c.Spec.Selector, n.Labels, n.Annotations)
+			if was != is {
 				names = append(names, c.Name)
 			}
 		}
+		// The set of cluster quotas decided on must still be the stored one.
+		txn := storage.Txn{Compares: append(slices.Clone(base.Compares), storage.Compare{Target: storage.ModRevisionEquals, Key: ClusterQuotaSetKey, Revision: setRev}), Ops: base.Ops}
+		var r int64
 		if len(names) == 0 {
-			r, err := s.cfg.Storage.Txn(ctx, base)
-			if errors.Is(err, storage.ErrConflict) {
-				return 0, errObjectChanged
+			var res storage.TxnResult
+			if res, err = s.cfg.Storage.Txn(ctx, txn); err == nil {
+				r = res.Revision
+			} else if !errors.Is(err, storage.ErrConflict) {
+				err = internalError(err)
 			}
-			if err != nil {
-				return 0, internalError(err)
-			}
-			return r.Revision, nil
+		} else {
+			// 2. Under their slots, each moved as stored, guarded.
+			r, err = s.moveNamespace(ctx, txn, ns, n, names)
 		}
-		// 2. Under their slots, each moved as stored, guarded.
-		r, err := s.moveNamespace(ctx, base, ns, n, names)
 		if errors.Is(err, storage.ErrConflict) {
 			kv, gerr := s.cfg.Storage.Get(ctx, w.key)
 			switch {
@@ -463,6 +489,8 @@ func (s *Store) commitNamespace(ctx context.Context, w *write, base storage.Txn)
 			case gerr != nil:
 				return 0, internalError(gerr)
 			case kv.ModRevision != w.guard:
+				return 0, errObjectChanged
+			case w.guard == 0:
 				return 0, errObjectChanged
 			}
 			continue
