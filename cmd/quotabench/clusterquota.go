@@ -62,7 +62,11 @@ func runClusterQuota(a *api, o options) error {
 	// The namespace controller's own writes in new namespaces (kube-root-ca.crt) are done
 	// before any load starts, so that neither phase measures them.
 	if !o.noSetup {
-		if err := waitPublished(ctx, a, append(nss, single)); err != nil {
+		wait := nss
+		if o.scenario == "clusterquota" {
+			wait = append(wait, single)
+		}
+		if err := waitPublished(ctx, a, wait); err != nil {
 			return err
 		}
 	}
