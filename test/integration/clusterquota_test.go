@@ -1,19 +1,25 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/quotad/quotad/internal/controller/resourcequota"
 	"github.com/quotad/quotad/internal/quota/clusterquota"
+	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/server/servertest"
+	"github.com/quotad/quotad/internal/storage"
 )
 
 var (
@@ -425,4 +431,43 @@ func TestClusterQuotaThenResourceQuota(t *testing.T) {
 	expectForbidden(t, err, `pods "p3" is forbidden: exceeded quota: own, requested: pods=1, used: pods=3, limited: pods=3`)
 	expectUsed(t, s, "r1", "own", map[string]string{"pods": "3"})
 	expectCRQ(t, s, "team-r", corev1.ResourcePods, "3", map[string]string{"r1": "3"})
+}
+
+// TestVerifierRepairsClusterQuota corrupts a cluster quota's stored status behind the
+// registry's back and checks that the verifier finds and repairs it (total and entries).
+func TestVerifierRepairsClusterQuota(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkLabeledNamespace(t, s, "v1", map[string]string{"team": "v"})
+	if _, err := createCRQ(t, s, clusterQuota("team-v", "v", rl("pods", "5")), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	createPods(t, s, "v1", 0, 2)
+	// 1. Corrupt: total used 4, the entry dropped.
+	st := s.Store.Storage()
+	key := registry.KeyPrefix(crqGVR.GroupResource(), "") + "team-v"
+	kv, err := st.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c clusterquota.ClusterResourceQuota
+	if err := json.Unmarshal(kv.Value, &c); err != nil {
+		t.Fatal(err)
+	}
+	c.Status.Total.Used[corev1.ResourcePods] = resource.MustParse("4")
+	c.Status.Namespaces = nil
+	b, _ := json.Marshal(&c)
+	if _, err := st.Txn(ctx, storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: b}}}); err != nil {
+		t.Fatal(err)
+	}
+	// 2. The verifier repairs it and reports one repair; nothing is left after.
+	obs := &countRepairs{}
+	v := resourcequota.New(s.Store, 0, slog.New(slog.DiscardHandler), obs)
+	if n, err := v.VerifyAll(ctx); err != nil || n != 1 || obs.n != 1 {
+		t.Fatalf("VerifyAll repaired %d (observer %d), err %v", n, obs.n, err)
+	}
+	expectCRQ(t, s, "team-v", corev1.ResourcePods, "2", map[string]string{"v1": "2"})
+	if n, err := v.VerifyAll(ctx); err != nil || n != 0 {
+		t.Fatalf("second VerifyAll repaired %d, err %v", n, err)
+	}
 }
