@@ -262,6 +262,14 @@ func TestClusterQuotaNamespaceMoves(t *testing.T) {
 	if v := got.Status.Total.Used[corev1.ResourcePods]; v.String() != "5" {
 		t.Fatalf("after selector edit: %+v", got.Status)
 	}
+	_, err = s.Client.CoreV1().Pods("m1").Create(ctx, pod("p5", "", ""), metav1.CreateOptions{})
+	expectForbidden(t, err, `pods "p5" is forbidden: exceeded quota: team-m, requested: pods=1, used: pods=5, limited: pods=4`)
+
+	// Deleted, it limits nothing any more.
+	if err := s.Dynamic.Resource(crqGVR).Delete(ctx, "team-m", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	createPods(t, s, "m1", 5, 7)
 }
 
 // TestClusterQuotaScopes: spec.quota's scopes and scope selectors apply as for a
