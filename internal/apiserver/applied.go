@@ -8,7 +8,7 @@ import (
 
 // serveApplied answers reads of AppliedClusterResourceQuota (registry.Resource.AppliedView):
 // the cluster quotas that select a namespace, as that namespace's read-only objects. Only
-// get and list in a namespace are served, as OpenShift serves them.
+// get, list and watch in a namespace are served, as OpenShift serves them.
 func (s *Server) serveApplied(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
 	if info.Subresource != "" || info.Namespace == "" {
 		writeError(w, notFoundPath())
@@ -16,6 +16,9 @@ func (s *Server) serveApplied(w http.ResponseWriter, r *http.Request, res *regis
 	}
 	switch info.Verb {
 	case "get", "list":
+	case "watch":
+		s.watch(w, r, res, info)
+		return
 	default:
 		writeError(w, methodNotAllowed())
 		return

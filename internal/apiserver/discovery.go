@@ -16,7 +16,7 @@ var allVerbs = metav1.Verbs{"create", "delete", "deletecollection", "get", "list
 // which upstream does not serve.
 func verbsOf(res *registry.Resource) metav1.Verbs {
 	if res.AppliedView {
-		return metav1.Verbs{"get", "list"}
+		return metav1.Verbs{"get", "list", "watch"}
 	}
 	if !servesDeleteCollection(res) {
 		return metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}

@@ -60,8 +60,8 @@ type Resource struct {
 	// not among All's (nothing lists, watches or deletes them).
 	Review bool
 	// AppliedView marks a namespaced read-only resource computed from cluster quotas
-	// (AppliedClusterResourceQuota): get and list only, served by the registry's
-	// AppliedClusterQuotas, never stored.
+	// (AppliedClusterResourceQuota): get, list and watch only, served by the registry's
+	// AppliedClusterQuotas and Watch, never stored.
 	AppliedView bool
 }
 

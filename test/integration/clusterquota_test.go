@@ -479,3 +479,47 @@ func TestVerifierRepairsClusterQuota(t *testing.T) {
 		t.Fatalf("second VerifyAll repaired %d, err %v", n, err)
 	}
 }
+
+// TestAppliedClusterQuotaWatch: a watch of a namespace's applied view sees a cluster quota
+// that selects it added and modified as it is charged, and deleted once its selector stops
+// selecting the namespace.
+func TestAppliedClusterQuotaWatch(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkLabeledNamespace(t, s, "w1", map[string]string{"team": "w"})
+	w, err := s.Dynamic.Resource(appliedGVR).Namespace("w1").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if _, err := createCRQ(t, s, clusterQuota("other", "x", rl("pods", "5")), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := createCRQ(t, s, clusterQuota("team-w", "w", rl("pods", "5")), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	next := func(want watch.EventType) *unstructured.Unstructured {
+		t.Helper()
+		ev, ok := <-w.ResultChan()
+		if !ok {
+			t.Fatalf("watch closed, want %s", want)
+		}
+		u := ev.Object.(*unstructured.Unstructured)
+		if ev.Type != want || u.GetName() != "team-w" || u.GetNamespace() != "w1" || u.GetKind() != "AppliedClusterResourceQuota" {
+			t.Fatalf("event %s %s/%s %s, want %s of team-w in w1", ev.Type, u.GetNamespace(), u.GetName(), u.GetKind(), want)
+		}
+		return u
+	}
+	next(watch.Added)
+	createPods(t, s, "w1", 0, 1)
+	u := next(watch.Modified)
+	if used, _, _ := unstructured.NestedString(u.Object, "status", "total", "used", "pods"); used != "1" {
+		t.Fatalf("modified: used pods %q", used)
+	}
+	c := getCRQ(t, s, "team-w")
+	c.Spec.Selector.LabelSelector.MatchLabels["team"] = "nobody"
+	if _, err := s.Dynamic.Resource(crqGVR).Update(ctx, crqUnstructured(t, c), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	next(watch.Deleted)
+}
