@@ -39,6 +39,9 @@ func (s *Store) watchApplied(ctx context.Context, ns string, opts WatchOptions) 
 				continue
 			}
 			selects := n != nil && ev.Type != watch.Deleted && clusterquota.Selects(crq.Spec.Selector, n.Labels, n.Annotations)
+			if !selects && !shown[crq.Name] {
+				continue
+			}
 			a := clusterquota.Applied(crq, ns)
 			typ := watch.EventType("")
 			switch {

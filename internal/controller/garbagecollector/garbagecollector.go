@@ -124,8 +124,8 @@ func (c *Collector) syncWatches(ctx context.Context) {
 	want := map[schema.GroupResource]*registry.Resource{}
 	for _, r := range cat.All() {
 		gr := r.GroupResource()
-		if gr == (schema.GroupResource{Resource: "events"}) {
-			continue
+		if gr == (schema.GroupResource{Resource: "events"}) || r.AppliedView {
+			continue // views are never stored, so never owners nor dependents
 		}
 		if _, ok := want[gr]; !ok {
 			want[gr] = cat.ForGroupResource(gr)
