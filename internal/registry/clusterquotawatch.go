@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/quotad/quotad/internal/quota/clusterquota"
@@ -15,9 +16,12 @@ import (
 // as the watch starts; a watch ends within the server's watch timeout, and the client's
 // next list and watch see a relabelled namespace.
 func (s *Store) watchApplied(ctx context.Context, ns string, opts WatchOptions) (<-chan Event, error) {
-	n, err := s.namespaceAt(ctx, ns, 0)
-	if err != nil {
-		return nil, err
+	var n *corev1.Namespace
+	if ns != "" {
+		var err error
+		if n, err = s.namespaceAt(ctx, ns, 0); err != nil {
+			return nil, err
+		}
 	}
 	sel := opts.Selector
 	opts.Selector = Selector{}
