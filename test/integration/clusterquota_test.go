@@ -1,12 +1,15 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"sync"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -522,4 +525,35 @@ func TestAppliedClusterQuotaWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	next(watch.Deleted)
+}
+
+var crqForbiddenPod = regexp.MustCompile(`^pods "web-[a-z0-9]+-[bcdfghjklmnpqrstvwxz2456789]{5}" is forbidden: exceeded quota: team-d, requested: pods=1, used: pods=3, limited: pods=3$`)
+
+// TestDeploymentStopsAtClusterQuota: a Deployment in a namespace under a cluster quota stops
+// at what the cluster quota leaves (other namespaces' pods count), saying why on its
+// ReplicaSet as for a ResourceQuota.
+func TestDeploymentStopsAtClusterQuota(t *testing.T) {
+	s := servertest.Start(t)
+	mkLabeledNamespace(t, s, "d1", map[string]string{"team": "d"})
+	mkLabeledNamespace(t, s, "d2", map[string]string{"team": "d"})
+	if _, err := createCRQ(t, s, clusterQuota("team-d", "d", rl("pods", "3")), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	createPods(t, s, "d2", 0, 1)
+	if _, err := s.Client.AppsV1().Deployments("d1").Create(ctxT(t), wlDeployment("web", 5), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wlEventually(t, "ReplicaFailure naming the cluster quota", func(ctx context.Context) (bool, error) {
+		rs, err := wlDeploymentRS(ctx, s, "d1", "web")
+		if err != nil {
+			return false, err
+		}
+		for _, c := range rs.Status.Conditions {
+			if c.Type == appsv1.ReplicaSetReplicaFailure && c.Status == corev1.ConditionTrue && crqForbiddenPod.MatchString(c.Message) {
+				return rs.Status.Replicas == 2, nil
+			}
+		}
+		return false, nil
+	})
+	expectCRQ(t, s, "team-d", corev1.ResourcePods, "3", map[string]string{"d1": "2", "d2": "1"})
 }
