@@ -557,3 +557,29 @@ func TestDeploymentStopsAtClusterQuota(t *testing.T) {
 	})
 	expectCRQ(t, s, "team-d", corev1.ResourcePods, "3", map[string]string{"d1": "2", "d2": "1"})
 }
+
+// TestClusterQuotaMalformed: malformed cluster quotas are refused with 400 or 422 and change
+// nothing; the server keeps serving.
+func TestClusterQuotaMalformed(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	for _, body := range []string{
+		`{"apiVersion":"quota.openshift.io/v1","kind":"ClusterResourceQuota","metadata":{"name":"x"},"spec":"nope"}`,
+		`{"apiVersion":"quota.openshift.io/v1","kind":"ClusterResourceQuota","metadata":{"name":"x"},"spec":{"selector":{"labels":{"matchExpressions":[{"key":"a","operator":"Foo"}]}},"quota":{"hard":{"pods":"1"}}}}`,
+		`{"apiVersion":"quota.openshift.io/v1","kind":"ClusterResourceQuota","metadata":{"name":"x"},"spec":{"selector":{"annotations":{"a":"b"}},"quota":{"hard":{"pods":"abc"}}}}`,
+		`{"apiVersion":"quota.openshift.io/v1","kind":"ClusterResourceQuota","metadata":{"name":"x"},"spec":{"selector":{"annotations":{"a":"b"}},"quota":{"hard":{"pods":"1e1000000000"}}}}`,
+		`{"apiVersion":"quota.openshift.io/v1","kind":"ClusterResourceQuota","metadata":{"name":"x"},"spec":{"selector":{"annotations":{"a":"b"}},"quota":{"scopeSelector":{"matchExpressions":[{"scopeName":"Nope","operator":"In"}]}}},"status":{"total":{"used":{"pods":"-5"}},"namespaces":[{"namespace":""}]}}`,
+		`{"apiVersion":"quota.openshift.io/v1","kind":"ClusterResourceQuota","metadata":{"name":"x"},"spec":{"selector":{"labels":null,"annotations":null},"quota":null}}`,
+	} {
+		res := s.Client.CoreV1().RESTClient().Post().AbsPath("/apis/quota.openshift.io/v1/clusterresourcequotas").Body([]byte(body)).SetHeader("Content-Type", "application/json").Do(ctx)
+		var code int
+		res.StatusCode(&code)
+		if code != 400 && code != 422 {
+			t.Errorf("%s: status %d (%v), want 400 or 422", body, code, res.Error())
+		}
+	}
+	l, err := s.Dynamic.Resource(crqGVR).List(ctx, metav1.ListOptions{})
+	if err != nil || len(l.Items) != 0 {
+		t.Fatalf("after malformed creates: %v %v", l, err)
+	}
+}
