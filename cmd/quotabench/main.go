@@ -35,7 +35,7 @@ func main() {
 	flag.StringVar(&o.server, "server", "", "API server URL (https://127.0.0.1:6443)")
 	flag.StringVar(&o.token, "token", "", "bearer token")
 	flag.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig (used when --server is empty)")
-	flag.StringVar(&o.scenario, "scenario", "quota", "quota | namespaces | noquota | tight | mixed | abuse")
+	flag.StringVar(&o.scenario, "scenario", "quota", "quota | namespaces | noquota | tight | mixed | clusterquota | clustertight | abuse")
 	flag.StringVar(&o.prefix, "prefix", fmt.Sprintf("bench-%d", time.Now().UnixMilli()), "namespace name prefix")
 	flag.IntVar(&o.clients, "clients", 32, "concurrent clients")
 	flag.IntVar(&o.creates, "creates", 20000, "pod creates to attempt")
@@ -199,6 +199,8 @@ func run(o options) error {
 	nss := []string{o.prefix}
 	quotaPods := o.creates * 2
 	switch o.scenario {
+	case "clusterquota", "clustertight":
+		return runClusterQuota(a, o)
 	case "namespaces":
 		nss = nil
 		for i := 0; i < o.namespaces; i++ {
@@ -223,7 +225,62 @@ func run(o options) error {
 			}
 		}
 	}
-	// 2. The load: clients take create numbers from a shared counter.
+	// 2. The load.
+	st, elapsed := runLoad(a, o, nss)
+	// 3. Report.
+	sort.Slice(st.lat, func(i, j int) bool { return st.lat[i] < st.lat[j] })
+	used := 0
+	for _, ns := range nss {
+		if o.scenario == "noquota" {
+			break
+		}
+		_, b, err := a.do(ctx, http.MethodGet, "/api/v1/namespaces/"+ns+"/resourcequotas/bench", nil)
+		if err != nil {
+			return err
+		}
+		var q struct {
+			Status struct {
+				Used map[string]string `json:"used"`
+			} `json:"status"`
+		}
+		if err := json.Unmarshal(b, &q); err != nil {
+			return err
+		}
+		n, err := resource.ParseQuantity(q.Status.Used["pods"])
+		if err != nil {
+			return fmt.Errorf("quota %s/bench used pods %q: %w", ns, q.Status.Used["pods"], err)
+		}
+		used += int(n.Value())
+	}
+	fmt.Printf("\rscenario=%s clients=%d namespaces=%d attempts=%d elapsed=%s\n", o.scenario, o.clients, len(nss), o.creates, elapsed.Round(time.Millisecond))
+	fmt.Printf("creates/s=%.0f p50=%s p99=%s max=%s\n", float64(o.creates)/elapsed.Seconds(),
+		pct(st.lat, 0.50).Round(10*time.Microsecond), pct(st.lat, 0.99).Round(10*time.Microsecond), pct(st.lat, 1).Round(10*time.Microsecond))
+	fmt.Printf("admitted=%d refused=%d errors=%d deleted=%d quota-used-pods=%d\n", st.admitted.Load(), st.refused.Load(), st.errs.Load(), st.dl.Load(), used)
+	if e := st.firstErr.Load(); e != nil {
+		fmt.Printf("first error: %s\n", e)
+	}
+	return nil
+}
+
+// progress prints a progress line every second until stop.
+func progress(st *stats, start time.Time, total int, stop chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			done := st.admitted.Load() + st.refused.Load() + st.errs.Load()
+			fmt.Fprintf(os.Stderr, "\r%d/%d done, %.0f/s, %d refused, %d errors   ", done, total, float64(done)/time.Since(start).Seconds(), st.refused.Load(), st.errs.Load())
+		}
+	}
+}
+
+// runLoad sends o.creates pod creates from o.clients clients, spread over nss in turn, and
+// returns the outcomes and how long it took.
+func runLoad(a *api, o options, nss []string) (*stats, time.Duration) {
+	// Clients take create numbers from a shared counter.
 	var next atomic.Int64
 	st := &stats{lat: make([]time.Duration, 0, o.creates)}
 	start := time.Now()
@@ -275,52 +332,5 @@ func run(o options) error {
 	wg.Wait()
 	elapsed := time.Since(start)
 	close(stop)
-	// 3. Report.
-	sort.Slice(st.lat, func(i, j int) bool { return st.lat[i] < st.lat[j] })
-	used := 0
-	for _, ns := range nss {
-		if o.scenario == "noquota" {
-			break
-		}
-		_, b, err := a.do(ctx, http.MethodGet, "/api/v1/namespaces/"+ns+"/resourcequotas/bench", nil)
-		if err != nil {
-			return err
-		}
-		var q struct {
-			Status struct {
-				Used map[string]string `json:"used"`
-			} `json:"status"`
-		}
-		if err := json.Unmarshal(b, &q); err != nil {
-			return err
-		}
-		n, err := resource.ParseQuantity(q.Status.Used["pods"])
-		if err != nil {
-			return fmt.Errorf("quota %s/bench used pods %q: %w", ns, q.Status.Used["pods"], err)
-		}
-		used += int(n.Value())
-	}
-	fmt.Printf("\rscenario=%s clients=%d namespaces=%d attempts=%d elapsed=%s\n", o.scenario, o.clients, len(nss), o.creates, elapsed.Round(time.Millisecond))
-	fmt.Printf("creates/s=%.0f p50=%s p99=%s max=%s\n", float64(o.creates)/elapsed.Seconds(),
-		pct(st.lat, 0.50).Round(10*time.Microsecond), pct(st.lat, 0.99).Round(10*time.Microsecond), pct(st.lat, 1).Round(10*time.Microsecond))
-	fmt.Printf("admitted=%d refused=%d errors=%d deleted=%d quota-used-pods=%d\n", st.admitted.Load(), st.refused.Load(), st.errs.Load(), st.dl.Load(), used)
-	if e := st.firstErr.Load(); e != nil {
-		fmt.Printf("first error: %s\n", e)
-	}
-	return nil
-}
-
-// progress prints a progress line every second until stop.
-func progress(st *stats, start time.Time, total int, stop chan struct{}) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			done := st.admitted.Load() + st.refused.Load() + st.errs.Load()
-			fmt.Fprintf(os.Stderr, "\r%d/%d done, %.0f/s, %d refused, %d errors   ", done, total, float64(done)/time.Since(start).Seconds(), st.refused.Load(), st.errs.Load())
-		}
-	}
+	return st, elapsed
 }

@@ -18,6 +18,9 @@ func verbsOf(res *registry.Resource) metav1.Verbs {
 	if res.Synthesized {
 		return metav1.Verbs{"get", "list"}
 	}
+	if res.AppliedView {
+		return metav1.Verbs{"get", "list", "watch"}
+	}
 	if !servesDeleteCollection(res) {
 		return metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}
 	}

@@ -48,6 +48,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		s.serveComponentStatuses(w, r, res, info)
 		return
 	}
+	if res.AppliedView {
+		s.serveApplied(w, r, res, info)
+		return
+	}
 	switch info.Subresource {
 	case "":
 	case "proxy":

@@ -29,6 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/quotad/quotad/internal/quota/clusterquota"
 )
 
 // Resource describes one served resource.
@@ -75,6 +77,10 @@ type Resource struct {
 	// Synthesized marks a read-only resource whose objects the server computes on every
 	// read and never stores (componentstatuses): only get and list are served.
 	Synthesized bool
+	// AppliedView marks a namespaced read-only resource computed from cluster quotas
+	// (AppliedClusterResourceQuota): get, list and watch only, served by the registry's
+	// AppliedClusterQuotas and Watch, never stored.
+	AppliedView bool
 }
 
 // StorageVersion ties a served version to the resource whose storage it shares.
@@ -150,10 +156,16 @@ func KeyPrefix(gr schema.GroupResource, ns string) string {
 	return b.String()
 }
 
-// EpochKey is the per-namespace key every namespaced write puts in its transaction unless the
-// transaction puts a ResourceQuota of the namespace; quota recomputation guards on it and on
-// the namespace's quota keys to learn that nothing in the namespace changed.
+// EpochKey is the per-namespace prefix of the usage epochs every namespaced transaction puts
+// (epochKeyFor); quota recomputation guards on it to learn that nothing in the namespace
+// changed.
 func EpochKey(ns string) string { return "/registry/quotad.io/usage-epoch/" + ns + "/" }
+
+// epochKeyFor is the usage epoch of one group-resource in a namespace, under EpochKey(ns):
+// a transaction puts the epoch of each group-resource it writes, so a guard on EpochKey(ns)
+// sees every write of the namespace, and a guard on epochKeyFor only those of that
+// group-resource (a cluster quota's recomputation guards on what its usage counts).
+func epochKeyFor(ns string, gr schema.GroupResource) string { return EpochKey(ns) + gr.String() }
 
 func builtin(gv schema.GroupVersion, plural, kind string, namespaced bool, obj, list interface{}, short []string, opts ...func(*Resource)) *Resource {
 	r := &Resource{
@@ -213,6 +225,8 @@ func Builtins() []*Resource {
 		builtin(rbacv1.SchemeGroupVersion, "clusterrolebindings", "ClusterRoleBinding", false, rbacv1.ClusterRoleBinding{}, rbacv1.ClusterRoleBindingList{}, nil),
 		builtin(schedulingv1.SchemeGroupVersion, "priorityclasses", "PriorityClass", false, schedulingv1.PriorityClass{}, schedulingv1.PriorityClassList{}, []string{"pc"}),
 		builtin(storagev1.SchemeGroupVersion, "storageclasses", "StorageClass", false, storagev1.StorageClass{}, storagev1.StorageClassList{}, []string{"sc"}),
+		builtin(clusterquota.SchemeGroupVersion, "clusterresourcequotas", "ClusterResourceQuota", false, clusterquota.ClusterResourceQuota{}, clusterquota.ClusterResourceQuotaList{}, []string{"clusterquota"}, withStatus, withSharedWrites, withKeptValues),
+		builtin(clusterquota.SchemeGroupVersion, "appliedclusterresourcequotas", "AppliedClusterResourceQuota", true, clusterquota.AppliedClusterResourceQuota{}, clusterquota.AppliedClusterResourceQuotaList{}, nil, func(r *Resource) { r.AppliedView = true }),
 		builtin(apiextensionsv1.SchemeGroupVersion, "customresourcedefinitions", "CustomResourceDefinition", false, apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{}, []string{"crd", "crds"}, withStatus, withGeneration),
 		builtin(core, "endpoints", "Endpoints", true, corev1.Endpoints{}, corev1.EndpointsList{}, []string{"ep"}, func(r *Resource) { r.Singular = "endpoints" }),
 		builtin(discoveryv1.SchemeGroupVersion, "endpointslices", "EndpointSlice", true, discoveryv1.EndpointSlice{}, discoveryv1.EndpointSliceList{}, nil),

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
-	"strings"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,7 +14,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -94,6 +96,11 @@ type nsQueue struct {
 	inflight int
 	last     *batchDone
 	idle     *sync.Cond
+	// bound: the last read found cluster quotas selecting the namespace, so its batches are
+	// committed solo, holding their slots; boundState is the state the next may use
+	// (commitSolo).
+	bound      bool
+	boundState *nsState
 }
 
 type queueShard struct {
@@ -112,6 +119,15 @@ type nsState struct {
 	setRev, readRev int64
 	// enc encodes the quotas of this chain of states.
 	enc *quotaEncoder
+	// crqSetRev is the cluster-quota-set key's mod revision at readRev (0: never written);
+	// crqs the cluster quotas selecting the namespace then. held are those cluster quotas
+	// as a solo batch holding their slots found them (clusterquota.go).
+	crqSetRev int64
+	crqs      []string
+	held      []*heldQuota
+	// joined: the batch is joined with other namespaces' batches, which write the held
+	// cluster quota once (clusterquotajoin.go).
+	joined bool
 }
 
 // storedQuota is a quota's stored bytes and mod revision. A pipelined plan that rewrites a
@@ -246,8 +262,9 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 		sh.mu.Unlock()
 		return
 	}
-	solo := isQuotaWrite(batch[0].w)
-	// 1. Quota writes, and batches without a known state, wait for the pipeline to drain.
+	solo := isQuotaWrite(batch[0].w) || q.bound
+	// 1. Quota writes, batches of namespaces under cluster quotas, and batches without a
+	// known state, wait for the pipeline to drain.
 	if solo || q.state == nil {
 		for q.inflight > 0 {
 			q.idle.Wait()
@@ -255,9 +272,11 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 	}
 	if solo {
 		q.state, q.gen = nil, q.gen+1
+		cached := q.boundState
 		sh.mu.Unlock()
-		s.commitSolo(ns, batch)
+		bound, keep := s.commitSolo(ns, batch, cached)
 		sh.mu.Lock()
+		q.bound, q.boundState = bound, keep
 		passLead(q)
 		sh.mu.Unlock()
 		return
@@ -275,6 +294,20 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 			ctx, cancel := batchContext(live)
 			st, err = s.readState(ctx, ns, retried(live))
 			cancel()
+			if err == nil && len(st.crqs) > 0 {
+				// Under cluster quotas: solo (the pipeline is drained, as st was unknown).
+				sh.mu.Lock()
+				q.state, q.gen = nil, q.gen+1
+				sh.mu.Unlock()
+				bound, keep := s.commitSolo(ns, live, st)
+				sh.mu.Lock()
+				q.bound, q.boundState = bound, keep
+				passLead(q)
+				sh.mu.Unlock()
+				close(mine.sent)
+				close(mine.done)
+				return
+			}
 		}
 		if err == nil {
 			// Planning a pipelined batch reads nothing (quota writes are committed solo).
@@ -399,6 +432,7 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 		switch {
 		case err == nil:
 			rev = r.Revision
+			plan.committedRev = rev
 		case errors.Is(err, storage.ErrTooLarge) && len(live) > 1:
 			// Too big together: evaluate and commit them again, each in a batch of its own.
 			for _, p := range live {
@@ -537,30 +571,99 @@ func isQuotaWrite(w *write) bool {
 // commitSolo commits a batch without pipelining: state read from storage at each attempt,
 // quotas guarded by mod revision, the whole quota prefix and (for quota writes) the usage
 // epoch guarded at the read revision.
-func (s *Store) commitSolo(ns string, batch []*pending) {
+//
+// cached, when set, is the state a joined batch of the namespace left (see keep below) and
+// is used instead of reading on the first attempt. keep is the state the next batch may use:
+// a namespace without ResourceQuotas whose batch was joined under a cluster quota leaves its
+// state as it was read (nothing under its quota prefix changed, so the guard at its read
+// revision still holds, and a quota created since fails it).
+func (s *Store) commitSolo(ns string, batch []*pending, cached *nsState) (bound bool, keep *nsState) {
 	live := batch
 	for len(live) > 0 {
 		live = s.dropCancelled(live)
 		if len(live) == 0 {
-			return
+			return bound, nil
 		}
 		ctx, cancel := batchContext(live)
-		st, err := s.readState(ctx, ns, retried(live))
+		st, err := cached, error(nil)
+		if st == nil || retried(live) {
+			st, err = s.readState(ctx, ns, retried(live))
+		}
+		cached = nil
 		var plan *batchPlan
+		var slots []*crqSlot
 		if err == nil {
+			bound = len(st.crqs) > 0
 			live = s.redoMoved(live, st)
 			if len(live) == 0 {
 				cancel()
-				return
+				return bound, nil
 			}
-			plan, err = s.planBatch(ctx, ns, live, st, nil)
+			if len(st.crqs) == 1 && joinable(live) {
+				// One cluster quota: joined with other namespaces' batches.
+				cancel()
+				ok, retry := s.joinSlot(st.crqs[0], ns, live, st)
+				if ok {
+					if len(st.quotas) == 0 {
+						keep = &nsState{setRev: st.setRev, readRev: st.readRev, enc: st.enc, crqSetRev: st.crqSetRev, crqs: st.crqs}
+					}
+					return bound, keep
+				}
+				live = retry
+				continue
+			}
+			// Cluster quotas are held from their read until the transaction returned.
+			slots = s.lockSlots(st.crqs)
+			err = s.holdClusterQuotas(ctx, st, slots)
+			if err == nil {
+				plan, err = s.planBatch(ctx, ns, live, st, nil)
+			}
 		}
 		cancel()
 		ok, retry := s.finishBatch(live, plan, err, nil, nil)
+		settleSlots(slots, plan, ok)
+		unlockSlots(slots)
 		if ok {
-			return
+			return bound, nil
 		}
 		live = retry
+	}
+	return bound, nil
+}
+
+// holdClusterQuotas sets st.held from the slots of st.crqs (locked, in name order).
+func (s *Store) holdClusterQuotas(ctx context.Context, st *nsState, slots []*crqSlot) error {
+	names := slices.Clone(st.crqs)
+	sort.Strings(names)
+	names = slices.Compact(names)
+	st.held = nil
+	for i, name := range names {
+		h, err := s.readSlot(ctx, slots[i], name)
+		if err != nil {
+			return err
+		}
+		if h != nil {
+			st.held = append(st.held, h)
+		}
+	}
+	return nil
+}
+
+// settleSlots records in the slots what a committed plan wrote, or forgets them.
+func settleSlots(slots []*crqSlot, plan *batchPlan, ok bool) {
+	if !ok || plan == nil {
+		for _, sl := range slots {
+			sl.rev = 0
+		}
+		return
+	}
+	rev := plan.committedRev
+	for _, cw := range plan.crqWrites {
+		if rev == 0 {
+			cw.slot.rev = 0
+			continue
+		}
+		cw.slot.value, cw.slot.rev, cw.slot.obj = cw.value, rev, cw.obj
 	}
 }
 
@@ -639,6 +742,9 @@ func (s *Store) readState(ctx context.Context, ns string, linearizable bool) (*n
 			st.setRev = kv.ModRevision
 		}
 	}
+	if err := s.readClusterBinding(ctx, ns, st); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 
@@ -669,6 +775,17 @@ type batchPlan struct {
 	pipelined bool
 	// pending are the value guards on quotas that earlier batches write.
 	pending []pendingGuard
+	// crqWrites are the cluster quotas the transaction writes; committedRev the revision
+	// it committed at (0: not committed).
+	crqWrites    []crqWrite
+	committedRev int64
+}
+
+// crqWrite is a cluster quota a plan writes, for its slot once committed.
+type crqWrite struct {
+	slot  *crqSlot
+	value []byte
+	obj   *clusterquota.ClusterResourceQuota
 }
 
 // pendingGuard is the index of a value guard in a plan's compares and the batch whose
@@ -708,12 +825,19 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 	pipelined := mine != nil
 	qres := s.cfg.Catalogue.Get(quotaGVR)
 	quotas := decisionQuotas(st.quotas)
+	// The cluster quotas held for this batch are checked as ResourceQuotas of the
+	// namespace, after its own (quotas[nsN:]).
+	nsN := len(quotas)
+	for _, h := range st.held {
+		quotas = append(quotas, clusterquota.View(h.obj, ns))
+	}
 	plan := &batchPlan{results: make([]error, len(live))}
 	// touched[j]: quotas[j] changed and is written.
 	touched := make([]bool, len(quotas))
 	objOps := make([]storage.Op, 0, len(live)+len(quotas)+1)
 	cmps := make([]storage.Compare, 0, len(live)+len(quotas)+2)
 	quotaWrite := false
+	var writtenGRs []schema.GroupResource
 	for i, p := range live {
 		w := p.w
 		isQuota := isQuotaWrite(w)
@@ -763,7 +887,7 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 				continue // the written quota's own status is set above (or it is deleted)
 			}
 			for j := range quotas {
-				if quotas[j].Name == c.Name {
+				if quotas[j].Name == c.Name && quotas[j].UID == c.UID {
 					quotas[j] = c
 					touched[j] = true
 				}
@@ -771,7 +895,7 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 		}
 		if isQuota {
 			quotaWrite = true
-			for j := range quotas {
+			for j := range quotas[:nsN] {
 				if quotas[j].Name == w.attrs.Name {
 					touched[j] = false
 				}
@@ -793,18 +917,43 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 			objOps = append(objOps, storage.Op{Type: storage.OpDelete, Key: w.key})
 		}
 		plan.included++
+		if !slices.Contains(writtenGRs, w.res.GroupResource()) {
+			writtenGRs = append(writtenGRs, w.res.GroupResource())
+		}
 	}
 	// 4. Each touched quota once, guarded; the quota set; the usage epoch.
 	// The next state holds what is stored: untouched quotas as read, not as judged.
 	nextQuotas := append([]corev1.ResourceQuota(nil), st.quotas...)
-	for j := range quotas {
+	for j := range quotas[:nsN] {
 		if touched[j] {
 			nextQuotas[j] = quotas[j]
 		}
 	}
-	next := &nsState{quotas: nextQuotas, stored: append([]storedQuota(nil), st.stored...), setRev: st.setRev, readRev: st.readRev, enc: st.enc}
+	next := &nsState{quotas: nextQuotas, stored: append([]storedQuota(nil), st.stored...), setRev: st.setRev, readRev: st.readRev, enc: st.enc,
+		crqSetRev: st.crqSetRev, crqs: st.crqs}
 	ops := objOps
-	for j := range quotas {
+	for j, h := range st.held {
+		// Each held cluster quota is guarded (refusals may come from it), and written with
+		// its total and the namespace's entry moved when charged.
+		cmps = append(cmps, h.stored.guard(h.key))
+		if !touched[nsN+j] {
+			continue
+		}
+		charged := clusterquota.Charge(h.obj, ns, quotas[nsN+j].Status.Used)
+		if st.joined {
+			// Joined with other namespaces' batches: written once, by the join.
+			plan.crqWrites = append(plan.crqWrites, crqWrite{slot: h.slot, obj: charged})
+			continue
+		}
+		b, err := encodeClusterQuota(charged)
+		if err != nil {
+			return nil, internalError(err)
+		}
+		ops = append(ops, storage.Op{Type: storage.OpPut, Key: h.key, Value: b})
+		plan.crqWrites = append(plan.crqWrites, crqWrite{slot: h.slot, value: b, obj: charged})
+	}
+	cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: ClusterQuotaSetKey, Revision: st.crqSetRev})
+	for j := range quotas[:nsN] {
 		q := &quotas[j]
 		if !touched[j] {
 			continue
@@ -836,9 +985,12 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 	if quotaWrite {
 		ops = append(ops, storage.Op{Type: storage.OpPut, Key: QuotaSetKey(ns)})
 	}
-	// The usage epoch, unless the transaction puts a quota: recomputations guard on the
-	// epoch and on the quota keys together, so either shows that the namespace changed.
-	if !putsUnder(ops, qres.KeyPrefix(ns)) {
+	// The usage epochs of the group-resources written: recomputations (of a quota, of a
+	// cluster quota) guard on them to learn that nothing they count changed.
+	for _, gr := range writtenGRs {
+		ops = append(ops, storage.Op{Type: storage.OpPut, Key: epochKeyFor(ns, gr)})
+	}
+	if len(writtenGRs) == 0 {
 		ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKey(ns)})
 	}
 	plan.txn = storage.Txn{Compares: cmps, Ops: ops}
@@ -847,18 +999,11 @@ func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *n
 	return plan, nil
 }
 
-// putsUnder reports whether ops put a key under prefix.
-func putsUnder(ops []storage.Op, prefix string) bool {
-	for _, op := range ops {
-		if op.Type == storage.OpPut && strings.HasPrefix(op.Key, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
 // commitClusterScoped writes a cluster-scoped object: no quota applies.
 func (s *Store) commitClusterScoped(ctx context.Context, w *write) (int64, error) {
+	if isClusterQuotaWrite(w) {
+		return s.commitClusterQuota(ctx, w)
+	}
 	if w.attrs.DryRun {
 		return 0, nil
 	}
@@ -875,7 +1020,17 @@ func (s *Store) commitClusterScoped(ctx context.Context, w *write) (int64, error
 			// A namespace leaves nothing behind: its quota bookkeeping keys go with it.
 			name := w.attrs.Name
 			txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpDelete, Key: QuotaSetKey(name)}, storage.Op{Type: storage.OpDelete, Key: EpochKey(name)})
+			epochs, err := s.cfg.Storage.List(ctx, EpochKey(name), storage.ListOptions{KeysOnly: true})
+			if err != nil {
+				return 0, internalError(err)
+			}
+			for _, kv := range epochs.KVs {
+				txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpDelete, Key: kv.Key})
+			}
 		}
+	}
+	if w.res.GroupResource() == namespacesGR {
+		return s.commitNamespace(ctx, w, txn)
 	}
 	r, err := s.cfg.Storage.Txn(ctx, txn)
 	if errors.Is(err, storage.ErrConflict) {

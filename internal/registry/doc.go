@@ -1,17 +1,24 @@
 // Package registry owns quotad's resource catalogue (which kinds are served, under which
 // group, version, plural and short names, with which subresources, including custom resources
 // once their CRD is Established; the create-only review kinds, which are never stored; the
-// synthesized componentstatuses; and versions served from another version's storage, such
-// as events.k8s.io/v1 events, converted by package convert on every read and write)
+// synthesized componentstatuses; versions served from another version's storage, such
+// as events.k8s.io/v1 events, converted by package convert on every read and write; and
+// the read-only AppliedClusterResourceQuota view, computed from cluster quotas)
 // and the generic store every resource goes through: decode,
 // defaults, mutating admission, validation, validating admission, and ONE storage transaction
 // that writes the object together with every quota status change.
 //
 // Invariants:
 //   - Objects handed out by the store are fresh decodes; callers may change them.
-//   - Every write in a namespace bumps that namespace's usage epoch key in the same
-//     transaction, and is guarded by "no ResourceQuota of the namespace changed since the
-//     revision its quotas were read at", so quota status can never drift from storage.
+//   - Every write in a namespace bumps the usage epoch of each group-resource it writes in
+//     that namespace (under EpochKey(ns)) in the same transaction, and is guarded by "no
+//     ResourceQuota of the namespace changed since the revision its quotas were read at",
+//     so quota status can never drift from storage.
+//   - The same holds for the ClusterResourceQuotas selecting the namespace (clusterquota.go):
+//     each is charged in the write's transaction, guarded by its revision (or the value a
+//     joined transaction planned on) and by the cluster-quota-set key; a namespace's move
+//     into or out of a cluster quota and a cluster quota's own writes recompute what they
+//     change at one revision, guarded by the usage epochs they counted.
 //   - Every write that raises usage, through any subresource, is checked against hard in
 //     the transaction that commits it; a write that changes nothing writes nothing.
 //   - Errors leaving the package are *apierrors.StatusError values with upstream's texts.

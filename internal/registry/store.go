@@ -95,6 +95,7 @@ type Store struct {
 	queues   [64]queueShard
 	hubs     hubs
 	combiner combiner
+	crq      crqSlots
 }
 
 // NewStore returns a Store.

@@ -70,6 +70,9 @@ type Event struct {
 // Watch streams changes of the resource in ns. The channel closes when ctx ends or after an
 // ERROR event.
 func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchOptions) (<-chan Event, error) {
+	if res.AppliedView {
+		return s.watchApplied(ctx, ns, opts)
+	}
 	from, err := ParseResourceVersion(opts.ResourceVersion)
 	if err != nil {
 		return nil, err

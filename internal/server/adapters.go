@@ -21,6 +21,7 @@ import (
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/admission/resourcequota"
 	"github.com/quotad/quotad/internal/quota"
+	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/registry/defaults"
 	"github.com/quotad/quotad/internal/registry/table"
@@ -124,6 +125,9 @@ func hooks(cat *registry.Catalogue) registry.Hooks {
 			if rq, ok := obj.(*corev1.ResourceQuota); ok {
 				return quota.ValidateResourceQuota(rq)
 			}
+			if crq, ok := obj.(*clusterquota.ClusterResourceQuota); ok {
+				return clusterquota.Validate(crq)
+			}
 			if u, res := customResource(obj); res != nil {
 				return custom.Validate(res.CRD, res.GVR.Version, u)
 			}
@@ -133,6 +137,11 @@ func hooks(cat *registry.Catalogue) registry.Hooks {
 		ValidateUpdate: func(newObj, oldObj runtime.Object) field.ErrorList {
 			if rq, ok := newObj.(*corev1.ResourceQuota); ok {
 				return quota.ValidateResourceQuotaUpdate(rq, oldObj.(*corev1.ResourceQuota))
+			}
+			if crq, ok := newObj.(*clusterquota.ClusterResourceQuota); ok {
+				if old, ok := oldObj.(*clusterquota.ClusterResourceQuota); ok {
+					return clusterquota.ValidateUpdate(crq, old)
+				}
 			}
 			if u, res := customResource(newObj); res != nil {
 				old, _ := oldObj.(*unstructured.Unstructured)

@@ -16,6 +16,7 @@ import (
 	"github.com/quotad/quotad/internal/admission/rbacescalation"
 	"github.com/quotad/quotad/internal/auth"
 	"github.com/quotad/quotad/internal/controller/clusterroleaggregation"
+	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/registry"
 )
 
@@ -95,7 +96,10 @@ func DefaultClusterRoles() []rbacv1.ClusterRole {
 			rule(readVerbs, apps, "controllerrevisions", "daemonsets", "daemonsets/status", "deployments", "deployments/scale", "deployments/status", "replicasets", "replicasets/scale", "replicasets/status", "statefulsets", "statefulsets/scale", "statefulsets/status"),
 			rule(readVerbs, autoscaling, "horizontalpodautoscalers", "horizontalpodautoscalers/status"),
 			rule(readVerbs, batch, "cronjobs", "cronjobs/status", "jobs", "jobs/status"),
-			rule(readVerbs, "networking.k8s.io", "networkpolicies", "ingresses", "ingresses/status")),
+			rule(readVerbs, "networking.k8s.io", "networkpolicies", "ingresses", "ingresses/status"),
+			// As OpenShift's admin, edit and view: a tenant reads the cluster quotas that bind
+			// its namespace through the applied view, never the cluster quotas themselves.
+			rule(readVerbs, clusterquota.GroupName, "appliedclusterresourcequotas")),
 		defaultRole("system:basic-user", nil,
 			rule([]string{"create"}, "authorization.k8s.io", "selfsubjectaccessreviews", "selfsubjectrulesreviews"),
 			rule([]string{"create"}, "authentication.k8s.io", "selfsubjectreviews")),

@@ -261,7 +261,7 @@ func Run(ctx context.Context, cfg Config) error {
 		escalation.Resolver = rbacs.authz
 	}
 	tokenObjects = newUIDIndex(ctx, store, log)
-	metrics.reg.MustRegister(newQuotaCollector(ctx, store, log))
+	metrics.reg.MustRegister(newQuotaCollector(ctx, store, log), newClusterQuotaCollector(ctx, store, log))
 
 	// 4. Bootstrap objects and controllers.
 	if err := bootstrap(ctx, store); err != nil {

@@ -124,8 +124,8 @@ func (c *Collector) syncWatches(ctx context.Context) {
 	want := map[schema.GroupResource]*registry.Resource{}
 	for _, r := range cat.All() {
 		gr := r.GroupResource()
-		if gr == (schema.GroupResource{Resource: "events"}) || r.Storage != nil || r.Synthesized {
-			continue // events; versions stored as another resource; objects never stored
+		if gr == (schema.GroupResource{Resource: "events"}) || r.Storage != nil || r.Synthesized || r.AppliedView {
+			continue // events; versions stored as another resource; objects never stored (views)
 		}
 		if _, ok := want[gr]; !ok {
 			want[gr] = cat.ForGroupResource(gr)

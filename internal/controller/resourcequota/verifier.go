@@ -96,5 +96,48 @@ func (v *Verifier) VerifyAll(ctx context.Context) (int, error) {
 			break
 		}
 	}
+	n, err := v.verifyClusterQuotas(ctx)
+	return repaired + n, err
+}
+
+// verifyClusterQuotas checks every cluster quota once and repairs drift (reported to the
+// observer with an empty namespace).
+func (v *Verifier) verifyClusterQuotas(ctx context.Context) (int, error) {
+	checks, err := v.store.CheckClusterQuotas(ctx)
+	if err != nil {
+		return 0, err
+	}
+	repaired := 0
+	for i := range checks {
+		if !checks[i].Drifted() {
+			continue
+		}
+		// 1. Check again: the drift may be a write that raced the first read. 2. Repair
+		// with a guarded write; a conflict means something changed: check again.
+		for attempt := 0; attempt < 5; attempt++ {
+			fresh, err := v.store.CheckClusterQuotas(ctx)
+			if err != nil {
+				return repaired, err
+			}
+			var cur *registry.ClusterQuotaCheck
+			for j := range fresh {
+				if fresh[j].Name == checks[i].Name {
+					cur = &fresh[j]
+				}
+			}
+			if cur == nil || !cur.Drifted() {
+				break
+			}
+			if err := v.store.RepairClusterQuota(ctx, *cur); err != nil {
+				continue
+			}
+			v.log.Warn("repaired cluster resource quota drift", "quota", cur.String())
+			if v.observer != nil {
+				v.observer.Repaired("", cur.Name)
+			}
+			repaired++
+			break
+		}
+	}
 	return repaired, nil
 }

@@ -18,6 +18,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/quotad/quotad/internal/quota/clusterquota"
 )
 
 // typedKind maps the k8s.io/api types this package knows to their kind.
@@ -102,6 +104,10 @@ func typedKind(obj runtime.Object) (schema.GroupKind, bool) {
 		gvk = autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler")
 	case *eventsv1.Event:
 		gvk = eventsv1.SchemeGroupVersion.WithKind("Event")
+	case *clusterquota.ClusterResourceQuota:
+		gvk = clusterquota.SchemeGroupVersion.WithKind("ClusterResourceQuota")
+	case *clusterquota.AppliedClusterResourceQuota:
+		gvk = clusterquota.SchemeGroupVersion.WithKind("AppliedClusterResourceQuota")
 	default:
 		return kindsBKind(obj)
 	}
@@ -192,6 +198,10 @@ func printerFor(gk schema.GroupKind) (printer, bool) {
 		return hpaAnyVersionPrinter(), true
 	case eventsv1.SchemeGroupVersion.WithKind("Event").GroupKind():
 		return eventsV1Printer(), true
+	case clusterquota.SchemeGroupVersion.WithKind("ClusterResourceQuota").GroupKind():
+		return clusterResourceQuotaPrinter(), true
+	case clusterquota.SchemeGroupVersion.WithKind("AppliedClusterResourceQuota").GroupKind():
+		return appliedClusterResourceQuotaPrinter(), true
 	}
 	return kindsBPrinter(gk)
 }

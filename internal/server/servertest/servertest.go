@@ -136,6 +136,16 @@ func (s *Server) CheckInvariant() {
 			s.t.Errorf("quota invariant violated: %s", checks[i].String())
 		}
 	}
+	crqs, err := s.Store.CheckClusterQuotas(ctx)
+	if err != nil {
+		s.t.Errorf("invariant check: %v", err)
+		return
+	}
+	for i := range crqs {
+		if crqs[i].Drifted() {
+			s.t.Errorf("cluster quota invariant violated: %s", crqs[i].String())
+		}
+	}
 }
 
 // WithEtcd runs against a separately started etcd as an external cluster (no embedded one),

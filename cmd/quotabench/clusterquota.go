@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// clusterQuotaBody is a ClusterResourceQuota selecting the namespaces labelled
+// quotabench=<name>.
+func clusterQuotaBody(name string, pods int) m {
+	return m{"apiVersion": "quota.openshift.io/v1", "kind": "ClusterResourceQuota", "metadata": m{"name": name},
+		"spec": m{
+			"selector": m{"labels": m{"matchLabels": m{"quotabench": name}}},
+			"quota":    m{"hard": m{"pods": fmt.Sprint(pods), "requests.cpu": "100k", "requests.memory": "100Ti", "limits.cpu": "100k", "limits.memory": "100Ti"}},
+		}}
+}
+
+// runClusterQuota runs the cluster quota scenarios.
+//
+//   - clusterquota: the same creates twice in one run, first into one namespace under a
+//     ResourceQuota, then spread over --namespaces namespaces under one ClusterResourceQuota
+//     (and no ResourceQuota), and reports both rates and their ratio.
+//   - clustertight: --creates spread over --namespaces namespaces under one cluster quota of
+//     --hard pods: exactly --hard must be admitted.
+func runClusterQuota(a *api, o options) error {
+	ctx := context.Background()
+	name := o.prefix
+	hard := o.creates * 2
+	if o.scenario == "clustertight" {
+		hard = o.hard
+	}
+	var nss []string
+	for i := 0; i < o.namespaces; i++ {
+		nss = append(nss, fmt.Sprintf("%s-%03d", o.prefix, i))
+	}
+	if !o.noSetup {
+		if err := a.mustCreate(ctx, "/apis/quota.openshift.io/v1/clusterresourcequotas", clusterQuotaBody(name, hard)); err != nil {
+			return err
+		}
+		for _, ns := range nss {
+			if err := a.mustCreate(ctx, "/api/v1/namespaces", m{"apiVersion": "v1", "kind": "Namespace", "metadata": m{"name": ns, "labels": m{"quotabench": name}}}); err != nil {
+				return err
+			}
+		}
+	}
+	var one float64
+	single := o.prefix + "-one"
+	if o.scenario == "clusterquota" && !o.noSetup {
+		if err := a.mustCreate(ctx, "/api/v1/namespaces", m{"apiVersion": "v1", "kind": "Namespace", "metadata": m{"name": single}}); err != nil {
+			return err
+		}
+		if err := a.mustCreate(ctx, "/api/v1/namespaces/"+single+"/resourcequotas", quotaBody(hard)); err != nil {
+			return err
+		}
+	}
+	// The namespace controller's own writes in new namespaces (kube-root-ca.crt) are done
+	// before any load starts, so that neither phase measures them.
+	if !o.noSetup {
+		wait := nss
+		if o.scenario == "clusterquota" {
+			wait = append(wait, single)
+		}
+		if err := waitPublished(ctx, a, wait); err != nil {
+			return err
+		}
+	}
+	if o.scenario == "clusterquota" {
+		st, elapsed := runLoad(a, o, []string{single})
+		one = float64(o.creates) / elapsed.Seconds()
+		report(o, "one namespace, one ResourceQuota", 1, st, elapsed)
+	}
+	st, elapsed := runLoad(a, o, nss)
+	rate := float64(o.creates) / elapsed.Seconds()
+	report(o, "one ClusterResourceQuota", len(nss), st, elapsed)
+	_, b, err := a.do(ctx, http.MethodGet, "/apis/quota.openshift.io/v1/clusterresourcequotas/"+name, nil)
+	if err != nil {
+		return err
+	}
+	var q struct {
+		Status struct {
+			Total struct {
+				Used map[string]string `json:"used"`
+			} `json:"total"`
+			Namespaces []struct{} `json:"namespaces"`
+		} `json:"status"`
+	}
+	if err := json.Unmarshal(b, &q); err != nil {
+		return err
+	}
+	n, err := resource.ParseQuantity(q.Status.Total.Used["pods"])
+	if err != nil {
+		return fmt.Errorf("cluster quota %s used pods %q: %w", name, q.Status.Total.Used["pods"], err)
+	}
+	fmt.Printf("cluster-quota-used-pods=%d namespaces-in-status=%d hard=%d\n", n.Value(), len(q.Status.Namespaces), hard)
+	if one > 0 {
+		fmt.Printf("ratio cluster/one=%.2f\n", rate/one)
+	}
+	return nil
+}
+
+// report prints one load's numbers.
+func report(o options, what string, namespaces int, st *stats, elapsed time.Duration) {
+	sort.Slice(st.lat, func(i, j int) bool { return st.lat[i] < st.lat[j] })
+	fmt.Printf("\r%s: clients=%d namespaces=%d attempts=%d elapsed=%s\n", what, o.clients, namespaces, o.creates, elapsed.Round(time.Millisecond))
+	fmt.Printf("creates/s=%.0f p50=%s p99=%s max=%s\n", float64(o.creates)/elapsed.Seconds(),
+		pct(st.lat, 0.50).Round(10*time.Microsecond), pct(st.lat, 0.99).Round(10*time.Microsecond), pct(st.lat, 1).Round(10*time.Microsecond))
+	fmt.Printf("admitted=%d refused=%d errors=%d\n", st.admitted.Load(), st.refused.Load(), st.errs.Load())
+	if e := st.firstErr.Load(); e != nil {
+		fmt.Printf("first error: %s\n", e)
+	}
+}
+
+// waitPublished waits (up to a minute) until every namespace of nss that exists holds the
+// namespace controller's kube-root-ca.crt.
+func waitPublished(ctx context.Context, a *api, nss []string) error {
+	deadline := time.Now().Add(time.Minute)
+	for _, ns := range nss {
+		for {
+			code, _, err := a.do(ctx, http.MethodGet, "/api/v1/namespaces/"+ns+"/configmaps/kube-root-ca.crt", nil)
+			if err != nil {
+				return err
+			}
+			if code == http.StatusOK {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("namespace %s: kube-root-ca.crt not published within a minute", ns)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return nil
+}

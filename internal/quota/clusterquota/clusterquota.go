@@ -1,0 +1,191 @@
+package clusterquota
+
+import (
+	"slices"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/quotad/quotad/internal/quota/quantity"
+)
+
+// Selects reports whether a cluster quota's selector selects a namespace with these labels
+// and annotations: the label selector (when set) must match and every annotation of the
+// annotation selector must be present with that value, as OpenShift's matcher. An invalid
+// label selector selects nothing (validation refuses it).
+func Selects(sel ClusterResourceQuotaSelector, nsLabels, nsAnnotations map[string]string) bool {
+	if sel.LabelSelector == nil && len(sel.AnnotationSelector) == 0 {
+		return false
+	}
+	if sel.LabelSelector != nil {
+		s, err := metav1.LabelSelectorAsSelector(sel.LabelSelector)
+		if err != nil || !s.Matches(labels.Set(nsLabels)) {
+			return false
+		}
+	}
+	for k, v := range sel.AnnotationSelector {
+		if got, ok := nsAnnotations[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// viewUIDPrefix marks the ResourceQuota views of cluster quotas, so that they are never
+// taken for a namespace's own ResourceQuota of the same name.
+const viewUIDPrefix = "clusterresourcequota:"
+
+// View returns the cluster quota as the ResourceQuota that admission checks a request in
+// namespace ns against: its spec.quota, and status.total as its status (the refusal then
+// names the cluster quota). The view shares maps with crq; it must not be modified.
+func View(crq *ClusterResourceQuota, ns string) corev1.ResourceQuota {
+	return corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: crq.Name, Namespace: ns, UID: types.UID(viewUIDPrefix + string(crq.UID))},
+		Spec:       crq.Spec.Quota,
+		Status:     corev1.ResourceQuotaStatus{Hard: crq.Status.Total.Hard, Used: crq.Status.Total.Used},
+	}
+}
+
+// IsView reports whether a ResourceQuota is a cluster quota's view.
+func IsView(rq *corev1.ResourceQuota) bool {
+	return len(rq.UID) >= len(viewUIDPrefix) && string(rq.UID[:len(viewUIDPrefix)]) == viewUIDPrefix
+}
+
+// Charge returns a copy of crq whose status.total.used is used (the view's status.used after
+// a request was admitted) and whose entry for ns moved by the same amounts.
+//
+// The copy shares everything but status.total.used, the namespaces slice and ns's entry
+// with crq: neither may be modified afterwards (a batch charges a chain of such copies).
+func Charge(crq *ClusterResourceQuota, ns string, used corev1.ResourceList) *ClusterResourceQuota {
+	out := *crq
+	out.Status.Namespaces = slices.Clone(crq.Status.Namespaces)
+	old := crq.Status.Total.Used
+	entry := out.entry(ns)
+	entry.Status.Used = entry.Status.Used.DeepCopy()
+	if entry.Status.Used == nil {
+		entry.Status.Used = corev1.ResourceList{}
+	}
+	for name, v := range used {
+		delta := v
+		if o, ok := old[name]; ok {
+			delta = quantity.Sub(v, o)
+		}
+		cur, ok := entry.Status.Used[name]
+		if !ok {
+			cur = zero()
+		}
+		entry.Status.Used[name] = quantity.Add(cur, delta)
+	}
+	out.Status.Total.Used = used.DeepCopy()
+	return &out
+}
+
+func zero() resource.Quantity { return resource.Quantity{Format: resource.DecimalSI} }
+
+// entry returns ns's entry, adding an empty one (in order) when missing.
+func (in *ClusterResourceQuota) entry(ns string) *ResourceQuotaStatusByNamespace {
+	i := sort.Search(len(in.Status.Namespaces), func(i int) bool { return in.Status.Namespaces[i].Namespace >= ns })
+	if i < len(in.Status.Namespaces) && in.Status.Namespaces[i].Namespace == ns {
+		return &in.Status.Namespaces[i]
+	}
+	in.Status.Namespaces = append(in.Status.Namespaces, ResourceQuotaStatusByNamespace{})
+	copy(in.Status.Namespaces[i+1:], in.Status.Namespaces[i:])
+	in.Status.Namespaces[i] = ResourceQuotaStatusByNamespace{Namespace: ns, Status: corev1.ResourceQuotaStatus{Hard: in.Spec.Quota.Hard.DeepCopy(), Used: corev1.ResourceList{}}}
+	return &in.Status.Namespaces[i]
+}
+
+// Usage is one namespace's usage under a cluster quota.
+type Usage struct {
+	Namespace string
+	Used      corev1.ResourceList
+}
+
+// Status returns the complete status of a cluster quota from the usage of every namespace
+// it selects (each masked to spec.quota.hard): hard is spec.quota.hard everywhere, total
+// the sum.
+func Status(spec ClusterResourceQuotaSpec, usage []Usage) ClusterResourceQuotaStatus {
+	st := ClusterResourceQuotaStatus{Total: corev1.ResourceQuotaStatus{Hard: spec.Quota.Hard.DeepCopy(), Used: corev1.ResourceList{}}}
+	for name := range spec.Quota.Hard {
+		st.Total.Used[name] = zero()
+	}
+	sorted := append([]Usage(nil), usage...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Namespace < sorted[j].Namespace })
+	for _, u := range sorted {
+		used := corev1.ResourceList{}
+		for name := range spec.Quota.Hard {
+			v, ok := u.Used[name]
+			if !ok {
+				v = zero()
+			}
+			used[name] = v.DeepCopy()
+			st.Total.Used[name] = quantity.Add(st.Total.Used[name], v)
+		}
+		st.Namespaces = append(st.Namespaces, ResourceQuotaStatusByNamespace{Namespace: u.Namespace, Status: corev1.ResourceQuotaStatus{Hard: spec.Quota.Hard.DeepCopy(), Used: used}})
+	}
+	return st
+}
+
+// WithNamespace returns a copy of crq with ns's entry set to used (masked to hard) and the
+// total moved by the difference: a namespace that starts being selected.
+func WithNamespace(crq *ClusterResourceQuota, ns string, used corev1.ResourceList) *ClusterResourceQuota {
+	out := Without(crq, ns)
+	e := out.entry(ns)
+	for name := range out.Spec.Quota.Hard {
+		v, ok := used[name]
+		if !ok {
+			v = zero()
+		}
+		e.Status.Used[name] = v.DeepCopy()
+		if out.Status.Total.Used == nil {
+			out.Status.Total.Used = corev1.ResourceList{}
+		}
+		t, ok := out.Status.Total.Used[name]
+		if !ok {
+			t = zero()
+		}
+		out.Status.Total.Used[name] = quantity.Add(t, v)
+	}
+	return out
+}
+
+// Without returns a copy of crq without ns's entry, its usage taken out of the total: a
+// namespace that stops being selected (or is deleted).
+func Without(crq *ClusterResourceQuota, ns string) *ClusterResourceQuota {
+	out := crq.DeepCopy()
+	for i, e := range out.Status.Namespaces {
+		if e.Namespace != ns {
+			continue
+		}
+		for name, v := range e.Status.Used {
+			if t, ok := out.Status.Total.Used[name]; ok {
+				out.Status.Total.Used[name] = quantity.Sub(t, v)
+			}
+		}
+		out.Status.Namespaces = append(out.Status.Namespaces[:i], out.Status.Namespaces[i+1:]...)
+		break
+	}
+	return out
+}
+
+// Has reports whether crq's status has an entry for ns.
+func Has(crq *ClusterResourceQuota, ns string) bool {
+	for _, e := range crq.Status.Namespaces {
+		if e.Namespace == ns {
+			return true
+		}
+	}
+	return false
+}
+
+// Applied returns the namespaced view of crq that a tenant of ns reads.
+func Applied(crq *ClusterResourceQuota, ns string) *AppliedClusterResourceQuota {
+	c := crq.DeepCopy()
+	out := &AppliedClusterResourceQuota{ObjectMeta: c.ObjectMeta, Spec: c.Spec, Status: c.Status}
+	out.TypeMeta = metav1.TypeMeta{APIVersion: SchemeGroupVersion.String(), Kind: "AppliedClusterResourceQuota"}
+	out.Namespace = ns
+	return out
+}

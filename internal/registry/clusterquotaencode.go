@@ -1,0 +1,119 @@
+package registry
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/quotad/quotad/internal/quota/clusterquota"
+)
+
+// A cluster quota selecting many namespaces carries a status entry for each, and every
+// joined transaction rewrites it: encoding it reflectively costs more than the rest of the
+// round. encodeClusterQuota encodes everything but the status reflectively (small) and writes
+// the status by hand, exactly as encoding/json writes it (fields in declaration order,
+// resource lists with sorted keys, empty lists omitted); a name or value JSON would escape
+// falls back to the reflective encoding.
+
+// emptyStatusSuffix is how encoding/json ends an object whose status is the zero value.
+const emptyStatusSuffix = `"status":{"total":{},"namespaces":null}}`
+
+// encodeClusterQuota returns the stored form of a cluster quota. crq is not modified.
+func encodeClusterQuota(crq *clusterquota.ClusterResourceQuota) ([]byte, error) {
+	bare := *crq
+	bare.Status = clusterquota.ClusterResourceQuotaStatus{}
+	base, err := encodeForStorage(&bare, crqGVR.GroupVersion().WithKind("ClusterResourceQuota"))
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.HasSuffix(base, []byte(emptyStatusSuffix)) {
+		return encodeFull(crq)
+	}
+	b := make([]byte, 0, len(base)+64+len(crq.Status.Namespaces)*160)
+	b = append(b, base[:len(base)-len(emptyStatusSuffix)]...)
+	b = append(b, `"status":{"total":`...)
+	var ok bool
+	if b, ok = appendQuotaStatus(b, crq.Status.Total); !ok {
+		return encodeFull(crq)
+	}
+	b = append(b, `,"namespaces":`...)
+	if crq.Status.Namespaces == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, e := range crq.Status.Namespaces {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if !plainJSON(e.Namespace) {
+				return encodeFull(crq)
+			}
+			b = append(b, `{"namespace":"`...)
+			b = append(b, e.Namespace...)
+			b = append(b, `","status":`...)
+			if b, ok = appendQuotaStatus(b, e.Status); !ok {
+				return encodeFull(crq)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, "}}"...), nil
+}
+
+func encodeFull(crq *clusterquota.ClusterResourceQuota) ([]byte, error) {
+	cp := *crq
+	return encodeForStorage(&cp, crqGVR.GroupVersion().WithKind("ClusterResourceQuota"))
+}
+
+// appendQuotaStatus appends a ResourceQuotaStatus as encoding/json writes it.
+func appendQuotaStatus(b []byte, st corev1.ResourceQuotaStatus) ([]byte, bool) {
+	b = append(b, '{')
+	var ok bool
+	if len(st.Hard) > 0 {
+		b = append(b, `"hard":`...)
+		if b, ok = appendResourceList(b, st.Hard); !ok {
+			return nil, false
+		}
+	}
+	if len(st.Used) > 0 {
+		if len(st.Hard) > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `"used":`...)
+		if b, ok = appendResourceList(b, st.Used); !ok {
+			return nil, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+func appendResourceList(b []byte, l corev1.ResourceList) ([]byte, bool) {
+	names := make([]string, 0, len(l))
+	for name := range l {
+		if !plainJSON(string(name)) {
+			return nil, false
+		}
+		names = append(names, string(name))
+	}
+	slices.SortFunc(names, strings.Compare)
+	b = append(b, '{')
+	for i, name := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		q := l[corev1.ResourceName(name)]
+		v := q.String()
+		if !plainJSON(v) {
+			return nil, false
+		}
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, `":"`...)
+		b = append(b, v...)
+		b = append(b, '"')
+	}
+	return append(b, '}'), true
+}

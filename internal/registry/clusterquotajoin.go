@@ -1,0 +1,259 @@
+package registry
+
+import (
+	"errors"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/quotad/quotad/internal/storage"
+)
+
+// Group commit across the namespaces of a cluster quota.
+//
+// A cluster quota is written by every batch of every namespace it selects, and etcd refuses
+// two writes of one key in one request, so the batches of different namespaces cannot share
+// an etcd request as separate transactions (combine.go). Instead, the batches waiting on one
+// cluster quota's slot are joined into ONE transaction: the slot's leader reads the cluster
+// quota once, plans each namespace's batch in arrival order on the cluster quota the previous
+// one leaves (its namespace's own quotas as that batch read them), and commits all of them
+// with the cluster quota written once, guarded once by the revision it read. Each
+// namespace's own guards (its quota keys at its read revision, its objects) are kept, so a
+// change anywhere fails the whole transaction and every batch is evaluated again, as when
+// they commit one by one. Only batches of namespaces selected by exactly one cluster quota
+// and without ResourceQuota writes are joined; others lock their slots (commitSolo).
+
+// crqJoin is one namespace's batch waiting on a cluster quota's slot.
+type crqJoin struct {
+	ns   string
+	live []*pending
+	st   *nsState
+	plan *batchPlan
+	// lead hands the slot's lead to this join's goroutine; done reports its outcome: ok
+	// (committed and settled), or the writes to evaluate again.
+	lead  chan struct{}
+	done  chan struct{}
+	ok    bool
+	retry []*pending
+}
+
+// joinSlot commits a namespace's batch together with the batches of other namespaces
+// waiting on the same cluster quota.
+func (s *Store) joinSlot(name, ns string, live []*pending, st *nsState) (bool, []*pending) {
+	sl := s.crq.slot(name)
+	j := &crqJoin{ns: ns, live: live, st: st, lead: make(chan struct{}, 1), done: make(chan struct{})}
+	sl.qmu.Lock()
+	sl.waiting = append(sl.waiting, j)
+	if !sl.leading {
+		sl.leading = true
+		j.lead <- struct{}{}
+	}
+	sl.qmu.Unlock()
+	for {
+		select {
+		case <-j.done:
+			return j.ok, j.retry
+		case <-j.lead:
+			s.leadSlot(sl, name)
+		}
+	}
+}
+
+// leadSlot commits the batches waiting on a slot in one transaction (as many as fit), then
+// passes the lead on.
+func (s *Store) leadSlot(sl *crqSlot, name string) {
+	sl.qmu.Lock()
+	batch := sl.waiting
+	sl.waiting = nil
+	sl.qmu.Unlock()
+	taken, rest := s.commitJoined(sl, name, batch)
+	for _, j := range taken {
+		close(j.done)
+	}
+	sl.qmu.Lock()
+	sl.waiting = append(rest, sl.waiting...)
+	if len(sl.waiting) > 0 {
+		sl.waiting[0].lead <- struct{}{}
+	} else {
+		sl.leading = false
+	}
+	sl.qmu.Unlock()
+}
+
+// commitJoined plans the joins in order on the cluster quota as the slot holds it and
+// commits those that fit in one transaction; it returns them (settled, or with their
+// writes to evaluate again) and the joins left for the next round.
+func (s *Store) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken, rest []*crqJoin) {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	var all []*pending
+	for _, j := range batch {
+		all = append(all, j.live...)
+	}
+	ctx, cancel := batchContext(all)
+	defer cancel()
+	fail := func(err error) {
+		for _, j := range batch {
+			for _, p := range j.live {
+				s.settle(p, 0, err)
+			}
+		}
+	}
+	h, err := s.readSlot(ctx, sl, name)
+	if err != nil {
+		fail(err)
+		return batch, nil
+	}
+	if h == nil {
+		// Deleted since the namespaces' reads (which the cluster-quota-set guard catches):
+		// evaluate again.
+		for _, j := range batch {
+			j.retry = s.countRetries(j.live)
+		}
+		return batch, nil
+	}
+	// 1. Plan each namespace's batch on the cluster quota the previous one leaves.
+	var txn storage.Txn
+	var final *crqWrite
+	cur, bytes, send := h.obj, 0, false
+	for i, j := range batch {
+		j.st.held = []*heldQuota{{slot: sl, key: h.key, obj: cur, stored: h.stored}}
+		j.st.joined = true
+		plan, err := s.planBatch(ctx, j.ns, j.live, j.st, nil)
+		if err != nil {
+			for _, p := range j.live {
+				s.settle(p, 0, err)
+			}
+			taken = append(taken, j)
+			continue
+		}
+		cmps, ops, size := withoutKey(plan.txn, h.key)
+		if i > 0 && (len(txn.Ops)+len(ops) >= storage.MaxTxnOps || len(txn.Compares)+len(cmps) >= storage.MaxTxnOps || bytes+size > maxBatchBytes) {
+			rest = batch[i:]
+			break
+		}
+		for _, c := range cmps {
+			if !slices.ContainsFunc(txn.Compares, func(d storage.Compare) bool { return sameCompare(c, d) }) {
+				txn.Compares = append(txn.Compares, c)
+			}
+		}
+		txn.Ops = append(txn.Ops, ops...)
+		bytes += size
+		if len(plan.crqWrites) > 0 {
+			final = &plan.crqWrites[0]
+			cur = final.obj
+		}
+		send = send || plan.included > 0 || plan.validate
+		j.plan = plan
+		taken = append(taken, j)
+	}
+	// 2. The cluster quota once, guarded by the revision it was read at.
+	txn.Compares = append(txn.Compares, h.stored.guard(h.key))
+	if final != nil {
+		b, err := encodeClusterQuota(final.obj)
+		if err != nil {
+			fail(internalError(err))
+			return batch, nil
+		}
+		final.value = b
+		txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpPut, Key: h.key, Value: b})
+		// The watch hub may stand the object for the stored bytes (never modified: the
+		// next round charges a copy).
+		obj := final.obj
+		s.offer(s.cfg.Catalogue.Get(crqGVR), h.key, b, func() runtime.Object { cp := *obj; return &cp })
+	}
+	var rev int64
+	if send {
+		r, err := s.cfg.Storage.Txn(ctx, txn)
+		switch {
+		case err == nil:
+			rev = r.Revision
+		case errors.Is(err, storage.ErrConflict):
+			sl.rev = 0
+			for _, j := range taken {
+				if j.plan != nil {
+					j.retry = s.sortConflict(ctx, j.live)
+				}
+			}
+			return taken, rest
+		case errors.Is(err, storage.ErrTooLarge):
+			sl.rev = 0
+			for _, j := range taken {
+				if j.plan == nil {
+					continue
+				}
+				if len(taken) == 1 && len(j.live) > 1 {
+					for _, p := range j.live {
+						p.alone = true
+					}
+				}
+				j.retry = s.countRetries(j.live)
+			}
+			return taken, rest
+		default:
+			sl.rev = 0
+			err = internalError(err)
+			for _, j := range taken {
+				if j.plan != nil {
+					for _, p := range j.live {
+						s.settle(p, 0, err)
+					}
+				}
+			}
+			return taken, rest
+		}
+	}
+	// 3. Settle every write; the slot keeps what was committed.
+	if final != nil {
+		sl.value, sl.rev, sl.obj = final.value, rev, final.obj
+	}
+	for _, j := range taken {
+		if j.plan == nil {
+			continue
+		}
+		for i, p := range j.live {
+			if j.plan.results[i] != nil || p.w.attrs.DryRun {
+				s.settle(p, 0, j.plan.results[i])
+			} else {
+				s.settle(p, rev, nil)
+			}
+		}
+		j.ok = true
+	}
+	return taken, rest
+}
+
+// withoutKey returns a plan's compares and ops but those on key (the cluster quota, which
+// the joined transaction guards and writes once), and the bytes of its ops.
+func withoutKey(txn storage.Txn, key string) ([]storage.Compare, []storage.Op, int) {
+	cmps := make([]storage.Compare, 0, len(txn.Compares))
+	for _, c := range txn.Compares {
+		if c.Key != key {
+			cmps = append(cmps, c)
+		}
+	}
+	ops := make([]storage.Op, 0, len(txn.Ops))
+	size := 0
+	for _, op := range txn.Ops {
+		if op.Key != key {
+			ops = append(ops, op)
+			size += len(op.Key) + len(op.Value)
+		}
+	}
+	return cmps, ops, size
+}
+
+func sameCompare(a, b storage.Compare) bool {
+	return a.Target == b.Target && a.Key == b.Key && a.Revision == b.Revision && string(a.Value) == string(b.Value)
+}
+
+// joinable reports whether a batch may be joined with other namespaces' batches: no
+// ResourceQuota writes (they recompute their status under their namespace's epoch).
+func joinable(live []*pending) bool {
+	for _, p := range live {
+		if isQuotaWrite(p.w) {
+			return false
+		}
+	}
+	return true
+}
