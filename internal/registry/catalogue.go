@@ -1,6 +1,7 @@
 package registry
 
 import (
+	svmv1 "k8s.io/api/storagemigration/v1"
 	"reflect"
 	"sort"
 	"strings"
@@ -246,6 +247,7 @@ func Builtins() []*Resource {
 		builtin(admissionregistrationv1.SchemeGroupVersion, "mutatingadmissionpolicybindings", "MutatingAdmissionPolicyBinding", false, admissionregistrationv1.MutatingAdmissionPolicyBinding{}, admissionregistrationv1.MutatingAdmissionPolicyBindingList{}, nil, withGeneration, withAPIExtensions),
 		builtin(flowcontrolv1.SchemeGroupVersion, "flowschemas", "FlowSchema", false, flowcontrolv1.FlowSchema{}, flowcontrolv1.FlowSchemaList{}, nil, withStatus, withGeneration),
 		builtin(apiregistrationv1.SchemeGroupVersion, "apiservices", "APIService", false, apiregistrationv1.APIService{}, apiregistrationv1.APIServiceList{}, nil, withStatus, withAPIExtensions),
+		builtin(svmv1.SchemeGroupVersion, "storageversionmigrations", "StorageVersionMigration", false, svmv1.StorageVersionMigration{}, svmv1.StorageVersionMigrationList{}, nil, withStatus),
 		builtin(flowcontrolv1.SchemeGroupVersion, "prioritylevelconfigurations", "PriorityLevelConfiguration", false, flowcontrolv1.PriorityLevelConfiguration{}, flowcontrolv1.PriorityLevelConfigurationList{}, nil, withStatus, withGeneration),
 		builtin(core, "podtemplates", "PodTemplate", true, corev1.PodTemplate{}, corev1.PodTemplateList{}, nil, withGeneration),
 		builtin(core, "persistentvolumes", "PersistentVolume", false, corev1.PersistentVolume{}, corev1.PersistentVolumeList{}, []string{"pv"}, withStatus),

@@ -5,6 +5,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	svmv1 "k8s.io/api/storagemigration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
@@ -40,6 +41,8 @@ func kindsBKind(obj runtime.Object) (schema.GroupKind, bool) {
 		gv, kind = admissionGV, "MutatingAdmissionPolicy"
 	case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
 		gv, kind = admissionGV, "MutatingAdmissionPolicyBinding"
+	case *svmv1.StorageVersionMigration:
+		gv, kind = svmv1.SchemeGroupVersion, "StorageVersionMigration"
 	case *flowcontrolv1.FlowSchema:
 		gv, kind = flowcontrolv1.SchemeGroupVersion, "FlowSchema"
 	case *flowcontrolv1.PriorityLevelConfiguration:
@@ -70,6 +73,8 @@ func kindsBPrinter(gk schema.GroupKind) (printer, bool) {
 		p = map[string]func() printer{"APIService": apiServicePrinter}[gk.Kind]
 	case flowcontrolv1.GroupName:
 		p = map[string]func() printer{"FlowSchema": flowSchemaPrinter, "PriorityLevelConfiguration": priorityLevelPrinter}[gk.Kind]
+	case svmv1.GroupName:
+		p = map[string]func() printer{"StorageVersionMigration": storageVersionMigrationPrinter}[gk.Kind]
 	}
 	if p == nil {
 		return printer{}, false

@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	svmv1 "k8s.io/api/storagemigration/v1"
 	"slices"
 	"strings"
 
@@ -272,6 +273,11 @@ func CertificateSigningRequestUpdate(n, o *certificatesv1.CertificateSigningRequ
 // differ from the main resource's (a CertificateSigningRequest's /status and
 // /approval); false when the main resource's rules apply.
 func ValidateSubresourceUpdate(subresource string, newObj, oldObj runtime.Object) (field.ErrorList, bool) {
+	if n, ok := newObj.(*svmv1.StorageVersionMigration); ok && subresource == "status" {
+		if o, ok := oldObj.(*svmv1.StorageVersionMigration); ok && n != nil && o != nil {
+			return StorageVersionMigrationStatusUpdate(n, o), true
+		}
+	}
 	n, ok1 := newObj.(*certificatesv1.CertificateSigningRequest)
 	o, ok2 := oldObj.(*certificatesv1.CertificateSigningRequest)
 	if !ok1 || !ok2 || n == nil || o == nil {

@@ -16,7 +16,7 @@ func validateGroupKinds(obj, old runtime.Object) (field.ErrorList, bool) {
 		return field.ErrorList{field.InternalError(nil, fmt.Errorf("cannot validate an update from %T to %T", old, obj))}, true
 	}
 	for _, f := range []func(obj, old runtime.Object) (field.ErrorList, bool){
-		storageKinds, admissionKinds, flowcontrolKinds, certificatesKinds, apiregistrationKinds,
+		storageKinds, admissionKinds, flowcontrolKinds, certificatesKinds, apiregistrationKinds, storagemigrationKinds,
 	} {
 		if errs, ok := f(obj, old); ok {
 			return errs, true
