@@ -47,7 +47,7 @@ func kindsBKind(obj runtime.Object) (schema.GroupKind, bool) {
 	case *apiregistrationv1.APIService:
 		gv, kind = apiregistrationv1.SchemeGroupVersion, "APIService"
 	default:
-		return schema.GroupKind{}, false
+		return kindsCKind(obj)
 	}
 	return gv.WithKind(kind).GroupKind(), true
 }
@@ -72,7 +72,7 @@ func kindsBPrinter(gk schema.GroupKind) (printer, bool) {
 		p = map[string]func() printer{"FlowSchema": flowSchemaPrinter, "PriorityLevelConfiguration": priorityLevelPrinter}[gk.Kind]
 	}
 	if p == nil {
-		return printer{}, false
+		return kindsCPrinter(gk)
 	}
 	return p(), true
 }
