@@ -267,6 +267,8 @@ func Reviews() []*Resource {
 		builtin(authz, "selfsubjectrulesreviews", "SelfSubjectRulesReview", false, authorizationv1.SelfSubjectRulesReview{}, nil, nil, review),
 		builtin(authz, "localsubjectaccessreviews", "LocalSubjectAccessReview", true, authorizationv1.LocalSubjectAccessReview{}, nil, nil, review),
 		builtin(authz, "subjectaccessreviews", "SubjectAccessReview", false, authorizationv1.SubjectAccessReview{}, nil, nil, review),
+		// core bindings: a create binds the pod the Binding names, as pods/binding.
+		builtin(corev1.SchemeGroupVersion, "bindings", "Binding", true, corev1.Binding{}, nil, nil, review),
 	}
 }
 

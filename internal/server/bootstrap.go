@@ -45,7 +45,7 @@ func bootstrap(ctx context.Context, store *registry.Store) error {
 			return err
 		}
 	}
-	return nil
+	return bootstrapServiceCIDR(ctx, store, func() metav1.Time { return metav1.Now() })
 }
 
 // crdRegistrar serves a CRD's custom resources as soon as its write commits.

@@ -6,7 +6,6 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -63,7 +62,8 @@ func ServiceCIDRUpdate(n, o *networkingv1.ServiceCIDR) field.ErrorList {
 	default:
 		errs = append(errs, apimachineryvalidation.ValidateImmutableField(n.Spec.CIDRs, o.Spec.CIDRs, cidrsPath)...)
 	}
-	return append(errs, metav1validation.ValidateConditions(n.Status.Conditions, field.NewPath("status", "conditions"))...)
+	// As upstream's, the status (conditions included) is not validated.
+	return errs
 }
 
 // IPAddress validates an IPAddress (upstream ValidateIPAddress): the name is an IP
