@@ -61,7 +61,9 @@ func TestResourceKinds(t *testing.T) {
 		}.run},
 		{"resourceslices", kindCase[*resourcev1.ResourceSlice, *resourcev1.ResourceSliceList]{
 			client: rc.ResourceSlices(), obj: slice("slice"),
-			spec:       func(o *resourcev1.ResourceSlice) { o.Spec.Devices = append(o.Spec.Devices, resourcev1.Device{Name: "gpu-1"}) },
+			spec: func(o *resourcev1.ResourceSlice) {
+				o.Spec.Devices = append(o.Spec.Devices, resourcev1.Device{Name: "gpu-1"})
+			},
 			specOf:     func(o *resourcev1.ResourceSlice) interface{} { return len(o.Spec.Devices) },
 			generation: true,
 		}.run},

@@ -12,8 +12,8 @@ import (
 	"github.com/quotad/quotad/internal/quota"
 )
 
-// Registry maps group-resources to evaluators: the special evaluators for pods, services
-// and persistentvolumeclaims, nil for the ignored resources, and an object-count
+// Registry maps group-resources to evaluators: the special evaluators for pods, services,
+// persistentvolumeclaims and resource.k8s.io resourceclaims, nil for the ignored resources, and an object-count
 // evaluator, created on first use, for every other resource. It is safe for concurrent
 // use. Callers ask only about namespaced resources.
 type Registry struct {

@@ -43,8 +43,9 @@ func (ResourceClaims) MatchingResources(input []corev1.ResourceName) []corev1.Re
 // Usage charges count/resourceclaims.resource.k8s.io = 1 and, for every request,
 // <class>.deviceclass.resource.k8s.io/devices: an exact request adds its count
 // (ExactCount) or 32, the most a claim can be allocated (All); a request with
-// firstAvailable adds, per class, the most any of its sub-requests asks for. Requests
-// in an unknown allocation mode add nothing.
+// firstAvailable adds, per class, the most any of its sub-requests asks for (a class
+// none asks a device of is not charged). Requests in an unknown allocation mode add
+// nothing.
 func (ResourceClaims) Usage(obj runtime.Object) (corev1.ResourceList, error) {
 	claim, ok := obj.(*resourcev1.ResourceClaim)
 	if !ok {
@@ -63,11 +64,11 @@ func (ResourceClaims) Usage(obj runtime.Object) (corev1.ResourceList, error) {
 			most := map[string]int64{}
 			var order []string
 			for _, s := range r.FirstAvailable {
-				if _, seen := most[s.DeviceClassName]; !seen {
-					order = append(order, s.DeviceClassName)
-					most[s.DeviceClassName] = 0
-				}
+				// As upstream, a class is charged only for a positive number of devices.
 				if n := devices(s.AllocationMode, s.Count); n > most[s.DeviceClassName] {
+					if _, seen := most[s.DeviceClassName]; !seen {
+						order = append(order, s.DeviceClassName)
+					}
 					most[s.DeviceClassName] = n
 				}
 			}
