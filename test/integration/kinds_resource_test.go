@@ -87,6 +87,20 @@ func TestResourceKinds(t *testing.T) {
 		t.Errorf("claim spec update: err = %v, want 422", err)
 	}
 
+	// ResourceSlices are selectable by spec.nodeName and spec.driver, as upstream's.
+	other := "node-2"
+	for name, n := range map[string]*string{"on-1": &node, "on-2": &other} {
+		sl := slice(name)
+		sl.Spec.NodeName = n
+		if _, err := rc.ResourceSlices().Create(ctx, sl, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sl, err := rc.ResourceSlices().List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=node-2,spec.driver=gpu.example.com"})
+	if err != nil || len(sl.Items) != 1 || sl.Items[0].Name != "on-2" {
+		t.Errorf("slices of node-2: %v, err %v", sl, err)
+	}
+
 	// One validation error of each kind, with upstream's text.
 	_, err = rc.DeviceClasses().Create(ctx, &resourcev1.DeviceClass{ObjectMeta: meta("bad"), Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{}}}}, metav1.CreateOptions{})
 	expectInvalid(t, err, `DeviceClass.resource.k8s.io "bad" is invalid: spec.selectors[0].cel: Required value`)
