@@ -11,8 +11,33 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
 	"github.com/quotad/quotad/internal/server/servertest"
 )
+
+// TestKindsCProtobuf writes a ResourceClaim and a ServiceCIDR through protobuf clients,
+// as kubectl's typed clients may send them.
+func TestKindsCProtobuf(t *testing.T) {
+	s := servertest.Start(t)
+	mkNamespace(t, s, "pb")
+	cfg := rest.CopyConfig(s.Config)
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t)
+	c, err := cs.ResourceV1().ResourceClaims("pb").Create(ctx, exactClaim("pb", "gpu", 3), metav1.CreateOptions{})
+	if err != nil || c.Spec.Devices.Requests[0].Exactly.Count != 3 || c.Spec.Devices.Requests[0].Exactly.AllocationMode != resourcev1.DeviceAllocationModeExactCount {
+		t.Fatalf("protobuf claim: %+v, err %v", c, err)
+	}
+	sc, err := cs.NetworkingV1().ServiceCIDRs().Create(ctx, &networkingv1.ServiceCIDR{ObjectMeta: meta("pb"), Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.250.0.0/24"}}}, metav1.CreateOptions{})
+	if err != nil || len(sc.Spec.CIDRs) != 1 {
+		t.Fatalf("protobuf ServiceCIDR: %+v, err %v", sc, err)
+	}
+}
 
 // exactClaim is a claim asking for count devices of class (count 0: the default).
 func exactClaim(name, class string, count int64) *resourcev1.ResourceClaim {
