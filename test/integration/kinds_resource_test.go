@@ -212,6 +212,14 @@ func TestServiceCIDRKinds(t *testing.T) {
 	if !slices.Equal(def.Spec.CIDRs, []string{"10.96.0.0/12"}) || ready == nil || ready.Status != metav1.ConditionTrue || ready.Message != "Kubernetes default Service CIDR is ready" {
 		t.Errorf("default ServiceCIDR: cidrs %v, Ready %+v", def.Spec.CIDRs, ready)
 	}
+	// Deleted, it is created again and made Ready, as upstream's controller does.
+	if err := nw.ServiceCIDRs().Delete(ctx, "kubernetes", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		again, err := nw.ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
+		return err == nil && again.UID != def.UID && apimeta.IsStatusConditionTrue(again.Status.Conditions, networkingv1.ServiceCIDRConditionReady)
+	})
 	cases := []struct {
 		name string
 		run  func(t *testing.T)
