@@ -77,6 +77,7 @@ func TestResourceKinds(t *testing.T) {
 		{"resourceclaims", kindCase[*resourcev1.ResourceClaim, *resourcev1.ResourceClaimList]{
 			client: rc.ResourceClaims(ns), obj: exactClaim("claim", "gpu", 1),
 			status: func(o *resourcev1.ResourceClaim) {
+				o.Status.Allocation = &resourcev1.AllocationResult{}
 				o.Status.ReservedFor = []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: "p", UID: "uid-1"}}
 			},
 			statusOf: func(o *resourcev1.ResourceClaim) interface{} { return len(o.Status.ReservedFor) },
@@ -125,6 +126,12 @@ func TestResourceKinds(t *testing.T) {
 	if err != nil || len(sl.Items) != 1 || sl.Items[0].Name != "on-2" {
 		t.Errorf("slices of node-2: %v, err %v", sl, err)
 	}
+
+	// Consumers are reserved only for an allocated claim.
+	c.Spec.Devices.Requests[0].Exactly.Count = 1
+	c.Status.ReservedFor = []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: "p", UID: "uid-1"}}
+	_, err = rc.ResourceClaims(ns).UpdateStatus(ctx, c, metav1.UpdateOptions{})
+	expectInvalid(t, err, "ResourceClaim.resource.k8s.io \"defaults\" is invalid: status.reservedFor: Forbidden: may not be specified when `allocated` is not set")
 
 	// One validation error of each kind, with upstream's text.
 	_, err = rc.DeviceClasses().Create(ctx, &resourcev1.DeviceClass{ObjectMeta: meta("bad"), Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{}}}}, metav1.CreateOptions{})

@@ -60,11 +60,46 @@ func ResourceClaim(c *resourcev1.ResourceClaim) field.ErrorList {
 }
 
 // ResourceClaimUpdate validates an update of a ResourceClaim (also through /status,
-// whose writes keep the stored spec): the spec is immutable.
+// whose writes keep the stored spec, as main-resource writes keep the stored status):
+// the spec is immutable, and so is an allocation once made; consumers may only be
+// reserved for an allocated claim.
 func ResourceClaimUpdate(n, o *resourcev1.ResourceClaim) field.ErrorList {
 	errs := objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)
 	errs = append(errs, apimachineryvalidation.ValidateImmutableField(n.Spec, o.Spec, field.NewPath("spec"))...)
-	return append(errs, deviceClaim(&n.Spec.Devices, field.NewPath("spec", "devices"))...)
+	errs = append(errs, deviceClaim(&n.Spec.Devices, field.NewPath("spec", "devices"))...)
+	return append(errs, claimStatusUpdate(&n.Status, &o.Status, field.NewPath("status"))...)
+}
+
+// claimStatusUpdate is the main part of upstream's validateResourceClaimStatusUpdate.
+func claimStatusUpdate(n, o *resourcev1.ResourceClaimStatus, p *field.Path) field.ErrorList {
+	rp := p.Child("reservedFor")
+	errs := tooMany(len(n.ReservedFor), resourcev1.ResourceClaimReservedForMaxSize, rp)
+	seen := map[string]bool{}
+	for i, r := range n.ReservedFor {
+		ip := rp.Index(i)
+		if r.APIGroup != "" {
+			errs = append(errs, dns1123Subdomain(r.APIGroup, ip.Child("apiGroup"))...)
+		}
+		if r.Resource == "" {
+			errs = append(errs, field.Required(ip.Child("resource"), ""))
+		}
+		if r.Name == "" {
+			errs = append(errs, field.Required(ip.Child("name"), ""))
+		}
+		if r.UID == "" {
+			errs = append(errs, field.Required(ip.Child("uid"), ""))
+		} else if seen[string(r.UID)] {
+			errs = append(errs, field.Duplicate(ip, r.UID))
+		}
+		seen[string(r.UID)] = true
+	}
+	if len(n.ReservedFor) > 0 && n.Allocation == nil {
+		errs = append(errs, field.Forbidden(rp, "may not be specified when `allocated` is not set"))
+	}
+	if o.Allocation != nil && n.Allocation != nil {
+		errs = append(errs, apimachineryvalidation.ValidateImmutableField(n.Allocation, o.Allocation, p.Child("allocation"))...)
+	}
+	return errs
 }
 
 // ResourceClaimTemplate validates a ResourceClaimTemplate.

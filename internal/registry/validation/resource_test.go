@@ -99,3 +99,21 @@ func TestKindsCTexts(t *testing.T) {
 		})
 	}
 }
+
+func TestResourceClaimStatusUpdate(t *testing.T) {
+	node := "n"
+	old := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns", ResourceVersion: "1"},
+		Status: resourcev1.ResourceClaimStatus{Allocation: &resourcev1.AllocationResult{}}}
+	changed := old.DeepCopy()
+	changed.Status.Allocation.NodeSelector = nil
+	changed.Status.Allocation.Devices.Results = []resourcev1.DeviceRequestAllocationResult{{Request: "r", Driver: "d.example.com", Pool: "p", Device: node}}
+	if errs := ValidateUpdate(changed, old); len(errs) != 1 || errs[0].Type != "FieldValueInvalid" || errs[0].Field != "status.allocation" || errs[0].Detail != "field is immutable" {
+		t.Errorf("allocation change: %v", errs)
+	}
+	reserved := old.DeepCopy()
+	reserved.Status.ReservedFor = []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: "p", UID: "u"}, {Resource: "pods", Name: "q", UID: "u"}, {}}
+	want := `[status.reservedFor[1]: Duplicate value: "u" status.reservedFor[2].resource: Required value status.reservedFor[2].name: Required value status.reservedFor[2].uid: Required value]`
+	if errs := ValidateUpdate(reserved, old); fmt.Sprint(errs) != want {
+		t.Errorf("reservedFor:\n got %v\nwant %s", errs, want)
+	}
+}
