@@ -67,19 +67,21 @@ func ResourceClaimUpdate(n, o *resourcev1.ResourceClaim) field.ErrorList {
 	errs := objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)
 	errs = append(errs, apimachineryvalidation.ValidateImmutableField(n.Spec, o.Spec, field.NewPath("spec"))...)
 	errs = append(errs, deviceClaim(&n.Spec.Devices, field.NewPath("spec", "devices"))...)
-	return append(errs, claimStatusUpdate(&n.Status, &o.Status, field.NewPath("status"))...)
+	return append(errs, claimStatusUpdate(n, o, field.NewPath("status"))...)
 }
 
 // claimStatusUpdate is the main part of upstream's validateResourceClaimStatusUpdate.
-func claimStatusUpdate(n, o *resourcev1.ResourceClaimStatus, p *field.Path) field.ErrorList {
+func claimStatusUpdate(nc, oc *resourcev1.ResourceClaim, p *field.Path) field.ErrorList {
+	n, o := &nc.Status, &oc.Status
 	rp := p.Child("reservedFor")
 	errs := tooMany(len(n.ReservedFor), resourcev1.ResourceClaimReservedForMaxSize, rp)
 	seen := map[string]bool{}
 	for i, r := range n.ReservedFor {
 		ip := rp.Index(i)
-		if r.APIGroup != "" {
-			errs = append(errs, dns1123Subdomain(r.APIGroup, ip.Child("apiGroup"))...)
+		if seen[string(r.UID)] {
+			errs = append(errs, field.Duplicate(ip, r.UID))
 		}
+		seen[string(r.UID)] = true
 		if r.Resource == "" {
 			errs = append(errs, field.Required(ip.Child("resource"), ""))
 		}
@@ -88,16 +90,47 @@ func claimStatusUpdate(n, o *resourcev1.ResourceClaimStatus, p *field.Path) fiel
 		}
 		if r.UID == "" {
 			errs = append(errs, field.Required(ip.Child("uid"), ""))
-		} else if seen[string(r.UID)] {
-			errs = append(errs, field.Duplicate(ip, r.UID))
 		}
-		seen[string(r.UID)] = true
 	}
-	if len(n.ReservedFor) > 0 && n.Allocation == nil {
-		errs = append(errs, field.Forbidden(rp, "may not be specified when `allocated` is not set"))
+	if len(n.ReservedFor) > 0 {
+		if n.Allocation == nil {
+			errs = append(errs, field.Forbidden(rp, "may not be specified when `allocated` is not set"))
+		} else if nc.DeletionTimestamp != nil {
+			old := map[resourcev1.ResourceClaimConsumerReference]bool{}
+			for _, r := range o.ReservedFor {
+				old[r] = true
+			}
+			for _, r := range n.ReservedFor {
+				if !old[r] {
+					errs = append(errs, field.Forbidden(rp, "new entries may not be added while `deallocationRequested` or `deletionTimestamp` are set"))
+					break
+				}
+			}
+		}
 	}
-	if o.Allocation != nil && n.Allocation != nil {
+	switch {
+	case o.Allocation != nil && n.Allocation != nil:
 		errs = append(errs, apimachineryvalidation.ValidateImmutableField(n.Allocation, o.Allocation, p.Child("allocation"))...)
+	case n.Allocation != nil:
+		names := map[string]map[string]bool{}
+		for _, r := range nc.Spec.Devices.Requests {
+			subs := map[string]bool{}
+			for _, s := range r.FirstAvailable {
+				subs[s.Name] = true
+			}
+			names[r.Name] = subs
+		}
+		resp := p.Child("allocation", "devices", "results")
+		errs = append(errs, tooMany(len(n.Allocation.Devices.Results), resourcev1.AllocationResultsMaxSize, resp)...)
+		for i, r := range n.Allocation.Devices.Results {
+			ip := resp.Index(i)
+			errs = append(errs, requestRefs([]string{r.Request}, names, ip.Child("request"))...)
+			errs = append(errs, csiDriverName(r.Driver, ip.Child("driver"))...)
+			if r.Pool == "" {
+				errs = append(errs, field.Required(ip.Child("pool"), ""))
+			}
+			errs = append(errs, dns1123Label(r.Device, ip.Child("device"))...)
+		}
 	}
 	return errs
 }
@@ -318,25 +351,42 @@ func resourceSliceSpec(s *resourcev1.ResourceSliceSpec, p *field.Path) field.Err
 	if s.Pool.Generation < 0 {
 		errs = append(errs, field.Invalid(pp.Child("generation"), s.Pool.Generation, "must be greater than or equal to zero"))
 	}
-	set := 0
+	var set []string
 	if s.NodeName != nil {
-		set++
-		errs = append(errs, dns1123Subdomain(*s.NodeName, p.Child("nodeName"))...)
+		if *s.NodeName != "" {
+			set = append(set, "`nodeName`")
+			errs = append(errs, dns1123Subdomain(*s.NodeName, p.Child("nodeName"))...)
+		} else {
+			errs = append(errs, field.Invalid(p.Child("nodeName"), *s.NodeName, "must be either unset or set to a non-empty string"))
+		}
 	}
 	if s.NodeSelector != nil {
-		set++
+		set = append(set, "`nodeSelector`")
+		if len(s.NodeSelector.NodeSelectorTerms) != 1 {
+			errs = append(errs, field.Invalid(p.Child("nodeSelector", "nodeSelectorTerms"), s.NodeSelector.NodeSelectorTerms, "must have exactly one node selector term"))
+		}
 	}
-	if s.AllNodes != nil && *s.AllNodes {
-		set++
+	for _, b := range []struct {
+		v    *bool
+		name string
+	}{{s.AllNodes, "allNodes"}, {s.PerDeviceNodeSelection, "perDeviceNodeSelection"}} {
+		switch {
+		case b.v == nil:
+		case *b.v:
+			set = append(set, "`"+b.name+"`")
+		default:
+			errs = append(errs, field.Invalid(p.Child(b.name), *b.v, "must be either unset or set to true"))
+		}
 	}
-	if s.PerDeviceNodeSelection != nil && *s.PerDeviceNodeSelection {
-		set++
-	}
-	switch {
-	case set == 0:
+	switch len(set) {
+	case 0:
 		errs = append(errs, field.Required(p, "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"))
-	case set > 1:
-		errs = append(errs, field.Invalid(p, "{`nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection`}", "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, but multiple fields are set"))
+	case 1:
+	default:
+		errs = append(errs, field.Invalid(p, "{"+strings.Join(set, ", ")+"}", "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, but multiple fields are set"))
+	}
+	if s.SharedCounters != nil && s.Devices != nil {
+		errs = append(errs, field.Invalid(p, "", "only one of `sharedCounters` or `devices` is allowed"))
 	}
 	dp := p.Child("devices")
 	errs = append(errs, tooMany(len(s.Devices), resourcev1.ResourceSliceMaxDevices, dp)...)

@@ -80,7 +80,7 @@ func TestKindsCTexts(t *testing.T) {
 		{"slice with zero slice count", slice(func(s *resourcev1.ResourceSliceSpec) { s.Pool.ResourceSliceCount = 0 }),
 			"spec.pool.resourceSliceCount: Invalid value: 0: must be greater than zero"},
 		{"slice with two node choices", slice(func(s *resourcev1.ResourceSliceSpec) { s.AllNodes = new(bool); *s.AllNodes = true }),
-			"spec: Invalid value: \"{`nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection`}\": exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, but multiple fields are set"},
+			"spec: Invalid value: \"{`nodeName`, `allNodes`}\": exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, but multiple fields are set"},
 		{"three cidrs", &networkingv1.ServiceCIDR{ObjectMeta: cluster, Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.0.0.0/24", "10.1.0.0/24", "10.2.0.0/24"}}},
 			`spec.cidrs: Invalid value: {"cidrs":["10.0.0.0/24","10.1.0.0/24","10.2.0.0/24"]}: may only hold up to 2 values`},
 		{"two cidrs of one family", &networkingv1.ServiceCIDR{ObjectMeta: cluster, Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.0.0.0/24", "10.1.0.0/24"}}},
