@@ -202,6 +202,16 @@ func TestResourceClaimDeviceQuota(t *testing.T) {
 	if _, err := claims.Create(ctx, exactClaim("third", "gpu", 1), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("claim after a delete: %v", err)
 	}
+
+	// count/resourceclaims.resource.k8s.io refuses the second claim.
+	const cns = "dra-count"
+	mkNamespace(t, s, cns)
+	mkQuota(t, s, cns, "claims", map[string]string{"count/resourceclaims.resource.k8s.io": "1"})
+	if _, err := s.Client.ResourceV1().ResourceClaims(cns).Create(ctx, exactClaim("one", "gpu", 0), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Client.ResourceV1().ResourceClaims(cns).Create(ctx, exactClaim("two", "gpu", 0), metav1.CreateOptions{})
+	expectForbidden(t, err, `resourceclaims.resource.k8s.io "two" is forbidden: exceeded quota: claims, requested: count/resourceclaims.resource.k8s.io=1, used: count/resourceclaims.resource.k8s.io=1, limited: count/resourceclaims.resource.k8s.io=1`)
 	s.CheckInvariant()
 }
 
