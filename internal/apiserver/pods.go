@@ -122,6 +122,13 @@ func (s *Server) bindPod(w http.ResponseWriter, r *http.Request, res *registry.R
 		writeError(w, apierrors.NewBadRequest("name in URL does not match name in Binding object"))
 		return
 	}
+	s.bind(w, r, res, info.Namespace, &b, opts)
+}
+
+// bind assigns the pod the Binding names to its target node: the common part of
+// pods/binding and of the core bindings resource.
+func (s *Server) bind(w http.ResponseWriter, r *http.Request, res *registry.Resource, ns string, b *corev1.Binding, opts registry.WriteOptions) {
+	info := requestInfo{Namespace: ns, Name: b.Name}
 	// Upstream's ValidatePodBinding errors are returned as a plain aggregate (a 500).
 	var errs field.ErrorList
 	if b.Target.Kind != "" && b.Target.Kind != "Node" {
@@ -134,7 +141,7 @@ func (s *Server) bindPod(w http.ResponseWriter, r *http.Request, res *registry.R
 		writeError(w, errs.ToAggregate())
 		return
 	}
-	_, err = s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, registry.SubresourceBinding, func(cur runtime.Object) (runtime.Object, error) {
+	_, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, registry.SubresourceBinding, func(cur runtime.Object) (runtime.Object, error) {
 		pod, ok := cur.(*corev1.Pod)
 		if !ok {
 			return nil, apierrors.NewInternalError(fmt.Errorf("unexpected object %T", cur))

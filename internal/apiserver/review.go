@@ -34,6 +34,10 @@ var tokenRequestResource = &registry.Resource{
 // review filled in; every other verb is upstream's 405.
 func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
 	review := s.cfg.Reviews[res.GroupResource()]
+	if res.GroupResource() == bindingsGR && info.Verb == "create" && info.Name == "" && info.Subresource == "" {
+		s.createBinding(w, r, res, info)
+		return
+	}
 	if info.Verb != "create" || info.Name != "" || info.Subresource != "" || review == nil {
 		writeError(w, methodNotAllowed())
 		return

@@ -23,6 +23,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -257,6 +258,13 @@ func Builtins() []*Resource {
 		builtin(networkingv1.SchemeGroupVersion, "ingressclasses", "IngressClass", false, networkingv1.IngressClass{}, networkingv1.IngressClassList{}, nil, withGeneration),
 		builtin(nodev1.SchemeGroupVersion, "runtimeclasses", "RuntimeClass", false, nodev1.RuntimeClass{}, nodev1.RuntimeClassList{}, nil),
 		builtin(autoscalingv2.SchemeGroupVersion, "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, autoscalingv2.HorizontalPodAutoscaler{}, autoscalingv2.HorizontalPodAutoscalerList{}, []string{"hpa"}, withStatus, withAll),
+		// kinds-c: resource.k8s.io (DRA), ServiceCIDRs and IPAddresses.
+		builtin(resourcev1.SchemeGroupVersion, "deviceclasses", "DeviceClass", false, resourcev1.DeviceClass{}, resourcev1.DeviceClassList{}, nil, withGeneration),
+		builtin(resourcev1.SchemeGroupVersion, "resourceclaims", "ResourceClaim", true, resourcev1.ResourceClaim{}, resourcev1.ResourceClaimList{}, nil, withStatus),
+		builtin(resourcev1.SchemeGroupVersion, "resourceclaimtemplates", "ResourceClaimTemplate", true, resourcev1.ResourceClaimTemplate{}, resourcev1.ResourceClaimTemplateList{}, nil),
+		builtin(resourcev1.SchemeGroupVersion, "resourceslices", "ResourceSlice", false, resourcev1.ResourceSlice{}, resourcev1.ResourceSliceList{}, nil, withGeneration),
+		builtin(networkingv1.SchemeGroupVersion, "servicecidrs", "ServiceCIDR", false, networkingv1.ServiceCIDR{}, networkingv1.ServiceCIDRList{}, nil, withStatus),
+		builtin(networkingv1.SchemeGroupVersion, "ipaddresses", "IPAddress", false, networkingv1.IPAddress{}, networkingv1.IPAddressList{}, []string{"ip"}),
 	}
 	synthesized := func(r *Resource) { r.Synthesized = true }
 	stored = append(stored, builtin(core, "componentstatuses", "ComponentStatus", false, corev1.ComponentStatus{}, corev1.ComponentStatusList{}, []string{"cs"}, synthesized))
@@ -275,6 +283,8 @@ func Reviews() []*Resource {
 		builtin(authz, "selfsubjectrulesreviews", "SelfSubjectRulesReview", false, authorizationv1.SelfSubjectRulesReview{}, nil, nil, review),
 		builtin(authz, "localsubjectaccessreviews", "LocalSubjectAccessReview", true, authorizationv1.LocalSubjectAccessReview{}, nil, nil, review),
 		builtin(authz, "subjectaccessreviews", "SubjectAccessReview", false, authorizationv1.SubjectAccessReview{}, nil, nil, review),
+		// core bindings: a create binds the pod the Binding names, as pods/binding.
+		builtin(corev1.SchemeGroupVersion, "bindings", "Binding", true, corev1.Binding{}, nil, nil, review),
 	}
 }
 

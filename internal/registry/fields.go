@@ -7,10 +7,12 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 )
 
 // Fields returns the field set a field selector is matched against: metadata.name,
@@ -68,6 +70,8 @@ func Fields(obj runtime.Object) fields.Set {
 		set["status.replicas"] = fmt.Sprint(o.Status.Replicas)
 	case *batchv1.Job:
 		set["status.successful"] = fmt.Sprint(o.Status.Succeeded)
+	case *resourcev1.ResourceSlice:
+		set["spec.driver"], set["spec.nodeName"] = o.Spec.Driver, ptr.Deref(o.Spec.NodeName, "")
 	}
 	return set
 }

@@ -14,10 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/admission/priority"
+	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/controller/apiservices"
 	"github.com/quotad/quotad/internal/controller/clusterroleaggregation"
 	"github.com/quotad/quotad/internal/controller/crd"
 	"github.com/quotad/quotad/internal/controller/csrsigning"
+	"github.com/quotad/quotad/internal/controller/defaultservicecidr"
 	"github.com/quotad/quotad/internal/controller/disruption"
 	"github.com/quotad/quotad/internal/controller/flowcontrol"
 	"github.com/quotad/quotad/internal/controller/garbagecollector"
@@ -45,7 +47,16 @@ func bootstrap(ctx context.Context, store *registry.Store) error {
 			return err
 		}
 	}
-	return nil
+	return defaultServiceCIDR(store, nil, nil).Sync(ctx)
+}
+
+// defaultServiceCIDR is the controller of the ServiceCIDR holding quotad's service range.
+func defaultServiceCIDR(store *registry.Store, log *slog.Logger, m *metrics) *defaultservicecidr.Controller {
+	var panics controller.PanicObserver
+	if m != nil {
+		panics = m
+	}
+	return defaultservicecidr.New(store, log, panics, []string{registry.DefaultServiceCIDR()})
 }
 
 // crdRegistrar serves a CRD's custom resources as soon as its write commits.
@@ -99,6 +110,7 @@ func startControllers(ctx context.Context, store *registry.Store, log *slog.Logg
 	run("daemonset", workloads.NewDaemonSet(store, log, wopts).Start)
 	run("flowcontrol", flowcontrol.New(store, log, m).Start)
 	run("apiservices", apiservices.New(store, log, m).Start)
+	run("default-servicecidr", defaultServiceCIDR(store, log, m).Start)
 	run("csrsigning", csrsigning.New(store, log, m, func() (*pki.Authority, error) {
 		return pki.LoadAuthority(filepath.Join(cfg.DataDir, "ca.crt"), filepath.Join(cfg.DataDir, "ca.key"))
 	}).Start)

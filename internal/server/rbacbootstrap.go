@@ -88,7 +88,8 @@ func DefaultClusterRoles() []rbacv1.ClusterRole {
 			rule(writeVerbs, apps, "daemonsets", "deployments", "deployments/rollback", "deployments/scale", "replicasets", "replicasets/scale", "statefulsets", "statefulsets/scale"),
 			rule(writeVerbs, autoscaling, "horizontalpodautoscalers"),
 			rule(writeVerbs, batch, "cronjobs", "jobs"),
-			rule(writeVerbs, "networking.k8s.io", "networkpolicies", "ingresses")),
+			rule(writeVerbs, "networking.k8s.io", "networkpolicies", "ingresses"),
+			rule(writeVerbs, "resource.k8s.io", "resourceclaims", "resourceclaimtemplates")),
 		defaultRole("system:aggregate-to-view", map[string]string{aggregateToView: "true"},
 			rule(readVerbs, core, "configmaps", "endpoints", "persistentvolumeclaims", "persistentvolumeclaims/status", "pods", "replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts", "services", "services/status"),
 			rule(readVerbs, core, "bindings", "events", "limitranges", "namespaces/status", "pods/log", "pods/status", "replicationcontrollers/status", "resourcequotas", "resourcequotas/status"),
@@ -99,7 +100,8 @@ func DefaultClusterRoles() []rbacv1.ClusterRole {
 			rule(readVerbs, "networking.k8s.io", "networkpolicies", "ingresses", "ingresses/status"),
 			// As OpenShift's admin, edit and view: a tenant reads the cluster quotas that bind
 			// its namespace through the applied view, never the cluster quotas themselves.
-			rule(readVerbs, clusterquota.GroupName, "appliedclusterresourcequotas")),
+			rule(readVerbs, clusterquota.GroupName, "appliedclusterresourcequotas"),
+			rule(readVerbs, "resource.k8s.io", "resourceclaims", "resourceclaims/status", "resourceclaimtemplates")),
 		defaultRole("system:basic-user", nil,
 			rule([]string{"create"}, "authorization.k8s.io", "selfsubjectaccessreviews", "selfsubjectrulesreviews"),
 			rule([]string{"create"}, "authentication.k8s.io", "selfsubjectreviews")),

@@ -12,14 +12,15 @@ import (
 	"github.com/quotad/quotad/internal/quota"
 )
 
-// Registry maps group-resources to evaluators: the special evaluators for pods, services
-// and persistentvolumeclaims, nil for the ignored resources, and an object-count
+// Registry maps group-resources to evaluators: the special evaluators for pods, services,
+// persistentvolumeclaims and resource.k8s.io resourceclaims, nil for the ignored resources, and an object-count
 // evaluator, created on first use, for every other resource. It is safe for concurrent
 // use. Callers ask only about namespaced resources.
 type Registry struct {
 	pods     Pods
 	services Services
 	pvcs     PersistentVolumeClaims
+	claims   ResourceClaims
 
 	mu     sync.Mutex
 	counts map[schema.GroupResource]*ObjectCount
@@ -66,6 +67,9 @@ func (r *Registry) Get(gr schema.GroupResource) quota.Evaluator {
 			return r.pvcs
 		}
 	}
+	if gr == resourceClaimsGR {
+		return r.claims
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ev, ok := r.counts[gr]
@@ -92,6 +96,8 @@ func (r *Registry) GroupResourcesFor(names []corev1.ResourceName) []schema.Group
 			gr = schema.GroupResource{Resource: "services"}
 		case len(r.pvcs.MatchingResources(one)) > 0:
 			gr = schema.GroupResource{Resource: "persistentvolumeclaims"}
+		case len(r.claims.MatchingResources(one)) > 0:
+			gr = resourceClaimsGR
 		case legacyAlias(schema.GroupResource{Resource: string(name)}) != "":
 			gr = schema.GroupResource{Resource: string(name)}
 		default:

@@ -50,7 +50,7 @@ func kindsBKind(obj runtime.Object) (schema.GroupKind, bool) {
 	case *apiregistrationv1.APIService:
 		gv, kind = apiregistrationv1.SchemeGroupVersion, "APIService"
 	default:
-		return schema.GroupKind{}, false
+		return kindsCKind(obj)
 	}
 	return gv.WithKind(kind).GroupKind(), true
 }
@@ -77,7 +77,7 @@ func kindsBPrinter(gk schema.GroupKind) (printer, bool) {
 		p = map[string]func() printer{"StorageVersionMigration": storageVersionMigrationPrinter}[gk.Kind]
 	}
 	if p == nil {
-		return printer{}, false
+		return kindsCPrinter(gk)
 	}
 	return p(), true
 }

@@ -17,6 +17,7 @@ func validateGroupKinds(obj, old runtime.Object) (field.ErrorList, bool) {
 	}
 	for _, f := range []func(obj, old runtime.Object) (field.ErrorList, bool){
 		storageKinds, admissionKinds, flowcontrolKinds, certificatesKinds, apiregistrationKinds, storagemigrationKinds,
+		resourceKinds, serviceCIDRKinds,
 	} {
 		if errs, ok := f(obj, old); ok {
 			return errs, true

@@ -1,0 +1,168 @@
+package table
+
+import (
+	"strings"
+	"time"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// kindsCKind maps the resource.k8s.io kinds, ServiceCIDRs and IPAddresses to their kind.
+func kindsCKind(obj runtime.Object) (schema.GroupKind, bool) {
+	var gvk schema.GroupVersionKind
+	switch obj.(type) {
+	case *resourcev1.DeviceClass:
+		gvk = resourcev1.SchemeGroupVersion.WithKind("DeviceClass")
+	case *resourcev1.ResourceClaim:
+		gvk = resourcev1.SchemeGroupVersion.WithKind("ResourceClaim")
+	case *resourcev1.ResourceClaimTemplate:
+		gvk = resourcev1.SchemeGroupVersion.WithKind("ResourceClaimTemplate")
+	case *resourcev1.ResourceSlice:
+		gvk = resourcev1.SchemeGroupVersion.WithKind("ResourceSlice")
+	case *networkingv1.ServiceCIDR:
+		gvk = networkingv1.SchemeGroupVersion.WithKind("ServiceCIDR")
+	case *networkingv1.IPAddress:
+		gvk = networkingv1.SchemeGroupVersion.WithKind("IPAddress")
+	default:
+		return schema.GroupKind{}, false
+	}
+	return gvk.GroupKind(), true
+}
+
+// kindsCPrinter returns the printer of a kind kindsCKind knows.
+func kindsCPrinter(gk schema.GroupKind) (printer, bool) {
+	var p func() printer
+	switch gk.Group {
+	case resourcev1.GroupName:
+		p = map[string]func() printer{"DeviceClass": deviceClassPrinter, "ResourceClaim": resourceClaimPrinter,
+			"ResourceClaimTemplate": resourceClaimTemplatePrinter, "ResourceSlice": resourceSlicePrinter}[gk.Kind]
+	case networkingv1.GroupName:
+		p = map[string]func() printer{"ServiceCIDR": serviceCIDRPrinter, "IPAddress": ipAddressPrinter}[gk.Kind]
+	}
+	if p == nil {
+		return printer{}, false
+	}
+	return p(), true
+}
+
+func nameAgeColumns() []metav1.TableColumnDefinition {
+	return []metav1.TableColumnDefinition{nameColumn(), ageColumn()}
+}
+
+// deviceClassPrinter prints NAME AGE.
+func deviceClassPrinter() printer {
+	return typedPrinter(resourcev1.SchemeGroupVersion.WithKind("DeviceClass"), func() *resourcev1.DeviceClass { return &resourcev1.DeviceClass{} },
+		nameAgeColumns,
+		func(c *resourcev1.DeviceClass, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
+			return []interface{}{c.Name, since(c.CreationTimestamp, now)}, nil
+		})
+}
+
+// resourceClaimPrinter prints NAME STATE AGE.
+func resourceClaimPrinter() printer {
+	return typedPrinter(resourcev1.SchemeGroupVersion.WithKind("ResourceClaim"), func() *resourcev1.ResourceClaim { return &resourcev1.ResourceClaim{} },
+		func() []metav1.TableColumnDefinition {
+			return []metav1.TableColumnDefinition{
+				nameColumn(),
+				{Name: "State", Type: "string", Description: "A summary of the current state (allocated, pending, reserved, etc.)."},
+				ageColumn(),
+			}
+		},
+		func(c *resourcev1.ResourceClaim, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
+			return []interface{}{c.Name, resourceClaimState(c), since(c.CreationTimestamp, now)}, nil
+		})
+}
+
+// resourceClaimState is upstream's summary: deleted, pending, allocated, reserved.
+func resourceClaimState(c *resourcev1.ResourceClaim) string {
+	var states []string
+	if c.DeletionTimestamp != nil {
+		states = append(states, "deleted")
+	}
+	switch {
+	case c.Status.Allocation == nil:
+		if c.DeletionTimestamp == nil {
+			states = append(states, "pending")
+		}
+	default:
+		states = append(states, "allocated")
+		if len(c.Status.ReservedFor) > 0 {
+			states = append(states, "reserved")
+		}
+	}
+	return strings.Join(states, ",")
+}
+
+// resourceClaimTemplatePrinter prints NAME AGE.
+func resourceClaimTemplatePrinter() printer {
+	return typedPrinter(resourcev1.SchemeGroupVersion.WithKind("ResourceClaimTemplate"), func() *resourcev1.ResourceClaimTemplate { return &resourcev1.ResourceClaimTemplate{} },
+		nameAgeColumns,
+		func(c *resourcev1.ResourceClaimTemplate, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
+			return []interface{}{c.Name, since(c.CreationTimestamp, now)}, nil
+		})
+}
+
+// resourceSlicePrinter prints NAME NODE DRIVER POOL AGE.
+func resourceSlicePrinter() printer {
+	return typedPrinter(resourcev1.SchemeGroupVersion.WithKind("ResourceSlice"), func() *resourcev1.ResourceSlice { return &resourcev1.ResourceSlice{} },
+		func() []metav1.TableColumnDefinition {
+			spec := resourcev1.ResourceSliceSpec{}.SwaggerDoc()
+			return []metav1.TableColumnDefinition{
+				nameColumn(),
+				{Name: "Node", Type: "string", Description: spec["nodeName"]},
+				{Name: "Driver", Type: "string", Description: spec["driver"]},
+				{Name: "Pool", Type: "string", Description: resourcev1.ResourcePool{}.SwaggerDoc()["name"]},
+				ageColumn(),
+			}
+		},
+		func(s *resourcev1.ResourceSlice, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
+			node := ""
+			if s.Spec.NodeName != nil {
+				node = *s.Spec.NodeName
+			}
+			return []interface{}{s.Name, node, s.Spec.Driver, s.Spec.Pool.Name, since(s.CreationTimestamp, now)}, nil
+		})
+}
+
+// serviceCIDRPrinter prints NAME CIDRS AGE.
+func serviceCIDRPrinter() printer {
+	return typedPrinter(networkingv1.SchemeGroupVersion.WithKind("ServiceCIDR"), func() *networkingv1.ServiceCIDR { return &networkingv1.ServiceCIDR{} },
+		func() []metav1.TableColumnDefinition {
+			return []metav1.TableColumnDefinition{
+				nameColumn(),
+				{Name: "CIDRs", Type: "string", Description: networkingv1.ServiceCIDRSpec{}.SwaggerDoc()["cidrs"]},
+				ageColumn(),
+			}
+		},
+		func(c *networkingv1.ServiceCIDR, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
+			return []interface{}{c.Name, strings.Join(c.Spec.CIDRs, ","), since(c.CreationTimestamp, now)}, nil
+		})
+}
+
+// ipAddressPrinter prints NAME PARENTREF AGE; the reference reads
+// <resource>[.<group>]/[<namespace>/]<name>.
+func ipAddressPrinter() printer {
+	return typedPrinter(networkingv1.SchemeGroupVersion.WithKind("IPAddress"), func() *networkingv1.IPAddress { return &networkingv1.IPAddress{} },
+		func() []metav1.TableColumnDefinition {
+			return []metav1.TableColumnDefinition{
+				nameColumn(),
+				{Name: "ParentRef", Type: "string", Description: networkingv1.IPAddressSpec{}.SwaggerDoc()["parentRef"]},
+				ageColumn(),
+			}
+		},
+		func(a *networkingv1.IPAddress, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
+			ref := "<none>"
+			if r := a.Spec.ParentRef; r != nil {
+				ref = strings.ToLower(schema.GroupResource{Group: r.Group, Resource: r.Resource}.String())
+				if r.Namespace != "" {
+					ref += "/" + r.Namespace
+				}
+				ref += "/" + r.Name
+			}
+			return []interface{}{a.Name, ref, since(a.CreationTimestamp, now)}, nil
+		})
+}

@@ -1,0 +1,119 @@
+package validation
+
+import (
+	"fmt"
+	"testing"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/randfill"
+)
+
+// kindsC are the resource.k8s.io kinds, ServiceCIDRs and IPAddresses.
+func kindsC() []runtime.Object {
+	return []runtime.Object{
+		&resourcev1.DeviceClass{}, &resourcev1.ResourceClaim{}, &resourcev1.ResourceClaimTemplate{}, &resourcev1.ResourceSlice{},
+		&networkingv1.ServiceCIDR{}, &networkingv1.IPAddress{},
+	}
+}
+
+func TestKindsCRandomObjectsNeverPanic(t *testing.T) {
+	for _, k := range kindsC() {
+		for seed := int64(0); seed < 60; seed++ {
+			obj := k.DeepCopyObject()
+			randfill.NewWithSeed(seed).NilChance(0.3).NumElements(0, 3).MaxDepth(12).Funcs(
+				func(q *resource.Quantity, c randfill.Continue) {
+					*q = *resource.NewMilliQuantity(c.Int63n(1<<40)-(1<<20), resource.DecimalSI)
+				},
+				func(r *runtime.RawExtension, c randfill.Continue) {
+					if c.Bool() {
+						r.Raw = []byte(`{"a":1}`)
+					}
+				},
+			).Fill(obj)
+			exercise(t, obj, fmt.Sprintf("seed %d", seed))
+		}
+	}
+}
+
+func TestKindsCEmptyObjectsAreInvalid(t *testing.T) {
+	for _, k := range kindsC() {
+		if errs := Validate(k.DeepCopyObject()); len(errs) == 0 {
+			t.Errorf("%T: an empty object validates", k)
+		}
+	}
+}
+
+// TestKindsCTexts checks upstream's wording of the main field errors.
+func TestKindsCTexts(t *testing.T) {
+	om := metav1.ObjectMeta{Name: "x", Namespace: "ns"}
+	cluster := metav1.ObjectMeta{Name: "x"}
+	req := func(e *resourcev1.ExactDeviceRequest, subs ...resourcev1.DeviceSubRequest) *resourcev1.ResourceClaim {
+		return &resourcev1.ResourceClaim{ObjectMeta: om, Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
+			Requests: []resourcev1.DeviceRequest{{Name: "r", Exactly: e, FirstAvailable: subs}}}}}
+	}
+	node := "n"
+	slice := func(mut func(*resourcev1.ResourceSliceSpec)) *resourcev1.ResourceSlice {
+		s := &resourcev1.ResourceSlice{ObjectMeta: cluster, Spec: resourcev1.ResourceSliceSpec{Driver: "d.example.com", NodeName: &node,
+			Pool: resourcev1.ResourcePool{Name: "p", ResourceSliceCount: 1}}}
+		mut(&s.Spec)
+		return s
+	}
+	tests := []struct {
+		name string
+		obj  runtime.Object
+		want string
+	}{
+		{"no request kind", req(nil), "spec.devices.requests[0]: Required value: exactly one of `exactly` or `firstAvailable` is required"},
+		{"both request kinds", req(&resourcev1.ExactDeviceRequest{DeviceClassName: "c", AllocationMode: "ExactCount", Count: 1}, resourcev1.DeviceSubRequest{Name: "s", DeviceClassName: "c", AllocationMode: "ExactCount", Count: 1}),
+			"spec.devices.requests[0]: Invalid value: null: exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"},
+		{"unknown mode", req(&resourcev1.ExactDeviceRequest{DeviceClassName: "c", AllocationMode: "Some"}),
+			`spec.devices.requests[0].exactly.allocationMode: Unsupported value: "Some": supported values: "All", "ExactCount"`},
+		{"zero count", req(&resourcev1.ExactDeviceRequest{DeviceClassName: "c", AllocationMode: "ExactCount"}),
+			"spec.devices.requests[0].exactly.count: Invalid value: 0: must be greater than zero"},
+		{"sub-request without class", req(nil, resourcev1.DeviceSubRequest{Name: "s", AllocationMode: "ExactCount", Count: 1}),
+			"spec.devices.requests[0].firstAvailable[0].deviceClassName: Required value"},
+		{"slice without pool name", slice(func(s *resourcev1.ResourceSliceSpec) { s.Pool.Name = "" }), "spec.pool.name: Required value"},
+		{"slice with zero slice count", slice(func(s *resourcev1.ResourceSliceSpec) { s.Pool.ResourceSliceCount = 0 }),
+			"spec.pool.resourceSliceCount: Invalid value: 0: must be greater than zero"},
+		{"slice with two node choices", slice(func(s *resourcev1.ResourceSliceSpec) { s.AllNodes = new(bool); *s.AllNodes = true }),
+			"spec: Invalid value: \"{`nodeName`, `allNodes`}\": exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, but multiple fields are set"},
+		{"three cidrs", &networkingv1.ServiceCIDR{ObjectMeta: cluster, Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.0.0.0/24", "10.1.0.0/24", "10.2.0.0/24"}}},
+			`spec.cidrs: Invalid value: {"cidrs":["10.0.0.0/24","10.1.0.0/24","10.2.0.0/24"]}: may only hold up to 2 values`},
+		{"two cidrs of one family", &networkingv1.ServiceCIDR{ObjectMeta: cluster, Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.0.0.0/24", "10.1.0.0/24"}}},
+			`spec.cidrs: Invalid value: {"cidrs":["10.0.0.0/24","10.1.0.0/24"]}: may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64`},
+		{"non-canonical ip name", &networkingv1.IPAddress{ObjectMeta: metav1.ObjectMeta{Name: "2001:db8::0"}, Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Name: "s"}}},
+			`metadata.name: Invalid value: "2001:db8::0": must be a canonical format IP address`},
+		{"parent without resource", &networkingv1.IPAddress{ObjectMeta: metav1.ObjectMeta{Name: "10.0.0.1"}, Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Name: "s"}}},
+			"spec.parentRef.resource: Required value"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := Validate(tc.obj)
+			if len(errs) != 1 || errs[0].Error() != tc.want {
+				t.Errorf("errors = %v\nwant   %s", errs, tc.want)
+			}
+		})
+	}
+}
+
+func TestResourceClaimStatusUpdate(t *testing.T) {
+	node := "n"
+	old := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns", ResourceVersion: "1"},
+		Status: resourcev1.ResourceClaimStatus{Allocation: &resourcev1.AllocationResult{}}}
+	changed := old.DeepCopy()
+	changed.Status.Allocation.NodeSelector = nil
+	changed.Status.Allocation.Devices.Results = []resourcev1.DeviceRequestAllocationResult{{Request: "r", Driver: "d.example.com", Pool: "p", Device: node}}
+	if errs := ValidateUpdate(changed, old); len(errs) != 1 || errs[0].Type != "FieldValueInvalid" || errs[0].Field != "status.allocation" || errs[0].Detail != "field is immutable" {
+		t.Errorf("allocation change: %v", errs)
+	}
+	reserved := old.DeepCopy()
+	reserved.Status.ReservedFor = []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: "p", UID: "u"}, {Resource: "pods", Name: "q", UID: "u"}, {}}
+	want := `[status.reservedFor[1]: Duplicate value: "u" status.reservedFor[2].resource: Required value status.reservedFor[2].name: Required value status.reservedFor[2].uid: Required value]`
+	if errs := ValidateUpdate(reserved, old); fmt.Sprint(errs) != want {
+		t.Errorf("reservedFor:\n got %v\nwant %s", errs, want)
+	}
+}
