@@ -86,53 +86,8 @@ func (s *Server) groups() []metav1.APIGroup {
 }
 
 // groupPriority is the GroupPriorityMinimum kube-apiserver's aggregator gives a group's
-// APIService (cmd/kube-apiserver's apiVersionPriorities of v1.37); groups it does not list,
-// custom resource groups among them, have the 1000 of a CRD's APIService.
-func groupPriority(group string) int {
-	switch group {
-	case "events.k8s.io":
-		return 17750
-	case "apps":
-		return 17800
-	case "authentication.k8s.io":
-		return 17700
-	case "authorization.k8s.io":
-		return 17600
-	case "autoscaling":
-		return 17500
-	case "batch":
-		return 17400
-	case "certificates.k8s.io":
-		return 17300
-	case "networking.k8s.io":
-		return 17200
-	case "policy":
-		return 17100
-	case "rbac.authorization.k8s.io":
-		return 17000
-	case "storage.k8s.io":
-		return 16800
-	case "apiextensions.k8s.io", "admissionregistration.k8s.io":
-		return 16700
-	case "scheduling.k8s.io":
-		return 16600
-	case "coordination.k8s.io":
-		return 16500
-	case "node.k8s.io":
-		return 16300
-	case "discovery.k8s.io", "resource.k8s.io":
-		return 16200
-	case "flowcontrol.apiserver.k8s.io":
-		return 16100
-	case "internal.apiserver.k8s.io":
-		return 16000
-	case "storagemigration.k8s.io":
-		return 15800
-	case "lifecycle.k8s.io":
-		return 15700
-	}
-	return 1000
-}
+// APIService (registry.GroupPriority).
+func groupPriority(group string) int { return int(registry.GroupPriority(group)) }
 
 // sortGroups orders API groups as kube-apiserver lists them under /apis: by priority,
 // highest first, then by name. Clients resolve a resource name served by several groups

@@ -26,39 +26,6 @@ const (
 	allKey             = "all"
 )
 
-// priority is an APIService's group and version priority.
-type priority struct{ group, version int32 }
-
-// priorities are kube-apiserver's apiVersionPriorities (v1.37) for the groups a server of
-// that version serves.
-func priorities() map[schema.GroupVersion]priority {
-	gv := func(g, v string) schema.GroupVersion { return schema.GroupVersion{Group: g, Version: v} }
-	return map[schema.GroupVersion]priority{
-		gv("", "v1"):                             {18000, 1},
-		gv("events.k8s.io", "v1"):                {17750, 15},
-		gv("authentication.k8s.io", "v1"):        {17700, 15},
-		gv("authorization.k8s.io", "v1"):         {17600, 15},
-		gv("certificates.k8s.io", "v1"):          {17300, 15},
-		gv("rbac.authorization.k8s.io", "v1"):    {17000, 15},
-		gv("apiextensions.k8s.io", "v1"):         {16700, 15},
-		gv("admissionregistration.k8s.io", "v1"): {16700, 15},
-		gv("coordination.k8s.io", "v1"):          {16500, 15},
-		gv("discovery.k8s.io", "v1"):             {16200, 15},
-		gv("flowcontrol.apiserver.k8s.io", "v1"): {16100, 21},
-		gv("storagemigration.k8s.io", "v1"):      {15800, 15},
-		gv("apps", "v1"):                         {17800, 15},
-		gv("autoscaling", "v1"):                  {17500, 15},
-		gv("autoscaling", "v2"):                  {17500, 30},
-		gv("batch", "v1"):                        {17400, 15},
-		gv("networking.k8s.io", "v1"):            {17200, 15},
-		gv("policy", "v1"):                       {17100, 15},
-		gv("storage.k8s.io", "v1"):               {16800, 15},
-		gv("scheduling.k8s.io", "v1"):            {16600, 15},
-		gv("node.k8s.io", "v1"):                  {16300, 15},
-		gv("resource.k8s.io", "v1"):              {16200, 21},
-	}
-}
-
 // Controller keeps one local APIService per served group-version.
 type Controller struct {
 	store *registry.Store
@@ -95,8 +62,7 @@ func (c *Controller) Start(ctx context.Context) error {
 // Desired returns the APIServices quotad should have, by name.
 func (c *Controller) Desired(ctx context.Context) (map[string]*apiregistrationv1.APIService, error) {
 	want := map[string]*apiregistrationv1.APIService{}
-	prio := priorities()
-	add := func(gv schema.GroupVersion, p priority, managed string) {
+	add := func(gv schema.GroupVersion, group, version int32, managed string) {
 		if gv.Group == apiregistrationv1.GroupName {
 			return
 		}
@@ -106,14 +72,14 @@ func (c *Controller) Desired(ctx context.Context) (map[string]*apiregistrationv1
 		}
 		want[name] = &apiregistrationv1.APIService{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{managedLabel: managed}},
-			Spec:       apiregistrationv1.APIServiceSpec{Group: gv.Group, Version: gv.Version, GroupPriorityMinimum: p.group, VersionPriority: p.version},
+			Spec:       apiregistrationv1.APIServiceSpec{Group: gv.Group, Version: gv.Version, GroupPriorityMinimum: group, VersionPriority: version},
 		}
 	}
 	builtins := append(registry.Builtins(), registry.Reviews()...)
 	for _, r := range builtins {
 		gv := r.GVR.GroupVersion()
-		if p, ok := prio[gv]; ok {
-			add(gv, p, manageOnStart)
+		if group, version, ok := registry.APIPriority(gv); ok {
+			add(gv, group, version, manageOnStart)
 		}
 	}
 	objs, _, err := c.store.ListObjects(ctx, c.crds(), "")
@@ -127,7 +93,7 @@ func (c *Controller) Desired(ctx context.Context) (map[string]*apiregistrationv1
 		}
 		for _, v := range crd.Spec.Versions {
 			if v.Served {
-				add(schema.GroupVersion{Group: crd.Spec.Group, Version: v.Name}, priority{1000, 100}, manageContinuously)
+				add(schema.GroupVersion{Group: crd.Spec.Group, Version: v.Name}, 1000, 100, manageContinuously)
 			}
 		}
 	}
