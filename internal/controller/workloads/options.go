@@ -124,7 +124,9 @@ func isQuotaRefusal(err error) bool {
 // retryErr is the error a sync returns for err: a quota refusal, already reported as a
 // FailedCreate Event (and a condition), is expected, so it is retried but logged at Debug.
 func retryErr(err error) error {
-	if isQuotaRefusal(err) {
+	// A quota refusal, and a write that raced another writer or a delete (retried on the
+	// next sync, as upstream's controllers do, logging at -v=2): no warning.
+	if isQuotaRefusal(err) || apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		return controller.Expected(err)
 	}
 	return err
