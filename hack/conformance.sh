@@ -20,9 +20,10 @@ mkdir -p "$work" "$out"
 FOCUS=${FOCUS:-'\[sig-api-machinery\].*\[Conformance\]'}
 # Specs that need what quotad does not run: a kubelet running pods (webhook servers, the
 # sample API server behind the aggregator, conversion webhooks, a pod that must run).
-# The PodTemplate-based specs (API chunking, Table chunks) are skipped while quotad serves no
-# podtemplates: their Failf runs in a goroutine, which kills the whole e2e process.
-SKIP=${SKIP:-'AdmissionWebhook|CustomResourceConversionWebhook|Aggregator|sample API Server|CustomResourceFieldSelectors|OrderedNamespaceDeletion|all pods are removed when a namespace is deleted'}
+# The admission policy specs that need CEL evaluated (quotad stores ValidatingAdmissionPolicies
+# and MutatingAdmissionPolicies but does not enforce them) are skipped too: each waits about half
+# an hour for the policy to act before it fails. docs/conformance.md lists them as failures.
+SKIP=${SKIP:-'AdmissionWebhook|CustomResourceConversionWebhook|Aggregator|sample API Server|CustomResourceFieldSelectors|OrderedNamespaceDeletion|all pods are removed when a namespace is deleted|should validate against a Deployment|should allow expressions to refer variables|should mutate a Deployment'}
 
 # 1. e2e.test
 e2e=${E2E_TEST:-$work/e2e.test}

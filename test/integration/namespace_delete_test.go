@@ -2,6 +2,7 @@ package integration
 
 import (
 	"io"
+	resourcev1 "k8s.io/api/resource/v1"
 	"net/http"
 	"os/exec"
 	"sort"
@@ -76,11 +77,14 @@ func namespaceFixtures(hard corev1.ResourceList) map[string]runtime.Object {
 		"rolebindings.rbac.authorization.k8s.io": &rbacv1.RoleBinding{ObjectMeta: meta("rb"),
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "role"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"}}},
-		"endpoints.":                           &corev1.Endpoints{ObjectMeta: meta("ep")},
-		"endpointslices.discovery.k8s.io":      &discoveryv1.EndpointSlice{ObjectMeta: meta("es"), AddressType: discoveryv1.AddressTypeIPv4},
-		"poddisruptionbudgets.policy":          &policyv1.PodDisruptionBudget{ObjectMeta: meta("pdb"), Spec: policyv1.PodDisruptionBudgetSpec{Selector: sel}},
-		"csistoragecapacities.storage.k8s.io":  &storagev1.CSIStorageCapacity{ObjectMeta: meta("cap"), StorageClassName: "fast"},
-		"podtemplates.":                        &corev1.PodTemplate{ObjectMeta: meta("pt"), Template: podTemplate("pt")},
+		"endpoints.":                          &corev1.Endpoints{ObjectMeta: meta("ep")},
+		"endpointslices.discovery.k8s.io":     &discoveryv1.EndpointSlice{ObjectMeta: meta("es"), AddressType: discoveryv1.AddressTypeIPv4},
+		"poddisruptionbudgets.policy":         &policyv1.PodDisruptionBudget{ObjectMeta: meta("pdb"), Spec: policyv1.PodDisruptionBudgetSpec{Selector: sel}},
+		"csistoragecapacities.storage.k8s.io": &storagev1.CSIStorageCapacity{ObjectMeta: meta("cap"), StorageClassName: "fast"},
+		"podtemplates.":                       &corev1.PodTemplate{ObjectMeta: meta("pt"), Template: podTemplate("pt")},
+		"resourceclaims.resource.k8s.io":      exactClaim("claim", "gpu", 1),
+		"resourceclaimtemplates.resource.k8s.io": &resourcev1.ResourceClaimTemplate{ObjectMeta: meta("claim-tpl"), Spec: resourcev1.ResourceClaimTemplateSpec{
+			Spec: exactClaim("tpl", "gpu", 1).Spec}},
 		"leases.coordination.k8s.io":           &coordinationv1.Lease{ObjectMeta: meta("lease")},
 		"networkpolicies.networking.k8s.io":    &networkingv1.NetworkPolicy{ObjectMeta: meta("np")},
 		"ingresses.networking.k8s.io":          webIngress("ing"),
