@@ -131,13 +131,13 @@ func (c *Controller) publish(ctx context.Context, ns string) error {
 	if err != nil {
 		return err
 	}
-	if cm.Data["ca.crt"] != want["ca.crt"] || len(cm.Data) != 1 {
+	if bundle := caBundle(cm.Data["ca.crt"], c.caPEM, c.clock.Now()); cm.Data["ca.crt"] != bundle || len(cm.Data) != 1 {
 		_, err := c.store.Update(ctx, c.res("configmaps"), ns, RootCAConfigMap, "", func(o runtime.Object) (runtime.Object, error) {
 			cm, err := controller.As[*corev1.ConfigMap](o)
 			if err != nil {
 				return nil, err
 			}
-			cm.Data = want
+			cm.Data = map[string]string{"ca.crt": caBundle(cm.Data["ca.crt"], c.caPEM, c.clock.Now())}
 			return cm, nil
 		}, registry.WriteOptions{})
 		if err != nil && !ignorable(err) {
