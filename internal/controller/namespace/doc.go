@@ -1,6 +1,7 @@
 // Package namespace is quotad's namespace controller. For every active namespace it keeps a
 // `default` ServiceAccount and a `kube-root-ca.crt` ConfigMap holding the cluster CA, as
-// upstream's controllers do. For a Terminating namespace it deletes everything inside,
+// upstream's controllers do (a bundle: replicas with CAs of their own each add theirs and
+// keep the others' valid CA certificates, see caBundle). For a Terminating namespace it deletes everything inside,
 // custom resources included (through the registry, so quotas are credited at once), reports
 // upstream's deletion conditions in status.conditions (NamespaceDeletionDiscoveryFailure,
 // NamespaceDeletionGroupVersionParsingFailure, NamespaceDeletionContentFailure,
