@@ -160,6 +160,12 @@ func (s *Store) markDeleting(ctx context.Context, res *Resource, ns, name string
 	}
 	if !wopts.DryRun {
 		m.SetResourceVersion(strconv.FormatInt(newRev, 10))
+		// This replica's caches learn of it before the client does: a create in a
+		// namespace whose deletion was answered is refused at once, not once the watch
+		// delivers the Terminating phase.
+		if s.cfg.AfterCommit != nil {
+			s.cfg.AfterCommit(res, obj, false)
+		}
 	}
 	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
 	return &DeleteResult{Object: obj}, nil
