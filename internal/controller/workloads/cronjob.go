@@ -47,28 +47,15 @@ func (c *CronJob) Start(ctx context.Context) error {
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 30*time.Second),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "cronjob", Clock: c.opts.Clock},
 	)
-	cat := c.store.Catalogue()
-	owners, jobs := c.starved.enqueueOwners(q, cronJobKind)
-	go c.loop.Watch(ctx, cat.Get(cronJobGVR), owners)
-	go c.loop.Watch(ctx, cat.Get(jobGVR), jobs)
-	go c.starved.retryOnQuotaChange(ctx, c.loop, c.store, q)
-	c.loop.Process(ctx, q, c.opts.Workers, c.sync)
+	c.owned(ctx, q, cronJobKind, cronJobGVR, jobGVR, nil, c.sync)
 	return nil
 }
 
 func (c *CronJob) sync(ctx context.Context, key string) (time.Duration, error) {
 	ns, name := splitKey(key)
 	cat := c.store.Catalogue()
-	obj, err := c.store.Get(ctx, cat.Get(cronJobGVR), ns, name)
-	if apierrors.IsNotFound(err) {
-		c.starved.set(key, false)
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	cj, err := controller.As[*batchv1.CronJob](obj)
-	if err != nil {
+	cj, found, err := ownerOf[*batchv1.CronJob](ctx, &c.base, cronJobGVR, key)
+	if !found {
 		return 0, err
 	}
 	orig := cj.Status.DeepCopy()

@@ -60,9 +60,15 @@ func NewDaemonSet(store *registry.Store, log *slog.Logger, opts Options) *Daemon
 // Start runs the controller until ctx ends.
 func (c *DaemonSet) Start(ctx context.Context) error {
 	q := controller.NewQueue("daemonset")
-	cat := c.store.Catalogue()
-	owners, pods := c.starved.enqueueOwners(q, daemonSetKind)
-	go c.loop.Watch(ctx, cat.Get(daemonSetGVR), func(obj runtime.Object, deleted bool) {
+	// Every DaemonSet is synced again when a Node changes.
+	go c.loop.Watch(ctx, c.store.Catalogue().Get(nodeGVR), func(runtime.Object, bool) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for k := range c.keys {
+			q.Add(k)
+		}
+	})
+	c.owned(ctx, q, daemonSetKind, daemonSetGVR, podGVR, func(obj runtime.Object, deleted bool) {
 		if m, err := controller.Meta(obj); err == nil {
 			c.mu.Lock()
 			if deleted {
@@ -72,18 +78,7 @@ func (c *DaemonSet) Start(ctx context.Context) error {
 			}
 			c.mu.Unlock()
 		}
-		owners(obj, deleted)
-	})
-	go c.loop.Watch(ctx, cat.Get(podGVR), pods)
-	go c.loop.Watch(ctx, cat.Get(nodeGVR), func(runtime.Object, bool) {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for k := range c.keys {
-			q.Add(k)
-		}
-	})
-	go c.starved.retryOnQuotaChange(ctx, c.loop, c.store, q)
-	c.loop.Process(ctx, q, c.opts.Workers, c.sync)
+	}, c.sync)
 	return nil
 }
 
@@ -282,17 +277,8 @@ func isDaemonPodUpdated(p *corev1.Pod, hash string, generation *int64) bool {
 
 // sync is upstream's syncDaemonSet.
 func (c *DaemonSet) sync(ctx context.Context, key string) (time.Duration, error) {
-	ns, name := splitKey(key)
-	obj, err := c.store.Get(ctx, c.store.Catalogue().Get(daemonSetGVR), ns, name)
-	if apierrors.IsNotFound(err) {
-		c.starved.set(key, false)
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	ds, err := controller.As[*appsv1.DaemonSet](obj)
-	if err != nil {
+	ds, found, err := ownerOf[*appsv1.DaemonSet](ctx, &c.base, daemonSetGVR, key)
+	if !found {
 		return 0, err
 	}
 	ds = ds.DeepCopy()

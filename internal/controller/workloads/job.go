@@ -47,13 +47,7 @@ func NewJob(store *registry.Store, log *slog.Logger, opts Options) *Job {
 
 // Start runs the controller until ctx ends.
 func (c *Job) Start(ctx context.Context) error {
-	q := controller.NewQueue("job")
-	cat := c.store.Catalogue()
-	owners, pods := c.starved.enqueueOwners(q, jobKind)
-	go c.loop.Watch(ctx, cat.Get(jobGVR), owners)
-	go c.loop.Watch(ctx, cat.Get(podGVR), pods)
-	go c.starved.retryOnQuotaChange(ctx, c.loop, c.store, q)
-	c.loop.Process(ctx, q, c.opts.Workers, c.sync)
+	c.owned(ctx, controller.NewQueue("job"), jobKind, jobGVR, podGVR, nil, c.sync)
 	return nil
 }
 
@@ -86,16 +80,8 @@ func completionIndex(p *corev1.Pod) int {
 // pods that exist and never go down.
 func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 	ns, name := splitKey(key)
-	obj, err := c.store.Get(ctx, c.store.Catalogue().Get(jobGVR), ns, name)
-	if apierrors.IsNotFound(err) {
-		c.starved.set(key, false)
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	job, err := controller.As[*batchv1.Job](obj)
-	if err != nil {
+	job, found, err := ownerOf[*batchv1.Job](ctx, &c.base, jobGVR, key)
+	if !found {
 		return 0, err
 	}
 	if jobFinished(job) {

@@ -169,3 +169,38 @@ func (s *starved) enqueueOwners(q workqueue.TypedRateLimitingInterface[string], 
 	}
 	return owners, dependents
 }
+
+// owned runs a controller of kind (its objects at gvr) whose objects own children (at
+// childGVR): both are watched (ownerHook, when set, sees each owner event first), owners
+// held at a quota are retried when quotas change, and q's keys are synced until ctx ends.
+func (b *base) owned(ctx context.Context, q workqueue.TypedRateLimitingInterface[string], kind schema.GroupVersionKind, gvr, childGVR schema.GroupVersionResource, ownerHook controller.Handler, sync controller.SyncFunc) {
+	cat := b.store.Catalogue()
+	owners, children := b.starved.enqueueOwners(q, kind)
+	if ownerHook != nil {
+		enqueue := owners
+		owners = func(obj runtime.Object, deleted bool) {
+			ownerHook(obj, deleted)
+			enqueue(obj, deleted)
+		}
+	}
+	go b.loop.Watch(ctx, cat.Get(gvr), owners)
+	go b.loop.Watch(ctx, cat.Get(childGVR), children)
+	go b.starved.retryOnQuotaChange(ctx, b.loop, b.store, q)
+	b.loop.Process(ctx, q, b.opts.Workers, sync)
+}
+
+// ownerOf reads the object a sync's key names, at the latest revision, as T; found is
+// false (and the key no longer held at a quota) when it is gone.
+func ownerOf[T runtime.Object](ctx context.Context, b *base, gvr schema.GroupVersionResource, key string) (obj T, found bool, err error) {
+	ns, name := splitKey(key)
+	o, err := b.store.Get(ctx, b.store.Catalogue().Get(gvr), ns, name)
+	if apierrors.IsNotFound(err) {
+		b.starved.set(key, false)
+		return obj, false, nil
+	}
+	if err != nil {
+		return obj, false, err
+	}
+	obj, err = controller.As[T](o)
+	return obj, err == nil, err
+}

@@ -52,13 +52,7 @@ func NewStatefulSet(store *registry.Store, log *slog.Logger, opts Options) *Stat
 
 // Start runs the controller until ctx ends.
 func (c *StatefulSet) Start(ctx context.Context) error {
-	q := controller.NewQueue("statefulset")
-	cat := c.store.Catalogue()
-	owners, pods := c.starved.enqueueOwners(q, statefulSetKind)
-	go c.loop.Watch(ctx, cat.Get(statefulSetGVR), owners)
-	go c.loop.Watch(ctx, cat.Get(podGVR), pods)
-	go c.starved.retryOnQuotaChange(ctx, c.loop, c.store, q)
-	c.loop.Process(ctx, q, c.opts.Workers, c.sync)
+	c.owned(ctx, controller.NewQueue("statefulset"), statefulSetKind, statefulSetGVR, podGVR, nil, c.sync)
 	return nil
 }
 
@@ -118,18 +112,10 @@ type stsSync struct {
 
 // sync is upstream's syncStatefulSet / updateStatefulSet.
 func (c *StatefulSet) sync(ctx context.Context, key string) (time.Duration, error) {
-	ns, name := splitKey(key)
+	ns, _ := splitKey(key)
 	// 1. The set, read at the latest revision.
-	obj, err := c.store.Get(ctx, c.store.Catalogue().Get(statefulSetGVR), ns, name)
-	if apierrors.IsNotFound(err) {
-		c.starved.set(key, false)
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	set, err := controller.As[*appsv1.StatefulSet](obj)
-	if err != nil {
+	set, found, err := ownerOf[*appsv1.StatefulSet](ctx, &c.base, statefulSetGVR, key)
+	if !found {
 		return 0, err
 	}
 	set = set.DeepCopy()
