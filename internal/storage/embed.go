@@ -204,6 +204,12 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 	for _, l := range e.Clients {
 		endpoints = append(endpoints, "https://"+l.Addr().String())
 	}
+	if err := writeEndpoints(dir, endpoints); err != nil {
+		stopping.Store(true)
+		e.Close()
+		lock.Close()
+		return nil, fmt.Errorf("embedded etcd: recording endpoints: %w", err)
+	}
 	loopCtx, stop := context.WithCancel(context.Background())
 	emb := &Embedded{
 		etcd:       e,

@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -112,5 +113,32 @@ func TestEmbeddedEndpoints(t *testing.T) {
 func TestConnectExternalNoEndpoints(t *testing.T) {
 	if _, err := storage.ConnectExternal(t.Context(), nil, nil, nil); err == nil {
 		t.Fatal("ConnectExternal without endpoints succeeded")
+	}
+}
+
+// TestConnectLocal: a second client reaches a running embedded etcd through the data
+// dir alone (the recorded endpoints and the client certificate in etcd-pki).
+func TestConnectLocal(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	e, err := storage.StartEmbedded(ctx, dir, nil, storage.WithUnsafeNoFsync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.Client().Put(ctx, "/registry/probe", "v"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := storage.ConnectLocal(ctx, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got, err := c.Get(ctx, "/registry/probe")
+	if err != nil || len(got.Kvs) != 1 || string(got.Kvs[0].Value) != "v" {
+		t.Fatalf("get through ConnectLocal: %v %v", got, err)
+	}
+	if _, err := storage.ConnectLocal(ctx, t.TempDir(), nil); err == nil {
+		t.Fatal("ConnectLocal on a data dir where no etcd ran: want an error")
 	}
 }
