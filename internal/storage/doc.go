@@ -1,6 +1,7 @@
 // Package storage owns quotad's persistence: a small key/value interface over etcd v3
 // (get, list, watch and one guarded transaction), its etcd implementation, the embedded
-// single-member etcd, and a conformance suite every implementation must pass.
+// etcd (a single member, or a member of a cluster others join: cluster.go), and a
+// conformance suite every implementation must pass.
 //
 // Invariants:
 //   - Every value is the JSON of one API object; every key follows kube-apiserver's layout
@@ -10,6 +11,10 @@
 //     or nothing changes and ErrConflict is returned.
 //   - Errors are typed (ErrNotFound, ErrConflict, ErrCompacted, ErrTooLarge); callers use errors.Is.
 //   - The embedded etcd is reachable only in process and by clients presenting the client
-//     certificate in its data dir's etcd-pki (signed by a CA whose key is discarded); its
-//     directories are 0700 and its keys 0600.
+//     certificate in its data dir's etcd-pki; its directories are 0700 and its keys 0600. A
+//     single member's CA key is discarded and it has no peer listener. A cluster member
+//     keeps the CA key (shared by all members, to sign a member's own certificates), and
+//     its peer listener requires a certificate of that CA too.
+//   - A cluster member serves quotad only as a voting member: a joiner is added as a
+//     learner, and StartEmbedded returns once the leader has promoted it.
 package storage

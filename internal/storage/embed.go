@@ -68,9 +68,14 @@ type Embedded struct {
 	// stopping demotes etcd's log lines to debug during Close.
 	stopping *atomic.Bool
 
-	defrag     defragPolicy
-	stopDefrag context.CancelFunc
-	defragDone chan struct{}
+	// dir is the data dir; cluster is set in cluster mode.
+	dir     string
+	cluster *ClusterConfig
+
+	defrag      defragPolicy
+	stopDefrag  context.CancelFunc
+	defragDone  chan struct{}
+	promoteDone chan struct{}
 
 	closeOnce sync.Once
 }
@@ -85,6 +90,7 @@ type embeddedConfig struct {
 	defragInterval    time.Duration
 	unsafeNoFsync     bool
 	quotaBackendBytes int64
+	cluster           *ClusterConfig
 }
 
 // WithEtcdLogLevel sets the lowest level of etcd's own log lines passed to the logger
@@ -161,20 +167,39 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 		return nil, fmt.Errorf("embedded etcd: data dir %s is in use: %w", dir, err)
 	}
 
-	// 2. The certificates of the client listener.
-	pki, err := loadOrCreatePKI(dir, time.Now())
+	// 2. The certificates of the listeners.
+	var pki embeddedPKI
+	if conf.cluster != nil {
+		if err = conf.cluster.check(); err == nil {
+			pki, err = loadOrCreateClusterPKI(dir, []string{conf.cluster.AdvertiseHost}, time.Now())
+		}
+	} else {
+		pki, err = loadOrCreatePKI(dir, time.Now())
+	}
 	if err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("embedded etcd: certificates: %w", err)
 	}
 
-	// 3. Start etcd on a free loopback port, retrying when it is taken in between.
+	// 3. Start etcd: a single member on a free loopback port, retrying when it is taken in
+	// between; a cluster member on its configured ports.
 	stopping := new(atomic.Bool)
+	zl := newZapLogger(logger, conf.logLevel, stopping)
 	var e *embed.Etcd
-	for attempt := 1; ; attempt++ {
+	if conf.cluster != nil {
+		var m etcdMember
+		if m, err = clusterMember(dataDir, pki, *conf.cluster); err == nil {
+			e, err = startEtcd(dataDir, m, zl, conf)
+		}
+		if err != nil {
+			lock.Close()
+			return nil, fmt.Errorf("embedded etcd: start in %s: %w", dataDir, err)
+		}
+	}
+	for attempt := 1; e == nil; attempt++ {
 		var ports []int
 		if ports, err = freeLoopbackPorts(1); err == nil {
-			e, err = startEtcd(dataDir, pki.server, newZapLogger(logger, conf.logLevel, stopping), conf, ports[0])
+			e, err = startEtcd(dataDir, singleMember(dataDir, pki, ports[0]), zl, conf)
 		}
 		if err == nil {
 			break
@@ -185,19 +210,27 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 		}
 	}
 
-	// 4. Wait until it serves.
+	// 4. Wait until it serves; a cluster member then also until its peer URL is the
+	// configured one and it votes (a joiner starts as a learner).
+	fail := func(err error) (*Embedded, error) {
+		stopping.Store(true)
+		e.Close()
+		lock.Close()
+		return nil, err
+	}
 	select {
 	case <-e.Server.ReadyNotify():
 	case err := <-e.Err():
-		stopping.Store(true)
-		e.Close()
-		lock.Close()
-		return nil, fmt.Errorf("embedded etcd: %w", err)
+		return fail(fmt.Errorf("embedded etcd: %w", err))
 	case <-ctx.Done():
-		stopping.Store(true)
-		e.Close()
-		lock.Close()
-		return nil, fmt.Errorf("embedded etcd: waiting to serve: %w", ctx.Err())
+		return fail(fmt.Errorf("embedded etcd: waiting to serve: %w", ctx.Err()))
+	}
+	client := v3client.New(e.Server)
+	if conf.cluster != nil {
+		if err := settleMember(ctx, e, client, *conf.cluster, logger); err != nil {
+			_ = client.Close()
+			return fail(fmt.Errorf("embedded etcd: %w", err))
+		}
 	}
 
 	endpoints := make([]string, 0, len(e.Clients))
@@ -205,26 +238,28 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 		endpoints = append(endpoints, "https://"+l.Addr().String())
 	}
 	if err := writeEndpoints(dir, endpoints); err != nil {
-		stopping.Store(true)
-		e.Close()
-		lock.Close()
-		return nil, fmt.Errorf("embedded etcd: recording endpoints: %w", err)
+		_ = client.Close()
+		return fail(fmt.Errorf("embedded etcd: recording endpoints: %w", err))
 	}
 	loopCtx, stop := context.WithCancel(context.Background())
 	emb := &Embedded{
-		etcd:       e,
-		client:     v3client.New(e.Server),
-		logger:     logger,
-		endpoints:  endpoints,
-		pki:        pki,
-		lock:       lock,
-		quota:      conf.quotaBackendBytes,
-		stopping:   stopping,
-		defrag:     defragPolicy{minFree: DefragMinFreeBytes, minFraction: DefragMinFreeFraction},
-		stopDefrag: stop,
-		defragDone: make(chan struct{}),
+		etcd:        e,
+		client:      client,
+		dir:         dir,
+		cluster:     conf.cluster,
+		logger:      logger,
+		endpoints:   endpoints,
+		pki:         pki,
+		lock:        lock,
+		quota:       conf.quotaBackendBytes,
+		stopping:    stopping,
+		defrag:      defragPolicy{minFree: DefragMinFreeBytes, minFraction: DefragMinFreeFraction},
+		stopDefrag:  stop,
+		defragDone:  make(chan struct{}),
+		promoteDone: make(chan struct{}),
 	}
 	go emb.defragLoop(loopCtx, conf.defragInterval)
+	go emb.promoteLoop(loopCtx)
 	logger.Info("embedded etcd serving", "dir", dataDir, "endpoints", endpoints)
 	return emb, nil
 }
@@ -233,34 +268,69 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 // in memory (etcd's default is 5,000).
 const embeddedCatchUpEntries = 500
 
-// startEtcd configures and starts etcd once, its client listener on the given loopback
-// port with TLS from tlsFiles, requiring client certificates signed by tlsFiles.CAFile. A
-// port in use gives an error wrapping syscall.EADDRINUSE.
-func startEtcd(dataDir string, tlsFiles TLSFiles, logger *zap.Logger, conf embeddedConfig, clientPort int) (*embed.Etcd, error) {
+// etcdMember is where a member listens and what it advertises.
+type etcdMember struct {
+	name                          string
+	listenClient, advertiseClient []url.URL
+	// listenPeer is empty for a single member, whose advertised peer URL nobody serves.
+	listenPeer    []url.URL
+	advertisePeer url.URL
+	pki           embeddedPKI
+	// initialCluster is etcd's --initial-cluster, used only when the data dir has no data;
+	// existing is --initial-cluster-state=existing (a joiner).
+	initialCluster string
+	existing       bool
+}
+
+// singleMember is a single member with its client listener on the given loopback port.
+func singleMember(dataDir string, pki embeddedPKI, clientPort int) etcdMember {
 	clientURL := url.URL{Scheme: "https", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(clientPort))}
 	// Advertised (raft needs a member URL) but never listened on: a single member has no
 	// peers. A socket path in the private data dir, so nobody else could serve it either.
 	peerURL := url.URL{Scheme: "unix", Path: filepath.Join(dataDir, "peer.sock")}
+	return etcdMember{
+		name: singleMemberName, listenClient: []url.URL{clientURL}, advertiseClient: []url.URL{clientURL},
+		advertisePeer: peerURL, pki: pki, initialCluster: singleMemberName + "=" + peerURL.String(),
+	}
+}
 
+// singleMemberName is the name of a single member.
+const singleMemberName = "quotad"
+
+// startEtcd configures and starts etcd once as member m. A port in use gives an error
+// wrapping syscall.EADDRINUSE.
+func startEtcd(dataDir string, m etcdMember, logger *zap.Logger, conf embeddedConfig) (*embed.Etcd, error) {
 	cfg := embed.NewConfig()
-	cfg.Name = "quotad"
+	cfg.Name = m.name
 	cfg.Dir = dataDir
-	cfg.ListenClientUrls = []url.URL{clientURL}
-	cfg.AdvertiseClientUrls = []url.URL{clientURL}
+	cfg.ListenClientUrls = m.listenClient
+	cfg.AdvertiseClientUrls = m.advertiseClient
 	cfg.ClientTLSInfo = transport.TLSInfo{
-		CertFile: tlsFiles.CertFile, KeyFile: tlsFiles.KeyFile, TrustedCAFile: tlsFiles.CAFile,
+		CertFile: m.pki.server.CertFile, KeyFile: m.pki.server.KeyFile, TrustedCAFile: m.pki.server.CAFile,
 		ClientCertAuth: true,
 	}
-	cfg.ListenPeerUrls = nil
-	cfg.AdvertisePeerUrls = []url.URL{peerURL}
-	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg.ListenPeerUrls = m.listenPeer
+	cfg.AdvertisePeerUrls = []url.URL{m.advertisePeer}
+	if len(m.listenPeer) > 0 {
+		cfg.PeerTLSInfo = transport.TLSInfo{
+			CertFile: m.pki.peer.CertFile, KeyFile: m.pki.peer.KeyFile, TrustedCAFile: m.pki.peer.CAFile,
+			ClientCertAuth: true,
+		}
+	}
+	cfg.InitialCluster = m.initialCluster
+	if m.existing {
+		cfg.ClusterState = embed.ClusterStateFlagExisting
+	}
 	cfg.AutoCompactionMode = embed.CompactorModePeriodic
 	cfg.AutoCompactionRetention = conf.compaction.String()
 	cfg.QuotaBackendBytes = conf.quotaBackendBytes
 	cfg.MaxTxnOps = MaxTxnOps
-	// The raft log entries etcd keeps in memory for slow followers: a single member has
-	// none, and at high write rates 5,000 batched transactions hold tens of megabytes.
-	cfg.SnapshotCatchUpEntries = embeddedCatchUpEntries
+	if len(m.listenPeer) == 0 {
+		// The raft log entries etcd keeps in memory for slow followers: a single member
+		// has none, and at high write rates 5,000 batched transactions hold tens of
+		// megabytes.
+		cfg.SnapshotCatchUpEntries = embeddedCatchUpEntries
+	}
 	cfg.WatchProgressNotifyInterval = conf.progressNotify
 	cfg.UnsafeNoFsync = conf.unsafeNoFsync
 	cfg.EnableGRPCGateway = false
@@ -311,6 +381,7 @@ func (e *Embedded) Close() error {
 	e.closeOnce.Do(func() {
 		e.stopDefrag()
 		<-e.defragDone
+		<-e.promoteDone
 		// The in-process client's Close reports its own cancellation: not an error.
 		_ = e.client.Close()
 		e.stopping.Store(true)

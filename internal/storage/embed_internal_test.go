@@ -255,7 +255,8 @@ func TestStartEtcdPortInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	conf := embeddedConfig{compaction: time.Minute, quotaBackendBytes: 1 << 30}
-	e, err := startEtcd(filepath.Join(dir, "etcd"), pki.server, zap.NewNop(), conf, l.Addr().(*net.TCPAddr).Port)
+	dataDir := filepath.Join(dir, "etcd")
+	e, err := startEtcd(dataDir, singleMember(dataDir, pki, l.Addr().(*net.TCPAddr).Port), zap.NewNop(), conf)
 	if err == nil {
 		e.Close()
 	}

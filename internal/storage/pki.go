@@ -12,10 +12,12 @@ import (
 	"time"
 )
 
-// The embedded etcd's client listener is loopback TLS that requires a client certificate
-// signed by a CA of its own (not quotad's API CA, whose client certificates are API users).
-// The CA signs one serving and one client certificate when the PKI is created, and its key
-// is then thrown away: nothing can sign another certificate the etcd trusts.
+// The embedded etcd's client listener is TLS that requires a client certificate signed by a
+// CA of its own (not quotad's API CA, whose client certificates are API users). A single
+// member's CA signs one serving and one client certificate when the PKI is created, and its
+// key is then thrown away: nothing can sign another certificate the etcd trusts. A cluster
+// member keeps the CA key (ca.key, 0600), shared by every member, to sign its own serving,
+// peer and client certificates for its advertise address (clusterpki.go).
 
 // pkiDirName is the PKI's directory under the data dir (mode 0700; keys 0600).
 const pkiDirName = "etcd-pki"
@@ -33,9 +35,11 @@ type TLSFiles struct {
 	CAFile, CertFile, KeyFile string
 }
 
-// embeddedPKI is where the embedded etcd's certificates are.
+// embeddedPKI is where the embedded etcd's certificates are. peer and caKey are used in
+// cluster mode only.
 type embeddedPKI struct {
-	server, client TLSFiles
+	server, peer, client TLSFiles
+	caKey                string
 }
 
 func pkiFiles(dir string) embeddedPKI {
@@ -43,7 +47,9 @@ func pkiFiles(dir string) embeddedPKI {
 	ca := filepath.Join(pd, "ca.crt")
 	return embeddedPKI{
 		server: TLSFiles{CAFile: ca, CertFile: filepath.Join(pd, "server.crt"), KeyFile: filepath.Join(pd, "server.key")},
+		peer:   TLSFiles{CAFile: ca, CertFile: filepath.Join(pd, "peer.crt"), KeyFile: filepath.Join(pd, "peer.key")},
 		client: TLSFiles{CAFile: ca, CertFile: filepath.Join(pd, "client.crt"), KeyFile: filepath.Join(pd, "client.key")},
+		caKey:  filepath.Join(pd, "ca.key"),
 	}
 }
 

@@ -1,0 +1,198 @@
+package storage_test
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/quotad/quotad/internal/storage"
+)
+
+// freePorts returns n distinct TCP ports free on 127.0.0.1 a moment ago.
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports
+}
+
+// clusterConfig is a member on loopback at free ports.
+func clusterConfig(t *testing.T, name string) storage.ClusterConfig {
+	p := freePorts(t, 2)
+	return storage.ClusterConfig{Name: name, AdvertiseHost: "127.0.0.1", PeerPort: p[0], ClientPort: p[1]}
+}
+
+// join adds a member named name to the cluster of first as a learner and starts it; it
+// returns once the member is promoted.
+func join(t *testing.T, first *storage.Embedded, firstDir, name string) (*storage.Embedded, string) {
+	t.Helper()
+	dir := t.TempDir()
+	caCert, caKey, err := storage.ReadClusterCA(firstDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := storage.WriteClusterCA(dir, caCert, caKey); err != nil {
+		t.Fatal(err)
+	}
+	cc := clusterConfig(t, name)
+	members, err := first.AddLearner(t.Context(), name, []string{cc.PeerURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc.Join = members
+	cc.PromoteInterval = storage.DefaultPromoteInterval
+	return startEmbedded(t, dir, storage.WithCluster(cc), storage.WithUnsafeNoFsync()), dir
+}
+
+// memberSummary is "name:learner/voter" of each member, sorted by name, and the leader count.
+func memberSummary(t *testing.T, e *storage.Embedded) (string, int) {
+	t.Helper()
+	members, err := e.Members(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts []string
+	leaders := 0
+	for _, m := range members {
+		role := "voter"
+		if m.Learner {
+			role = "learner"
+		}
+		parts = append(parts, m.Name+":"+role)
+		if m.Leader {
+			leaders++
+		}
+	}
+	return strings.Join(parts, ","), leaders
+}
+
+// TestClusterStart: a cluster's first member listens for peers on https at its advertise
+// address, records endpoints ConnectLocal reaches, and keeps its etcd CA key private.
+func TestClusterStart(t *testing.T) {
+	dir := t.TempDir()
+	cc := clusterConfig(t, "a")
+	e := startEmbedded(t, dir, storage.WithCluster(cc), storage.WithUnsafeNoFsync())
+	members, err := e.Members(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(members) != 1 || members[0].Name != "a" || !members[0].Leader || members[0].Learner ||
+		strings.Join(members[0].PeerURLs, ",") != cc.PeerURL() || strings.Join(members[0].ClientURLs, ",") != cc.ClientURL() {
+		t.Fatalf("members = %+v", members)
+	}
+	c, err := storage.ConnectLocal(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	listed, err := storage.ListMembers(t.Context(), c)
+	if err != nil || len(listed) != 1 || !listed[0].Leader {
+		t.Fatalf("members through ConnectLocal = %+v, %v", listed, err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "etcd-pki", "ca.key"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("etcd CA key: %v, %v", fi, err)
+	}
+	// The peer listener is https and refuses a client without a certificate of the CA.
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	resp, err := hc.Get(cc.PeerURL() + "/members")
+	if err == nil {
+		resp.Body.Close()
+		t.Fatalf("peer listener answered a client without a certificate: %s", resp.Status)
+	}
+}
+
+// TestClusterLearnerPromoted: a member added as a learner starts from the cluster's
+// membership, is promoted once it has caught up, and serves the cluster's data; a write
+// through either member is read through the other.
+func TestClusterLearnerPromoted(t *testing.T) {
+	aDir := t.TempDir()
+	a := startEmbedded(t, aDir, storage.WithCluster(clusterConfig(t, "a")), storage.WithUnsafeNoFsync())
+	ctx := t.Context()
+	if _, err := a.Client().Put(ctx, "/registry/before", "1"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := join(t, a, aDir, "b")
+	if got, leaders := memberSummary(t, a); got != "a:voter,b:voter" || leaders != 1 {
+		t.Fatalf("members after the join = %s with %d leaders", got, leaders)
+	}
+	got, err := b.Client().Get(ctx, "/registry/before")
+	if err != nil || len(got.Kvs) != 1 || string(got.Kvs[0].Value) != "1" {
+		t.Fatalf("read through the joiner: %v, %v", got, err)
+	}
+	if _, err := b.Client().Put(ctx, "/registry/after", "2"); err != nil {
+		t.Fatal(err)
+	}
+	got, err = a.Client().Get(ctx, "/registry/after")
+	if err != nil || len(got.Kvs) != 1 || string(got.Kvs[0].Value) != "2" {
+		t.Fatalf("read through the first member: %v, %v", got, err)
+	}
+	// Adding the same member again is refused; nothing changes.
+	if _, err := a.AddLearner(ctx, "b", []string{"https://127.0.0.1:1"}); !errors.Is(err, storage.ErrMemberExists) {
+		t.Fatalf("adding a second b: %v, want ErrMemberExists", err)
+	}
+}
+
+// TestClusterMemberRemove: removing a member of three leaves two that still write, and a
+// name no member has gives ErrMemberNotFound.
+func TestClusterMemberRemove(t *testing.T) {
+	aDir := t.TempDir()
+	a := startEmbedded(t, aDir, storage.WithCluster(clusterConfig(t, "a")), storage.WithUnsafeNoFsync())
+	join(t, a, aDir, "b")
+	c, _ := join(t, a, aDir, "c")
+	ctx := t.Context()
+	if got, leaders := memberSummary(t, a); got != "a:voter,b:voter,c:voter" || leaders != 1 {
+		t.Fatalf("members = %s with %d leaders", got, leaders)
+	}
+	c.Close()
+	if _, err := a.RemoveMember(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := memberSummary(t, a); got != "a:voter,b:voter" {
+		t.Fatalf("members after removing c = %s", got)
+	}
+	if _, err := a.Client().Put(ctx, "/registry/k", "v"); err != nil {
+		t.Fatalf("write after the removal: %v", err)
+	}
+	if _, err := a.RemoveMember(ctx, "nobody"); !errors.Is(err, storage.ErrMemberNotFound) {
+		t.Fatalf("removing nobody: %v, want ErrMemberNotFound", err)
+	}
+}
+
+// TestClusterInitKeepsSingleMemberData: a single member's data dir started as a cluster's
+// first member keeps its keys; its peer URL becomes the https one.
+func TestClusterInitKeepsSingleMemberData(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	single, err := storage.StartEmbedded(ctx, dir, nil, storage.WithUnsafeNoFsync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := single.Client().Put(ctx, "/registry/kept", "v"); err != nil {
+		t.Fatal(err)
+	}
+	single.Close()
+	cc := clusterConfig(t, "a")
+	e := startEmbedded(t, dir, storage.WithCluster(cc), storage.WithUnsafeNoFsync())
+	got, err := e.Client().Get(ctx, "/registry/kept")
+	if err != nil || len(got.Kvs) != 1 {
+		t.Fatalf("key after the conversion: %v, %v", got, err)
+	}
+	members, err := e.Members(ctx)
+	if err != nil || len(members) != 1 || strings.Join(members[0].PeerURLs, ",") != cc.PeerURL() {
+		t.Fatalf("members = %+v, %v", members, err)
+	}
+}
