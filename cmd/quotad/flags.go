@@ -71,6 +71,15 @@ func newOptions() *options {
 		fs.StringVar(&c.EtcdCertFile, "etcd-certfile", "", "SSL certification file used to secure etcd communication.")
 		fs.StringVar(&c.EtcdKeyFile, "etcd-keyfile", "", "SSL key file used to secure etcd communication.")
 	})
+	add("Clustered etcd", func(fs *pflag.FlagSet) {
+		fs.BoolVar(&c.ClusterInit, "cluster-init", false, "Make the embedded etcd a member of a cluster other quotads may join with --join: it listens for peers on --advertise-address:--etcd-peer-port and for clients there and on the loopback address at --etcd-client-port, and writes the join token to join-token in --data-dir. A data dir with a single member's etcd keeps its data.")
+		fs.StringVar(&c.Join, "join", "", "Join the embedded etcd cluster of the quotad serving at this URL (https://<host>:<secure-port>), as a new member, on a data dir without etcd data; on a restart the member starts from its data dir. Needs --join-token or --join-token-file.")
+		fs.StringVar(&c.JoinToken, "join-token", "", "The token to join with: the join-token file of a cluster member (K10<sha256 of the CA certificate>::server:<secret>).")
+		fs.StringVar(&c.JoinTokenFile, "join-token-file", "", "A file holding the token to join with (instead of --join-token).")
+		fs.StringVar(&c.AdvertiseAddress, "advertise-address", "", "The IP address on which to advertise the embedded etcd member to the cluster's other members and clients (and the apiserver in the kubernetes Endpoints). If blank, the --bind-address will be used; 127.0.0.1 when that is 0.0.0.0 or a loopback address.")
+		fs.IntVar(&c.EtcdPeerPort, "etcd-peer-port", 2380, "The port of the embedded etcd's peer listener (with --cluster-init or --join).")
+		fs.IntVar(&c.EtcdClientPort, "etcd-client-port", 2379, "The port of the embedded etcd's client listener (with --cluster-init or --join).")
+	})
 	add("Secure serving", func(fs *pflag.FlagSet) {
 		fs.StringVar(&c.BindAddress, "bind-address", "127.0.0.1", "The IP address on which to listen for the --secure-port port.")
 		fs.IntVar(&c.SecurePort, "secure-port", 6443, "The port on which to serve HTTPS with authentication and authorization. 0 picks a free port; the admin kubeconfig records the real one.")

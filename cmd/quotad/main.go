@@ -24,6 +24,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "kubeconfig" {
 		return runKubeconfig(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "etcd" {
+		return runEtcd(args[1:], stdout, stderr)
+	}
 	o := newOptions()
 	if err := o.parse(args); err != nil {
 		if err == pflag.ErrHelp {
@@ -55,6 +58,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cfg.Ready = func(r *server.Running) {
 		fmt.Fprintf(stdout, "quotad is serving the Kubernetes API at %s\n", r.URL)
 		fmt.Fprintf(stdout, "KUBECONFIG=%s kubectl get namespaces\n", r.Kubeconfig)
+		if r.JoinToken != "" {
+			fmt.Fprintf(stdout, "Other quotads join its etcd cluster with: quotad --join %s --join-token %s\n", r.JoinURL, r.JoinToken)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

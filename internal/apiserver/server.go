@@ -55,7 +55,8 @@ type Config struct {
 	Table   TableConverter
 	OpenAPI OpenAPI
 	// Extra serves non-API paths (metrics, debug) before authentication checks of API paths;
-	// keys are exact paths or prefixes ending in "/".
+	// keys are exact paths or prefixes ending in "/". Their requests must carry good API
+	// credentials, unless the handler is SelfAuthenticating.
 	Extra   map[string]http.Handler
 	Clock   func() time.Time
 	Logger  *slog.Logger
@@ -183,6 +184,14 @@ func New(cfg Config) *Server {
 		bodies: &bodyBudget{max: cfg.MaxBodyBytesInFlight}, pager: newPager(cfg.MaxLongReads, cfg.ObserveLongReadWaiting)}
 }
 
+// SelfAuthenticating is an Extra handler that checks credentials of its own (the cluster
+// join endpoint, whose callers hold a join token, not an API credential): the edge passes
+// it requests without API credentials.
+type SelfAuthenticating interface {
+	http.Handler
+	AuthenticatesItself()
+}
+
 // ServeHTTP serves one request: health and extra paths as they are; API requests
 // authenticated, bounded in number (watches aside) and, watches aside, given a deadline;
 // every request logged once answered, and a panic in any handler recovered.
@@ -230,8 +239,9 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 	for p, h := range s.cfg.Extra {
 		if path == p || (strings.HasSuffix(p, "/") && strings.HasPrefix(path, p)) {
 			// Extra paths authorize for themselves, but a request without good
-			// credentials is refused here, as on the API paths.
-			if s.cfg.Auth != nil {
+			// credentials is refused here, as on the API paths, unless the path checks
+			// credentials of its own.
+			if _, own := h.(SelfAuthenticating); s.cfg.Auth != nil && !own {
 				if _, ok := s.cfg.Auth.Authenticate(r); !ok {
 					s.unauthorized(w, r)
 					return

@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto"
+	"path/filepath"
 
 	"github.com/quotad/quotad/internal/auth/authn"
 )
@@ -32,4 +33,12 @@ func newAuthenticator(cfg Config, adminToken string, objects authn.Objects) (*au
 		return nil, nil, err
 	}
 	return &authn.Authenticator{Tokens: tokens, ServiceAccounts: sas}, sas, nil
+}
+
+// saKeyFile is the ServiceAccount signing key file this replica uses.
+func saKeyFile(cfg Config) string {
+	if cfg.ServiceAccountSigningKeyFile != "" {
+		return cfg.ServiceAccountSigningKeyFile
+	}
+	return filepath.Join(cfg.DataDir, authn.KeyFile)
 }

@@ -51,6 +51,22 @@ type Config struct {
 	EnableAdmissionPlugins     []string
 	DisableAdmissionPlugins    []string
 	ResourceQuotaSyncPeriod    time.Duration
+	// Clustered embedded etcd (cluster.go, join.go): ClusterInit is --cluster-init (this
+	// quotad's embedded etcd becomes, or stays, a member of a cluster others may join);
+	// Join is --join (the https URL of a cluster member's secure port to join through) with
+	// JoinToken --join-token or JoinTokenFile --join-token-file; AdvertiseAddress is
+	// --advertise-address (the IP address peers and clients reach this member at, also
+	// listed in the kubernetes Endpoints; "": the bind address, or 127.0.0.1 for a wildcard
+	// or loopback bind); EtcdPeerPort and EtcdClientPort are --etcd-peer-port and
+	// --etcd-client-port (0: 2380 and 2379). A data dir that was a cluster member's stays
+	// one without the flags.
+	ClusterInit      bool
+	Join             string
+	JoinToken        string
+	JoinTokenFile    string
+	AdvertiseAddress string
+	EtcdPeerPort     int
+	EtcdClientPort   int
 	// EtcdUnsafeNoFsync turns off the embedded etcd's fsync: for tests only.
 	EtcdUnsafeNoFsync bool
 	// WrapStorage, when set, wraps the storage everything but the embedded etcd's own
@@ -132,6 +148,13 @@ type Running struct {
 	// EtcdEndpoints are the embedded etcd's client URLs (none with --etcd-servers); clients
 	// present the certificate and key in the data dir's etcd-pki.
 	EtcdEndpoints []string
+	// JoinToken is the token other quotads join this one's cluster with (--join-token),
+	// when the embedded etcd is a cluster member; JoinTokenFile is the file holding it.
+	JoinToken     string
+	JoinTokenFile string
+	// JoinURL is the URL other quotads join through (--join): the secure port at the
+	// advertise address.
+	JoinURL string
 }
 
 // Run starts quotad and blocks until ctx ends, then shuts down cleanly.
@@ -148,6 +171,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	if cfg.ResourceQuotaSyncPeriod == 0 {
 		cfg.ResourceQuotaSyncPeriod = 5 * time.Minute
+	}
+	if err := checkClusterFlags(cfg); err != nil {
+		return err
 	}
 	if err := privateDir(cfg.DataDir, log); err != nil {
 		return err
@@ -181,6 +207,13 @@ func Run(ctx context.Context, cfg Config) error {
 		var opts []storage.EmbeddedOption
 		if cfg.EtcdUnsafeNoFsync {
 			opts = append(opts, storage.WithUnsafeNoFsync())
+		}
+		if clustered(cfg) {
+			member, err := clusterMember(ctx, cfg, log)
+			if err != nil {
+				return fmt.Errorf("embedded etcd cluster: %w", err)
+			}
+			opts = append(opts, storage.WithCluster(member))
 		}
 		e, err := storage.StartEmbedded(ctx, cfg.DataDir, log, opts...)
 		if err != nil {
@@ -286,10 +319,24 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	creds, err := loadOrCreateCredentials(cfg.DataDir, []string{cfg.BindAddress, "127.0.0.1"})
+	hosts := []string{cfg.BindAddress, "127.0.0.1"}
+	if cfg.AdvertiseAddress != "" || clustered(cfg) {
+		hosts = append(hosts, clusterAdvertiseAddress(cfg))
+	}
+	creds, err := loadOrCreateCredentials(cfg.DataDir, hosts)
 	if err != nil {
 		ln.Close()
 		return err
+	}
+	// A cluster member's join endpoint (404 elsewhere) and join token.
+	join := &joinHandler{dataDir: cfg.DataDir, saKeyFile: saKeyFile(cfg), caPEM: creds.CAPEM, adminToken: creds.AdminToken, log: log}
+	if embedded != nil && embedded.Clustered() {
+		if join.token, err = loadOrCreateJoinToken(cfg.DataDir, creds.CAPEM); err != nil {
+			ln.Close()
+			return fmt.Errorf("join token: %w", err)
+		}
+		join.etcd = embedded
+		log.Info("embedded etcd cluster member: other quotads join with --join and the token in the join token file", "join", "https://"+net.JoinHostPort(clusterAdvertiseAddress(cfg), strconv.Itoa(port)), "joinTokenFile", filepath.Join(cfg.DataDir, joinTokenFile))
 	}
 	host := cfg.BindAddress
 	if host == "0.0.0.0" || host == "::" || host == "" {
@@ -322,7 +369,7 @@ func Run(ctx context.Context, cfg Config) error {
 	for gr, h := range reviews.Handlers() {
 		reviewHandlers[gr] = apiserver.Review(h)
 	}
-	extra := map[string]http.Handler{"/metrics": metrics.handler(auth, rbacs)}
+	extra := map[string]http.Handler{"/metrics": metrics.handler(auth, rbacs), caCertsPath: join, joinPath: join}
 	if cfg.Debug {
 		extra["/debug/pprof/"] = pprofHandler(auth, rbacs)
 	}
@@ -358,7 +405,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	controllers := startControllers(ctx, store, log, cfg, metrics, creds.CAPEM)
 	// The kubernetes Service, its Endpoints and EndpointSlice name this replica before it serves.
-	kubeSvc := kubernetesservice.New(store, log, metrics, kubernetesservice.Endpoint{IP: advertiseAddress(cfg.BindAddress), Port: int32(port)}, 0)
+	endpointIP := advertiseAddress(cfg.BindAddress)
+	if cfg.AdvertiseAddress != "" {
+		endpointIP = cfg.AdvertiseAddress
+	}
+	kubeSvc := kubernetesservice.New(store, log, metrics, kubernetesservice.Endpoint{IP: endpointIP, Port: int32(port)}, 0)
 	if err := kubeSvc.Reconcile(ctx); err != nil {
 		ln.Close()
 		return fmt.Errorf("kubernetes service: %w", err)
@@ -375,7 +426,12 @@ func Run(ctx context.Context, cfg Config) error {
 		etcdEndpoints = embedded.Endpoints()
 	}
 	if cfg.Ready != nil {
-		cfg.Ready(&Running{URL: url, Kubeconfig: kubeconfig, Token: creds.AdminToken, CAPEM: creds.CAPEM, Store: store, EtcdEndpoints: etcdEndpoints})
+		r := &Running{URL: url, Kubeconfig: kubeconfig, Token: creds.AdminToken, CAPEM: creds.CAPEM, Store: store, EtcdEndpoints: etcdEndpoints}
+		if join.etcd != nil {
+			r.JoinToken, r.JoinTokenFile = join.token.String(), filepath.Join(cfg.DataDir, joinTokenFile)
+			r.JoinURL = "https://" + net.JoinHostPort(clusterAdvertiseAddress(cfg), strconv.Itoa(port))
+		}
+		cfg.Ready(r)
 	}
 	select {
 	case <-ctx.Done():
