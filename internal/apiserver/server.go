@@ -186,7 +186,7 @@ func New(cfg Config) *Server {
 
 // SelfAuthenticating is an Extra handler that checks credentials of its own (the cluster
 // join endpoint, whose callers hold a join token, not an API credential): the edge passes
-// it requests without API credentials.
+// it requests without API credentials, and audits them without their bodies.
 type SelfAuthenticating interface {
 	http.Handler
 	AuthenticatesItself()
@@ -241,13 +241,18 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 			// Extra paths authorize for themselves, but a request without good
 			// credentials is refused here, as on the API paths, unless the path checks
 			// credentials of its own.
-			if _, own := h.(SelfAuthenticating); s.cfg.Auth != nil && !own {
+			_, own := h.(SelfAuthenticating)
+			if s.cfg.Auth != nil && !own {
 				if _, ok := s.cfg.Auth.Authenticate(r); !ok {
 					s.unauthorized(w, r)
 					return
 				}
 			}
 			if r, ok := s.auditExtra(w, r); ok {
+				if a := audit.From(r.Context()); a != nil && own {
+					// Its bodies hold secrets (join tokens, keys).
+					a.OmitBodies()
+				}
 				h.ServeHTTP(w, r)
 			}
 			return

@@ -172,10 +172,22 @@ func (r *Request) Level() Level { return r.decision.Level }
 // RequestBody: it is recorded at Request and above.
 func (r *Request) CapturesRequestBody() bool { return r.captureRq }
 
+// OmitBodies makes the request's events carry neither its body nor its response's,
+// whatever the level: for paths whose bodies hold secrets (the cluster join endpoint).
+// Call it on the request's goroutine before its handler runs.
+func (r *Request) OmitBodies() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.captureRq, r.captureRs = false, false
+}
+
 // RequestBody records bytes of the request's body as they are read.
 func (r *Request) RequestBody(p []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !r.captureRq {
+		return
+	}
 	if r.reqBody.Len()+len(p) <= maxCapture {
 		r.reqBody.Write(p)
 	}
