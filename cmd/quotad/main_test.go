@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -21,6 +22,8 @@ func TestFlagsFillConfig(t *testing.T) {
 		"--audit-policy-file=p.yaml", "--audit-log-path=-", "--audit-log-maxage=3", "--audit-log-maxbackup=4",
 		"--audit-log-maxsize=5", "--audit-log-compress", "--audit-log-mode=batch", "--audit-log-batch-buffer-size=6",
 		"--enable-priority-and-fairness=false", "--max-watches-per-user=9",
+		"--cluster-init", "--join=https://10.0.0.1:6443", "--join-token=K10x", "--join-token-file=tok",
+		"--advertise-address=10.0.0.2", "--etcd-peer-port=12380", "--etcd-client-port=12379",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -31,6 +34,7 @@ func TestFlagsFillConfig(t *testing.T) {
 		got, want any
 	}{
 		{"data-dir", c.DataDir, "/d"},
+		{"cluster", strings.TrimSpace(fmt.Sprintln(c.ClusterInit, c.Join, c.JoinToken, c.JoinTokenFile, c.AdvertiseAddress, c.EtcdPeerPort, c.EtcdClientPort)), "true https://10.0.0.1:6443 K10x tok 10.0.0.2 12380 12379"},
 		{"bind-address", c.BindAddress, "0.0.0.0"},
 		{"secure-port", c.SecurePort, 0},
 		{"etcd-servers", strings.Join(c.EtcdServers, " "), "https://a:2379 https://b:2379"},
@@ -81,7 +85,7 @@ func TestRunHelpVersionAndErrors(t *testing.T) {
 		stdout, stderr []string
 		notStdout      string
 	}{
-		{args: []string{"--help"}, stdout: []string{"Usage:\n  quotad [flags]\n", "\nGeneric flags:\n\n", "\nEtcd flags:\n\n", "\nLogs flags:\n\n", "  -v, --v Level", "\nGlobal flags:\n\n", "--version version[=true]", "--request-timeout duration"}},
+		{args: []string{"--help"}, stdout: []string{"Usage:\n  quotad [flags]\n", "\nGeneric flags:\n\n", "\nEtcd flags:\n\n", "\nClustered etcd flags:\n\n", "--cluster-init", "--join string", "--join-token string", "--join-token-file string", "--advertise-address string", "--etcd-peer-port int", "--etcd-client-port int", "\nLogs flags:\n\n", "  -v, --v Level", "\nGlobal flags:\n\n", "--version version[=true]", "--request-timeout duration"}},
 		{args: []string{"-h"}, stdout: []string{"Usage:\n  quotad [flags]\n"}},
 		{args: []string{"--version"}, stdout: []string{"quotad v1.37.0+quotad\n"}, notStdout: "Usage"},
 		{args: []string{"--bogus"}, code: 1, stderr: []string{"Error: unknown flag: --bogus\nUsage:\n  quotad [flags]\n"}},
