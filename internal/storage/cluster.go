@@ -92,7 +92,8 @@ func clusterMember(dataDir string, pki embeddedPKI, c ClusterConfig) (etcdMember
 	peer, client := *httpsURL(c.AdvertiseHost, c.PeerPort), *httpsURL(c.AdvertiseHost, c.ClientPort)
 	listenClient := []url.URL{client}
 	if ip := net.ParseIP(c.AdvertiseHost); !ip.IsLoopback() {
-		listenClient = append(listenClient, *httpsURL("127.0.0.1", c.ClientPort))
+		// Loopback first: etcd-endpoints lists it first, for tools on this machine.
+		listenClient = []url.URL{*httpsURL("127.0.0.1", c.ClientPort), client}
 	}
 	m := etcdMember{
 		name: c.Name, listenClient: listenClient, advertiseClient: []url.URL{client},

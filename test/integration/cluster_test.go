@@ -83,8 +83,9 @@ func memberNames(members []storage.Member) (names string, leaders, learners int)
 // TestCluster: three quotads on one embedded etcd cluster, one --cluster-init and two
 // --join. Every replica's admin kubeconfig, and a client certificate of the shared CA,
 // work against every replica; objects and quota usage written through one are the same
-// through the others; a join with a wrong token is refused and changes no membership;
-// after one member is removed the other two still write.
+// through the others; a join with a wrong token is refused and changes no membership; a
+// joined replica restarts without the join flags; after one member is removed the other
+// two still write.
 func TestCluster(t *testing.T) {
 	ports := freeLoopbackPorts(t, 6)
 	a := servertest.Start(t, func(c *server.Config) { c.ClusterInit = true }, etcdPorts(ports[0], ports[1]))
@@ -210,7 +211,24 @@ func TestCluster(t *testing.T) {
 		}
 	}
 
-	// 5. c's member removed after c stops: two members, and both replicas write.
+	// 5. b restarted without the join flags starts its member from its data dir: no second
+	// join, the same token, the same data.
+	token := b.JoinToken
+	b.CheckInvariant()
+	b.Stop()
+	b = servertest.Start(t, servertest.WithDataDir(b.DataDir), etcdPorts(ports[2], ports[3]))
+	servers[1] = b
+	if b.JoinToken != token {
+		t.Fatalf("join token after the restart = %q, want %q", b.JoinToken, token)
+	}
+	if names, _, learners := memberNames(clusterMembers(t, b.DataDir)); strings.Count(names, ",") != 2 || learners != 0 {
+		t.Fatalf("members after b's restart: %s (%d learners)", names, learners)
+	}
+	if q, err := b.Client.CoreV1().ResourceQuotas(ns).Get(ctx, "q", metav1.GetOptions{}); err != nil || !apiequality.Semantic.DeepEqual(q.Status.Used, want) {
+		t.Fatalf("quota through b after its restart: %v, %v", q, err)
+	}
+
+	// 6. c's member removed after c stops: two members, and both replicas write.
 	cName, err := os.ReadFile(filepath.Join(c.DataDir, "etcd-name"))
 	if err != nil {
 		t.Fatal(err)
