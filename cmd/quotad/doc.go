@@ -1,4 +1,6 @@
 // Command quotad runs the quotad server: the Kubernetes API with exact ResourceQuota
 // accounting, on an embedded etcd by default. main only turns flags into a
-// server.Config and runs it until SIGINT or SIGTERM.
+// server.Config and runs it until SIGINT or SIGTERM. Subcommands: `quotad kubeconfig`
+// mints a client certificate kubeconfig; `quotad etcd members|remove` shows or changes the
+// members of the clustered embedded etcd running on --data-dir.
 package main

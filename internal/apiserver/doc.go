@@ -55,9 +55,11 @@
 //   - a watch ends at its timeoutSeconds (or between MinRequestTimeout and twice it) even
 //     when its client reads nothing, and is closed when its client falls
 //     WatchBacklogBytes behind the changes;
-//   - a request without credentials gets upstream's 401 Status, except the health paths and
-//     /version (upstream's system:public-info-viewer); a credential that does not verify is
-//     a 401 everywhere but the health paths;
+//   - a request without credentials gets upstream's 401 Status, except the health paths,
+//     /version (upstream's system:public-info-viewer) and Extra handlers that are
+//     SelfAuthenticating (the cluster join endpoint), which check credentials of their own
+//     and are audited without bodies; a credential that does not verify is a 401 everywhere
+//     but the health paths and those handlers;
 //   - review resources (registry.Resource.Review: TokenReview, SubjectAccessReview and the
 //     like) and serviceaccounts/<name>/token serve create only (405 otherwise) and store
 //     nothing: Config.Reviews and Config.TokenRequest answer them;

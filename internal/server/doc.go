@@ -3,10 +3,14 @@
 // the HTTP edge with its authenticators (and the watch-kept index of ServiceAccounts, Pods
 // and Secrets that ServiceAccount tokens are checked against), bootstrap objects
 // (namespaces, system priority classes, and upstream's default RBAC roles and bindings,
-// reconciled at every start: rbacbootstrap.go), and the
-// in-process controllers. It is the only package
-// that imports every other one.
+// reconciled at every start: rbacbootstrap.go), the in-process controllers, and the
+// clustered embedded etcd (cluster.go, join.go, jointoken.go: --cluster-init writes a join
+// token; --join fetches and checks the CA against the token, posts to a member's join
+// endpoint and writes the shared secrets it receives). It is the only package that imports
+// every other one.
 //
 // Invariants: every long-running part is started with a context and stops when it ends;
-// Run returns only after the HTTP server and storage are shut down.
+// Run returns only after the HTTP server and storage are shut down. The join endpoint
+// answers only on a cluster member (404 elsewhere), only with the join token's secret, and
+// a joined replica shares the first one's API CA, admin token and ServiceAccount key.
 package server
