@@ -18,7 +18,9 @@ import (
 const etcdUsage = `Show or change the members of the embedded etcd cluster (quotad --cluster-init, --join).
 
 Both commands connect to the embedded etcd running on --data-dir, with the client
-certificate in its etcd-pki.
+certificate in its etcd-pki. A member removed while its quotad runs stops that quotad;
+stop a quotad before removing its member to retire it. A member that never started is
+named by its ID.
 
 Usage:
   quotad etcd members [--data-dir DIR]

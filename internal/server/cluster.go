@@ -99,6 +99,9 @@ func clusterMember(ctx context.Context, cfg Config, log *slog.Logger) (storage.C
 		m.ClientPort = DefaultEtcdClientPort
 	}
 	if storage.HasEmbeddedData(cfg.DataDir) {
+		if cfg.Join != "" && !hasJoinToken(cfg.DataDir) {
+			return m, fmt.Errorf("--join: data dir %s holds an etcd of its own (join with a data dir without etcd data, or run it with --cluster-init to make it a cluster's first member)", cfg.DataDir)
+		}
 		return m, nil
 	}
 	if cfg.Join == "" {

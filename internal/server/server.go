@@ -420,9 +420,10 @@ func Run(ctx context.Context, cfg Config) error {
 	go func() { serveErr <- srv.ServeTLS(ln, "", "") }()
 	log.Info("quotad is ready", "url", url, "kubeconfig", kubeconfig)
 	var embeddedErr <-chan error
+	var embeddedStopped <-chan struct{}
 	var etcdEndpoints []string
 	if embedded != nil {
-		embeddedErr = embedded.Err()
+		embeddedErr, embeddedStopped = embedded.Err(), embedded.Stopped()
 		etcdEndpoints = embedded.Endpoints()
 	}
 	if cfg.Ready != nil {
@@ -446,6 +447,11 @@ func Run(ctx context.Context, cfg Config) error {
 		_ = srv.Close()
 		controllers.Wait()
 		return fmt.Errorf("embedded etcd failed: %w", err)
+	case <-embeddedStopped:
+		cancel()
+		_ = srv.Close()
+		controllers.Wait()
+		return errors.New("embedded etcd stopped by itself (was its member removed from the cluster?)")
 	}
 	// 6. Shutdown: stop accepting, end watches, stop controllers, then storage (deferred).
 	shutdownCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)

@@ -204,22 +204,35 @@ func (e *Embedded) promoteLoop(ctx context.Context) {
 	}
 }
 
-// addLearner is MemberAddAsLearner, tried again every PromoteInterval while etcd answers
-// that it cannot add a learner yet, until ctx ends.
+// addLearner is MemberAddAsLearner, retried while etcd cannot add a learner yet.
 func (e *Embedded) addLearner(ctx context.Context, peerURLs []string) (*clientv3.MemberAddResponse, error) {
+	var resp *clientv3.MemberAddResponse
+	err := retryUnready(ctx, e.promoteInterval(), func() error {
+		var err error
+		resp, err = e.client.MemberAddAsLearner(ctx, peerURLs)
+		return err
+	})
+	return resp, err
+}
+
+// retryUnready calls change, and again every interval until ctx ends while etcd refuses a
+// membership change for now: until this member has been connected to a quorum for etcd's
+// health interval (5s, so a member just added counts), or while another learner is
+// catching up (one at a time).
+func retryUnready(ctx context.Context, interval time.Duration, change func() error) error {
 	var ticker *time.Ticker
 	for {
-		resp, err := e.client.MemberAddAsLearner(ctx, peerURLs)
+		err := change()
 		if err == nil || !(errors.Is(err, rpctypes.ErrUnhealthy) || errors.Is(err, rpctypes.ErrTooManyLearners)) {
-			return resp, err
+			return err
 		}
 		if ticker == nil {
-			ticker = time.NewTicker(e.promoteInterval())
+			ticker = time.NewTicker(interval)
 			defer ticker.Stop()
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%w (waited until %w)", err, ctx.Err())
+			return fmt.Errorf("%w (waited until %w)", err, ctx.Err())
 		case <-ticker.C:
 		}
 	}
@@ -284,8 +297,9 @@ func listMembers(ctx context.Context, c *clientv3.Client, endpoint string) ([]Me
 }
 
 // RemoveMember removes the member named name (or whose hexadecimal ID is name, for a
-// member never started) from the cluster c is connected to and returns it. No such member
-// gives ErrMemberNotFound.
+// member never started) from the cluster c is connected to and returns it, waiting until
+// ctx ends while etcd refuses for now (a member added less than 5s ago). No such member
+// gives ErrMemberNotFound. A removed member that runs stops (Embedded.Stopped).
 func RemoveMember(ctx context.Context, c *clientv3.Client, name string) (Member, error) {
 	members, err := ListMembers(ctx, c)
 	if err != nil {
@@ -298,7 +312,11 @@ func RemoveMember(ctx context.Context, c *clientv3.Client, name string) (Member,
 func removeMember(ctx context.Context, c *clientv3.Client, members []Member, name string) (Member, error) {
 	for _, m := range members {
 		if m.Name == name || (m.Name == "" && fmt.Sprintf("%x", m.ID) == name) {
-			if _, err := c.MemberRemove(ctx, m.ID); err != nil {
+			err := retryUnready(ctx, DefaultPromoteInterval, func() error {
+				_, err := c.MemberRemove(ctx, m.ID)
+				return err
+			})
+			if err != nil {
 				return m, fmt.Errorf("etcd member remove %s: %w", name, err)
 			}
 			return m, nil

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quotad/quotad/internal/storage"
 )
@@ -53,7 +54,6 @@ func join(t *testing.T, first *storage.Embedded, firstDir, name string) (*storag
 		t.Fatal(err)
 	}
 	cc.Join = members
-	cc.PromoteInterval = storage.DefaultPromoteInterval
 	return startEmbedded(t, dir, storage.WithCluster(cc), storage.WithUnsafeNoFsync()), dir
 }
 
@@ -194,5 +194,24 @@ func TestClusterInitKeepsSingleMemberData(t *testing.T) {
 	members, err := e.Members(ctx)
 	if err != nil || len(members) != 1 || strings.Join(members[0].PeerURLs, ",") != cc.PeerURL() {
 		t.Fatalf("members = %+v, %v", members, err)
+	}
+}
+
+// TestClusterRemovedMemberStops: a running member removed from its cluster stops, and says
+// so on Stopped.
+func TestClusterRemovedMemberStops(t *testing.T) {
+	aDir := t.TempDir()
+	a := startEmbedded(t, aDir, storage.WithCluster(clusterConfig(t, "a")), storage.WithUnsafeNoFsync())
+	b, _ := join(t, a, aDir, "b")
+	if _, err := a.RemoveMember(t.Context(), "b"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-b.Stopped():
+	case <-time.After(waitTimeout):
+		t.Fatal("the removed member did not stop")
+	}
+	if got, _ := memberSummary(t, a); got != "a:voter" {
+		t.Fatalf("members = %s", got)
 	}
 }

@@ -375,6 +375,10 @@ func (e *Embedded) ClientTLS() TLSFiles { return e.pki.client }
 // Err delivers a fatal error of the running server; it is closed when the server stops.
 func (e *Embedded) Err() <-chan error { return e.etcd.Err() }
 
+// Stopped is closed when the server has stopped: by Close, or by itself (a cluster member
+// removed from its cluster stops at once, and Err may say nothing).
+func (e *Embedded) Stopped() <-chan struct{} { return e.etcd.Server.StopNotify() }
+
 // Close stops the defragmentation loop, closes the client and stops the server, releasing
 // the data dir. Stores built on Client must be closed first. Safe to call more than once.
 func (e *Embedded) Close() error {
