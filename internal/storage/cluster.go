@@ -88,7 +88,7 @@ func httpsURL(host string, port int) *url.URL {
 }
 
 // clusterMember is the etcd member c describes, its certificates pki.
-func clusterMember(dataDir string, pki embeddedPKI, c ClusterConfig) (etcdMember, error) {
+func clusterMember(dataDir string, pki embeddedPKI, c ClusterConfig) etcdMember {
 	peer, client := *httpsURL(c.AdvertiseHost, c.PeerPort), *httpsURL(c.AdvertiseHost, c.ClientPort)
 	listenClient := []url.URL{client}
 	if ip := net.ParseIP(c.AdvertiseHost); !ip.IsLoopback() {
@@ -119,7 +119,7 @@ func clusterMember(dataDir string, pki embeddedPKI, c ClusterConfig) (etcdMember
 		m.initialCluster = strings.Join(parts, ",")
 		m.existing = true
 	}
-	return m, nil
+	return m
 }
 
 // HasEmbeddedData reports whether data dir dir holds an embedded etcd's data (its

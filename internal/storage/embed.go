@@ -55,8 +55,9 @@ const (
 // startAttempts bounds the retries when a chosen free port is taken before etcd binds it.
 const startAttempts = 5
 
-// Embedded is a single-member etcd server running in this process, with an in-process
-// client (no gRPC over the network) and a background defragmentation loop.
+// Embedded is an etcd server running in this process, a single member or (WithCluster) a
+// cluster member, with an in-process client (no gRPC over the network), a background
+// defragmentation loop and, for a cluster member, a learner promotion loop.
 type Embedded struct {
 	etcd      *embed.Etcd
 	client    *clientv3.Client
@@ -68,8 +69,7 @@ type Embedded struct {
 	// stopping demotes etcd's log lines to debug during Close.
 	stopping *atomic.Bool
 
-	// dir is the data dir; cluster is set in cluster mode.
-	dir     string
+	// cluster is set in cluster mode.
 	cluster *ClusterConfig
 
 	defrag      defragPolicy
@@ -134,6 +134,9 @@ func WithUnsafeNoFsync() EmbeddedOption {
 // the etcd's own CA in dir/etcd-pki (mode 0700, keys 0600; see loadOrCreatePKI). There is
 // no peer listener: a single member has no peers (it advertises a unix socket URL in its
 // private data dir that nothing listens on). dir/etcd and dir/etcd-pki are made 0700.
+// WithCluster makes it a cluster member instead (ClusterConfig: https peer and client
+// listeners on its advertise address, certificates of a kept etcd CA); it returns once the
+// member votes.
 //
 // Configuration: periodic auto-compaction keeping DefaultCompactionRetention of history,
 // EmbeddedQuotaBackendBytes quota, MaxTxnOps and the default 1.5 MiB request limit, etcd
@@ -187,11 +190,7 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 	zl := newZapLogger(logger, conf.logLevel, stopping)
 	var e *embed.Etcd
 	if conf.cluster != nil {
-		var m etcdMember
-		if m, err = clusterMember(dataDir, pki, *conf.cluster); err == nil {
-			e, err = startEtcd(dataDir, m, zl, conf)
-		}
-		if err != nil {
+		if e, err = startEtcd(dataDir, clusterMember(dataDir, pki, *conf.cluster), zl, conf); err != nil {
 			lock.Close()
 			return nil, fmt.Errorf("embedded etcd: start in %s: %w", dataDir, err)
 		}
@@ -245,7 +244,6 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 	emb := &Embedded{
 		etcd:        e,
 		client:      client,
-		dir:         dir,
 		cluster:     conf.cluster,
 		logger:      logger,
 		endpoints:   endpoints,
