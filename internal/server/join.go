@@ -40,6 +40,14 @@ const (
 	joinClientTimeout = joinAddTimeout + 30*time.Second
 )
 
+// Errors of a join, wrapped with what was joined.
+var (
+	// ErrJoinCAMismatch: the server's CA certificate is not the one the join token names.
+	ErrJoinCAMismatch = errors.New("the server's CA certificate is not the one the join token names")
+	// ErrJoinTokenRefused: the server refused the join token's secret.
+	ErrJoinTokenRefused = errors.New("the join token was refused")
+)
+
 // joinRequest is what a joiner sends: its etcd member name and URLs.
 type joinRequest struct {
 	Name       string   `json:"name"`
@@ -224,10 +232,10 @@ func joinCluster(ctx context.Context, cfg Config, m storage.ClusterConfig, log *
 		return nil, fmt.Errorf("joining %s: reading its CA: %w", base, err)
 	}
 	if status != http.StatusOK {
-		return nil, fmt.Errorf("joining %s: reading its CA: %d %s (is it running with --cluster-init or joined to a cluster?)", base, status, bytes.TrimSpace(caPEM))
+		return nil, fmt.Errorf("joining %s: reading its CA: HTTP %d: %s (is it running with --cluster-init or joined to a cluster?)", base, status, bytes.TrimSpace(caPEM))
 	}
 	if !tok.matchesCA(caPEM) {
-		return nil, fmt.Errorf("joining %s: its CA certificate (sha256 %s) is not the one the join token names (%s): wrong server or wrong token", base, caHash(caPEM), tok.caHash)
+		return nil, fmt.Errorf("joining %s: %w (its sha256 is %s, the token's %s): wrong server or wrong token", base, ErrJoinCAMismatch, caHash(caPEM), tok.caHash)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(caPEM) {
@@ -243,9 +251,9 @@ func joinCluster(ctx context.Context, cfg Config, m storage.ClusterConfig, log *
 	switch status {
 	case http.StatusOK:
 	case http.StatusUnauthorized:
-		return nil, fmt.Errorf("joining %s: the join token was refused (its secret is not the cluster's)", base)
+		return nil, fmt.Errorf("joining %s: %w (its secret is not the cluster's)", base, ErrJoinTokenRefused)
 	default:
-		return nil, fmt.Errorf("joining %s: %d %s", base, status, bytes.TrimSpace(out))
+		return nil, fmt.Errorf("joining %s: HTTP %d: %s", base, status, bytes.TrimSpace(out))
 	}
 	var resp joinResponse
 	if err := json.Unmarshal(out, &resp); err != nil {
