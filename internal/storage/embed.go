@@ -238,12 +238,10 @@ const embeddedCatchUpEntries = 500
 // port in use gives an error wrapping syscall.EADDRINUSE.
 func startEtcd(dataDir string, tlsFiles TLSFiles, logger *zap.Logger, conf embeddedConfig, clientPort int) (*embed.Etcd, error) {
 	clientURL := url.URL{Scheme: "https", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(clientPort))}
-	// Advertised (raft needs a member URL) but never listened on: a single member has no
-	// peers. A socket path in the private data dir, so nobody else could serve it either.
-	peerURL := url.URL{Scheme: "unix", Path: filepath.Join(dataDir, "peer.sock")}
+	peerURL := embeddedPeerURL(dataDir)
 
 	cfg := embed.NewConfig()
-	cfg.Name = "quotad"
+	cfg.Name = embeddedMemberName
 	cfg.Dir = dataDir
 	cfg.ListenClientUrls = []url.URL{clientURL}
 	cfg.AdvertiseClientUrls = []url.URL{clientURL}
@@ -267,6 +265,16 @@ func startEtcd(dataDir string, tlsFiles TLSFiles, logger *zap.Logger, conf embed
 	cfg.Logger = "zap"
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(logger)
 	return embed.StartEtcd(cfg)
+}
+
+// embeddedMemberName is the embedded member's name (a restored snapshot's member has it too).
+const embeddedMemberName = "quotad"
+
+// embeddedPeerURL is the embedded member's peer URL for its etcd data dir: advertised (raft
+// needs a member URL) but never listened on, as a single member has no peers. A socket path
+// in the private data dir, so nobody else could serve it either.
+func embeddedPeerURL(dataDir string) url.URL {
+	return url.URL{Scheme: "unix", Path: filepath.Join(dataDir, "peer.sock")}
 }
 
 // freeLoopbackPorts returns n distinct TCP ports free on 127.0.0.1 a moment ago.
