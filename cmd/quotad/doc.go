@@ -1,4 +1,8 @@
 // Command quotad runs the quotad server: the Kubernetes API with exact ResourceQuota
 // accounting, on an embedded etcd by default. main only turns flags into a
-// server.Config and runs it until SIGINT or SIGTERM.
+// server.Config and runs it until SIGINT or SIGTERM. Its subcommands: `quotad kubeconfig`
+// mints client certificates; `quotad snapshot save FILE` saves an etcd snapshot of the
+// running embedded etcd of --data-dir (or of --etcd-servers) and `quotad snapshot restore
+// FILE --data-dir D [--from-data-dir OLD]` restores one into a new data dir (storage.RestoreSnapshot,
+// server.CopyCredentials).
 package main

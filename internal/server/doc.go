@@ -4,9 +4,13 @@
 // and Secrets that ServiceAccount tokens are checked against), bootstrap objects
 // (namespaces, system priority classes, and upstream's default RBAC roles and bindings,
 // reconciled at every start: rbacbootstrap.go), and the
-// in-process controllers. It is the only package
-// that imports every other one.
+// in-process controllers. kube-apiserver's own controllers run on every replica;
+// kube-controller-manager's controllers and the scheduled etcd snapshots (snapshots.go) run
+// on the leader only with leader election (leader.go, package election), constructed anew
+// on each acquisition. It is the only package that imports every other one.
 //
 // Invariants: every long-running part is started with a context and stops when it ends;
-// Run returns only after the HTTP server and storage are shut down.
+// Run returns only after the HTTP server and storage are shut down. A replica that loses the
+// Lease has stopped its leader-only controllers before it campaigns again (or releases the
+// Lease on shutdown); it keeps serving the API.
 package server

@@ -1,6 +1,8 @@
 // Package storage owns quotad's persistence: a small key/value interface over etcd v3
 // (get, list, watch and one guarded transaction), its etcd implementation, the embedded
-// single-member etcd, and a conformance suite every implementation must pass.
+// single-member etcd, its snapshots (SaveSnapshot with etcd's client snapshot, RestoreSnapshot
+// with etcdutl's restore into the member the embedded etcd starts from: same name, peer URL
+// and cluster token), and a conformance suite every implementation must pass.
 //
 // Invariants:
 //   - Every value is the JSON of one API object; every key follows kube-apiserver's layout
@@ -12,4 +14,6 @@
 //   - The embedded etcd is reachable only in process and by clients presenting the client
 //     certificate in its data dir's etcd-pki (signed by a CA whose key is discarded); its
 //     directories are 0700 and its keys 0600.
+//   - Snapshot files are written 0600, never half (a .part file renamed when complete); a
+//     restore never writes into a data dir that already holds etcd data.
 package storage
