@@ -19,7 +19,8 @@ import (
 const snapshotUsage = `Save or restore etcd snapshots of quotad's data.
 
   save FILE       Save a snapshot of the running embedded etcd of --data-dir (or, with
-                  --etcd-servers, of the first external etcd endpoint) to FILE (mode 0600).
+                  --etcd-servers, of the first external etcd member that answers) to FILE
+                  (mode 0600).
   restore FILE    Restore FILE into --data-dir, which must not hold etcd data yet, as the
                   single member that ` + "`quotad --data-dir DIR`" + ` then starts from: the same
                   objects, resourceVersions and quota usage. The CA, admin token and service
@@ -47,7 +48,7 @@ func runSnapshot(args []string, stdout, stderr io.Writer) int {
 	)
 	fs.StringVar(&dataDir, "data-dir", "", "quotad's data dir: where save finds the running embedded etcd (default quotad-data), where restore writes (required).")
 	fs.StringVar(&fromDataDir, "from-data-dir", "", "restore: the snapshotted server's data dir, whose CA, serving certificate, admin token and service account key are copied into --data-dir.")
-	fs.StringSliceVar(&servers, "etcd-servers", nil, "save: snapshot this external etcd (its first endpoint) instead of the embedded one.")
+	fs.StringSliceVar(&servers, "etcd-servers", nil, "save: snapshot this external etcd (the first of its members that answers) instead of the embedded one.")
 	fs.StringVar(&caFile, "etcd-cafile", "", "save: SSL Certificate Authority file used to secure etcd communication.")
 	fs.StringVar(&certFile, "etcd-certfile", "", "save: SSL certification file used to secure etcd communication.")
 	fs.StringVar(&keyFile, "etcd-keyfile", "", "save: SSL key file used to secure etcd communication.")
@@ -142,7 +143,7 @@ func saveSnapshot(ctx context.Context, file, dataDir string, servers []string, c
 		}
 		tlsCfg = t
 	}
-	return storage.SaveSnapshot(ctx, servers[0], tlsCfg, file, log)
+	return storage.SaveSnapshot(ctx, servers, tlsCfg, file, log)
 }
 
 // restoreSnapshot restores file into dataDir and, with fromDataDir, copies its credentials.

@@ -16,7 +16,7 @@ import (
 )
 
 // newSnapshotScheduler returns the scheduler of --etcd-snapshot-schedule-cron (nil when
-// unset): snapshots of the embedded etcd, or of the first --etcd-servers endpoint, named
+// unset): snapshots of the embedded etcd, or of the first --etcd-servers member that gives one, named
 // after this host, in --etcd-snapshot-dir (default <data-dir>/snapshots).
 func newSnapshotScheduler(cfg Config, embedded *storage.Embedded, log *slog.Logger) (*etcdsnapshot.Scheduler, error) {
 	if cfg.EtcdSnapshotScheduleCron == "" {
@@ -44,9 +44,8 @@ func newSnapshotScheduler(cfg Config, embedded *storage.Embedded, log *slog.Logg
 				return nil, err
 			}
 		}
-		endpoint := cfg.EtcdServers[0]
 		save = func(ctx context.Context, path string) error {
-			return storage.SaveSnapshot(ctx, endpoint, tlsCfg, path, log)
+			return storage.SaveSnapshot(ctx, cfg.EtcdServers, tlsCfg, path, log)
 		}
 	}
 	s, err := etcdsnapshot.New(etcdsnapshot.Config{

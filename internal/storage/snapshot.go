@@ -20,18 +20,52 @@ import (
 // etcd data.
 var ErrDataDirHasEtcd = errors.New("data dir already holds etcd data")
 
-// SaveSnapshot saves a snapshot of the etcd member at endpoint (one member: a snapshot is
-// that member's state at one revision) to path, mode 0600, with etcd's client snapshot
-// (written to path.part, checked, synced, then renamed). tlsConfig may be nil for http.
-func SaveSnapshot(ctx context.Context, endpoint string, tlsConfig *tls.Config, path string, logger *slog.Logger) error {
+// SaveSnapshot saves a snapshot of an etcd member to path, mode 0600, with etcd's client
+// snapshot (written to path.part, checked, synced, then renamed). A snapshot is one member's
+// state at one revision: the endpoints are tried in turn until one member gives its
+// snapshot. tlsConfig may be nil for http.
+func SaveSnapshot(ctx context.Context, endpoints []string, tlsConfig *tls.Config, path string, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	cfg := clientv3.Config{Endpoints: []string{endpoint}, TLS: tlsConfig, DialTimeout: 20 * time.Second}
-	if _, err := snapshot.SaveWithVersion(ctx, newZapLogger(logger, slog.LevelError, nil), cfg, path); err != nil {
-		return fmt.Errorf("etcd snapshot of %s to %s: %w", endpoint, path, mapError(err))
+	if len(endpoints) == 0 {
+		return errors.New("etcd snapshot: no endpoints")
 	}
-	return nil
+	var errs []error
+	for _, ep := range endpoints {
+		cfg := clientv3.Config{Endpoints: []string{ep}, TLS: tlsConfig, DialTimeout: snapshotProbeTimeout,
+			Logger: newZapLogger(logger, slog.LevelError, nil)}
+		err := probeMember(ctx, cfg)
+		if err == nil {
+			_, err = snapshot.SaveWithVersion(ctx, cfg.Logger, cfg, path)
+		}
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, fmt.Errorf("etcd snapshot of %s to %s: %w", ep, path, mapError(err)))
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// snapshotProbeTimeout bounds asking a member for its status before its snapshot: the
+// client dials lazily, and a snapshot request to a member that never answers would wait as
+// long as ctx.
+const snapshotProbeTimeout = 10 * time.Second
+
+// probeMember asks cfg's one endpoint for its status within snapshotProbeTimeout.
+func probeMember(ctx context.Context, cfg clientv3.Config) error {
+	c, err := clientv3.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, snapshotProbeTimeout)
+	defer cancel()
+	_, err = c.Status(ctx, cfg.Endpoints[0])
+	return err
 }
 
 // SaveSnapshot saves a snapshot of this embedded etcd to path (see the function
@@ -41,7 +75,7 @@ func (e *Embedded) SaveSnapshot(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	return SaveSnapshot(ctx, e.endpoints[0], tlsCfg, path, e.logger)
+	return SaveSnapshot(ctx, e.endpoints, tlsCfg, path, e.logger)
 }
 
 // SaveLocalSnapshot saves a snapshot of the embedded etcd running on data dir dir (in
@@ -53,7 +87,7 @@ func SaveLocalSnapshot(ctx context.Context, dir, path string, logger *slog.Logge
 		return err
 	}
 	_ = c.Close()
-	// 2. Snapshot its first endpoint with the same client certificate.
+	// 2. Snapshot it with the same client certificate.
 	eps, err := LocalEndpoints(dir)
 	if err != nil {
 		return err
@@ -63,7 +97,7 @@ func SaveLocalSnapshot(ctx context.Context, dir, path string, logger *slog.Logge
 	if err != nil {
 		return err
 	}
-	return SaveSnapshot(ctx, eps[0], tlsCfg, path, logger)
+	return SaveSnapshot(ctx, eps, tlsCfg, path, logger)
 }
 
 // RestoreSnapshot restores the etcd snapshot file snapshotPath into data dir dir as the
