@@ -82,8 +82,13 @@ func (e *Embedded) SaveSnapshot(ctx context.Context, path string) error {
 // another process, such as a running quotad; see ConnectLocal) to path.
 func SaveLocalSnapshot(ctx context.Context, dir, path string, logger *slog.Logger) error {
 	// 1. Check that it runs and answers (a clear error otherwise).
-	c, err := ConnectLocal(ctx, dir, logger)
+	probeCtx, cancel := context.WithTimeout(ctx, snapshotProbeTimeout)
+	defer cancel()
+	c, err := ConnectLocal(probeCtx, dir, logger)
 	if err != nil {
+		if ctx.Err() == nil && probeCtx.Err() != nil {
+			return fmt.Errorf("the embedded etcd of data dir %s does not answer (is quotad running on it?): %w", dir, err)
+		}
 		return err
 	}
 	_ = c.Close()
