@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/quotad/quotad/internal/election"
 	"github.com/quotad/quotad/internal/server"
 )
 
@@ -70,6 +71,11 @@ func newOptions() *options {
 		fs.StringVar(&c.EtcdCAFile, "etcd-cafile", "", "SSL Certificate Authority file used to secure etcd communication.")
 		fs.StringVar(&c.EtcdCertFile, "etcd-certfile", "", "SSL certification file used to secure etcd communication.")
 		fs.StringVar(&c.EtcdKeyFile, "etcd-keyfile", "", "SSL key file used to secure etcd communication.")
+		fs.StringVar(&c.EtcdSnapshotScheduleCron, "etcd-snapshot-schedule-cron", "", "Snapshot interval time in cron spec. eg. every 5 hours '0 */5 * * *'. Empty: no scheduled snapshots. With --leader-elect, only the leader takes them.")
+		fs.StringVar(&c.EtcdSnapshotScheduleCron, "etcd-snapshot-schedule", "", "Alias of --etcd-snapshot-schedule-cron.")
+		_ = fs.MarkHidden("etcd-snapshot-schedule")
+		fs.IntVar(&c.EtcdSnapshotRetention, "etcd-snapshot-retention", 5, "Number of snapshots to retain.")
+		fs.StringVar(&c.EtcdSnapshotDir, "etcd-snapshot-dir", "", "Directory to save db snapshots. (default: ${data-dir}/snapshots)")
 	})
 	add("Clustered etcd", func(fs *pflag.FlagSet) {
 		fs.BoolVar(&c.ClusterInit, "cluster-init", false, "Make the embedded etcd a member of a cluster other quotads may join with --join: it listens for peers on --advertise-address:--etcd-peer-port and for clients there and on the loopback address at --etcd-client-port, and writes the join token to join-token in --data-dir. A data dir with a single member's etcd keeps its data.")
@@ -108,6 +114,10 @@ func newOptions() *options {
 	})
 	add("Controllers", func(fs *pflag.FlagSet) {
 		fs.DurationVar(&c.ResourceQuotaSyncPeriod, "resource-quota-sync-period", 5*time.Minute, "The period for verifying quota usage status in the system: every quota is recomputed from storage and any drift is repaired and reported.")
+		fs.BoolVar(&c.LeaderElect, "leader-elect", true, "Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability. Only the leader runs kube-controller-manager's controllers; every replica serves the API.")
+		fs.DurationVar(&c.LeaderElectLeaseDuration, "leader-elect-lease-duration", 15*time.Second, "The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot. This is effectively the maximum duration that a leader can be stopped before it is replaced by another candidate. This is only applicable if leader election is enabled.")
+		fs.DurationVar(&c.LeaderElectRenewDeadline, "leader-elect-renew-deadline", 10*time.Second, "The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration. This is only applicable if leader election is enabled.")
+		fs.DurationVar(&c.LeaderElectRetryPeriod, "leader-elect-retry-period", 2*time.Second, "The duration the clients should wait between attempting acquisition and renewal of a leadership. This is only applicable if leader election is enabled.")
 	})
 	add("Logs", func(fs *pflag.FlagSet) {
 		fs.VarP((*level)(&o.verbosity), "v", "v", "number for the log level verbosity (2 logs every request, 4 and above debug detail)")
@@ -133,6 +143,10 @@ func (o *options) parse(args []string) error {
 	o.cfg.LogLevel = logLevel(o.verbosity)
 	o.cfg.MinRequestTimeout = time.Duration(o.minRequestTimeout) * time.Second
 	o.cfg.NoPriorityAndFairness = !o.priorityAndFairness
+	if c := o.cfg; c.LeaderElect {
+		// As given: a zero duration is refused here, as kube-controller-manager does.
+		return election.Validate(c.LeaderElectLeaseDuration, c.LeaderElectRenewDeadline, c.LeaderElectRetryPeriod)
+	}
 	return nil
 }
 

@@ -27,6 +27,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "etcd" {
 		return runEtcd(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "snapshot" {
+		return runSnapshot(args[1:], stdout, stderr)
+	}
 	o := newOptions()
 	if err := o.parse(args); err != nil {
 		if err == pflag.ErrHelp {

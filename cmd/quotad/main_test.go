@@ -24,6 +24,8 @@ func TestFlagsFillConfig(t *testing.T) {
 		"--enable-priority-and-fairness=false", "--max-watches-per-user=9",
 		"--cluster-init", "--join=https://10.0.0.1:6443", "--join-token=K10x", "--join-token-file=tok",
 		"--advertise-address=10.0.0.2", "--etcd-peer-port=12380", "--etcd-client-port=12379",
+		"--leader-elect-lease-duration=30s", "--leader-elect-renew-deadline=20s", "--leader-elect-retry-period=5s",
+		"--etcd-snapshot-schedule-cron=0 */5 * * *", "--etcd-snapshot-retention=7", "--etcd-snapshot-dir=/snaps",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +59,11 @@ func TestFlagsFillConfig(t *testing.T) {
 		{"audit mode", c.AuditLogMode, "batch"},
 		{"enable-priority-and-fairness=false", c.NoPriorityAndFairness, true},
 		{"max-watches-per-user", c.MaxWatchesPerUser, 9},
+		{"leader-elect", c.LeaderElect, true},
+		{"leader-elect durations", [3]time.Duration{c.LeaderElectLeaseDuration, c.LeaderElectRenewDeadline, c.LeaderElectRetryPeriod}, [3]time.Duration{30 * time.Second, 20 * time.Second, 5 * time.Second}},
+		{"etcd-snapshot-schedule-cron", c.EtcdSnapshotScheduleCron, "0 */5 * * *"},
+		{"etcd-snapshot-retention", c.EtcdSnapshotRetention, 7},
+		{"etcd-snapshot-dir", c.EtcdSnapshotDir, "/snaps"},
 	}
 	for _, ch := range checks {
 		if ch.got != ch.want {
@@ -73,7 +80,9 @@ func TestFlagDefaults(t *testing.T) {
 	c := o.cfg
 	if c.DataDir != "quotad-data" || c.BindAddress != "127.0.0.1" || c.SecurePort != 6443 ||
 		c.RequestTimeout != time.Minute || c.MaxRequestsInflight != 400 || c.MaxMutatingRequestsInflight != 200 ||
-		c.MinRequestTimeout != 1800*time.Second || c.ResourceQuotaSyncPeriod != 5*time.Minute || c.LogLevel != slog.LevelInfo || c.NoPriorityAndFairness {
+		c.MinRequestTimeout != 1800*time.Second || c.ResourceQuotaSyncPeriod != 5*time.Minute || c.LogLevel != slog.LevelInfo || c.NoPriorityAndFairness ||
+		!c.LeaderElect || c.LeaderElectLeaseDuration != 15*time.Second || c.LeaderElectRenewDeadline != 10*time.Second || c.LeaderElectRetryPeriod != 2*time.Second ||
+		c.EtcdSnapshotScheduleCron != "" || c.EtcdSnapshotRetention != 5 || c.EtcdSnapshotDir != "" {
 		t.Fatalf("defaults: %+v", c)
 	}
 }
@@ -93,6 +102,9 @@ func TestRunHelpVersionAndErrors(t *testing.T) {
 		{args: []string{"--v=-1"}, code: 1, stderr: []string{`Error: invalid argument "-1" for "-v, --v" flag: must be a non-negative integer`}},
 		{args: []string{"--version=json"}, code: 1, stderr: []string{`Error: invalid argument "json" for "--version" flag: valid values are false, true, raw`}},
 		{args: []string{"--request-timeout=soon"}, code: 1, stderr: []string{`Error: invalid argument "soon" for "--request-timeout" flag`}},
+		{args: []string{"--leader-elect-renew-deadline=15s"}, code: 1, stderr: []string{`Error: invalid leader election configuration: leaderElection.leaseDuration: Invalid value: "15s": LeaseDuration must be greater than RenewDeadline`}},
+		{args: []string{"--leader-elect-retry-period=0s"}, code: 1, stderr: []string{`leaderElection.retryPeriod: Invalid value: "0s": must be greater than zero`}},
+		{args: []string{"--etcd-snapshot-schedule=@daily", "--help"}, stdout: []string{"--etcd-snapshot-schedule-cron string", "--leader-elect-lease-duration duration"}, notStdout: "--etcd-snapshot-schedule string"},
 	}
 	for _, c := range cases {
 		var out, errOut bytes.Buffer
@@ -126,5 +138,15 @@ func TestVersionRaw(t *testing.T) {
 	}
 	if v["major"] != "1" || v["minor"] != "37" || v["emulationMinor"] != "37" || v["gitVersion"] != "v1.37.0+quotad" || v["buildDate"] == "" || v["platform"] == "" || v["goVersion"] == "" {
 		t.Fatalf("version info: %v", v)
+	}
+}
+
+func TestEtcdSnapshotScheduleAlias(t *testing.T) {
+	o := newOptions()
+	if err := o.parse([]string{"--etcd-snapshot-schedule=@daily"}); err != nil {
+		t.Fatal(err)
+	}
+	if o.cfg.EtcdSnapshotScheduleCron != "@daily" {
+		t.Fatalf("--etcd-snapshot-schedule: %q", o.cfg.EtcdSnapshotScheduleCron)
 	}
 }

@@ -1,6 +1,6 @@
 // Package controller holds what quotad's in-process controllers share. Each controller
 // lives in its own sub-package (namespace, crd, resourcequota, workloads,
-// garbagecollector) and runs on a Loop:
+// garbagecollector, etcdsnapshot…) and, unless it is a timer (etcdsnapshot), runs on a Loop:
 //
 //   - Loop.Watch: a watch of the registry that survives compaction and restarts
 //     (re-listing), delivering every object to a Handler;

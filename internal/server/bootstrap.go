@@ -21,6 +21,7 @@ import (
 	"github.com/quotad/quotad/internal/controller/csrsigning"
 	"github.com/quotad/quotad/internal/controller/defaultservicecidr"
 	"github.com/quotad/quotad/internal/controller/disruption"
+	"github.com/quotad/quotad/internal/controller/etcdsnapshot"
 	"github.com/quotad/quotad/internal/controller/flowcontrol"
 	"github.com/quotad/quotad/internal/controller/garbagecollector"
 	"github.com/quotad/quotad/internal/controller/namespace"
@@ -84,9 +85,34 @@ func loadCRDs(ctx context.Context, store *registry.Store) error {
 }
 
 // startControllers starts the in-process controllers; Wait returns when all have stopped.
-func startControllers(ctx context.Context, store *registry.Store, log *slog.Logger, cfg Config, m *metrics, caPEM []byte) *sync.WaitGroup {
+// kube-apiserver's own controllers (crd, flowcontrol, apiservices, default-servicecidr; the
+// kubernetes Service is started by Run) run on every replica. kube-controller-manager's
+// controllers, and the scheduled etcd snapshots, run on one replica: with --leader-elect,
+// the holder of the kube-system/kube-controller-manager Lease (see leader.go); without it,
+// every replica, from the start.
+func startControllers(ctx context.Context, store *registry.Store, log *slog.Logger, cfg Config, m *metrics, caPEM []byte, snapshots *etcdsnapshot.Scheduler) (*sync.WaitGroup, error) {
 	var wg sync.WaitGroup
-	run := func(name string, start func(context.Context) error) {
+	run := runner(&wg, log)
+	run(ctx, "crd", crd.New(store, log, m).Start)
+	run(ctx, "flowcontrol", flowcontrol.New(store, log, m).Start)
+	run(ctx, "apiservices", apiservices.New(store, log, m).Start)
+	run(ctx, "default-servicecidr", defaultServiceCIDR(store, log, m).Start)
+	lead := func(ctx context.Context) {
+		var lwg sync.WaitGroup
+		startLeaderControllers(ctx, runner(&lwg, log), store, log, cfg, m, caPEM)
+		if snapshots != nil {
+			runner(&lwg, log)(ctx, "etcd-snapshot", snapshots.Start)
+		}
+		lwg.Wait()
+	}
+	// On an error the controllers above are running: the caller cancels ctx and waits.
+	return &wg, startLeading(ctx, &wg, log, cfg, m, store, lead)
+}
+
+// runner returns a function that runs a controller's start in a goroutine counted by wg,
+// logging its error unless ctx ended.
+func runner(wg *sync.WaitGroup, log *slog.Logger) func(ctx context.Context, name string, start func(context.Context) error) {
+	return func(ctx context.Context, name string, start func(context.Context) error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -95,25 +121,25 @@ func startControllers(ctx context.Context, store *registry.Store, log *slog.Logg
 			}
 		}()
 	}
+}
+
+// startLeaderControllers starts kube-controller-manager's controllers, constructed anew (a
+// replica that leads again after losing the lease starts fresh ones).
+func startLeaderControllers(ctx context.Context, run func(context.Context, string, func(context.Context) error), store *registry.Store, log *slog.Logger, cfg Config, m *metrics, caPEM []byte) {
 	wopts := workloads.Options{Panics: m}
-	run("namespace", namespace.New(store, caPEM, log, namespace.Options{Panics: m}).Start)
-	run("crd", crd.New(store, log, m).Start)
-	run("clusterrole-aggregation", clusterroleaggregation.New(store, log, m).Start)
-	run("resourcequota", resourcequota.New(store, cfg.ResourceQuotaSyncPeriod, log, m).Start)
-	run("replicaset", workloads.NewReplicaSet(store, log, wopts).Start)
-	run("replicationcontroller", workloads.NewReplicationController(store, log, wopts).Start)
-	run("deployment", workloads.NewDeployment(store, log, wopts).Start)
-	run("job", workloads.NewJob(store, log, wopts).Start)
-	run("cronjob", workloads.NewCronJob(store, log, wopts).Start)
-	run("disruption", disruption.New(store, log, m).Start)
-	run("statefulset", workloads.NewStatefulSet(store, log, wopts).Start)
-	run("daemonset", workloads.NewDaemonSet(store, log, wopts).Start)
-	run("flowcontrol", flowcontrol.New(store, log, m).Start)
-	run("apiservices", apiservices.New(store, log, m).Start)
-	run("default-servicecidr", defaultServiceCIDR(store, log, m).Start)
-	run("csrsigning", csrsigning.New(store, log, m, func() (*pki.Authority, error) {
+	run(ctx, "namespace", namespace.New(store, caPEM, log, namespace.Options{Panics: m}).Start)
+	run(ctx, "clusterrole-aggregation", clusterroleaggregation.New(store, log, m).Start)
+	run(ctx, "resourcequota", resourcequota.New(store, cfg.ResourceQuotaSyncPeriod, log, m).Start)
+	run(ctx, "replicaset", workloads.NewReplicaSet(store, log, wopts).Start)
+	run(ctx, "replicationcontroller", workloads.NewReplicationController(store, log, wopts).Start)
+	run(ctx, "deployment", workloads.NewDeployment(store, log, wopts).Start)
+	run(ctx, "job", workloads.NewJob(store, log, wopts).Start)
+	run(ctx, "cronjob", workloads.NewCronJob(store, log, wopts).Start)
+	run(ctx, "disruption", disruption.New(store, log, m).Start)
+	run(ctx, "statefulset", workloads.NewStatefulSet(store, log, wopts).Start)
+	run(ctx, "daemonset", workloads.NewDaemonSet(store, log, wopts).Start)
+	run(ctx, "csrsigning", csrsigning.New(store, log, m, func() (*pki.Authority, error) {
 		return pki.LoadAuthority(filepath.Join(cfg.DataDir, "ca.crt"), filepath.Join(cfg.DataDir, "ca.key"))
 	}).Start)
-	run("garbagecollector", garbagecollector.New(store, log, garbagecollector.Options{Panics: m}).Start)
-	return &wg
+	run(ctx, "garbagecollector", garbagecollector.New(store, log, garbagecollector.Options{Panics: m}).Start)
 }

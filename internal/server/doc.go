@@ -6,11 +6,15 @@
 // reconciled at every start: rbacbootstrap.go), the in-process controllers, and the
 // clustered embedded etcd (cluster.go, join.go, jointoken.go: --cluster-init writes a join
 // token; --join fetches and checks the CA against the token, posts to a member's join
-// endpoint and writes the shared secrets it receives). It is the only package that imports
-// every other one.
+// endpoint and writes the shared secrets it receives). kube-apiserver's own controllers run
+// on every replica; kube-controller-manager's controllers and the scheduled etcd snapshots
+// (snapshots.go) run on the leader only with leader election (leader.go, package election),
+// constructed anew on each acquisition. It is the only package that imports every other one.
 //
 // Invariants: every long-running part is started with a context and stops when it ends;
 // Run returns only after the HTTP server and storage are shut down. The join endpoint
 // answers only on a cluster member (404 elsewhere), only with the join token's secret, and
-// a joined replica shares the first one's API CA, admin token and ServiceAccount key.
+// a joined replica shares the first one's API CA, admin token and ServiceAccount key. A
+// replica that loses the Lease has stopped its leader-only controllers before it campaigns
+// again (or releases the Lease on shutdown); it keeps serving the API.
 package server

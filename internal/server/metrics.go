@@ -39,6 +39,8 @@ type metrics struct {
 	// their client's refusals.
 	queueWaiting prometheus.Gauge
 	penalties    prometheus.Counter
+	// leaderStatus is leader_election_master_status (registered with --leader-elect).
+	leaderStatus *prometheus.GaugeVec
 }
 
 func newMetrics() *metrics {
@@ -82,7 +84,8 @@ func newMetrics() *metrics {
 		Name: "quotad_apiserver_penalized_requests_total",
 		Help: "Requests held before being served because their client's requests kept being refused as malformed or unauthenticated.",
 	})
-	m.reg.MustRegister(m.queueWaiting, m.penalties)
+	m.leaderStatus = newLeaderStatus()
+	m.reg.MustRegister(m.queueWaiting, m.penalties, m.leaderStatus)
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.requests, m.panics, m.apiPanics, m.watchWaiting, m.longReadWaiting)
 	return m
 }

@@ -131,6 +131,27 @@ type Config struct {
 	AuditLogCompress        bool
 	AuditLogMode            string
 	AuditLogBatchBufferSize int
+
+	// Leader election of kube-controller-manager's controllers, as its flags:
+	// --leader-elect (LeaderElect; the flag defaults to true, the zero Config runs every
+	// controller on every replica), --leader-elect-lease-duration, --leader-elect-renew-deadline
+	// and --leader-elect-retry-period (zero: 15s, 10s, 2s). LeaderElectNoRelease keeps the
+	// Lease held on shutdown, as a killed process would (for tests). OnLeading, when set, is
+	// told true when this replica's leader-only controllers start and false once they have
+	// all stopped. See leader.go.
+	LeaderElect              bool
+	LeaderElectLeaseDuration time.Duration
+	LeaderElectRenewDeadline time.Duration
+	LeaderElectRetryPeriod   time.Duration
+	LeaderElectNoRelease     bool
+	OnLeading                func(started bool)
+
+	// Scheduled etcd snapshots, as k3s's flags: --etcd-snapshot-schedule-cron ("": none),
+	// --etcd-snapshot-retention (0: 5) and --etcd-snapshot-dir ("": <data-dir>/snapshots).
+	// Taken by the leader only, with leader election. See snapshots.go.
+	EtcdSnapshotScheduleCron string
+	EtcdSnapshotRetention    int
+	EtcdSnapshotDir          string
 }
 
 // Running describes a started server.
@@ -173,6 +194,9 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.ResourceQuotaSyncPeriod = 5 * time.Minute
 	}
 	if err := checkClusterFlags(cfg); err != nil {
+		return err
+	}
+	if err := validateLeaderElection(cfg); err != nil {
 		return err
 	}
 	if err := privateDir(cfg.DataDir, log); err != nil {
@@ -239,6 +263,10 @@ func Run(ctx context.Context, cfg Config) error {
 		etcdStore = storage.NewEtcd(c)
 	}
 	defer etcdStore.Close()
+	snapshots, err := newSnapshotScheduler(cfg, embedded, log)
+	if err != nil {
+		return err
+	}
 	var st storage.Store = etcdStore
 	if cfg.WrapStorage != nil {
 		st = cfg.WrapStorage(st)
@@ -403,7 +431,13 @@ func Run(ctx context.Context, cfg Config) error {
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
-	controllers := startControllers(ctx, store, log, cfg, metrics, creds.CAPEM)
+	controllers, err := startControllers(ctx, store, log, cfg, metrics, creds.CAPEM, snapshots)
+	if err != nil {
+		ln.Close()
+		cancel()
+		controllers.Wait()
+		return err
+	}
 	// The kubernetes Service, its Endpoints and EndpointSlice name this replica before it serves.
 	endpointIP := advertiseAddress(cfg.BindAddress)
 	if cfg.AdvertiseAddress != "" {

@@ -1,6 +1,8 @@
 // Package storage owns quotad's persistence: a small key/value interface over etcd v3
 // (get, list, watch and one guarded transaction), its etcd implementation, the embedded
-// etcd (a single member, or a member of a cluster others join: cluster.go), and a
+// etcd (a single member, or a member of a cluster others join: cluster.go), its snapshots
+// (SaveSnapshot with etcd's client snapshot, RestoreSnapshot with etcdutl's restore into the
+// member the embedded etcd starts from: same name, peer URL and cluster token), and a
 // conformance suite every implementation must pass.
 //
 // Invariants:
@@ -17,4 +19,6 @@
 //     its peer listener requires a certificate of that CA too.
 //   - A cluster member serves quotad only as a voting member: a joiner is added as a
 //     learner, and StartEmbedded returns once the leader has promoted it.
+//   - Snapshot files are written 0600, never half (a .part file renamed when complete); a
+//     restore never writes into a data dir that already holds etcd data.
 package storage

@@ -283,17 +283,12 @@ type etcdMember struct {
 // singleMember is a single member with its client listener on the given loopback port.
 func singleMember(dataDir string, pki embeddedPKI, clientPort int) etcdMember {
 	clientURL := url.URL{Scheme: "https", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(clientPort))}
-	// Advertised (raft needs a member URL) but never listened on: a single member has no
-	// peers. A socket path in the private data dir, so nobody else could serve it either.
-	peerURL := url.URL{Scheme: "unix", Path: filepath.Join(dataDir, "peer.sock")}
+	peerURL := embeddedPeerURL(dataDir)
 	return etcdMember{
-		name: singleMemberName, listenClient: []url.URL{clientURL}, advertiseClient: []url.URL{clientURL},
-		advertisePeer: peerURL, pki: pki, initialCluster: singleMemberName + "=" + peerURL.String(),
+		name: embeddedMemberName, listenClient: []url.URL{clientURL}, advertiseClient: []url.URL{clientURL},
+		advertisePeer: peerURL, pki: pki, initialCluster: embeddedMemberName + "=" + peerURL.String(),
 	}
 }
-
-// singleMemberName is the name of a single member.
-const singleMemberName = "quotad"
 
 // startEtcd configures and starts etcd once as member m. A port in use gives an error
 // wrapping syscall.EADDRINUSE.
@@ -335,6 +330,16 @@ func startEtcd(dataDir string, m etcdMember, logger *zap.Logger, conf embeddedCo
 	cfg.Logger = "zap"
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(logger)
 	return embed.StartEtcd(cfg)
+}
+
+// embeddedMemberName is the embedded member's name (a restored snapshot's member has it too).
+const embeddedMemberName = "quotad"
+
+// embeddedPeerURL is the embedded member's peer URL for its etcd data dir: advertised (raft
+// needs a member URL) but never listened on, as a single member has no peers. A socket path
+// in the private data dir, so nobody else could serve it either.
+func embeddedPeerURL(dataDir string) url.URL {
+	return url.URL{Scheme: "unix", Path: filepath.Join(dataDir, "peer.sock")}
 }
 
 // freeLoopbackPorts returns n distinct TCP ports free on 127.0.0.1 a moment ago.
