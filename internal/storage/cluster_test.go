@@ -80,9 +80,13 @@ func memberSummary(t *testing.T, e *storage.Embedded) (string, int) {
 }
 
 // TestClusterStart: a cluster's first member listens for peers on https at its advertise
-// address, records endpoints ConnectLocal reaches, and keeps its etcd CA key private.
+// address (refusing a client without a certificate of its CA), records endpoints
+// ConnectLocal reaches, and keeps its etcd CA key, like every file, private.
 func TestClusterStart(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "data")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	cc := clusterConfig(t, "a")
 	e := startEmbedded(t, dir, storage.WithCluster(cc), storage.WithUnsafeNoFsync())
 	members, err := e.Members(t.Context())
@@ -102,16 +106,30 @@ func TestClusterStart(t *testing.T) {
 	if err != nil || len(listed) != 1 || !listed[0].Leader {
 		t.Fatalf("members through ConnectLocal = %+v, %v", listed, err)
 	}
-	fi, err := os.Stat(filepath.Join(dir, "etcd-pki", "ca.key"))
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("etcd CA key: %v, %v", fi, err)
+	if _, err := os.Stat(filepath.Join(dir, "etcd-pki", "ca.key")); err != nil {
+		t.Fatalf("etcd CA key: %v", err)
 	}
+	checkPrivate(t, dir)
 	// The peer listener is https and refuses a client without a certificate of the CA.
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	resp, err := hc.Get(cc.PeerURL() + "/members")
 	if err == nil {
 		resp.Body.Close()
 		t.Fatalf("peer listener answered a client without a certificate: %s", resp.Status)
+	}
+	pd := filepath.Join(dir, "etcd-pki")
+	peerTLS, err := storage.ExternalTLS(filepath.Join(pd, "ca.crt"), filepath.Join(pd, "peer.crt"), filepath.Join(pd, "peer.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc = &http.Client{Transport: &http.Transport{TLSClientConfig: peerTLS}}
+	resp, err = hc.Get(cc.PeerURL() + "/members")
+	if err != nil {
+		t.Fatalf("peer listener with a peer certificate: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("peer listener with a peer certificate: %s", resp.Status)
 	}
 }
 
