@@ -2,9 +2,16 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -73,8 +80,13 @@ func startLeading(ctx context.Context, wg *sync.WaitGroup, log *slog.Logger, cfg
 	status := m.leaderStatus.WithLabelValues(leaderElectionName)
 	status.Set(0)
 	lease, renew, retry := leaderElectionDurations(cfg)
+	identity, err := leaderIdentity(cfg.DataDir)
+	if err != nil {
+		return err
+	}
 	el, err := election.New(election.Config{
-		Store: store, LeaseDuration: lease, RenewDeadline: renew, RetryPeriod: retry,
+		Identity: identity,
+		Store:    store, LeaseDuration: lease, RenewDeadline: renew, RetryPeriod: retry,
 		ReleaseOnCancel: !cfg.LeaderElectNoRelease,
 		Lead:            lead,
 		OnLeading: func(leading bool) {
@@ -96,4 +108,33 @@ func startLeading(ctx context.Context, wg *sync.WaitGroup, log *slog.Logger, cfg
 		el.Run(ctx)
 	}()
 	return nil
+}
+
+// identityFile keeps, in the data dir, the second half of this replica's holder identity.
+const identityFile = "leader-identity"
+
+// leaderIdentity is kube-controller-manager's "<hostname>_<uuid>", with the uuid made once
+// per data dir and kept in it (0600). A replica restarted after a crash finds itself the
+// holder of the Lease and renews it at once, instead of waiting a lease duration for its
+// dead predecessor (which ran on the same data dir, so no other process can be running it:
+// the data dir is locked while quotad runs).
+func leaderIdentity(dataDir string) (string, error) {
+	host, err := os.Hostname()
+	if err != nil {
+		return "", fmt.Errorf("leader election identity: %w", err)
+	}
+	p := filepath.Join(dataDir, identityFile)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		b = []byte(uuid.NewUUID())
+		err = writeFileAtomic(p, b, 0o600)
+	}
+	if err != nil {
+		return "", fmt.Errorf("leader election identity: %w", err)
+	}
+	id := strings.TrimSpace(string(b))
+	if id == "" {
+		return "", fmt.Errorf("leader election identity: %s is empty", p)
+	}
+	return host + "_" + id, nil
 }

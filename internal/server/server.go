@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/fileutil"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -202,6 +203,13 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := privateDir(cfg.DataDir, log); err != nil {
 		return err
 	}
+	// One quotad per data dir, whatever its storage: the leader identity, credentials and
+	// join state in it belong to one process.
+	dirLock, err := fileutil.TryLockFile(filepath.Join(cfg.DataDir, "quotad.lock"), os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("data dir %s is in use by another quotad: %w", cfg.DataDir, err)
+	}
+	defer dirLock.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 

@@ -245,3 +245,43 @@ func (l *leadership) leaderNow() int {
 	}
 	return -1
 }
+
+// TestLeaderRestartReclaimsOwnLease: a replica that stopped without releasing the Lease (as
+// after a crash) and restarts on the same data dir holds the same identity, finds itself
+// the holder and leads at once, before the Lease it left would have expired, instead of
+// waiting a lease duration for its own dead predecessor.
+func TestLeaderRestartReclaimsOwnLease(t *testing.T) {
+	etcd := sharedEtcd(t)
+	l := newLeadership(t)
+	t.Cleanup(l.checkNoOverlap)
+	dir := t.TempDir()
+	first := servertest.Start(t, servertest.WithEtcd(etcd), servertest.WithDataDir(dir), l.option(0, 0, 0, 0, false))
+	l.waitLeader(-1)
+	ctx := context.Background()
+	before, err := first.Client.CoordinationV1().Leases("kube-system").Get(ctx, "kube-controller-manager", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Stop()
+	left, err := first.Client.CoordinationV1().Leases("kube-system").Get(ctx, "kube-controller-manager", metav1.GetOptions{})
+	if err == nil && ptr.Deref(left.Spec.HolderIdentity, "") != ptr.Deref(before.Spec.HolderIdentity, "") {
+		t.Fatalf("the stopped replica released or lost its Lease: holder %q", ptr.Deref(left.Spec.HolderIdentity, ""))
+	}
+	second := servertest.Start(t, servertest.WithEtcd(etcd), servertest.WithDataDir(dir), l.option(1, 0, 0, 0, false))
+	_, at := l.waitLeader(0)
+	after, err := second.Client.CoordinationV1().Leases("kube-system").Get(ctx, "kube-controller-manager", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ptr.Deref(after.Spec.HolderIdentity, ""), ptr.Deref(before.Spec.HolderIdentity, ""); got != want {
+		t.Fatalf("restarted replica's identity %q, want the data dir's %q", got, want)
+	}
+	if ptr.Deref(after.Spec.LeaseTransitions, 0) != ptr.Deref(before.Spec.LeaseTransitions, 0) {
+		t.Errorf("leaseTransitions %d → %d: the restarted replica took the Lease over instead of renewing its own",
+			ptr.Deref(before.Spec.LeaseTransitions, 0), ptr.Deref(after.Spec.LeaseTransitions, 0))
+	}
+	expiry := before.Spec.RenewTime.Add(15 * time.Second)
+	if !at.Before(expiry) {
+		t.Errorf("restarted replica led at %v, not before its old Lease expired at %v", at, expiry)
+	}
+}
