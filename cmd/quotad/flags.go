@@ -88,6 +88,7 @@ func newOptions() *options {
 	})
 	add("Secure serving", func(fs *pflag.FlagSet) {
 		fs.StringVar(&c.BindAddress, "bind-address", "127.0.0.1", "The IP address on which to listen for the --secure-port port.")
+		fs.StringSliceVar(&c.TLSSANs, "tls-san", nil, "Add additional hostnames or IPv4/IPv6 addresses as Subject Alternative Names on the server TLS cert (a load balancer's name or address in front of several quotads), comma separated or repeated.")
 		fs.IntVar(&c.SecurePort, "secure-port", 6443, "The port on which to serve HTTPS with authentication and authorization. 0 picks a free port; the admin kubeconfig records the real one.")
 	})
 	add("Authentication", func(fs *pflag.FlagSet) {

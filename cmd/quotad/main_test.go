@@ -24,6 +24,7 @@ func TestFlagsFillConfig(t *testing.T) {
 		"--enable-priority-and-fairness=false", "--max-watches-per-user=9",
 		"--cluster-init", "--join=https://10.0.0.1:6443", "--join-token=K10x", "--join-token-file=tok",
 		"--advertise-address=10.0.0.2", "--etcd-peer-port=12380", "--etcd-client-port=12379",
+		"--tls-san=lb.example.com,10.0.0.9", "--tls-san=quotad.internal",
 		"--leader-elect-lease-duration=30s", "--leader-elect-renew-deadline=20s", "--leader-elect-retry-period=5s",
 		"--etcd-snapshot-schedule-cron=0 */5 * * *", "--etcd-snapshot-retention=7", "--etcd-snapshot-dir=/snaps",
 	})
@@ -36,6 +37,7 @@ func TestFlagsFillConfig(t *testing.T) {
 		got, want any
 	}{
 		{"data-dir", c.DataDir, "/d"},
+		{"tls-san", strings.Join(c.TLSSANs, " "), "lb.example.com 10.0.0.9 quotad.internal"},
 		{"cluster", strings.TrimSpace(fmt.Sprintln(c.ClusterInit, c.Join, c.JoinToken, c.JoinTokenFile, c.AdvertiseAddress, c.EtcdPeerPort, c.EtcdClientPort)), "true https://10.0.0.1:6443 K10x tok 10.0.0.2 12380 12379"},
 		{"bind-address", c.BindAddress, "0.0.0.0"},
 		{"secure-port", c.SecurePort, 0},

@@ -40,8 +40,11 @@ import (
 
 // Config is quotad's configuration, named after kube-apiserver's flags.
 type Config struct {
-	DataDir                    string
-	BindAddress                string
+	DataDir     string
+	BindAddress string
+	// TLSSANs are names and addresses the serving certificate covers besides the bind and
+	// advertise addresses (k3s's --tls-san: a load balancer in front of the replicas).
+	TLSSANs                    []string
 	SecurePort                 int
 	EtcdServers                []string
 	EtcdCAFile                 string
@@ -355,7 +358,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	hosts := []string{cfg.BindAddress, "127.0.0.1"}
+	hosts := append([]string{cfg.BindAddress, "127.0.0.1"}, cfg.TLSSANs...)
 	if cfg.AdvertiseAddress != "" || clustered(cfg) {
 		hosts = append(hosts, clusterAdvertiseAddress(cfg))
 	}
