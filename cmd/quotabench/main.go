@@ -24,6 +24,9 @@ import (
 
 type options struct {
 	server, token, kubeconfig, scenario, prefix string
+	// servers spreads the load clients over several replicas (client i uses servers[i%n]);
+	// setup and the report go to server (or the kubeconfig's).
+	servers []string
 	clients, creates, namespaces, hard          int
 	insecure, noSetup                           bool
 	cpuprofile                                  string
@@ -33,6 +36,14 @@ type options struct {
 func main() {
 	var o options
 	flag.StringVar(&o.server, "server", "", "API server URL (https://127.0.0.1:6443)")
+	flag.Func("servers", "spread the load clients over these API server URLs, comma separated (replicas sharing one etcd and one CA and token, as joined quotads do); setup and report use --server or the kubeconfig", func(v string) error {
+		for _, u := range strings.Split(v, ",") {
+			if u = strings.TrimSpace(u); u != "" {
+				o.servers = append(o.servers, strings.TrimRight(u, "/"))
+			}
+		}
+		return nil
+	})
 	flag.StringVar(&o.token, "token", "", "bearer token")
 	flag.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig (used when --server is empty)")
 	flag.StringVar(&o.scenario, "scenario", "quota", "quota | namespaces | noquota | tight | mixed | clusterquota | clustertight | abuse")
@@ -106,6 +117,17 @@ func newAPI(o options) (*api, error) {
 		TLSClientConfig: tlsCfg, MaxIdleConnsPerHost: 1024, MaxConnsPerHost: 0, ForceAttemptHTTP2: false,
 	}}
 	return a, nil
+}
+
+// at is the API of client c: servers[c%len(servers)] with a's credentials, or a itself
+// without servers.
+func (a *api) at(servers []string, c int) *api {
+	if len(servers) == 0 {
+		return a
+	}
+	b := *a
+	b.base = servers[c%len(servers)]
+	return &b
 }
 
 // do sends one request and returns the status code and body.
@@ -291,7 +313,7 @@ func runLoad(a *api, o options, nss []string) (*stats, time.Duration) {
 		wg.Add(1)
 		go func(c int) {
 			defer wg.Done()
-			cc, err := newConn(a)
+			cc, err := newConn(a.at(o.servers, c))
 			if err != nil {
 				st.errs.Add(1)
 				st.firstErr.CompareAndSwap(nil, err.Error())
