@@ -14,6 +14,8 @@
 //   - The embedded etcd is reachable only in process and by clients presenting the client
 //     certificate in its data dir's etcd-pki (signed by a CA whose key is discarded); its
 //     directories are 0700 and its keys 0600.
+//   - Every watch has its own etcd watch stream, so cancelling watches never sends cancel
+//     requests on a stream shared with live ones (which deadlocks the in-process client).
 //   - Snapshot files are written 0600, never half (a .part file renamed when complete); a
 //     restore never writes into a data dir that already holds etcd data.
 package storage
