@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/quotad/quotad/internal/election"
+	"github.com/quotad/quotad/internal/registry/validation"
 	"github.com/quotad/quotad/internal/server"
 )
 
@@ -144,6 +145,15 @@ func (o *options) parse(args []string) error {
 	o.cfg.LogLevel = logLevel(o.verbosity)
 	o.cfg.MinRequestTimeout = time.Duration(o.minRequestTimeout) * time.Second
 	o.cfg.NoPriorityAndFairness = !o.priorityAndFairness
+	if c := o.cfg; c.EtcdSnapshotScheduleCron != "" {
+		// Checked before anything starts (server.Run checks it only once etcd runs).
+		if _, err := validation.ParseCron(c.EtcdSnapshotScheduleCron); err != nil {
+			return fmt.Errorf("invalid --etcd-snapshot-schedule-cron %q: %v", c.EtcdSnapshotScheduleCron, err)
+		}
+		if c.EtcdSnapshotRetention < 1 {
+			return fmt.Errorf("invalid --etcd-snapshot-retention %d: must be at least 1", c.EtcdSnapshotRetention)
+		}
+	}
 	if c := o.cfg; c.LeaderElect {
 		// As given: a zero duration is refused here, as kube-controller-manager does.
 		return election.Validate(c.LeaderElectLeaseDuration, c.LeaderElectRenewDeadline, c.LeaderElectRetryPeriod)

@@ -106,6 +106,8 @@ func TestRunHelpVersionAndErrors(t *testing.T) {
 		{args: []string{"--request-timeout=soon"}, code: 1, stderr: []string{`Error: invalid argument "soon" for "--request-timeout" flag`}},
 		{args: []string{"--leader-elect-renew-deadline=15s"}, code: 1, stderr: []string{`Error: invalid leader election configuration: leaderElection.leaseDuration: Invalid value: "15s": LeaseDuration must be greater than RenewDeadline`}},
 		{args: []string{"--leader-elect-retry-period=0s"}, code: 1, stderr: []string{`leaderElection.retryPeriod: Invalid value: "0s": must be greater than zero`}},
+		{args: []string{"--etcd-snapshot-schedule-cron=61 * * * *"}, code: 1, stderr: []string{`Error: invalid --etcd-snapshot-schedule-cron "61 * * * *": `}},
+		{args: []string{"--etcd-snapshot-schedule-cron=@daily", "--etcd-snapshot-retention=0"}, code: 1, stderr: []string{`Error: invalid --etcd-snapshot-retention 0: must be at least 1`}},
 		{args: []string{"--etcd-snapshot-schedule=@daily", "--help"}, stdout: []string{"--etcd-snapshot-schedule-cron string", "--leader-elect-lease-duration duration"}, notStdout: "--etcd-snapshot-schedule string"},
 	}
 	for _, c := range cases {

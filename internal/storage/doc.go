@@ -19,6 +19,8 @@
 //     its peer listener requires a certificate of that CA too.
 //   - A cluster member serves quotad only as a voting member: a joiner is added as a
 //     learner, and StartEmbedded returns once the leader has promoted it.
+//   - Every watch has its own etcd watch stream, so cancelling watches never sends cancel
+//     requests on a stream shared with live ones (which deadlocks the in-process client).
 //   - Snapshot files are written 0600, never half (a .part file renamed when complete); a
 //     restore never writes into a data dir that already holds etcd data.
 package storage

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -14,6 +16,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
@@ -57,9 +60,14 @@ type Etcd struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// watches numbers the watches, each of which gets its own etcd watch stream (see watch).
+	watches atomic.Uint64
 }
 
 var _ Store = (*Etcd)(nil)
+
+// watchStreamKey is the gRPC metadata key that gives each watch its own watch stream.
+const watchStreamKey = "quotad-watch"
 
 // externalCallOpts are the etcd client's default call options (the client keeps its own
 // unexported): wait for a connection rather than fail at once, and its message size limits.
@@ -166,6 +174,14 @@ func (s *Etcd) watch(ctx context.Context, prefix string, fromRev int64, prevKV b
 	// Require a leader so that a watch on a partitioned member of an external cluster
 	// fails instead of going silent (no effect on the in-process client).
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	// Each watch on its own watch stream (the client shares one stream between watches
+	// whose contexts carry the same metadata). On a shared stream, cancelling a watch sends
+	// the server a cancel request, and with the in-process client a burst of cancellations
+	// (a replica losing leadership stops every controller's watches at once) deadlocks the
+	// stream: the client's loop blocks sending a cancel while the server blocks sending it
+	// events (etcd issues 18879 and 20716, not fixed in v3.7.3). The last watch of a stream
+	// closes the stream instead of sending a cancel request.
+	wctx = metadata.AppendToOutgoingContext(wctx, watchStreamKey, strconv.FormatUint(s.watches.Add(1), 10))
 	stop := context.AfterFunc(s.ctx, cancel)
 	opts := []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithProgressNotify()}
 	if prevKV {

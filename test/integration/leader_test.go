@@ -11,7 +11,10 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/quotad/quotad/internal/server"
@@ -284,4 +287,69 @@ func TestLeaderRestartReclaimsOwnLease(t *testing.T) {
 	if !at.Before(expiry) {
 		t.Errorf("restarted replica led at %v, not before its old Lease expired at %v", at, expiry)
 	}
+}
+
+// TestLeaderRestartsControllersAfterLosingTheLease: a replica whose Lease is taken by
+// another holder stops its controllers, keeps serving, takes the Lease back once that
+// holder lets it expire, and runs freshly constructed controllers that work.
+func TestLeaderRestartsControllersAfterLosingTheLease(t *testing.T) {
+	l := newLeadership(t)
+	s := servertest.Start(t, l.option(0, 2*time.Second, 1500*time.Millisecond, 250*time.Millisecond, true))
+	ctx := ctxT(t)
+	l.waitLeader(-1)
+	// 1. Another holder takes the Lease (and never renews it).
+	leases := s.Client.CoordinationV1().Leases("kube-system")
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		lease := getLeaseT(ctx, t, s)
+		lease.Spec.HolderIdentity = ptr.To("intruder")
+		_, err := leases.Update(ctx, lease, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return l.leaderNow() == -1 })
+	// 2. The API keeps serving meanwhile; the replica leads again once the Lease expired.
+	if _, err := s.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "again"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	l.waitLeader(-1)
+	l.mu.Lock()
+	intervals := len(l.done)
+	l.mu.Unlock()
+	if intervals != 1 {
+		t.Fatalf("closed leading intervals: %d, want 1", intervals)
+	}
+	// 3. The new controllers run: the namespace controller publishes kube-root-ca.crt, the
+	// ReplicaSet controller creates pods.
+	wlEventually(t, "kube-root-ca.crt in the namespace created while no controller ran", func(ctx context.Context) (bool, error) {
+		_, err := s.Client.CoreV1().ConfigMaps("again").Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+		return err == nil, nil
+	})
+	rs := &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "again"},
+		Spec: appsv1.ReplicaSetSpec{
+			Replicas: ptr.To(int32(2)),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: wlTemplate("web"),
+		},
+	}
+	if _, err := s.Client.AppsV1().ReplicaSets("again").Create(ctx, rs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wlEventually(t, "2 pods of the ReplicaSet", func(ctx context.Context) (bool, error) {
+		n, err := wlCountPods(ctx, s, "again", "app=web")
+		return n == 2, err
+	})
+	if tr := ptr.Deref(getLeaseT(ctx, t, s).Spec.LeaseTransitions, 0); tr != 1 {
+		t.Errorf("leaseTransitions %d, want 1 (the replica took the Lease back from the intruder)", tr)
+	}
+}
+
+func getLeaseT(ctx context.Context, t *testing.T, s *servertest.Server) *coordinationv1.Lease {
+	t.Helper()
+	l, err := s.Client.CoordinationV1().Leases("kube-system").Get(ctx, "kube-controller-manager", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
