@@ -22,6 +22,7 @@ import (
 	"github.com/quotad/quotad/internal/admission/defaulttolerationseconds"
 	"github.com/quotad/quotad/internal/admission/limitranger"
 	"github.com/quotad/quotad/internal/admission/namespacelifecycle"
+	"github.com/quotad/quotad/internal/admission/policy"
 	"github.com/quotad/quotad/internal/admission/priority"
 	"github.com/quotad/quotad/internal/admission/rbacescalation"
 	"github.com/quotad/quotad/internal/admission/resourcequota"
@@ -219,13 +220,18 @@ func Run(ctx context.Context, cfg Config) error {
 	reader := lazyReader{&cached}
 	quotaReg := evaluator.NewRegistry()
 	quotaPlugin := resourcequota.NewPlugin(quotaReg, limited)
-	chain, err := admission.NewChain(cfg.EnableAdmissionPlugins, cfg.DisableAdmissionPlugins,
-		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), quotaPlugin,
-		serviceaccount.New(reader), defaulttolerationseconds.New(), runtimeclass.New(reader), defaultingressclass.New(reader))
+	cat := registry.NewCatalogue()
+	validatingPolicy, err := policy.NewValidating(reader, paramResources(cat))
 	if err != nil {
 		return err
 	}
-	cat := registry.NewCatalogue()
+	chain, err := admission.NewChain(cfg.EnableAdmissionPlugins, cfg.DisableAdmissionPlugins,
+		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), quotaPlugin,
+		serviceaccount.New(reader), defaulttolerationseconds.New(), runtimeclass.New(reader), defaultingressclass.New(reader),
+		validatingPolicy)
+	if err != nil {
+		return err
+	}
 	// escalation asks the RBAC authorizer (set below, once it exists) for the rules a user
 	// holds, unless the configuration brings its own resolver.
 	escalation := &rbacescalation.Checker{Reader: reader, Resolver: cfg.RuleResolver}
