@@ -280,7 +280,9 @@ func (l *lazyVariables) Iterator() traits.Iterator { return l.all().Iterator() }
 func (l *lazyVariables) Size() ref.Val { return types.Int(len(l.names)) }
 
 // ConvertToNative converts the evaluated variables.
-func (l *lazyVariables) ConvertToNative(t reflect.Type) (any, error) { return l.all().ConvertToNative(t) }
+func (l *lazyVariables) ConvertToNative(t reflect.Type) (any, error) {
+	return l.all().ConvertToNative(t)
+}
 
 // ConvertToType converts the evaluated variables.
 func (l *lazyVariables) ConvertToType(t ref.Type) ref.Val { return l.all().ConvertToType(t) }
@@ -307,7 +309,9 @@ func sortedKeys[V any](m map[string]V) []string {
 // compiler compiles expressions in one environment.
 type compiler struct{ env *cel.Env }
 
-func (c compiler) compile(expr string, want ...*cel.Type) program { return compile(c.env, expr, want...) }
+func (c compiler) compile(expr string, want ...*cel.Type) program {
+	return compile(c.env, expr, want...)
+}
 
 var (
 	boolType   = cel.BoolType

@@ -233,5 +233,5 @@ func findAll(l, r ref.Val, n int) ref.Val {
 // kubernetesLib is a cel.Library of fixed options.
 type kubernetesLib struct{ opts []cel.EnvOption }
 
-func (l kubernetesLib) CompileOptions() []cel.EnvOption    { return l.opts }
+func (l kubernetesLib) CompileOptions() []cel.EnvOption     { return l.opts }
 func (l kubernetesLib) ProgramOptions() []cel.ProgramOption { return nil }
