@@ -30,7 +30,7 @@ const (
 // pluginOrder is kube-apiserver's AllOrderedPlugins restricted to the plugins quotad has.
 // Every one of them is on by default, as upstream.
 var pluginOrder = []string{NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultTolerationSeconds, RuntimeClass, DefaultIngressClass,
-	ValidatingAdmissionPolicy, ResourceQuota}
+	MutatingAdmissionPolicy, ValidatingAdmissionPolicy, ResourceQuota}
 
 // PluginNames returns the plugins quotad knows, in the order the chain runs them.
 func PluginNames() []string {

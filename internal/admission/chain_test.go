@@ -80,6 +80,7 @@ func plugins(journal *[]string) []admission.Handler {
 		mutating{&recorder{name: admission.ServiceAccount, ops: []admission.Operation{admission.Create}, journal: journal}},
 		both{&recorder{name: admission.RuntimeClass, ops: []admission.Operation{admission.Create}, journal: journal}},
 		mutating{&recorder{name: admission.DefaultIngressClass, ops: []admission.Operation{admission.Create}, journal: journal}},
+		mutating{&recorder{name: admission.MutatingAdmissionPolicy, ops: []admission.Operation{admission.Create, admission.Update}, journal: journal}},
 		validating{&recorder{name: admission.ValidatingAdmissionPolicy, ops: allOps, journal: journal}},
 	}
 }
@@ -93,14 +94,14 @@ func TestNewChainFlags(t *testing.T) {
 		wantQuota   bool
 		wantErr     string
 	}{
-		{name: "defaults", wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "ValidatingAdmissionPolicy", "ResourceQuota"}, wantQuota: true},
+		{name: "defaults", wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ResourceQuota"}, wantQuota: true},
 		{name: "enabling a default is a no-op", enable: []string{"ResourceQuota", "NamespaceLifecycle"},
-			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "ValidatingAdmissionPolicy", "ResourceQuota"}, wantQuota: true},
+			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ResourceQuota"}, wantQuota: true},
 		{name: "disable quota", disable: []string{"ResourceQuota"},
-			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "ValidatingAdmissionPolicy"}},
+			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy"}},
 		{name: "disable two", disable: []string{"Priority", "NamespaceLifecycle"},
-			wantEnabled: []string{"LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "ValidatingAdmissionPolicy", "ResourceQuota"}, wantQuota: true},
-		{name: "disable all", disable: []string{"ResourceQuota", "ValidatingAdmissionPolicy", "DefaultIngressClass", "RuntimeClass", "Priority", "LimitRanger", "NamespaceLifecycle", "ServiceAccount", "DefaultTolerationSeconds"}},
+			wantEnabled: []string{"LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ResourceQuota"}, wantQuota: true},
+		{name: "disable all", disable: []string{"ResourceQuota", "ValidatingAdmissionPolicy", "MutatingAdmissionPolicy", "DefaultIngressClass", "RuntimeClass", "Priority", "LimitRanger", "NamespaceLifecycle", "ServiceAccount", "DefaultTolerationSeconds"}},
 		{name: "unknown enable", enable: []string{"AlwaysPullImages"},
 			wantErr: `enable-admission-plugins plugin "AlwaysPullImages" is unknown`},
 		{name: "unknown disable", disable: []string{"Foo"},
@@ -141,7 +142,7 @@ func TestNewChainPluginErrors(t *testing.T) {
 		err.Error() != `admission plugin "NamespaceLifecycle" is enabled but was not constructed` {
 		t.Errorf("missing plugin: err = %v", err)
 	}
-	if _, err := admission.NewChain(nil, []string{admission.NamespaceLifecycle, admission.ServiceAccount, admission.DefaultTolerationSeconds, admission.RuntimeClass, admission.DefaultIngressClass, admission.ValidatingAdmissionPolicy}, plugins(&journal)[:2]...); err != nil {
+	if _, err := admission.NewChain(nil, []string{admission.NamespaceLifecycle, admission.ServiceAccount, admission.DefaultTolerationSeconds, admission.RuntimeClass, admission.DefaultIngressClass, admission.MutatingAdmissionPolicy, admission.ValidatingAdmissionPolicy}, plugins(&journal)[:2]...); err != nil {
 		t.Errorf("a disabled plugin need not be constructed: err = %v", err)
 	}
 	extra := append(plugins(&journal), mutating{&recorder{name: "AlwaysPullImages", journal: &journal}})
@@ -160,13 +161,13 @@ func TestChainOrder(t *testing.T) {
 		wantValidate []string
 	}{
 		{"create runs all", nil, admission.Create,
-			[]string{"admit NamespaceLifecycle", "admit LimitRanger", "admit ServiceAccount", "admit Priority", "admit DefaultTolerationSeconds", "admit RuntimeClass", "admit DefaultIngressClass"},
+			[]string{"admit NamespaceLifecycle", "admit LimitRanger", "admit ServiceAccount", "admit Priority", "admit DefaultTolerationSeconds", "admit RuntimeClass", "admit DefaultIngressClass", "admit MutatingAdmissionPolicy"},
 			[]string{"validate LimitRanger", "validate Priority", "validate RuntimeClass", "validate ValidatingAdmissionPolicy"}},
 		{"delete skips plugins not handling it", nil, admission.Delete,
 			[]string{"admit NamespaceLifecycle", "admit Priority"},
 			[]string{"validate Priority", "validate ValidatingAdmissionPolicy"}},
 		{"disabled plugins do not run", []string{"LimitRanger"}, admission.Create,
-			[]string{"admit NamespaceLifecycle", "admit ServiceAccount", "admit Priority", "admit DefaultTolerationSeconds", "admit RuntimeClass", "admit DefaultIngressClass"},
+			[]string{"admit NamespaceLifecycle", "admit ServiceAccount", "admit Priority", "admit DefaultTolerationSeconds", "admit RuntimeClass", "admit DefaultIngressClass", "admit MutatingAdmissionPolicy"},
 			[]string{"validate Priority", "validate RuntimeClass", "validate ValidatingAdmissionPolicy"}},
 	}
 	for _, tt := range tests {
@@ -221,7 +222,7 @@ func TestChainStopsAtFirstError(t *testing.T) {
 
 func TestPluginNames(t *testing.T) {
 	names := admission.PluginNames()
-	if want := []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "ValidatingAdmissionPolicy", "ResourceQuota"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ResourceQuota"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("PluginNames() = %v, want %v", names, want)
 	}
 	names[0] = "x"
@@ -302,7 +303,7 @@ func TestRealPlugins(t *testing.T) {
 		}},
 		pcGVR: {},
 	}
-	c, err := admission.NewChain(nil, []string{admission.ServiceAccount, admission.DefaultTolerationSeconds, admission.ValidatingAdmissionPolicy}, namespacelifecycle.New(s), limitranger.New(s), priority.New(s), runtimeclass.New(s), defaultingressclass.New(s))
+	c, err := admission.NewChain(nil, []string{admission.ServiceAccount, admission.DefaultTolerationSeconds, admission.MutatingAdmissionPolicy, admission.ValidatingAdmissionPolicy}, namespacelifecycle.New(s), limitranger.New(s), priority.New(s), runtimeclass.New(s), defaultingressclass.New(s))
 	if err != nil {
 		t.Fatal(err)
 	}

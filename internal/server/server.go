@@ -22,7 +22,6 @@ import (
 	"github.com/quotad/quotad/internal/admission/defaulttolerationseconds"
 	"github.com/quotad/quotad/internal/admission/limitranger"
 	"github.com/quotad/quotad/internal/admission/namespacelifecycle"
-	"github.com/quotad/quotad/internal/admission/policy"
 	"github.com/quotad/quotad/internal/admission/priority"
 	"github.com/quotad/quotad/internal/admission/rbacescalation"
 	"github.com/quotad/quotad/internal/admission/resourcequota"
@@ -221,14 +220,15 @@ func Run(ctx context.Context, cfg Config) error {
 	quotaReg := evaluator.NewRegistry()
 	quotaPlugin := resourcequota.NewPlugin(quotaReg, limited)
 	cat := registry.NewCatalogue()
-	validatingPolicy, err := policy.NewValidating(reader, paramResources(cat))
+	var fieldMgrs *fieldManagers // set below, once the OpenAPI documents exist
+	validatingPolicy, mutatingPolicy, err := newPolicyPlugins(reader, cat, &fieldMgrs)
 	if err != nil {
 		return err
 	}
 	chain, err := admission.NewChain(cfg.EnableAdmissionPlugins, cfg.DisableAdmissionPlugins,
 		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), quotaPlugin,
 		serviceaccount.New(reader), defaulttolerationseconds.New(), runtimeclass.New(reader), defaultingressclass.New(reader),
-		validatingPolicy)
+		mutatingPolicy, validatingPolicy)
 	if err != nil {
 		return err
 	}
@@ -333,8 +333,9 @@ func Run(ctx context.Context, cfg Config) error {
 		extra["/debug/pprof/"] = pprofHandler(auth, rbacs)
 	}
 	oa := newOpenAPI(cat)
+	fieldMgrs = newFieldManagers(oa)
 	api := apiserver.New(apiserver.Config{
-		Store: store, Auth: auth, Authz: rbacs.authz, Table: tableConverter, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: newFieldManagers(oa),
+		Store: store, Auth: auth, Authz: rbacs.authz, Table: tableConverter, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: fieldMgrs,
 		Version:        CurrentVersion(),
 		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,

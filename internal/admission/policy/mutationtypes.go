@@ -198,9 +198,9 @@ func checkTypeNames(v ref.Val, path []string) []error {
 			errs = append(errs, checkTypeNames(x.fields[k], append(append([]string(nil), path...), k))...)
 		}
 	case traits.Lister:
-		it := x.Iterator()
+		it := x.Iterator() // a list's iterator yields its elements
 		for it.HasNext() == types.True {
-			errs = append(errs, checkTypeNames(x.Get(it.Next()), path)...)
+			errs = append(errs, checkTypeNames(it.Next(), path)...)
 		}
 	case traits.Mapper:
 		it := x.Iterator()
@@ -285,7 +285,7 @@ func toNative(v ref.Val) (any, error) {
 		out := []any{}
 		it := x.Iterator()
 		for it.HasNext() == types.True {
-			n, err := toNative(x.Get(it.Next()))
+			n, err := toNative(it.Next()) // a list's iterator yields its elements
 			if err != nil {
 				return nil, err
 			}
