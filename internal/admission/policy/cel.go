@@ -168,6 +168,8 @@ func (a *activation) Parent() interpreter.Activation { return nil }
 type evalResult struct {
 	Val ref.Val
 	Err error
+	// raw is CEL's own error, without the expression (what a variable's failure passes on).
+	raw error
 }
 
 // eval evaluates p. It returns errOutOfBudget (the evaluation must stop) when the budget
@@ -185,7 +187,7 @@ func (a *activation) eval(p program) (evalResult, error) {
 		return evalResult{}, errOutOfBudget // lazily evaluated variables spent it
 	}
 	if err != nil {
-		return evalResult{Err: fmt.Errorf("expression '%v' resulted in error: %v", p.Expr, err)}, nil
+		return evalResult{Err: fmt.Errorf("expression '%v' resulted in error: %v", p.Expr, err), raw: err}, nil
 	}
 	return evalResult{Val: val}, nil
 }
@@ -228,6 +230,8 @@ func (l *lazyVariables) value(name string) (ref.Val, bool) {
 	switch {
 	case err != nil:
 		v = types.WrapErr(err)
+	case r.raw != nil:
+		v = types.WrapErr(r.raw)
 	case r.Err != nil:
 		v = types.WrapErr(r.Err)
 	default:

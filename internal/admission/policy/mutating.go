@@ -310,11 +310,12 @@ func pathString(path []fieldpath.PathElement) string {
 	return sb.String()
 }
 
-// applyJSONPatch applies the JSONPatch operations the expression returned.
+// applyJSONPatch applies the JSONPatch operations the expression returned (upstream's
+// jsonPatcher): a failed "test" operation leaves the object as it was.
 func applyJSONPatch(cur map[string]any, v ref.Val) (map[string]any, error) {
 	list, ok := v.(traits.Lister)
 	if !ok {
-		return nil, fmt.Errorf("unsupported return type from JSONPatch expression: %v", v.Type())
+		return nil, errors.New("type mismatch: JSONPatchType.expression should evaluate to array")
 	}
 	var ops []map[string]any
 	it := list.Iterator()
@@ -325,16 +326,21 @@ func applyJSONPatch(cur map[string]any, v ref.Val) (map[string]any, error) {
 		}
 		op, ok := item.(*jsonPatchVal)
 		if !ok {
-			return nil, fmt.Errorf("unsupported JSONPatch value of type %v", item.Type())
+			return nil, fmt.Errorf("type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch, got element of %v", item.Type())
 		}
 		o := map[string]any{"op": op.Op, "path": op.Path}
 		if op.From != "" {
 			o["from"] = op.From
 		}
 		if op.Val != nil {
+			if obj, ok := op.Val.(*objectVal); ok {
+				if errs := checkTypeNames(obj, []string{obj.typeName}); len(errs) > 0 {
+					return nil, fmt.Errorf("type mismatch: %w", errors.Join(errs...))
+				}
+			}
 			n, err := toNative(op.Val)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("JSONPath valueExpression evaluated to a type that could not marshal to JSON: %w", err)
 			}
 			o["value"] = n
 		}
@@ -342,23 +348,26 @@ func applyJSONPatch(cur map[string]any, v ref.Val) (map[string]any, error) {
 	}
 	patchJSON, err := json.Marshal(ops)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("JSONPath valueExpression evaluated to a type that could not marshal to JSON: %w", err)
 	}
 	patch, err := jsonpatch.DecodePatch(patchJSON)
 	if err != nil {
-		return nil, fmt.Errorf("JSONPatch: %w", err)
+		return nil, fmt.Errorf("JSON Patch: %w", err)
 	}
 	objJSON, err := json.Marshal(cur)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("failed to create JSON patch: %w", err)
 	}
 	patched, err := patch.Apply(objJSON)
+	if errors.Is(err, jsonpatch.ErrTestFailed) {
+		return cur, nil
+	}
 	if err != nil {
-		return nil, fmt.Errorf("JSONPatch: %w", err)
+		return nil, fmt.Errorf("JSON Patch: %w", err)
 	}
 	out := map[string]any{}
 	if err := utiljson.Unmarshal(patched, &out); err != nil {
-		return nil, fmt.Errorf("JSONPatch: %w", err)
+		return nil, fmt.Errorf("JSON Patch: %w", err)
 	}
 	return out, nil
 }
