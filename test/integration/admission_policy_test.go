@@ -311,3 +311,55 @@ func TestMutatingAdmissionPolicyDeployment(t *testing.T) {
 	}
 	expectInvalid(t, err, `policy 'c-broken.policy.example.com' with binding 'c-broken.policy.example.com-binding' denied request: expression 'Object{spec: Object.spec{replicas: object.spec.missing}}' resulted in error: no such key: missing`)
 }
+
+// TestValidatingAdmissionPolicyTypeChecking: status.typeChecking is written for every
+// generation, empty for a policy that compiles, one warning per expression that does not.
+func TestValidatingAdmissionPolicyTypeChecking(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	policies := s.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies()
+	good := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "good"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: deploymentsRule("x"),
+			Validations:      []admissionregistrationv1.Validation{{Expression: "object.spec.replicas > 1"}},
+		},
+	}
+	bad := good.DeepCopy()
+	bad.Name = "bad"
+	bad.Spec.Validations = []admissionregistrationv1.Validation{{Expression: "object.spec.replicas >", MessageExpression: "1 + 'a'"}}
+	for _, p := range []*admissionregistrationv1.ValidatingAdmissionPolicy{good, bad} {
+		if _, err := policies.Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	typeChecking := func(name string) *admissionregistrationv1.TypeChecking {
+		w, err := policies.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		for ev := range w.ResultChan() {
+			if p, ok := ev.Object.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok && p.Status.TypeChecking != nil && p.Status.ObservedGeneration == p.Generation {
+				return p.Status.TypeChecking
+			}
+		}
+		t.Fatalf("no typeChecking for %s", name)
+		return nil
+	}
+	if tc := typeChecking("good"); len(tc.ExpressionWarnings) != 0 {
+		t.Errorf("good: warnings %v", tc.ExpressionWarnings)
+	}
+	tc := typeChecking("bad")
+	var got []string
+	for _, w := range tc.ExpressionWarnings {
+		got = append(got, w.FieldRef+": "+strings.SplitN(w.Warning, "\n", 2)[0])
+	}
+	want := []string{
+		"spec.validations[0].expression: apps/v1, Kind=Deployment: ERROR: <input>:1:23: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}",
+		"spec.validations[0].messageExpression: apps/v1, Kind=Deployment: ERROR: <input>:1:3: found no matching overload for '_+_' applied to '(int, string)'",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n got %q\nwant %q", got, want)
+	}
+}

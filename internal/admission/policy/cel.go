@@ -77,6 +77,8 @@ type program struct {
 	Expr string
 	prg  cel.Program
 	Err  error
+	// issues are the parser's and checker's findings when it does not compile.
+	issues string
 }
 
 // compile compiles expr, checking that it evaluates to one of want (any type when want is
@@ -86,7 +88,8 @@ func compile(env *cel.Env, expr string, want ...*cel.Type) program {
 	p := program{Expr: expr}
 	ast, issues := env.Compile(expr)
 	if issues != nil && issues.Err() != nil {
-		p.Err = fmt.Errorf("compilation failed: %s", issues.String())
+		p.issues = issues.String()
+		p.Err = fmt.Errorf("compilation failed: %s", p.issues)
 		return p
 	}
 	if len(want) > 0 {

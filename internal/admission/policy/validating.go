@@ -12,6 +12,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/google/cel-go/common/types"
 
@@ -100,22 +101,69 @@ func (p *Validating) compile(vap *admissionregistrationv1.ValidatingAdmissionPol
 	return out
 }
 
-// TypeCheck compiles a policy's expressions and returns upstream's status.typeChecking:
-// one warning for each expression that does not compile. Objects are dynamically typed
-// here, so a type mismatch inside an object (`object.spec.replicas > '1'`) is found only
-// when the expression runs.
-func (p *Validating) TypeCheck(vap *admissionregistrationv1.ValidatingAdmissionPolicy) *admissionregistrationv1.TypeChecking {
-	c := p.compile(vap)
+// TypeCheck compiles a policy's expressions for upstream's status.typeChecking: for each
+// validation expression or messageExpression that does not compile, one warning naming
+// every kind the policy's rules select (kinds, resolved by the caller), in upstream's form
+// ("apps/v1, Kind=Deployment: ERROR: ..."). Objects are dynamically typed here, so a type
+// mismatch inside an object (`object.spec.replicas > '1'`) is found only when the
+// expression runs; as upstream, a policy selecting no resolvable kind gets no warnings.
+func (p *Validating) TypeCheck(vap *admissionregistrationv1.ValidatingAdmissionPolicy, kinds []schema.GroupVersionKind) *admissionregistrationv1.TypeChecking {
 	tc := &admissionregistrationv1.TypeChecking{}
-	for i, v := range c.validations {
-		if v.Expr.Err != nil {
-			tc.ExpressionWarnings = append(tc.ExpressionWarnings, admissionregistrationv1.ExpressionWarning{FieldRef: fmt.Sprintf("spec.validations[%d].expression", i), Warning: v.Expr.Err.Error()})
+	if len(kinds) == 0 {
+		return tc
+	}
+	warn := func(fieldRef string, p program) {
+		if p.issues == "" {
+			return
 		}
-		if v.MsgExpr != nil && v.MsgExpr.Err != nil {
-			tc.ExpressionWarnings = append(tc.ExpressionWarnings, admissionregistrationv1.ExpressionWarning{FieldRef: fmt.Sprintf("spec.validations[%d].messageExpression", i), Warning: v.MsgExpr.Err.Error()})
+		var msgs []string
+		for _, k := range kinds {
+			msgs = append(msgs, fmt.Sprintf("%v: %s\n", k, p.issues))
+		}
+		tc.ExpressionWarnings = append(tc.ExpressionWarnings, admissionregistrationv1.ExpressionWarning{FieldRef: fieldRef, Warning: strings.Join(msgs, "\n")})
+	}
+	c := p.compile(vap)
+	for i, v := range c.validations {
+		warn(fmt.Sprintf("spec.validations[%d].expression", i), v.Expr)
+		if v.MsgExpr != nil {
+			warn(fmt.Sprintf("spec.validations[%d].messageExpression", i), *v.MsgExpr)
 		}
 	}
 	return tc
+}
+
+// KindsToCheck returns the group-version-resources a policy's rules name exactly (no
+// wildcard, no subresource), sorted: what upstream type checks against.
+func KindsToCheck(vap *admissionregistrationv1.ValidatingAdmissionPolicy) []schema.GroupVersionResource {
+	var out []schema.GroupVersionResource
+	seen := map[schema.GroupVersionResource]bool{}
+	if vap.Spec.MatchConstraints == nil {
+		return nil
+	}
+	exact := func(list []string) []string {
+		var r []string
+		for _, x := range list {
+			if !strings.Contains(x, "*") && !strings.Contains(x, "/") {
+				r = append(r, x)
+			}
+		}
+		sort.Strings(r)
+		return r
+	}
+	for _, rule := range vap.Spec.MatchConstraints.ResourceRules {
+		for _, g := range exact(rule.APIGroups) {
+			for _, v := range exact(rule.APIVersions) {
+				for _, r := range exact(rule.Resources) {
+					gvr := schema.GroupVersionResource{Group: g, Version: v, Resource: r}
+					if !seen[gvr] {
+						seen[gvr] = true
+						out = append(out, gvr)
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // decision is the outcome of one validation (or of a whole invocation that failed).
