@@ -363,3 +363,38 @@ func TestValidatingAdmissionPolicyTypeChecking(t *testing.T) {
 		t.Errorf("warnings:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestValidatingAdmissionPolicyAudit: an Audit binding admits the request and records
+// upstream's validation_failure audit annotation; a policy's auditAnnotations record their
+// values under <policy>/<key>.
+func TestValidatingAdmissionPolicyAudit(t *testing.T) {
+	s, logPath := startAudited(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources:\n  - group: apps\n    resources: [deployments]\n")
+	ctx := t.Context()
+	const ns = "vap-audit"
+	policyNamespaces(t, ctx, s.Client, ns)
+	bindValidating(t, ctx, s.Client, &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "audit.policy.example.com"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: deploymentsRule(ns),
+			Validations:      []admissionregistrationv1.Validation{{Expression: "object.spec.replicas > 1", Message: "wants replicas > 1"}},
+			AuditAnnotations: []admissionregistrationv1.AuditAnnotation{{Key: "replicas", ValueExpression: "'replicas: ' + string(object.spec.replicas)"}},
+		},
+	}, ns, admissionregistrationv1.Audit)
+	if _, err := s.Client.AppsV1().Deployments(ns).Create(ctx, nginxDeployment("audited", 1), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("an Audit binding refused: %v", err)
+	}
+	evs := requestEvents(stopAndRead(t, s, logPath), "create", "deployments", "audited")
+	if len(evs) == 0 {
+		t.Fatal("no audit events for the create")
+	}
+	got := evs[len(evs)-1].Annotations
+	want := map[string]string{
+		"audit.policy.example.com/replicas":                     "replicas: 1",
+		"validation.policy.admission.k8s.io/validation_failure": `[{"message":"wants replicas \u003e 1","policy":"audit.policy.example.com","binding":"audit.policy.example.com-binding","expressionIndex":0,"validationActions":["Audit"]}]`,
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("annotation %s = %q, want %q", k, got[k], v)
+		}
+	}
+}
