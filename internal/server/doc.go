@@ -3,8 +3,8 @@
 // the HTTP edge with its authenticators (and the watch-kept index of ServiceAccounts, Pods
 // and Secrets that ServiceAccount tokens are checked against), bootstrap objects
 // (namespaces, system priority classes, and upstream's default RBAC roles and bindings,
-// reconciled at every start: rbacbootstrap.go), and the
-// in-process controllers. It is the only package
+// reconciled at every start: rbacbootstrap.go), the in-process controllers, and the
+// status.typeChecking of ValidatingAdmissionPolicies (policy.go). It is the only package
 // that imports every other one.
 //
 // Invariants: every long-running part is started with a context and stops when it ends;

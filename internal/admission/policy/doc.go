@@ -24,7 +24,9 @@
 //     policy cannot stall the server.
 //   - User-visible texts (refusals, warnings, audit annotations, errors of expressions) are
 //     upstream's, pinned by golden tests.
-//   - Objects read from the caches are never modified; a mutation replaces the request's
-//     object with a new one.
+//   - Objects read from the caches are never modified; a mutation builds a new object and
+//     copies it into the request's object (which the registry holds), then defaults it.
+//   - reinvocationPolicy IfNeeded is not honoured: each policy runs once, after the
+//     built-in mutating plugins, which do not run again.
 //   - A request no binding applies to costs two cache listings and nothing else.
 package policy
