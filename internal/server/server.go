@@ -263,6 +263,7 @@ func Run(ctx context.Context, cfg Config) error {
 	store = registry.NewStore(rcfg)
 	cached = newCachedReader(ctx, store, log)
 	rbacs = newRBACFeed(ctx, store, log)
+	validatingPolicy.Authorizer, mutatingPolicy.Authorizer = rbacs.authz, rbacs.authz // the policies' authorizer variable
 	if escalation.Resolver == nil {
 		escalation.Resolver = rbacs.authz
 	}

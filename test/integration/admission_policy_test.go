@@ -117,7 +117,7 @@ func TestValidatingAdmissionPolicyDeployment(t *testing.T) {
 }
 
 // TestValidatingAdmissionPolicyVariables is the conformance spec "should allow expressions
-// to refer variables": variables composed of variables.
+// to refer variables": variables composed of variables; and the authorizer variable.
 func TestValidatingAdmissionPolicyVariables(t *testing.T) {
 	s := servertest.Start(t)
 	ctx := ctxT(t)
@@ -135,6 +135,9 @@ func TestValidatingAdmissionPolicyVariables(t *testing.T) {
 			Validations: []admissionregistrationv1.Validation{
 				{Expression: "variables.replicas > 1"},
 				{Expression: "variables.oddReplicas", MessageExpression: "'odd replicas wanted, got ' + string(variables.replicas)", Reason: &reason},
+				// The authorizer variable asks RBAC: the admin may create deployments, a
+				// service account of the namespace may not.
+				{Expression: "authorizer.requestResource.check('create').allowed() && !authorizer.serviceAccount('" + ns + "', 'default').group('apps').resource('deployments').namespace('" + ns + "').check('create').allowed()", Message: "authorizer"},
 			},
 		},
 	}, ns, admissionregistrationv1.Deny)

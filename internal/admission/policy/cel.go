@@ -63,6 +63,7 @@ func newEnv(mutating bool) (*cel.Env, error) {
 		ext.TwoVarComprehensions(),
 		kubernetesLibrary(),
 	}
+	opts = append(opts, authzLibrary()...)
 	if mutating {
 		p := newMutationProvider()
 		opts = append([]cel.EnvOption{cel.CustomTypeAdapter(p), cel.CustomTypeProvider(p)}, opts...)

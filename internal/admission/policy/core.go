@@ -21,6 +21,7 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/auth"
 )
 
 // ResourceFor maps a param kind to the resource that serves it and whether that resource
@@ -177,6 +178,7 @@ type invocation struct {
 // request is the state of one admission request shared by the policies judging it.
 type request struct {
 	ctx     context.Context
+	az      auth.Authorizer
 	r       admission.Reader
 	a       *admission.Attributes
 	nsDone  bool
@@ -186,8 +188,8 @@ type request struct {
 	objects map[string]any
 }
 
-func newRequest(ctx context.Context, r admission.Reader, a *admission.Attributes) *request {
-	return &request{ctx: ctx, r: r, a: a}
+func newRequest(ctx context.Context, r admission.Reader, a *admission.Attributes, az auth.Authorizer) *request {
+	return &request{ctx: ctx, r: r, a: a, az: az}
 }
 
 // namespaceName is the request's namespace, "" for a request on a namespace itself (whose
@@ -485,10 +487,14 @@ func (q *request) activation(inv invocation) (*activation, error) {
 	if err != nil {
 		return nil, err
 	}
+	a := q.a
+	authorizer, requestResource := newAuthorizerVals(q.az, a.User, attributesResource{
+		group: a.Resource.Group, resource: a.Resource.Resource, subresource: a.Subresource, namespace: a.Namespace, name: a.Name})
 	act := &activation{
 		ctx: q.ctx,
 		values: map[string]any{
 			varObject: obj, varOldObject: old, varRequest: q.requestValue(), varParams: inv.Param, varNamespaceObject: ns,
+			varAuthorizer: authorizer, varRequestResource: requestResource,
 		},
 		budget: &budget{left: RuntimeCELCostBudget},
 	}

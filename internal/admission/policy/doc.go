@@ -16,7 +16,9 @@
 // variables (composited, each evaluated lazily at most once), all dynamically typed: objects
 // are their JSON form. The libraries are cel-go's strings, lists, sets, math, encoders,
 // two-variable comprehensions and optionals, plus Kubernetes' quantity() and the regex
-// find/findAll (library.go). The authorizer variable is not offered.
+// find/findAll (library.go), and the authorizer library: `authorizer` checks as the
+// requesting user (or authorizer.serviceAccount(ns, name)), `authorizer.requestResource` is
+// the request's own resource (authz.go; quotad's RBAC answers).
 //
 // Invariants:
 //   - Every expression is bounded: PerCallLimit cost units each, RuntimeCELCostBudget for a

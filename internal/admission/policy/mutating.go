@@ -26,10 +26,15 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 
 	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/auth"
 )
 
 // Mutating is the MutatingAdmissionPolicy admission plugin.
 type Mutating struct {
+	// Authorizer answers the checks of the `authorizer` variable (RBAC in quotad); nil
+	// answers no opinion to every check.
+	Authorizer auth.Authorizer
+
 	r             admission.Reader
 	resourceFor   ResourceFor
 	env           compiler
@@ -139,7 +144,7 @@ func (p *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 
 	// 2. What applies to this request.
-	q := newRequest(ctx, p.r, a)
+	q := newRequest(ctx, p.r, a, p.Authorizer)
 	invs, errs := q.invocations(defs, bindings, p.resourceFor)
 	if len(invs) > 0 {
 		if _, err := q.namespace(); err != nil {

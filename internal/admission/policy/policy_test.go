@@ -328,3 +328,46 @@ func TestMutatingJSONPatch(t *testing.T) {
 		})
 	}
 }
+
+// fakeAuthz allows alice to create and delete deployments in ns, and nothing else.
+type fakeAuthz struct{ seen *[]auth.Attributes }
+
+func (f fakeAuthz) Authorize(_ context.Context, a auth.Attributes) (auth.Decision, string, error) {
+	*f.seen = append(*f.seen, a)
+	if a.User.Name == "alice" && a.ResourceRequest && a.APIGroup == "apps" && a.Resource == "deployments" && a.Namespace == "ns" && (a.Verb == "create" || a.Verb == "delete") {
+		return auth.Allow, "", nil
+	}
+	return auth.NoOpinion, "no rule", nil
+}
+
+// TestAuthorizer: the authorizer variable checks as the requesting user (or a service
+// account), authorizer.requestResource is the request's own resource.
+func TestAuthorizer(t *testing.T) {
+	exprs := []string{
+		"authorizer.group('apps').resource('deployments').namespace('ns').check('delete').allowed()",
+		"authorizer.requestResource.check('create').allowed()",
+		"!authorizer.requestResource.check('update').allowed() && authorizer.requestResource.check('update').reason() == 'no rule'",
+		"!authorizer.serviceAccount('ns', 'sa').group('apps').resource('deployments').namespace('ns').check('delete').allowed()",
+		"!authorizer.path('/healthz').check('get').errored()",
+	}
+	for _, expr := range exprs {
+		t.Run(expr, func(t *testing.T) {
+			spec := admissionregistrationv1.ValidatingAdmissionPolicySpec{MatchConstraints: deploymentRules(),
+				Validations: []admissionregistrationv1.Validation{{Expression: expr}}}
+			s := store{
+				nsGVR:   {&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns"}}},
+				vapGVR:  {&admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: spec}},
+				vapbGVR: {&admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "b"}, Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "p", ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}}}},
+			}
+			v, err := policy.NewValidating(s, resourceFor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var seen []auth.Attributes
+			v.Authorizer = fakeAuthz{&seen}
+			if err := v.Validate(context.Background(), createAttrs(deployment("web", 1, ""))); err != nil {
+				t.Errorf("refused: %v (checks %+v)", err, seen)
+			}
+		})
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/audit"
+	"github.com/quotad/quotad/internal/auth"
 )
 
 // maxMessageBytes is upstream's MaxEvaluatedMessageExpressionSizeBytes; a longer
@@ -36,6 +37,10 @@ const ValidationFailureKey = "validation.policy.admission.k8s.io/validation_fail
 
 // Validating is the ValidatingAdmissionPolicy admission plugin.
 type Validating struct {
+	// Authorizer answers the checks of the `authorizer` variable (RBAC in quotad); nil
+	// answers no opinion to every check.
+	Authorizer auth.Authorizer
+
 	r           admission.Reader
 	resourceFor ResourceFor
 	env         compiler
@@ -335,7 +340,7 @@ func (p *Validating) Validate(ctx context.Context, a *admission.Attributes) erro
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 
 	// 2. What applies to this request.
-	q := newRequest(ctx, p.r, a)
+	q := newRequest(ctx, p.r, a, p.Authorizer)
 	invs, cfgErrs := q.invocations(defs, bindings, p.resourceFor)
 	if len(invs) > 0 {
 		if _, err := q.namespace(); err != nil {
