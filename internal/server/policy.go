@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/admission/policy"
@@ -53,8 +55,9 @@ func paramResources(cat *registry.Catalogue) policy.ResourceFor {
 
 // typeCheckPolicies keeps status.typeChecking (and status.observedGeneration) of every
 // ValidatingAdmissionPolicy describing its generation, as upstream's type-checking
-// controller: one warning for each expression that does not compile.
-func typeCheckPolicies(ctx context.Context, store *registry.Store, v *policy.Validating, log *slog.Logger) {
+// controller: one warning for each expression that does not type check against the
+// published schemas of the kinds the policy selects.
+func typeCheckPolicies(ctx context.Context, store *registry.Store, v *policy.Validating, docs *openAPIDocs, log *slog.Logger) {
 	res := store.Catalogue().Get(admissionregistrationv1.SchemeGroupVersion.WithResource("validatingadmissionpolicies"))
 	check := func(obj runtime.Object) {
 		vap, ok := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy)
@@ -67,11 +70,15 @@ func typeCheckPolicies(ctx context.Context, store *registry.Store, v *policy.Val
 				return nil, fmt.Errorf("unexpected object %T", cur)
 			}
 			c = c.DeepCopy()
-			var kinds []schema.GroupVersionKind
+			var gvks []schema.GroupVersionKind
 			for _, gvr := range policy.KindsToCheck(c) {
 				if r := store.Catalogue().Get(gvr); r != nil {
-					kinds = append(kinds, r.GVK())
+					gvks = append(gvks, r.GVK())
 				}
+			}
+			kinds, err := kindSchemas(docs, gvks)
+			if err != nil {
+				return nil, err
 			}
 			c.Status.ObservedGeneration = c.Generation
 			c.Status.TypeChecking = v.TypeCheck(c, kinds)
@@ -92,4 +99,39 @@ func typeCheckPolicies(ctx context.Context, store *registry.Store, v *policy.Val
 				check(obj)
 			}
 		}, nil)
+}
+
+// kindSchemas returns the published OpenAPI v2 schema of each kind (nil for a kind without
+// one), with the document's definitions.
+func kindSchemas(docs *openAPIDocs, gvks []schema.GroupVersionKind) ([]policy.KindSchema, error) {
+	if len(gvks) == 0 {
+		return nil, nil
+	}
+	v2, err := docs.currentV2()
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Definitions map[string]*spec.Schema `json:"definitions"`
+	}
+	if err := json.Unmarshal(v2.JSON, &doc); err != nil {
+		return nil, err
+	}
+	byGVK := map[schema.GroupVersionKind]*spec.Schema{}
+	for _, d := range doc.Definitions {
+		var tags []schema.GroupVersionKind
+		if raw, ok := d.Extensions["x-kubernetes-group-version-kind"]; ok {
+			if b, err := json.Marshal(raw); err == nil {
+				_ = json.Unmarshal(b, &tags)
+			}
+		}
+		for _, t := range tags {
+			byGVK[t] = d
+		}
+	}
+	out := make([]policy.KindSchema, 0, len(gvks))
+	for _, gvk := range gvks {
+		out = append(out, policy.KindSchema{GVK: gvk, Schema: byGVK[gvk], Definitions: doc.Definitions})
+	}
+	return out, nil
 }

@@ -366,7 +366,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	controllers := startControllers(ctx, store, log, cfg, metrics, creds.CAPEM)
 	controllers.Add(1)
-	go func() { defer controllers.Done(); typeCheckPolicies(ctx, store, validatingPolicy, log) }()
+	go func() { defer controllers.Done(); typeCheckPolicies(ctx, store, validatingPolicy, oa, log) }()
 	// The kubernetes Service, its Endpoints and EndpointSlice name this replica before it serves.
 	kubeSvc := kubernetesservice.New(store, log, metrics, kubernetesservice.Endpoint{IP: advertiseAddress(cfg.BindAddress), Port: int32(port)}, 0)
 	if err := kubeSvc.Reconcile(ctx); err != nil {

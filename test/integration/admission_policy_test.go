@@ -315,8 +315,10 @@ func TestMutatingAdmissionPolicyDeployment(t *testing.T) {
 	expectInvalid(t, err, `policy 'c-broken.policy.example.com' with binding 'c-broken.policy.example.com-binding' denied request: expression 'Object{spec: Object.spec{replicas: object.spec.missing}}' resulted in error: no such key: missing`)
 }
 
-// TestValidatingAdmissionPolicyTypeChecking: status.typeChecking is written for every
-// generation, empty for a policy that compiles, one warning per expression that does not.
+// TestValidatingAdmissionPolicyTypeChecking is the spec "should type check validation
+// expressions": status.typeChecking is written for every generation, empty for a policy
+// whose expressions type check against the Deployment schema, one warning per expression
+// that does not (a type confusion, an undefined field, a syntax error).
 func TestValidatingAdmissionPolicyTypeChecking(t *testing.T) {
 	s := servertest.Start(t)
 	ctx := ctxT(t)
@@ -325,13 +327,18 @@ func TestValidatingAdmissionPolicyTypeChecking(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "good"},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			MatchConstraints: deploymentsRule("x"),
-			Validations:      []admissionregistrationv1.Validation{{Expression: "object.spec.replicas > 1"}},
+			Validations: []admissionregistrationv1.Validation{{Expression: "object.spec.replicas > 1 && object.metadata.name.startsWith('a') && object.spec.template.spec.containers.all(c, c.image != '')",
+				MessageExpression: "'got ' + string(object.spec.replicas) + ' ' + object.metadata.labels['x']"}},
 		},
 	}
-	bad := good.DeepCopy()
-	bad.Name = "bad"
-	bad.Spec.Validations = []admissionregistrationv1.Validation{{Expression: "object.spec.replicas >", MessageExpression: "1 + 'a'"}}
-	for _, p := range []*admissionregistrationv1.ValidatingAdmissionPolicy{good, bad} {
+	confused := good.DeepCopy()
+	confused.Name = "confused"
+	confused.Spec.Validations = []admissionregistrationv1.Validation{
+		{Expression: "object.spec.replicas > '1'", MessageExpression: "'wants replicas > 1, got ' + object.spec.replicas"},
+		{Expression: "object.spec.maxRetries < 10"},
+		{Expression: "object.spec.replicas >"},
+	}
+	for _, p := range []*admissionregistrationv1.ValidatingAdmissionPolicy{good, confused} {
 		if _, err := policies.Create(ctx, p, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -353,14 +360,16 @@ func TestValidatingAdmissionPolicyTypeChecking(t *testing.T) {
 	if tc := typeChecking("good"); len(tc.ExpressionWarnings) != 0 {
 		t.Errorf("good: warnings %v", tc.ExpressionWarnings)
 	}
-	tc := typeChecking("bad")
+	tc := typeChecking("confused")
 	var got []string
 	for _, w := range tc.ExpressionWarnings {
 		got = append(got, w.FieldRef+": "+strings.SplitN(w.Warning, "\n", 2)[0])
 	}
 	want := []string{
-		"spec.validations[0].expression: apps/v1, Kind=Deployment: ERROR: <input>:1:23: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}",
-		"spec.validations[0].messageExpression: apps/v1, Kind=Deployment: ERROR: <input>:1:3: found no matching overload for '_+_' applied to '(int, string)'",
+		"spec.validations[0].expression: apps/v1, Kind=Deployment: ERROR: <input>:1:22: found no matching overload for '_>_' applied to '(int, string)'",
+		"spec.validations[0].messageExpression: apps/v1, Kind=Deployment: ERROR: <input>:1:28: found no matching overload for '_+_' applied to '(string, int)'",
+		"spec.validations[1].expression: apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'maxRetries'",
+		"spec.validations[2].expression: apps/v1, Kind=Deployment: ERROR: <input>:1:23: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings:\n got %q\nwant %q", got, want)

@@ -45,9 +45,19 @@ var errOutOfBudget = errors.New("validation failed due to running out of cost bu
 // extension libraries, Kubernetes' quantity and regex functions and, for mutating policies,
 // the Object and JSONPatch types their mutations build.
 func newEnv(mutating bool) (*cel.Env, error) {
+	opts := append(baseEnvOptions(), cel.Variable(varObject, cel.DynType), cel.Variable(varOldObject, cel.DynType))
+	if mutating {
+		p := newMutationProvider()
+		opts = append([]cel.EnvOption{cel.CustomTypeAdapter(p), cel.CustomTypeProvider(p)}, opts...)
+		opts = append(opts, jsonPatchLibrary())
+	}
+	return cel.NewEnv(opts...)
+}
+
+// baseEnvOptions are the environment's options but for the object and oldObject
+// variables (typed for type checking, dynamic to run).
+func baseEnvOptions() []cel.EnvOption {
 	opts := []cel.EnvOption{
-		cel.Variable(varObject, cel.DynType),
-		cel.Variable(varOldObject, cel.DynType),
 		cel.Variable(varRequest, cel.DynType),
 		cel.Variable(varParams, cel.DynType),
 		cel.Variable(varNamespaceObject, cel.DynType),
@@ -63,13 +73,7 @@ func newEnv(mutating bool) (*cel.Env, error) {
 		ext.TwoVarComprehensions(),
 		kubernetesLibrary(),
 	}
-	opts = append(opts, authzLibrary()...)
-	if mutating {
-		p := newMutationProvider()
-		opts = append([]cel.EnvOption{cel.CustomTypeAdapter(p), cel.CustomTypeProvider(p)}, opts...)
-		opts = append(opts, jsonPatchLibrary())
-	}
-	return cel.NewEnv(opts...)
+	return append(opts, authzLibrary()...)
 }
 
 // program is one compiled expression: Err is upstream's compilation error text when it does
@@ -78,8 +82,6 @@ type program struct {
 	Expr string
 	prg  cel.Program
 	Err  error
-	// issues are the parser's and checker's findings when it does not compile.
-	issues string
 }
 
 // compile compiles expr, checking that it evaluates to one of want (any type when want is
@@ -89,8 +91,7 @@ func compile(env *cel.Env, expr string, want ...*cel.Type) program {
 	p := program{Expr: expr}
 	ast, issues := env.Compile(expr)
 	if issues != nil && issues.Err() != nil {
-		p.issues = issues.String()
-		p.Err = fmt.Errorf("compilation failed: %s", p.issues)
+		p.Err = fmt.Errorf("compilation failed: %s", issues.String())
 		return p
 	}
 	if len(want) > 0 {

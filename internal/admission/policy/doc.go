@@ -13,8 +13,9 @@
 // mutations) run.
 //
 // CEL (cel.go): the variables object, oldObject, request, params, namespaceObject and
-// variables (composited, each evaluated lazily at most once), all dynamically typed: objects
-// are their JSON form. The libraries are cel-go's strings, lists, sets, math, encoders,
+// variables (composited, each evaluated lazily at most once), all dynamically typed when
+// expressions run: objects are their JSON form. Type checking for status.typeChecking
+// (typecheck.go) types object and oldObject by the published OpenAPI schemas instead. The libraries are cel-go's strings, lists, sets, math, encoders,
 // two-variable comprehensions and optionals, plus Kubernetes' quantity() and the regex
 // find/findAll (library.go), and the authorizer library: `authorizer` checks as the
 // requesting user (or authorizer.serviceAccount(ns, name)), `authorizer.requestResource` is

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 
 	"github.com/quotad/quotad/internal/admission"
@@ -106,32 +107,40 @@ func (p *Validating) compile(vap *admissionregistrationv1.ValidatingAdmissionPol
 	return out
 }
 
-// TypeCheck compiles a policy's expressions for upstream's status.typeChecking: for each
-// validation expression or messageExpression that does not compile, one warning naming
-// every kind the policy's rules select (kinds, resolved by the caller), in upstream's form
-// ("apps/v1, Kind=Deployment: ERROR: ..."). Objects are dynamically typed here, so a type
-// mismatch inside an object (`object.spec.replicas > '1'`) is found only when the
-// expression runs; as upstream, a policy selecting no resolvable kind gets no warnings.
-func (p *Validating) TypeCheck(vap *admissionregistrationv1.ValidatingAdmissionPolicy, kinds []schema.GroupVersionKind) *admissionregistrationv1.TypeChecking {
+// TypeCheck type checks a policy's validation expressions and messageExpressions for
+// upstream's status.typeChecking: object and oldObject typed by the published schema of each
+// kind the policy's rules select (kinds, resolved by the caller), one warning per expression
+// with findings, in upstream's form ("apps/v1, Kind=Deployment: ERROR: <input>:1:22: found
+// no matching overload for '_>_' applied to '(int, string)'"). As upstream, a policy
+// selecting no resolvable kind gets no warnings, and the result never changes what the
+// policy does.
+func (p *Validating) TypeCheck(vap *admissionregistrationv1.ValidatingAdmissionPolicy, kinds []KindSchema) *admissionregistrationv1.TypeChecking {
 	tc := &admissionregistrationv1.TypeChecking{}
-	if len(kinds) == 0 {
-		return tc
-	}
-	warn := func(fieldRef string, p program) {
-		if p.issues == "" {
-			return
+	var envs []*cel.Env
+	var gvks []schema.GroupVersionKind
+	for _, k := range kinds {
+		env, err := newTypeCheckEnv(k)
+		if err != nil {
+			continue
 		}
+		envs = append(envs, env)
+		gvks = append(gvks, k.GVK)
+	}
+	check := func(fieldRef, expr string) {
 		var msgs []string
-		for _, k := range kinds {
-			msgs = append(msgs, fmt.Sprintf("%v: %s\n", k, p.issues))
+		for i, env := range envs {
+			if issues := issuesOf(env, expr); issues != "" {
+				msgs = append(msgs, fmt.Sprintf("%v: %s\n", gvks[i], issues))
+			}
 		}
-		tc.ExpressionWarnings = append(tc.ExpressionWarnings, admissionregistrationv1.ExpressionWarning{FieldRef: fieldRef, Warning: strings.Join(msgs, "\n")})
+		if len(msgs) > 0 {
+			tc.ExpressionWarnings = append(tc.ExpressionWarnings, admissionregistrationv1.ExpressionWarning{FieldRef: fieldRef, Warning: strings.Join(msgs, "\n")})
+		}
 	}
-	c := p.compile(vap)
-	for i, v := range c.validations {
-		warn(fmt.Sprintf("spec.validations[%d].expression", i), v.Expr)
-		if v.MsgExpr != nil {
-			warn(fmt.Sprintf("spec.validations[%d].messageExpression", i), *v.MsgExpr)
+	for i, v := range vap.Spec.Validations {
+		check(fmt.Sprintf("spec.validations[%d].expression", i), v.Expression)
+		if v.MessageExpression != "" {
+			check(fmt.Sprintf("spec.validations[%d].messageExpression", i), v.MessageExpression)
 		}
 	}
 	return tc
