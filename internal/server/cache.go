@@ -21,9 +21,9 @@ import (
 )
 
 // cachedReader is the admission.Reader plugins use: namespaces, limit ranges, priority
-// classes, service accounts and admission policies with their bindings come from watch-fed caches, as upstream's plugins read informers; a Get that misses
-// the cache falls back to storage (a namespace created a moment ago), and anything else is
-// read from storage. Quota never reads through it: quota reads happen inside the storage
+// classes, service accounts and admission policies with their bindings come from watch-fed
+// caches, as upstream's plugins read informers; a Get that misses the cache falls back to
+// storage (a namespace created a moment ago), and anything else is read from storage. Quota never reads through it: quota reads happen inside the storage
 // transaction.
 type cachedReader struct {
 	live   storeReader
