@@ -20,17 +20,15 @@ mkdir -p "$work" "$out"
 FOCUS=${FOCUS:-'\[sig-api-machinery\].*\[Conformance\]'}
 # Specs that need what quotad does not run: a kubelet running pods (webhook servers, the
 # sample API server behind the aggregator, conversion webhooks, a pod that must run).
-# The admission policy specs that need CEL evaluated (quotad stores ValidatingAdmissionPolicies
-# and MutatingAdmissionPolicies but does not enforce them) are skipped too: each waits about half
-# an hour for the policy to act before it fails. docs/conformance.md lists them as failures.
-SKIP=${SKIP:-'AdmissionWebhook|CustomResourceConversionWebhook|Aggregator|sample API Server|CustomResourceFieldSelectors|OrderedNamespaceDeletion|all pods are removed when a namespace is deleted|should validate against a Deployment|should allow expressions to refer variables|should mutate a Deployment'}
+SKIP=${SKIP:-'AdmissionWebhook|CustomResourceConversionWebhook|Aggregator|sample API Server|CustomResourceFieldSelectors|OrderedNamespaceDeletion|all pods are removed when a namespace is deleted'}
 
 # 1. e2e.test
 e2e=${E2E_TEST:-$work/e2e.test}
 if [[ ! -x $e2e ]]; then
-	echo "building e2e.test (k8s.io/kubernetes $(sed -n 's/^require k8s.io\/kubernetes //p' "$root/hack/conformance/go.mod"))"
-	kv=$(sed -n 's/^require k8s.io\/kubernetes //p' "$root/hack/conformance/go.mod")
+	# The version of the require line, or of the line in a require block.
+	kv=$(awk '$1=="k8s.io/kubernetes"{print $2} $1=="require" && $2=="k8s.io/kubernetes"{print $3}' "$root/hack/conformance/go.mod" | head -n1)
 	pkg=k8s.io/component-base/version
+	echo "building e2e.test (k8s.io/kubernetes $kv)"
 	(cd "$root/hack/conformance" && GOFLAGS=-p=1 nice -n 19 go test -c -o "$e2e" \
 		-ldflags "-X $pkg.gitVersion=$kv -X $pkg.gitMajor=1 -X $pkg.gitMinor=37" .)
 fi

@@ -21,11 +21,16 @@ const (
 	RuntimeClass             = "RuntimeClass"
 	// DefaultIngressClass names the plugin that gives a new Ingress the default class.
 	DefaultIngressClass = "DefaultIngressClass"
+	// MutatingAdmissionPolicy names the plugin that applies MutatingAdmissionPolicies.
+	MutatingAdmissionPolicy = "MutatingAdmissionPolicy"
+	// ValidatingAdmissionPolicy names the plugin that enforces ValidatingAdmissionPolicies.
+	ValidatingAdmissionPolicy = "ValidatingAdmissionPolicy"
 )
 
 // pluginOrder is kube-apiserver's AllOrderedPlugins restricted to the plugins quotad has.
 // Every one of them is on by default, as upstream.
-var pluginOrder = []string{NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultTolerationSeconds, RuntimeClass, DefaultIngressClass, ResourceQuota}
+var pluginOrder = []string{NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultTolerationSeconds, RuntimeClass, DefaultIngressClass,
+	MutatingAdmissionPolicy, ValidatingAdmissionPolicy, ResourceQuota}
 
 // PluginNames returns the plugins quotad knows, in the order the chain runs them.
 func PluginNames() []string {

@@ -48,6 +48,13 @@ func (m mutating) Admit(context.Context, *admission.Attributes) error {
 	return m.fail
 }
 
+type validating struct{ *recorder }
+
+func (v validating) Validate(context.Context, *admission.Attributes) error {
+	*v.journal = append(*v.journal, "validate "+v.name)
+	return v.fail
+}
+
 type both struct{ *recorder }
 
 func (b both) Admit(context.Context, *admission.Attributes) error {
@@ -73,6 +80,8 @@ func plugins(journal *[]string) []admission.Handler {
 		mutating{&recorder{name: admission.ServiceAccount, ops: []admission.Operation{admission.Create}, journal: journal}},
 		both{&recorder{name: admission.RuntimeClass, ops: []admission.Operation{admission.Create}, journal: journal}},
 		mutating{&recorder{name: admission.DefaultIngressClass, ops: []admission.Operation{admission.Create}, journal: journal}},
+		mutating{&recorder{name: admission.MutatingAdmissionPolicy, ops: []admission.Operation{admission.Create, admission.Update}, journal: journal}},
+		validating{&recorder{name: admission.ValidatingAdmissionPolicy, ops: allOps, journal: journal}},
 	}
 }
 
@@ -85,14 +94,14 @@ func TestNewChainFlags(t *testing.T) {
 		wantQuota   bool
 		wantErr     string
 	}{
-		{name: "defaults", wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "ResourceQuota"}, wantQuota: true},
+		{name: "defaults", wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ResourceQuota"}, wantQuota: true},
 		{name: "enabling a default is a no-op", enable: []string{"ResourceQuota", "NamespaceLifecycle"},
-			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "ResourceQuota"}, wantQuota: true},
+			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ResourceQuota"}, wantQuota: true},
 		{name: "disable quota", disable: []string{"ResourceQuota"},
-			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass"}},
+			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy"}},
 		{name: "disable two", disable: []string{"Priority", "NamespaceLifecycle"},
-			wantEnabled: []string{"LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "ResourceQuota"}, wantQuota: true},
-		{name: "disable all", disable: []string{"ResourceQuota", "DefaultIngressClass", "RuntimeClass", "Priority", "LimitRanger", "NamespaceLifecycle", "ServiceAccount", "DefaultTolerationSeconds"}},
+			wantEnabled: []string{"LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ResourceQuota"}, wantQuota: true},
+		{name: "disable all", disable: []string{"ResourceQuota", "ValidatingAdmissionPolicy", "MutatingAdmissionPolicy", "DefaultIngressClass", "RuntimeClass", "Priority", "LimitRanger", "NamespaceLifecycle", "ServiceAccount", "DefaultTolerationSeconds"}},
 		{name: "unknown enable", enable: []string{"AlwaysPullImages"},
 			wantErr: `enable-admission-plugins plugin "AlwaysPullImages" is unknown`},
 		{name: "unknown disable", disable: []string{"Foo"},
@@ -133,7 +142,7 @@ func TestNewChainPluginErrors(t *testing.T) {
 		err.Error() != `admission plugin "NamespaceLifecycle" is enabled but was not constructed` {
 		t.Errorf("missing plugin: err = %v", err)
 	}
-	if _, err := admission.NewChain(nil, []string{admission.NamespaceLifecycle, admission.ServiceAccount, admission.DefaultTolerationSeconds, admission.RuntimeClass, admission.DefaultIngressClass}, plugins(&journal)[:2]...); err != nil {
+	if _, err := admission.NewChain(nil, []string{admission.NamespaceLifecycle, admission.ServiceAccount, admission.DefaultTolerationSeconds, admission.RuntimeClass, admission.DefaultIngressClass, admission.MutatingAdmissionPolicy, admission.ValidatingAdmissionPolicy}, plugins(&journal)[:2]...); err != nil {
 		t.Errorf("a disabled plugin need not be constructed: err = %v", err)
 	}
 	extra := append(plugins(&journal), mutating{&recorder{name: "AlwaysPullImages", journal: &journal}})
@@ -152,14 +161,14 @@ func TestChainOrder(t *testing.T) {
 		wantValidate []string
 	}{
 		{"create runs all", nil, admission.Create,
-			[]string{"admit NamespaceLifecycle", "admit LimitRanger", "admit ServiceAccount", "admit Priority", "admit DefaultTolerationSeconds", "admit RuntimeClass", "admit DefaultIngressClass"},
-			[]string{"validate LimitRanger", "validate Priority", "validate RuntimeClass"}},
+			[]string{"admit NamespaceLifecycle", "admit LimitRanger", "admit ServiceAccount", "admit Priority", "admit DefaultTolerationSeconds", "admit RuntimeClass", "admit DefaultIngressClass", "admit MutatingAdmissionPolicy"},
+			[]string{"validate LimitRanger", "validate Priority", "validate RuntimeClass", "validate ValidatingAdmissionPolicy"}},
 		{"delete skips plugins not handling it", nil, admission.Delete,
 			[]string{"admit NamespaceLifecycle", "admit Priority"},
-			[]string{"validate Priority"}},
+			[]string{"validate Priority", "validate ValidatingAdmissionPolicy"}},
 		{"disabled plugins do not run", []string{"LimitRanger"}, admission.Create,
-			[]string{"admit NamespaceLifecycle", "admit ServiceAccount", "admit Priority", "admit DefaultTolerationSeconds", "admit RuntimeClass", "admit DefaultIngressClass"},
-			[]string{"validate Priority", "validate RuntimeClass"}},
+			[]string{"admit NamespaceLifecycle", "admit ServiceAccount", "admit Priority", "admit DefaultTolerationSeconds", "admit RuntimeClass", "admit DefaultIngressClass", "admit MutatingAdmissionPolicy"},
+			[]string{"validate Priority", "validate RuntimeClass", "validate ValidatingAdmissionPolicy"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -213,7 +222,7 @@ func TestChainStopsAtFirstError(t *testing.T) {
 
 func TestPluginNames(t *testing.T) {
 	names := admission.PluginNames()
-	if want := []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "ResourceQuota"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ResourceQuota"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("PluginNames() = %v, want %v", names, want)
 	}
 	names[0] = "x"
@@ -294,7 +303,7 @@ func TestRealPlugins(t *testing.T) {
 		}},
 		pcGVR: {},
 	}
-	c, err := admission.NewChain(nil, []string{admission.ServiceAccount, admission.DefaultTolerationSeconds}, namespacelifecycle.New(s), limitranger.New(s), priority.New(s), runtimeclass.New(s), defaultingressclass.New(s))
+	c, err := admission.NewChain(nil, []string{admission.ServiceAccount, admission.DefaultTolerationSeconds, admission.MutatingAdmissionPolicy, admission.ValidatingAdmissionPolicy}, namespacelifecycle.New(s), limitranger.New(s), priority.New(s), runtimeclass.New(s), defaultingressclass.New(s))
 	if err != nil {
 		t.Fatal(err)
 	}

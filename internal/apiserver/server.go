@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/audit"
 	"github.com/quotad/quotad/internal/auth"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -350,6 +351,8 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 // serveAPI serves an authenticated API request.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, info requestInfo, isResource bool) {
 	path := r.URL.Path
+	// Admission's warnings (a ValidatingAdmissionPolicy's Warn action) become Warning headers.
+	r = r.WithContext(admission.WithWarnings(r.Context(), func(msg string) { warn(w, []string{msg}) }))
 	if r.ContentLength > MaxBodyBytes {
 		writeError(w, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes)))
 		return

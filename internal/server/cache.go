@@ -16,13 +16,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/quotad/quotad/internal/admission/policy"
 	"github.com/quotad/quotad/internal/registry"
 )
 
-// cachedReader is the admission.Reader plugins use: namespaces, limit ranges and priority
-// classes come from watch-fed caches, as upstream's plugins read informers; a Get that misses
-// the cache falls back to storage (a namespace created a moment ago), and anything else is
-// read from storage. Quota never reads through it: quota reads happen inside the storage
+// cachedReader is the admission.Reader plugins use: namespaces, limit ranges, priority
+// classes, service accounts and admission policies with their bindings come from watch-fed
+// caches, as upstream's plugins read informers; a Get that misses the cache falls back to
+// storage (a namespace created a moment ago), and anything else is read from storage. Quota never reads through it: quota reads happen inside the storage
 // transaction.
 type cachedReader struct {
 	live   storeReader
@@ -31,12 +32,12 @@ type cachedReader struct {
 
 func newCachedReader(ctx context.Context, store *registry.Store, log *slog.Logger) *cachedReader {
 	r := &cachedReader{live: storeReader{store}, caches: map[schema.GroupVersionResource]*objectCache{}}
-	for _, gvr := range []schema.GroupVersionResource{
+	for _, gvr := range append([]schema.GroupVersionResource{
 		corev1.SchemeGroupVersion.WithResource("namespaces"),
 		corev1.SchemeGroupVersion.WithResource("limitranges"),
 		schedulingv1.SchemeGroupVersion.WithResource("priorityclasses"),
 		corev1.SchemeGroupVersion.WithResource("serviceaccounts"),
-	} {
+	}, policy.Resources()...) { // admission policies and their bindings
 		c := &objectCache{byNS: map[string]map[string]runtime.Object{}}
 		r.caches[gvr] = c
 		go c.run(ctx, store, store.Catalogue().Get(gvr), log)

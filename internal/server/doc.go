@@ -9,7 +9,8 @@
 // endpoint and writes the shared secrets it receives). kube-apiserver's own controllers run
 // on every replica; kube-controller-manager's controllers and the scheduled etcd snapshots
 // (snapshots.go) run on the leader only with leader election (leader.go, package election),
-// constructed anew on each acquisition. It is the only package that imports every other one.
+// constructed anew on each acquisition. Every replica keeps the status.typeChecking of
+// ValidatingAdmissionPolicies (policy.go). It is the only package that imports every other one.
 //
 // Invariants: every long-running part is started with a context and stops when it ends;
 // Run returns only after the HTTP server and storage are shut down. The join endpoint

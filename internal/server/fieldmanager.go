@@ -32,37 +32,24 @@ func newFieldManagers(docs *openAPIDocs) *fieldManagers {
 	return &fieldManagers{docs: docs, gen: -1}
 }
 
+// TypeConverter returns the structured-merge-diff type converter of the served schemas
+// (what a MutatingAdmissionPolicy's apply configuration merges by).
+func (f *fieldManagers) TypeConverter() (managedfields.TypeConverter, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.currentLocked(); err != nil {
+		return nil, err
+	}
+	return f.tc, nil
+}
+
 // For returns the field manager of res's objects.
 func (f *fieldManagers) For(res *registry.Resource) (*managedfields.FieldManager, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	// 1. The type converter of the catalogue's current generation.
-	if gen := f.docs.cat.Generation(); f.tc == nil || gen != f.gen {
-		v2, err := f.docs.currentV2()
-		if err != nil {
-			return nil, err
-		}
-		var doc struct {
-			Definitions map[string]*spec.Schema `json:"definitions"`
-		}
-		if err := json.Unmarshal(v2.JSON, &doc); err != nil {
-			return nil, fmt.Errorf("field manager: reading the openapi definitions: %w", err)
-		}
-		for def, fields := range keyDefaults {
-			for field, value := range fields {
-				if d := doc.Definitions[def]; d != nil {
-					if prop, ok := d.Properties[field]; ok {
-						prop.Default = value
-						d.Properties[field] = prop
-					}
-				}
-			}
-		}
-		tc, err := managedfields.NewTypeConverter(doc.Definitions, false)
-		if err != nil {
-			return nil, fmt.Errorf("field manager: %w", err)
-		}
-		f.tc, f.gen, f.byGVK = tc, gen, map[schema.GroupVersionKind]*managedfields.FieldManager{}
+	if err := f.currentLocked(); err != nil {
+		return nil, err
 	}
 	// 2. The resource's manager, made once per generation.
 	gvk := res.GVK()
@@ -88,6 +75,38 @@ func (f *fieldManagers) For(res *registry.Resource) (*managedfields.FieldManager
 	}
 	f.byGVK[gvk] = fm
 	return fm, nil
+}
+
+// currentLocked rebuilds the type converter when the catalogue changed.
+func (f *fieldManagers) currentLocked() error {
+	if gen := f.docs.cat.Generation(); f.tc == nil || gen != f.gen {
+		v2, err := f.docs.currentV2()
+		if err != nil {
+			return err
+		}
+		var doc struct {
+			Definitions map[string]*spec.Schema `json:"definitions"`
+		}
+		if err := json.Unmarshal(v2.JSON, &doc); err != nil {
+			return fmt.Errorf("field manager: reading the openapi definitions: %w", err)
+		}
+		for def, fields := range keyDefaults {
+			for field, value := range fields {
+				if d := doc.Definitions[def]; d != nil {
+					if prop, ok := d.Properties[field]; ok {
+						prop.Default = value
+						d.Properties[field] = prop
+					}
+				}
+			}
+		}
+		tc, err := managedfields.NewTypeConverter(doc.Definitions, false)
+		if err != nil {
+			return fmt.Errorf("field manager: %w", err)
+		}
+		f.tc, f.gen, f.byGVK = tc, gen, map[schema.GroupVersionKind]*managedfields.FieldManager{}
+	}
+	return nil
 }
 
 // keyDefaults are the defaults of fields that key the items of associative lists (upstream's

@@ -291,13 +291,19 @@ func Run(ctx context.Context, cfg Config) error {
 	reader := lazyReader{&cached}
 	quotaReg := evaluator.NewRegistry()
 	quotaPlugin := resourcequota.NewPlugin(quotaReg, limited)
-	chain, err := admission.NewChain(cfg.EnableAdmissionPlugins, cfg.DisableAdmissionPlugins,
-		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), quotaPlugin,
-		serviceaccount.New(reader), defaulttolerationseconds.New(), runtimeclass.New(reader), defaultingressclass.New(reader))
+	cat := registry.NewCatalogue()
+	var fieldMgrs *fieldManagers // set below, once the OpenAPI documents exist
+	validatingPolicy, mutatingPolicy, err := newPolicyPlugins(reader, cat, &fieldMgrs)
 	if err != nil {
 		return err
 	}
-	cat := registry.NewCatalogue()
+	chain, err := admission.NewChain(cfg.EnableAdmissionPlugins, cfg.DisableAdmissionPlugins,
+		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), quotaPlugin,
+		serviceaccount.New(reader), defaulttolerationseconds.New(), runtimeclass.New(reader), defaultingressclass.New(reader),
+		mutatingPolicy, validatingPolicy)
+	if err != nil {
+		return err
+	}
 	// escalation asks the RBAC authorizer (set below, once it exists) for the rules a user
 	// holds, unless the configuration brings its own resolver.
 	escalation := &rbacescalation.Checker{Reader: reader, Resolver: cfg.RuleResolver}
@@ -329,6 +335,7 @@ func Run(ctx context.Context, cfg Config) error {
 	store = registry.NewStore(rcfg)
 	cached = newCachedReader(ctx, store, log)
 	rbacs = newRBACFeed(ctx, store, log)
+	validatingPolicy.Authorizer, mutatingPolicy.Authorizer = rbacs.authz, rbacs.authz // the policies' authorizer variable
 	if escalation.Resolver == nil {
 		escalation.Resolver = rbacs.authz
 	}
@@ -413,8 +420,9 @@ func Run(ctx context.Context, cfg Config) error {
 		extra["/debug/pprof/"] = pprofHandler(auth, rbacs)
 	}
 	oa := newOpenAPI(cat)
+	fieldMgrs = newFieldManagers(oa)
 	api := apiserver.New(apiserver.Config{
-		Store: store, Auth: auth, Authz: rbacs.authz, Table: tableConverter, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: newFieldManagers(oa),
+		Store: store, Auth: auth, Authz: rbacs.authz, Table: tableConverter, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: fieldMgrs,
 		Version:        CurrentVersion(),
 		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
@@ -449,6 +457,8 @@ func Run(ctx context.Context, cfg Config) error {
 		controllers.Wait()
 		return err
 	}
+	controllers.Add(1)
+	go func() { defer controllers.Done(); typeCheckPolicies(ctx, store, validatingPolicy, oa, log) }()
 	// The kubernetes Service, its Endpoints and EndpointSlice name this replica before it serves.
 	endpointIP := advertiseAddress(cfg.BindAddress)
 	if cfg.AdvertiseAddress != "" {

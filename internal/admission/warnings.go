@@ -1,0 +1,20 @@
+package admission
+
+import "context"
+
+type warningsKey struct{}
+
+// WithWarnings returns ctx carrying add, which receives every warning admission gives the
+// request's client (the HTTP edge turns each into a Warning header, as upstream's
+// warning.AddWarning does).
+func WithWarnings(ctx context.Context, add func(msg string)) context.Context {
+	return context.WithValue(ctx, warningsKey{}, add)
+}
+
+// Warn gives the request's client a warning; it does nothing when ctx carries no sink (a
+// write of an in-process controller).
+func Warn(ctx context.Context, msg string) {
+	if add, ok := ctx.Value(warningsKey{}).(func(string)); ok && add != nil {
+		add(msg)
+	}
+}
