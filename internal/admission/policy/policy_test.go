@@ -416,3 +416,31 @@ func TestMutatingApplyConfiguration(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkValidate: a create no binding applies to, and one judged by a policy of two
+// validations (the conformance spec's).
+func BenchmarkValidate(b *testing.B) {
+	spec := admissionregistrationv1.ValidatingAdmissionPolicySpec{MatchConstraints: deploymentRules(), Validations: []admissionregistrationv1.Validation{
+		{Expression: "object.spec.replicas > 1", MessageExpression: "'wants replicas > 1, got ' + string(object.spec.replicas)"},
+		{Expression: "namespaceObject.metadata.name == 'ns'"}}}
+	for _, bound := range []bool{false, true} {
+		s := store{nsGVR: {&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns"}}},
+			vapGVR: {&admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: spec}}}
+		if bound {
+			s[vapbGVR] = []runtime.Object{&admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "b"},
+				Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "p", ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}}}}
+		}
+		v, err := policy.NewValidating(s, resourceFor)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a := createAttrs(deployment("web", 3, "100m"))
+		b.Run(fmt.Sprintf("bound=%v", bound), func(b *testing.B) {
+			for b.Loop() {
+				if err := v.Validate(context.Background(), a); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
