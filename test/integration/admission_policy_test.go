@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -409,4 +410,43 @@ func TestValidatingAdmissionPolicyAudit(t *testing.T) {
 			t.Errorf("annotation %s = %q, want %q", k, got[k], v)
 		}
 	}
+}
+
+// TestAdmissionPoliciesOnCustomResources: policies judge and mutate custom resources too
+// (unstructured objects; the apply configuration merges by the CRD's published schema).
+func TestAdmissionPoliciesOnCustomResources(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	const ns = "cr-policies"
+	policyNamespaces(t, ctx, s.Client, ns)
+	mkWidgetCRD(t, s)
+	widgets := &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{"example.com"}, APIVersions: []string{"v1"}, Resources: []string{"widgets"}},
+	}}}}
+	bindMutating(t, ctx, s.Client, &admissionregistrationv1.MutatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets-replicas"},
+		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
+			MatchConstraints: widgets, ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
+			Mutations: []admissionregistrationv1.Mutation{applyConfiguration(`Object{spec: Object.spec{replicas: object.spec.size * 2}}`)},
+		},
+	}, ns)
+	bindValidating(t, ctx, s.Client, &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets-color"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: widgets,
+			Validations:      []admissionregistrationv1.Validation{{Expression: "object.spec.color != 'red'", MessageExpression: "object.kind + ' ' + object.metadata.name + ' may not be red'"}},
+		},
+	}, ns, admissionregistrationv1.Deny)
+
+	res := s.Dynamic.Resource(widgetGVR).Namespace(ns)
+	created, err := res.Create(ctx, cr("Widget", "w1", map[string]any{"size": int64(3), "color": "blue"}), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := unstructured.NestedInt64(created.Object, "spec", "replicas"); got != 6 {
+		t.Errorf("spec.replicas = %d, want 6 (%v)", got, created.Object["spec"])
+	}
+	_, err = res.Create(ctx, cr("Widget", "w2", map[string]any{"size": int64(1), "color": "red"}), metav1.CreateOptions{})
+	expectInvalid(t, err, `widgets.example.com "w2" is forbidden: ValidatingAdmissionPolicy 'widgets-color' with binding 'widgets-color-binding' denied request: Widget w2 may not be red`)
 }

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/utils/ptr"
 
 	"github.com/quotad/quotad/internal/admission"
@@ -367,6 +368,78 @@ func TestAuthorizer(t *testing.T) {
 			v.Authorizer = fakeAuthz{&seen}
 			if err := v.Validate(context.Background(), createAttrs(deployment("web", 1, ""))); err != nil {
 				t.Errorf("refused: %v (checks %+v)", err, seen)
+			}
+		})
+	}
+}
+
+// TestMutatingApplyConfiguration: an apply configuration merges into the request's object
+// (the rest of it kept); an Object whose type names do not follow its field path, or an
+// expression that is not an Object, refuses with upstream's texts.
+func TestMutatingApplyConfiguration(t *testing.T) {
+	tests := []struct {
+		name, expr, want string
+	}{
+		{name: "merge", expr: `Object{spec: Object.spec{replicas: object.spec.replicas + 1}, metadata: Object.metadata{annotations: {"a": "b"}}}`,
+			want: "replicas 6, annotations map[a:b], image nginx"},
+		{name: "type names follow the field path", expr: `Object{spec: Object.metadata{replicas: 3}}`,
+			want: "403 Invalid: policy 'p' with binding 'b' denied request: type mismatch: unexpected type name \"Object.metadata\", expected \"Object.spec\", which matches field name path from root Object type\n  cause: policy 'p' with binding 'b' denied request: type mismatch: unexpected type name \"Object.metadata\", expected \"Object.spec\", which matches field name path from root Object type\n"},
+		{name: "not an Object", expr: `'x'`,
+			want: "403 Invalid: policy 'p' with binding 'b' denied request: must evaluate to Object but got string\n  cause: policy 'p' with binding 'b' denied request: must evaluate to Object but got string\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := admissionregistrationv1.MutatingAdmissionPolicySpec{
+				MatchConstraints:   deploymentRules(),
+				ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
+				Mutations: []admissionregistrationv1.Mutation{{PatchType: admissionregistrationv1.PatchTypeApplyConfiguration,
+					ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{Expression: tt.expr}}},
+			}
+			s := store{
+				nsGVR:   {&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns"}}},
+				mapGVR:  {&admissionregistrationv1.MutatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: spec}},
+				mapbGVR: {&admissionregistrationv1.MutatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "b"}, Spec: admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: "p"}}},
+			}
+			m, err := policy.NewMutating(s, resourceFor, func() (managedfields.TypeConverter, error) { return managedfields.NewDeducedTypeConverter(), nil }, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := deployment("web", 5, "")
+			err = m.Admit(context.Background(), createAttrs(d))
+			got := fmt.Sprintf("replicas %d, annotations %v, image %s", *d.Spec.Replicas, d.Annotations, d.Spec.Template.Spec.Containers[0].Image)
+			if err != nil {
+				got = describe(err)
+			}
+			if got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// BenchmarkValidate: a create no binding applies to, and one judged by a policy of two
+// validations (the conformance spec's).
+func BenchmarkValidate(b *testing.B) {
+	spec := admissionregistrationv1.ValidatingAdmissionPolicySpec{MatchConstraints: deploymentRules(), Validations: []admissionregistrationv1.Validation{
+		{Expression: "object.spec.replicas > 1", MessageExpression: "'wants replicas > 1, got ' + string(object.spec.replicas)"},
+		{Expression: "namespaceObject.metadata.name == 'ns'"}}}
+	for _, bound := range []bool{false, true} {
+		s := store{nsGVR: {&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns"}}},
+			vapGVR: {&admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: spec}}}
+		if bound {
+			s[vapbGVR] = []runtime.Object{&admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "b"},
+				Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "p", ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}}}}
+		}
+		v, err := policy.NewValidating(s, resourceFor)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a := createAttrs(deployment("web", 3, "100m"))
+		b.Run(fmt.Sprintf("bound=%v", bound), func(b *testing.B) {
+			for b.Loop() {
+				if err := v.Validate(context.Background(), a); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}
