@@ -98,8 +98,10 @@ func (s *Etcd) Get(ctx context.Context, key string) (KV, error) {
 
 // List returns keys under prefix in key order. With opts.Revision > 0 the result's Revision
 // is opts.Revision (etcd's header carries the current revision instead); a compacted
-// revision gives ErrCompacted, a future one ErrFutureRevision. Remaining counts the keys
-// of the range after this page.
+// revision gives ErrCompacted, a future one ErrFutureRevision (a serializable read at a
+// revision its member has not applied yet is read again linearizably, so that only a
+// revision beyond the cluster's gives it). Remaining counts the keys of the range after
+// this page.
 func (s *Etcd) List(ctx context.Context, prefix string, opts ListOptions) (ListResult, error) {
 	if opts.Revision < 0 || opts.Limit < 0 {
 		return ListResult{}, fmt.Errorf("list %q: negative revision %d or limit %d", prefix, opts.Revision, opts.Limit)
@@ -121,10 +123,18 @@ func (s *Etcd) List(ctx context.Context, prefix string, opts ListOptions) (ListR
 	if opts.KeysOnly {
 		ops = append(ops, clientv3.WithKeysOnly())
 	}
+	linearizable := ops
 	if opts.Serializable {
-		ops = append(ops, clientv3.WithSerializable())
+		ops = append(ops[:len(ops):len(ops)], clientv3.WithSerializable())
 	}
 	resp, err := s.client.Get(ctx, key, ops...)
+	if err != nil && opts.Serializable && opts.Revision > 0 && errors.Is(err, rpctypes.ErrFutureRev) {
+		// The member that served the serializable read has not applied opts.Revision yet:
+		// the client spreads requests over the cluster's members and the revision was read
+		// from another one. A linearizable read waits until the member has applied
+		// everything committed, so it fails only if opts.Revision is really in the future.
+		resp, err = s.client.Get(ctx, key, linearizable...)
+	}
 	if err != nil {
 		return ListResult{}, fmt.Errorf("list %q at revision %d: %w", prefix, opts.Revision, mapError(err))
 	}

@@ -2,6 +2,7 @@ package ha
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -564,8 +565,9 @@ func (r *run) runFaults(ctx context.Context) {
 	}()
 
 	start := time.Now()
-	r.setPhase("steady")
+	r.setPhase("before-faults")
 	r.waitFor("every writer acknowledged", func() bool { return r.allAckedAfter(start) })
+	r.waitFor("a hundred writes before the faults", func() bool { return len(r.h.Writes()) >= 100 })
 	for round := 0; ; round++ {
 		r.faultReplica(r.rng.IntN(len(r.top.replicas)))
 		r.faultLeader()
@@ -585,6 +587,11 @@ func (r *run) runFaults(ctx context.Context) {
 	wg.Wait()
 	elapsed := time.Since(start)
 
+	if f := os.Getenv("QUOTAD_HA_DUMP"); f != "" {
+		b, _ := json.MarshalIndent(r.h.Writes(), "", " ")
+		_ = os.WriteFile(f, b, 0o644)
+	}
+
 	// Check: the log complete to the end revision, then the history against it.
 	end := r.revision(ctx)
 	if err := r.log.WaitFor(ctx, end); err != nil {
@@ -599,6 +606,12 @@ func (r *run) runFaults(ctx context.Context) {
 	r.sampled = append(r.sampled, v...)
 	for _, s := range r.sampled {
 		t.Errorf("sampled check: %s", s)
+	}
+	// Before any fault no write may fail with a 5xx: a healthy cluster answers every write.
+	for _, w := range r.h.Writes() {
+		if w.Phase == "before-faults" && w.Class == Unavailable {
+			t.Errorf("write failed before any fault: %+v", w)
+		}
 	}
 	rep, err := Check(ctx, r.h, r.log, end)
 	if err != nil {
