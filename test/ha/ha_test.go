@@ -32,10 +32,15 @@ func TestMain(m *testing.M) {
 		}
 	}
 	quotadBinary, etcdBinary = filepath.Join(dir, "quotad"), filepath.Join(dir, "etcd")
-	for _, b := range []struct{ out, pkg string }{
+	builds := []struct{ out, pkg string }{
 		{quotadBinary, "github.com/quotad/quotad/cmd/quotad"},
 		{etcdBinary, "github.com/quotad/quotad/test/ha/etcdmain"},
-	} {
+	}
+	if b := os.Getenv("QUOTAD_HA_BINARY"); b != "" {
+		// Run the tests against another quotad binary (one built from another branch).
+		quotadBinary, builds = b, builds[1:]
+	}
+	for _, b := range builds {
 		build := exec.Command("go", "build", "-o", b.out, b.pkg)
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
@@ -102,16 +107,19 @@ func TestEmbeddedClusterFaults(t *testing.T) {
 	if !supportsFlag(t, "cluster-init") {
 		t.Skip("quotad has no --cluster-init flag yet (embedded etcd clustering)")
 	}
-	ports := freePorts(t, 3)
+	ports := freePorts(t, 9)
 	dirs := []string{t.TempDir(), t.TempDir(), t.TempDir()}
-	reps := []*replica{startReplica(t, 0, dirs[0], ports[0], "--cluster-init")}
+	etcdPorts := func(i int) []string {
+		return []string{"--etcd-peer-port", fmt.Sprint(ports[3+i]), "--etcd-client-port", fmt.Sprint(ports[6+i])}
+	}
+	reps := []*replica{startReplica(t, 0, dirs[0], ports[0], append(etcdPorts(0), "--cluster-init")...)}
 	token, err := os.ReadFile(filepath.Join(dirs[0], "join-token"))
 	if err != nil {
 		t.Fatalf("reading the first member's join token: %v", err)
 	}
 	for i := 1; i < 3; i++ {
-		reps = append(reps, startReplica(t, i, dirs[i], ports[i],
-			"--join", fmt.Sprintf("https://127.0.0.1:%d", ports[0]), "--join-token", strings.TrimSpace(string(token))))
+		reps = append(reps, startReplica(t, i, dirs[i], ports[i], append(etcdPorts(i),
+			"--join", fmt.Sprintf("https://127.0.0.1:%d", ports[0]), "--join-token", strings.TrimSpace(string(token)))...))
 	}
 	// The checker reaches every member with the first member's etcd client certificate.
 	var eps []string
