@@ -289,7 +289,10 @@ func (r *run) watcher(ctx context.Context, wl *WatchLog, home int, pausable bool
 			relist = false
 		}
 		last := wl.Last()
-		opts := metav1.ListOptions{ResourceVersion: strconv.FormatInt(last, 10), AllowWatchBookmarks: true}
+		// Short watches (the server ends each after 1-4 s) resume often, as every client's
+		// do when the server's watch timeout passes, so a gap at a resume point shows.
+		timeout := int64(1 + rand.IntN(4))
+		opts := metav1.ListOptions{ResourceVersion: strconv.FormatInt(last, 10), AllowWatchBookmarks: true, TimeoutSeconds: &timeout}
 		var w watch.Interface
 		var err error
 		switch wl.Resource {
