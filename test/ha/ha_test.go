@@ -68,6 +68,10 @@ func readSources(dir string) error {
 
 var namespaces = []string{"ha-a", "ha-b", "ha-c", "ha-d"}
 
+// replicaFlags run each replica's quota verifier every 2 s (not 5 min): its recounts and
+// repairs race the workload's writes, and a wrong repair would break I1.
+var replicaFlags = []string{"--resource-quota-sync-period", "2s"}
+
 // TestExternalEtcdFaults: three quotad replicas on a three-member etcd cluster (separate
 // processes, TLS with client certificates), 32 writers and 6 watchers, while a replica, the
 // etcd leader and then two members at once are SIGKILLed and restarted and etcd is compacted
@@ -78,7 +82,7 @@ func TestExternalEtcdFaults(t *testing.T) {
 	ports := freePorts(t, 3)
 	var reps []*replica
 	for i := 0; i < 3; i++ {
-		reps = append(reps, startReplica(t, i, t.TempDir(), ports[i], etcd.quotadFlags()...))
+		reps = append(reps, startReplica(t, i, t.TempDir(), ports[i], append(etcd.quotadFlags(), replicaFlags...)...))
 	}
 	top := topology{
 		replicas: reps, etcd: etcd.client, members: 3, separate: true,
@@ -112,13 +116,13 @@ func TestEmbeddedClusterFaults(t *testing.T) {
 	etcdPorts := func(i int) []string {
 		return []string{"--etcd-peer-port", fmt.Sprint(ports[3+i]), "--etcd-client-port", fmt.Sprint(ports[6+i])}
 	}
-	reps := []*replica{startReplica(t, 0, dirs[0], ports[0], append(etcdPorts(0), "--cluster-init")...)}
+	reps := []*replica{startReplica(t, 0, dirs[0], ports[0], append(append(etcdPorts(0), replicaFlags...), "--cluster-init")...)}
 	token, err := os.ReadFile(filepath.Join(dirs[0], "join-token"))
 	if err != nil {
 		t.Fatalf("reading the first member's join token: %v", err)
 	}
 	for i := 1; i < 3; i++ {
-		reps = append(reps, startReplica(t, i, dirs[i], ports[i], append(etcdPorts(i),
+		reps = append(reps, startReplica(t, i, dirs[i], ports[i], append(append(etcdPorts(i), replicaFlags...),
 			"--join", fmt.Sprintf("https://127.0.0.1:%d", ports[0]), "--join-token", strings.TrimSpace(string(token)))...))
 	}
 	// The checker reaches every member with the first member's etcd client certificate.

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/quota"
+	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/quota/evaluator"
 	"github.com/quotad/quotad/internal/quota/quantity"
 )
@@ -33,13 +34,25 @@ const (
 
 var followed = []string{Pods, ConfigMaps, ResourceQuotas}
 
+// ClusterQuotas are quota.openshift.io ClusterResourceQuotas (cluster-scoped), followed too.
+const ClusterQuotas = "clusterresourcequotas"
+
+const clusterQuotaPrefix = "/registry/quota.openshift.io/clusterresourcequotas/"
+
+// prefixes are the key prefixes the log follows.
+var prefixes = []string{"/registry/pods/", "/registry/configmaps/", "/registry/resourcequotas/", clusterQuotaPrefix}
+
 // Key is the etcd key of a core object (kube-apiserver's layout).
 func Key(resource, ns, name string) string {
 	return "/registry/" + resource + "/" + ns + "/" + name
 }
 
-// parseKey splits a followed key into resource, namespace and name.
+// parseKey splits a followed key into resource, namespace and name (a cluster quota's
+// namespace is "").
 func parseKey(k string) (resource, ns, name string, ok bool) {
+	if n, found := strings.CutPrefix(k, clusterQuotaPrefix); found && n != "" && !strings.Contains(n, "/") {
+		return ClusterQuotas, "", n, true
+	}
 	parts := strings.Split(strings.TrimPrefix(k, "/registry/"), "/")
 	if len(parts) != 3 || !strings.HasPrefix(k, "/registry/") {
 		return "", "", "", false
@@ -393,8 +406,8 @@ func StartEtcdLog(ctx context.Context, client *clientv3.Client, namespaces []str
 		return nil, err
 	}
 	l.Start = resp.Header.Revision
-	for _, r := range followed {
-		resp, err := client.Get(ctx, "/registry/"+r+"/", clientv3.WithPrefix(), clientv3.WithRev(l.Start))
+	for _, p := range prefixes {
+		resp, err := client.Get(ctx, p, clientv3.WithPrefix(), clientv3.WithRev(l.Start))
 		if err != nil {
 			return nil, err
 		}
@@ -413,8 +426,8 @@ func StartEtcdLog(ctx context.Context, client *clientv3.Client, namespaces []str
 }
 
 func (l *EtcdLog) follows(key string) bool {
-	_, ns, _, ok := parseKey(key)
-	return ok && l.namespaces[ns]
+	res, ns, _, ok := parseKey(key)
+	return ok && (l.namespaces[ns] || res == ClusterQuotas)
 }
 
 // follow appends the watch's events. WithRequireLeader ends the watch when its member loses
@@ -528,6 +541,8 @@ func decode(resource string, value []byte) (runtime.Object, error) {
 		obj = &corev1.ConfigMap{}
 	case ResourceQuotas:
 		obj = &corev1.ResourceQuota{}
+	case ClusterQuotas:
+		obj = &clusterquota.ClusterResourceQuota{}
 	default:
 		return nil, fmt.Errorf("unfollowed resource %s", resource)
 	}
@@ -616,7 +631,16 @@ func checkQuotas(r *Report, l *EtcdLog, events []Event) error {
 		state[ns][res][name] = obj
 		return obj, nil
 	}
+	crqs := map[string]*clusterquota.ClusterResourceQuota{}
 	for k, kv := range l.initial {
+		if res, _, name, _ := parseKey(k); res == ClusterQuotas {
+			c, err := decode(res, kv.Value)
+			if err != nil {
+				return err
+			}
+			crqs[name] = c.(*clusterquota.ClusterResourceQuota)
+			continue
+		}
 		if _, err := put(k, kv.Value); err != nil {
 			return err
 		}
@@ -629,6 +653,29 @@ func checkQuotas(r *Report, l *EtcdLog, events []Event) error {
 		for ; i < len(events) && events[i].Rev == rev; i++ {
 			e := events[i]
 			res, ns, name, _ := parseKey(e.Key)
+			if res == ClusterQuotas {
+				// I2 on the cluster quota's total: a commit that raised used did not take it
+				// above hard (I1 for cluster quotas is the sampled check's).
+				var next *clusterquota.ClusterResourceQuota
+				if !e.Delete {
+					c, err := decode(res, e.Value)
+					if err != nil {
+						return fmt.Errorf("%s: %w", e.Key, err)
+					}
+					next = c.(*clusterquota.ClusterResourceQuota)
+				}
+				if prev := crqs[name]; prev != nil && next != nil {
+					r.QuotaChanges++
+					for rn, hard := range next.Spec.Quota.Hard {
+						now, before := next.Status.Total.Used[rn], prev.Status.Total.Used[rn]
+						if quantity.Cmp(now, before) > 0 && quantity.Cmp(now, hard) > 0 {
+							r.violate("I2 at revision %d: cluster quota %s %s used %s -> %s above hard %s", rev, name, rn, before.String(), now.String(), hard.String())
+						}
+					}
+				}
+				crqs[name] = next
+				continue
+			}
 			touched[ns] = true
 			var prev *corev1.ResourceQuota
 			if res == ResourceQuotas && state[ns] != nil {
@@ -706,8 +753,8 @@ func checkFinal(ctx context.Context, r *Report, l *EtcdLog, events []Event, end 
 		}
 	}
 	got := map[string]int64{}
-	for _, res := range followed {
-		resp, err := l.client.Get(ctx, "/registry/"+res+"/", clientv3.WithPrefix(), clientv3.WithRev(end), clientv3.WithKeysOnly())
+	for _, p := range prefixes {
+		resp, err := l.client.Get(ctx, p, clientv3.WithPrefix(), clientv3.WithRev(end), clientv3.WithKeysOnly())
 		if err != nil {
 			return fmt.Errorf("reading etcd at %d: %w", end, err)
 		}
@@ -783,7 +830,7 @@ func checkWrites(r *Report, h *History, events []Event) {
 	}
 	for k, evs := range byKey {
 		res, _, _, _ := parseKey(k)
-		if res == ResourceQuotas {
+		if res == ResourceQuotas || res == ClusterQuotas {
 			continue
 		}
 		for _, e := range evs {

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/quotad/quotad/internal/quota/clusterquota"
 )
 
 func podValue(name, cpu string) []byte {
@@ -32,7 +34,20 @@ func quotaValue(hard, used string) []byte {
 	return b
 }
 
+// clusterQuotaValue is a cluster quota on pods with hard and used.
+func clusterQuotaValue(hard, used string) []byte {
+	h := corev1.ResourceList{corev1.ResourcePods: resource.MustParse(hard)}
+	c := clusterquota.ClusterResourceQuota{TypeMeta: metav1.TypeMeta{APIVersion: "quota.openshift.io/v1", Kind: "ClusterResourceQuota"},
+		ObjectMeta: metav1.ObjectMeta{Name: "c"},
+		Spec:       clusterquota.ClusterResourceQuotaSpec{Quota: corev1.ResourceQuotaSpec{Hard: h}},
+		Status: clusterquota.ClusterResourceQuotaStatus{Total: corev1.ResourceQuotaStatus{Hard: h,
+			Used: corev1.ResourceList{corev1.ResourcePods: resource.MustParse(used)}}}}
+	b, _ := json.Marshal(c)
+	return b
+}
+
 var (
+	cKey = clusterQuotaPrefix + "c"
 	qKey = Key(ResourceQuotas, "ns", "q")
 	aKey = Key(Pods, "ns", "a")
 	bKey = Key(Pods, "ns", "b")
@@ -66,6 +81,11 @@ func TestCheckerFindsViolations(t *testing.T) {
 			put(12, qKey, false, quotaValue("1", "1")),
 			put(13, bKey, true, podValue("b", "100m")), put(13, qKey, false, quotaValue("1", "2"))),
 			want: []string{"I2 at revision 13: quota ns/q pods used 1 -> 2 above hard 1"}},
+		{name: "cluster quota charged above hard", events: []Event{
+			put(11, cKey, true, clusterQuotaValue("1", "0")),
+			put(12, cKey, false, clusterQuotaValue("1", "1")),
+			put(13, cKey, false, clusterQuotaValue("1", "2"))},
+			want: []string{"I2 at revision 13: cluster quota c pods used 1 -> 2 above hard 1"}},
 		{name: "hard lowered below used", events: append(consistent, put(12, qKey, false, quotaValue("0", "1")))},
 		{name: "acknowledged create lost", events: nil, writes: []Write{createA},
 			want: []string{"acknowledged create of /registry/pods/ns/a (writer 0 via replica 0, ) at resourceVersion 11 is not in etcd's history"}},

@@ -128,14 +128,24 @@ func (r *run) logf(format string, args ...any) {
 func (r *run) setup(ctx context.Context) {
 	t := r.t
 	cs := r.writeClients[0]
-	for _, ns := range r.h.Namespaces {
-		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	for i, ns := range r.h.Namespaces {
+		// The first two namespaces share a cluster quota too.
+		n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
+		if i < 2 {
+			n.Labels = map[string]string{"ha-shared": "yes"}
+		}
+		if _, err := cs.CoreV1().Namespaces().Create(ctx, n, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		// Pods with cpu requests count in compute, those without in besteffort (a quota on
+		// requests.cpu refuses a pod without one, as upstream's, unless scoped).
 		quotas := []*corev1.ResourceQuota{
-			{ObjectMeta: metav1.ObjectMeta{Name: "compute"}, Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{
-				corev1.ResourcePods: resource.MustParse("20"), corev1.ResourceRequestsCPU: resource.MustParse("3"),
-				"count/configmaps": resource.MustParse("20"),
+			{ObjectMeta: metav1.ObjectMeta{Name: "compute"}, Spec: corev1.ResourceQuotaSpec{
+				Hard:   corev1.ResourceList{corev1.ResourcePods: resource.MustParse("20"), corev1.ResourceRequestsCPU: resource.MustParse("3")},
+				Scopes: []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeNotBestEffort},
+			}},
+			{ObjectMeta: metav1.ObjectMeta{Name: "objects"}, Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{
+				"count/configmaps": resource.MustParse("20"), "count/pods": resource.MustParse("30"),
 			}}},
 			{ObjectMeta: metav1.ObjectMeta{Name: "besteffort"}, Spec: corev1.ResourceQuotaSpec{
 				Hard:   corev1.ResourceList{corev1.ResourcePods: resource.MustParse("6")},
@@ -147,6 +157,20 @@ func (r *run) setup(ctx context.Context) {
 				t.Fatal(err)
 			}
 		}
+	}
+	r.setupClusterQuota(ctx)
+}
+
+// sharedQuota is a cluster quota over the namespaces labelled ha-shared=yes, tighter than
+// the sum of their own quotas.
+const sharedQuota = `{"apiVersion":"quota.openshift.io/v1","kind":"ClusterResourceQuota","metadata":{"name":"ha-shared"},
+"spec":{"selector":{"labels":{"matchLabels":{"ha-shared":"yes"}}},"quota":{"hard":{"pods":"28","count/configmaps":"30"}}}}`
+
+func (r *run) setupClusterQuota(ctx context.Context) {
+	err := r.writeClients[0].Discovery().RESTClient().Post().AbsPath("/apis/quota.openshift.io/v1/clusterresourcequotas").
+		SetHeader("Content-Type", "application/json").Body([]byte(sharedQuota)).Do(ctx).Error()
+	if err != nil {
+		r.t.Fatalf("creating the cluster quota: %v", err)
 	}
 }
 
@@ -206,15 +230,20 @@ func (r *run) writer(ctx context.Context, w int) {
 			wr.Resource, wr.Op, wr.Name = ConfigMaps, Delete, pick(&cms)
 			err = cs.CoreV1().ConfigMaps(ns).Delete(ctx, wr.Name, metav1.DeleteOptions{})
 		default:
-			// Raise or lower the compute quota: read, edit, update (409 on a race).
-			wr.Resource, wr.Op, wr.Name = ResourceQuotas, Update, "compute"
+			// Raise or lower a quota: read, edit, update (409 on a race).
+			wr.Resource, wr.Op, wr.Name = ResourceQuotas, Update, []string{"compute", "objects"}[rng.IntN(2)]
 			var q *corev1.ResourceQuota
-			q, err = cs.CoreV1().ResourceQuotas(ns).Get(ctx, "compute", metav1.GetOptions{})
+			q, err = cs.CoreV1().ResourceQuotas(ns).Get(ctx, wr.Name, metav1.GetOptions{})
 			if err == nil {
 				q.Spec.Hard = corev1.ResourceList{
 					corev1.ResourcePods:        *resource.NewQuantity(int64(10+rng.IntN(21)), resource.DecimalSI),
 					corev1.ResourceRequestsCPU: *resource.NewMilliQuantity(int64(1000+500*rng.IntN(7)), resource.DecimalSI),
-					"count/configmaps":         *resource.NewQuantity(int64(10+rng.IntN(21)), resource.DecimalSI),
+				}
+				if wr.Name == "objects" {
+					q.Spec.Hard = corev1.ResourceList{
+						"count/configmaps": *resource.NewQuantity(int64(10+rng.IntN(21)), resource.DecimalSI),
+						"count/pods":       *resource.NewQuantity(int64(15+rng.IntN(26)), resource.DecimalSI),
+					}
 				}
 				wr.Hard = q.Spec.Hard.DeepCopy()
 				q, err = cs.CoreV1().ResourceQuotas(ns).Update(ctx, q, metav1.UpdateOptions{})
