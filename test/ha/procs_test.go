@@ -7,7 +7,9 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"fmt"
+	"io"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -65,6 +67,16 @@ func (p *proc) start(t *testing.T) (stdout *bufio.Scanner) {
 	p.stderr = &lockedBuffer{}
 	cmd := exec.Command(p.bin, p.args...)
 	cmd.Stderr = p.stderr
+	if dir := os.Getenv("QUOTAD_HA_LOGDIR"); dir != "" {
+		// Keep every process's stderr, across restarts, for a look after the run.
+		f, err := os.OpenFile(filepath.Join(dir, strings.ReplaceAll(p.name, " ", "-")+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, "=== %s started at %s\n", p.name, time.Now().Format(time.RFC3339Nano))
+		cmd.Stderr = io.MultiWriter(p.stderr, f)
+		t.Cleanup(func() { f.Close() })
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
