@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -245,5 +246,59 @@ func TestSerializableListOnLaggingMember(t *testing.T) {
 	}
 	if lagged != 2 {
 		t.Errorf("the lagging member served %d serializable reads, want 2", lagged)
+	}
+}
+
+// electingKV is a client KV whose reads fail with etcd's "leader changed" the first fail
+// times, as reads in flight during an election do.
+type electingKV struct {
+	clientv3.KV
+	fail *int
+}
+
+func (k electingKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	if *k.fail > 0 {
+		*k.fail--
+		return nil, rpctypes.ErrLeaderChanged
+	}
+	return k.KV.Get(ctx, key, opts...)
+}
+
+// TestReadAfterLeaderChange: a read that etcd answers with "leader changed" is sent again
+// (a bounded number of times): Get, List and Revision succeed across an election, and
+// fail with the error only when the elections do not stop.
+func TestReadAfterLeaderChange(t *testing.T) {
+	e := startEmbedded(t, t.TempDir())
+	client, err := storage.ConnectExternal(t.Context(), e.Endpoints(), clientTLS(t, e), nil)
+	if err != nil {
+		t.Fatalf("ConnectExternal: %v", err)
+	}
+	t.Cleanup(func() { client.Close() })
+	fail := 0
+	client.KV = electingKV{KV: client.KV, fail: &fail}
+	s := storage.NewEtcd(client)
+	t.Cleanup(func() { s.Close() })
+	ctx := t.Context()
+	if _, err := s.Txn(ctx, storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: "/elect/a", Value: []byte("1")}}}); err != nil {
+		t.Fatal(err)
+	}
+	reads := []struct {
+		name string
+		read func() error
+	}{
+		{"get", func() error { _, err := s.Get(ctx, "/elect/a"); return err }},
+		{"list", func() error { _, err := s.List(ctx, "/elect/", storage.ListOptions{}); return err }},
+		{"revision", func() error { _, err := s.Revision(ctx); return err }},
+	}
+	for _, r := range reads {
+		for _, failures := range []int{1, 3, 4} {
+			t.Run(fmt.Sprintf("%s after %d", r.name, failures), func(t *testing.T) {
+				fail = failures
+				err := r.read()
+				if want := failures > 3; want != errors.Is(err, rpctypes.ErrLeaderChanged) || (!want && err != nil) {
+					t.Fatalf("err = %v after %d elections", err, failures)
+				}
+			})
+		}
 	}
 }
