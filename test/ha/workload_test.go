@@ -586,6 +586,9 @@ func (r *run) runFaults(ctx context.Context) {
 	if r.log, err = StartEtcdLog(ctx, r.top.etcd, r.h.Namespaces); err != nil {
 		t.Fatal(err)
 	}
+	start := time.Now()
+	term := r.raftTerm(ctx)
+	r.setPhase("before-faults")
 	wctx, stopWork := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	for w := 0; w < writers; w++ {
@@ -611,9 +614,6 @@ func (r *run) runFaults(ctx context.Context) {
 		wg.Wait()
 	}()
 
-	start := time.Now()
-	term := r.raftTerm(ctx)
-	r.setPhase("before-faults")
 	r.waitFor("every writer acknowledged", func() bool { return r.allAckedAfter(start) })
 	r.waitFor("a hundred writes before the faults", func() bool { return len(r.h.Writes()) >= 100 })
 	// An election before any fault (a starved machine misses heartbeats) may fail writes.
