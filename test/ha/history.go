@@ -193,7 +193,9 @@ type WatchEvent struct {
 type Segment struct {
 	From    int64
 	Replica int
-	Events  []WatchEvent
+	// Listed is what the list at From returned (each object's resourceVersion).
+	Listed []WatchEvent
+	Events []WatchEvent
 	// Resumes are the resourceVersions the watch was resumed from.
 	Resumes []int64
 	// Last is the highest resourceVersion seen (event or bookmark), From when none.
@@ -215,10 +217,10 @@ type WatchLog struct {
 }
 
 // Relist starts a new segment at a list's resourceVersion.
-func (w *WatchLog) Relist(rv int64, replica int) {
+func (w *WatchLog) Relist(rv int64, replica int, items []WatchEvent) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.segments = append(w.segments, &Segment{From: rv, Last: rv, Replica: replica})
+	w.segments = append(w.segments, &Segment{From: rv, Last: rv, Replica: replica, Listed: items})
 }
 
 // Resume records that the watch continues from rv (its last seen) after a break.
@@ -572,8 +574,9 @@ func (s nsState) list(gr schema.GroupResource) ([]runtime.Object, error) {
 type Report struct {
 	Violations []string
 	// Revisions is how many revisions the quota invariants were checked at; QuotaChanges how
-	// many quota writes I2 was checked on; WatchEvents how many watch events were compared.
-	Revisions, QuotaChanges, WatchEvents int
+	// many quota writes I2 was checked on; WatchEvents how many watch events were compared;
+	// Lists how many watchers' lists.
+	Revisions, QuotaChanges, WatchEvents, Lists int
 }
 
 func (r *Report) violate(format string, args ...any) {
@@ -606,7 +609,67 @@ func Check(ctx context.Context, h *History, l *EtcdLog, end int64) (*Report, err
 	}
 	checkWrites(r, h, events)
 	checkWatches(r, h, events)
+	checkLists(r, h, l, events)
 	return r, nil
+}
+
+// checkLists compares every watcher's list with what etcd stored at the list's revision:
+// the same objects of its resource in the namespaces followed, each at its mod revision.
+func checkLists(r *Report, h *History, l *EtcdLog, events []Event) {
+	type list struct {
+		w   *WatchLog
+		seg int
+		s   Segment
+	}
+	var lists []list
+	h.mu.Lock()
+	watches := append([]*WatchLog(nil), h.watches...)
+	h.mu.Unlock()
+	for _, w := range watches {
+		for i, s := range w.Segments() {
+			if s.From >= l.Start {
+				lists = append(lists, list{w, i, s})
+			}
+		}
+	}
+	sort.Slice(lists, func(a, b int) bool { return lists[a].s.From < lists[b].s.From })
+	stored := map[string]int64{} // key → mod revision
+	for k, kv := range l.initial {
+		stored[k] = kv.ModRevision
+	}
+	i := 0
+	for _, ls := range lists {
+		for ; i < len(events) && events[i].Rev <= ls.s.From; i++ {
+			if events[i].Delete {
+				delete(stored, events[i].Key)
+			} else {
+				stored[events[i].Key] = events[i].Rev
+			}
+		}
+		want := map[string]int64{}
+		for k, rev := range stored {
+			if res, ns, _, _ := parseKey(k); res == ls.w.Resource && h.inScope(ns) {
+				want[k] = rev
+			}
+		}
+		got := map[string]int64{}
+		for _, it := range ls.s.Listed {
+			if h.inScope(it.Namespace) {
+				got[Key(ls.w.Resource, it.Namespace, it.Name)] = it.RV
+			}
+		}
+		r.Lists++
+		for k, rev := range want {
+			if got[k] != rev {
+				r.violate("list of %s (home replica %d, segment %d) at %d via replica %d: %s at %d, etcd has it at %d", ls.w.Resource, ls.w.Home, ls.seg, ls.s.From, ls.s.Replica, k, got[k], rev)
+			}
+		}
+		for k, rev := range got {
+			if _, ok := want[k]; !ok {
+				r.violate("list of %s (home replica %d, segment %d) at %d via replica %d: %s at %d, not stored then", ls.w.Resource, ls.w.Home, ls.seg, ls.s.From, ls.s.Replica, k, rev)
+			}
+		}
+	}
 }
 
 // checkQuotas replays the log and checks I1 and I2 at every revision.

@@ -102,8 +102,16 @@ func TestCheckerFindsViolations(t *testing.T) {
 			segments: []*Segment{seg(10, 12, WatchEvent{Type: "ADDED", Namespace: "ns", Name: "b", RV: 12})},
 			want:     []string{"watch pods (home replica 0) segment 0 from 10 to 12 (resumed at []): event 0 is ADDED ns/b@12"}},
 		{name: "gap across 410 and relist", events: append(consistent, put(12, bKey, true, podValue("b", "100m")), put(12, qKey, false, quotaValue("2", "2"))),
-			writes:   []Write{createA},
-			segments: []*Segment{{From: 10, Last: 10, Gone: true}, seg(11, 12, WatchEvent{Type: "ADDED", Namespace: "ns", Name: "b", RV: 12})}},
+			writes: []Write{createA},
+			segments: []*Segment{{From: 10, Last: 10, Gone: true}, {From: 11, Last: 12,
+				Listed: []WatchEvent{{Type: "LISTED", Namespace: "ns", Name: "a", RV: 11}},
+				Events: []WatchEvent{{Type: "ADDED", Namespace: "ns", Name: "b", RV: 12}}}}},
+		{name: "list missing an object", events: consistent, writes: []Write{createA},
+			segments: []*Segment{{From: 11, Last: 11}},
+			want:     []string{"list of pods (home replica 0, segment 0) at 11 via replica 0: /registry/pods/ns/a at 0, etcd has it at 11"}},
+		{name: "list with an object not stored", events: consistent, writes: []Write{createA},
+			segments: []*Segment{{From: 10, Last: 10, Listed: []WatchEvent{{Type: "LISTED", Namespace: "ns", Name: "a", RV: 11}}}},
+			want:     []string{"list of pods (home replica 0, segment 0) at 10 via replica 0: /registry/pods/ns/a at 11, not stored then"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,6 +129,7 @@ func TestCheckerFindsViolations(t *testing.T) {
 			}
 			checkWrites(r, h, tt.events)
 			checkWatches(r, h, tt.events)
+			checkLists(r, h, l, tt.events)
 			if len(r.Violations) != len(tt.want) {
 				t.Fatalf("violations:\n%s\nwant %d: %q", strings.Join(r.Violations, "\n"), len(tt.want), tt.want)
 			}
@@ -149,7 +158,7 @@ func TestWatchLogOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := &WatchLog{Resource: Pods}
-			w.Relist(10, 0)
+			w.Relist(10, 0, nil)
 			bad := -1
 			for i, rv := range tt.rvs {
 				if err := w.Observe(WatchEvent{Type: "ADDED", Namespace: "ns", Name: "p", RV: rv}); err != nil && bad < 0 {

@@ -293,17 +293,28 @@ func (r *run) watcher(ctx context.Context, wl *WatchLog, home int, pausable bool
 		cs := r.watchClients[rep]
 		if relist {
 			var rv string
+			var items []WatchEvent
 			var err error
+			item := func(m metav1.Object) {
+				n, _ := strconv.ParseInt(m.GetResourceVersion(), 10, 64)
+				items = append(items, WatchEvent{Type: "LISTED", Namespace: m.GetNamespace(), Name: m.GetName(), RV: n, Replica: rep})
+			}
 			switch wl.Resource {
 			case Pods:
 				var l *corev1.PodList
 				if l, err = cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{}); err == nil {
 					rv = l.ResourceVersion
+					for i := range l.Items {
+						item(&l.Items[i])
+					}
 				}
 			case ResourceQuotas:
 				var l *corev1.ResourceQuotaList
 				if l, err = cs.CoreV1().ResourceQuotas("").List(ctx, metav1.ListOptions{}); err == nil {
 					rv = l.ResourceVersion
+					for i := range l.Items {
+						item(&l.Items[i])
+					}
 				}
 			}
 			if err != nil {
@@ -314,7 +325,7 @@ func (r *run) watcher(ctx context.Context, wl *WatchLog, home int, pausable bool
 				continue
 			}
 			n, _ := strconv.ParseInt(rv, 10, 64)
-			wl.Relist(n, rep)
+			wl.Relist(n, rep, items)
 			relist = false
 		}
 		last := wl.Last()
@@ -347,6 +358,11 @@ func (r *run) watcher(ctx context.Context, wl *WatchLog, home int, pausable bool
 			wl.Resume(last)
 		}
 		relist = r.consume(ctx, wl, w, rep, pausable)
+		if !relist && rand.IntN(8) == 0 {
+			// Now and then start over with a list, as a restarted client does: the list
+			// is checked against etcd too.
+			relist = true
+		}
 	}
 }
 
@@ -690,7 +706,7 @@ func (r *run) runFaults(ctx context.Context) {
 		}
 	}
 	r.logf("workload %s, %d writers over %d replicas, %d writes recorded, etcd revisions %d..%d, %d events logged", elapsed.Round(time.Millisecond), writers, len(r.top.replicas), len(r.h.Writes()), r.log.Start, end, len(r.log.Events()))
-	r.logf("checked I1 at %d revisions (replayed) and %d samples (servertest.Violations), I2 on %d quota writes, %d watch events in %d segments (%d resumes, %d ended by 410 Gone; %d events shared their resourceVersion with the one before)",
-		rep.Revisions, r.samples.Load(), rep.QuotaChanges, rep.WatchEvents, segs, resumes, gone, shared)
+	r.logf("checked I1 at %d revisions (replayed) and %d samples (servertest.Violations), I2 on %d quota writes, %d watch events in %d segments (%d resumes, %d ended by 410 Gone; %d events shared their resourceVersion with the one before), %d lists",
+		rep.Revisions, r.samples.Load(), rep.QuotaChanges, rep.WatchEvents, segs, resumes, gone, shared, rep.Lists)
 	t.Logf("writes by phase and outcome:\n%s", r.h.Summary())
 }
