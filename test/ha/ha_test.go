@@ -85,7 +85,7 @@ func TestExternalEtcdFaults(t *testing.T) {
 		reps = append(reps, startReplica(t, i, t.TempDir(), ports[i], append(etcd.quotadFlags(), replicaFlags...)...))
 	}
 	top := topology{
-		replicas: reps, etcd: etcd.client, members: 3, separate: true,
+		replicas: reps, etcd: etcd.client, members: 3,
 		leader:     etcd.leader,
 		killMember: func(i int) { etcd.members[i].kill() },
 		restartMembers: func(is ...int) {

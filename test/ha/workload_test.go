@@ -65,8 +65,6 @@ type topology struct {
 	leader         func() int
 	killMember     func(i int)
 	restartMembers func(is ...int)
-	// separate tells etcd members are processes of their own (not the replicas).
-	separate bool
 }
 
 // run is one fault test in progress.
@@ -88,8 +86,6 @@ type run struct {
 	samples  atomic.Int64
 	sampleMu sync.Mutex
 	sampled  []string
-
-	numbers []string
 }
 
 type pauseRequest struct {
@@ -119,9 +115,8 @@ func (r *run) setPhase(p string) { r.phase.Store(p) }
 func (r *run) phaseName() string { return r.phase.Load().(string) }
 
 func (r *run) logf(format string, args ...any) {
-	s := fmt.Sprintf(format, args...)
-	r.numbers = append(r.numbers, s)
-	r.t.Log(s)
+	r.t.Helper()
+	r.t.Logf(format, args...)
 }
 
 // setup creates the namespaces and their quotas through replica 0.
