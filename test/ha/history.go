@@ -422,7 +422,7 @@ func StartEtcdLog(ctx context.Context, client *clientv3.Client, namespaces []str
 	l.progress = l.Start
 	wctx, cancel := context.WithCancel(context.Background())
 	l.cancel = cancel
-	wch := client.Watch(clientv3.WithRequireLeader(wctx), "/registry/", clientv3.WithPrefix(), clientv3.WithRev(l.Start+1), clientv3.WithProgressNotify())
+	wch := client.Watch(wctx, "/registry/", clientv3.WithPrefix(), clientv3.WithRev(l.Start+1), clientv3.WithProgressNotify())
 	go l.follow(wctx, wch)
 	return l, nil
 }
@@ -432,8 +432,9 @@ func (l *EtcdLog) follows(key string) bool {
 	return ok && (l.namespaces[ns] || res == ClusterQuotas)
 }
 
-// follow appends the watch's events. WithRequireLeader ends the watch when its member loses
-// the leader (quorum loss); it is then re-established from the last revision seen.
+// follow appends the watch's events. The client resumes the watch on another member when
+// its member dies; should the watch end otherwise, it is made again from the last revision
+// seen. (A member without a leader keeps the watch open: nothing commits meanwhile.)
 func (l *EtcdLog) follow(ctx context.Context, wch clientv3.WatchChan) {
 	defer close(l.done)
 	for {
@@ -448,7 +449,7 @@ func (l *EtcdLog) follow(ctx context.Context, wch clientv3.WatchChan) {
 					l.mu.Unlock()
 					return
 				}
-				continue // no leader: the channel closes and the watch is made again
+				continue // the channel closes and the watch is made again
 			}
 			l.mu.Lock()
 			for _, ev := range resp.Events {
@@ -478,7 +479,8 @@ func (l *EtcdLog) follow(ctx context.Context, wch clientv3.WatchChan) {
 		l.mu.Lock()
 		from := l.progress + 1
 		l.mu.Unlock()
-		wch = l.client.Watch(clientv3.WithRequireLeader(ctx), "/registry/", clientv3.WithPrefix(), clientv3.WithRev(from), clientv3.WithProgressNotify())
+		pace(ctx, 50*time.Millisecond)
+		wch = l.client.Watch(ctx, "/registry/", clientv3.WithPrefix(), clientv3.WithRev(from), clientv3.WithProgressNotify())
 	}
 }
 
@@ -504,7 +506,7 @@ func (l *EtcdLog) WaitFor(ctx context.Context, rev int64) error {
 		if p >= rev {
 			return nil
 		}
-		_ = l.client.RequestProgress(clientv3.WithRequireLeader(ctx))
+		_ = l.client.RequestProgress(ctx)
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("etcd log at %d waiting for %d: %w", p, rev, ctx.Err())
@@ -980,4 +982,12 @@ func around(l []WatchEvent, j int) string {
 		parts = append(parts, fmt.Sprintf("%d:%s %s/%s@%d", k, l[k].Type, l[k].Namespace, l[k].Name, l[k].RV))
 	}
 	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// pace waits d or until ctx ends: it keeps a failing client from spinning, nothing more.
+func pace(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
 }

@@ -270,14 +270,6 @@ func (r *run) writer(ctx context.Context, w int) {
 	}
 }
 
-// pace waits d or until ctx ends: it keeps a failing client from spinning, nothing more.
-func pace(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
-	}
-}
-
 // watcher follows one resource in all namespaces as a client-go client does: list, watch
 // from the list's resourceVersion, resume from the last resourceVersion seen after the
 // stream ends (on the next replica after a connection error), relist after 410 Gone.
