@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -579,6 +581,20 @@ type Report struct {
 	// many quota writes I2 was checked on; WatchEvents how many watch events were compared;
 	// Lists how many watchers' lists.
 	Revisions, QuotaChanges, WatchEvents, Lists int
+	// Refusals is how many quota refusals were checked; StaleRefusals how many reported a
+	// quota state that a write acknowledged before the refused request began had already
+	// replaced (a refusal decided on a lagging read).
+	Refusals, StaleRefusals int
+
+	// versions is every stored state of every quota and cluster quota, by key, in revision
+	// order (checkQuotas fills it for checkRefusals).
+	versions map[string][]quotaVersion
+}
+
+// quotaVersion is a quota's state from revision rev on (until the next version).
+type quotaVersion struct {
+	rev        int64
+	used, hard corev1.ResourceList
 }
 
 func (r *Report) violate(format string, args ...any) {
@@ -612,7 +628,136 @@ func Check(ctx context.Context, h *History, l *EtcdLog, end int64) (*Report, err
 	checkWrites(r, h, events)
 	checkWatches(r, h, events)
 	checkLists(r, h, l, events)
+	checkRefusals(r, h)
 	return r, nil
+}
+
+// refusalRE parses upstream's quota refusal: "exceeded quota: <name>, requested: <list>,
+// used: <list>, limited: <list>".
+var refusalRE = regexp.MustCompile(`exceeded quota: ([^,]+), requested: (\S+), used: (\S+), limited: (\S+)$`)
+
+// parseList parses "a=1,b=2".
+func parseList(s string) (corev1.ResourceList, bool) {
+	out := corev1.ResourceList{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, false
+		}
+		q, err := resource.ParseQuantity(v)
+		if err != nil {
+			return nil, false
+		}
+		out[corev1.ResourceName(k)] = q
+	}
+	return out, true
+}
+
+// checkRefusals checks every quota refusal against the quota's stored states: the used and
+// limited amounts it reports must be a state the quota (or cluster quota) had at some
+// revision, or passed through inside one group commit. One that no write acknowledged
+// before the request began had replaced is linearizable; the others are counted as stale
+// (decided on a lagging read).
+func checkRefusals(r *Report, h *History) {
+	type ack struct {
+		end time.Time
+		rv  int64
+	}
+	var acks []ack
+	writes := h.Writes()
+	for _, w := range writes {
+		if w.Class == OK && w.RV > 0 {
+			acks = append(acks, ack{w.End, w.RV})
+		}
+	}
+	sort.Slice(acks, func(a, b int) bool { return acks[a].end.Before(acks[b].end) })
+	maxRV := make([]int64, len(acks)) // highest RV acknowledged by acks[:i+1]
+	for i, a := range acks {
+		maxRV[i] = a.rv
+		if i > 0 && maxRV[i-1] > a.rv {
+			maxRV[i] = maxRV[i-1]
+		}
+	}
+	for _, w := range writes {
+		if w.Class != Forbidden {
+			continue
+		}
+		m := refusalRE.FindStringSubmatch(w.Err)
+		if m == nil {
+			continue // not a quota refusal (e.g. "must specify")
+		}
+		used, ok1 := parseList(m[3])
+		limited, ok2 := parseList(m[4])
+		if !ok1 || !ok2 {
+			r.violate("unparsable quota refusal of %s: %s", w.key(), w.Err)
+			continue
+		}
+		key := Key(ResourceQuotas, w.Namespace, m[1])
+		if _, ok := r.versions[key]; !ok {
+			key = clusterQuotaPrefix + m[1]
+		}
+		vs := r.versions[key]
+		// The last revision acknowledged to any client before this request began.
+		i := sort.Search(len(acks), func(i int) bool { return !acks[i].end.Before(w.Start) })
+		var floor int64
+		if i > 0 {
+			floor = maxRV[i-1]
+		}
+		r.Refusals++
+		matched, current := false, false
+		for j, v := range vs {
+			// The refusal may report a state inside a group commit: the used of the
+			// batch's writes planned before it, between the quota's used before the
+			// batch's revision and at it.
+			before := v.used
+			if j > 0 {
+				before = vs[j-1].used
+			}
+			if !between(used, before, v.used) || !subsetEqual(limited, v.hard) {
+				continue
+			}
+			matched = true
+			if j == len(vs)-1 || vs[j+1].rev > floor {
+				current = true
+			}
+		}
+		switch {
+		case !matched:
+			r.violate("refusal of %s (writer %d via replica %d, %s) reports %s used %s limited %s, a state it never had", w.key(), w.Writer, w.Replica, w.Phase, m[1], m[3], m[4])
+		case !current:
+			r.StaleRefusals++
+		}
+	}
+}
+
+// between reports whether every name of a has a quantity between (inclusive) its
+// quantities in x and y, in either order.
+func between(a, x, y corev1.ResourceList) bool {
+	for k, v := range a {
+		p, ok1 := x[k]
+		q, ok2 := y[k]
+		if !ok1 || !ok2 {
+			return false
+		}
+		if quantity.Cmp(p, q) > 0 {
+			p, q = q, p
+		}
+		if quantity.Cmp(v, p) < 0 || quantity.Cmp(v, q) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// subsetEqual reports whether every name of a has the same quantity in b.
+func subsetEqual(a, b corev1.ResourceList) bool {
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || quantity.Cmp(v, w) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // checkLists compares every watcher's list with what etcd stored at the list's revision:
@@ -681,6 +826,20 @@ func checkLists(r *Report, h *History, l *EtcdLog, events []Event) {
 func checkQuotas(r *Report, l *EtcdLog, events []Event) error {
 	reg := evaluator.NewRegistry()
 	state := map[string]nsState{}
+	r.versions = map[string][]quotaVersion{}
+	version := func(key string, rev int64, obj runtime.Object) {
+		switch q := obj.(type) {
+		case *corev1.ResourceQuota:
+			r.versions[key] = append(r.versions[key], quotaVersion{rev, q.Status.Used, q.Spec.Hard})
+		case *clusterquota.ClusterResourceQuota:
+			r.versions[key] = append(r.versions[key], quotaVersion{rev, q.Status.Total.Used, q.Spec.Quota.Hard})
+		}
+	}
+	var initial []string
+	for k := range l.initial {
+		initial = append(initial, k)
+	}
+	sort.Slice(initial, func(a, b int) bool { return l.initial[initial[a]].ModRevision < l.initial[initial[b]].ModRevision })
 	put := func(key string, value []byte) (runtime.Object, error) {
 		res, ns, name, _ := parseKey(key)
 		obj, err := decode(res, value)
@@ -697,18 +856,22 @@ func checkQuotas(r *Report, l *EtcdLog, events []Event) error {
 		return obj, nil
 	}
 	crqs := map[string]*clusterquota.ClusterResourceQuota{}
-	for k, kv := range l.initial {
+	for _, k := range initial {
+		kv := l.initial[k]
 		if res, _, name, _ := parseKey(k); res == ClusterQuotas {
 			c, err := decode(res, kv.Value)
 			if err != nil {
 				return err
 			}
 			crqs[name] = c.(*clusterquota.ClusterResourceQuota)
+			version(k, kv.ModRevision, c)
 			continue
 		}
-		if _, err := put(k, kv.Value); err != nil {
+		obj, err := put(k, kv.Value)
+		if err != nil {
 			return err
 		}
+		version(k, kv.ModRevision, obj)
 	}
 	for i := 0; i < len(events); {
 		rev := events[i].Rev
@@ -739,6 +902,9 @@ func checkQuotas(r *Report, l *EtcdLog, events []Event) error {
 					}
 				}
 				crqs[name] = next
+				if next != nil {
+					version(e.Key, rev, next)
+				}
 				continue
 			}
 			touched[ns] = true
@@ -758,6 +924,7 @@ func checkQuotas(r *Report, l *EtcdLog, events []Event) error {
 			if err != nil {
 				return err
 			}
+			version(e.Key, rev, obj)
 			if res == ResourceQuotas && prev != nil {
 				quotaWrites = append(quotaWrites, change{prev, obj.(*corev1.ResourceQuota)})
 			}

@@ -106,6 +106,13 @@ func TestCheckerFindsViolations(t *testing.T) {
 			segments: []*Segment{{From: 10, Last: 10, Gone: true}, {From: 11, Last: 12,
 				Listed: []WatchEvent{{Type: "LISTED", Namespace: "ns", Name: "a", RV: 11}},
 				Events: []WatchEvent{{Type: "ADDED", Namespace: "ns", Name: "b", RV: 12}}}}},
+		{name: "refusal of a stored state", events: consistent, writes: []Write{createA,
+			{Resource: Pods, Namespace: "ns", Name: "x", Op: Create, Class: Forbidden,
+				Err: `pods "x" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=2`}}},
+		{name: "refusal of a state never stored", events: consistent, writes: []Write{createA,
+			{Resource: Pods, Namespace: "ns", Name: "x", Op: Create, Class: Forbidden,
+				Err: `pods "x" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2`}},
+			want: []string{"refusal of /registry/pods/ns/x (writer 0 via replica 0, ) reports q used pods=2 limited pods=2, a state it never had"}},
 		{name: "list missing an object", events: consistent, writes: []Write{createA},
 			segments: []*Segment{{From: 11, Last: 11}},
 			want:     []string{"list of pods (home replica 0, segment 0) at 11 via replica 0: /registry/pods/ns/a at 0, etcd has it at 11"}},
@@ -130,6 +137,7 @@ func TestCheckerFindsViolations(t *testing.T) {
 			checkWrites(r, h, tt.events)
 			checkWatches(r, h, tt.events)
 			checkLists(r, h, l, tt.events)
+			checkRefusals(r, h)
 			if len(r.Violations) != len(tt.want) {
 				t.Fatalf("violations:\n%s\nwant %d: %q", strings.Join(r.Violations, "\n"), len(tt.want), tt.want)
 			}

@@ -695,5 +695,6 @@ func (r *run) runFaults(ctx context.Context) {
 	r.logf("workload %s, %d writers over %d replicas, %d writes recorded, etcd revisions %d..%d, %d events logged", elapsed.Round(time.Millisecond), writers, len(r.top.replicas), len(r.h.Writes()), r.log.Start, end, len(r.log.Events()))
 	r.logf("checked I1 at %d revisions (replayed) and %d samples (servertest.Violations), I2 on %d quota writes, %d watch events in %d segments (%d resumes, %d ended by 410 Gone; %d events shared their resourceVersion with the one before), %d lists",
 		rep.Revisions, r.samples.Load(), rep.QuotaChanges, rep.WatchEvents, segs, resumes, gone, shared, rep.Lists)
+	r.logf("quota refusals checked against the quotas' stored states: %d, of which %d reported a state already replaced by a write acknowledged before the request began", rep.Refusals, rep.StaleRefusals)
 	t.Logf("writes by phase and outcome:\n%s", r.h.Summary())
 }
