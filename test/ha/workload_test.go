@@ -354,23 +354,35 @@ func (r *run) watcher(ctx context.Context, wl *WatchLog, home int, pausable bool
 }
 
 // consume reads one watch stream until it ends; it reports whether a relist is needed.
+//
+// Asked to pause, it stops at the next revision boundary, as a careful client does: the
+// events one transaction commits share a resourceVersion, and a client that stopped inside
+// a revision and resumed after it would skip the rest of it. The first event of the next
+// revision is left unread, to come again after the resume.
 func (r *run) consume(ctx context.Context, wl *WatchLog, w watch.Interface, rep int, pausable bool) bool {
 	defer w.Stop()
 	var pauses chan pauseRequest
 	if pausable {
 		pauses = r.pause
 	}
+	var pending *pauseRequest
+	var pauseAfter int64
+	pause := func() {
+		w.Stop()
+		pending.paused <- wl.Last()
+		<-pending.resume
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return false
 		case req := <-pauses:
-			w.Stop()
-			req.paused <- wl.Last()
-			<-req.resume
-			return false
+			pending, pauseAfter, pauses = &req, wl.Last(), nil
 		case ev, ok := <-w.ResultChan():
 			if !ok {
+				if pending != nil {
+					pause() // the server ended the stream between revisions
+				}
 				return false
 			}
 			if ev.Type == watch.Error {
@@ -387,6 +399,10 @@ func (r *run) consume(ctx context.Context, wl *WatchLog, w watch.Interface, rep 
 				return false
 			}
 			rv, _ := strconv.ParseInt(m.GetResourceVersion(), 10, 64)
+			if pending != nil && rv > pauseAfter {
+				pause()
+				return false
+			}
 			if err := wl.Observe(WatchEvent{Type: string(ev.Type), Namespace: m.GetNamespace(), Name: m.GetName(), RV: rv, Replica: rep}); err != nil {
 				r.t.Error(err)
 			}
