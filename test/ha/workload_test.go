@@ -154,7 +154,13 @@ func (r *run) setup(ctx context.Context) {
 		}
 	}
 	r.setupClusterQuota(ctx)
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: probeNamespace}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }
+
+// probeNamespace has no quota; the quorum-loss probe writes there, outside the history.
+const probeNamespace = "ha-probe"
 
 // sharedQuota is a cluster quota over the namespaces labelled ha-shared=yes, tighter than
 // the sum of their own quotas.
@@ -563,6 +569,28 @@ func (r *run) faultQuorum(ctx context.Context) {
 	r.top.killMember(a)
 	r.top.killMember(b)
 	from := time.Now()
+	// A probe: one write with a long client timeout, to see what quotad itself answers
+	// without quorum (the writers give up at writeTimeout). Its answer is only logged; the
+	// write is not part of the history (it may commit once quorum is back).
+	probe := make(chan string, 1)
+	go func() {
+		alive := 0
+		for i, rep := range r.top.replicas {
+			if rep.alive() {
+				alive = i
+			}
+		}
+		cfg := rest.CopyConfig(r.top.replicas[alive].config)
+		cfg.Timeout = 3 * writeTimeout
+		cs := kubernetes.NewForConfigOrDie(cfg)
+		s := time.Now()
+		_, err := cs.CoreV1().ConfigMaps(probeNamespace).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "probe-"}}, metav1.CreateOptions{})
+		msg := "acknowledged"
+		if err != nil {
+			msg = fmt.Sprintf("%s (%.120s)", Classify(err), err.Error())
+		}
+		probe <- fmt.Sprintf("%s after %s", msg, time.Since(s).Round(time.Millisecond))
+	}()
 	r.waitFor("writes failing without quorum", func() bool {
 		n := 0
 		for _, w := range r.h.Writes() {
@@ -589,6 +617,7 @@ func (r *run) faultQuorum(ctx context.Context) {
 			}
 		}
 	}
+	r.logf("a write with a %s timeout sent to a replica as quorum was lost: %s", 3*writeTimeout, <-probe)
 	if bad := r.h.AckedBetween(from, to); len(bad) > 0 {
 		for _, w := range bad[:min(len(bad), 10)] {
 			t.Errorf("write acknowledged while etcd had lost quorum: %+v", w)
