@@ -54,7 +54,9 @@
 //     never reads holds about one page of them;
 //   - a watch ends at its timeoutSeconds (or between MinRequestTimeout and twice it) even
 //     when its client reads nothing, and is closed when its client falls
-//     WatchBacklogBytes behind the changes;
+//     WatchBacklogBytes behind the changes; it ends between revisions, never inside one
+//     (the events one transaction commits share a resourceVersion, and a client resumes
+//     after the last one it saw: registry.Event.MidRevision);
 //   - a request without credentials gets upstream's 401 Status, except the health paths,
 //     /version (upstream's system:public-info-viewer) and Extra handlers that are
 //     SelfAuthenticating (the cluster join endpoint), which check credentials of their own

@@ -20,6 +20,7 @@ import (
 
 // A watch is served by two goroutines: the encoder takes the registry's events as they
 // come and queues them encoded; the handler's goroutine writes the queue to the client.
+// The events of one revision are queued and written together (registry.Event.MidRevision).
 // The queue is bounded (WatchBacklogBytes): a watcher whose client falls that far behind
 // the changes is closed, and its client re-lists, as upstream's watch cache closes
 // unresponsive watchers. Initial events (the objects at the start) are read from storage
@@ -76,11 +77,22 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Res
 			}
 		}()
 		enc := &watchEncoder{s: s, res: res, acc: acc, policy: includePolicy(r)}
+		// A revision's events are queued as one chunk, written with one Write: the watch
+		// ends (its deadline, a backlog, shutdown) between revisions, never inside one
+		// whose rest a client resuming from the last resourceVersion would then miss.
+		var revision []byte
 		for ev := range events {
 			b, err := enc.encode(ev)
 			if err != nil {
 				cancel()
 				return
+			}
+			if ev.MidRevision {
+				revision = append(revision, b...)
+				continue
+			}
+			if revision != nil {
+				b, revision = append(revision, b...), nil
 			}
 			if !queue.push(ctx, b, ev.Initial) {
 				if ctx.Err() == nil {

@@ -156,7 +156,7 @@ func (s *Store) readSlot(ctx context.Context, sl *crqSlot, name string) (*heldQu
 func (s *Store) clusterQuotasAt(ctx context.Context, rev int64) ([]*clusterquota.ClusterResourceQuota, int64, error) {
 	set, err := s.cfg.Storage.List(ctx, ClusterQuotaSetKey, storage.ListOptions{Revision: rev, Serializable: true})
 	if err != nil {
-		return nil, 0, internalError(err)
+		return nil, 0, err
 	}
 	var setRev int64
 	for _, kv := range set.KVs {
@@ -180,7 +180,7 @@ func (s *Store) clusterQuotasAt(ctx context.Context, rev int64) ([]*clusterquota
 	res := s.cfg.Catalogue.Get(crqGVR)
 	lr, err := s.cfg.Storage.List(ctx, res.KeyPrefix(""), storage.ListOptions{Revision: rev, Serializable: true})
 	if err != nil {
-		return nil, 0, internalError(err)
+		return nil, 0, err
 	}
 	specs := make([]*clusterquota.ClusterResourceQuota, 0, len(lr.KVs))
 	for _, kv := range lr.KVs {
@@ -193,7 +193,7 @@ func (s *Store) clusterQuotasAt(ctx context.Context, rev int64) ([]*clusterquota
 			Spec clusterquota.ClusterResourceQuotaSpec `json:"spec"`
 		}
 		if err := json.Unmarshal(kv.Value, &v); err != nil {
-			return nil, 0, internalError(err)
+			return nil, 0, err
 		}
 		specs = append(specs, &clusterquota.ClusterResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: v.Metadata.Name, UID: v.Metadata.UID}, Spec: v.Spec})
 	}
@@ -215,13 +215,14 @@ func (c *crqSlots) cached(setRev int64) ([]*clusterquota.ClusterResourceQuota, b
 	return nil, false
 }
 
-// namespaceAt reads a namespace at revision rev (nil when it does not exist).
+// namespaceAt reads a namespace at revision rev (nil when it does not exist). Its errors
+// are storage's, unwrapped.
 func (s *Store) namespaceAt(ctx context.Context, ns string, rev int64) (*corev1.Namespace, error) {
 	res := s.cfg.Catalogue.Get(corev1.SchemeGroupVersion.WithResource("namespaces"))
 	key := res.Key("", ns)
 	lr, err := s.cfg.Storage.List(ctx, key, storage.ListOptions{Revision: rev, Serializable: true})
 	if err != nil {
-		return nil, internalError(err)
+		return nil, err
 	}
 	for _, kv := range lr.KVs {
 		if kv.Key != key {
@@ -229,7 +230,7 @@ func (s *Store) namespaceAt(ctx context.Context, ns string, rev int64) (*corev1.
 		}
 		obj, err := decodeKV(res, kv)
 		if err != nil {
-			return nil, internalError(err)
+			return nil, err
 		}
 		return obj.(*corev1.Namespace), nil
 	}
@@ -251,7 +252,7 @@ func selecting(specs []*clusterquota.ClusterResourceQuota, n *corev1.Namespace) 
 }
 
 // readClusterBinding sets st's cluster quota set revision and the cluster quotas that
-// select ns, at st.readRev.
+// select ns, at st.readRev. Its errors are storage's, unwrapped.
 func (s *Store) readClusterBinding(ctx context.Context, ns string, st *nsState) error {
 	specs, setRev, err := s.clusterQuotasAt(ctx, st.readRev)
 	if err != nil {
@@ -454,7 +455,7 @@ func (s *Store) commitNamespace(ctx context.Context, w *write, base storage.Txn)
 		// decided again on the stored cluster quota under its slot).
 		specs, setRev, err := s.clusterQuotasAt(ctx, rev)
 		if err != nil {
-			return 0, err
+			return 0, internalError(err)
 		}
 		old, _ := w.attrs.OldObject.(*corev1.Namespace)
 		var names []string
@@ -572,8 +573,11 @@ func (s *Store) AppliedClusterQuotas(ctx context.Context, ns string) (*ListResul
 	}
 	out := &ListResult{ResourceVersion: fmt.Sprint(rev), Items: []runtime.Object{}}
 	n, err := s.namespaceAt(ctx, ns, rev)
-	if err != nil || n == nil {
-		return out, err
+	if err != nil {
+		return nil, internalError(err)
+	}
+	if n == nil {
+		return out, nil
 	}
 	res := s.cfg.Catalogue.Get(crqGVR)
 	lr, err := s.cfg.Storage.List(ctx, res.KeyPrefix(""), storage.ListOptions{Revision: rev})

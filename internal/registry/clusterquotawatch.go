@@ -20,7 +20,7 @@ func (s *Store) watchApplied(ctx context.Context, ns string, opts WatchOptions) 
 	if ns != "" {
 		var err error
 		if n, err = s.namespaceAt(ctx, ns, 0); err != nil {
-			return nil, err
+			return nil, internalError(err)
 		}
 	}
 	sel := opts.Selector

@@ -713,18 +713,38 @@ func retried(live []*pending) bool {
 // readState reads a namespace's quotas and its quota-set key at one revision. A
 // serializable read is enough the first time, as every use is guarded by a transaction
 // compare; after a failed guard the read is linearizable, so a lagging etcd member cannot
-// make the retries fail again.
+// make the retries fail again. The reads after the first are at the first's revision: when
+// etcd is compacted past it in between (a compaction at the current revision), the
+// state is read again at a newer one, a bounded number of times, rather than failing the
+// write.
 func (s *Store) readState(ctx context.Context, ns string, linearizable bool) (*nsState, error) {
+	for attempt := 0; ; attempt++ {
+		st, err := s.readStateOnce(ctx, ns, linearizable)
+		if errors.Is(err, storage.ErrCompacted) && attempt < compactedRereads {
+			continue
+		}
+		if err != nil {
+			return nil, internalError(err)
+		}
+		return st, nil
+	}
+}
+
+// compactedRereads bounds how often readState reads again after a compaction overtook it.
+const compactedRereads = 3
+
+// readStateOnce is one attempt of readState; its errors are storage's, unwrapped.
+func (s *Store) readStateOnce(ctx context.Context, ns string, linearizable bool) (*nsState, error) {
 	qres := s.cfg.Catalogue.Get(quotaGVR)
 	lr, err := s.cfg.Storage.List(ctx, qres.KeyPrefix(ns), storage.ListOptions{Serializable: !linearizable})
 	if err != nil {
-		return nil, internalError(err)
+		return nil, err
 	}
 	st := &nsState{readRev: lr.Revision, enc: newQuotaEncoder(qres.GVK())}
 	for _, kv := range lr.KVs {
 		obj, err := decodeKV(qres, kv)
 		if err != nil {
-			return nil, internalError(err)
+			return nil, err
 		}
 		q := obj.(*corev1.ResourceQuota)
 		cacheCanonical(q.Spec.Hard)
@@ -735,7 +755,7 @@ func (s *Store) readState(ctx context.Context, ns string, linearizable bool) (*n
 	}
 	set, err := s.cfg.Storage.List(ctx, QuotaSetKey(ns), storage.ListOptions{Revision: lr.Revision, Serializable: true})
 	if err != nil {
-		return nil, internalError(err)
+		return nil, err
 	}
 	for _, kv := range set.KVs {
 		if kv.Key == QuotaSetKey(ns) {

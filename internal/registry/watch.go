@@ -65,6 +65,13 @@ type Event struct {
 	// ending them): they are read from storage as the receiver takes them, so a receiver
 	// may make them wait, where changes after the start must be taken as they come.
 	Initial bool
+	// MidRevision tells that more events of this event's revision follow: one transaction
+	// commits several objects at one revision (a group commit's objects, a write and the
+	// quotas it charges), so their events share a resourceVersion. A client resumes a
+	// watch from the last resourceVersion it saw, which would skip the rest of a revision
+	// whose events a watch ended between: a receiver that may end the stream sends a
+	// revision's events together, and ends only between revisions.
+	MidRevision bool
 }
 
 // Watch streams changes of the resource in ns. The channel closes when ctx ends or after an
@@ -155,6 +162,7 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 				return
 			}
 		}
+		var evs []Event
 		for wr := range src {
 			if wr.err != nil {
 				st := s.errorStatus(ctx, res, wr.err, from)
@@ -169,12 +177,21 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 				}
 				continue
 			}
+			// The revision's events are translated first, so that all but the last one sent
+			// are marked MidRevision.
+			evs = evs[:0]
 			for _, ev := range wr.events {
 				if !inNamespace(ev.key, prefix) {
 					continue
 				}
-				e, ok := translate(ev, opts.Selector, opts.Shared)
-				if ok && !send(e) {
+				if e, ok := translate(ev, opts.Selector, opts.Shared); ok {
+					evs = append(evs, e)
+				}
+			}
+			for i, e := range evs {
+				e.MidRevision = i < len(evs)-1
+				evs[i] = Event{}
+				if !send(e) {
 					return
 				}
 			}

@@ -12,6 +12,9 @@
 //   - Txn is all-or-nothing: either every compare holds and every op commits at one revision,
 //     or nothing changes and ErrConflict is returned.
 //   - Errors are typed (ErrNotFound, ErrConflict, ErrCompacted, ErrTooLarge); callers use errors.Is.
+//   - A list at a revision the cluster has committed never fails with ErrFutureRevision,
+//     even when serializable and served by a member of an external cluster that lags the
+//     one the revision was read from: it is read again linearizably.
 //   - The embedded etcd is reachable only in process and by clients presenting the client
 //     certificate in its data dir's etcd-pki; its directories are 0700 and its keys 0600. A
 //     single member's CA key is discarded and it has no peer listener. A cluster member

@@ -94,7 +94,7 @@ func newEtcd(client *clientv3.Client, kv pb.KVClient, callOpts []grpc.CallOption
 
 // Get returns the key at the latest revision (a linearizable read), or ErrNotFound.
 func (s *Etcd) Get(ctx context.Context, key string) (KV, error) {
-	resp, err := s.client.Get(ctx, key)
+	resp, err := retryRead(func() (*clientv3.GetResponse, error) { return s.client.Get(ctx, key) })
 	if err != nil {
 		return KV{}, fmt.Errorf("get %q: %w", key, mapError(err))
 	}
@@ -106,8 +106,10 @@ func (s *Etcd) Get(ctx context.Context, key string) (KV, error) {
 
 // List returns keys under prefix in key order. With opts.Revision > 0 the result's Revision
 // is opts.Revision (etcd's header carries the current revision instead); a compacted
-// revision gives ErrCompacted, a future one ErrFutureRevision. Remaining counts the keys
-// of the range after this page.
+// revision gives ErrCompacted, a future one ErrFutureRevision (a serializable read at a
+// revision its member has not applied yet is read again linearizably, so that only a
+// revision beyond the cluster's gives it). Remaining counts the keys of the range after
+// this page.
 func (s *Etcd) List(ctx context.Context, prefix string, opts ListOptions) (ListResult, error) {
 	if opts.Revision < 0 || opts.Limit < 0 {
 		return ListResult{}, fmt.Errorf("list %q: negative revision %d or limit %d", prefix, opts.Revision, opts.Limit)
@@ -129,10 +131,18 @@ func (s *Etcd) List(ctx context.Context, prefix string, opts ListOptions) (ListR
 	if opts.KeysOnly {
 		ops = append(ops, clientv3.WithKeysOnly())
 	}
+	linearizable := ops
 	if opts.Serializable {
-		ops = append(ops, clientv3.WithSerializable())
+		ops = append(ops[:len(ops):len(ops)], clientv3.WithSerializable())
 	}
-	resp, err := s.client.Get(ctx, key, ops...)
+	resp, err := retryRead(func() (*clientv3.GetResponse, error) { return s.client.Get(ctx, key, ops...) })
+	if err != nil && opts.Serializable && opts.Revision > 0 && errors.Is(err, rpctypes.ErrFutureRev) {
+		// The member that served the serializable read has not applied opts.Revision yet:
+		// the client spreads requests over the cluster's members and the revision was read
+		// from another one. A linearizable read waits until the member has applied
+		// everything committed, so it fails only if opts.Revision is really in the future.
+		resp, err = retryRead(func() (*clientv3.GetResponse, error) { return s.client.Get(ctx, key, linearizable...) })
+	}
 	if err != nil {
 		return ListResult{}, fmt.Errorf("list %q at revision %d: %w", prefix, opts.Revision, mapError(err))
 	}
@@ -415,9 +425,30 @@ func (p *txnParts) delete(n int, key string) *pb.RequestOp {
 	return op
 }
 
+// readRetries bounds how often a read is sent again after etcd answered that its leader
+// changed while serving it.
+const readRetries = 3
+
+// retryRead sends a read again when etcd answered that its leader changed meanwhile (a
+// linearizable read's read index was lost with the old leader): a read changes nothing, so
+// sending it again is safe. The network client's retry policy does this on its own; the
+// embedded etcd's in-process client has none, and a member of an embedded cluster
+// answered writes with 500 "leader changed" at every election.
+func retryRead[T any](read func() (T, error)) (T, error) {
+	for i := 0; ; i++ {
+		v, err := read()
+		if err != nil && i < readRetries && (errors.Is(err, rpctypes.ErrLeaderChanged) || errors.Is(err, rpctypes.ErrGRPCLeaderChanged)) {
+			continue
+		}
+		return v, err
+	}
+}
+
 // Revision returns the current store revision (a linearizable read).
 func (s *Etcd) Revision(ctx context.Context) (int64, error) {
-	resp, err := s.client.Get(ctx, revisionProbeKey, clientv3.WithCountOnly())
+	resp, err := retryRead(func() (*clientv3.GetResponse, error) {
+		return s.client.Get(ctx, revisionProbeKey, clientv3.WithCountOnly())
+	})
 	if err != nil {
 		return 0, fmt.Errorf("revision: %w", mapError(err))
 	}

@@ -4,10 +4,14 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/quotad/quotad/internal/storage"
 	"github.com/quotad/quotad/internal/storage/storagetest"
@@ -181,4 +185,120 @@ func TestNewEtcdNeedsConnection(t *testing.T) {
 	}()
 	storage.NewEtcd(e.Client())
 	t.Fatal("NewEtcd over the in-process client returned")
+}
+
+// laggingKV is a client KV whose serving member is behind: a serializable read at a
+// revision fails with etcd's future-revision error, as on a member that has not applied it.
+type laggingKV struct {
+	clientv3.KV
+	lagged *int
+}
+
+func (k laggingKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	if op := clientv3.OpGet(key, opts...); op.IsSerializable() && op.Rev() > 0 {
+		*k.lagged++
+		return nil, rpctypes.ErrFutureRev
+	}
+	return k.KV.Get(ctx, key, opts...)
+}
+
+// TestSerializableListOnLaggingMember: a serializable list at a revision read from another
+// member (the client balances requests over an external cluster's members) is served
+// although its member lags; a revision beyond the cluster's still gives ErrFutureRevision.
+// Three quotad replicas on a three-member etcd answered writes with 500 "revision not yet
+// reached" before (test/ha).
+func TestSerializableListOnLaggingMember(t *testing.T) {
+	e := startEmbedded(t, t.TempDir())
+	client, err := storage.ConnectExternal(t.Context(), e.Endpoints(), clientTLS(t, e), nil)
+	if err != nil {
+		t.Fatalf("ConnectExternal: %v", err)
+	}
+	t.Cleanup(func() { client.Close() })
+	lagged := 0
+	client.KV = laggingKV{KV: client.KV, lagged: &lagged}
+	s := storage.NewEtcd(client)
+	t.Cleanup(func() { s.Close() })
+	ctx := t.Context()
+	res, err := s.Txn(ctx, storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: "/lag/a", Value: []byte("1")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		opts    storage.ListOptions
+		wantErr error
+		wantKVs int
+	}{
+		{"serializable at a committed revision", storage.ListOptions{Revision: res.Revision, Serializable: true}, nil, 1},
+		{"serializable beyond the cluster", storage.ListOptions{Revision: res.Revision + 1000, Serializable: true}, storage.ErrFutureRevision, 0},
+		{"linearizable beyond the cluster", storage.ListOptions{Revision: res.Revision + 1000}, storage.ErrFutureRevision, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lr, err := s.List(ctx, "/lag/", tt.opts)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("List: err = %v, want %v", err, tt.wantErr)
+			}
+			if err == nil && (len(lr.KVs) != tt.wantKVs || lr.Revision != tt.opts.Revision) {
+				t.Fatalf("List: %d keys at %d, want %d at %d", len(lr.KVs), lr.Revision, tt.wantKVs, tt.opts.Revision)
+			}
+		})
+	}
+	if lagged != 2 {
+		t.Errorf("the lagging member served %d serializable reads, want 2", lagged)
+	}
+}
+
+// electingKV is a client KV whose reads fail with etcd's "leader changed" the first fail
+// times, as reads in flight during an election do.
+type electingKV struct {
+	clientv3.KV
+	fail *int
+}
+
+func (k electingKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	if *k.fail > 0 {
+		*k.fail--
+		return nil, rpctypes.ErrLeaderChanged
+	}
+	return k.KV.Get(ctx, key, opts...)
+}
+
+// TestReadAfterLeaderChange: a read that etcd answers with "leader changed" is sent again
+// (a bounded number of times): Get, List and Revision succeed across an election, and
+// fail with the error only when the elections do not stop.
+func TestReadAfterLeaderChange(t *testing.T) {
+	e := startEmbedded(t, t.TempDir())
+	client, err := storage.ConnectExternal(t.Context(), e.Endpoints(), clientTLS(t, e), nil)
+	if err != nil {
+		t.Fatalf("ConnectExternal: %v", err)
+	}
+	t.Cleanup(func() { client.Close() })
+	fail := 0
+	client.KV = electingKV{KV: client.KV, fail: &fail}
+	s := storage.NewEtcd(client)
+	t.Cleanup(func() { s.Close() })
+	ctx := t.Context()
+	if _, err := s.Txn(ctx, storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: "/elect/a", Value: []byte("1")}}}); err != nil {
+		t.Fatal(err)
+	}
+	reads := []struct {
+		name string
+		read func() error
+	}{
+		{"get", func() error { _, err := s.Get(ctx, "/elect/a"); return err }},
+		{"list", func() error { _, err := s.List(ctx, "/elect/", storage.ListOptions{}); return err }},
+		{"revision", func() error { _, err := s.Revision(ctx); return err }},
+	}
+	for _, r := range reads {
+		for _, failures := range []int{1, 3, 4} {
+			t.Run(fmt.Sprintf("%s after %d", r.name, failures), func(t *testing.T) {
+				fail = failures
+				err := r.read()
+				if want := failures > 3; want != errors.Is(err, rpctypes.ErrLeaderChanged) || (!want && err != nil) {
+					t.Fatalf("err = %v after %d elections", err, failures)
+				}
+			})
+		}
+	}
 }

@@ -3,6 +3,7 @@ package integration
 import (
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/quotad/quotad/internal/controller/resourcequota"
 	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/server"
 	"github.com/quotad/quotad/internal/server/servertest"
 	"github.com/quotad/quotad/internal/storage"
 )
@@ -44,7 +46,13 @@ func TestVerifierRepairsDrift(t *testing.T) {
 	if _, err := st.Txn(ctx, storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: b}}}); err != nil {
 		t.Fatal(err)
 	}
-	// 2. The verifier repairs it and reports one repair.
+	// 2. The invariant check from outside any server (what test/ha runs against a cluster's
+	// etcd) finds the drift too.
+	checker := server.CheckingStore(st)
+	if drifts, err := servertest.Violations(ctx, checker); err != nil || len(drifts) != 1 || !strings.Contains(drifts[0], "resourcequota v/q") {
+		t.Fatalf("Violations over CheckingStore = %q, %v; want the drift of v/q", drifts, err)
+	}
+	// 3. The verifier repairs it and reports one repair.
 	obs := &countRepairs{}
 	v := resourcequota.New(s.Store, 0, slog.New(slog.DiscardHandler), obs)
 	n, err := v.VerifyAll(ctx)
@@ -52,9 +60,12 @@ func TestVerifierRepairsDrift(t *testing.T) {
 		t.Fatalf("VerifyAll repaired %d (observer %d), err %v", n, obs.n, err)
 	}
 	expectUsed(t, s, "v", "q", map[string]string{"pods": "1", "configmaps": "1"})
-	// 3. Nothing left to repair.
+	// 4. Nothing left to repair, nor to find.
 	if n, err := v.VerifyAll(ctx); err != nil || n != 0 {
 		t.Fatalf("second VerifyAll repaired %d, err %v", n, err)
+	}
+	if drifts, err := servertest.Violations(ctx, checker); err != nil || len(drifts) != 0 {
+		t.Fatalf("Violations over CheckingStore after the repair = %q, %v", drifts, err)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/server"
 	"github.com/quotad/quotad/internal/storage"
 )
@@ -126,26 +127,40 @@ func (s *Server) CheckInvariant() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	checks, err := s.Store.CheckQuotas(ctx, "")
+	drifts, err := Violations(ctx, s.Store)
 	if err != nil {
 		s.t.Errorf("invariant check: %v", err)
 		return
+	}
+	for _, d := range drifts {
+		s.t.Errorf("%s", d)
+	}
+}
+
+// Violations recomputes every quota and every cluster quota of store from storage (each
+// kind at one revision) and describes each one whose stored status differs (design.md §2,
+// I1 and I3). store is a running server's, or server.CheckingStore over a cluster's etcd.
+func Violations(ctx context.Context, store *registry.Store) ([]string, error) {
+	var out []string
+	checks, err := store.CheckQuotas(ctx, "")
+	if err != nil {
+		return nil, err
 	}
 	for i := range checks {
 		if checks[i].Drifted() {
-			s.t.Errorf("quota invariant violated: %s", checks[i].String())
+			out = append(out, "quota invariant violated: "+checks[i].String())
 		}
 	}
-	crqs, err := s.Store.CheckClusterQuotas(ctx)
+	crqs, err := store.CheckClusterQuotas(ctx)
 	if err != nil {
-		s.t.Errorf("invariant check: %v", err)
-		return
+		return nil, err
 	}
 	for i := range crqs {
 		if crqs[i].Drifted() {
-			s.t.Errorf("cluster quota invariant violated: %s", crqs[i].String())
+			out = append(out, "cluster quota invariant violated: "+crqs[i].String())
 		}
 	}
+	return out, nil
 }
 
 // WithEtcd runs against a separately started etcd as an external cluster (no embedded one),
