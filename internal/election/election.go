@@ -11,6 +11,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -191,18 +192,77 @@ func (e *Elector) Run(ctx context.Context) {
 	}
 }
 
-// acquire tries to take the Lease every jittered RetryPeriod until it succeeds (returning
-// the start of the successful attempt) or ctx ends.
+// acquire tries to take the Lease until it succeeds (returning the start of the
+// successful attempt) or ctx ends. It tries every jittered RetryPeriod as client-go does,
+// and also at once when a watch of the Lease reports a change (so a renewal is observed,
+// on this candidate's clock, when it happens rather than up to a retry period later) and
+// exactly when the observed record would expire. The Lease is still taken only after it
+// was seen unchanged for its lease duration; a dead leader is replaced within the lease
+// duration of its last renewal.
 func (e *Elector) acquire(ctx context.Context) (time.Time, bool) {
 	e.log.Info("attempting to acquire leader lease")
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	var changed <-chan registry.Event
 	for {
+		if changed == nil {
+			changed = e.watchLease(watchCtx)
+		}
 		start := e.cfg.Clock.Now()
 		if e.tryAcquireOrRenew(ctx) {
 			e.log.Info("successfully acquired lease")
 			return start, true
 		}
-		if !e.wait(ctx, wait.Jitter(e.cfg.RetryPeriod, JitterFactor)) {
+		d := wait.Jitter(e.cfg.RetryPeriod, JitterFactor)
+		if holder := deref(e.observed.HolderIdentity); holder != "" && holder != e.cfg.Identity {
+			expiry := e.observedAt.Add(time.Duration(deref(e.observed.LeaseDurationSeconds)) * time.Second)
+			if until := expiry.Sub(e.cfg.Clock.Now()); until >= 0 && until < d {
+				d = until
+			}
+		}
+		var ok bool
+		if ok, changed = e.waitOrChange(ctx, d, changed); !ok {
 			return time.Time{}, false
+		}
+	}
+}
+
+// watchLease watches the Leases of the elector's namespace; nil when the watch cannot
+// start (the elector then polls alone).
+func (e *Elector) watchLease(ctx context.Context) <-chan registry.Event {
+	ch, err := e.cfg.Store.Watch(ctx, e.res, e.cfg.Namespace, registry.WatchOptions{Shared: true})
+	if err != nil {
+		e.log.Debug("watching the lease", "err", err)
+		return nil
+	}
+	return ch
+}
+
+// waitOrChange waits d on the clock or until changed delivers a change of the Lease. It
+// returns false when ctx ended first, and the channel to wait on next (nil once changed
+// has closed, so that the caller watches again).
+func (e *Elector) waitOrChange(ctx context.Context, d time.Duration, changed <-chan registry.Event) (bool, <-chan registry.Event) {
+	t := e.cfg.Clock.NewTimer(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false, changed
+		case <-t.C():
+			return true, changed
+		case ev, open := <-changed:
+			if !open {
+				// Wait out the timer (no busy loop when watches end at once); the caller
+				// watches again.
+				changed = nil
+				continue
+			}
+			if ev.Initial {
+				continue
+			}
+			if m, err := meta.Accessor(ev.Object); err == nil && m.GetName() == e.cfg.Name {
+				return true, changed
+			}
 		}
 	}
 }
