@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"sync"
@@ -330,6 +331,7 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 	ok, retry := s.finishBatch(live, plan, err, prev, mine)
 	mine.ok = ok
 	close(mine.done)
+	conflictBackoff(retry)
 	sh.mu.Lock()
 	if !ok {
 		q.state, q.gen = nil, q.gen+1
@@ -511,6 +513,40 @@ func (s *Store) takenAllocation(ctx context.Context, w *write) (string, error) {
 	return "", nil
 }
 
+// conflictBackoffBase and conflictBackoffMax shape conflictBackoff: a write's k-th retry
+// after its first waits a random time below conflictBackoffBase·2^(k-1), at most
+// conflictBackoffMax.
+const (
+	conflictBackoffBase = time.Millisecond
+	conflictBackoffMax  = 256 * time.Millisecond
+)
+
+// conflictBackoff waits before writes are evaluated again after failing a guard more than
+// once. A guard fails again and again when other writers commit to the same quotas between
+// this batch's read and its transaction: other replicas group-committing to the same
+// namespace, each on its own etcd member. Retrying at once collides again; a random,
+// growing wait (as Ethernet's) lets one writer through at a time, so no write runs out of
+// attempts under contention across replicas. The wait ends early when the first write's
+// request ends. It does not hold the shard's lock; the namespace's pipeline waits, which
+// is the point.
+func conflictBackoff(retry []*pending) {
+	most := 0
+	for _, p := range retry {
+		most = max(most, p.attempts)
+	}
+	if most < 2 {
+		return
+	}
+	limit := conflictBackoffBase << min(most-2, 8)
+	limit = min(limit, conflictBackoffMax)
+	t := time.NewTimer(rand.N(limit) + 1)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-retry[0].ctx.Done():
+	}
+}
+
 // countRetries returns the writes that may be tried again, refusing those out of attempts.
 func (s *Store) countRetries(ps []*pending) []*pending {
 	out := ps[:0:0]
@@ -627,6 +663,7 @@ func (s *Store) commitSolo(ns string, batch []*pending, cached *nsState) (bound 
 			return bound, nil
 		}
 		live = retry
+		conflictBackoff(live)
 	}
 	return bound, nil
 }

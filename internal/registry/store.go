@@ -85,7 +85,9 @@ type Config struct {
 	// ObserveRequest, when set, is told how many transactions each etcd request of the
 	// combiner carried.
 	ObserveRequest func(txns int)
-	// MaxRetries bounds conflict retries of one write (default 16).
+	// MaxRetries bounds conflict retries of one write (default 128: with the growing waits
+	// of conflictBackoff, a write contended by other replicas lands long before it runs
+	// out; its request's deadline bounds it too).
 	MaxRetries int
 }
 
@@ -107,7 +109,7 @@ func NewStore(cfg Config) *Store {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.MaxRetries == 0 {
-		cfg.MaxRetries = 16
+		cfg.MaxRetries = 128
 	}
 	return &Store{cfg: cfg}
 }
