@@ -26,11 +26,11 @@ type options struct {
 	server, token, kubeconfig, scenario, prefix string
 	// servers spreads the load clients over several replicas (client i uses servers[i%n]);
 	// setup and the report go to server (or the kubeconfig's).
-	servers []string
-	clients, creates, namespaces, hard          int
-	insecure, noSetup                           bool
-	cpuprofile                                  string
-	abuse                                       abuseOptions
+	servers                            []string
+	clients, creates, namespaces, hard int
+	insecure, noSetup                  bool
+	cpuprofile                         string
+	abuse                              abuseOptions
 }
 
 func main() {
