@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/election"
 	"github.com/quotad/quotad/internal/registry/validation"
 	"github.com/quotad/quotad/internal/server"
@@ -111,8 +113,8 @@ func newOptions() *options {
 	})
 	add("Admission", func(fs *pflag.FlagSet) {
 		fs.StringVar(&c.AdmissionControlConfigFile, "admission-control-config-file", "", "File with admission control configuration (ResourceQuota limitedResources).")
-		fs.StringSliceVar(&c.EnableAdmissionPlugins, "enable-admission-plugins", nil, "admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultTolerationSeconds, RuntimeClass, DefaultIngressClass, ResourceQuota). Comma-delimited list of admission plugins: DefaultIngressClass, DefaultTolerationSeconds, LimitRanger, NamespaceLifecycle, Priority, ResourceQuota, RuntimeClass, ServiceAccount.")
-		fs.StringSliceVar(&c.DisableAdmissionPlugins, "disable-admission-plugins", nil, "admission plugins that should be disabled although they are in the default enabled plugins list. Comma-delimited list of admission plugins: DefaultIngressClass, DefaultTolerationSeconds, LimitRanger, NamespaceLifecycle, Priority, ResourceQuota, RuntimeClass, ServiceAccount.")
+		fs.StringSliceVar(&c.EnableAdmissionPlugins, "enable-admission-plugins", nil, "admission plugins that should be enabled in addition to default enabled ones ("+strings.Join(admission.PluginNames(), ", ")+"). Comma-delimited list of admission plugins: "+strings.Join(sortedPlugins(), ", ")+".")
+		fs.StringSliceVar(&c.DisableAdmissionPlugins, "disable-admission-plugins", nil, "admission plugins that should be disabled although they are in the default enabled plugins list. Comma-delimited list of admission plugins: "+strings.Join(sortedPlugins(), ", ")+".")
 	})
 	add("Controllers", func(fs *pflag.FlagSet) {
 		fs.DurationVar(&c.ResourceQuotaSyncPeriod, "resource-quota-sync-period", 5*time.Minute, "The period for verifying quota usage status in the system: every quota is recomputed from storage and any drift is repaired and reported.")
@@ -216,4 +218,12 @@ func printVersion(w io.Writer, mode string, info version.Info) {
 		return
 	}
 	fmt.Fprintf(w, "quotad %s\n", strings.TrimSpace(info.GitVersion))
+}
+
+// sortedPlugins is every admission plugin's name in alphabetical order, as
+// kube-apiserver's help lists them.
+func sortedPlugins() []string {
+	names := admission.PluginNames()
+	sort.Strings(names)
+	return names
 }
