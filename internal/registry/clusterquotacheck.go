@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/quotad/quotad/internal/quota"
 	"strings"
 
 	"github.com/quotad/quotad/internal/quota/clusterquota"
@@ -25,12 +26,12 @@ type ClusterQuotaCheck struct {
 // namespace's entry (a missing or extra entry too).
 func (c *ClusterQuotaCheck) Drifted() bool {
 	a, b := c.Stored, c.Computed
-	if !equalList(a.Total.Hard, b.Total.Hard) || !equalList(a.Total.Used, b.Total.Used) || len(a.Namespaces) != len(b.Namespaces) {
+	if !quota.Equals(a.Total.Hard, b.Total.Hard) || !quota.Equals(a.Total.Used, b.Total.Used) || len(a.Namespaces) != len(b.Namespaces) {
 		return true
 	}
 	for i := range a.Namespaces {
 		x, y := a.Namespaces[i], b.Namespaces[i]
-		if x.Namespace != y.Namespace || !equalList(x.Status.Hard, y.Status.Hard) || !equalList(x.Status.Used, y.Status.Used) {
+		if x.Namespace != y.Namespace || !quota.Equals(x.Status.Hard, y.Status.Hard) || !quota.Equals(x.Status.Used, y.Status.Used) {
 			return true
 		}
 	}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/quotad/quotad/internal/quota"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/quotad/quotad/internal/quota/quantity"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -23,26 +23,13 @@ type QuotaCheck struct {
 
 // Drifted reports whether stored and computed status differ.
 func (c *QuotaCheck) Drifted() bool {
-	return !equalList(c.Stored.Hard, c.Computed.Hard) || !equalList(c.Stored.Used, c.Computed.Used)
+	return !quota.Equals(c.Stored.Hard, c.Computed.Hard) || !quota.Equals(c.Stored.Used, c.Computed.Used)
 }
 
 // String describes the drift for logs and test failures.
 func (c *QuotaCheck) String() string {
 	return fmt.Sprintf("resourcequota %s/%s at revision %d: stored hard=%v used=%v, computed hard=%v used=%v",
 		c.Namespace, c.Name, c.Revision, listString(c.Stored.Hard), listString(c.Stored.Used), listString(c.Computed.Hard), listString(c.Computed.Used))
-}
-
-func equalList(a, b corev1.ResourceList) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		w, ok := b[k]
-		if !ok || quantity.Cmp(v, w) != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 func listString(l corev1.ResourceList) string {

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"github.com/quotad/quotad/internal/quota"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -50,7 +51,7 @@ func (s *Store) writtenQuotaStatus(ctx context.Context, rq *corev1.ResourceQuota
 }
 
 // quotaSettled reports whether a quota's status.hard is its spec.hard.
-func quotaSettled(q *corev1.ResourceQuota) bool { return equalList(q.Status.Hard, q.Spec.Hard) }
+func quotaSettled(q *corev1.ResourceQuota) bool { return quota.Equals(q.Status.Hard, q.Spec.Hard) }
 
 // decisionQuotas returns the quotas as admission judges them: a quota whose status.hard
 // was written through /status is judged on spec.hard, with the used of its names (which

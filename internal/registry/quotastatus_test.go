@@ -1,6 +1,7 @@
 package registry
 
 import (
+	qcore "github.com/quotad/quotad/internal/quota"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -39,10 +40,10 @@ func TestDecisionQuotas(t *testing.T) {
 	for _, c := range cases {
 		in := []corev1.ResourceQuota{*c.in.DeepCopy()}
 		got := decisionQuotas(in)
-		if !equalList(got[0].Status.Hard, c.want.Hard) || !equalList(got[0].Status.Used, c.want.Used) {
+		if !qcore.Equals(got[0].Status.Hard, c.want.Hard) || !qcore.Equals(got[0].Status.Used, c.want.Used) {
 			t.Errorf("%s: got %s %s, want %s %s", c.name, listString(got[0].Status.Hard), listString(got[0].Status.Used), listString(c.want.Hard), listString(c.want.Used))
 		}
-		if !equalList(in[0].Status.Hard, c.in.Status.Hard) {
+		if !qcore.Equals(in[0].Status.Hard, c.in.Status.Hard) {
 			t.Errorf("%s: the input changed", c.name)
 		}
 	}

@@ -939,7 +939,7 @@ func checkQuotas(r *Report, l *EtcdLog, events []Event) error {
 				if err != nil {
 					return err
 				}
-				if !equalList(rq.Status.Hard, rq.Spec.Hard) || !equalList(rq.Status.Used, used) {
+				if !quota.Equals(rq.Status.Hard, rq.Spec.Hard) || !quota.Equals(rq.Status.Used, used) {
 					r.violate("I1 at revision %d: quota %s/%s stored hard=%v used=%v, computed hard=%v used=%v", rev, ns, rq.Name, rq.Status.Hard, rq.Status.Used, rq.Spec.Hard, used)
 				}
 			}
@@ -955,19 +955,6 @@ func checkQuotas(r *Report, l *EtcdLog, events []Event) error {
 		}
 	}
 	return nil
-}
-
-func equalList(a, b corev1.ResourceList) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		w, ok := b[k]
-		if !ok || quantity.Cmp(v, w) != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // checkFinal compares the log replayed to end with what etcd holds at end: the log itself
@@ -1042,7 +1029,7 @@ func checkWrites(r *Report, h *History, events []Event) {
 			for _, e := range evs {
 				if e.Rev == w.RV && !e.Delete {
 					found = true
-					if rq, err := decode(ResourceQuotas, e.Value); err == nil && !equalList(rq.(*corev1.ResourceQuota).Spec.Hard, w.Hard) {
+					if rq, err := decode(ResourceQuotas, e.Value); err == nil && !quota.Equals(rq.(*corev1.ResourceQuota).Spec.Hard, w.Hard) {
 						r.violate("acknowledged update of %s at %d: stored spec.hard %v, sent %v", k, w.RV, rq.(*corev1.ResourceQuota).Spec.Hard, w.Hard)
 					}
 				}
