@@ -2,12 +2,12 @@ package main
 
 import (
 	"bytes"
-	"net"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/quotad/quotad/internal/storage"
+	"github.com/quotad/quotad/internal/storage/storagetest"
 )
 
 // TestEtcdMembers: `quotad etcd members` prints the running embedded etcd's members as a
@@ -15,7 +15,7 @@ import (
 // member has fails with a clear error.
 func TestEtcdMembers(t *testing.T) {
 	dir := t.TempDir()
-	ports := freePorts(t, 2)
+	ports := storagetest.FreePorts(t, 2)
 	cc := storage.ClusterConfig{Name: "alpha", AdvertiseHost: "127.0.0.1", PeerPort: ports[0], ClientPort: ports[1]}
 	e, err := storage.StartEmbedded(t.Context(), dir, nil, storage.WithCluster(cc), storage.WithUnsafeNoFsync())
 	if err != nil {
@@ -57,19 +57,4 @@ func TestEtcdMembers(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut.String())
 		}
 	}
-}
-
-// freePorts returns n distinct TCP ports free on 127.0.0.1 a moment ago.
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,26 +12,12 @@ import (
 	"time"
 
 	"github.com/quotad/quotad/internal/storage"
+	"github.com/quotad/quotad/internal/storage/storagetest"
 )
-
-// freePorts returns n distinct TCP ports free on 127.0.0.1 a moment ago.
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
-}
 
 // clusterConfig is a member on loopback at free ports.
 func clusterConfig(t *testing.T, name string) storage.ClusterConfig {
-	p := freePorts(t, 2)
+	p := storagetest.FreePorts(t, 2)
 	return storage.ClusterConfig{Name: name, AdvertiseHost: "127.0.0.1", PeerPort: p[0], ClientPort: p[1]}
 }
 

@@ -197,7 +197,7 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 	}
 	for attempt := 1; e == nil; attempt++ {
 		var ports []int
-		if ports, err = freeLoopbackPorts(1); err == nil {
+		if ports, err = FreeLoopbackPorts(1); err == nil {
 			e, err = startEtcd(dataDir, singleMember(dataDir, pki, ports[0]), zl, conf)
 		}
 		if err == nil {
@@ -342,8 +342,8 @@ func embeddedPeerURL(dataDir string) url.URL {
 	return url.URL{Scheme: "unix", Path: filepath.Join(dataDir, "peer.sock")}
 }
 
-// freeLoopbackPorts returns n distinct TCP ports free on 127.0.0.1 a moment ago.
-func freeLoopbackPorts(n int) ([]int, error) {
+// FreeLoopbackPorts returns n distinct TCP ports free on 127.0.0.1 a moment ago.
+func FreeLoopbackPorts(n int) ([]int, error) {
 	ports := make([]int, 0, n)
 	for range n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")

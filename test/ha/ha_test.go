@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/quotad/quotad/internal/storage"
+	"github.com/quotad/quotad/internal/storage/storagetest"
 )
 
 var quotadBinary, etcdBinary string
@@ -79,7 +80,7 @@ var replicaFlags = []string{"--resource-quota-sync-period", "2s"}
 // acknowledged write, no watch gap, and no write acknowledged without quorum.
 func TestExternalEtcdFaults(t *testing.T) {
 	etcd := startEtcdCluster(t, 3)
-	ports := freePorts(t, 3)
+	ports := storagetest.FreePorts(t, 3)
 	var reps []*replica
 	for i := 0; i < 3; i++ {
 		reps = append(reps, startReplica(t, i, t.TempDir(), ports[i], append(etcd.quotadFlags(), replicaFlags...)...))
@@ -111,7 +112,7 @@ func TestEmbeddedClusterFaults(t *testing.T) {
 	if !supportsFlag(t, "cluster-init") {
 		t.Skip("quotad has no --cluster-init flag yet (embedded etcd clustering)")
 	}
-	ports := freePorts(t, 9)
+	ports := storagetest.FreePorts(t, 9)
 	dirs := []string{t.TempDir(), t.TempDir(), t.TempDir()}
 	etcdPorts := func(i int) []string {
 		return []string{"--etcd-peer-port", fmt.Sprint(ports[3+i]), "--etcd-client-port", fmt.Sprint(ports[6+i])}

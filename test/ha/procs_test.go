@@ -23,6 +23,7 @@ import (
 
 	"github.com/quotad/quotad/internal/pki"
 	"github.com/quotad/quotad/internal/storage"
+	"github.com/quotad/quotad/internal/storage/storagetest"
 )
 
 // startDeadline bounds how long a process may take to serve; exceeding it fails the test.
@@ -117,25 +118,6 @@ func (p *proc) alive() bool {
 	}
 }
 
-// freePorts returns n distinct free loopback ports.
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ls []net.Listener
-	var ports []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	for _, l := range ls {
-		l.Close()
-	}
-	return ports
-}
-
 // etcdPKI is a CA with a certificate etcd members serve and peer with, and a client
 // certificate for quotad and the checker; members require client certificates of the CA.
 type etcdPKI struct {
@@ -197,7 +179,7 @@ func startEtcdCluster(t *testing.T, n int) *etcdCluster {
 	t.Helper()
 	dir := t.TempDir()
 	c := &etcdCluster{t: t, pki: newEtcdPKI(t, dir)}
-	ports := freePorts(t, 2*n)
+	ports := storagetest.FreePorts(t, 2*n)
 	var initial []string
 	for i := 0; i < n; i++ {
 		initial = append(initial, fmt.Sprintf("m%d=https://127.0.0.1:%d", i, ports[2*i+1]))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,22 +20,8 @@ import (
 	"github.com/quotad/quotad/internal/server"
 	"github.com/quotad/quotad/internal/server/servertest"
 	"github.com/quotad/quotad/internal/storage"
+	"github.com/quotad/quotad/internal/storage/storagetest"
 )
-
-// freeLoopbackPorts returns n distinct TCP ports free on 127.0.0.1 a moment ago.
-func freeLoopbackPorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
-}
 
 // etcdPorts sets a clustered embedded etcd's peer and client ports.
 func etcdPorts(peer, client int) servertest.Option {
@@ -88,7 +73,7 @@ func memberNames(members []storage.Member) (names string, leaders, learners int)
 // joined replica restarts without the join flags; after one member is removed the other
 // two still write.
 func TestCluster(t *testing.T) {
-	ports := freeLoopbackPorts(t, 6)
+	ports := storagetest.FreePorts(t, 6)
 	a := servertest.Start(t, func(c *server.Config) { c.ClusterInit = true }, etcdPorts(ports[0], ports[1]))
 	if a.JoinToken == "" || !strings.HasPrefix(a.JoinToken, "K10") {
 		t.Fatalf("join token = %q", a.JoinToken)
@@ -111,7 +96,7 @@ func TestCluster(t *testing.T) {
 	}
 	for _, tc := range bad {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		p := freeLoopbackPorts(t, 2)
+		p := storagetest.FreePorts(t, 2)
 		err := server.Run(ctx, server.Config{
 			DataDir: t.TempDir(), BindAddress: "127.0.0.1", EtcdUnsafeNoFsync: true,
 			Join: a.JoinURL, JoinToken: tc.token, EtcdPeerPort: p[0], EtcdClientPort: p[1],

@@ -15,6 +15,7 @@ import (
 	"github.com/quotad/quotad/internal/server"
 	"github.com/quotad/quotad/internal/server/servertest"
 	"github.com/quotad/quotad/internal/storage"
+	"github.com/quotad/quotad/internal/storage/storagetest"
 )
 
 // sharedEtcd starts an embedded etcd for several quotad replicas of one test.
@@ -109,7 +110,7 @@ func TestParallelCreatesAcrossTwoReplicas(t *testing.T) {
 // The replicas run an embedded three-member cluster (--cluster-init, --join): each commits
 // through its own member, so a guard's window is a raft round, as in production.
 func TestContendedNamespaceAcrossReplicas(t *testing.T) {
-	ports := freeLoopbackPorts(t, 6)
+	ports := storagetest.FreePorts(t, 6)
 	a := servertest.Start(t, func(c *server.Config) { c.ClusterInit = true }, etcdPorts(ports[0], ports[1]))
 	replicas := []*servertest.Server{a,
 		servertest.Start(t, joinWith(a, a.JoinToken), etcdPorts(ports[2], ports[3])),

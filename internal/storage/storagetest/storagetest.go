@@ -883,3 +883,14 @@ func renderEvents(evs []storage.Event) []string {
 	}
 	return out
 }
+
+// FreePorts returns n distinct TCP ports free on 127.0.0.1 a moment ago (for tests that
+// start etcd members or servers on given ports).
+func FreePorts(t testing.TB, n int) []int {
+	t.Helper()
+	ports, err := storage.FreeLoopbackPorts(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ports
+}
