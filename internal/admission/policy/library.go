@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	qty "github.com/quotad/quotad/internal/quota/quantity"
 	"math"
 	"reflect"
 	"regexp"
@@ -63,7 +64,7 @@ func kubernetesLibrary() cel.EnvOption {
 				if !ok {
 					return types.MaybeNoSuchOverloadErr(arg)
 				}
-				parsed, err := resource.ParseQuantity(string(s))
+				parsed, err := parseQuantity(string(s))
 				if err != nil {
 					return types.WrapErr(err)
 				}
@@ -75,7 +76,7 @@ func kubernetesLibrary() cel.EnvOption {
 				if !ok {
 					return types.MaybeNoSuchOverloadErr(arg)
 				}
-				_, err := resource.ParseQuantity(string(s))
+				_, err := parseQuantity(string(s))
 				return types.Bool(err == nil)
 			}))),
 		cel.Function("sign", cel.MemberOverload("quantity_sign", []*cel.Type{quantityType}, cel.IntType,
@@ -122,7 +123,7 @@ func kubernetesLibrary() cel.EnvOption {
 				if !ok1 || !ok2 {
 					return types.MaybeNoSuchOverloadErr(r)
 				}
-				return types.Int(a.Cmp(b))
+				return types.Int(qty.Cmp(a, b))
 			}))),
 		cel.Function("isGreaterThan", cel.MemberOverload("quantity_isGreaterThan", []*cel.Type{quantityType, quantityType}, cel.BoolType,
 			cel.BinaryBinding(func(l, r ref.Val) ref.Val {
@@ -131,7 +132,7 @@ func kubernetesLibrary() cel.EnvOption {
 				if !ok1 || !ok2 {
 					return types.MaybeNoSuchOverloadErr(r)
 				}
-				return types.Bool(a.Cmp(b) == 1)
+				return types.Bool(qty.Cmp(a, b) == 1)
 			}))),
 		cel.Function("isLessThan", cel.MemberOverload("quantity_isLessThan", []*cel.Type{quantityType, quantityType}, cel.BoolType,
 			cel.BinaryBinding(func(l, r ref.Val) ref.Val {
@@ -140,7 +141,7 @@ func kubernetesLibrary() cel.EnvOption {
 				if !ok1 || !ok2 {
 					return types.MaybeNoSuchOverloadErr(r)
 				}
-				return types.Bool(a.Cmp(b) == -1)
+				return types.Bool(qty.Cmp(a, b) == -1)
 			}))),
 		cel.Function("add",
 			cel.MemberOverload("quantity_add", []*cel.Type{quantityType, quantityType}, quantityType,
@@ -150,9 +151,7 @@ func kubernetesLibrary() cel.EnvOption {
 					if !ok1 || !ok2 {
 						return types.MaybeNoSuchOverloadErr(r)
 					}
-					sum := a.DeepCopy()
-					sum.Add(b)
-					return quantity{sum}
+					return quantity{qty.Add(a, b)}
 				})),
 			cel.MemberOverload("quantity_add_int", []*cel.Type{quantityType, cel.IntType}, quantityType,
 				cel.BinaryBinding(func(l, r ref.Val) ref.Val {
@@ -161,9 +160,7 @@ func kubernetesLibrary() cel.EnvOption {
 					if !ok1 || !ok2 {
 						return types.MaybeNoSuchOverloadErr(r)
 					}
-					sum := a.DeepCopy()
-					sum.Add(*resource.NewQuantity(int64(i), resource.DecimalExponent))
-					return quantity{sum}
+					return quantity{qty.Add(a, *resource.NewQuantity(int64(i), resource.DecimalExponent))}
 				}))),
 		cel.Function("sub",
 			cel.MemberOverload("quantity_sub", []*cel.Type{quantityType, quantityType}, quantityType,
@@ -173,9 +170,7 @@ func kubernetesLibrary() cel.EnvOption {
 					if !ok1 || !ok2 {
 						return types.MaybeNoSuchOverloadErr(r)
 					}
-					diff := a.DeepCopy()
-					diff.Sub(b)
-					return quantity{diff}
+					return quantity{qty.Sub(a, b)}
 				})),
 			cel.MemberOverload("quantity_sub_int", []*cel.Type{quantityType, cel.IntType}, quantityType,
 				cel.BinaryBinding(func(l, r ref.Val) ref.Val {
@@ -184,9 +179,7 @@ func kubernetesLibrary() cel.EnvOption {
 					if !ok1 || !ok2 {
 						return types.MaybeNoSuchOverloadErr(r)
 					}
-					diff := a.DeepCopy()
-					diff.Sub(*resource.NewQuantity(int64(i), resource.DecimalExponent))
-					return quantity{diff}
+					return quantity{qty.Sub(a, *resource.NewQuantity(int64(i), resource.DecimalExponent))}
 				}))),
 		cel.Function("find", cel.MemberOverload("string_find_string", []*cel.Type{cel.StringType, cel.StringType}, cel.StringType,
 			cel.BinaryBinding(func(l, r ref.Val) ref.Val {
@@ -235,3 +228,29 @@ type kubernetesLib struct{ opts []cel.EnvOption }
 
 func (l kubernetesLib) CompileOptions() []cel.EnvOption     { return l.opts }
 func (l kubernetesLib) ProgramOptions() []cel.ProgramOption { return nil }
+
+// parseQuantity parses a quantity for an expression within the bounds quota arithmetic
+// keeps (|v| <= 2^63-1): a text whose exponent would make parsing or comparing it cost
+// seconds ("1e1000000000", from a policy or from a tenant's object) is an evaluation error
+// instead, found before it is parsed.
+func parseQuantity(s string) (resource.Quantity, error) {
+	if err := qty.CheckText(s, nil); err != nil {
+		return resource.Quantity{}, fmt.Errorf("quantity %q: %s", truncate(s), err.Detail)
+	}
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return q, err
+	}
+	if err := qty.Check(q, nil); err != nil {
+		return resource.Quantity{}, fmt.Errorf("quantity %q: %s", truncate(s), err.Detail)
+	}
+	return q, nil
+}
+
+// truncate shortens a text quoted in an error.
+func truncate(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}

@@ -166,6 +166,10 @@ func TestValidatingTexts(t *testing.T) {
 		{name: "a failing variable", spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			Variables:   []admissionregistrationv1.Variable{{Name: "broken", Expression: "object.nope"}},
 			Validations: []admissionregistrationv1.Validation{{Expression: "variables.broken == 1"}}}},
+		{name: "a quantity beyond the bound is an error, not a stall", spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			Validations: []admissionregistrationv1.Validation{{Expression: "quantity('1e1000000000').isGreaterThan(quantity('1'))"}}}},
+		{name: "isQuantity of a text beyond the bound", spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			Validations: []admissionregistrationv1.Validation{{Expression: "isQuantity('1e1000000000')", Message: "not a quantity here"}}}},
 		{name: "quantity", spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			Validations: []admissionregistrationv1.Validation{{
 				Expression: "object.spec.template.spec.containers.all(c, !has(c.resources.limits) || quantity(c.resources.limits.cpu).isLessThan(quantity('2')))",
