@@ -143,44 +143,8 @@ func kubernetesLibrary() cel.EnvOption {
 				}
 				return types.Bool(qty.Cmp(a, b) == -1)
 			}))),
-		cel.Function("add",
-			cel.MemberOverload("quantity_add", []*cel.Type{quantityType, quantityType}, quantityType,
-				cel.BinaryBinding(func(l, r ref.Val) ref.Val {
-					a, ok1 := q(l)
-					b, ok2 := q(r)
-					if !ok1 || !ok2 {
-						return types.MaybeNoSuchOverloadErr(r)
-					}
-					return quantity{qty.Add(a, b)}
-				})),
-			cel.MemberOverload("quantity_add_int", []*cel.Type{quantityType, cel.IntType}, quantityType,
-				cel.BinaryBinding(func(l, r ref.Val) ref.Val {
-					a, ok1 := q(l)
-					i, ok2 := r.(types.Int)
-					if !ok1 || !ok2 {
-						return types.MaybeNoSuchOverloadErr(r)
-					}
-					return quantity{qty.Add(a, *resource.NewQuantity(int64(i), resource.DecimalExponent))}
-				}))),
-		cel.Function("sub",
-			cel.MemberOverload("quantity_sub", []*cel.Type{quantityType, quantityType}, quantityType,
-				cel.BinaryBinding(func(l, r ref.Val) ref.Val {
-					a, ok1 := q(l)
-					b, ok2 := q(r)
-					if !ok1 || !ok2 {
-						return types.MaybeNoSuchOverloadErr(r)
-					}
-					return quantity{qty.Sub(a, b)}
-				})),
-			cel.MemberOverload("quantity_sub_int", []*cel.Type{quantityType, cel.IntType}, quantityType,
-				cel.BinaryBinding(func(l, r ref.Val) ref.Val {
-					a, ok1 := q(l)
-					i, ok2 := r.(types.Int)
-					if !ok1 || !ok2 {
-						return types.MaybeNoSuchOverloadErr(r)
-					}
-					return quantity{qty.Sub(a, *resource.NewQuantity(int64(i), resource.DecimalExponent))}
-				}))),
+		quantityArithmetic("add", qty.Add, q),
+		quantityArithmetic("sub", qty.Sub, q),
 		cel.Function("find", cel.MemberOverload("string_find_string", []*cel.Type{cel.StringType, cel.StringType}, cel.StringType,
 			cel.BinaryBinding(func(l, r ref.Val) ref.Val {
 				s, ok1 := l.(types.String)
@@ -253,4 +217,28 @@ func truncate(s string) string {
 		return s[:64] + "..."
 	}
 	return s
+}
+
+// quantityArithmetic is Kubernetes CEL's Quantity function name (add or sub) with its two
+// overloads, quantity op quantity and quantity op int, computed by op within the bound.
+func quantityArithmetic(name string, op func(a, b resource.Quantity) resource.Quantity, q func(ref.Val) (resource.Quantity, bool)) cel.EnvOption {
+	return cel.Function(name,
+		cel.MemberOverload("quantity_"+name, []*cel.Type{quantityType, quantityType}, quantityType,
+			cel.BinaryBinding(func(l, r ref.Val) ref.Val {
+				a, ok1 := q(l)
+				b, ok2 := q(r)
+				if !ok1 || !ok2 {
+					return types.MaybeNoSuchOverloadErr(r)
+				}
+				return quantity{op(a, b)}
+			})),
+		cel.MemberOverload("quantity_"+name+"_int", []*cel.Type{quantityType, cel.IntType}, quantityType,
+			cel.BinaryBinding(func(l, r ref.Val) ref.Val {
+				a, ok1 := q(l)
+				i, ok2 := r.(types.Int)
+				if !ok1 || !ok2 {
+					return types.MaybeNoSuchOverloadErr(r)
+				}
+				return quantity{op(a, *resource.NewQuantity(int64(i), resource.DecimalExponent))}
+			})))
 }

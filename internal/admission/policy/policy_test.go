@@ -170,6 +170,11 @@ func TestValidatingTexts(t *testing.T) {
 			Validations: []admissionregistrationv1.Validation{{Expression: "quantity('1e1000000000').isGreaterThan(quantity('1'))"}}}},
 		{name: "isQuantity of a text beyond the bound", spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			Validations: []admissionregistrationv1.Validation{{Expression: "isQuantity('1e1000000000')", Message: "not a quantity here"}}}},
+		{name: "quantity add and sub", spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			Validations: []admissionregistrationv1.Validation{{
+				Expression: "!(quantity('1').add(quantity('500m')).sub(1).compareTo(quantity('500m')) == 0 && quantity('2Gi').add(1).sub(quantity('2Gi')).asInteger() == 1)",
+				Message:    "add and sub computed right (a wrong result would allow)",
+			}}}},
 		{name: "quantity", spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			Validations: []admissionregistrationv1.Validation{{
 				Expression: "object.spec.template.spec.containers.all(c, !has(c.resources.limits) || quantity(c.resources.limits.cpu).isLessThan(quantity('2')))",
