@@ -276,3 +276,41 @@ func TestFindingTextsGolden(t *testing.T) {
 	}
 	g.check()
 }
+
+// TestValidateQuotaAnnotationsOnQuotas: a quota's create refuses an invalid mode or
+// threshold with upstream-style field errors; an update refuses a changed invalid value
+// but not one stored before validation knew it.
+func TestValidateQuotaAnnotationsOnQuotas(t *testing.T) {
+	bad := annotated(rq(t, "q", []string{"pods=1"}, nil), "Block", "80")
+	errs := quota.ValidateResourceQuota(&bad)
+	want := `[metadata.annotations[quota.quotad.io/enforcement]: Unsupported value: "Block": supported values: "Audit", "Enforce", "Warn" metadata.annotations[quota.quotad.io/warn-at]: Invalid value: "80": "80": must be a percentage from 1% to 100%]`
+	if got := fmt.Sprint(errs); got != want {
+		t.Fatalf("create:\n got %s\nwant %s", got, want)
+	}
+	good := annotated(rq(t, "q", []string{"pods=1"}, nil), "Warn", "80%,requests.cpu=90%")
+	if errs := quota.ValidateResourceQuota(&good); len(errs) != 0 {
+		t.Fatalf("valid annotations refused: %v", errs)
+	}
+	// Update: a changed invalid value is refused; an unchanged one (stored before) is not.
+	stored := annotated(rq(t, "q", []string{"pods=1"}, nil), "Block", "")
+	stored.ResourceVersion = "5"
+	edit := stored.DeepCopy()
+	edit.Spec.Hard = rl(t, "pods=2")
+	if errs := quota.ValidateResourceQuotaUpdate(edit, &stored); len(errs) != 0 {
+		t.Fatalf("unchanged stored value refused: %v", errs)
+	}
+	edit.Annotations[quota.WarnAtAnnotation] = "120%"
+	if got := fmt.Sprint(quota.ValidateResourceQuotaUpdate(edit, &stored)); got != `[metadata.annotations[quota.quotad.io/warn-at]: Invalid value: "120%": "120%": must be a percentage from 1% to 100%]` {
+		t.Fatalf("update: %s", got)
+	}
+	crq := &clusterquota.ClusterResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "team", Annotations: map[string]string{quota.EnforcementAnnotation: "warn"}},
+		Spec: clusterquota.ClusterResourceQuotaSpec{
+			Selector: clusterquota.ClusterResourceQuotaSelector{AnnotationSelector: map[string]string{"team": "a"}},
+			Quota:    corev1.ResourceQuotaSpec{Hard: rl(t, "pods=2")},
+		},
+	}
+	if got := fmt.Sprint(clusterquota.Validate(crq)); got != `[metadata.annotations[quota.quotad.io/enforcement]: Unsupported value: "warn": supported values: "Audit", "Enforce", "Warn"]` {
+		t.Fatalf("cluster quota: %s", got)
+	}
+}

@@ -12,6 +12,11 @@ import (
 	"github.com/quotad/quotad/internal/quota/quantity"
 )
 
+// AuditAnnotation is the audit-event annotation under which the findings of Audit-mode
+// quotas on an admitted request are recorded (their messages joined by "; "), as upstream
+// records authorization decisions under authorization.k8s.io/decision.
+const AuditAnnotation = "quota.quotad.io/audit"
+
 // Kinds of the quotas a Finding names.
 const (
 	KindResourceQuota        = "ResourceQuota"

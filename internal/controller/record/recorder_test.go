@@ -1,4 +1,4 @@
-package workloads_test
+package record_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/quotad/quotad/internal/controller/workloads"
+	"github.com/quotad/quotad/internal/controller/record"
 	"github.com/quotad/quotad/internal/server/servertest"
 )
 
@@ -24,7 +24,7 @@ func TestRecorder(t *testing.T) {
 	defer cancel()
 	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	fc := clocktesting.NewFakeClock(start)
-	rec := workloads.NewRecorder(s.Store, "replicaset-controller", fc, nil)
+	rec := record.NewRecorder(s.Store, "replicaset-controller", fc, nil)
 	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "default", UID: "u1"}}
 
 	rec.Eventf(ctx, rs, corev1.EventTypeWarning, "FailedCreate", "Error creating: %s", "refused")
