@@ -195,6 +195,11 @@ func TestWarnAtThresholds(t *testing.T) {
 			req: create(podsGR, podOf("p", ctr(t, "c", []string{"cpu=200m"}, nil))),
 			want: "ResourceQuota ns/q uid=\"\" mode=Warn reason=exceeded resources=[pods]\n  would exceed quota q: requested: pods=1, used: pods=10, limited: pods=10\n" +
 				"ResourceQuota ns/q uid=\"\" mode=Warn reason=threshold resources=[requests.cpu]\n  quota q is above its warn-at threshold: requests.cpu at 85% (1700m of 2, threshold 80%)\n"},
+		{name: "beyond int64 nanos", warnAt: "85%", hard: []string{"requests.memory=100Gi"}, used: []string{"requests.memory=85Gi"},
+			req:  create(podsGR, podOf("p", ctr(t, "c", []string{"memory=1Gi"}, nil))),
+			want: "ResourceQuota ns/q uid=\"\" mode=Enforce reason=threshold resources=[requests.memory]\n  quota q is above its warn-at threshold: requests.memory at 86% (86Gi of 100Gi, threshold 85%)\n"},
+		{name: "beyond int64 nanos at exactly", warnAt: "85%", hard: []string{"requests.memory=100Gi"}, used: []string{"requests.memory=84Gi"},
+			req: create(podsGR, podOf("p", ctr(t, "c", []string{"memory=1Gi"}, nil)))},
 		{name: "delete reports nothing", warnAt: "10%", hard: []string{"pods=10"}, used: []string{"pods=10"},
 			req: del(podsGR, podOf("p", ctr(t, "c", nil, nil)))},
 		{name: "huge hard", warnAt: "1%", hard: []string{"pods=1e10000000"}, used: []string{"pods=1"},

@@ -3,6 +3,8 @@ package quota
 import (
 	"fmt"
 	"math/big"
+	"math/bits"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -148,6 +150,20 @@ func thresholdMessage(quotaName string, cs []crossing) string {
 func aboveThreshold(used, hard resource.Quantity, pct int64) (bool, string) {
 	if hard.Sign() <= 0 || used.Sign() <= 0 {
 		return false, ""
+	}
+	// Values below 9e9 are exact in int64 nanos (parsed quantities are never finer): the
+	// comparison is one 128-bit product each, without allocating.
+	if uf, hf := used.AsApproximateFloat64(), hard.AsApproximateFloat64(); uf < 9e9 && hf < 9e9 {
+		u, h := uint64(used.ScaledValue(resource.Nano)), uint64(hard.ScaledValue(resource.Nano))
+		lhi, llo := bits.Mul64(u, 100)
+		rhi, rlo := bits.Mul64(h, uint64(pct))
+		if lhi < rhi || (lhi == rhi && llo <= rlo) {
+			return false, ""
+		}
+		if lhi < h {
+			q, _ := bits.Div64(lhi, llo, h)
+			return true, strconv.FormatUint(q, 10)
+		}
 	}
 	u, us := decParts(quantity.Clamp(used))
 	h, hs := decParts(quantity.Clamp(hard))
