@@ -68,3 +68,21 @@ func TestRecorder(t *testing.T) {
 		t.Errorf("flood events = %d, want 25 + 1 after refill", len(l.Items))
 	}
 }
+
+// TestRecorderClusterScoped: an event about a cluster-scoped object (a ClusterResourceQuota)
+// lives in namespace default, as upstream's recorder puts it.
+func TestRecorderClusterScoped(t *testing.T) {
+	s := servertest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rec := record.NewRecorder(s.Store, "quota-admission", clocktesting.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)), nil)
+	ref := corev1.ObjectReference{Kind: "ClusterResourceQuota", APIVersion: "quota.openshift.io/v1", Name: "team-a", UID: "u3"}
+	rec.EventRef(ctx, ref, corev1.EventTypeWarning, "QuotaExceeded", "over")
+	l, err := s.Client.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 1 || l.Items[0].InvolvedObject != ref || l.Items[0].Reason != "QuotaExceeded" || l.Items[0].Message != "over" {
+		t.Fatalf("events = %+v", l.Items)
+	}
+}
