@@ -260,7 +260,7 @@ func (p *Prepared) Check(quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota,
 		increase = true
 		if c, ok := ev.(Constrainer); ok {
 			if err := c.Constraints(restricted, newObj); err != nil {
-				if mode := modesOf(rq).mode; mode != Enforce {
+				if mode := EnforcementOf(rq.Annotations); mode != Enforce {
 					p.findings = append(p.findings, newFinding(rq, mode, FindingConstraint, nil, fmt.Sprintf("would fail quota %s: %v", rq.Name, err)))
 				} else {
 					msg := fmt.Sprintf("failed quota: %s: %v", rq.Name, err)
