@@ -319,3 +319,28 @@ func TestValidateQuotaAnnotationsOnQuotas(t *testing.T) {
 		t.Fatalf("cluster quota: %s", got)
 	}
 }
+
+// FuzzParseWarnAt: a value ParseWarnAt accepts renders (String) to a value it parses to the
+// same thresholds, and validation agrees with the parser.
+func FuzzParseWarnAt(f *testing.F) {
+	for _, s := range []string{"80%", "requests.cpu=90%", "80%,requests.cpu=90%", " 80% , pods=1% ", "100%", "0%", "80", "a=b=c", ",", "80%,80%", "pods=50%,pods=60%", "requests.cpu=101%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		w, err := quota.ParseWarnAt(s)
+		errs := quota.ValidateQuotaAnnotations(map[string]string{quota.WarnAtAnnotation: s}, nil)
+		if (err == nil) != (len(errs) == 0) {
+			t.Fatalf("%q: parse error %v, validation %v", s, err, errs)
+		}
+		if err != nil {
+			if !quota.WarnAtOf(map[string]string{quota.WarnAtAnnotation: s}).Empty() {
+				t.Fatalf("%q: invalid value sets thresholds", s)
+			}
+			return
+		}
+		again, err := quota.ParseWarnAt(w.String())
+		if err != nil || again.String() != w.String() || again.All != w.All || len(again.PerResource) != len(w.PerResource) {
+			t.Fatalf("%q -> %q -> %+v, %v", s, w.String(), again, err)
+		}
+	})
+}
