@@ -344,3 +344,23 @@ func FuzzParseWarnAt(f *testing.F) {
 		}
 	})
 }
+
+// TestWarnAtWarnings: a threshold for a resource the quota does not limit is warned about.
+func TestWarnAtWarnings(t *testing.T) {
+	for _, tt := range []struct {
+		warnAt string
+		want   string
+	}{
+		{"", ""},
+		{"80%", ""},
+		{"80%,requests.cpu=90%", ""},
+		{"requests.nvidia.com/gpu=90%,pods=50%,limits.memory=70%", "quota.quotad.io/warn-at: limits.memory is not in the quota's hard limits; its threshold never applies|" +
+			"quota.quotad.io/warn-at: requests.nvidia.com/gpu is not in the quota's hard limits; its threshold never applies"},
+		{"bogus", ""},
+	} {
+		q := annotated(rq(t, "q", []string{"pods=10", "requests.cpu=2"}, nil), "", tt.warnAt)
+		if got := strings.Join(quota.WarnAtWarnings(q.Annotations, q.Spec.Hard), "|"); got != tt.want {
+			t.Errorf("%q:\n got %q\nwant %q", tt.warnAt, got, tt.want)
+		}
+	}
+}

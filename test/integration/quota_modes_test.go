@@ -338,7 +338,8 @@ func TestQuotaModesClusterQuota(t *testing.T) {
 }
 
 // TestQuotaModesInvalidAnnotations: an invalid mode or threshold is refused 422 on create
-// and update, for ResourceQuotas and ClusterResourceQuotas.
+// and update, for ResourceQuotas and ClusterResourceQuotas; a threshold of a resource the
+// quota does not limit is admitted with a warning.
 func TestQuotaModesInvalidAnnotations(t *testing.T) {
 	s := servertest.Start(t)
 	ctx := ctxT(t)
@@ -365,4 +366,13 @@ func TestQuotaModesInvalidAnnotations(t *testing.T) {
 	crq.Annotations = map[string]string{quota.WarnAtAnnotation: "requests.cpu=90%,requests.cpu=95%"}
 	_, err = createCRQ(t, s, crq, metav1.CreateOptions{})
 	expectInvalid(err, `ClusterResourceQuota.quota.openshift.io "bad" is invalid: metadata.annotations[quota.quotad.io/warn-at]: Invalid value: "requests.cpu=90%,requests.cpu=95%": "requests.cpu=95%": requests.cpu has more than one threshold`)
+	// Valid, but naming a resource the quota does not limit: admitted with a warning.
+	c, w := warnedClient(t, s)
+	if _, err := c.CoreV1().ResourceQuotas("iv").Create(ctx, &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "typo", Annotations: map[string]string{quota.WarnAtAnnotation: "80%,limits.memory=90%"}},
+		Spec:       corev1.ResourceQuotaSpec{Hard: rl("pods", "1", "requests.memory", "1Gi")},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expectWarnings(t, w.take(), "quota.quotad.io/warn-at: limits.memory is not in the quota's hard limits; its threshold never applies")
 }
