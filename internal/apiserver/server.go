@@ -352,7 +352,11 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, info requestInfo, isResource bool) {
 	path := r.URL.Path
 	// Admission's warnings (a ValidatingAdmissionPolicy's Warn action) become Warning headers.
-	r = r.WithContext(admission.WithWarnings(r.Context(), func(msg string) { warn(w, []string{msg}) }))
+	// Admission's audit annotations (a quota in Audit mode) go to the request's audit event.
+	ctx := admission.WithWarnings(r.Context(), func(msg string) { warn(w, []string{msg}) })
+	auditCtx := r.Context()
+	ctx = admission.WithAuditAnnotations(ctx, func(key, value string) { audit.Annotate(auditCtx, key, value) })
+	r = r.WithContext(ctx)
 	if r.ContentLength > MaxBodyBytes {
 		writeError(w, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes)))
 		return
