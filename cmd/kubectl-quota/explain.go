@@ -74,9 +74,9 @@ func splitTypeName(args []string) (string, string, error) {
 // typedGVRs are the resources whose evaluators take typed objects, at the version the
 // evaluators were written for.
 var typedGVRs = map[schema.GroupResource]schema.GroupVersionResource{
-	{Resource: "pods"}:                   corev1.SchemeGroupVersion.WithResource("pods"),
-	{Resource: "services"}:               corev1.SchemeGroupVersion.WithResource("services"),
-	{Resource: "persistentvolumeclaims"}: corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"),
+	{Resource: "pods"}:                                        corev1.SchemeGroupVersion.WithResource("pods"),
+	{Resource: "services"}:                                    corev1.SchemeGroupVersion.WithResource("services"),
+	{Resource: "persistentvolumeclaims"}:                      corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"),
 	{Group: resourcev1.GroupName, Resource: "resourceclaims"}: resourcev1.SchemeGroupVersion.WithResource("resourceclaims"),
 }
 
@@ -221,9 +221,9 @@ func explainQuota(out io.Writer, q shownQuota, gr schema.GroupResource, ev quota
 	hardNames := quota.ResourceNames(rq.Status.Hard)
 	tracked := ev.MatchingResources(hardNames)
 	if len(tracked) == 0 {
-		fmt.Fprintf(out, "  resources: no — it limits %s, none of them charged for %s\n", namesText(hardNames), gr.String())
+		fmt.Fprintf(out, "  resources: no — of its hard limits (%s), %s are charged for none\n", namesText(hardNames), gr.String())
 	} else {
-		fmt.Fprintf(out, "  resources: yes — it limits %s for %s\n", namesText(tracked), gr.String())
+		fmt.Fprintf(out, "  resources: yes — of its hard limits, %s are charged for %s\n", gr.String(), namesText(tracked))
 	}
 
 	// Scopes, one line per requirement.

@@ -161,9 +161,7 @@ type fitRequest struct {
 var reviewGV = fit.SchemeGroupVersion
 
 // errNotServed is fit's error against a server without the QuotaReview API.
-func errNotServed(host string) error {
-	return fmt.Errorf("the server %s does not serve %s QuotaReview: kubectl quota fit needs quotad's quota review API (top and explain work against any server)", host, reviewGV)
-}
+var errNotServed = fmt.Errorf("the server does not serve %s QuotaReview: kubectl quota fit needs quotad's quota review API (top and explain work against any server)", reviewGV)
 
 // runFit posts one QuotaReview per object and prints the answers; it reports whether every
 // object fits.
@@ -177,7 +175,7 @@ func runFit(ctx context.Context, cfg *rest.Config, req fitRequest, out io.Writer
 		return false, err
 	}
 	if res == "" {
-		return false, errNotServed(cfg.Host)
+		return false, errNotServed
 	}
 	gvr := reviewGV.WithResource(res)
 	allFit := true
@@ -193,7 +191,7 @@ func runFit(ctx context.Context, cfg *rest.Config, req fitRequest, out io.Writer
 		review, err := postReview(ctx, c, gvr, ns, obj, req.replicas)
 		if err != nil {
 			if apierrors.IsNotFound(err) && isReviewNotFound(err) {
-				return false, errNotServed(cfg.Host)
+				return false, errNotServed
 			}
 			return false, fmt.Errorf("%s: %w", objectRef(obj), err)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -49,7 +50,7 @@ func newClients(cfg *rest.Config) (*clients, error) {
 func (c *clients) serves(gv schema.GroupVersion, kind string) (string, error) {
 	list, err := c.disc.ServerResourcesForGroupVersion(gv.String())
 	if err != nil {
-		if apierrors.IsNotFound(err) {
+		if apierrors.IsNotFound(err) || errors.Is(err, memory.ErrCacheNotFound) {
 			return "", nil
 		}
 		return "", err
