@@ -221,9 +221,9 @@ func explainQuota(out io.Writer, q shownQuota, gr schema.GroupResource, ev quota
 	hardNames := quota.ResourceNames(rq.Status.Hard)
 	tracked := ev.MatchingResources(hardNames)
 	if len(tracked) == 0 {
-		fmt.Fprintf(out, "  resources: no — of its hard limits (%s), %s are charged for none\n", namesText(hardNames), gr.String())
+		fmt.Fprintf(out, "  resources: no — it limits %s, none of which %s are charged\n", namesText(hardNames), gr.String())
 	} else {
-		fmt.Fprintf(out, "  resources: yes — of its hard limits, %s are charged for %s\n", gr.String(), namesText(tracked))
+		fmt.Fprintf(out, "  resources: yes — it limits %s, which %s are charged\n", namesText(tracked), gr.String())
 	}
 
 	// Scopes, one line per requirement.
