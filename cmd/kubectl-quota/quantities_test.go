@@ -1,0 +1,73 @@
+package main
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+func TestPressure(t *testing.T) {
+	for _, tc := range []struct {
+		used, hard string
+		pct, bar   string
+	}{
+		{"0", "1", "0%", "[----------]"},
+		{"850m", "1", "85%", "[########--]"},
+		{"999m", "1", "99%", "[#########-]"},
+		{"1", "1", "100%", "[##########]"},
+		{"2", "1", "200%", "[##########]"},
+		{"664Mi", "1Gi", "64%", "[######----]"},
+		{"1Ei", "8Ei", "12%", "[#---------]"},
+		{"1", "3", "33%", "[###-------]"},
+		{"0", "0", "0%", "[----------]"},
+		{"1", "0", ">100%", "[##########]"},
+	} {
+		p := pressure(resource.MustParse(tc.used), resource.MustParse(tc.hard))
+		if got := percentText(p); got != tc.pct {
+			t.Errorf("%s/%s: percent %s, want %s", tc.used, tc.hard, got, tc.pct)
+		}
+		if got := bar(p); got != tc.bar {
+			t.Errorf("%s/%s: bar %s, want %s", tc.used, tc.hard, got, tc.bar)
+		}
+	}
+}
+
+func TestUsageRowOver(t *testing.T) {
+	for _, tc := range []struct {
+		used, hard string
+		warnAt     int64
+		want       bool
+	}{
+		{"80", "100", 80, false}, // at the threshold is not past it
+		{"81", "100", 80, true},
+		{"99", "100", 0, false},
+		{"101", "100", 0, true}, // above hard (Warn/Audit)
+		{"1", "0", 0, true},
+	} {
+		used, hard := resource.MustParse(tc.used), resource.MustParse(tc.hard)
+		r := usageRow{used: used, hard: hard, pressure: pressure(used, hard), warnAt: tc.warnAt}
+		if got := r.over(); got != tc.want {
+			t.Errorf("%s/%s warn-at %d: over %v, want %v", tc.used, tc.hard, tc.warnAt, got, tc.want)
+		}
+	}
+}
+
+func TestSplitTypeName(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		typ, name string
+		wantErr   bool
+	}{
+		{[]string{"pod/x"}, "pod", "x", false},
+		{[]string{"pod", "x"}, "pod", "x", false},
+		{[]string{"deployments.apps/web"}, "deployments.apps", "web", false},
+		{[]string{"pod"}, "", "", true},
+		{[]string{"pod/"}, "", "", true},
+		{[]string{"pod/x", "y"}, "", "", true},
+	} {
+		typ, name, err := splitTypeName(tc.args)
+		if (err != nil) != tc.wantErr || typ != tc.typ || name != tc.name {
+			t.Errorf("%v: %q %q %v", tc.args, typ, name, err)
+		}
+	}
+}
