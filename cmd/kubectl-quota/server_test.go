@@ -6,9 +6,11 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -91,6 +93,11 @@ func kubeconfig(t *testing.T, s *servertest.Server) string {
 	return path
 }
 
+// squeeze collapses runs of spaces, so tables compare independently of column widths.
+func squeeze(s string) string { return spacesRE.ReplaceAllString(s, " ") }
+
+var spacesRE = regexp.MustCompile(` +`)
+
 // runArgs runs the plugin as kubectl would, returning stdout, stderr and the exit code.
 func runArgs(args ...string) (string, string, int) {
 	var out, errOut bytes.Buffer
@@ -135,6 +142,42 @@ func TestAgainstServer(t *testing.T) {
 		so, se, code := runArgs("top", "--kubeconfig", kc)
 		if code != 0 || so != "" || se != "No resources found in default namespace.\n" {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, so, se)
+		}
+	})
+
+	t.Run("top for a tenant who may not read cluster quotas", func(t *testing.T) {
+		// alice may read the namespace's pods and quotas only: the cluster quota's applied
+		// view is left out, without an error.
+		role := &rbacv1.Role{
+			ObjectMeta: metav1.ObjectMeta{Name: "quota-reader", Namespace: "team-a"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "resourcequotas"}, Verbs: []string{"get", "list"}}},
+		}
+		if _, err := s.Client.RbacV1().Roles("team-a").Create(ctx, role, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		binding := &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "quota-reader", Namespace: "team-a"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "quota-reader"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"}},
+		}
+		if _, err := s.Client.RbacV1().RoleBindings("team-a").Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		admin, _, _ := runArgs("top", "--kubeconfig", kc, "-n", "team-a")
+		var want []string
+		for _, l := range strings.SplitAfter(admin, "\n") {
+			if !strings.Contains(l, "clusterresourcequota/") {
+				want = append(want, l)
+			}
+		}
+		so, se, code := runArgs("top", "--kubeconfig", kc, "-n", "team-a", "--as", "alice")
+		// The columns narrow without the cluster quota's longer name.
+		if code != 0 || se != "" || squeeze(so) != squeeze(strings.Join(want, "")) {
+			t.Errorf("top as alice: exit %d, stderr %q, stdout:\n%s", code, se, so)
+		}
+		so, se, code = runArgs("explain", "pod/web", "--kubeconfig", kc, "-n", "team-a", "--as", "alice")
+		if code != 0 || se != "" || strings.Contains(so, "clusterresourcequota/") || !strings.Contains(so, "resourcequota/compute: matches") {
+			t.Errorf("explain as alice: exit %d, stderr %q, stdout:\n%s", code, se, so)
 		}
 	})
 
