@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -105,8 +106,34 @@ server that serves quota.quotad.io/v1 (quotad).`,
 	return cmd
 }
 
-// readObjects decodes every YAML or JSON document of a file (- for in), expanding Lists.
+// readObjects decodes every YAML or JSON document of a file (- for in), expanding Lists;
+// of a directory, every .yaml, .yml and .json file in it, in name order, as kubectl -f.
 func readObjects(name string, in io.Reader) ([]*unstructured.Unstructured, error) {
+	if name != "-" {
+		if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+			entries, err := os.ReadDir(name)
+			if err != nil {
+				return nil, err
+			}
+			var out []*unstructured.Unstructured
+			for _, e := range entries {
+				switch filepath.Ext(e.Name()) {
+				case ".yaml", ".yml", ".json":
+				default:
+					continue
+				}
+				if !e.Type().IsRegular() {
+					continue
+				}
+				more, err := readObjects(filepath.Join(name, e.Name()), in)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, more...)
+			}
+			return out, nil
+		}
+	}
 	var r io.Reader = in
 	if name != "-" {
 		b, err := os.ReadFile(name)

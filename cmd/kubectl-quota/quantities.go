@@ -100,8 +100,11 @@ func listText(list corev1.ResourceList) string {
 	return strings.Join(parts, ", ")
 }
 
-// namesText renders names comma-separated.
+// namesText renders names comma-separated ("nothing" for none).
 func namesText(names []corev1.ResourceName) string {
+	if len(names) == 0 {
+		return "nothing"
+	}
 	parts := make([]string, len(names))
 	for i, n := range names {
 		parts[i] = string(n)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -69,5 +70,29 @@ func TestSplitTypeName(t *testing.T) {
 		if (err != nil) != tc.wantErr || typ != tc.typ || name != tc.name {
 			t.Errorf("%v: %q %q %v", tc.args, typ, name, err)
 		}
+	}
+}
+
+func TestReadObjects(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir+"/b.yaml", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b1}\n- apiVersion: v1\n  kind: Secret\n  metadata: {name: b2}\n")
+	writeFile(t, dir+"/a.json", `{"apiVersion":"v1","kind":"Service","metadata":{"name":"a"}}`)
+	writeFile(t, dir+"/notes.txt", "not a manifest")
+	writeFile(t, dir+"/c.yml", "---\napiVersion: v1\nkind: Pod\nmetadata: {name: c1}\n---\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: c2}\n")
+	objs, err := readObjects(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range objs {
+		got = append(got, objectRef(o))
+	}
+	want := "service/a configmap/b1 secret/b2 pod/c1 pod/c2"
+	if strings.Join(got, " ") != want {
+		t.Errorf("got %v, want %s", got, want)
+	}
+	writeFile(t, dir+"/bad.yaml", "kind: Pod\n")
+	if _, err := readObjects(dir+"/bad.yaml", nil); err == nil || !strings.Contains(err.Error(), "no apiVersion or kind") {
+		t.Errorf("an object without apiVersion: %v", err)
 	}
 }

@@ -150,7 +150,7 @@ func TestAgainstServer(t *testing.T) {
 		// view is left out, without an error.
 		role := &rbacv1.Role{
 			ObjectMeta: metav1.ObjectMeta{Name: "quota-reader", Namespace: "team-a"},
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "resourcequotas"}, Verbs: []string{"get", "list"}}},
+			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "resourcequotas"}, Verbs: []string{"get", "list"}}},
 		}
 		if _, err := s.Client.RbacV1().Roles("team-a").Create(ctx, role, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
