@@ -110,7 +110,13 @@ func runExplain(ctx context.Context, cfg *rest.Config, ns, resArg, name string, 
 	}
 	ref += "/" + name
 
-	// 2. Read the object, typed where its evaluator needs it.
+	// 2. Read the object, typed where its evaluator needs it; kinds quota never charges
+	// need no object.
+	ev := evaluator.NewRegistry().Get(gr)
+	if ev == nil {
+		_, err := fmt.Fprintf(out, "%s are never charged to quotas\n", gr.String())
+		return err
+	}
 	if typed, ok := typedGVRs[gr]; ok {
 		gvr = typed
 	}
@@ -136,11 +142,6 @@ func runExplain(ctx context.Context, cfg *rest.Config, ns, resArg, name string, 
 	}
 
 	// 3. The object's usage, from the evaluator admission uses.
-	ev := evaluator.NewRegistry().Get(gr)
-	if ev == nil {
-		_, err := fmt.Fprintf(out, "%s in namespace %s: %s are never charged to quotas\n", ref, ns, gr.String())
-		return err
-	}
 	usage, err := ev.Usage(obj)
 	if err != nil {
 		return err

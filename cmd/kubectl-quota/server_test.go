@@ -204,19 +204,21 @@ func TestAgainstServer(t *testing.T) {
 		golden(t, "explain.golden", all.String())
 	})
 
-	t.Run("explain errors", func(t *testing.T) {
+	t.Run("explain errors and ignored kinds", func(t *testing.T) {
 		for _, tc := range []struct {
-			args []string
-			want string
+			args           []string
+			code           int
+			stdout, stderr string
 		}{
-			{[]string{"explain", "pod/nope", "-n", "team-a"}, "error: pods \"nope\" not found\n"},
-			{[]string{"explain", "widgets/x"}, "error: the server doesn't have a resource type \"widgets\"\n"},
-			{[]string{"explain", "nodes/x"}, "error: nodes are cluster-scoped: quotas charge only namespaced objects\n"},
-			{[]string{"explain", "pod"}, "error: arguments in resource/name form must have a single resource and name, got \"pod\"\n"},
+			{[]string{"explain", "pod/nope", "-n", "team-a"}, 1, "", "error: pods \"nope\" not found\n"},
+			{[]string{"explain", "widgets/x"}, 1, "", "error: the server doesn't have a resource type \"widgets\"\n"},
+			{[]string{"explain", "nodes/x"}, 1, "", "error: nodes are cluster-scoped: quotas charge only namespaced objects\n"},
+			{[]string{"explain", "pod"}, 1, "", "error: arguments in resource/name form must have a single resource and name, got \"pod\"\n"},
+			{[]string{"explain", "events/x"}, 0, "events are never charged to quotas\n", ""},
 		} {
 			so, se, code := runArgs(append(tc.args, "--kubeconfig", kc)...)
-			if code != 1 || so != "" || se != tc.want {
-				t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", tc.args, code, so, se, tc.want)
+			if code != tc.code || so != tc.stdout || se != tc.stderr {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d, stdout %q, stderr %q", tc.args, code, so, se, tc.code, tc.stdout, tc.stderr)
 			}
 		}
 	})
