@@ -184,7 +184,7 @@ func TestAgainstServer(t *testing.T) {
 	t.Run("explain", func(t *testing.T) {
 		var all strings.Builder
 		for _, args := range [][]string{
-			{"pod/web"}, {"pod", "batch"}, {"po/be1"}, {"pvc/data"}, {"svc/web"}, {"configmap/settings"},
+			{"pod/web"}, {"pod", "batch"}, {"po/be1"}, {"pvc/data"}, {"svc/web"}, {"resourceclaims", "gpus"}, {"configmap/settings"},
 		} {
 			var out bytes.Buffer
 			resArg, name, err := splitTypeName(args)
