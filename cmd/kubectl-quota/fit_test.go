@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/quotad/quotad/internal/quota/fit"
 )
@@ -151,5 +152,35 @@ func TestFitNotServed(t *testing.T) {
 	so, se, code := runArgs("fit", "-f", "testdata/deploy.yaml", "-s", srv.URL)
 	if code != 1 || so != "" || !strings.HasPrefix(se, "error: the server does not serve quota.quotad.io/v1 QuotaReview") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, so, se)
+	}
+}
+
+func TestSummary(t *testing.T) {
+	pod := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod"}}
+	deploy := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment"}}
+	over := fit.ResourceFit{Name: "requests.cpu", Requested: q("2"), Remaining: q("1"), Fits: false}
+	for _, tc := range []struct {
+		name string
+		obj  *unstructured.Unstructured
+		st   fit.QuotaReviewStatus
+		want string
+	}{
+		{"fits", deploy, fit.QuotaReviewStatus{Fits: true, Replicas: 3, ReplicasFit: 3}, "fits"},
+		{"a pod over a quota", pod, fit.QuotaReviewStatus{Replicas: 1, Quotas: []fit.QuotaFit{
+			{Kind: "ResourceQuota", Name: "compute", Enforcement: "Enforce", Resources: []fit.ResourceFit{over}},
+		}}, "does not fit; refused by quota compute: requests.cpu (requested 2, remaining 1)"},
+		{"replicas over a Warn quota", deploy, fit.QuotaReviewStatus{Allowed: true, Replicas: 10, ReplicasFit: 10, Quotas: []fit.QuotaFit{
+			{Kind: "ResourceQuota", Name: "soft", Enforcement: "Warn", Resources: []fit.ResourceFit{over}},
+		}}, "does not fit; over quota soft (Warn: admitted): requests.cpu (requested 2, remaining 1)"},
+		{"refused by a constraint", pod, fit.QuotaReviewStatus{Reason: "failed quota: compute: must specify limits.cpu for: a", Replicas: 1, Quotas: []fit.QuotaFit{
+			{Kind: "ResourceQuota", Name: "compute", Enforcement: "Enforce", Fits: true},
+		}}, "does not fit; refused: failed quota: compute: must specify limits.cpu for: a"},
+		{"replicas over a cluster quota", deploy, fit.QuotaReviewStatus{Allowed: true, Replicas: 5, ReplicasFit: 0, Quotas: []fit.QuotaFit{
+			{Kind: "ClusterResourceQuota", Name: "team-a", Enforcement: "Enforce", Resources: []fit.ResourceFit{over}},
+		}}, "only 0 of 5 replicas fit; refused by cluster quota team-a: requests.cpu (requested 2, remaining 1)"},
+	} {
+		if got := summary(tc.obj, tc.st); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
 	}
 }
