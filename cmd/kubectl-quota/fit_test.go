@@ -60,10 +60,11 @@ func qp(s string) *resource.Quantity { v := resource.MustParse(s); return &v }
 func i32(v int32) *int32 { return &v }
 
 // deployNotFitting is what quotad answers for testdata/deploy.yaml's Deployment with 10
-// replicas of 50m/32Mi against testdata/fixture.yaml.
+// replicas of 50m/32Mi against testdata/fixture.yaml (as testdata/fit.golden, taken against
+// the server, shows).
 var deployNotFitting = fit.QuotaReviewStatus{
 	Operation: "CREATE", Allowed: true, Fits: false, Replicas: 10, ReplicasFit: 2,
-	Warnings: []string{"only 2 of 10 replicas fit quota compute: pods, requests.cpu"},
+	Warnings: []string{"only 2 of 10 replicas fit quota compute: pods: 1 per replica, used 2, limited 4"},
 	Quotas: []fit.QuotaFit{
 		{Kind: "ResourceQuota", Name: "compute", Enforcement: "Enforce", WarnAt: "80%,requests.memory=50%", Fits: false, ReplicasFit: i32(2), Resources: []fit.ResourceFit{
 			{Name: "pods", Used: q("2"), Requested: q("10"), PerReplica: qp("1"), Hard: q("4"), Remaining: q("2"), Fits: false},
