@@ -250,16 +250,10 @@ func TestAgainstServer(t *testing.T) {
 			t.Errorf("fit --replicas 10: exit %d, stderr %q", code, se)
 		}
 		out += "\n$ kubectl quota fit -f deploy.yaml --replicas 10\n" + so
-		// The verdicts hold whatever the golden says; the golden is taken (-update) once
-		// the server side has landed and its wording was reviewed.
 		if !strings.Contains(out, "\nfits\n") || !strings.Contains(out, "only 2 of 10 replicas fit; refused by quota compute: ") {
 			t.Errorf("fit verdicts:\n%s", out)
 		}
-		if _, err := os.Stat(filepath.Join("testdata", "fit.golden")); err == nil || *update {
-			golden(t, "fit.golden", out)
-		} else {
-			t.Logf("no golden for fit yet (run with -update to take it):\n%s", out)
-		}
+		golden(t, "fit.golden", out)
 		// Nothing was created.
 		if _, err := s.Client.AppsV1().Deployments("team-a").Get(ctx, "api", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Errorf("fit created the deployment: %v", err)

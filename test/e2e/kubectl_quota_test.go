@@ -113,16 +113,10 @@ func TestKubectlQuota(t *testing.T) {
 	}
 	fit := "$ kubectl quota fit -f deploy.yaml\n" + plugin(0, "fit", "-f", pluginDeploy) +
 		"\n$ kubectl quota fit -f deploy.yaml --replicas 10\n" + plugin(1, "fit", "-f", pluginDeploy, "--replicas", "10")
-	// The verdicts hold whatever the golden says; the golden is taken (-update) once the
-	// server side has landed and its wording was reviewed.
 	if !strings.Contains(fit, "\nfits\n") || !strings.Contains(fit, "only 2 of 10 replicas fit; refused by quota compute: ") {
 		t.Errorf("kubectl quota fit verdicts:\n%s", fit)
 	}
-	if _, err := os.Stat(filepath.Join("testdata", "kubectl_quota_fit.golden")); err == nil || *update {
-		golden(t, "kubectl_quota_fit.golden", fit)
-	} else {
-		t.Logf("no golden for kubectl quota fit yet (run with -update to take it):\n%s", fit)
-	}
+	golden(t, "kubectl_quota_fit.golden", fit)
 	if r := c.kubectl("get", "deployment", "api", "-n", "team-a"); r.code == 0 {
 		t.Errorf("kubectl quota fit created the deployment")
 	}
