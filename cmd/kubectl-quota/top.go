@@ -29,7 +29,8 @@ sorted by pressure (highest percentage first).
 The ResourceQuotas of the namespace are listed, and the cluster quotas that select it
 (quota.openshift.io/v1 AppliedClusterResourceQuotas) when the server serves them and you
 may read them. With -A, the ResourceQuotas of every namespace and every
-ClusterResourceQuota you may read.
+ClusterResourceQuota you may read (its total, with NAMESPACE "(cluster)"). QUOTA names a
+cluster quota clusterresourcequota/<name>.
 
 MODE is the quota's enforcement mode (annotation quota.quotad.io/enforcement: Enforce,
 Warn or Audit) and WARN-AT its threshold for the resource (annotation
