@@ -119,6 +119,9 @@ type Config struct {
 	ObserveLongReadWaiting func(delta int)
 	// ObservePanic, when set, is called once per handler panic recovered.
 	ObservePanic func()
+	// Requests, when set, is told of the requests kube-apiserver's request metrics count
+	// (metrics.go).
+	Requests RequestObserver
 	// Reviews answer creates of the review resources (registry.Resource.Review), by
 	// group-resource; a review resource without one answers 405.
 	Reviews map[schema.GroupResource]Review
@@ -310,6 +313,13 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 			}
 		}
 		r = r.WithContext(auth.WithUser(r.Context(), user))
+	}
+	if isResource {
+		s.measure(w, r, info)
+		if w.measured && w.metric.LongRunning() {
+			s.cfg.Requests.ObserveLongRunning(&w.metric, 1)
+			defer s.cfg.Requests.ObserveLongRunning(&w.metric, -1)
+		}
 	}
 	if watch {
 		if u, ok := auth.UserFrom(r.Context()); ok && !exempt(u) {

@@ -332,6 +332,10 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	rcfg.ObserveQuota = metrics.observeQuota
 	rcfg.ObserveRequest = metrics.observeRequest
+	rcfg.ObserveWrites = metrics.observeWrites
+	rcfg.ObserveQuotaLatency = metrics.admission.quota
+	rcfg.Admission = timedAdmission{next: rcfg.Admission, metrics: metrics.admission}
+	chain.Observe(metrics.admission.plugin)
 	store = registry.NewStore(rcfg)
 	cached = newCachedReader(ctx, store, log)
 	rbacs = newRBACFeed(ctx, store, log)
@@ -426,7 +430,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Version:        CurrentVersion(),
 		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
-		ObservePanic: metrics.apiPanics.Inc, Audit: auditor,
+		ObservePanic: metrics.apiPanics.Inc, Audit: auditor, Requests: metrics.api,
 		Reviews: reviewHandlers, TokenRequest: tokenRequester(store, sas, cfg.ServiceAccountMaxTokenExpiration),
 		MaxBodyBytesInFlight:   cfg.MaxBodyBytesInFlight,
 		ObserveWatchWaiting:    metrics.observeWatchWaiting,
