@@ -19,7 +19,7 @@ type RequestLabels struct {
 	// CONNECT (pods' log, exec, attach, portforward and proxy subresources) or "other".
 	Verb string
 	// DryRun is "" without ?dryRun, "All" with it, "invalid" for another value.
-	DryRun string
+	DryRun                                string
 	Group, Version, Resource, Subresource string
 	// Scope is "resource" (a named object, or any create), "namespace" or "cluster".
 	Scope string
