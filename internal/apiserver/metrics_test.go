@@ -75,7 +75,9 @@ func TestRequestObserver(t *testing.T) {
 	})
 	obs := &recordingObserver{started: make(chan RequestLabels, 1)}
 	s := New(Config{Store: store, Logger: logger, Requests: obs})
-	cm := func(name string) []byte { return []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `"}}`) }
+	cm := func(name string) []byte {
+		return []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `"}}`)
+	}
 	core := func(verb, dryRun, resource, sub, scope string) RequestLabels {
 		return RequestLabels{Verb: verb, DryRun: dryRun, Version: "v1", Resource: resource, Subresource: sub, Scope: scope}
 	}
