@@ -8,5 +8,7 @@
 // carries summary and description annotations, and the dashboard has its datasource and
 // namespace variables. The metric names are extracted by a small PromQL lexer
 // (promql_test.go) that drops functions, keywords, label matchers, grouping labels,
-// durations, strings and Grafana variables.
+// durations, strings and Grafana variables. When promtool is installed, the rules also
+// pass `promtool check rules` and their unit tests (prometheus/quotad-alerts_test.yaml), and
+// every dashboard expression parses with Prometheus's own parser (promtool_test.go).
 package deploy
