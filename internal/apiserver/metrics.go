@@ -43,7 +43,8 @@ type RequestObserver interface {
 	ObserveLongRunning(l *RequestLabels, delta int)
 }
 
-// connectSubresources are upstream's validConnectRequests: requests to them are CONNECT.
+// connectSubresource reports whether sub is one of upstream's validConnectRequests, whose
+// requests are CONNECT.
 func connectSubresource(sub string) bool {
 	switch sub {
 	case "log", "exec", "portforward", "attach", "proxy":
