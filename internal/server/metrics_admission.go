@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,8 +21,7 @@ type admissionMetrics struct {
 	step       *prometheus.HistogramVec
 	controller *prometheus.HistogramVec
 
-	mu       sync.RWMutex
-	children map[admissionKey]prometheus.Observer
+	children childCache[admissionKey, prometheus.Observer]
 }
 
 // admissionKey is one label set; name is empty for a step.
@@ -46,7 +44,6 @@ func newAdmissionMetrics() *admissionMetrics {
 			Help:    "Admission controller latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).",
 			Buckets: admissionDurationBuckets,
 		}, []string{"name", "type", "operation", "rejected"}),
-		children: map[admissionKey]prometheus.Observer{},
 	}
 }
 
@@ -56,24 +53,16 @@ func (m *admissionMetrics) collectors() []prometheus.Collector {
 
 // observe records one observation of a step (name "") or a plugin.
 func (m *admissionMetrics) observe(k admissionKey, elapsed time.Duration) {
-	m.mu.RLock()
-	o, ok := m.children[k]
-	m.mu.RUnlock()
-	if !ok {
+	m.children.get(k, func() prometheus.Observer {
 		typ := "admit"
 		if k.validate {
 			typ = "validate"
 		}
 		if k.name == "" {
-			o = m.step.WithLabelValues(typ, string(k.op), strconv.FormatBool(k.rejected))
-		} else {
-			o = m.controller.WithLabelValues(k.name, typ, string(k.op), strconv.FormatBool(k.rejected))
+			return m.step.WithLabelValues(typ, string(k.op), strconv.FormatBool(k.rejected))
 		}
-		m.mu.Lock()
-		m.children[k] = o
-		m.mu.Unlock()
-	}
-	o.Observe(elapsed.Seconds())
+		return m.controller.WithLabelValues(k.name, typ, string(k.op), strconv.FormatBool(k.rejected))
+	}).Observe(elapsed.Seconds())
 }
 
 // plugin is the chain's admission.PluginObserver.

@@ -2,7 +2,6 @@ package server
 
 import (
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,15 +23,15 @@ const apiserverComponent = "apiserver"
 // apiserver_request_duration_seconds (long-running requests excluded, as upstream's
 // SLO-oriented dashboards expect) and apiserver_longrunning_requests. It implements
 // apiserver.RequestObserver. The children of each label set are resolved once and kept in
-// a map keyed by the labels themselves, so observing a request allocates nothing.
+// a map keyed by the labels themselves, so observing a request allocates nothing and takes
+// no lock.
 type requestMetrics struct {
 	total       *prometheus.CounterVec
 	duration    *prometheus.HistogramVec
 	longRunning *prometheus.GaugeVec
 
-	mu       sync.RWMutex
-	children map[requestKey]requestChildren
-	gauges   map[apiserver.RequestLabels]prometheus.Gauge
+	children childCache[requestKey, requestChildren]
+	gauges   childCache[apiserver.RequestLabels, prometheus.Gauge]
 }
 
 type requestKey struct {
@@ -60,8 +59,6 @@ func newRequestMetrics() *requestMetrics {
 			Name: "apiserver_longrunning_requests",
 			Help: "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.",
 		}, []string{"verb", "group", "version", "resource", "subresource", "scope", "component"}),
-		children: map[requestKey]requestChildren{},
-		gauges:   map[apiserver.RequestLabels]prometheus.Gauge{},
 	}
 }
 
@@ -71,21 +68,15 @@ func (m *requestMetrics) collectors() []prometheus.Collector {
 
 // ObserveRequest implements apiserver.RequestObserver.
 func (m *requestMetrics) ObserveRequest(l *apiserver.RequestLabels, code int, elapsed time.Duration) {
-	k := requestKey{labels: *l, code: code}
-	m.mu.RLock()
-	c, ok := m.children[k]
-	m.mu.RUnlock()
-	if !ok {
-		c = requestChildren{
+	c := m.children.get(requestKey{labels: *l, code: code}, func() requestChildren {
+		c := requestChildren{
 			total: m.total.WithLabelValues(l.Verb, l.DryRun, l.Group, l.Version, l.Resource, l.Subresource, l.Scope, apiserverComponent, strconv.Itoa(code)),
 		}
 		if !l.LongRunning() {
 			c.duration = m.duration.WithLabelValues(l.Verb, l.DryRun, l.Group, l.Version, l.Resource, l.Subresource, l.Scope, apiserverComponent)
 		}
-		m.mu.Lock()
-		m.children[k] = c
-		m.mu.Unlock()
-	}
+		return c
+	})
 	c.total.Inc()
 	if c.duration != nil {
 		c.duration.Observe(elapsed.Seconds())
@@ -94,14 +85,8 @@ func (m *requestMetrics) ObserveRequest(l *apiserver.RequestLabels, code int, el
 
 // ObserveLongRunning implements apiserver.RequestObserver.
 func (m *requestMetrics) ObserveLongRunning(l *apiserver.RequestLabels, delta int) {
-	m.mu.RLock()
-	g, ok := m.gauges[*l]
-	m.mu.RUnlock()
-	if !ok {
-		g = m.longRunning.WithLabelValues(l.Verb, l.Group, l.Version, l.Resource, l.Subresource, l.Scope, apiserverComponent)
-		m.mu.Lock()
-		m.gauges[*l] = g
-		m.mu.Unlock()
-	}
+	g := m.gauges.get(*l, func() prometheus.Gauge {
+		return m.longRunning.WithLabelValues(l.Verb, l.Group, l.Version, l.Resource, l.Subresource, l.Scope, apiserverComponent)
+	})
 	g.Add(float64(delta))
 }
