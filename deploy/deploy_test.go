@@ -248,9 +248,10 @@ func TestAssetsNameExportedMetrics(t *testing.T) {
 	// The quota and cluster quota gauges come from watch-fed caches, leadership and the
 	// repair from other goroutines: scrape until they are all there (or the deadline).
 	var exported map[string]bool
+	var samples []string
 	for {
 		var err error
-		if exported, err = scrape(ctx, s); err != nil {
+		if exported, samples, err = scrape(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 		if exported["quotad_resourcequota"] && exported["quotad_clusterresourcequota_namespace"] &&
@@ -263,6 +264,31 @@ func TestAssetsNameExportedMetrics(t *testing.T) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+	// The events were counted where they happened: the edge, admission, the quota step,
+	// group commit.
+	for _, want := range [][]string{
+		{`apiserver_request_total{`, `verb="POST"`, `resource="configmaps"`, `scope="resource"`, `code="403"`, `component="apiserver"`},
+		{`apiserver_request_total{`, `verb="POST"`, `dry_run="All"`, `code="201"`},
+		{`apiserver_request_total{`, `verb="APPLY"`, `code="200"`},
+		{`apiserver_request_total{`, `verb="WATCH"`, `resource="configmaps"`},
+		{`apiserver_request_duration_seconds_count{`, `verb="LIST"`, `scope="namespace"`},
+		{`apiserver_longrunning_requests{`, `verb="WATCH"`},
+		{`apiserver_admission_controller_admission_duration_seconds_count{`, `name="ResourceQuota"`, `operation="CREATE"`, `rejected="true"`, `type="validate"`},
+		{`apiserver_admission_controller_admission_duration_seconds_count{`, `name="NamespaceLifecycle"`, `type="admit"`},
+		{`apiserver_admission_step_admission_duration_seconds_count{`, `type="admit"`, `operation="CREATE"`},
+		{`quotad_controller_panics_total{controller="resourcequota"} 0`},
+		{`quotad_resourcequota_repairs_total{namespace="m",resourcequota="q"} 1`},
+	} {
+		if !slices.ContainsFunc(samples, func(line string) bool { return containsAll(line, want) }) {
+			t.Errorf("no sample of /metrics has %q", want)
+		}
+	}
+	if !slices.ContainsFunc(samples, func(line string) bool {
+		return strings.HasPrefix(line, "quotad_storage_writes_per_transaction_count ") && !strings.HasSuffix(line, " 0")
+	}) {
+		t.Errorf("no group-commit transaction observed: %q", slices.DeleteFunc(slices.Clone(samples), func(l string) bool { return !strings.HasPrefix(l, "quotad_storage_writes") }))
+	}
+
 	var missing, allowed []string
 	for name, where := range used {
 		switch {
@@ -374,13 +400,14 @@ func exercise(ctx context.Context, t *testing.T, s *servertest.Server) {
 	}
 }
 
-// scrape reads /metrics as the admin and returns the names of its samples.
-func scrape(ctx context.Context, s *servertest.Server) (map[string]bool, error) {
+// scrape reads /metrics as the admin and returns the names of its samples and the samples.
+func scrape(ctx context.Context, s *servertest.Server) (map[string]bool, []string, error) {
 	body, err := s.Client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := map[string]bool{}
+	names := map[string]bool{}
+	var samples []string
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(make([]byte, 0, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -389,8 +416,19 @@ func scrape(ctx context.Context, s *servertest.Server) (map[string]bool, error) 
 			continue
 		}
 		if i := strings.IndexAny(line, "{ "); i > 0 {
-			out[line[:i]] = true
+			names[line[:i]] = true
+			samples = append(samples, line)
 		}
 	}
-	return out, sc.Err()
+	return names, samples, sc.Err()
+}
+
+// containsAll reports whether line has every part.
+func containsAll(line string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(line, p) {
+			return false
+		}
+	}
+	return true
 }
