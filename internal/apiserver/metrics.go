@@ -25,8 +25,9 @@ type RequestLabels struct {
 	Scope string
 }
 
-// LongRunning reports whether upstream counts the request in apiserver_longrunning_requests
-// instead of apiserver_request_duration_seconds (watches and the connect subresources).
+// LongRunning reports whether the request is long-running as upstream's check decides
+// (watches and the connect subresources): it is counted in apiserver_longrunning_requests
+// while open, and quotad leaves it out of apiserver_request_duration_seconds.
 func (l *RequestLabels) LongRunning() bool { return l.Verb == "WATCH" || l.Verb == "CONNECT" }
 
 // RequestObserver is told of the API requests kube-apiserver's request metrics count: every
