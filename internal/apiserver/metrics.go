@@ -75,6 +75,16 @@ func (s *Server) measure(w *recorder, r *http.Request, info requestInfo) {
 	w.metric = requestLabels(r, info)
 }
 
+// longRunning tells the observer that a long-running request measure selected starts
+// being served; the function it returns, that it ended.
+func (s *Server) longRunning(w *recorder) (end func()) {
+	if !w.measured || !w.metric.LongRunning() {
+		return func() {}
+	}
+	s.cfg.Requests.ObserveLongRunning(&w.metric, 1)
+	return func() { s.cfg.Requests.ObserveLongRunning(&w.metric, -1) }
+}
+
 // observeRequest tells the observer of an answered request measure selected.
 func (s *Server) observeRequest(w *recorder, code int, elapsed time.Duration) {
 	if w.measured {

@@ -316,10 +316,6 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 	}
 	if isResource {
 		s.measure(w, r, info)
-		if w.measured && w.metric.LongRunning() {
-			s.cfg.Requests.ObserveLongRunning(&w.metric, 1)
-			defer s.cfg.Requests.ObserveLongRunning(&w.metric, -1)
-		}
 	}
 	if watch {
 		if u, ok := auth.UserFrom(r.Context()); ok && !exempt(u) {
@@ -330,6 +326,7 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 			}
 			defer done()
 		}
+		defer s.longRunning(w)()
 		s.serveAPI(w, r, info, isResource)
 		return
 	}
@@ -353,6 +350,7 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 		return
 	}
 	release := func() { seat(); received() }
+	defer s.longRunning(w)()
 	s.withDeadline(w, r, deadline, release, func(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(w, r, info, isResource)
 	})
