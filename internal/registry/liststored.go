@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -20,13 +21,18 @@ import (
 
 // StoredListable reports whether ListEachStored can serve a list of res with opts: a kind
 // stored as itself (no conversion from another version's storage), typed (custom
-// resources are defaulted as they are read), and no selector to evaluate.
+// resources are defaulted as they are read), not completed as it is decoded (a cluster
+// quota's entries are stored without their hard, see decodeStored), and no selector to
+// evaluate.
 func StoredListable(res *Resource, opts ListOptions) bool {
 	if res.Storage != nil || !opts.Selector.Empty() {
 		return false
 	}
-	_, untyped := res.New().(*unstructured.Unstructured)
-	return !untyped
+	switch res.New().(type) {
+	case *unstructured.Unstructured, *clusterquota.ClusterResourceQuota:
+		return false
+	}
+	return true
 }
 
 // ListEachStored is ListEach for a list that StoredListable allows, each page's items

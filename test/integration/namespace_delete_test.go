@@ -324,6 +324,35 @@ func TestNamespaceDeletionEveryKind(t *testing.T) {
 		}
 	}
 
+	// And every cluster-scoped kind, whatever it holds (the bootstrap objects, a cluster
+	// quota whose entries are completed as they are read).
+	mkClusterQuotaForList(t, s)
+	lists, err := s.Client.Discovery().ServerPreferredResources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lists {
+		for _, r := range l.APIResources {
+			if r.Namespaced || strings.Contains(r.Name, "/") || !containsString(r.Verbs, "list") {
+				continue
+			}
+			path := "/apis/" + l.GroupVersion + "/" + r.Name
+			if l.GroupVersion == "v1" {
+				path = "/api/v1/" + r.Name
+			}
+			unpaged, paged := listItemsRaw(t, s, path, ""), listItemsRaw(t, s, path, "100000")
+			if len(unpaged) != len(paged) {
+				t.Errorf("%s: %d items un-paged, %d paged", path, len(unpaged), len(paged))
+				continue
+			}
+			for i := range unpaged {
+				if string(unpaged[i]) != string(paged[i]) {
+					t.Errorf("%s: item %d un-paged differs from the decoded object's encoding:\n got %s\nwant %s", path, i, unpaged[i], paged[i])
+				}
+			}
+		}
+	}
+
 	// 3. Delete the namespace: everything goes, through the registry.
 	deleteNamespaceAndWait(t, s, ns)
 	if left := storedKeysOf(t, s, ns); len(left) > 0 {
@@ -343,6 +372,23 @@ func TestNamespaceDeletionEveryKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectUsed(t, s, ns, "again", map[string]string{"configmaps": "2"})
+}
+
+// mkClusterQuotaForList creates a cluster quota selecting the namespace "every", and
+// charges it.
+func mkClusterQuotaForList(t *testing.T, s *servertest.Server) {
+	t.Helper()
+	body := `{"apiVersion":"quota.openshift.io/v1","kind":"ClusterResourceQuota","metadata":{"name":"every"},
+		"spec":{"selector":{"labels":{"matchLabels":{"kubernetes.io/metadata.name":"every"}}},"quota":{"hard":{"configmaps":"10"}}}}`
+	res := s.Client.CoreV1().RESTClient().Post().AbsPath("/apis/quota.openshift.io/v1/clusterresourcequotas").
+		Body([]byte(body)).SetHeader("Content-Type", "application/json").Do(ctxT(t))
+	if err := res.Error(); err != nil {
+		t.Fatal(err)
+	}
+	// A charge, so that the quota is stored as charges store it.
+	if _, err := s.Client.CoreV1().ConfigMaps("every").Create(ctxT(t), mkConfigMap(&metav1.ObjectMeta{Name: "charged"}), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // listItemsRaw returns the items of a JSON list at path as sent, with limit when set.
