@@ -18,3 +18,10 @@ func Warn(ctx context.Context, msg string) {
 		add(msg)
 	}
 }
+
+// WarningsWanted reports whether ctx carries a warning sink: a client's request, whose
+// warnings are worth computing.
+func WarningsWanted(ctx context.Context) bool {
+	add, ok := ctx.Value(warningsKey{}).(func(string))
+	return ok && add != nil
+}
