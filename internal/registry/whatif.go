@@ -110,6 +110,7 @@ func (s *Store) WhatIf(ctx context.Context, res *Resource, ns string, obj runtim
 		m.SetResourceVersion(objectMeta(old).GetResourceVersion())
 		m.SetUID(objectMeta(old).GetUID())
 		m.SetCreationTimestamp(objectMeta(old).GetCreationTimestamp())
+		m.SetGeneration(objectMeta(old).GetGeneration())
 	} else {
 		m.SetResourceVersion("")
 	}
