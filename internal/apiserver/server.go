@@ -351,8 +351,10 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 // serveAPI serves an authenticated API request.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, info requestInfo, isResource bool) {
 	path := r.URL.Path
-	// Admission's warnings (a ValidatingAdmissionPolicy's Warn action) become Warning headers.
-	r = r.WithContext(admission.WithWarnings(r.Context(), func(msg string) { warn(w, []string{msg}) }))
+	// Admission's warnings (a ValidatingAdmissionPolicy's Warn action, a workload's replicas
+	// that do not fit) become Warning headers, each text once as upstream's recorder (a
+	// write retried after a conflict runs admission again).
+	r = r.WithContext(admission.WithWarnings(r.Context(), onceEach(func(msg string) { warn(w, []string{msg}) })))
 	if r.ContentLength > MaxBodyBytes {
 		writeError(w, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes)))
 		return
@@ -463,4 +465,22 @@ func metaOf(obj runtime.Object) *metav1.ObjectMeta {
 		out.Labels, out.Annotations, out.CreationTimestamp = m.GetLabels(), m.GetAnnotations(), m.GetCreationTimestamp()
 	}
 	return out
+}
+
+// onceEach returns add that passes each distinct message to add once.
+func onceEach(add func(msg string)) func(msg string) {
+	var mu sync.Mutex
+	var seen map[string]bool
+	return func(msg string) {
+		mu.Lock()
+		dup := seen[msg]
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		seen[msg] = true
+		mu.Unlock()
+		if !dup {
+			add(msg)
+		}
+	}
 }
