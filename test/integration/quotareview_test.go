@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -307,13 +309,18 @@ func TestQuotaReviewRBAC(t *testing.T) {
 func TestQuotaReviewMatchesDryRun(t *testing.T) {
 	s := servertest.Start(t)
 	ctx := ctxT(t)
-	mkNamespace(t, s, "rnd")
+	mkLabeledNamespace(t, s, "rnd", map[string]string{"team": "rnd"})
 	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
+	if v := os.Getenv("QUOTAREVIEW_SEED"); v != "" { // to replay a failure
+		seed, _ = strconv.ParseInt(v, 10, 64)
+	}
+	t.Logf("seed %d (QUOTAREVIEW_SEED replays it)", seed)
 	rng := rand.New(rand.NewSource(seed))
 	pick := func(vs ...string) string { return vs[rng.Intn(len(vs))] }
 	randomPod := func(name string) *corev1.Pod {
 		p := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Name: name}}
+		// Best effort, random per resource, or requests and limits of everything.
+		style := rng.Intn(5)
 		for i := 0; i < 1+rng.Intn(2); i++ {
 			c := corev1.Container{Name: fmt.Sprintf("c%d", i), Image: "nginx"}
 			for _, rn := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
@@ -321,7 +328,14 @@ func TestQuotaReviewMatchesDryRun(t *testing.T) {
 				if rn == corev1.ResourceMemory {
 					vals = []string{"64Mi", "128Mi", "1Gi"}
 				}
-				switch rng.Intn(4) {
+				how := 0
+				switch {
+				case style == 1:
+					how = rng.Intn(4)
+				case style > 1:
+					how = 3
+				}
+				switch how {
 				case 1:
 					c.Resources.Requests = setRL(c.Resources.Requests, rn, pick(vals...))
 				case 2:
@@ -356,15 +370,15 @@ func TestQuotaReviewMatchesDryRun(t *testing.T) {
 		for qi := 0; qi < 1+rng.Intn(3); qi++ {
 			rq := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("q%d-%d", round, qi)}, Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{}}}
 			for _, n := range names {
-				if rng.Intn(3) != 0 {
+				if rng.Intn(4) != 0 {
 					continue
 				}
-				v := pick("0", "1", "3", "6")
+				v := pick("0", "3", "6", "20")
 				switch {
 				case strings.Contains(n, "cpu"):
-					v = pick("0", "300m", "1", "2500m", "8")
+					v = pick("0", "300m", "2500m", "8", "100")
 				case strings.Contains(n, "memory"):
-					v = pick("0", "100Mi", "512Mi", "4Gi")
+					v = pick("0", "100Mi", "4Gi", "64Gi")
 				}
 				rq.Spec.Hard[corev1.ResourceName(n)] = resource.MustParse(v)
 			}
@@ -382,6 +396,20 @@ func TestQuotaReviewMatchesDryRun(t *testing.T) {
 				t.Fatalf("quota %v: %v", rq.Spec, err)
 			}
 		}
+		// A cluster quota selecting the namespace, every other round on average.
+		if err := s.Dynamic.Resource(crqGVR).Delete(ctx, "rnd-cluster", metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+		if rng.Intn(2) == 0 {
+			hard := corev1.ResourceList{"pods": resource.MustParse(pick("4", "9", "20"))}
+			if rng.Intn(2) == 0 {
+				hard["requests.cpu"] = resource.MustParse(pick("500m", "2", "5"))
+			}
+			if _, err := createCRQ(t, s, clusterQuota("rnd-cluster", "rnd", hard), metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		crqBefore, _ := s.Dynamic.Resource(crqGVR).Get(ctx, "rnd-cluster", metav1.GetOptions{})
 		before, err := s.Client.CoreV1().ResourceQuotas("rnd").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -417,6 +445,15 @@ func TestQuotaReviewMatchesDryRun(t *testing.T) {
 		for i := range before.Items {
 			if a, b := after.Items[i].Status.Used, before.Items[i].Status.Used; !equalRL(a, b) {
 				t.Errorf("round %d quota %s: used %v before, %v after", round, before.Items[i].Name, b, a)
+			}
+		}
+		if crqBefore != nil {
+			crqAfter, err := s.Dynamic.Resource(crqGVR).Get(ctx, "rnd-cluster", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := crqAfter.GetResourceVersion(), crqBefore.GetResourceVersion(); a != b {
+				t.Errorf("round %d: the cluster quota was written (resourceVersion %s, then %s)", round, b, a)
 			}
 		}
 	}
