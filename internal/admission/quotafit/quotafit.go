@@ -60,6 +60,7 @@ func (p *Plugin) Review(ctx context.Context, ns string, gr schema.GroupResource,
 		if in.Pod, err = p.Source.Pod(ctx, ns, fit.TemplatePod(t, ns, prefix+"-")); err != nil {
 			return fit.Result{}, err
 		}
+		in.Claims = fit.TemplateClaims(obj, ns)
 	}
 	// 3. The answer.
 	return fit.Review(in), nil

@@ -43,6 +43,9 @@ type Input struct {
 	// controller would create it (defaults and mutating admission applied), the object
 	// itself for a Pod; nil for objects that make no pods.
 	Pod *corev1.Pod
+	// Claims are the PersistentVolumeClaims each replica adds besides its pod (a
+	// StatefulSet's volumeClaimTemplates, TemplateClaims).
+	Claims []*corev1.PersistentVolumeClaim
 	// Replicas is how many pods the write adds (Added). For a Pod being created the
 	// object itself is the first of them.
 	Replicas int32
@@ -57,7 +60,10 @@ type Result struct {
 	ReplicaWarnings []string
 }
 
-var podsGR = schema.GroupResource{Resource: "pods"}
+var (
+	podsGR = schema.GroupResource{Resource: "pods"}
+	pvcsGR = schema.GroupResource{Resource: "persistentvolumeclaims"}
+)
 
 // Review answers in: whether admission admits the object (quota.CheckRequest against the
 // quotas that enforce, exactly admission's decision, nothing charged) and, per matching
@@ -99,9 +105,16 @@ func Review(in Input) Result {
 		}
 	}
 	podEv := in.Registry.Get(podsGR)
-	var perReplica corev1.ResourceList
+	var podUsage corev1.ResourceList
 	if in.Pod != nil && podEv != nil {
-		perReplica, _ = podEv.Usage(in.Pod)
+		podUsage, _ = podEv.Usage(in.Pod)
+	}
+	pvcEv := in.Registry.Get(pvcsGR)
+	claimUsage := make([]corev1.ResourceList, len(in.Claims))
+	for j, c := range in.Claims {
+		if pvcEv != nil {
+			claimUsage[j], _ = pvcEv.Usage(c)
+		}
 	}
 
 	// 3. Each quota the object or its pods match.
@@ -121,7 +134,20 @@ func Review(in Input) Result {
 		if in.Pod != nil && podEv != nil {
 			podMatch, _ = quota.Matches(rq, podEv, in.Pod)
 		}
-		if !matchNew && !matchOld && !podMatch {
+		// What one replica adds to this quota: its pod and its claims, each when the quota
+		// matches it.
+		perReplica := corev1.ResourceList{}
+		if podMatch {
+			perReplica = podUsage
+		}
+		replicaMatch := podMatch
+		for j, c := range in.Claims {
+			if ok, _ := quota.Matches(rq, pvcEv, c); ok && pvcEv != nil && in.Pod != nil {
+				perReplica = quota.Add(perReplica, claimUsage[j])
+				replicaMatch = true
+			}
+		}
+		if !matchNew && !matchOld && !replicaMatch {
 			continue
 		}
 		qf := QuotaFit{Kind: "ResourceQuota", Name: rq.Name, Enforcement: string(m), Fits: true}
@@ -168,9 +194,9 @@ func Review(in Input) Result {
 		// consumes; none when the quota refuses every pod (a "must specify" constraint).
 		var binding []corev1.ResourceName
 		var constraint error
-		if podMatch {
+		if replicaMatch {
 			n := st.Replicas
-			if c, ok := podEv.(quota.Constrainer); ok {
+			if c, ok := podEv.(quota.Constrainer); ok && podMatch {
 				constraint = c.Constraints(podEv.MatchingResources(quota.ResourceNames(rq.Status.Hard)), in.Pod)
 			}
 			if constraint != nil {
@@ -210,7 +236,7 @@ func Review(in Input) Result {
 				d = delta[name]
 			}
 			per, perOK := perReplica[name]
-			perOK = perOK && podMatch && !per.IsZero()
+			perOK = perOK && replicaMatch && !per.IsZero()
 			if d.IsZero() && !perOK {
 				continue
 			}

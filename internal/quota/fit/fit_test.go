@@ -95,6 +95,7 @@ func workloadInput(quotas []fit.Quota, gr schema.GroupResource, obj, old runtime
 		in.Pod = p
 	} else if t, _, ok := fit.PodsOf(obj); ok {
 		in.Pod = fit.TemplatePod(t, "ns", "x-")
+		in.Claims = fit.TemplateClaims(obj, "ns")
 	}
 	in.Replicas = fit.Added(obj, old, override)
 	return in
@@ -174,6 +175,12 @@ func TestReview(t *testing.T) {
 		{"pvc", workloadInput([]fit.Quota{
 			rq(t, "storage", []string{"requests.storage", "8Gi", "persistentvolumeclaims", "3"}, []string{"requests.storage", "4Gi", "persistentvolumeclaims", "1"}),
 		}, schema.GroupResource{Resource: "persistentvolumeclaims"}, pvc, nil, nil)},
+		{"statefulset: each replica's claim counts", workloadInput([]fit.Quota{
+			rq(t, "storage", []string{"requests.storage", "12Gi", "persistentvolumeclaims", "10", "pods", "10"}, []string{"requests.storage", "1Gi"}),
+		}, schema.GroupResource{Group: "apps", Resource: "statefulsets"}, &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "ns"},
+			Spec: appsv1.StatefulSetSpec{Replicas: ptr[int32](3), Template: corev1.PodTemplateSpec{Spec: small.Spec},
+				VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"},
+					Spec: corev1.PersistentVolumeClaimSpec{Resources: corev1.VolumeResourceRequirements{Requests: list("storage", "5Gi")}}}}}}, nil, nil)},
 		{"no quota", workloadInput(nil, deploymentsGR, deployment("web", 3, small), nil, nil)},
 	}
 	g := &golden{t: t, file: filepath.Join("testdata", "review.golden")}

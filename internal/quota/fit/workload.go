@@ -107,3 +107,25 @@ func copyMap(m map[string]string) map[string]string {
 	}
 	return out
 }
+
+// TemplateClaims returns the claims a StatefulSet's controller creates for each replica
+// (one per volumeClaimTemplate, named as the controller names the first one's), nil for
+// any other object. A replica whose claims remain from an earlier scale-down reuses them,
+// so for a scale-up they are what the added replicas consume at most.
+func TemplateClaims(obj runtime.Object, ns string) []*corev1.PersistentVolumeClaim {
+	sts, ok := obj.(*appsv1.StatefulSet)
+	if !ok {
+		return nil
+	}
+	var out []*corev1.PersistentVolumeClaim
+	for i := range sts.Spec.VolumeClaimTemplates {
+		t := &sts.Spec.VolumeClaimTemplates[i]
+		c := &corev1.PersistentVolumeClaim{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
+			ObjectMeta: metav1.ObjectMeta{Name: t.Name + "-" + sts.Name + "-0", Namespace: ns, Labels: copyMap(t.Labels), Annotations: copyMap(t.Annotations)},
+			Spec:       *t.Spec.DeepCopy(),
+		}
+		out = append(out, c)
+	}
+	return out
+}
