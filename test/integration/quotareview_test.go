@@ -564,3 +564,30 @@ func TestQuotaReviewWorkloadWarnings(t *testing.T) {
 		t.Errorf("configmap warnings %q", got)
 	}
 }
+
+// TestQuotaReviewClusterQuota: the cluster quotas selecting the namespace are reviewed after
+// its ResourceQuotas, named as such in the answer and in the workload warning.
+func TestQuotaReviewClusterQuota(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkLabeledNamespace(t, s, "c1", map[string]string{"team": "c"})
+	mkQuota(t, s, "c1", "local", map[string]string{"pods": "10"})
+	if _, err := createCRQ(t, s, clusterQuota("team-c", "c", corev1.ResourceList{"pods": resource.MustParse("2")}), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r := review(t, s.Client, "c1", reviewDeployment("web", 5, ""), nil)
+	if len(r.Status.Quotas) != 2 || r.Status.Quotas[0].Kind != "ResourceQuota" || r.Status.Quotas[0].Name != "local" ||
+		r.Status.Quotas[1].Kind != "ClusterResourceQuota" || r.Status.Quotas[1].Name != "team-c" || r.Status.ReplicasFit != 2 {
+		t.Errorf("review: %+v", r.Status)
+	}
+	ws := &warnings{}
+	cfg := rest.CopyConfig(s.Config)
+	cfg.WarningHandler = ws
+	if _, err := clientFor(t, cfg).AppsV1().Deployments("c1").Create(ctx, reviewDeployment("web", 5, ""), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"only 2 of 5 replicas fit cluster quota team-c: pods: 1 per replica, used 0, limited 2"}
+	if got := ws.take(); !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+}
