@@ -82,8 +82,8 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	}
 	// 2. The review of the write, its replica warnings given.
 	r, err := p.Review(ctx, a.Namespace, a.Resource.GroupResource(), a.Object, a.OldObject, nil)
-	if err != nil {
-		return nil
+	if err != nil || !r.Status.Allowed {
+		return nil // no warning beside the quota's own refusal
 	}
 	for _, w := range r.ReplicaWarnings {
 		admission.Warn(ctx, w)

@@ -3,6 +3,7 @@ package quotafit
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -16,14 +17,22 @@ import (
 	"github.com/quotad/quotad/internal/quota/fit"
 )
 
-// source is a fake Source counting its reads: one quota, pods: 2, nothing used.
-type source struct{ quotas, pods int }
+// source is a fake Source counting its reads: one quota, pods: 2 (and count/deployments.apps:
+// 0 when full), nothing used.
+type source struct {
+	full         bool
+	quotas, pods int
+}
 
 func (s *source) Quotas(context.Context, string) ([]fit.Quota, error) {
 	s.quotas++
 	h := corev1.ResourceList{"pods": resource.MustParse("2")}
+	used := corev1.ResourceList{"pods": resource.MustParse("0")}
+	if s.full {
+		h["count/deployments.apps"], used["count/deployments.apps"] = resource.MustParse("0"), resource.MustParse("0")
+	}
 	return []fit.Quota{{Quota: corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "small"},
-		Spec: corev1.ResourceQuotaSpec{Hard: h}, Status: corev1.ResourceQuotaStatus{Hard: h, Used: corev1.ResourceList{"pods": resource.MustParse("0")}}}}}, nil
+		Spec: corev1.ResourceQuotaSpec{Hard: h}, Status: corev1.ResourceQuotaStatus{Hard: h, Used: used}}}}, nil
 }
 
 func (s *source) Pod(_ context.Context, _ string, p *corev1.Pod) (*corev1.Pod, error) {
@@ -52,13 +61,14 @@ func TestValidateWarnsOnlyWorkloads(t *testing.T) {
 		{"deployment of 2 fits", true, admission.Attributes{Operation: admission.Create, Resource: deployments, Namespace: "ns", Object: deployment(2)}, 1, nil},
 		{"scaled 1 to 4", true, admission.Attributes{Operation: admission.Update, Resource: deployments, Namespace: "ns", Object: deployment(4), OldObject: deployment(1)}, 1,
 			[]string{"only 2 of 3 replicas fit quota small: pods: 1 per replica, used 0, limited 2"}},
+		{"refused deployment: its 403 says it", true, admission.Attributes{Operation: admission.Create, Resource: deployments, Namespace: "ns", Object: deployment(5)}, 1, nil},
 		{"unchanged replicas", true, admission.Attributes{Operation: admission.Update, Resource: deployments, Namespace: "ns", Object: deployment(4), OldObject: deployment(4)}, 0, nil},
 		{"status write", true, admission.Attributes{Operation: admission.Update, Resource: deployments, Subresource: "status", Namespace: "ns", Object: deployment(9), OldObject: deployment(1)}, 0, nil},
 		{"in-process controller", false, admission.Attributes{Operation: admission.Create, Resource: deployments, Namespace: "ns", Object: deployment(5)}, 0, nil},
 		{"pod", true, admission.Attributes{Operation: admission.Create, Resource: pods, Namespace: "ns", Object: &corev1.Pod{}}, 0, nil},
 		{"delete", true, admission.Attributes{Operation: admission.Delete, Resource: deployments, Namespace: "ns", OldObject: deployment(5)}, 0, nil},
 	} {
-		src := &source{}
+		src := &source{full: strings.HasPrefix(c.name, "refused")}
 		p := &Plugin{Registry: evaluator.NewRegistry(), Source: src}
 		var got []string
 		ctx := context.Background()
