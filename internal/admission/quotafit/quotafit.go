@@ -53,6 +53,9 @@ func (p *Plugin) Review(ctx context.Context, ns string, gr schema.GroupResource,
 		in.Replicas = fit.Added(obj, old, replicas)
 	} else if t, _, ok := fit.PodsOf(obj); ok {
 		in.Replicas = fit.Added(obj, old, replicas)
+		if len(quotas) == 0 && len(p.Limited) == 0 {
+			return fit.Review(in), nil // nothing can refuse a pod: no need to build one
+		}
 		prefix := in.Name
 		if prefix == "" {
 			prefix = "pod"

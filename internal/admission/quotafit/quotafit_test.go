@@ -97,3 +97,25 @@ func TestValidateCostsNothingForPods(t *testing.T) {
 		t.Errorf("%v allocations per pod create", n)
 	}
 }
+
+// noQuotas is a Source of a namespace without quotas.
+type noQuotas struct{ source }
+
+func (s *noQuotas) Quotas(context.Context, string) ([]fit.Quota, error) {
+	s.quotas++
+	return nil, nil
+}
+
+// TestReviewWithoutQuotas: without quotas (nor limitedResources) every replica fits, and
+// no template pod is prepared.
+func TestReviewWithoutQuotas(t *testing.T) {
+	src := &noQuotas{}
+	p := &Plugin{Registry: evaluator.NewRegistry(), Source: src}
+	r, err := p.Review(context.Background(), "ns", appsv1.SchemeGroupVersion.WithResource("deployments").GroupResource(), deployment(7), nil, nil)
+	if err != nil || !r.Status.Allowed || !r.Status.Fits || r.Status.Replicas != 7 || r.Status.ReplicasFit != 7 || len(r.Status.Quotas) != 0 {
+		t.Errorf("review %+v, %v", r.Status, err)
+	}
+	if src.pods != 0 {
+		t.Errorf("%d template pods prepared", src.pods)
+	}
+}
