@@ -59,3 +59,28 @@ func TestQuotientHugeExponents(t *testing.T) {
 		}
 	}
 }
+
+// FuzzQuotient checks Quotient against integer division of milli-values.
+func FuzzQuotient(f *testing.F) {
+	f.Add(int64(3000), int64(500), int64(100))
+	f.Add(int64(1), int64(3), int64(5))
+	f.Add(int64(math.MaxInt64), int64(1), int64(math.MaxInt64))
+	f.Fuzz(func(t *testing.T, a, b, limit int64) {
+		if limit < 0 {
+			limit = -(limit + 1)
+		}
+		got := Quotient(*resource.NewMilliQuantity(a, resource.DecimalSI), *resource.NewMilliQuantity(b, resource.DecimalSI), limit)
+		var want int64
+		switch {
+		case limit == 0 || a <= 0:
+			want = 0
+		case b <= 0:
+			want = limit
+		default:
+			want = min(a/b, limit)
+		}
+		if got != want {
+			t.Errorf("Quotient(%dm, %dm, %d) = %d, want %d", a, b, limit, got, want)
+		}
+	})
+}
