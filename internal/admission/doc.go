@@ -3,7 +3,8 @@
 // kube-apiserver's order. One folder per plugin lives beneath it (namespacelifecycle,
 // limitranger, priority, runtimeclass, defaultingressclass, resourcequota; policy holds both
 // admission policy plugins, MutatingAdmissionPolicy and ValidatingAdmissionPolicy). Warn
-// gives the request's client a warning (a Warning header) through the request context.
+// gives the request's client a warning (a Warning header) and AuditAnnotate adds an
+// annotation to the request's audit event, both through the request context.
 //
 // Invariants:
 //   - Plugins never write to storage. Mutating plugins change Attributes.Object in place;

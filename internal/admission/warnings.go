@@ -25,3 +25,20 @@ func WarningsWanted(ctx context.Context) bool {
 	add, ok := ctx.Value(warningsKey{}).(func(string))
 	return ok && add != nil
 }
+
+type auditKey struct{}
+
+// WithAuditAnnotations returns ctx carrying add, which receives every audit annotation
+// admission adds to the request's audit event (as upstream's admission attributes'
+// AddAnnotation; the HTTP edge records them with audit.Annotate).
+func WithAuditAnnotations(ctx context.Context, add func(key, value string)) context.Context {
+	return context.WithValue(ctx, auditKey{}, add)
+}
+
+// AuditAnnotate adds an annotation to the request's audit event; it does nothing when ctx
+// carries no sink (a write of an in-process controller, or a request not audited).
+func AuditAnnotate(ctx context.Context, key, value string) {
+	if add, ok := ctx.Value(auditKey{}).(func(string, string)); ok && add != nil {
+		add(key, value)
+	}
+}

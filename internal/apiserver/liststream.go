@@ -55,7 +55,7 @@ func (l *listStream) setDocument(emptyItems, empty []byte) error {
 }
 
 // item writes one encoded item (starting the answer before the first).
-func (l *listStream) item(b []byte) error {
+func (l *listStream) item(b []byte) {
 	if l.n == 0 {
 		l.w.Header().Set("Content-Type", "application/json")
 		l.w.WriteHeader(http.StatusOK)
@@ -66,7 +66,6 @@ func (l *listStream) item(b []byte) error {
 	}
 	l.n++
 	l.page.Write(b)
-	return nil
 }
 
 // flushPage writes the page encoded so far to the client.
@@ -137,20 +136,37 @@ func (s *Server) streamList(w http.ResponseWriter, r *http.Request, res *registr
 		seated, l.paced = true, true
 		return nil
 	}
-	err := s.cfg.Store.ListEach(r.Context(), res, ns, opts, ListPageSize, func(rv string, items []runtime.Object) error {
+	// pageDone writes a page's items (after the document's head, before the first).
+	pageDone := func(rv string, write func() error) error {
 		if !started {
 			started = true
 			if err := s.listHead(l, res, acc, table, now, policy, metav1.ListMeta{ResourceVersion: rv}); err != nil {
 				return err
 			}
 		}
-		err := s.listItems(l, res, acc, table, now, policy, items)
+		err := write()
 		release()
 		if err != nil {
 			return err
 		}
 		return l.flushPage()
-	})
+	}
+	var err error
+	if !table && !acc.partial && registry.StoredListable(res, opts) {
+		// The kind's own JSON: the stored bytes, not decoded and encoded again.
+		err = s.cfg.Store.ListEachStored(r.Context(), res, ns, opts, ListPageSize, func(rv string, items [][]byte) error {
+			return pageDone(rv, func() error {
+				for _, b := range items {
+					l.item(b)
+				}
+				return nil
+			})
+		})
+	} else {
+		err = s.cfg.Store.ListEach(r.Context(), res, ns, opts, ListPageSize, func(rv string, items []runtime.Object) error {
+			return pageDone(rv, func() error { return s.listItems(l, res, acc, table, now, policy, items) })
+		})
+	}
 	if err == nil {
 		err = l.end()
 	}
@@ -217,7 +233,8 @@ func (s *Server) listItems(l *listStream, res *registry.Resource, acc accept, ta
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}
-		return l.item(b)
+		l.item(b)
+		return nil
 	}
 	switch {
 	case table:

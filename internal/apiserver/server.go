@@ -351,10 +351,14 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 // serveAPI serves an authenticated API request.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, info requestInfo, isResource bool) {
 	path := r.URL.Path
-	// Admission's warnings (a ValidatingAdmissionPolicy's Warn action, a workload's replicas
-	// that do not fit) become Warning headers, each text once as upstream's recorder (a
-	// write retried after a conflict runs admission again).
-	r = r.WithContext(admission.WithWarnings(r.Context(), onceEach(func(msg string) { warn(w, []string{msg}) })))
+	// Admission's warnings (a ValidatingAdmissionPolicy's Warn action, a quota's finding, a
+	// workload's replicas that do not fit) become Warning headers, each text once as
+	// upstream's recorder (a write retried after a conflict runs admission again).
+	// Admission's audit annotations (a quota in Audit mode) go to the request's audit event.
+	ctx := admission.WithWarnings(r.Context(), onceEach(func(msg string) { warn(w, []string{msg}) }))
+	auditCtx := r.Context()
+	ctx = admission.WithAuditAnnotations(ctx, func(key, value string) { audit.Annotate(auditCtx, key, value) })
+	r = r.WithContext(ctx)
 	if r.ContentLength > MaxBodyBytes {
 		writeError(w, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxBodyBytes)))
 		return

@@ -117,3 +117,24 @@ func BenchmarkCheckRequestHugeHard(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckPreparedAnnotated measures Prepared.Check against a quota with quotad's
+// annotations (Warn mode and a threshold the pod's charge stays under): the cost of
+// parsing them once per Check.
+func BenchmarkCheckPreparedAnnotated(b *testing.B) {
+	reg := evaluator.NewRegistry()
+	quotas := benchQuotas(1)
+	quotas[0].Annotations = map[string]string{quota.EnforcementAnnotation: "Warn", quota.WarnAtAnnotation: "80%,requests.cpu=90%"}
+	req := quota.Request{Operation: quota.Create, Resource: schema.GroupResource{Resource: "pods"}, Name: "p", Object: benchPod("p")}
+	p, err := quota.Prepare(req, reg, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if changed, err := p.Check(quotas); err != nil || len(changed) != 1 || len(p.Findings()) != 0 {
+			b.Fatalf("changed %d, err %v, findings %v", len(changed), err, p.Findings())
+		}
+	}
+}

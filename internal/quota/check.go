@@ -114,6 +114,8 @@ type Prepared struct {
 	limitedScopes  []corev1.ScopedResourceSelectorRequirement
 	limitedNames   []corev1.ResourceName
 	negative       []corev1.ResourceName
+	// findings are what the quotas reported at the last Check (see Findings).
+	findings []Finding
 }
 
 // Prepare evaluates what a request's decision needs besides the quotas. A nil Prepared
@@ -188,11 +190,22 @@ func Prepare(req Request, reg Registry, limited []LimitedResource) (*Prepared, e
 	return p, nil
 }
 
-// Check decides the prepared request against quotas (see CheckRequest).
+// Check decides the prepared request against quotas (see CheckRequest) and records the
+// quotas' findings (Findings).
+//
+// Enforcement modes (EnforcementAnnotation): an Enforce quota refuses as upstream. A Warn
+// or Audit quota never refuses for "exceeded quota" nor for "failed quota: must specify":
+// its delta is applied (used may pass hard; usage stays exact) and a finding records what
+// Enforce would have refused, so a platform team can roll a quota out before enforcing
+// it. Its other refusals ("status unknown", negative usage, limitedResources) stay: they
+// are not the quota's verdict on the request. Thresholds (WarnAtAnnotation): every quota,
+// in any mode, reports the resources a request raises to above their threshold (and not
+// above hard, which is the exceeded finding) in one threshold finding.
 func (p *Prepared) Check(quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota, error) {
 	if p == nil {
 		return nil, nil
 	}
+	p.findings = nil
 	req, ev, newObj, oldObj := p.req, p.ev, p.newObj, p.oldObj
 	newUsage, oldUsage := p.newUsage, p.oldUsage
 
@@ -215,6 +228,7 @@ func (p *Prepared) Check(quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota,
 			local, err := MatchingScopes(ev, newObj, selectors)
 			if err != nil {
 				if req.Operation == Create {
+					p.findings = nil
 					return nil, fmt.Errorf("error matching scopes of quota %s, err: %v", rq.Name, err)
 				}
 				// A selector that cannot be evaluated fails for every object of this kind,
@@ -246,16 +260,24 @@ func (p *Prepared) Check(quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota,
 		increase = true
 		if c, ok := ev.(Constrainer); ok {
 			if err := c.Constraints(restricted, newObj); err != nil {
-				return nil, forbidden(req, fmt.Errorf("failed quota: %s: %v", rq.Name, err))
+				if mode := EnforcementOf(rq.Annotations); mode != Enforce {
+					p.findings = append(p.findings, newFinding(rq, mode, FindingConstraint, nil, fmt.Sprintf("would fail quota %s: %v", rq.Name, err)))
+				} else {
+					msg := fmt.Sprintf("failed quota: %s: %v", rq.Name, err)
+					p.findings = []Finding{newFinding(rq, Enforce, FindingConstraint, nil, msg)}
+					return nil, forbidden(req, errors.New(msg))
+				}
 			}
 		}
 		if !hasUsageStats(rq, restricted) {
+			p.findings = nil
 			return nil, forbidden(req, fmt.Errorf("status unknown for quota: %s, resources: %s", rq.Name, prettyPrintNames(restricted)))
 		}
 	}
 
 	// 7. Usage can never be negative.
 	if len(p.negative) > 0 {
+		p.findings = nil
 		return nil, forbidden(req, fmt.Errorf("quota usage is negative for resource(s): %s", prettyPrintNames(p.negative)))
 	}
 
@@ -269,15 +291,19 @@ func (p *Prepared) Check(quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota,
 	if increase {
 		if len(p.limitedNames) > 0 {
 			if uncovered := sets.List(sets.New(p.limitedNames...).Difference(sets.New(restrictedNames...))); len(uncovered) > 0 {
+				p.findings = nil
 				return nil, forbidden(req, fmt.Errorf("insufficient quota to consume: %s", prettyPrintNames(uncovered)))
 			}
 		}
 		if uncovered := UncoveredScopes(p.limitedScopes, restrictedScopes); len(uncovered) > 0 {
+			p.findings = nil
 			return nil, fmt.Errorf("insufficient quota to match these scopes: %v", uncovered)
 		}
 	}
 
-	// 10. Apply each quota's delta; refuse the first quota (in order) an increase exceeds.
+	// 10. Apply each quota's delta; refuse the first Enforce quota (in order) an increase
+	// exceeds. Warn and Audit quotas record what they would refuse; every quota records the
+	// resources an increase takes above their warn-at threshold.
 	var changed []corev1.ResourceQuota
 	for _, pl := range plans {
 		rq := &quotas[pl.index]
@@ -295,7 +321,8 @@ func (p *Prepared) Check(quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota,
 		newUsed := applyDelta(rq.Status.Used, delta)
 		// Every increase is checked, whatever the subresource (I2): a pod flipped back
 		// from Succeeded to Running through /status consumes again.
-		var exceeded []corev1.ResourceName
+		var exceeded, raised []corev1.ResourceName
+		annotated := len(rq.Annotations) > 0
 		for name, d := range delta {
 			if d.Sign() <= 0 {
 				continue
@@ -303,16 +330,46 @@ func (p *Prepared) Check(quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota,
 			if hard, ok := rq.Status.Hard[name]; ok {
 				if used := newUsed[name]; quantity.Cmp(used, hard) > 0 {
 					exceeded = append(exceeded, name)
+				} else if annotated {
+					raised = append(raised, name) // for thresholds
 				}
 			}
 		}
+		// The annotations are read only for quotas the request raises, once each.
+		modes := quotaModes{mode: Enforce}
+		if annotated && (len(exceeded) > 0 || len(raised) > 0) {
+			modes = modesOf(rq)
+		}
 		if len(exceeded) > 0 {
 			slices.Sort(exceeded)
-			return nil, forbidden(req, fmt.Errorf("exceeded quota: %s, requested: %s, used: %s, limited: %s",
-				rq.Name,
-				prettyPrint(Mask(Positive(delta), exceeded)),
-				prettyPrint(Mask(rq.Status.Used, exceeded)),
-				prettyPrint(Mask(rq.Status.Hard, exceeded))))
+			if modes.mode == Enforce {
+				msg := "exceeded quota: " + exceededMessage(rq.Name, ", ", delta, rq.Status.Used, rq.Status.Hard, exceeded)
+				p.findings = []Finding{newFinding(rq, Enforce, FindingExceeded, exceeded, msg)}
+				return nil, forbidden(req, errors.New(msg))
+			}
+			msg := "would exceed quota " + exceededMessage(rq.Name, ": ", delta, rq.Status.Used, rq.Status.Hard, exceeded)
+			p.findings = append(p.findings, newFinding(rq, modes.mode, FindingExceeded, exceeded, msg))
+		}
+		if len(raised) > 0 && !modes.warnAt.Empty() {
+			var crossed []crossing
+			for _, name := range raised {
+				pct := modes.warnAt.For(name)
+				if pct == 0 {
+					continue
+				}
+				used, hard := newUsed[name], rq.Status.Hard[name]
+				if over, at := aboveThreshold(used, hard, pct); over {
+					crossed = append(crossed, crossing{name: name, used: used, hard: hard, percent: at, threshold: pct})
+				}
+			}
+			if len(crossed) > 0 {
+				slices.SortFunc(crossed, func(a, b crossing) int { return strings.Compare(string(a.name), string(b.name)) })
+				names := make([]corev1.ResourceName, len(crossed))
+				for i, c := range crossed {
+					names[i] = c.name
+				}
+				p.findings = append(p.findings, newFinding(rq, modes.mode, FindingThreshold, names, thresholdMessage(rq.Name, crossed)))
+			}
 		}
 		if Equals(newUsed, rq.Status.Used) {
 			continue

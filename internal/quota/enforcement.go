@@ -171,3 +171,26 @@ func ValidateQuotaAnnotations(annotations map[string]string, fldPath *field.Path
 	}
 	return errs
 }
+
+// WarnAtWarnings returns the warnings for a quota's warn-at annotation that is valid but
+// names a resource hard does not limit (such a threshold would silently never warn):
+// "quota.quotad.io/warn-at: limits.memory is not in the quota's hard limits; its threshold
+// never applies", one per name, sorted.
+func WarnAtWarnings(annotations map[string]string, hard corev1.ResourceList) []string {
+	if _, ok := annotations[WarnAtAnnotation]; !ok {
+		return nil
+	}
+	w := WarnAtOf(annotations)
+	var names []string
+	for n := range w.PerResource {
+		if _, ok := hard[n]; !ok {
+			names = append(names, string(n))
+		}
+	}
+	slices.Sort(names)
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		out = append(out, WarnAtAnnotation+": "+n+" is not in the quota's hard limits; its threshold never applies")
+	}
+	return out
+}

@@ -40,6 +40,7 @@ func ValidateResourceQuotaName(name string, prefix bool) []string {
 // DNS subdomain), spec and status.
 func ValidateResourceQuota(rq *corev1.ResourceQuota) field.ErrorList {
 	allErrs := validateObjectMeta(&rq.ObjectMeta, field.NewPath("metadata"))
+	allErrs = append(allErrs, ValidateQuotaAnnotations(rq.Annotations, field.NewPath("metadata", "annotations"))...)
 	allErrs = append(allErrs, ValidateResourceQuotaSpec(&rq.Spec, field.NewPath("spec"))...)
 	allErrs = append(allErrs, validateResourceList(rq.Status.Hard, field.NewPath("status", "hard"))...)
 	allErrs = append(allErrs, validateResourceList(rq.Status.Used, field.NewPath("status", "used"))...)
@@ -51,6 +52,7 @@ func ValidateResourceQuota(rq *corev1.ResourceQuota) field.ErrorList {
 // spec.hard and spec.scopeSelector are mutable.
 func ValidateResourceQuotaUpdate(newRQ, oldRQ *corev1.ResourceQuota) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&newRQ.ObjectMeta, &oldRQ.ObjectMeta, field.NewPath("metadata"))
+	allErrs = append(allErrs, ValidateQuotaAnnotationsUpdate(newRQ.Annotations, oldRQ.Annotations, field.NewPath("metadata", "annotations"))...)
 	allErrs = append(allErrs, ValidateResourceQuotaSpec(&newRQ.Spec, field.NewPath("spec"))...)
 	newScopes := sets.New(newRQ.Spec.Scopes...)
 	oldScopes := sets.New(oldRQ.Spec.Scopes...)
@@ -58,6 +60,23 @@ func ValidateResourceQuotaUpdate(newRQ, oldRQ *corev1.ResourceQuota) field.Error
 		allErrs = append(allErrs, field.Invalid(field.NewPath("spec", "scopes"), newRQ.Spec.Scopes, apimachineryvalidation.FieldImmutableErrorMsg))
 	}
 	return allErrs
+}
+
+// ValidateQuotaAnnotationsUpdate validates quotad's annotations of an updated quota's metadata
+// (ValidateQuotaAnnotations) when their value changed: a value stored before validation
+// knew it (read as Enforce and no threshold) does not block the quota's other updates.
+func ValidateQuotaAnnotationsUpdate(newAnnotations, oldAnnotations map[string]string, fldPath *field.Path) field.ErrorList {
+	changed := map[string]string{}
+	for _, key := range []string{EnforcementAnnotation, WarnAtAnnotation} {
+		v, ok := newAnnotations[key]
+		if old, had := oldAnnotations[key]; ok && (!had || old != v) {
+			changed[key] = v
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	return ValidateQuotaAnnotations(changed, fldPath)
 }
 
 // ValidateResourceQuotaStatusUpdate validates an update of the status subresource:

@@ -206,6 +206,18 @@ status:
 		{"finalizers", `
 metadata: {name: q, finalizers: [kubernetes, orphan, foregroundDeletion, example.com/x, custom]}
 spec: {hard: {pods: "1"}}`},
+		{"quotad annotations valid", `
+metadata: {name: q, annotations: {quota.quotad.io/enforcement: Audit, quota.quotad.io/warn-at: "80%,requests.cpu=90%"}}
+spec: {hard: {pods: "1"}}`},
+		{"quotad annotations invalid", `
+metadata: {name: q, annotations: {quota.quotad.io/enforcement: enforce, quota.quotad.io/warn-at: "80%,bogus name=90%"}}
+spec: {hard: {pods: "1"}}`},
+		{"quotad warn-at out of range", `
+metadata: {name: q, annotations: {quota.quotad.io/warn-at: "0%"}}
+spec: {hard: {pods: "1"}}`},
+		{"quotad warn-at twice for all", `
+metadata: {name: q, annotations: {quota.quotad.io/warn-at: "80%,90%"}}
+spec: {hard: {pods: "1"}}`},
 	}
 	g := newGolden(t, "validation.golden")
 	for _, tt := range tests {
@@ -249,6 +261,12 @@ func TestValidateResourceQuotaUpdates(t *testing.T) {
 			rq.Status.Used = rl(t, "pods=0")
 		}},
 		{"status update without resourceVersion", true, func(rq *corev1.ResourceQuota) { rq.ResourceVersion = "" }},
+		{"quotad annotation changed to invalid", false, func(rq *corev1.ResourceQuota) {
+			rq.Annotations = map[string]string{"quota.quotad.io/enforcement": "Off"}
+		}},
+		{"quotad annotation changed to valid", false, func(rq *corev1.ResourceQuota) {
+			rq.Annotations = map[string]string{"quota.quotad.io/enforcement": "Warn", "quota.quotad.io/warn-at": "95%"}
+		}},
 		{"status update with bad values", true, func(rq *corev1.ResourceQuota) {
 			rq.Status.Hard = rl(t, "pods=1500m", "bogus=1")
 			rq.Status.Used = rl(t, "cpu=-2")

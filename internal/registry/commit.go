@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/storage"
 )
@@ -228,7 +231,46 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 		delete(sh.queues, ns)
 	}
 	sh.mu.Unlock()
+	s.deliverFindings(ctx, w, p.err)
 	return p.rev, p.err
+}
+
+// deliverFindings gives a settled write's quota findings (of the last check, the one its
+// commit or refusal was planned on) to their audiences: for an admitted write (a dry run
+// too: it gets the warnings it would get), each Warn-mode finding and each crossed
+// threshold becomes a Warning header, and the Audit-mode findings become the request's
+// audit annotation quota.AuditAnnotation, with no warning; then Config.QuotaFindings is
+// told (metrics, Events), for refusals by an Enforce quota too.
+func (s *Store) deliverFindings(ctx context.Context, w *write, err error) {
+	f, ok := w.quota.(QuotaFinder)
+	if !ok {
+		return
+	}
+	findings := f.Findings()
+	if len(findings) == 0 || (err != nil && !apierrors.IsForbidden(err)) {
+		return
+	}
+	admitted := err == nil
+	if admitted {
+		var audited []string
+		for _, fd := range findings {
+			switch {
+			case fd.Reason == quota.FindingThreshold || fd.Mode == quota.Warn:
+				admission.Warn(ctx, fd.Message)
+			case fd.Mode == quota.Audit:
+				audited = append(audited, fd.Message)
+			}
+		}
+		if len(audited) > 0 {
+			admission.AuditAnnotate(ctx, quota.AuditAnnotation, strings.Join(audited, "; "))
+		}
+	}
+	if s.cfg.QuotaFindings != nil {
+		s.cfg.QuotaFindings(ctx, QuotaReport{
+			Namespace: w.attrs.Namespace, Resource: w.res.GroupResource(), Name: w.attrs.Name,
+			Admitted: admitted, DryRun: w.attrs.DryRun, Findings: findings,
+		})
+	}
 }
 
 // knownQuotaFree reports whether the namespace's last planned quota state holds no quota.

@@ -21,5 +21,10 @@
 //     change at one revision, guarded by the usage epochs they counted.
 //   - Every write that raises usage, through any subresource, is checked against hard in
 //     the transaction that commits it; a write that changes nothing writes nothing.
+//   - Quota findings (quota.Prepared.Findings of the check a write's commit or refusal was
+//     planned on) are delivered once the write is settled, in the writer's goroutine
+//     (deliverFindings): Warning headers for Warn-mode quotas and crossed thresholds, the
+//     audit annotation quota.AuditAnnotation for Audit-mode quotas, then
+//     Config.QuotaFindings (metrics, Events). A dry run gets the same warnings.
 //   - Errors leaving the package are *apierrors.StatusError values with upstream's texts.
 package registry

@@ -167,26 +167,11 @@ func listStart(prefix string, opts ListOptions) (rev int64, start string, err er
 // list). Nothing is held beyond one page, so a list of any length costs one page of
 // memory. opts.Limit is ignored.
 func (s *Store) ListEach(ctx context.Context, res *Resource, ns string, opts ListOptions, pageSize int64, page func(rv string, items []runtime.Object) error) error {
-	prefix := res.KeyPrefix(ns)
-	rev, start, err := listStart(prefix, opts)
-	if err != nil {
-		return err
-	}
 	var items []runtime.Object
-	for first := true; ; first = false {
-		if !first && opts.Pace != nil {
-			if err := opts.Pace(ctx); err != nil {
-				return err
-			}
-		}
-		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: pageSize, StartKey: start})
-		if err != nil {
-			return listError(err, opts, prefix, start, rev)
-		}
-		rev = lr.Revision
+	return s.listPages(ctx, res, ns, opts, pageSize, func(rv int64, kvs []storage.KV, paced bool) error {
 		items = items[:0]
-		for i, kv := range lr.KVs {
-			if !first && opts.Pace != nil && i%PacedYieldEvery == PacedYieldEvery-1 {
+		for i, kv := range kvs {
+			if paced && i%PacedYieldEvery == PacedYieldEvery-1 {
 				// A paced page is background work: let waiting requests run.
 				goruntime.Gosched()
 			}
@@ -198,10 +183,36 @@ func (s *Store) ListEach(ctx context.Context, res *Resource, ns string, opts Lis
 				items = append(items, obj)
 			}
 		}
-		if err := page(strconv.FormatInt(rev, 10), items); err != nil {
+		err := page(strconv.FormatInt(rv, 10), items)
+		clear(items)
+		return err
+	})
+}
+
+// listPages reads the keys of an unlimited list pageSize at a time at one revision and
+// gives each page to fn (at least once: an empty list is one empty page), with whether it
+// was read paced (opts.Pace: every page after the first).
+func (s *Store) listPages(ctx context.Context, res *Resource, ns string, opts ListOptions, pageSize int64, fn func(rev int64, kvs []storage.KV, paced bool) error) error {
+	prefix := res.KeyPrefix(ns)
+	rev, start, err := listStart(prefix, opts)
+	if err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		paced := !first && opts.Pace != nil
+		if paced {
+			if err := opts.Pace(ctx); err != nil {
+				return err
+			}
+		}
+		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: pageSize, StartKey: start})
+		if err != nil {
+			return listError(err, opts, prefix, start, rev)
+		}
+		rev = lr.Revision
+		if err := fn(rev, lr.KVs, paced); err != nil {
 			return err
 		}
-		clear(items)
 		if !lr.More || len(lr.KVs) == 0 {
 			return nil
 		}

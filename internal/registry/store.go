@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/quantity"
 	"github.com/quotad/quotad/internal/storage"
 )
@@ -67,6 +68,28 @@ type QuotaDecision interface {
 	Check(quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota, error)
 }
 
+// QuotaFinder is the optional interface of a QuotaDecision that reports what the quotas
+// found at its last Check (quota.Prepared.Findings): the refusal of an Enforce quota,
+// over-limit writes Warn and Audit quotas admitted, crossed warn-at thresholds. The store
+// reads it once the write is settled, so only the Check its commit was planned on counts.
+type QuotaFinder interface {
+	Findings() []quota.Finding
+}
+
+// QuotaReport is what the store tells Config.QuotaFindings about one settled write whose
+// last quota check found something.
+type QuotaReport struct {
+	// Namespace, Resource and Name are the write's.
+	Namespace string
+	Resource  schema.GroupResource
+	Name      string
+	// Admitted: the write committed (or, a dry run, would have); else an Enforce quota
+	// refused it and Findings holds that refusal alone.
+	Admitted bool
+	DryRun   bool
+	Findings []quota.Finding
+}
+
 // Config wires a Store.
 type Config struct {
 	Storage   storage.Store
@@ -82,6 +105,10 @@ type Config struct {
 	// ObserveQuota, when set, is told the final outcome of every write evaluated against at
 	// least one quota: nil (admitted), the refusal, or another error.
 	ObserveQuota func(err error)
+	// QuotaFindings, when set, is told the quota findings of every settled write that has
+	// any (metrics, Events), after the store gave the client its Warning headers and the
+	// audit event its annotation (deliverFindings). It runs in the writer's goroutine.
+	QuotaFindings func(ctx context.Context, r QuotaReport)
 	// ObserveRequest, when set, is told how many transactions each etcd request of the
 	// combiner carried.
 	ObserveRequest func(txns int)

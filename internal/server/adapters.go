@@ -157,7 +157,10 @@ func hooks(cat *registry.Catalogue) registry.Hooks {
 		},
 		Warnings: func(obj runtime.Object) []string {
 			if rq, ok := obj.(*corev1.ResourceQuota); ok {
-				return quota.ResourceQuotaWarnings(rq)
+				return append(quota.ResourceQuotaWarnings(rq), quota.WarnAtWarnings(rq.Annotations, rq.Spec.Hard)...)
+			}
+			if crq, ok := obj.(*clusterquota.ClusterResourceQuota); ok {
+				return quota.WarnAtWarnings(crq.Annotations, crq.Spec.Quota.Hard)
 			}
 			if ing, ok := obj.(*networkingv1.Ingress); ok {
 				return validation.IngressWarnings(ing)

@@ -41,6 +41,11 @@ type metrics struct {
 	penalties    prometheus.Counter
 	// leaderStatus is leader_election_master_status (registered with --leader-elect).
 	leaderStatus *prometheus.GaugeVec
+	// quotaExceeded, quotaConstraint and quotaThresholds count quota findings
+	// (observeFindings).
+	quotaExceeded   *prometheus.CounterVec
+	quotaConstraint *prometheus.CounterVec
+	quotaThresholds *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -50,6 +55,18 @@ func newMetrics() *metrics {
 			Name: "quotad_resourcequota_repairs_total",
 			Help: "Quota status drifts found and repaired by the verifier (any drift is a bug).",
 		}, []string{"namespace", "resourcequota"}),
+		quotaExceeded: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "quotad_quota_exceeded_total",
+			Help: "Writes that would take usage of a quota above hard: refused under Enforce, admitted under Warn and Audit (enforcement); namespace is the write's.",
+		}, []string{"kind", "namespace", "name", "enforcement"}),
+		quotaConstraint: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "quotad_quota_constraint_failures_total",
+			Help: "Writes that did not specify what a quota needs (failed quota: must specify ...): refused under Enforce, admitted under Warn and Audit (enforcement).",
+		}, []string{"kind", "namespace", "name", "enforcement"}),
+		quotaThresholds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "quotad_quota_threshold_warnings_total",
+			Help: "Writes that took usage of a quota's resource above its warn-at threshold, per resource.",
+		}, []string{"kind", "namespace", "name", "resource"}),
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "quotad_admission_quota_decisions_total",
 			Help: "ResourceQuota admission decisions by result (admitted, refused, error).",
@@ -86,7 +103,7 @@ func newMetrics() *metrics {
 	})
 	m.leaderStatus = newLeaderStatus()
 	m.reg.MustRegister(m.queueWaiting, m.penalties, m.leaderStatus)
-	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.requests, m.panics, m.apiPanics, m.watchWaiting, m.longReadWaiting)
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.quotaExceeded, m.quotaConstraint, m.quotaThresholds, m.requests, m.panics, m.apiPanics, m.watchWaiting, m.longReadWaiting)
 	return m
 }
 

@@ -17,6 +17,7 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/fileutil"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/admission/defaultingressclass"
@@ -33,6 +34,7 @@ import (
 	"github.com/quotad/quotad/internal/auth"
 	"github.com/quotad/quotad/internal/auth/review"
 	"github.com/quotad/quotad/internal/controller/kubernetesservice"
+	"github.com/quotad/quotad/internal/controller/record"
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/evaluator"
 	"github.com/quotad/quotad/internal/registry"
@@ -337,7 +339,10 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	rcfg.ObserveQuota = metrics.observeQuota
 	rcfg.ObserveRequest = metrics.observeRequest
+	findings := &quotaFindings{ctx: ctx, metrics: metrics}
+	rcfg.QuotaFindings = findings.observe
 	store = registry.NewStore(rcfg)
+	findings.rec = record.NewRecorder(store, quotaEventComponent, clock.RealClock{}, log)
 	cached = newCachedReader(ctx, store, log)
 	rbacs = newRBACFeed(ctx, store, log)
 	validatingPolicy.Authorizer, mutatingPolicy.Authorizer = rbacs.authz, rbacs.authz // the policies' authorizer variable

@@ -894,6 +894,12 @@ func checkQuotas(r *Report, l *EtcdLog, events []Event) error {
 				}
 				if prev := crqs[name]; prev != nil && next != nil {
 					r.QuotaChanges++
+					// I2 is Enforce's guarantee: the write was judged on prev's mode.
+					if quota.EnforcementOf(prev.Annotations) != quota.Enforce {
+						crqs[name] = next
+						version(e.Key, rev, next)
+						continue
+					}
 					for rn, hard := range next.Spec.Quota.Hard {
 						now, before := next.Status.Total.Used[rn], prev.Status.Total.Used[rn]
 						if quantity.Cmp(now, before) > 0 && quantity.Cmp(now, hard) > 0 {
@@ -946,6 +952,9 @@ func checkQuotas(r *Report, l *EtcdLog, events []Event) error {
 		}
 		for _, c := range quotaWrites {
 			r.QuotaChanges++
+			if quota.EnforcementOf(c.prev.Annotations) != quota.Enforce {
+				continue // I2 is Enforce's guarantee: the write was judged on prev's mode
+			}
 			for name, hard := range c.next.Spec.Hard {
 				now, before := c.next.Status.Used[name], c.prev.Status.Used[name]
 				if quantity.Cmp(now, before) > 0 && quantity.Cmp(now, hard) > 0 {

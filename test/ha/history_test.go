@@ -46,6 +46,15 @@ func clusterQuotaValue(hard, used string) []byte {
 	return b
 }
 
+// inWarnMode returns a stored quota or cluster quota with the Warn enforcement annotation.
+func inWarnMode(v []byte) []byte {
+	var m map[string]interface{}
+	_ = json.Unmarshal(v, &m)
+	m["metadata"].(map[string]interface{})["annotations"] = map[string]string{"quota.quotad.io/enforcement": "Warn"}
+	b, _ := json.Marshal(m)
+	return b
+}
+
 var (
 	cKey = clusterQuotaPrefix + "c"
 	qKey = Key(ResourceQuotas, "ns", "q")
@@ -86,6 +95,13 @@ func TestCheckerFindsViolations(t *testing.T) {
 			put(12, cKey, false, clusterQuotaValue("1", "1")),
 			put(13, cKey, false, clusterQuotaValue("1", "2"))},
 			want: []string{"I2 at revision 13: cluster quota c pods used 1 -> 2 above hard 1"}},
+		{name: "Warn quota charged above hard", events: append(consistent,
+			put(12, qKey, false, inWarnMode(quotaValue("1", "1"))),
+			put(13, bKey, true, podValue("b", "100m")), put(13, qKey, false, inWarnMode(quotaValue("1", "2"))))},
+		{name: "Warn cluster quota charged above hard", events: []Event{
+			put(11, cKey, true, inWarnMode(clusterQuotaValue("1", "0"))),
+			put(12, cKey, false, inWarnMode(clusterQuotaValue("1", "1"))),
+			put(13, cKey, false, inWarnMode(clusterQuotaValue("1", "2")))}},
 		{name: "hard lowered below used", events: append(consistent, put(12, qKey, false, quotaValue("0", "1")))},
 		{name: "acknowledged create lost", events: nil, writes: []Write{createA},
 			want: []string{"acknowledged create of /registry/pods/ns/a (writer 0 via replica 0, ) at resourceVersion 11 is not in etcd's history"}},

@@ -16,6 +16,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/controller"
+	"github.com/quotad/quotad/internal/controller/record"
 	"github.com/quotad/quotad/internal/registry"
 )
 
@@ -48,7 +49,7 @@ type base struct {
 	log     *slog.Logger
 	opts    Options
 	loop    *controller.Loop
-	rec     *Recorder
+	rec     *record.Recorder
 	starved *starved
 }
 
@@ -57,7 +58,7 @@ func newBase(store *registry.Store, log *slog.Logger, opts Options, name, compon
 	opts = opts.withDefaults()
 	loop := controller.NewLoop(name, store, orDefault(log), opts.Panics, opts.Clock)
 	log = orDefault(log).With("controller", name)
-	return base{store: store, log: log, opts: opts, loop: loop, rec: NewRecorder(store, component, opts.Clock, log), starved: newStarved()}
+	return base{store: store, log: log, opts: opts, loop: loop, rec: record.NewRecorder(store, component, opts.Clock, log), starved: newStarved()}
 }
 
 func orDefault(log *slog.Logger) *slog.Logger {

@@ -10,7 +10,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -32,29 +31,6 @@ var (
 	cronJobGVR       = batchv1.SchemeGroupVersion.WithResource("cronjobs")
 	podTemplateLabel = appsv1.DefaultDeploymentUniqueLabelKey
 )
-
-// kindOf returns the kind of the typed objects this package records events about.
-func kindOf(obj runtime.Object) (schema.GroupVersionKind, bool) {
-	switch obj.(type) {
-	case *appsv1.ReplicaSet:
-		return replicaSetKind, true
-	case *corev1.ReplicationController:
-		return rcKind, true
-	case *appsv1.Deployment:
-		return deploymentKind, true
-	case *batchv1.Job:
-		return jobKind, true
-	case *batchv1.CronJob:
-		return cronJobKind, true
-	case *appsv1.StatefulSet:
-		return statefulSetKind, true
-	case *appsv1.DaemonSet:
-		return daemonSetKind, true
-	case *corev1.Pod:
-		return corev1.SchemeGroupVersion.WithKind("Pod"), true
-	}
-	return schema.GroupVersionKind{}, false
-}
 
 // Upstream PodControl reasons (pkg/controller/controller_utils.go).
 const (

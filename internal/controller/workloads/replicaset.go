@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/quotad/quotad/internal/controller"
+	"github.com/quotad/quotad/internal/controller/record"
 	"github.com/quotad/quotad/internal/registry"
 )
 
@@ -390,7 +391,7 @@ func slowStartBatch(count, initial int, fn func(i int) error) (int, error) {
 }
 
 // createPod is upstream's PodControl.CreatePods for one pod, with its events.
-func createPod(ctx context.Context, store *registry.Store, rec *Recorder, owner runtime.Object, t *corev1.PodTemplateSpec, name string, ref *metav1.OwnerReference) error {
+func createPod(ctx context.Context, store *registry.Store, rec *record.Recorder, owner runtime.Object, t *corev1.PodTemplateSpec, name string, ref *metav1.OwnerReference) error {
 	m, err := controller.Meta(owner)
 	if err != nil {
 		return err
@@ -416,7 +417,7 @@ func createPod(ctx context.Context, store *registry.Store, rec *Recorder, owner 
 }
 
 // deletePods deletes pods in parallel as upstream, with SuccessfulDelete/FailedDelete events.
-func deletePods(ctx context.Context, store *registry.Store, rec *Recorder, owner runtime.Object, pods []*corev1.Pod) error {
+func deletePods(ctx context.Context, store *registry.Store, rec *record.Recorder, owner runtime.Object, pods []*corev1.Pod) error {
 	errs := make(chan error, len(pods))
 	var wg sync.WaitGroup
 	for _, p := range pods {
@@ -437,7 +438,7 @@ func deletePods(ctx context.Context, store *registry.Store, rec *Recorder, owner
 	}
 }
 
-func deletePod(ctx context.Context, store *registry.Store, rec *Recorder, owner runtime.Object, p *corev1.Pod) error {
+func deletePod(ctx context.Context, store *registry.Store, rec *record.Recorder, owner runtime.Object, p *corev1.Pod) error {
 	uid := p.UID
 	_, err := store.Delete(ctx, store.Catalogue().Get(podGVR), p.Namespace, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}, registry.WriteOptions{})
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {

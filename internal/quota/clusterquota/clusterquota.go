@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/quantity"
 )
 
@@ -36,15 +37,17 @@ func Selects(sel ClusterResourceQuotaSelector, nsLabels, nsAnnotations map[strin
 }
 
 // viewUIDPrefix marks the ResourceQuota views of cluster quotas, so that they are never
-// taken for a namespace's own ResourceQuota of the same name.
-const viewUIDPrefix = "clusterresourcequota:"
+// taken for a namespace's own ResourceQuota of the same name, and so that quota's findings
+// name the cluster quota.
+const viewUIDPrefix = quota.ClusterQuotaViewUIDPrefix
 
 // View returns the cluster quota as the ResourceQuota that admission checks a request in
 // namespace ns against: its spec.quota, and status.total as its status (the refusal then
-// names the cluster quota). The view shares maps with crq; it must not be modified.
+// names the cluster quota), and its annotations (its enforcement mode and thresholds). The
+// view shares maps with crq; it must not be modified.
 func View(crq *ClusterResourceQuota, ns string) corev1.ResourceQuota {
 	return corev1.ResourceQuota{
-		ObjectMeta: metav1.ObjectMeta{Name: crq.Name, Namespace: ns, UID: types.UID(viewUIDPrefix + string(crq.UID))},
+		ObjectMeta: metav1.ObjectMeta{Name: crq.Name, Namespace: ns, UID: types.UID(viewUIDPrefix + string(crq.UID)), Annotations: crq.Annotations},
 		Spec:       crq.Spec.Quota,
 		Status:     corev1.ResourceQuotaStatus{Hard: crq.Status.Total.Hard, Used: crq.Status.Total.Used},
 	}

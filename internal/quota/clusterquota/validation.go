@@ -18,6 +18,13 @@ const mustRestrict = "must restrict the selected projects"
 // and is not validated.
 func Validate(crq *ClusterResourceQuota) field.ErrorList {
 	errs := apimachineryvalidation.ValidateObjectMeta(&crq.ObjectMeta, false, quota.ValidateResourceQuotaName, field.NewPath("metadata"))
+	errs = append(errs, quota.ValidateQuotaAnnotations(crq.Annotations, field.NewPath("metadata", "annotations"))...)
+	return append(errs, validateRest(crq)...)
+}
+
+// validateRest validates all but the metadata.
+func validateRest(crq *ClusterResourceQuota) field.ErrorList {
+	var errs field.ErrorList
 	sel := crq.Spec.Selector
 	selPath := field.NewPath("spec", "selector")
 	restricts := func() bool {
@@ -39,8 +46,11 @@ func Validate(crq *ClusterResourceQuota) field.ErrorList {
 	return errs
 }
 
-// ValidateUpdate validates an update: the metadata update rules and the new object.
+// ValidateUpdate validates an update: the metadata update rules and the new object (quotad's
+// annotations only when changed, quota.ValidateQuotaAnnotationsUpdate).
 func ValidateUpdate(crq, old *ClusterResourceQuota) field.ErrorList {
 	errs := apimachineryvalidation.ValidateObjectMetaUpdate(&crq.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
-	return append(errs, Validate(crq)...)
+	errs = append(errs, apimachineryvalidation.ValidateObjectMeta(&crq.ObjectMeta, false, quota.ValidateResourceQuotaName, field.NewPath("metadata"))...)
+	errs = append(errs, quota.ValidateQuotaAnnotationsUpdate(crq.Annotations, old.Annotations, field.NewPath("metadata", "annotations"))...)
+	return append(errs, validateRest(crq)...)
 }

@@ -77,22 +77,32 @@ func Review(in Input) Result {
 	// counted once, as a replica's.
 	podIsObject := in.Resource == podsGR && in.OldObject == nil && in.Pod != nil
 
-	// 1. The object itself, decided as admission decides it. Warn and Audit quotas admit
-	// over-limit writes, so only the quotas that enforce can refuse.
-	enforcing := make([]corev1.ResourceQuota, 0, len(in.Quotas))
+	// 1. The object itself, decided as admission decides it (Warn and Audit quotas admit
+	// over-limit writes with a finding), and the warnings its write would get: as the
+	// registry delivers findings, each Warn-mode finding and each crossed threshold.
+	all := make([]corev1.ResourceQuota, 0, len(in.Quotas))
 	for i := range in.Quotas {
-		if mode(&in.Quotas[i]) == quota.Enforce {
-			enforcing = append(enforcing, in.Quotas[i].Quota)
-		}
+		all = append(all, in.Quotas[i].Quota)
 	}
 	op := quota.Create
 	if in.OldObject != nil {
 		op = quota.Update
 	}
 	req := quota.Request{Operation: op, Resource: in.Resource, Name: in.Name, Object: in.Object, OldObject: in.OldObject}
-	changed, err := quota.CheckRequest(enforcing, req, in.Registry, in.Limited)
+	var objectWarnings []string
+	prepared, err := quota.Prepare(req, in.Registry, in.Limited)
+	var changed []corev1.ResourceQuota
+	if err == nil {
+		changed, err = prepared.Check(all)
+	}
 	if err != nil {
 		st.Allowed, st.Reason = false, err.Error()
+	} else {
+		for _, f := range prepared.Findings() {
+			if f.Reason == quota.FindingThreshold || f.Mode == quota.Warn {
+				objectWarnings = append(objectWarnings, f.Message)
+			}
+		}
 	}
 
 	// 2. What one object and one replica consume.
@@ -118,7 +128,7 @@ func Review(in Input) Result {
 	}
 
 	// 3. Each quota the object or its pods match.
-	var replicaWarnings, objectWarnings []string
+	var replicaWarnings []string
 	replicasFit := st.Replicas
 	for i := range in.Quotas {
 		q := &in.Quotas[i]
@@ -150,9 +160,9 @@ func Review(in Input) Result {
 		if !matchNew && !matchOld && !replicaMatch {
 			continue
 		}
-		qf := QuotaFit{Kind: "ResourceQuota", Name: rq.Name, Enforcement: string(m), Fits: true}
+		qf := QuotaFit{Kind: quota.KindResourceQuota, Name: rq.Name, Enforcement: string(m), Fits: true}
 		if q.Cluster {
-			qf.Kind = "ClusterResourceQuota"
+			qf.Kind = quota.KindClusterResourceQuota
 		}
 		if w := quota.WarnAtOf(rq.Annotations); !w.Empty() {
 			qf.WarnAt = w.String()
@@ -160,7 +170,6 @@ func Review(in Input) Result {
 		// The object's own change of this quota's usage, and the usage it leaves.
 		delta := corev1.ResourceList{}
 		after := corev1.ResourceList{}
-		var exceeded []corev1.ResourceName
 		for _, name := range quota.ResourceNames(rq.Status.Hard) {
 			d := zero()
 			if v, ok := newUsage[name]; ok && matchNew {
@@ -172,23 +181,6 @@ func Review(in Input) Result {
 			delta[name] = d
 			used := usedOf(rq, name)
 			after[name] = quantity.Add(used, d)
-			if d.Sign() > 0 && quantity.Cmp(after[name], rq.Status.Hard[name]) > 0 {
-				exceeded = append(exceeded, name)
-			}
-		}
-		if podIsObject && podMatch {
-			// The pod's own usage is its first copy's.
-			for _, name := range quota.ResourceNames(rq.Status.Hard) {
-				if per, ok := perReplica[name]; ok && per.Sign() > 0 && quantity.Cmp(quantity.Add(usedOf(rq, name), per), rq.Status.Hard[name]) > 0 {
-					exceeded = append(exceeded, name)
-				}
-			}
-			if len(exceeded) > 0 {
-				delta = perReplica
-			}
-		}
-		if m == quota.Warn && len(exceeded) > 0 {
-			objectWarnings = append(objectWarnings, exceedWarning(rq, delta, exceeded))
 		}
 		// How many replicas fit after the object: the fewest over the names a replica
 		// consumes; none when the quota refuses every pod (a "must specify" constraint).
@@ -272,7 +264,7 @@ func Review(in Input) Result {
 		replicasFit = 0
 	}
 	if in.Pod != nil && podEv != nil && !podIsObject && replicasFit > 0 {
-		quotas := slices.Clone(enforcing)
+		quotas := slices.Clone(all)
 		for _, c := range changed {
 			for j := range quotas {
 				if quotas[j].UID == c.UID && quotas[j].Name == c.Name {
@@ -355,20 +347,3 @@ func replicaWarning(q *Quota, m quota.Enforcement, n, of int32, binding []corev1
 	return head + strings.Join(parts, "; ")
 }
 
-// exceedWarning is the Warning of a Warn quota the object itself takes past hard, in
-// upstream's refusal format: "would exceed quota compute: requested: pods=1, used:
-// pods=10, limited: pods=10".
-func exceedWarning(rq *corev1.ResourceQuota, delta corev1.ResourceList, exceeded []corev1.ResourceName) string {
-	list := func(l corev1.ResourceList) string {
-		parts := make([]string, 0, len(exceeded))
-		for _, name := range exceeded {
-			v, ok := l[name]
-			if !ok {
-				v = zero()
-			}
-			parts = append(parts, string(name)+"="+text(v))
-		}
-		return strings.Join(parts, ",")
-	}
-	return fmt.Sprintf("would exceed quota %s: requested: %s, used: %s, limited: %s", rq.Name, list(delta), list(rq.Status.Used), list(rq.Status.Hard))
-}

@@ -1,4 +1,4 @@
-package workloads
+package record
 
 import (
 	"context"
@@ -8,13 +8,17 @@ import (
 	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/controller"
+	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/registry"
 )
 
@@ -76,6 +80,16 @@ func (r *Recorder) Event(ctx context.Context, obj runtime.Object, eventType, rea
 		r.log.Warn("cannot record event", "reason", reason, "err", err)
 		return
 	}
+	r.EventRef(ctx, ref, eventType, reason, message)
+}
+
+// EventRef records an event about the object ref names. The event lives in the object's
+// namespace, or in "default" for a cluster-scoped object, as upstream's recorder.
+func (r *Recorder) EventRef(ctx context.Context, ref corev1.ObjectReference, eventType, reason, message string) {
+	evNS := ref.Namespace
+	if evNS == "" {
+		evNS = metav1.NamespaceDefault
+	}
 	now := r.clock.Now()
 	key := strings.Join([]string{r.component, ref.Kind, ref.Namespace, ref.Name, string(ref.UID), ref.APIVersion, eventType, reason, message}, "\x00")
 	objKey := strings.Join([]string{r.component, ref.Kind, ref.Namespace, ref.Name, string(ref.UID)}, "\x00")
@@ -90,7 +104,7 @@ func (r *Recorder) Event(ctx context.Context, obj runtime.Object, eventType, rea
 	ts := metav1.NewTime(now)
 	if repeat {
 		var count int32
-		_, err := r.store.Update(ctx, res, ref.Namespace, prev.name, "", func(cur runtime.Object) (runtime.Object, error) {
+		_, err := r.store.Update(ctx, res, evNS, prev.name, "", func(cur runtime.Object) (runtime.Object, error) {
 			ev, err := controller.As[*corev1.Event](cur)
 			if err != nil {
 				return nil, err
@@ -105,12 +119,12 @@ func (r *Recorder) Event(ctx context.Context, obj runtime.Object, eventType, rea
 			return
 		}
 		if !apierrors.IsNotFound(err) {
-			r.log.Warn("cannot update event", "event", prev.name, "namespace", ref.Namespace, "err", err)
+			r.log.Warn("cannot update event", "event", prev.name, "namespace", evNS, "err", err)
 			return
 		}
 	}
 	ev := &corev1.Event{
-		ObjectMeta:          metav1.ObjectMeta{Namespace: ref.Namespace},
+		ObjectMeta:          metav1.ObjectMeta{Namespace: evNS},
 		InvolvedObject:      ref,
 		Reason:              reason,
 		Message:             message,
@@ -125,14 +139,14 @@ func (r *Recorder) Event(ctx context.Context, obj runtime.Object, eventType, rea
 	// when the clock does not move between two events.
 	for attempt := 0; ; attempt++ {
 		ev.Name = fmt.Sprintf("%v.%x", ref.Name, r.nextNano(now))
-		_, err := r.store.Create(ctx, res, ref.Namespace, ev.DeepCopy(), registry.WriteOptions{})
+		_, err := r.store.Create(ctx, res, evNS, ev.DeepCopy(), registry.WriteOptions{})
 		if err == nil {
 			break
 		}
 		if apierrors.IsAlreadyExists(err) && attempt < 3 {
 			continue
 		}
-		r.log.Warn("cannot create event", "reason", reason, "namespace", ref.Namespace, "err", err)
+		r.log.Warn("cannot create event", "reason", reason, "namespace", evNS, "err", err)
 		return
 	}
 	r.remember(key, seenEvent{name: ev.Name, count: 1, first: ts})
@@ -202,4 +216,31 @@ func objectReference(obj runtime.Object) (corev1.ObjectReference, error) {
 		Kind: kind, Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID(),
 		APIVersion: apiVersion, ResourceVersion: m.GetResourceVersion(),
 	}, nil
+}
+
+// kindOf returns the kind of the typed objects events are recorded about.
+func kindOf(obj runtime.Object) (schema.GroupVersionKind, bool) {
+	switch obj.(type) {
+	case *appsv1.ReplicaSet:
+		return appsv1.SchemeGroupVersion.WithKind("ReplicaSet"), true
+	case *corev1.ReplicationController:
+		return corev1.SchemeGroupVersion.WithKind("ReplicationController"), true
+	case *appsv1.Deployment:
+		return appsv1.SchemeGroupVersion.WithKind("Deployment"), true
+	case *batchv1.Job:
+		return batchv1.SchemeGroupVersion.WithKind("Job"), true
+	case *batchv1.CronJob:
+		return batchv1.SchemeGroupVersion.WithKind("CronJob"), true
+	case *appsv1.StatefulSet:
+		return appsv1.SchemeGroupVersion.WithKind("StatefulSet"), true
+	case *appsv1.DaemonSet:
+		return appsv1.SchemeGroupVersion.WithKind("DaemonSet"), true
+	case *corev1.Pod:
+		return corev1.SchemeGroupVersion.WithKind("Pod"), true
+	case *corev1.ResourceQuota:
+		return corev1.SchemeGroupVersion.WithKind("ResourceQuota"), true
+	case *clusterquota.ClusterResourceQuota:
+		return clusterquota.SchemeGroupVersion.WithKind("ClusterResourceQuota"), true
+	}
+	return schema.GroupVersionKind{}, false
 }

@@ -1,4 +1,4 @@
-package workloads_test
+package record_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/quotad/quotad/internal/controller/workloads"
+	"github.com/quotad/quotad/internal/controller/record"
 	"github.com/quotad/quotad/internal/server/servertest"
 )
 
@@ -24,7 +24,7 @@ func TestRecorder(t *testing.T) {
 	defer cancel()
 	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	fc := clocktesting.NewFakeClock(start)
-	rec := workloads.NewRecorder(s.Store, "replicaset-controller", fc, nil)
+	rec := record.NewRecorder(s.Store, "replicaset-controller", fc, nil)
 	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "default", UID: "u1"}}
 
 	rec.Eventf(ctx, rs, corev1.EventTypeWarning, "FailedCreate", "Error creating: %s", "refused")
@@ -66,5 +66,23 @@ func TestRecorder(t *testing.T) {
 	}
 	if len(l.Items) != 26 {
 		t.Errorf("flood events = %d, want 25 + 1 after refill", len(l.Items))
+	}
+}
+
+// TestRecorderClusterScoped: an event about a cluster-scoped object (a ClusterResourceQuota)
+// lives in namespace default, as upstream's recorder puts it.
+func TestRecorderClusterScoped(t *testing.T) {
+	s := servertest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rec := record.NewRecorder(s.Store, "quota-admission", clocktesting.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)), nil)
+	ref := corev1.ObjectReference{Kind: "ClusterResourceQuota", APIVersion: "quota.openshift.io/v1", Name: "team-a", UID: "u3"}
+	rec.EventRef(ctx, ref, corev1.EventTypeWarning, "QuotaExceeded", "over")
+	l, err := s.Client.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 1 || l.Items[0].InvolvedObject != ref || l.Items[0].Reason != "QuotaExceeded" || l.Items[0].Message != "over" {
+		t.Fatalf("events = %+v", l.Items)
 	}
 }
