@@ -346,4 +346,3 @@ func replicaWarning(q *Quota, m quota.Enforcement, n, of int32, binding []corev1
 	}
 	return head + strings.Join(parts, "; ")
 }
-
