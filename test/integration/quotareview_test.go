@@ -361,7 +361,11 @@ func TestQuotaReviewMatchesDryRun(t *testing.T) {
 	}
 	names := []string{"pods", "count/pods", "requests.cpu", "limits.cpu", "requests.memory", "limits.memory", "cpu", "memory"}
 	scopes := []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort, corev1.ResourceQuotaScopeNotBestEffort, corev1.ResourceQuotaScopeTerminating, corev1.ResourceQuotaScopeNotTerminating}
-	reviewed, allowed := 0, 0
+	ws := &warnings{}
+	wcfg := rest.CopyConfig(s.Config)
+	wcfg.WarningHandler = ws
+	wc := clientFor(t, wcfg)
+	reviewed, allowed, warned := 0, 0, 0
 	for round := 0; round < 12; round++ {
 		// 1. Random quotas.
 		if err := s.Client.CoreV1().ResourceQuotas("rnd").DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
@@ -384,6 +388,14 @@ func TestQuotaReviewMatchesDryRun(t *testing.T) {
 			}
 			if len(rq.Spec.Hard) == 0 {
 				rq.Spec.Hard["pods"] = resource.MustParse(pick("1", "5"))
+			}
+			// Enforcement modes and thresholds: admission's findings, the review's warnings.
+			rq.Annotations = map[string]string{}
+			if m := pick("", "", "Warn", "Audit"); m != "" {
+				rq.Annotations[fit.GroupName+"/enforcement"] = m
+			}
+			if rng.Intn(4) == 0 {
+				rq.Annotations[fit.GroupName+"/warn-at"] = pick("10%", "50%")
 			}
 			if rng.Intn(2) == 0 {
 				sc := scopes[rng.Intn(len(scopes))]
@@ -419,13 +431,19 @@ func TestQuotaReviewMatchesDryRun(t *testing.T) {
 			p := randomPod(fmt.Sprintf("p-%d-%d", round, pi))
 			b, _ := json.Marshal(p)
 			r, reviewErr := reviewRaw(ctx, s.Client, "rnd", b, nil)
-			_, dryErr := s.Client.CoreV1().Pods("rnd").Create(ctx, p, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			_, dryErr := wc.CoreV1().Pods("rnd").Create(ctx, p, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			dryWarnings := ws.take()
+			if len(dryWarnings) > 0 {
+				warned++
+			}
 			reviewed++
 			switch {
 			case dryErr == nil:
 				allowed++
 				if reviewErr != nil || !r.Status.Allowed {
 					t.Errorf("round %d pod %s %v: dry run admits, review says %+v / %v", round, p.Name, p.Spec.Containers, r, reviewErr)
+				} else if !slices.Equal(r.Status.Warnings, dryWarnings) {
+					t.Errorf("round %d pod %s: dry run warned %q, review %q", round, p.Name, dryWarnings, r.Status.Warnings)
 				}
 			case apierrors.IsForbidden(dryErr):
 				if reviewErr != nil || r.Status.Allowed || r.Status.Reason != dryErr.Error() {
@@ -457,7 +475,7 @@ func TestQuotaReviewMatchesDryRun(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d pods reviewed, %d admitted", reviewed, allowed)
+	t.Logf("%d pods reviewed, %d admitted, %d with warnings", reviewed, allowed, warned)
 	if allowed == 0 || allowed == reviewed {
 		t.Logf("note: every pod had the same answer this run")
 	}
