@@ -65,9 +65,12 @@ var (
 	pvcsGR = schema.GroupResource{Resource: "persistentvolumeclaims"}
 )
 
-// Review answers in: whether admission admits the object (quota.CheckRequest against the
-// quotas that enforce, exactly admission's decision, nothing charged) and, per matching
-// quota, what the object and its replicas consume and how many replicas fit.
+// Review answers in: whether admission admits the object (quota.Prepare and Check against
+// every quota, exactly admission's mode-aware decision, nothing charged), the warnings its
+// write would get (its Warn-mode and threshold findings, then the replicas that do not
+// fit) and, per matching quota, what the object and its replicas consume and how many
+// replicas fit (Enforce quotas bound Status.ReplicasFit; Warn and Audit ones only their
+// own ReplicasFit and Fits).
 func Review(in Input) Result {
 	st := QuotaReviewStatus{Operation: string(quota.Create), Allowed: true, Replicas: max(in.Replicas, 0)}
 	if in.OldObject != nil {
