@@ -3,8 +3,10 @@ package admission_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -348,5 +350,42 @@ func TestRealPlugins(t *testing.T) {
 	if req.String() != "250m" || *p.Spec.Priority != 2000000000 ||
 		p.Annotations["kubernetes.io/limit-ranger"] != "LimitRanger plugin set: cpu request for container app; cpu limit for container app" {
 		t.Errorf("admitted pod = %+v", p)
+	}
+}
+
+// TestChainObserve: the observer is told of every plugin run, in order, as a mutator or a
+// validator, with the operation and whether it refused; the refusing plugin is the last.
+func TestChainObserve(t *testing.T) {
+	var journal []string
+	ps := plugins(&journal)
+	ps[1].(both).fail = errors.New("no") // LimitRanger refuses
+	c, err := admission.NewChain(nil, nil, ps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	c.Observe(func(name string, validate bool, op admission.Operation, elapsed time.Duration, rejected bool) {
+		seen = append(seen, fmt.Sprintf("%s validate=%v %s rejected=%v", name, validate, op, rejected))
+	})
+	a := &admission.Attributes{Operation: admission.Delete}
+	if err := c.Admit(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	a.Operation = admission.Update
+	if err := c.Validate(context.Background(), a); err == nil {
+		t.Fatal("LimitRanger did not refuse")
+	}
+	want := []string{
+		"NamespaceLifecycle validate=false DELETE rejected=false",
+		"Priority validate=false DELETE rejected=false",
+		"Priority validate=true DELETE rejected=false",
+		"ValidatingAdmissionPolicy validate=true DELETE rejected=false",
+		"LimitRanger validate=true UPDATE rejected=true",
+	}
+	if !reflect.DeepEqual(seen, want) {
+		t.Errorf("observed\n%q\nwant\n%q", seen, want)
 	}
 }

@@ -68,5 +68,9 @@
 //   - componentstatuses (registry.Resource.Synthesized) serve get and list only, computed on
 //     each request (etcd-0 from Config.Ready) with upstream's deprecation warning;
 //   - a 5xx answer is logged once (repeats of a line are rate-limited), every request at
-//     RequestLogLevel.
+//     RequestLogLevel;
+//   - every request to a served resource that passed authentication and authorization is
+//     told once answered to Config.Requests with kube-apiserver's request metric labels,
+//     and watches and connect requests also while open (metrics.go); label values are
+//     bounded by the catalogue, and the edge imports no metrics library.
 package apiserver

@@ -50,6 +50,11 @@ type recorder struct {
 	auditID  string
 	received time.Time
 	audit    *audit.Request
+
+	// measured: the request is observed by Config.Requests once answered, with metric's
+	// labels (metrics.go).
+	measured bool
+	metric   RequestLabels
 }
 
 // started notes the answer's status once, as it starts.

@@ -82,13 +82,15 @@ func (s *Server) logLimited(ctx context.Context, key string, level slog.Level, m
 }
 
 // logRequest writes the request's log lines once it is answered: one at RequestLogLevel
-// for every request, and one error line (rate-limited) for a 5xx answer.
+// for every request, and one error line (rate-limited) for a 5xx answer; it also tells the
+// request observer.
 func (s *Server) logRequest(rec *recorder, r *http.Request, start time.Time) {
 	latency := time.Since(start)
 	status := rec.status
 	if status == 0 {
 		status = http.StatusOK
 	}
+	s.observeRequest(rec, status, latency)
 	ctx := r.Context()
 	if s.cfg.Logger.Enabled(ctx, RequestLogLevel) {
 		s.cfg.Logger.Log(ctx, RequestLogLevel, "HTTP", "verb", r.Method, "URI", r.URL.RequestURI(),

@@ -119,6 +119,9 @@ type Config struct {
 	ObserveLongReadWaiting func(delta int)
 	// ObservePanic, when set, is called once per handler panic recovered.
 	ObservePanic func()
+	// Requests, when set, is told of the requests kube-apiserver's request metrics count
+	// (metrics.go).
+	Requests RequestObserver
 	// Reviews answer creates of the review resources (registry.Resource.Review), by
 	// group-resource; a review resource without one answers 405.
 	Reviews map[schema.GroupResource]Review
@@ -311,6 +314,9 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 		}
 		r = r.WithContext(auth.WithUser(r.Context(), user))
 	}
+	if isResource {
+		s.measure(w, r, info)
+	}
 	if watch {
 		if u, ok := auth.UserFrom(r.Context()); ok && !exempt(u) {
 			done, ok := s.watches.open(u.Name)
@@ -320,6 +326,7 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 			}
 			defer done()
 		}
+		defer s.longRunning(w)()
 		s.serveAPI(w, r, info, isResource)
 		return
 	}
@@ -343,6 +350,7 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 		return
 	}
 	release := func() { seat(); received() }
+	defer s.longRunning(w)()
 	s.withDeadline(w, r, deadline, release, func(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(w, r, info, isResource)
 	})

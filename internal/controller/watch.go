@@ -26,6 +26,13 @@ type PanicObserver interface {
 	ControllerPanicked(controller string)
 }
 
+// PanicCounterInitializer is a PanicObserver that sets the panic count of each controller
+// to zero when its loop is made, so that the count is exported before any panic (a
+// counter first seen at 1 hides the first panic from rate() and increase()).
+type PanicCounterInitializer interface {
+	InitControllerPanics(controller string)
+}
+
 // Loop is the plumbing one controller runs on: its watches and its workers. Every watch
 // handler call and every sync is guarded: a panic is recovered, logged once at Error with
 // its stack, reported to the PanicObserver, and (for a sync) its key retried with backoff,
@@ -47,6 +54,9 @@ func NewLoop(name string, store *registry.Store, log *slog.Logger, panics PanicO
 	}
 	if clk == nil {
 		clk = clock.RealClock{}
+	}
+	if i, ok := panics.(PanicCounterInitializer); ok {
+		i.InitControllerPanics(name)
 	}
 	return &Loop{name: name, store: store, log: log, panics: panics, throttle: NewThrottle(clk, DefaultThrottleInterval)}
 }

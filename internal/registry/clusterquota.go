@@ -144,8 +144,7 @@ func (s *Store) readSlot(ctx context.Context, sl *crqSlot, name string) (*heldQu
 			return nil, internalError(err)
 		}
 		sl.value, sl.rev, sl.obj = kv.Value, kv.ModRevision, obj.(*clusterquota.ClusterResourceQuota)
-		cacheCanonical(sl.obj.Status.Total.Hard)
-		cacheCanonical(sl.obj.Status.Total.Used)
+		clusterquota.CacheCanonical(sl.obj)
 	}
 	return &heldQuota{slot: sl, key: key, obj: sl.obj, stored: storedQuota{value: sl.value, rev: sl.rev}}, nil
 }

@@ -168,6 +168,17 @@ func (s *Store) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken,
 		switch {
 		case err == nil:
 			rev = r.Revision
+			if s.cfg.ObserveWrites != nil {
+				n := 0
+				for _, j := range taken {
+					if j.plan != nil {
+						n += j.plan.included
+					}
+				}
+				if n > 0 {
+					s.cfg.ObserveWrites(n)
+				}
+			}
 		case errors.Is(err, storage.ErrConflict):
 			sl.rev = 0
 			for _, j := range taken {

@@ -19,6 +19,7 @@ import (
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -220,6 +221,9 @@ func decodeStored(res *Resource, value []byte, rev int64) (runtime.Object, error
 		defaultDecoded(res, u) // objects stored before a default was added get it on read
 	} else if err := kjson.UnmarshalCaseSensitivePreserveInts(value, obj); err != nil {
 		return nil, err
+	}
+	if crq, ok := obj.(*clusterquota.ClusterResourceQuota); ok {
+		clusterquota.FillEntryHard(crq) // stored without it (clusterquotaencode.go)
 	}
 	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
 	m, err := meta.Accessor(obj)

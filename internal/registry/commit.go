@@ -174,6 +174,10 @@ func (s *Store) shard(ns string) *queueShard {
 // one guarded transaction, batched with the other writes waiting on its namespace.
 // errObjectChanged reports that the object's own guard failed.
 func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
+	var start time.Time
+	if s.cfg.ObserveQuotaLatency != nil {
+		start = time.Now()
+	}
 	ns := w.attrs.Namespace
 	if !w.res.Namespaced || ns == "" {
 		return s.commitClusterScoped(ctx, w)
@@ -231,6 +235,9 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 		delete(sh.queues, ns)
 	}
 	sh.mu.Unlock()
+	if s.cfg.ObserveQuotaLatency != nil && (w.prepared || p.judged) && !errors.Is(p.err, errObjectChanged) {
+		s.cfg.ObserveQuotaLatency(w.attrs.Operation, time.Since(start), p.judged && apierrors.IsForbidden(p.err))
+	}
 	s.deliverFindings(ctx, w, p.err)
 	return p.rev, p.err
 }
@@ -477,6 +484,9 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 		case err == nil:
 			rev = r.Revision
 			plan.committedRev = rev
+			if s.cfg.ObserveWrites != nil && plan.included > 0 {
+				s.cfg.ObserveWrites(plan.included)
+			}
 		case errors.Is(err, storage.ErrTooLarge) && len(live) > 1:
 			// Too big together: evaluate and commit them again, each in a batch of its own.
 			for _, p := range live {

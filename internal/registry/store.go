@@ -112,6 +112,14 @@ type Config struct {
 	// ObserveRequest, when set, is told how many transactions each etcd request of the
 	// combiner carried.
 	ObserveRequest func(txns int)
+	// ObserveWrites, when set, is told how many writes each committed group-commit
+	// transaction of a namespace carried (its batch size).
+	ObserveWrites func(writes int)
+	// ObserveQuotaLatency, when set, is told for every namespaced write the quota
+	// accounting prepared how long its quota step took, from the evaluation until the write
+	// was settled (the guarded transaction that charges it included, as upstream's
+	// ResourceQuota admission includes its status write), and whether quota refused it.
+	ObserveQuotaLatency func(op admission.Operation, elapsed time.Duration, rejected bool)
 	// MaxRetries bounds conflict retries of one write (default 128: with the growing waits
 	// of conflictBackoff, a write contended by other replicas lands long before it runs
 	// out; its request's deadline bounds it too).

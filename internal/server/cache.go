@@ -81,6 +81,10 @@ type objectCache struct {
 	synced     bool
 	// changed, when set, is called after every change applied (outside the lock).
 	changed func()
+	// shared: the cache holds the watch hub's objects themselves instead of copies (its
+	// readers never modify them, and copying a cluster quota's status per transaction cost
+	// more than the rest of its event).
+	shared bool
 }
 
 func rvOf(m metav1.Object) int64 {
@@ -200,7 +204,7 @@ func (c *objectCache) set(obj runtime.Object, deleted bool) {
 
 // run keeps the cache current with listWatch.
 func (c *objectCache) run(ctx context.Context, store *registry.Store, res *registry.Resource, log *slog.Logger) {
-	listWatch(ctx, store, res, log, "admission cache", c.install, c.observe, func() {
+	listWatchShared(ctx, store, res, log, "admission cache", c.shared, c.install, c.observe, func() {
 		c.mu.Lock()
 		c.synced = false
 		c.mu.Unlock()
@@ -213,11 +217,18 @@ func (c *objectCache) run(ctx context.Context, store *registry.Store, res *regis
 // a relist.
 func listWatch(ctx context.Context, store *registry.Store, res *registry.Resource, log *slog.Logger, what string,
 	install func(objs []runtime.Object, rev int64), observe func(obj runtime.Object, deleted bool), unsynced func()) {
+	listWatchShared(ctx, store, res, log, what, false, install, observe, unsynced)
+}
+
+// listWatchShared is listWatch, handing observe the watch hub's objects themselves when
+// shared (observe and whoever reads what it keeps must not modify them).
+func listWatchShared(ctx context.Context, store *registry.Store, res *registry.Resource, log *slog.Logger, what string, shared bool,
+	install func(objs []runtime.Object, rev int64), observe func(obj runtime.Object, deleted bool), unsynced func()) {
 	for ctx.Err() == nil {
 		objs, rev, err := store.ListObjects(ctx, res, "")
 		if err == nil {
 			var events <-chan registry.Event
-			events, err = store.Watch(ctx, res, "", registry.WatchOptions{ResourceVersion: strconv.FormatInt(rev, 10)})
+			events, err = store.Watch(ctx, res, "", registry.WatchOptions{ResourceVersion: strconv.FormatInt(rev, 10), Shared: shared})
 			if err == nil {
 				install(objs, rev)
 				for ev := range events {

@@ -10,7 +10,11 @@
 // on every replica; kube-controller-manager's controllers and the scheduled etcd snapshots
 // (snapshots.go) run on the leader only with leader election (leader.go, package election),
 // constructed anew on each acquisition. Every replica keeps the status.typeChecking of
-// ValidatingAdmissionPolicies (policy.go). It is the only package that imports every other one.
+// ValidatingAdmissionPolicies (policy.go). Its Prometheus registry (metrics*.go) implements
+// the observers the edge, the registry, the admission chain and the controllers are given,
+// exporting kube-apiserver's request and admission metrics under upstream's names and
+// buckets alongside quotad's own (docs/monitoring.md). It is the only package that imports
+// every other one.
 //
 // Invariants: every long-running part is started with a context and stops when it ends;
 // Run returns only after the HTTP server and storage are shut down. The join endpoint

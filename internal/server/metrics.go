@@ -46,6 +46,12 @@ type metrics struct {
 	quotaExceeded   *prometheus.CounterVec
 	quotaConstraint *prometheus.CounterVec
 	quotaThresholds *prometheus.CounterVec
+	// writes: the writes of each committed group-commit transaction (its batch size).
+	writes prometheus.Histogram
+	// api: kube-apiserver's request metrics (metrics_requests.go); admission its admission
+	// latency metrics (metrics_admission.go).
+	api       *requestMetrics
+	admission *admissionMetrics
 }
 
 func newMetrics() *metrics {
@@ -102,7 +108,16 @@ func newMetrics() *metrics {
 		Help: "Requests held before being served because their client's requests kept being refused as malformed or unauthenticated.",
 	})
 	m.leaderStatus = newLeaderStatus()
-	m.reg.MustRegister(m.queueWaiting, m.penalties, m.leaderStatus)
+	m.writes = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "quotad_storage_writes_per_transaction",
+		Help:    "Writes committed together in one namespace's group-commit transaction (its batch size).",
+		Buckets: prometheus.ExponentialBuckets(1, 2, 9),
+	})
+	m.api = newRequestMetrics()
+	m.admission = newAdmissionMetrics()
+	m.reg.MustRegister(m.queueWaiting, m.penalties, m.leaderStatus, m.writes)
+	m.reg.MustRegister(m.api.collectors()...)
+	m.reg.MustRegister(m.admission.collectors()...)
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.quotaExceeded, m.quotaConstraint, m.quotaThresholds, m.requests, m.panics, m.apiPanics, m.watchWaiting, m.longReadWaiting)
 	return m
 }
@@ -120,6 +135,13 @@ func (m *metrics) Repaired(ns, name string) { m.repairs.WithLabelValues(ns, name
 
 // ControllerPanicked implements controller.PanicObserver.
 func (m *metrics) ControllerPanicked(name string) { m.panics.WithLabelValues(name).Inc() }
+
+// InitControllerPanics implements controller.PanicCounterInitializer: every controller's
+// panic count is exported from its start, at zero.
+func (m *metrics) InitControllerPanics(name string) { m.panics.WithLabelValues(name) }
+
+// observeWrites records the batch size of one committed group-commit transaction.
+func (m *metrics) observeWrites(n int) { m.writes.Observe(float64(n)) }
 
 // observeWatchWaiting counts the watches waiting for their client.
 func (m *metrics) observeWatchWaiting(delta int) { m.watchWaiting.Add(float64(delta)) }

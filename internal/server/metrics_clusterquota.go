@@ -21,7 +21,7 @@ type clusterQuotaCollector struct {
 
 func newClusterQuotaCollector(ctx context.Context, store *registry.Store, log *slog.Logger) *clusterQuotaCollector {
 	c := &clusterQuotaCollector{
-		cache: &objectCache{byNS: map[string]map[string]runtime.Object{}},
+		cache: &objectCache{byNS: map[string]map[string]runtime.Object{}, shared: true},
 		total: prometheus.NewDesc("quotad_clusterresourcequota",
 			"Hard limit and usage of each resource of each ClusterResourceQuota, over every namespace it selects.",
 			[]string{"clusterresourcequota", "resource", "type"}, nil),

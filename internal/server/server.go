@@ -341,6 +341,10 @@ func Run(ctx context.Context, cfg Config) error {
 	rcfg.ObserveRequest = metrics.observeRequest
 	findings := &quotaFindings{ctx: ctx, metrics: metrics}
 	rcfg.QuotaFindings = findings.observe
+	rcfg.ObserveWrites = metrics.observeWrites
+	rcfg.ObserveQuotaLatency = metrics.admission.quota
+	rcfg.Admission = timedAdmission{next: rcfg.Admission, metrics: metrics.admission}
+	chain.Observe(metrics.admission.plugin)
 	store = registry.NewStore(rcfg)
 	findings.rec = record.NewRecorder(store, quotaEventComponent, clock.RealClock{}, log)
 	cached = newCachedReader(ctx, store, log)
@@ -439,7 +443,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Version:        CurrentVersion(),
 		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
-		ObservePanic: metrics.apiPanics.Inc, Audit: auditor,
+		ObservePanic: metrics.apiPanics.Inc, Audit: auditor, Requests: metrics.api,
 		Reviews: reviewHandlers, TokenRequest: tokenRequester(store, sas, cfg.ServiceAccountMaxTokenExpiration),
 		MaxBodyBytesInFlight:   cfg.MaxBodyBytesInFlight,
 		ObserveWatchWaiting:    metrics.observeWatchWaiting,

@@ -583,3 +583,120 @@ func TestClusterQuotaMalformed(t *testing.T) {
 		t.Fatalf("after malformed creates: %v %v", l, err)
 	}
 }
+
+// TestClusterQuotaStoredForm: a cluster quota is stored without its entries' hards (each is
+// spec.quota.hard), and get, list and watch all show OpenShift's shape (every entry with
+// hard, sorted by namespace); a value stored in the earlier form, with every entry's hard,
+// reads the same and is charged on.
+func TestClusterQuotaStoredForm(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkLabeledNamespace(t, s, "f2", map[string]string{"team": "f"})
+	mkLabeledNamespace(t, s, "f1", map[string]string{"team": "f"})
+	w, err := s.Dynamic.Resource(crqGVR).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if _, err := createCRQ(t, s, clusterQuota("team-f", "f", rl("pods", "10", "count/configmaps", "4")), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	createPods(t, s, "f1", 0, 2)
+	createPods(t, s, "f2", 0, 1)
+	wantHard := map[string]interface{}{"count/configmaps": "4", "pods": "10"}
+	// shape checks an object's status as OpenShift has it and returns its entries' used pods.
+	shape := func(what string, u *unstructured.Unstructured) string {
+		t.Helper()
+		entries, _, _ := unstructured.NestedSlice(u.Object, "status", "namespaces")
+		out := ""
+		for _, e := range entries {
+			m := e.(map[string]interface{})
+			hard, _, _ := unstructured.NestedMap(m, "status", "hard")
+			if fmt.Sprint(hard) != fmt.Sprint(wantHard) {
+				t.Fatalf("%s: entry %v: hard %v, want spec.quota.hard %v", what, m["namespace"], hard, wantHard)
+			}
+			used, _, _ := unstructured.NestedString(m, "status", "used", "pods")
+			out += fmt.Sprintf("%s=%s ", m["namespace"], used)
+		}
+		return out
+	}
+	const want = "f1=2 f2=1 "
+	// 1. Stored without the entries' hards.
+	st := s.Store.Storage()
+	key := registry.KeyPrefix(crqGVR.GroupResource(), "") + "team-f"
+	kv, err := st.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw struct {
+		Status struct {
+			Namespaces []struct {
+				Status map[string]interface{} `json:"status"`
+			} `json:"namespaces"`
+		} `json:"status"`
+	}
+	if err := json.Unmarshal(kv.Value, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if len(raw.Status.Namespaces) != 2 {
+		t.Fatalf("stored entries: %s", kv.Value)
+	}
+	for _, e := range raw.Status.Namespaces {
+		if _, ok := e.Status["hard"]; ok {
+			t.Fatalf("stored with an entry's hard: %s", kv.Value)
+		}
+	}
+	// 2. Get, list and the last watch event show every entry with its hard.
+	u, err := s.Dynamic.Resource(crqGVR).Get(ctx, "team-f", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := shape("get", u); got != want {
+		t.Fatalf("get: %s, want %s", got, want)
+	}
+	l, err := s.Dynamic.Resource(crqGVR).List(ctx, metav1.ListOptions{})
+	if err != nil || len(l.Items) != 1 {
+		t.Fatalf("list: %v %v", l, err)
+	}
+	if got := shape("list", &l.Items[0]); got != want {
+		t.Fatalf("list: %s, want %s", got, want)
+	}
+	for ev := range w.ResultChan() {
+		eu := ev.Object.(*unstructured.Unstructured)
+		got := shape(string(ev.Type), eu)
+		if eu.GetResourceVersion() == u.GetResourceVersion() {
+			if got != want {
+				t.Fatalf("watch: %s, want %s", got, want)
+			}
+			break
+		}
+	}
+	// 3. The earlier form (every entry's hard stored) reads the same, and is charged on.
+	var full clusterquota.ClusterResourceQuota
+	if err := json.Unmarshal(kv.Value, &full); err != nil {
+		t.Fatal(err)
+	}
+	for i := range full.Status.Namespaces {
+		full.Status.Namespaces[i].Status.Hard = full.Spec.Quota.Hard.DeepCopy()
+	}
+	b, _ := json.Marshal(&full)
+	if _, err := st.Txn(ctx, storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: b}}}); err != nil {
+		t.Fatal(err)
+	}
+	u, err = s.Dynamic.Resource(crqGVR).Get(ctx, "team-f", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := shape("earlier form", u); got != want {
+		t.Fatalf("earlier form: %s, want %s", got, want)
+	}
+	createPods(t, s, "f2", 1, 2)
+	expectCRQ(t, s, "team-f", corev1.ResourcePods, "4", map[string]string{"f1": "2", "f2": "2"})
+	u, err = s.Dynamic.Resource(crqGVR).Get(ctx, "team-f", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := shape("charged", u); got != "f1=2 f2=2 " {
+		t.Fatalf("charged: %s", got)
+	}
+}

@@ -81,10 +81,38 @@ func Charge(crq *ClusterResourceQuota, ns string, used corev1.ResourceList) *Clu
 		if !ok {
 			cur = zero()
 		}
-		entry.Status.Used[name] = quantity.Add(cur, delta)
+		entry.Status.Used[name] = canonical(quantity.Add(cur, delta))
 	}
-	out.Status.Total.Used = used.DeepCopy()
+	out.Status.Total.Used = nil
+	if used != nil {
+		out.Status.Total.Used = make(corev1.ResourceList, len(used))
+		for name, v := range used {
+			out.Status.Total.Used[name] = canonical(v.DeepCopy())
+		}
+	}
 	return &out
+}
+
+// canonical returns q remembering its canonical text: a cluster quota's status is encoded
+// whole by every transaction that charges it, most of its entries unchanged, and a quantity
+// computed by arithmetic would otherwise be formatted again each time.
+func canonical(q resource.Quantity) resource.Quantity {
+	_ = q.String()
+	return q
+}
+
+// CacheCanonical makes every quantity of a cluster quota's spec.quota.hard and status
+// remember its canonical text (see canonical). crq must not be shared yet: its lists are modified in place.
+func CacheCanonical(crq *ClusterResourceQuota) {
+	lists := []corev1.ResourceList{crq.Spec.Quota.Hard, crq.Status.Total.Hard, crq.Status.Total.Used}
+	for _, e := range crq.Status.Namespaces {
+		lists = append(lists, e.Status.Hard, e.Status.Used)
+	}
+	for _, l := range lists {
+		for name, v := range l {
+			l[name] = canonical(v)
+		}
+	}
 }
 
 func zero() resource.Quantity { return resource.Quantity{Format: resource.DecimalSI} }
@@ -99,6 +127,20 @@ func (in *ClusterResourceQuota) entry(ns string) *ResourceQuotaStatusByNamespace
 	copy(in.Status.Namespaces[i+1:], in.Status.Namespaces[i:])
 	in.Status.Namespaces[i] = ResourceQuotaStatusByNamespace{Namespace: ns, Status: corev1.ResourceQuotaStatus{Hard: in.Spec.Quota.Hard.DeepCopy(), Used: corev1.ResourceList{}}}
 	return &in.Status.Namespaces[i]
+}
+
+// FillEntryHard gives every entry of status.namespaces stored without hard (the stored
+// form leaves it out when it equals spec.quota.hard, as every entry quotad computes does)
+// spec.quota.hard as its hard. crq is modified in place.
+func FillEntryHard(crq *ClusterResourceQuota) {
+	if len(crq.Spec.Quota.Hard) == 0 {
+		return
+	}
+	for i := range crq.Status.Namespaces {
+		if e := &crq.Status.Namespaces[i]; e.Status.Hard == nil {
+			e.Status.Hard = crq.Spec.Quota.Hard.DeepCopy()
+		}
+	}
 }
 
 // Usage is one namespace's usage under a cluster quota.
