@@ -19,6 +19,13 @@ func Warn(ctx context.Context, msg string) {
 	}
 }
 
+// WarningsWanted reports whether ctx carries a warning sink: a client's request, whose
+// warnings are worth computing.
+func WarningsWanted(ctx context.Context) bool {
+	add, ok := ctx.Value(warningsKey{}).(func(string))
+	return ok && add != nil
+}
+
 type auditKey struct{}
 
 // WithAuditAnnotations returns ctx carrying add, which receives every audit annotation

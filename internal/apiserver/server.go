@@ -359,9 +359,11 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 // serveAPI serves an authenticated API request.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, info requestInfo, isResource bool) {
 	path := r.URL.Path
-	// Admission's warnings (a ValidatingAdmissionPolicy's Warn action) become Warning headers.
+	// Admission's warnings (a ValidatingAdmissionPolicy's Warn action, a quota's finding, a
+	// workload's replicas that do not fit) become Warning headers, each text once as
+	// upstream's recorder (a write retried after a conflict runs admission again).
 	// Admission's audit annotations (a quota in Audit mode) go to the request's audit event.
-	ctx := admission.WithWarnings(r.Context(), func(msg string) { warn(w, []string{msg}) })
+	ctx := admission.WithWarnings(r.Context(), onceEach(func(msg string) { warn(w, []string{msg}) }))
 	auditCtx := r.Context()
 	ctx = admission.WithAuditAnnotations(ctx, func(key, value string) { audit.Annotate(auditCtx, key, value) })
 	r = r.WithContext(ctx)
@@ -475,4 +477,22 @@ func metaOf(obj runtime.Object) *metav1.ObjectMeta {
 		out.Labels, out.Annotations, out.CreationTimestamp = m.GetLabels(), m.GetAnnotations(), m.GetCreationTimestamp()
 	}
 	return out
+}
+
+// onceEach returns add that passes each distinct message to add once.
+func onceEach(add func(msg string)) func(msg string) {
+	var mu sync.Mutex
+	var seen map[string]bool
+	return func(msg string) {
+		mu.Lock()
+		dup := seen[msg]
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		seen[msg] = true
+		mu.Unlock()
+		if !dup {
+			add(msg)
+		}
+	}
 }

@@ -33,6 +33,7 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/quotad/quotad/internal/quota/clusterquota"
+	"github.com/quotad/quotad/internal/quota/fit"
 )
 
 // Resource describes one served resource.
@@ -283,6 +284,8 @@ func Reviews() []*Resource {
 		builtin(authz, "selfsubjectrulesreviews", "SelfSubjectRulesReview", false, authorizationv1.SelfSubjectRulesReview{}, nil, nil, review),
 		builtin(authz, "localsubjectaccessreviews", "LocalSubjectAccessReview", true, authorizationv1.LocalSubjectAccessReview{}, nil, nil, review),
 		builtin(authz, "subjectaccessreviews", "SubjectAccessReview", false, authorizationv1.SubjectAccessReview{}, nil, nil, review),
+		// quotad's what-if review: will this object, and its replicas, fit the quotas?
+		builtin(fit.SchemeGroupVersion, "quotareviews", "QuotaReview", true, fit.QuotaReview{}, nil, nil, review),
 		// core bindings: a create binds the pod the Binding names, as pods/binding.
 		builtin(corev1.SchemeGroupVersion, "bindings", "Binding", true, corev1.Binding{}, nil, nil, review),
 	}

@@ -4,7 +4,8 @@ import "k8s.io/apimachinery/pkg/runtime/schema"
 
 // APIPriority is the group and version priority kube-apiserver's aggregator gives the
 // APIService of a built-in group-version (cmd/kube-apiserver's apiVersionPriorities of
-// v1.37; quota.openshift.io as OpenShift registers it). Discovery lists groups by it and
+// v1.37; quota.openshift.io as OpenShift registers it; quota.quotad.io, quotad's own, just
+// after it). Discovery lists groups by it and
 // the APIService controller writes it. ok is false for other group-versions (custom
 // resources' groups among them).
 func APIPriority(gv schema.GroupVersion) (group, version int32, ok bool) {
@@ -50,5 +51,6 @@ var apiPriorities = func() map[schema.GroupVersion][2]int32 {
 		gv("internal.apiserver.k8s.io", "v1"):    {16000, 9},
 		gv("storagemigration.k8s.io", "v1"):      {15800, 15},
 		gv("quota.openshift.io", "v1"):           {9900, 15},
+		gv("quota.quotad.io", "v1"):              {9800, 15},
 	}
 }()

@@ -17,6 +17,7 @@ import (
 	"github.com/quotad/quotad/internal/auth"
 	"github.com/quotad/quotad/internal/controller/clusterroleaggregation"
 	"github.com/quotad/quotad/internal/quota/clusterquota"
+	"github.com/quotad/quotad/internal/quota/fit"
 	"github.com/quotad/quotad/internal/registry"
 )
 
@@ -101,7 +102,9 @@ func DefaultClusterRoles() []rbacv1.ClusterRole {
 			// As OpenShift's admin, edit and view: a tenant reads the cluster quotas that bind
 			// its namespace through the applied view, never the cluster quotas themselves.
 			rule(readVerbs, clusterquota.GroupName, "appliedclusterresourcequotas"),
-			rule(readVerbs, "resource.k8s.io", "resourceclaims", "resourceclaims/status", "resourceclaimtemplates")),
+			rule(readVerbs, "resource.k8s.io", "resourceclaims", "resourceclaims/status", "resourceclaimtemplates"),
+			// quotad's what-if review: a tenant who reads its quotas may ask what fits them.
+			rule([]string{"create"}, fit.GroupName, "quotareviews")),
 		defaultRole("system:basic-user", nil,
 			rule([]string{"create"}, "authorization.k8s.io", "selfsubjectaccessreviews", "selfsubjectrulesreviews"),
 			rule([]string{"create"}, "authentication.k8s.io", "selfsubjectreviews")),

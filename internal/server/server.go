@@ -25,6 +25,7 @@ import (
 	"github.com/quotad/quotad/internal/admission/limitranger"
 	"github.com/quotad/quotad/internal/admission/namespacelifecycle"
 	"github.com/quotad/quotad/internal/admission/priority"
+	"github.com/quotad/quotad/internal/admission/quotafit"
 	"github.com/quotad/quotad/internal/admission/rbacescalation"
 	"github.com/quotad/quotad/internal/admission/resourcequota"
 	"github.com/quotad/quotad/internal/admission/runtimeclass"
@@ -312,8 +313,12 @@ func Run(ctx context.Context, cfg Config) error {
 	rcfg := registry.Config{
 		Storage: st, Catalogue: cat, Hooks: hooks(cat), Admission: certAdmission{rbacAdmission{chain, escalation}, escalation}, Logger: log,
 	}
+	// QuotaReview and the workload warnings: what-if answers from the live quotas.
+	var fitPlugin *quotafit.Plugin
 	if chain.QuotaEnabled() {
 		rcfg.Quota = quotaAccounting{plugin: quotaPlugin, reg: quotaReg}
+		fitPlugin = &quotafit.Plugin{Registry: quotaReg, Limited: limited, Source: fitSource{&store}}
+		rcfg.Admission = quotaFitAdmission{rcfg.Admission, fitPlugin}
 	}
 	registerCRD := crdRegistrar(cat)
 	rcfg.AfterCommit = func(res *registry.Resource, obj runtime.Object, deleted bool) {
@@ -423,6 +428,9 @@ func Run(ctx context.Context, cfg Config) error {
 	reviewHandlers := map[schema.GroupResource]apiserver.Review{}
 	for gr, h := range reviews.Handlers() {
 		reviewHandlers[gr] = apiserver.Review(h)
+	}
+	if fitPlugin != nil {
+		reviewHandlers[quotaReviewsGR] = quotaReview(store, fitPlugin)
 	}
 	extra := map[string]http.Handler{"/metrics": metrics.handler(auth, rbacs), caCertsPath: join, joinPath: join}
 	if cfg.Debug {

@@ -75,7 +75,8 @@ type QuotaFit struct {
 	// Fits reports whether the object and every replica fit this quota.
 	Fits bool `json:"fits"`
 	// ReplicasFit is how many replicas fit this quota after the object (nil when the
-	// object makes no pods or no pod matches this quota).
+	// object makes no pods, or neither its pods nor their claims match this quota). A
+	// quota that refuses every pod (a "must specify" constraint) fits none.
 	ReplicasFit *int32 `json:"replicasFit,omitempty"`
 	// Resources holds each resource of the quota's hard the request consumes, in name order.
 	Resources []ResourceFit `json:"resources,omitempty"`
@@ -88,7 +89,8 @@ type ResourceFit struct {
 	Used resource.Quantity `json:"used"`
 	// Requested is what the object and all its replicas would add (a decrease is negative).
 	Requested resource.Quantity `json:"requested"`
-	// PerReplica is what one replica adds, for objects that make pods.
+	// PerReplica is what one replica adds (its pod and a StatefulSet's claims), for
+	// objects that make pods.
 	PerReplica *resource.Quantity `json:"perReplica,omitempty"`
 	Hard       resource.Quantity  `json:"hard"`
 	// Remaining is hard − used, never below zero.
