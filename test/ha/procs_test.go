@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,6 +62,8 @@ type proc struct {
 	cmd    *exec.Cmd
 	stderr *lockedBuffer
 	exited chan struct{}
+	// kills counts the SIGKILLs (a stream it served broke wherever it was).
+	kills atomic.Int64
 }
 
 func (p *proc) start(t *testing.T) (stdout *bufio.Scanner) {
@@ -100,6 +103,7 @@ func (p *proc) kill() {
 	if p.cmd == nil {
 		return
 	}
+	p.kills.Add(1)
 	_ = p.cmd.Process.Kill()
 	<-p.exited
 	p.cmd = nil
