@@ -269,9 +269,9 @@ func TestCheckRequestRefusals(t *testing.T) {
 		if !reflect.DeepEqual(snapshot, tt.quotas) {
 			t.Errorf("%s: input quotas were modified", tt.name)
 		}
-		g.add(tt.name, describeError(err))
+		g.Add(tt.name, describeError(err))
 	}
-	g.check()
+	g.Check()
 }
 
 func deepCopyQuotas(in []corev1.ResourceQuota) []corev1.ResourceQuota {
@@ -430,9 +430,9 @@ func TestCheckRequestAccounting(t *testing.T) {
 		if !reflect.DeepEqual(snapshot, tt.quotas) {
 			t.Errorf("%s: input quotas were modified", tt.name)
 		}
-		g.add(tt.name, showChanged(changed))
+		g.Add(tt.name, showChanged(changed))
 	}
-	g.check()
+	g.Check()
 }
 
 func TestCheckRequestMore(t *testing.T) {

@@ -277,9 +277,9 @@ func TestFindingTextsGolden(t *testing.T) {
 		for _, f := range p.Findings() {
 			lines = append(lines, string(f.Mode)+" "+string(f.Reason)+": "+f.Message)
 		}
-		g.add(tt.name, strings.Join(lines, "\n"))
+		g.Add(tt.name, strings.Join(lines, "\n"))
 	}
-	g.check()
+	g.Check()
 }
 
 // TestValidateQuotaAnnotationsOnQuotas: a quota's create refuses an invalid mode or

@@ -222,9 +222,9 @@ spec: {hard: {pods: "1"}}`},
 	g := newGolden(t, "validation.golden")
 	for _, tt := range tests {
 		rq := quotaFromYAML(t, tt.doc)
-		g.add(tt.name, render(rq.Name, quota.ValidateResourceQuota(rq)))
+		g.Add(tt.name, render(rq.Name, quota.ValidateResourceQuota(rq)))
 	}
-	g.check()
+	g.Check()
 }
 
 func TestValidateResourceQuotaUpdates(t *testing.T) {
@@ -283,9 +283,9 @@ func TestValidateResourceQuotaUpdates(t *testing.T) {
 		} else {
 			errs = quota.ValidateResourceQuotaUpdate(rq, old)
 		}
-		g.add(tt.name, render(rq.Name, errs))
+		g.Add(tt.name, render(rq.Name, errs))
 	}
-	g.check()
+	g.Check()
 }
 
 func TestResourceQuotaWarnings(t *testing.T) {

@@ -2,9 +2,6 @@ package fit_test
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,8 +20,6 @@ import (
 	"github.com/quotad/quotad/internal/quota/fit"
 	"github.com/quotad/quotad/internal/quota/quotatest"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 func ptr[T any](v T) *T { return &v }
 
@@ -183,7 +178,7 @@ func TestReview(t *testing.T) {
 					Spec: corev1.PersistentVolumeClaimSpec{Resources: corev1.VolumeResourceRequirements{Requests: list("storage", "5Gi")}}}}}}, nil, nil)},
 		{"no quota", workloadInput(nil, deploymentsGR, deployment("web", 3, small), nil, nil)},
 	}
-	g := &golden{t: t, file: filepath.Join("testdata", "review.golden")}
+	g := quotatest.NewGolden(t, "review.golden")
 	for _, c := range cases {
 		r := fit.Review(c.in)
 		b, err := json.MarshalIndent(r.Status, "", "  ")
@@ -194,9 +189,9 @@ func TestReview(t *testing.T) {
 		if len(r.ReplicaWarnings) > 0 {
 			out += "\nreplica warnings:\n  " + strings.Join(r.ReplicaWarnings, "\n  ")
 		}
-		g.add(c.name, out)
+		g.Add(c.name, out)
 	}
-	g.check()
+	g.Check()
 }
 
 // TestReviewDecisionIsCheckRequest: the object's decision is admission's (CheckRequest
@@ -259,47 +254,6 @@ func TestAdded(t *testing.T) {
 	} {
 		if got := fit.Added(c.obj, c.old, c.override); got != c.want {
 			t.Errorf("%s: Added = %d, want %d", c.name, got, c.want)
-		}
-	}
-}
-
-// golden collects named outputs and compares them with a file under testdata/.
-type golden struct {
-	t     *testing.T
-	file  string
-	parts []string
-}
-
-func (g *golden) add(name, output string) {
-	g.parts = append(g.parts, "### "+name+"\n"+strings.TrimRight(output, "\n")+"\n")
-}
-
-func (g *golden) check() {
-	g.t.Helper()
-	got := strings.Join(g.parts, "\n")
-	if *updateGolden {
-		if err := os.WriteFile(g.file, []byte(got), 0o644); err != nil {
-			g.t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(g.file)
-	if err != nil {
-		g.t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) || i < len(wl); i++ {
-			var a, b string
-			if i < len(gl) {
-				a = gl[i]
-			}
-			if i < len(wl) {
-				b = wl[i]
-			}
-			if a != b {
-				g.t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run go test -update to accept)", g.file, i+1, a, b)
-			}
 		}
 	}
 }

@@ -1,0 +1,63 @@
+package quotatest
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Update is the -update flag of the test binaries that use Golden: rewrite the golden files
+// instead of comparing with them.
+var Update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// Golden collects named outputs and compares them with testdata/<file>.
+type Golden struct {
+	t     testing.TB
+	file  string
+	parts []string
+}
+
+// NewGolden returns a Golden for testdata/<file>.
+func NewGolden(t testing.TB, file string) *Golden {
+	return &Golden{t: t, file: filepath.Join("testdata", file)}
+}
+
+// Add records the output of one case.
+func (g *Golden) Add(name, output string) {
+	g.parts = append(g.parts, "### "+name+"\n"+strings.TrimRight(output, "\n")+"\n")
+}
+
+// Check compares (or with -update rewrites) the golden file, naming the first line that
+// differs.
+func (g *Golden) Check() {
+	g.t.Helper()
+	got := strings.Join(g.parts, "\n")
+	if *Update {
+		if err := os.WriteFile(g.file, []byte(got), 0o644); err != nil {
+			g.t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(g.file)
+	if err != nil {
+		g.t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got == string(want) {
+		return
+	}
+	gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+	for i := 0; i < len(gl) || i < len(wl); i++ {
+		var a, b string
+		if i < len(gl) {
+			a = gl[i]
+		}
+		if i < len(wl) {
+			b = wl[i]
+		}
+		if a != b {
+			g.t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run go test -update to accept)", g.file, i+1, a, b)
+		}
+	}
+}
