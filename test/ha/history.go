@@ -1192,7 +1192,8 @@ func checkWatches(r *Report, h *History, events []Event) {
 			r.violate("%s", p)
 		}
 		w.mu.Unlock()
-		for i, s := range w.Segments() {
+		segments := w.Segments()
+		for i, s := range segments {
 			var want []WatchEvent
 			for _, e := range events {
 				res, ns, name, _ := parseKey(e.Key)
@@ -1214,11 +1215,12 @@ func checkWatches(r *Report, h *History, events []Event) {
 				}
 			}
 			r.WatchEvents += len(got)
-			if s.Gone {
-				// The client relisted: the revision it was in when its watch broke may have
-				// been cut short (its events share a resourceVersion, and a client that
-				// stops reading inside one and resumes after it would skip the rest — a
-				// 410 and relist is the only case where that is harmless).
+			if s.Gone || i == len(segments)-1 {
+				// The client relisted, or the workload ended (the watch's last segment):
+				// the revision it was in when its watch broke may have been cut short (its
+				// events share a resourceVersion, and a client that stops reading inside
+				// one and resumes after it would skip the rest — a 410 and relist, or
+				// never resuming, is where that is harmless).
 				for len(want) > len(got) && want[len(want)-1].RV == s.Last {
 					want = want[:len(want)-1]
 				}
