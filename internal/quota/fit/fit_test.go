@@ -2,6 +2,7 @@ package fit_test
 
 import (
 	"encoding/json"
+	"flag"
 	"strings"
 	"testing"
 
@@ -97,6 +98,8 @@ func workloadInput(quotas []fit.Quota, gr schema.GroupResource, obj, old runtime
 }
 
 // TestReview pins whole answers (the status as JSON) in testdata/review.golden.
+var _ = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
 func TestReview(t *testing.T) {
 	small := pod("p", []string{"cpu", "500m", "memory", "128Mi"}, []string{"cpu", "1", "memory", "256Mi"})
 	stored := func(d *appsv1.Deployment) *appsv1.Deployment { d.ResourceVersion = "7"; return d }

@@ -8,10 +8,6 @@ import (
 	"testing"
 )
 
-// Update is the -update flag of the test binaries that use Golden: rewrite the golden files
-// instead of comparing with them.
-var Update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
 // Golden collects named outputs and compares them with testdata/<file>.
 type Golden struct {
 	t     testing.TB
@@ -29,12 +25,12 @@ func (g *Golden) Add(name, output string) {
 	g.parts = append(g.parts, "### "+name+"\n"+strings.TrimRight(output, "\n")+"\n")
 }
 
-// Check compares (or with -update rewrites) the golden file, naming the first line that
-// differs.
+// Check compares the golden file, naming the first line that differs, or rewrites it when
+// the test binary's -update flag (each test package defines its own) is set.
 func (g *Golden) Check() {
 	g.t.Helper()
 	got := strings.Join(g.parts, "\n")
-	if *Update {
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
 		if err := os.WriteFile(g.file, []byte(got), 0o644); err != nil {
 			g.t.Fatal(err)
 		}
