@@ -33,7 +33,6 @@ const (
 	rulesFile     = "prometheus/quotad-alerts.yaml"
 )
 
-
 // dashboard is the part of a Grafana dashboard the test reads.
 type dashboard struct {
 	SchemaVersion int     `json:"schemaVersion"`
