@@ -80,6 +80,11 @@ func TestDisruptionBudgetAndEviction(t *testing.T) {
 	if _, err := s.Client.CoreV1().Pods(ns).Get(ctx, "a", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("evicted pod: %v", err)
 	}
+	// The refusal's cause quotes the budget's status, which the disruption controller
+	// recomputes after the first eviction: wait for it, so the message is deterministic.
+	waitBudget(t, s, ns, "pdb", func(st policyv1.PodDisruptionBudgetStatus) bool {
+		return st.CurrentHealthy == 1 && st.DisruptionsAllowed == 0
+	})
 	err := evict("b")
 	var se *apierrors.StatusError
 	if !asStatus(err, &se) || se.ErrStatus.Code != 429 || se.ErrStatus.Message != "Cannot evict pod as it would violate the pod's disruption budget." ||
