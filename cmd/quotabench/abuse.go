@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +30,9 @@ type abuseOptions struct {
 	listPods      int // pods created first, so the lists are big
 	scrapers      int // anonymous /metrics scrapers
 	hugeQuantity  int // clients sending a pod requesting cpu: 1e1000000000 (dry run)
+	// probeInProcess runs the probe in the load generator's process; by default it runs in
+	// a process of its own, as another tenant's client would.
+	probeInProcess bool
 }
 
 // probe records one latency sample per request of the probe client.
@@ -61,6 +66,47 @@ func runProbe(ctx context.Context, a *api, ns string, p *probe) {
 		p.lat = append(p.lat, d)
 		p.mu.Unlock()
 	}
+}
+
+// probeReport is what a probe process prints: its latencies, sorted.
+type probeReport struct {
+	Latencies []time.Duration `json:"latencies"`
+	Failed    int64           `json:"failed"`
+}
+
+// probeMain is the probe process (--scenario probe): it runs the probe for d as the
+// tenant whose token it was given and prints its report as JSON.
+func probeMain(a *api, ns string, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	p := &probe{}
+	runProbe(ctx, a, ns, p)
+	return json.NewEncoder(os.Stdout).Encode(probeReport{Latencies: p.lat, Failed: p.bad.Load()})
+}
+
+// runProbeProcess runs the probe for d in a process of its own (this binary with
+// --scenario probe), as the tenant a is, and adds its samples to p.
+func runProbeProcess(a *api, ns string, d time.Duration, p *probe) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, "--scenario", "probe", "--server", a.base, "--token", a.token,
+		"--insecure-skip-tls-verify", "--prefix", ns, "--duration", d.String())
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("probe process: %w", err)
+	}
+	var r probeReport
+	if err := json.Unmarshal(out, &r); err != nil {
+		return fmt.Errorf("probe process: %w", err)
+	}
+	p.mu.Lock()
+	p.lat = append(p.lat, r.Latencies...)
+	p.mu.Unlock()
+	p.bad.Add(r.Failed)
+	return nil
 }
 
 func (p *probe) summary() (n int, p50, p99 time.Duration) {
@@ -102,17 +148,42 @@ func (h *heapSampler) run(ctx context.Context, a *api) {
 
 // serverHeap returns go_memstats_heap_inuse_bytes from the server's /metrics.
 func serverHeap(ctx context.Context, a *api) (int64, bool) {
+	v, ok := serverMetric(ctx, a, "go_memstats_heap_inuse_bytes")
+	return int64(v), ok
+}
+
+// serverMetric returns an unlabelled sample of the server's /metrics.
+func serverMetric(ctx context.Context, a *api, name string) (float64, bool) {
 	code, b, err := a.do(ctx, http.MethodGet, "/metrics", nil)
 	if err != nil || code != http.StatusOK {
 		return 0, false
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "go_memstats_heap_inuse_bytes "); ok {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
 			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			return int64(f), err == nil
+			return f, err == nil
 		}
 	}
 	return 0, false
+}
+
+// settle waits (up to a minute) until the server has used less than a tenth of a core for
+// three seconds running, as it does once the work the setup left behind (etcd's
+// snapshot of the setup's writes, controllers catching up) is done, so that the probe
+// alone measures an idle server.
+func settle(ctx context.Context, a *api) {
+	quiet := 0
+	last, ok := serverMetric(ctx, a, "process_cpu_seconds_total")
+	for deadline := time.Now().Add(time.Minute); ok && quiet < 3 && time.Now().Before(deadline); {
+		time.Sleep(time.Second)
+		var now float64
+		if now, ok = serverMetric(ctx, a, "process_cpu_seconds_total"); now-last < 0.1 {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		last = now
+	}
 }
 
 // outcomes counts what the abusers got back, by kind and status.
@@ -333,15 +404,28 @@ func runAbuse(a *api, o options, ab abuseOptions) error {
 	if err != nil {
 		return err
 	}
-	// 2. The probe alone.
+	// 2. The probe alone, once the server is idle.
+	settle(ctx, a)
+	fmt.Fprintf(os.Stderr, "%s probe alone for %s\n", time.Now().Format(time.TimeOnly), ab.duration)
 	var heap heapSampler
 	idle := &probe{}
 	ictx, icancel := context.WithTimeout(ctx, ab.duration)
 	go heap.run(ictx, a)
-	runProbe(ictx, probeAPI, ns, idle)
+	probeRun := func(ctx context.Context, p *probe) error {
+		if ab.probeInProcess {
+			runProbe(ctx, probeAPI, ns, p)
+			return nil
+		}
+		return runProbeProcess(probeAPI, ns, ab.duration, p)
+	}
+	err = probeRun(ictx, idle)
 	icancel()
+	if err != nil {
+		return err
+	}
 	idleHeap := heap.max.Load()
 	// 3. The probe while the abusers run.
+	fmt.Fprintf(os.Stderr, "%s probe with the abusers for %s\n", time.Now().Format(time.TimeOnly), ab.duration)
 	heap.max.Store(0)
 	busy := &probe{}
 	out := &outcomes{}
@@ -360,8 +444,12 @@ func runAbuse(a *api, o options, ab abuseOptions) error {
 	spawn(ab.scrapers, func() { scraper(actx, a, out) })
 	spawn(ab.hugeQuantity, func() { hugeQuantity(actx, mallory, ns, out) })
 	go heap.run(actx, a)
-	runProbe(actx, probeAPI, ns, busy)
+	err = probeRun(actx, busy)
+	acancel()
 	abusers.Wait()
+	if err != nil {
+		return err
+	}
 	// 4. Report.
 	in, ip50, ip99 := idle.summary()
 	bn, bp50, bp99 := busy.summary()

@@ -46,7 +46,7 @@ func main() {
 	})
 	flag.StringVar(&o.token, "token", "", "bearer token")
 	flag.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig (used when --server is empty)")
-	flag.StringVar(&o.scenario, "scenario", "quota", "quota | namespaces | noquota | tight | mixed | clusterquota | clustertight | abuse")
+	flag.StringVar(&o.scenario, "scenario", "quota", "quota | namespaces | noquota | tight | mixed | clusterquota | clustertight | abuse (probe: the abuse scenario's probe alone, in a process of its own)")
 	flag.StringVar(&o.prefix, "prefix", fmt.Sprintf("bench-%d", time.Now().UnixMilli()), "namespace name prefix")
 	flag.IntVar(&o.clients, "clients", 32, "concurrent clients")
 	flag.IntVar(&o.creates, "creates", 20000, "pod creates to attempt")
@@ -62,6 +62,7 @@ func main() {
 	flag.IntVar(&o.abuse.listPods, "list-pods", 20000, "abuse: pods created first, so the lists are big")
 	flag.IntVar(&o.abuse.scrapers, "scrapers", 32, "abuse: anonymous /metrics scrapers")
 	flag.IntVar(&o.abuse.hugeQuantity, "huge-quantity", 4, "abuse: clients sending dry-run pods requesting cpu: 1e1000000000")
+	flag.BoolVar(&o.abuse.probeInProcess, "probe-in-process", false, "abuse: run the probe in the load generator's own process instead of a process of its own (it then shares the list clients' runtime and garbage collector)")
 	flag.Parse()
 	if o.cpuprofile != "" {
 		f, err := os.Create(o.cpuprofile)
@@ -213,8 +214,11 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	if o.scenario == "abuse" {
+	switch o.scenario {
+	case "abuse":
 		return runAbuse(a, o, o.abuse)
+	case "probe":
+		return probeMain(a, o.prefix, o.abuse.duration)
 	}
 	ctx := context.Background()
 	// 1. Namespaces and quotas of the scenario.

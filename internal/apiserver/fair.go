@@ -5,17 +5,38 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Long reads (un-paged lists and watches' initial events beyond their first page) are
 // bounded in how much of the machine they take at once, as kube-apiserver's API Priority
 // and Fairness gives a list a width in seats by its size: each further storage page of
-// such a list (its read, decode and encoding; not its writing to the client), and each 64
+// such a list (its read, its encoding and its writing to the client), and each 64
 // initial objects of such a watch (their decoding), take one of MaxLongReads seats,
 // waiting for it within the request's deadline. A list of 40 pages so takes 40 turns,
 // and cheap requests, which take no such seat, keep the cores those reads leave free. A
 // free seat goes to the waiting read that started first, so that lists end one after
 // another instead of all together late (or all cut off by their deadlines).
+//
+// Long reads are background work while anybody else is served: a seat given back then
+// rests LongReadRestFactor times as long as it was held (at most MaxLongReadRest) before
+// the next page takes it, so long reads take at most a quarter of their seats' time while
+// other requests are in flight or were within LongReadRestWindow; alone, they run at
+// full speed. A page whose writing
+// blocks on its client for MaxLongReadWriteHold gives its seat back at once (a slow or
+// stalled reader holds no seat), without rest.
+
+const (
+	// LongReadRestFactor is how many times as long as a page held its seat the seat rests.
+	LongReadRestFactor = 3
+	// MaxLongReadRest bounds the rest of a seat after a page.
+	MaxLongReadRest = 100 * time.Millisecond
+	// LongReadRestWindow is how long after another request long reads still rest.
+	LongReadRestWindow = time.Second
+	// MaxLongReadWriteHold is how long a page's writing may hold its seat.
+	MaxLongReadWriteHold = 50 * time.Millisecond
+)
 
 // heavySeats is how many pages of long reads are read and encoded at once by default:
 // half the cores the Go runtime uses, at least one.
@@ -29,6 +50,63 @@ type pager struct {
 	next    uint64
 	// waiting, when set, is told when a page starts (+1) and stops (-1) waiting for a seat.
 	waiting func(delta int)
+	// others counts the requests in flight that are not long reads; lastOther is when
+	// the last of them ended (unix nanoseconds).
+	others, lastOther atomic.Int64
+}
+
+// other marks a request that is not a long read in flight until the returned func.
+func (p *pager) other() (end func()) {
+	p.others.Add(1)
+	return func() {
+		p.lastOther.Store(time.Now().UnixNano())
+		p.others.Add(-1)
+	}
+}
+
+// othersActive reports whether requests other than long reads are in flight or were
+// within LongReadRestWindow.
+func (p *pager) othersActive() bool {
+	return p.others.Load() > 0 || time.Since(time.Unix(0, p.lastOther.Load())) < LongReadRestWindow
+}
+
+// longSeat is a seat of long reads held by a page.
+type longSeat struct {
+	p    *pager
+	at   time.Time
+	once sync.Once
+	stop func() bool
+}
+
+// take waits for a seat until ctx ends.
+func (p *pager) take(ctx context.Context, ticket uint64) (*longSeat, error) {
+	if err := p.acquire(ctx, ticket); err != nil {
+		return nil, err
+	}
+	return &longSeat{p: p, at: time.Now()}, nil
+}
+
+// writing tells the seat its page is being written to the client: if that blocks for
+// MaxLongReadWriteHold, the seat goes back at once, without rest.
+func (s *longSeat) writing() {
+	t := time.AfterFunc(MaxLongReadWriteHold, func() { s.once.Do(s.p.release) })
+	s.stop = t.Stop
+}
+
+// done gives the seat back (if writing has not): after resting as long as it was held
+// when others are active.
+func (s *longSeat) done() {
+	if s.stop != nil {
+		s.stop()
+	}
+	s.once.Do(func() {
+		held := time.Since(s.at)
+		if !s.p.othersActive() || held <= 0 {
+			s.p.release()
+			return
+		}
+		time.AfterFunc(min(LongReadRestFactor*held, MaxLongReadRest), s.p.release)
+	})
 }
 
 func newPager(n int, waiting func(int)) *pager {

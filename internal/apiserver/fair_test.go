@@ -2,8 +2,11 @@ package apiserver
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestPagerOrder: with every seat taken, a freed seat goes to the waiting page of the
@@ -67,5 +70,106 @@ func TestPagerOrder(t *testing.T) {
 				t.Errorf("free %d, waiters %d after all released", p.free, len(p.waiters))
 			}
 		})
+	}
+}
+
+// TestLongSeatRest: a seat given back while no other request is about goes back at once;
+// while one is in flight (or was within LongReadRestWindow) it rests first, so that the
+// next page waits; a page whose writing blocks gives its seat back without waiting for
+// done, and done then gives back nothing more.
+func TestLongSeatRest(t *testing.T) {
+	ctx := context.Background()
+	t.Run("alone", func(t *testing.T) {
+		p := newPager(1, nil)
+		s, err := p.take(ctx, p.ticket())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.done()
+		if p.free != 1 {
+			t.Errorf("free %d right after done with nobody else about, want 1", p.free)
+		}
+	})
+	t.Run("others active", func(t *testing.T) {
+		p := newPager(1, nil)
+		end := p.other()
+		defer end()
+		s, err := p.take(ctx, p.ticket())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.done()
+		p.mu.Lock()
+		free := p.free
+		p.mu.Unlock()
+		if free != 0 {
+			t.Errorf("free %d right after done with another request in flight, want 0 (resting)", free)
+		}
+		// The rest ends: the next page gets the seat.
+		if _, err := p.take(ctx, p.ticket()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("recently active", func(t *testing.T) {
+		p := newPager(1, nil)
+		p.other()()
+		if !p.othersActive() {
+			t.Fatal("a request that just ended does not count as recent")
+		}
+		p.lastOther.Store(time.Now().Add(-2 * LongReadRestWindow).UnixNano())
+		if p.othersActive() {
+			t.Error("a request that ended before the window still counts")
+		}
+	})
+	t.Run("blocked write", func(t *testing.T) {
+		p := newPager(1, nil)
+		end := p.other()
+		defer end()
+		s, err := p.take(ctx, p.ticket())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.writing()
+		// The writing never ends here (done is not called): the seat comes back anyway.
+		next, err := p.take(ctx, p.ticket())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.done()
+		next.done()
+		// One seat in all: after the rest, exactly one is free.
+		if _, err := p.take(ctx, p.ticket()); err != nil {
+			t.Fatal(err)
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.free != 0 || len(p.waiters) != 0 {
+			t.Errorf("free %d, waiters %d with the only seat taken", p.free, len(p.waiters))
+		}
+	})
+}
+
+// TestOtherRequestsMarked: requests other than un-paged lists make long reads rest; an
+// un-paged list does not.
+func TestOtherRequestsMarked(t *testing.T) {
+	s, store, _ := listServer(t)
+	mkConfigMaps(t, store, "a", 3)
+	get := func(path string) {
+		t.Helper()
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		if w.Code != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", path, w.Code, w.Body)
+		}
+	}
+	for _, path := range []string{"/api/v1/namespaces/a/configmaps", "/api/v1/configmaps?limit=0"} {
+		get(path)
+		if s.pager.othersActive() {
+			t.Errorf("after the un-paged list %s, long reads rest", path)
+		}
+	}
+	get("/api/v1/namespaces/a/configmaps?limit=2")
+	if !s.pager.othersActive() {
+		t.Error("after a paged list, long reads do not rest")
 	}
 }

@@ -17,8 +17,23 @@ import (
 	"github.com/quotad/quotad/internal/registry"
 )
 
-// ListPageSize is how many stored objects an unlimited list reads and encodes at a time.
-const ListPageSize = 500
+// ListPageSize is how many stored objects an unlimited list reads, encodes and writes at a
+// time when storage reads a page without counting the rest of its range (an embedded
+// etcd): a page then holds a seat of long reads for about a millisecond, which is what a
+// cheap request may wait for it (fair.go). CountedListPageSize is the page otherwise,
+// where every page costs etcd a count of the range after it.
+const (
+	ListPageSize        = 100
+	CountedListPageSize = 500
+)
+
+// listPageSize is the page of unlimited lists for the server's storage.
+func (s *Server) listPageSize() int64 {
+	if s.cfg.Store.ReadsUncountedPages() {
+		return ListPageSize
+	}
+	return CountedListPageSize
+}
 
 // listStream writes a list document item by item: the document's head (everything before
 // its items) with the first item, the items, then the closing; a list without items is
@@ -111,8 +126,8 @@ type listDocument struct {
 // streamList serves an unlimited list: storage is read a page at a time and each page's
 // objects are encoded and written before the next is read, so a list costs one page of
 // memory however long it is. Errors before the first item are answered as usual; after
-// it, the answer can only be cut off. Each page after the first is read and encoded
-// holding a seat of long reads (see pager); it is written to the client after.
+// it, the answer can only be cut off. Each page after the first is read, encoded and
+// written holding a seat of long reads (see pager).
 func (s *Server) streamList(w http.ResponseWriter, r *http.Request, res *registry.Resource, ns string, acc accept, opts registry.ListOptions) {
 	l := &listStream{w: w, page: s.pageBuffer()}
 	defer s.putPageBuffer(l.page)
@@ -120,20 +135,21 @@ func (s *Server) streamList(w http.ResponseWriter, r *http.Request, res *registr
 	policy := includePolicy(r)
 	table := acc.table && s.cfg.Table != nil
 	started := false
-	seated := false
+	var seat *longSeat
 	release := func() {
-		if seated {
-			seated, l.paced = false, false
-			s.pager.release()
+		if seat != nil {
+			seat.done()
+			seat, l.paced = nil, false
 		}
 	}
 	defer release()
 	ticket := s.pager.ticket()
 	opts.Pace = func(ctx context.Context) error {
-		if err := s.pager.acquire(ctx, ticket); err != nil {
+		var err error
+		if seat, err = s.pager.take(ctx, ticket); err != nil {
 			return err
 		}
-		seated, l.paced = true, true
+		l.paced = true
 		return nil
 	}
 	// pageDone writes a page's items (after the document's head, before the first).
@@ -145,16 +161,19 @@ func (s *Server) streamList(w http.ResponseWriter, r *http.Request, res *registr
 			}
 		}
 		err := write()
-		release()
-		if err != nil {
-			return err
+		if err == nil {
+			if seat != nil {
+				seat.writing()
+			}
+			err = l.flushPage()
 		}
-		return l.flushPage()
+		release()
+		return err
 	}
 	var err error
 	if !table && !acc.partial && registry.StoredListable(res, opts) {
 		// The kind's own JSON: the stored bytes, not decoded and encoded again.
-		err = s.cfg.Store.ListEachStored(r.Context(), res, ns, opts, ListPageSize, func(rv string, items [][]byte) error {
+		err = s.cfg.Store.ListEachStored(r.Context(), res, ns, opts, s.listPageSize(), func(rv string, items [][]byte) error {
 			return pageDone(rv, func() error {
 				for _, b := range items {
 					l.item(b)
@@ -163,7 +182,7 @@ func (s *Server) streamList(w http.ResponseWriter, r *http.Request, res *registr
 			})
 		})
 	} else {
-		err = s.cfg.Store.ListEach(r.Context(), res, ns, opts, ListPageSize, func(rv string, items []runtime.Object) error {
+		err = s.cfg.Store.ListEach(r.Context(), res, ns, opts, s.listPageSize(), func(rv string, items []runtime.Object) error {
 			return pageDone(rv, func() error { return s.listItems(l, res, acc, table, now, policy, items) })
 		})
 	}

@@ -28,7 +28,7 @@ import (
 
 // pageWatch records the largest storage page read under a prefix.
 type pageWatch struct {
-	storage.Store
+	*storage.Etcd
 	prefix string
 	mu     sync.Mutex
 	most   int
@@ -36,7 +36,7 @@ type pageWatch struct {
 }
 
 func (p *pageWatch) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
-	lr, err := p.Store.List(ctx, prefix, opts)
+	lr, err := p.Etcd.List(ctx, prefix, opts)
 	if strings.HasPrefix(prefix, p.prefix) && !opts.KeysOnly {
 		p.mu.Lock()
 		p.reads++
@@ -73,7 +73,7 @@ func listServer(tb testing.TB) (*Server, *registry.Store, *pageWatch) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { etcd.Close() })
-	pages := &pageWatch{Store: etcd.Store(), prefix: "/registry/configmaps/"}
+	pages := &pageWatch{Etcd: etcd.Store(), prefix: "/registry/configmaps/"}
 	store := registry.NewStore(registry.Config{
 		Storage: pages, Catalogue: registry.NewCatalogue(), Logger: logger,
 		Hooks: registry.Hooks{Default: defaults.Apply, Validate: validation.Validate, ValidateUpdate: validation.ValidateUpdate},

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -334,6 +335,10 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 	if isResource {
 		mutating = info.Verb != "get" && info.Verb != "list"
 	}
+	if !isResource || info.Verb != "list" || !unpagedList(r) {
+		// Long reads rest while this request is served (fair.go).
+		defer s.pager.other()()
+	}
 	deadline := time.Now().Add(timeout)
 	received := func() {}
 	if isResource && mutating {
@@ -354,6 +359,14 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 	s.withDeadline(w, r, deadline, release, func(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(w, r, info, isResource)
 	})
+}
+
+// unpagedList reports whether a list request asks for every object at once (no positive
+// limit): a long read.
+func unpagedList(r *http.Request) bool {
+	l := r.URL.Query().Get("limit")
+	n, err := strconv.ParseInt(l, 10, 64)
+	return l == "" || err != nil || n <= 0
 }
 
 // serveAPI serves an authenticated API request.

@@ -47,10 +47,11 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Res
 		Bookmarks: q.Get("allowWatchBookmarks") == "true", SendInitialEvents: q.Get("sendInitialEvents") == "true",
 		// Initial events beyond a page are a long read (see pager).
 		Pace: func(ctx context.Context) (func(), error) {
-			if err := s.pager.acquire(ctx, ticket); err != nil {
+			seat, err := s.pager.take(ctx, ticket)
+			if err != nil {
 				return nil, err
 			}
-			return s.pager.release, nil
+			return seat.done, nil
 		},
 	})
 	if err != nil {

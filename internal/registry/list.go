@@ -161,6 +161,10 @@ func listStart(prefix string, opts ListOptions) (rev int64, start string, err er
 	return 0, "", nil
 }
 
+// ReadsUncountedPages reports whether the storage reads the pages of a long list
+// without counting the rest of its range (storage.UncountedPages).
+func (s *Store) ReadsUncountedPages() bool { return storage.ReadsUncountedPages(s.cfg.Storage) }
+
 // ListEach is List without a limit, read from storage pageSize keys at a time at one
 // revision: each page's matching objects go to page, with the list's resourceVersion
 // (the same for every call; page is called at least once, with no items for an empty
@@ -205,7 +209,8 @@ func (s *Store) listPages(ctx context.Context, res *Resource, ns string, opts Li
 				return err
 			}
 		}
-		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: pageSize, StartKey: start})
+		// Pages after the first are read at the first's revision, not counting the rest.
+		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: pageSize, StartKey: start, NoCount: true})
 		if err != nil {
 			return listError(err, opts, prefix, start, rev)
 		}

@@ -45,7 +45,7 @@ const initialPage = 500
 func (s *Store) eachPage(ctx context.Context, prefix string, rev int64, f func([]storage.KV) bool) (int64, error) {
 	start := ""
 	for {
-		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: initialPage, StartKey: start})
+		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: initialPage, StartKey: start, NoCount: true})
 		if err != nil {
 			return 0, err
 		}
@@ -232,7 +232,7 @@ func (s *Store) compactedRevision(ctx context.Context, res *Resource, from int64
 	lo := from // compacted
 	for lo+1 < hi {
 		mid := lo + (hi-lo)/2
-		_, err := s.cfg.Storage.List(ctx, res.KeyPrefix(""), storage.ListOptions{Revision: mid, Limit: 1, KeysOnly: true})
+		_, err := s.cfg.Storage.List(ctx, res.KeyPrefix(""), storage.ListOptions{Revision: mid, Limit: 1, KeysOnly: true, NoCount: true})
 		switch {
 		case errors.Is(err, storage.ErrCompacted):
 			lo = mid

@@ -117,7 +117,7 @@ func (s *Store) watchDecoded(ctx context.Context, res *Resource, from int64) <-c
 	h := s.hub(res)
 	// A start the store has compacted away gets 410 Gone, even if the hub remembers it.
 	if from > 0 {
-		if _, err := s.cfg.Storage.List(ctx, res.KeyPrefix(""), storage.ListOptions{Revision: from, Limit: 1, KeysOnly: true}); errors.Is(err, storage.ErrCompacted) {
+		if _, err := s.cfg.Storage.List(ctx, res.KeyPrefix(""), storage.ListOptions{Revision: from, Limit: 1, KeysOnly: true, NoCount: true}); errors.Is(err, storage.ErrCompacted) {
 			out := make(chan decodedBatch, 1)
 			out <- decodedBatch{err: err}
 			close(out)

@@ -23,6 +23,7 @@ import (
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
 	"go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc"
+	"go.etcd.io/etcd/server/v3/etcdserver/txn"
 	"go.etcd.io/etcd/server/v3/proxy/grpcproxy/adapter"
 	"go.uber.org/zap"
 )
@@ -363,7 +364,13 @@ func (e *Embedded) Client() *clientv3.Client { return e.client }
 // Store returns a new Store over the in-process client; its transactions call the
 // server's key-value service directly, as the client does. Close it before the server.
 func (e *Embedded) Store() *Etcd {
-	return newEtcd(e.client, adapter.KvServerToKvClient(v3rpc.NewQuotaKVServer(e.etcd.Server)), nil)
+	st := newEtcd(e.client, adapter.KvServerToKvClient(v3rpc.NewQuotaKVServer(e.etcd.Server)), nil)
+	server := e.etcd.Server
+	st.local = func(ctx context.Context, r *etcdserverpb.RangeRequest) (*etcdserverpb.RangeResponse, error) {
+		resp, _, err := txn.Range(ctx, server.Logger(), server.KV(), r, false)
+		return resp, err
+	}
+	return st
 }
 
 // Endpoints returns the client URLs the server listens on (https://127.0.0.1:<port>), for

@@ -14,6 +14,7 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/server/v3/storage/mvcc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -62,6 +63,9 @@ type Etcd struct {
 	wg     sync.WaitGroup
 	// watches numbers the watches, each of which gets its own etcd watch stream (see watch).
 	watches atomic.Uint64
+	// local, when set (an embedded member), reads a range of the member's own copy without
+	// counting the keys past the page (ListOptions.NoCount).
+	local func(ctx context.Context, r *pb.RangeRequest) (*pb.RangeResponse, error)
 }
 
 var _ Store = (*Etcd)(nil)
@@ -121,6 +125,14 @@ func (s *Etcd) List(ctx context.Context, prefix string, opts ListOptions) (ListR
 		}
 		key = opts.StartKey
 	}
+	if opts.NoCount && opts.Revision > 0 && s.local != nil {
+		res, err := s.listLocal(ctx, key, end, opts)
+		if !errors.Is(err, ErrFutureRevision) {
+			return res, err
+		}
+		// The member has not applied the revision yet (another member served the list's
+		// first page): read it as below.
+	}
 	ops := []clientv3.OpOption{clientv3.WithRange(end)}
 	if opts.Revision > 0 {
 		ops = append(ops, clientv3.WithRev(opts.Revision))
@@ -159,6 +171,31 @@ func (s *Etcd) List(ctx context.Context, prefix string, opts ListOptions) (ListR
 	}
 	if resp.More {
 		res.Remaining = resp.Count - int64(len(resp.Kvs))
+	}
+	return res, nil
+}
+
+// ReadsUncountedPages reports whether the store reads NoCount pages without counting: an
+// embedded member's store does (see UncountedPages).
+func (s *Etcd) ReadsUncountedPages() bool { return s.local != nil }
+
+// listLocal is List of [key, end) at opts.Revision from the embedded member's own copy,
+// without counting the keys past the page (Remaining stays 0). The member serves the
+// revision's values as a linearizable read would once it has applied the revision, which
+// a list reads only after its first page was read at it.
+func (s *Etcd) listLocal(ctx context.Context, key, end string, opts ListOptions) (ListResult, error) {
+	resp, err := s.local(ctx, &pb.RangeRequest{Key: []byte(key), RangeEnd: []byte(end), Revision: opts.Revision, Limit: opts.Limit, KeysOnly: opts.KeysOnly})
+	switch {
+	case errors.Is(err, mvcc.ErrCompacted):
+		return ListResult{}, fmt.Errorf("list %q at revision %d: %w: %w", key, opts.Revision, ErrCompacted, err)
+	case errors.Is(err, mvcc.ErrFutureRev):
+		return ListResult{}, fmt.Errorf("list %q at revision %d: %w: %w", key, opts.Revision, ErrFutureRevision, err)
+	case err != nil:
+		return ListResult{}, fmt.Errorf("list %q at revision %d: %w", key, opts.Revision, err)
+	}
+	res := ListResult{KVs: make([]KV, len(resp.Kvs)), Revision: opts.Revision, More: resp.More}
+	for i, kv := range resp.Kvs {
+		res.KVs[i] = toKV(kv)
 	}
 	return res, nil
 }

@@ -66,6 +66,24 @@ func TestEtcdConformanceExternal(t *testing.T) {
 	})
 }
 
+// TestUncountedPages: an embedded member's store reads NoCount pages without counting the
+// rest of the range, a network client's cannot (etcd's Range counts).
+func TestUncountedPages(t *testing.T) {
+	e := startEmbedded(t, t.TempDir())
+	local := e.Store()
+	defer local.Close()
+	client, err := storage.ConnectExternal(t.Context(), e.Endpoints(), clientTLS(t, e), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	remote := storage.NewEtcd(client)
+	defer remote.Close()
+	if !storage.ReadsUncountedPages(local) || storage.ReadsUncountedPages(remote) {
+		t.Errorf("ReadsUncountedPages: embedded %v, external %v; want true, false", storage.ReadsUncountedPages(local), storage.ReadsUncountedPages(remote))
+	}
+}
+
 func TestWatchProgressOnIdle(t *testing.T) {
 	e := startEmbedded(t, t.TempDir(), storage.WithProgressNotifyInterval(100*time.Millisecond))
 	s := e.Store()

@@ -40,6 +40,24 @@ type ListOptions struct {
 	// Serializable allows a read served by the local member without a quorum round trip:
 	// it may be stale, so use it only where a transaction guard catches staleness.
 	Serializable bool
+	// NoCount: the caller does not need Remaining. With a Revision, a store that can read
+	// a page without counting the rest of the range (an embedded member reading its own
+	// copy at that revision) does, so that the pages of a long list each cost a page
+	// instead of the range after it (etcd's Range counts every key of its range).
+	NoCount bool
+}
+
+// UncountedPages is implemented by a store that can read a page of a range at a revision
+// without counting the rest of the range (ListOptions.NoCount): the pages of a long list
+// then each cost a page, so that they can be small.
+type UncountedPages interface {
+	ReadsUncountedPages() bool
+}
+
+// ReadsUncountedPages reports whether st implements UncountedPages and can.
+func ReadsUncountedPages(st Store) bool {
+	u, ok := st.(UncountedPages)
+	return ok && u.ReadsUncountedPages()
 }
 
 // ListResult is one page of a List.
