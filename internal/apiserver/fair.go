@@ -53,6 +53,8 @@ type pager struct {
 	// others counts the requests in flight that are not long reads; lastOther is when
 	// the last of them ended (unix nanoseconds).
 	others, lastOther atomic.Int64
+	// after runs f after d (time.AfterFunc; tests see the rests).
+	after func(d time.Duration, f func())
 }
 
 // other marks a request that is not a long read in flight until the returned func.
@@ -105,12 +107,12 @@ func (s *longSeat) done() {
 			s.p.release()
 			return
 		}
-		time.AfterFunc(min(LongReadRestFactor*held, MaxLongReadRest), s.p.release)
+		s.p.after(min(LongReadRestFactor*held, MaxLongReadRest), s.p.release)
 	})
 }
 
 func newPager(n int, waiting func(int)) *pager {
-	return &pager{free: n, waiting: waiting}
+	return &pager{free: n, waiting: waiting, after: func(d time.Duration, f func()) { time.AfterFunc(d, f) }}
 }
 
 // ticket orders a long read among the others: earlier tickets get seats first.

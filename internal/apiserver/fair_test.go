@@ -92,20 +92,25 @@ func TestLongSeatRest(t *testing.T) {
 	})
 	t.Run("others active", func(t *testing.T) {
 		p := newPager(1, nil)
+		var rest time.Duration
+		var restEnds func()
+		p.after = func(d time.Duration, f func()) { rest, restEnds = d, f }
 		end := p.other()
 		defer end()
 		s, err := p.take(ctx, p.ticket())
 		if err != nil {
 			t.Fatal(err)
 		}
+		s.at = s.at.Add(-10 * time.Millisecond) // held for at least 10ms
 		s.done()
-		p.mu.Lock()
-		free := p.free
-		p.mu.Unlock()
-		if free != 0 {
-			t.Errorf("free %d right after done with another request in flight, want 0 (resting)", free)
+		if p.free != 0 || restEnds == nil {
+			t.Fatalf("free %d right after done with another request in flight, want 0 (resting)", p.free)
+		}
+		if want := min(LongReadRestFactor*10*time.Millisecond, MaxLongReadRest); rest < want || rest > MaxLongReadRest {
+			t.Errorf("rest %s after a page held 10ms, want %s (at most %s)", rest, want, MaxLongReadRest)
 		}
 		// The rest ends: the next page gets the seat.
+		restEnds()
 		if _, err := p.take(ctx, p.ticket()); err != nil {
 			t.Fatal(err)
 		}

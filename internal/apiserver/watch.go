@@ -45,6 +45,8 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Res
 	events, err := s.cfg.Store.Watch(ctx, res, info.Namespace, registry.WatchOptions{
 		Selector: sel, ResourceVersion: q.Get("resourceVersion"),
 		Bookmarks: q.Get("allowWatchBookmarks") == "true", SendInitialEvents: q.Get("sendInitialEvents") == "true",
+		// A JSON watch writes its initial objects from their stored bytes.
+		StoredInitial: !acc.table && !acc.partial,
 		// Initial events beyond a page are a long read (see pager).
 		Pace: func(ctx context.Context) (func(), error) {
 			seat, err := s.pager.take(ctx, ticket)
@@ -154,6 +156,12 @@ type watchEncoder struct {
 
 // encode returns the event's line; events a Table cannot show are skipped (nil).
 func (e *watchEncoder) encode(ev registry.Event) ([]byte, error) {
+	if ev.Raw != nil {
+		// What encoding the event below gives for the object Raw encodes.
+		b := make([]byte, 0, len(`{"type":"","object":}`)+len(ev.Type)+len(ev.Raw)+1)
+		b = append(append(append(b, `{"type":"`...), ev.Type...), `","object":`...)
+		return append(append(b, ev.Raw...), "}\n"...), nil
+	}
 	obj := ev.Object
 	if ev.Type != watch.Error && ev.Type != watch.Bookmark {
 		switch {

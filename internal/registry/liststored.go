@@ -51,19 +51,9 @@ func (s *Store) ListEachStored(ctx context.Context, res *Resource, ns string, op
 			if paced && i%PacedYieldEvery == PacedYieldEvery-1 {
 				goruntime.Gosched()
 			}
-			var ok bool
-			if buf, ok = appendStored(buf, kv.Value, head, kv.ModRevision); !ok {
-				// Not in the shape this kind encodes to (written by another encoder):
-				// decoded and encoded as every other read.
-				obj, err := decodeKV(res, kv)
-				if err != nil {
-					return internalError(err)
-				}
-				b, err := Encode(obj, res.GVK())
-				if err != nil {
-					return internalError(err)
-				}
-				buf = append(buf, b...)
+			var err error
+			if buf, err = appendStoredJSON(buf, res, head, kv); err != nil {
+				return err
 			}
 			ends = append(ends, len(buf))
 		}
@@ -74,6 +64,26 @@ func (s *Store) ListEachStored(ctx context.Context, res *Resource, ns string, op
 		}
 		return page(strconv.FormatInt(rv, 10), items)
 	})
+}
+
+// appendStoredJSON appends the JSON encoding of the object kv holds (of a kind that
+// StoredListable allows, whose stored objects begin with head): its stored bytes with its
+// resourceVersion put in.
+func appendStoredJSON(dst []byte, res *Resource, head []byte, kv storage.KV) ([]byte, error) {
+	if b, ok := appendStored(dst, kv.Value, head, kv.ModRevision); ok {
+		return b, nil
+	}
+	// Not in the shape this kind encodes to (written by another encoder): decoded and
+	// encoded as every other read.
+	obj, err := decodeKV(res, kv)
+	if err != nil {
+		return dst, internalError(err)
+	}
+	b, err := Encode(obj, res.GVK())
+	if err != nil {
+		return dst, internalError(err)
+	}
+	return append(dst, b...), nil
 }
 
 // storedHead is how every stored object of res begins: its TypeMeta, then the opening of

@@ -27,14 +27,18 @@ type WatchOptions struct {
 	// Shared hands out the watch hub's objects themselves instead of copies: the receiver
 	// must treat them as read-only (in-process controllers).
 	Shared bool
-	// Pace, when set, is called before initial objects of pages after the first are
-	// decoded (initialPaceChunk at a time); done is called once they are, before they are
-	// sent. Its error ends the watch (the HTTP edge queues long reads there).
+	// Pace, when set, is called before initial objects after the first initialPaceChunk
+	// are decoded (initialPaceChunk at a time); done is called once they are, before they
+	// are sent. Its error ends the watch (the HTTP edge queues long reads there).
 	Pace func(ctx context.Context) (done func(), err error)
+	// StoredInitial asks for the initial events of a kind StoredListable allows (with the
+	// watch's selector) as their objects' JSON (Event.Raw) instead of decoded objects: for
+	// a receiver that writes them as JSON, they are then copied, not decoded and encoded.
+	StoredInitial bool
 }
 
 // initialPaceChunk is how many initial objects are decoded at a time (per call of
-// WatchOptions.Pace after the first page).
+// WatchOptions.Pace after the first chunk).
 const initialPaceChunk = 64
 
 // initialPage is how many objects a watch's initial events read at a time.
@@ -61,6 +65,9 @@ func (s *Store) eachPage(ctx context.Context, prefix string, rev int64, f func([
 type Event struct {
 	Type   watch.EventType
 	Object runtime.Object
+	// Raw, instead of Object, is the JSON encoding of an initial event's object when the
+	// watch asked for stored initial events (WatchOptions.StoredInitial).
+	Raw []byte
 	// Initial marks the initial events (the objects at the watch's start and the bookmark
 	// ending them): they are read from storage as the receiver takes them, so a receiver
 	// may make them wait, where changes after the start must be taken as they come.
@@ -112,9 +119,16 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 		if initial {
 			sent, first := true, true
 			var objs []runtime.Object
+			var raws [][]byte
+			var head []byte
+			stored := opts.StoredInitial && StoredListable(res, ListOptions{Selector: opts.Selector})
+			if stored {
+				head = storedHead(res)
+			}
 			_, err := s.eachPage(wctx, prefix, from, func(kvs []storage.KV) bool {
 				// Objects are decoded initialPaceChunk at a time, then sent; after the first
-				// page, under opts.Pace.
+				// chunk, under opts.Pace (a watch of a few objects never waits; many watches
+				// of many objects opened at once decode them in turns).
 				for len(kvs) > 0 {
 					n := min(len(kvs), initialPaceChunk)
 					done := func() {}
@@ -125,17 +139,29 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 							return false
 						}
 					}
-					objs = objs[:0]
+					objs, raws = objs[:0], raws[:0]
 					for i, kv := range kvs[:n] {
 						if !first && opts.Pace != nil && i%PacedYieldEvery == PacedYieldEvery-1 {
 							goruntime.Gosched() // background work: let waiting requests run
 						}
-						if obj, err := decodeKV(res, kv); err == nil && opts.Selector.Matches(obj) {
+						if stored {
+							if b, err := appendStoredJSON(nil, res, head, kv); err == nil {
+								raws = append(raws, b)
+							}
+						} else if obj, err := decodeKV(res, kv); err == nil && opts.Selector.Matches(obj) {
 							objs = append(objs, obj)
 						}
 					}
 					done()
+					first = false
 					kvs = kvs[n:]
+					for i, b := range raws {
+						raws[i] = nil
+						if !send(Event{Type: watch.Added, Raw: b, Initial: true}) {
+							sent = false
+							return false
+						}
+					}
 					for i, obj := range objs {
 						objs[i] = nil
 						if !send(Event{Type: watch.Added, Object: obj, Initial: true}) {
@@ -144,7 +170,6 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 						}
 					}
 				}
-				first = false
 				return true
 			})
 			if err != nil {
