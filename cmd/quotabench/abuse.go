@@ -370,14 +370,48 @@ func hugeQuantity(ctx context.Context, a *api, ns string, out *outcomes) {
 // runAbuse measures the probe idle, then again while the abusers run, and reports both
 // with the server's peak heap. Every loop ends with the duration: nothing outlives it.
 func runAbuse(a *api, o options, ab abuseOptions) error {
+	r, err := abuse(a, o, ab)
+	if err != nil {
+		return err
+	}
+	r.print(os.Stdout)
+	return nil
+}
+
+// abuseReport is what the abuse scenario measured.
+type abuseReport struct {
+	ab                 abuseOptions
+	idle, busy         *probe
+	idleHeap, busyHeap int64
+	heapSamples        int64
+	// abusers counts what the hostile clients got, by "kind status".
+	abusers *outcomes
+}
+
+func (r *abuseReport) print(w io.Writer) {
+	ab := r.ab
+	in, ip50, ip99 := r.idle.summary()
+	bn, bp50, bp99 := r.busy.summary()
+	fmt.Fprintf(w, "scenario=abuse duration=%s pods=%d slow-bodies=%d stuck-watchers=%d big-lists=%d scrapers=%d huge-quantity=%d\n",
+		ab.duration, ab.listPods, ab.slowBodies, ab.stuckWatchers, ab.bigLists, ab.scrapers, ab.hugeQuantity)
+	fmt.Fprintf(w, "idle:  requests=%d failed=%d p50=%s p99=%s peak-heap=%dMiB\n", in, r.idle.bad.Load(), ip50.Round(10*time.Microsecond), ip99.Round(10*time.Microsecond), r.idleHeap>>20)
+	fmt.Fprintf(w, "abuse: requests=%d failed=%d p50=%s p99=%s peak-heap=%dMiB (%d samples)\n", bn, r.busy.bad.Load(), bp50.Round(10*time.Microsecond), bp99.Round(10*time.Microsecond), r.busyHeap>>20, r.heapSamples)
+	if ip99 > 0 {
+		fmt.Fprintf(w, "p99 ratio abuse/idle=%.2f\n", float64(bp99)/float64(ip99))
+	}
+	fmt.Fprintf(w, "abusers got:\n%s", r.abusers)
+}
+
+// abuse runs the scenario: the probe alone, then with the abusers.
+func abuse(a *api, o options, ab abuseOptions) (*abuseReport, error) {
 	ctx := context.Background()
 	ns := o.prefix
 	// 1. A namespace with a quota, and the pods the big lists read.
 	if err := a.mustCreate(ctx, "/api/v1/namespaces", m{"apiVersion": "v1", "kind": "Namespace", "metadata": m{"name": ns}}); err != nil {
-		return err
+		return nil, err
 	}
 	if err := a.mustCreate(ctx, "/api/v1/namespaces/"+ns+"/resourcequotas", quotaBody(ab.listPods*2+10)); err != nil {
-		return err
+		return nil, err
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -398,11 +432,11 @@ func runAbuse(a *api, o options, ab abuseOptions) error {
 	// The probe is one tenant, the abusers (but the anonymous scrapers) another.
 	probeAPI, err := a.tenant(ctx, ns, "probe", false)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	mallory, err := a.tenant(ctx, ns, "mallory", true)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// 2. The probe alone, once the server is idle.
 	settle(ctx, a)
@@ -421,7 +455,7 @@ func runAbuse(a *api, o options, ab abuseOptions) error {
 	err = probeRun(ictx, idle)
 	icancel()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	idleHeap := heap.max.Load()
 	// 3. The probe while the abusers run.
@@ -448,20 +482,9 @@ func runAbuse(a *api, o options, ab abuseOptions) error {
 	acancel()
 	abusers.Wait()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	// 4. Report.
-	in, ip50, ip99 := idle.summary()
-	bn, bp50, bp99 := busy.summary()
-	fmt.Printf("scenario=abuse duration=%s pods=%d slow-bodies=%d stuck-watchers=%d big-lists=%d scrapers=%d huge-quantity=%d\n",
-		ab.duration, ab.listPods, ab.slowBodies, ab.stuckWatchers, ab.bigLists, ab.scrapers, ab.hugeQuantity)
-	fmt.Printf("idle:  requests=%d failed=%d p50=%s p99=%s peak-heap=%dMiB\n", in, idle.bad.Load(), ip50.Round(10*time.Microsecond), ip99.Round(10*time.Microsecond), idleHeap>>20)
-	fmt.Printf("abuse: requests=%d failed=%d p50=%s p99=%s peak-heap=%dMiB (%d samples)\n", bn, busy.bad.Load(), bp50.Round(10*time.Microsecond), bp99.Round(10*time.Microsecond), heap.max.Load()>>20, heap.samples.Load())
-	if ip99 > 0 {
-		fmt.Printf("p99 ratio abuse/idle=%.2f\n", float64(bp99)/float64(ip99))
-	}
-	fmt.Printf("abusers got:\n%s", out)
-	return nil
+	return &abuseReport{ab: ab, idle: idle, busy: busy, idleHeap: idleHeap, busyHeap: heap.max.Load(), heapSamples: heap.samples.Load(), abusers: out}, nil
 }
 
 // tenant returns a client of the same server acting as ServiceAccount name of ns, bound

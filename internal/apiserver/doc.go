@@ -46,12 +46,15 @@
 //   - a write's body is received before the write takes an in-flight seat, so a slow body
 //     holds no seat; the bodies held at once are bounded in bytes
 //     (MaxBodyBytesInFlight), past which a write gets the in-flight 429;
-//   - an unlimited list costs one storage page of memory: it is read and encoded page by
-//     page, its bytes those of encoding the whole list at once; its pages after the first
-//     are read and encoded holding one of MaxLongReads seats (fair.go), so long lists
-//     queue for CPU while requests that take no such seat do not;
+//   - an unlimited list costs one storage page of memory: it is read, encoded and written
+//     page by page, its bytes those of encoding the whole list at once (for JSON, the
+//     stored bytes); its pages after the first are read, encoded and written holding one
+//     of MaxLongReads seats (fair.go), so long lists queue for CPU while requests that
+//     take no such seat do not, and while such requests are served a seat rests three
+//     times as long as a page held it (long reads are background work);
 //   - a watch's initial events are read from storage as its client takes them: one that
-//     never reads holds about one page of them;
+//     never reads holds about one page of them; a JSON watch writes them from the
+//     stored bytes;
 //   - a watch ends at its timeoutSeconds (or between MinRequestTimeout and twice it) even
 //     when its client reads nothing, and is closed when its client falls
 //     WatchBacklogBytes behind the changes; it ends between revisions, never inside one
