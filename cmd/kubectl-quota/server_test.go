@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,28 +17,17 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/quotad/quotad/internal/quota/quotatest"
 	"github.com/quotad/quotad/internal/server/servertest"
 )
 
+// update is the -update flag quotatest.GoldenFile reads.
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // golden compares got with testdata/name, rewriting it under -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden %s: %v (run with -update)", path, err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from golden file:\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
+	quotatest.GoldenFile(t, name, got)
 }
 
 // applyFixture creates every object of testdata/fixture.yaml, then lowers the hard of

@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/quotad/quotad/internal/quota/quotatest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"time"
 )
 
+// update is the -update flag quotatest.GoldenFile reads.
 var update = flag.Bool("update", false, "rewrite golden files")
 
 const kubectlPath = "/usr/bin/kubectl"
@@ -225,18 +227,5 @@ func normalizeObject(s string) string {
 // golden compares got with testdata/name, rewriting it under -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden %s: %v (run with -update)", path, err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from golden file:\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
+	quotatest.GoldenFile(t, name, got)
 }

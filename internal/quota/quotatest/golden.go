@@ -25,20 +25,27 @@ func (g *Golden) Add(name, output string) {
 	g.parts = append(g.parts, "### "+name+"\n"+strings.TrimRight(output, "\n")+"\n")
 }
 
-// Check compares the golden file, naming the first line that differs, or rewrites it when
-// the test binary's -update flag (each test package defines its own) is set.
+// Check compares the golden file (see GoldenFile).
 func (g *Golden) Check() {
 	g.t.Helper()
-	got := strings.Join(g.parts, "\n")
+	GoldenFile(g.t, filepath.Base(g.file), strings.Join(g.parts, "\n"))
+}
+
+// GoldenFile compares got with testdata/<name>, naming the first line that differs, or
+// rewrites the file when the test binary's -update flag (each test package defines its
+// own) is set.
+func GoldenFile(t testing.TB, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
 	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.WriteFile(g.file, []byte(got), 0o644); err != nil {
-			g.t.Fatal(err)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
 		}
 		return
 	}
-	want, err := os.ReadFile(g.file)
+	want, err := os.ReadFile(path)
 	if err != nil {
-		g.t.Fatalf("%v (run go test -update to create it)", err)
+		t.Fatalf("%v (run go test -update to create it)", err)
 	}
 	if got == string(want) {
 		return
@@ -53,7 +60,8 @@ func (g *Golden) Check() {
 			b = wl[i]
 		}
 		if a != b {
-			g.t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run go test -update to accept)", g.file, i+1, a, b)
+			t.Errorf("%s differs at line %d:\n got: %s\nwant: %s\n--- got ---\n%s\n(run go test -update to accept)", path, i+1, a, b, got)
+			return
 		}
 	}
 }
