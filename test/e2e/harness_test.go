@@ -164,10 +164,20 @@ type result struct {
 // kubectl runs kubectl against the cluster with stdin.
 func (c *cluster) kubectlIn(stdin string, args ...string) result {
 	c.t.Helper()
+	return c.kubectlRun("", stdin, args...)
+}
+
+// kubectlRun runs the real kubectl against the cluster with stdin and, when dir is set,
+// dir first on PATH (where kubectl finds plugins).
+func (c *cluster) kubectlRun(dir, stdin string, args ...string) result {
+	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, kubectlPath, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.kubeconfig)
+	if dir != "" {
+		cmd.Env = append(cmd.Env, "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
 	cmd.Stdin = strings.NewReader(stdin)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se

@@ -1,14 +1,11 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // pluginFixture and pluginDeploy are the plugin's own test objects, shared with its
@@ -53,20 +50,7 @@ func buildPlugin(t *testing.T) string {
 // kubectl finds the plugin there.
 func (c *cluster) kubectlWithPath(dir string, args ...string) result {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, kubectlPath, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.kubeconfig, "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		c.t.Fatalf("kubectl %v: %v", args, err)
-	}
-	return result{so.String(), se.String(), code}
+	return c.kubectlRun(dir, "", args...)
 }
 
 // TestKubectlQuota installs kubectl-quota on PATH and runs the real `kubectl quota top`,
