@@ -25,7 +25,6 @@ import (
 	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/server"
 	"github.com/quotad/quotad/internal/server/servertest"
-	"github.com/quotad/quotad/internal/storage"
 )
 
 const (
@@ -363,25 +362,8 @@ func exercise(ctx context.Context, t *testing.T, s *servertest.Server) {
 		t.Fatal(err)
 	}
 	// 4. A drift behind the registry's back (usage 0), which the verifier repairs.
-	st := s.Store.Storage()
 	key := registry.KeyPrefix(corev1.SchemeGroupVersion.WithResource("resourcequotas").GroupResource(), "m") + "q"
-	kv, err := st.Get(ctx, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rq corev1.ResourceQuota
-	if err := json.Unmarshal(kv.Value, &rq); err != nil {
-		t.Fatal(err)
-	}
-	rq.Status.Used["configmaps"] = resource.MustParse("0")
-	b, err := json.Marshal(&rq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Txn(ctx, storage.Txn{Compares: []storage.Compare{{Target: storage.ModRevisionEquals, Key: key, Revision: kv.ModRevision}},
-		Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: b}}}); err != nil {
-		t.Fatal(err)
-	}
+	servertest.EditStored(t, s, key, func(rq *corev1.ResourceQuota) { rq.Status.Used["configmaps"] = resource.MustParse("0") })
 }
 
 // scrape reads /metrics as the admin and returns the names of its samples and the samples.

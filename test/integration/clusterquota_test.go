@@ -455,22 +455,11 @@ func TestVerifierRepairsClusterQuota(t *testing.T) {
 	}
 	createPods(t, s, "v1", 0, 2)
 	// 1. Corrupt: total used 4, the entry dropped.
-	st := s.Store.Storage()
 	key := registry.KeyPrefix(crqGVR.GroupResource(), "") + "team-v"
-	kv, err := st.Get(ctx, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c clusterquota.ClusterResourceQuota
-	if err := json.Unmarshal(kv.Value, &c); err != nil {
-		t.Fatal(err)
-	}
-	c.Status.Total.Used[corev1.ResourcePods] = resource.MustParse("4")
-	c.Status.Namespaces = nil
-	b, _ := json.Marshal(&c)
-	if _, err := st.Txn(ctx, storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: b}}}); err != nil {
-		t.Fatal(err)
-	}
+	servertest.EditStored(t, s, key, func(c *clusterquota.ClusterResourceQuota) {
+		c.Status.Total.Used[corev1.ResourcePods] = resource.MustParse("4")
+		c.Status.Namespaces = nil
+	})
 	// 2. The verifier repairs it and reports one repair; nothing is left after.
 	obs := &countRepairs{}
 	v := resourcequota.New(s.Store, 0, slog.New(slog.DiscardHandler), obs)

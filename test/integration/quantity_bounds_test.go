@@ -2,7 +2,6 @@ package integration
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 
 	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/server/servertest"
-	"github.com/quotad/quotad/internal/storage"
 )
 
 // TestQuantityBoundsRefused: quantities beyond 2^63-1, and texts ParseQuantity would take
@@ -75,27 +73,13 @@ func TestQuantityHugeHardStored(t *testing.T) {
 	mkQuota(t, s, "qh", "q", map[string]string{"pods": "1", "requests.cpu": "100m"})
 
 	// 1. Write hard pods and requests.cpu 1e1000000000 behind the registry's back.
-	st := s.Store.Storage()
 	key := registry.KeyPrefix(corev1.SchemeGroupVersion.WithResource("resourcequotas").GroupResource(), "qh") + "q"
-	kv, err := st.Get(ctx, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rq corev1.ResourceQuota
-	if err := json.Unmarshal(kv.Value, &rq); err != nil {
-		t.Fatal(err)
-	}
-	for _, hard := range []corev1.ResourceList{rq.Spec.Hard, rq.Status.Hard} {
-		hard[corev1.ResourcePods] = resource.MustParse("1e1000000000")
-		hard[corev1.ResourceRequestsCPU] = resource.MustParse("1e1000000000")
-	}
-	b, err := json.Marshal(&rq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Txn(ctx, storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: b}}}); err != nil {
-		t.Fatal(err)
-	}
+	servertest.EditStored(t, s, key, func(rq *corev1.ResourceQuota) {
+		for _, hard := range []corev1.ResourceList{rq.Spec.Hard, rq.Status.Hard} {
+			hard[corev1.ResourcePods] = resource.MustParse("1e1000000000")
+			hard[corev1.ResourceRequestsCPU] = resource.MustParse("1e1000000000")
+		}
+	})
 
 	// 2. Pods are admitted once admission sees the new hard (the old one allowed one pod).
 	create := func(name string) error {

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"encoding/json"
 	"log/slog"
 	"strings"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/server"
 	"github.com/quotad/quotad/internal/server/servertest"
-	"github.com/quotad/quotad/internal/storage"
 )
 
 type countRepairs struct{ n int }
@@ -33,19 +31,7 @@ func TestVerifierRepairsDrift(t *testing.T) {
 	// 1. Corrupt: write used pods = 4 straight into storage.
 	st := s.Store.Storage()
 	key := registry.KeyPrefix(corev1.SchemeGroupVersion.WithResource("resourcequotas").GroupResource(), "v") + "q"
-	kv, err := st.Get(ctx, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rq corev1.ResourceQuota
-	if err := json.Unmarshal(kv.Value, &rq); err != nil {
-		t.Fatal(err)
-	}
-	rq.Status.Used[corev1.ResourcePods] = resource.MustParse("4")
-	b, _ := json.Marshal(&rq)
-	if _, err := st.Txn(ctx, storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: b}}}); err != nil {
-		t.Fatal(err)
-	}
+	servertest.EditStored(t, s, key, func(rq *corev1.ResourceQuota) { rq.Status.Used[corev1.ResourcePods] = resource.MustParse("4") })
 	// 2. The invariant check from outside any server (what test/ha runs against a cluster's
 	// etcd) finds the drift too.
 	checker := server.CheckingStore(st)

@@ -2,6 +2,7 @@ package servertest
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -176,4 +177,30 @@ func WithEtcd(etcd *storage.Embedded) Option {
 // WithAdmissionConfig sets --admission-control-config-file.
 func WithAdmissionConfig(path string) Option {
 	return func(c *server.Config) { c.AdmissionControlConfigFile = path }
+}
+
+// EditStored rewrites the object stored at key behind the registry's back, as any etcd
+// client could (the only way a quota's usage can drift): edit changes the object decoded
+// from its stored JSON, which is written back guarded by its revision.
+func EditStored[T any](t testing.TB, s *Server, key string, edit func(*T)) {
+	t.Helper()
+	ctx := context.Background()
+	st := s.Store.Storage()
+	kv, err := st.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := new(T)
+	if err := json.Unmarshal(kv.Value, obj); err != nil {
+		t.Fatal(err)
+	}
+	edit(obj)
+	b, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Txn(ctx, storage.Txn{Compares: []storage.Compare{{Target: storage.ModRevisionEquals, Key: key, Revision: kv.ModRevision}},
+		Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: b}}}); err != nil {
+		t.Fatal(err)
+	}
 }
