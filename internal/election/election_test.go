@@ -234,7 +234,11 @@ func TestCandidateWaitsOnItsOwnClock(t *testing.T) {
 	}
 	eventually(t, "the first attempt", clk.HasWaiters) // observed at T0
 	notLeading("at T0")
-	// The holder renews (on its own clock): the candidate restarts its wait when it sees it.
+	step(10 * time.Second)
+	notLeading("at T0+10s")
+	// The holder renews (on its own clock). The candidate observes it at T0+10 (its watch)
+	// or at its next attempt after the next step, whichever comes first: either way it
+	// restarts its wait then, so the record it saw at T0 expiring at T0+15 does not count.
 	if _, err := store.Update(ctx, res, "kube-system", "kube-controller-manager", "", func(o runtime.Object) (runtime.Object, error) {
 		l := o.(*coordinationv1.Lease)
 		r := metav1.NewMicroTime(time.Now())
@@ -243,11 +247,9 @@ func TestCandidateWaitsOnItsOwnClock(t *testing.T) {
 	}, registry.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	step(14 * time.Second) // T0+14: the renewal is observed now
-	notLeading("at T0+14s")
-	step(5 * time.Second) // T0+19: past T0+15, but unchanged only since T0+14
-	notLeading("at T0+19s")
-	step(11 * time.Second) // T0+30: unchanged for 16s
+	step(6 * time.Second) // T0+16: past T0+15, but the renewal was seen at T0+10 or T0+16
+	notLeading("at T0+16s")
+	step(16 * time.Second) // T0+32: unchanged for at least 16s
 	if !c.next(t) {
 		t.Fatal("no OnLeading(true)")
 	}
