@@ -1,20 +1,18 @@
 package apiserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 
+	"github.com/quotad/quotad/internal/quota/quotatest"
 	"github.com/quotad/quotad/internal/registry"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+var _ = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func TestAggregatedMedia(t *testing.T) {
 	const v2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
@@ -78,19 +76,7 @@ func TestAggregatedDiscoveryGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	path := filepath.Join("testdata", "discovery-rbac.json")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("rbac discovery differs from %s:\n%s", path, got)
-	}
+	quotatest.GoldenFile(t, "discovery-rbac.json", string(got))
 }
 
 // TestGroupOrder checks that /apis lists groups as kube-apiserver does: by the aggregator's

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,9 +23,10 @@ import (
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/admission/policy"
 	"github.com/quotad/quotad/internal/auth"
+	"github.com/quotad/quotad/internal/quota/quotatest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
 // store is a 2-method admission.Reader over objects by resource.
 type store map[schema.GroupVersionResource][]runtime.Object
@@ -260,23 +259,7 @@ func describe(err error) string {
 
 func compareGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	quotatest.GoldenFile(t, name, got)
 }
 
 // TestMutatingJSONPatch: a JSON patch mutation changes the request's typed object in place

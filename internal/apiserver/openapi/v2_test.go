@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"reflect"
 	"sort"
 	"strconv"
@@ -22,6 +21,8 @@ import (
 	kubeproto "k8s.io/kube-openapi/pkg/util/proto"
 	"k8s.io/kube-openapi/pkg/util/proto/validation"
 	"sigs.k8s.io/yaml"
+
+	"github.com/quotad/quotad/internal/quota/quotatest"
 )
 
 // builtV2 caches one BuildV2 of the fixture for the read-only tests.
@@ -730,24 +731,7 @@ func TestV2Golden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	checkGolden(t, "testdata/openapi_v2_part.json", got)
-}
-
-// checkGolden compares got with a golden file, rewriting it with -update.
-func checkGolden(t *testing.T, file string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("the document differs from %s; run with -update and review the diff", file)
-	}
+	quotatest.GoldenFile(t, "openapi_v2_part.json", string(got))
 }
 
 // TestEmbeddedResource checks the properties a custom resource's embedded resources get in

@@ -38,6 +38,9 @@ func GoldenFile(t testing.TB, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
 	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +63,11 @@ func GoldenFile(t testing.TB, name, got string) {
 			b = wl[i]
 		}
 		if a != b {
-			t.Errorf("%s differs at line %d:\n got: %s\nwant: %s\n--- got ---\n%s\n(run go test -update to accept)", path, i+1, a, b, got)
+			whole := ""
+			if len(got) <= 4<<10 {
+				whole = "--- got ---\n" + got + "\n"
+			}
+			t.Errorf("%s differs at line %d:\n got: %s\nwant: %s\n%s(run go test -update to accept)", path, i+1, a, b, whole)
 			return
 		}
 	}

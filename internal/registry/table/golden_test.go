@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -17,9 +15,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/quotad/quotad/internal/quota/quotatest"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+var _ = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // kubectlText renders a Table the way kubectl's human-readable printer does
 // (k8s.io/cli-runtime printers: tabwriter min width 6, tab width 4, padding
@@ -151,18 +151,5 @@ func TestGolden(t *testing.T) {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run go test -update after checking):\n got:\n%s\nwant:\n%s", path, got, want)
-	}
+	quotatest.GoldenFile(t, name, string(got))
 }
