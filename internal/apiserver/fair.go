@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Long reads (un-paged lists and watches' initial events beyond their first page) are
+// Long reads (un-paged lists and watches' initial events beyond their first 64) are
 // bounded in how much of the machine they take at once, as kube-apiserver's API Priority
 // and Fairness gives a list a width in seats by its size: each further storage page of
 // such a list (its read, its encoding and its writing to the client), and each 64
@@ -23,9 +23,8 @@ import (
 // rests LongReadRestFactor times as long as it was held (at most MaxLongReadRest) before
 // the next page takes it, so long reads take at most a quarter of their seats' time while
 // other requests are in flight or were within LongReadRestWindow; alone, they run at
-// full speed. A page whose writing
-// blocks on its client for MaxLongReadWriteHold gives its seat back at once (a slow or
-// stalled reader holds no seat), without rest.
+// full speed. A page whose writing blocks on its client for MaxLongReadWriteHold gives
+// its seat back at once (a slow or stalled reader holds no seat), without rest.
 
 const (
 	// LongReadRestFactor is how many times as long as a page held its seat the seat rests.
@@ -57,13 +56,12 @@ type pager struct {
 	after func(d time.Duration, f func())
 }
 
-// other marks a request that is not a long read in flight until the returned func.
-func (p *pager) other() (end func()) {
-	p.others.Add(1)
-	return func() {
-		p.lastOther.Store(time.Now().UnixNano())
-		p.others.Add(-1)
-	}
+// otherStarts and otherEnds mark a request that is not a long read in flight.
+func (p *pager) otherStarts() { p.others.Add(1) }
+
+func (p *pager) otherEnds() {
+	p.lastOther.Store(time.Now().UnixNano())
+	p.others.Add(-1)
 }
 
 // othersActive reports whether requests other than long reads are in flight or were

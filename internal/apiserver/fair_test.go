@@ -95,8 +95,8 @@ func TestLongSeatRest(t *testing.T) {
 		var rest time.Duration
 		var restEnds func()
 		p.after = func(d time.Duration, f func()) { rest, restEnds = d, f }
-		end := p.other()
-		defer end()
+		p.otherStarts()
+		defer p.otherEnds()
 		s, err := p.take(ctx, p.ticket())
 		if err != nil {
 			t.Fatal(err)
@@ -117,7 +117,8 @@ func TestLongSeatRest(t *testing.T) {
 	})
 	t.Run("recently active", func(t *testing.T) {
 		p := newPager(1, nil)
-		p.other()()
+		p.otherStarts()
+		p.otherEnds()
 		if !p.othersActive() {
 			t.Fatal("a request that just ended does not count as recent")
 		}
@@ -128,8 +129,8 @@ func TestLongSeatRest(t *testing.T) {
 	})
 	t.Run("blocked write", func(t *testing.T) {
 		p := newPager(1, nil)
-		end := p.other()
-		defer end()
+		p.otherStarts()
+		defer p.otherEnds()
 		s, err := p.take(ctx, p.ticket())
 		if err != nil {
 			t.Fatal(err)

@@ -337,7 +337,8 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 	}
 	if !isResource || info.Verb != "list" || !unpagedList(r) {
 		// Long reads rest while this request is served (fair.go).
-		defer s.pager.other()()
+		s.pager.otherStarts()
+		defer s.pager.otherEnds()
 	}
 	deadline := time.Now().Add(timeout)
 	received := func() {}

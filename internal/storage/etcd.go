@@ -158,16 +158,9 @@ func (s *Etcd) List(ctx context.Context, prefix string, opts ListOptions) (ListR
 	if err != nil {
 		return ListResult{}, fmt.Errorf("list %q at revision %d: %w", prefix, opts.Revision, mapError(err))
 	}
-	res := ListResult{
-		KVs:      make([]KV, len(resp.Kvs)),
-		Revision: resp.Header.Revision,
-		More:     resp.More,
-	}
+	res := toListResult((*pb.RangeResponse)(resp), resp.Header.Revision)
 	if opts.Revision > 0 {
 		res.Revision = opts.Revision
-	}
-	for i, kv := range resp.Kvs {
-		res.KVs[i] = toKV(kv)
 	}
 	if resp.More {
 		res.Remaining = resp.Count - int64(len(resp.Kvs))
@@ -193,11 +186,16 @@ func (s *Etcd) listLocal(ctx context.Context, key, end string, opts ListOptions)
 	case err != nil:
 		return ListResult{}, fmt.Errorf("list %q at revision %d: %w", key, opts.Revision, err)
 	}
-	res := ListResult{KVs: make([]KV, len(resp.Kvs)), Revision: opts.Revision, More: resp.More}
+	return toListResult(resp, opts.Revision), nil
+}
+
+// toListResult is a range's keys as a ListResult at revision rev (Remaining not set).
+func toListResult(resp *pb.RangeResponse, rev int64) ListResult {
+	res := ListResult{KVs: make([]KV, len(resp.Kvs)), Revision: rev, More: resp.More}
 	for i, kv := range resp.Kvs {
 		res.KVs[i] = toKV(kv)
 	}
-	return res, nil
+	return res
 }
 
 // Watch streams changes under prefix strictly after fromRev (0: from now), with previous
