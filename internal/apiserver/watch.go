@@ -27,8 +27,13 @@ import (
 // as the client takes them, so they wait for room instead: while more than
 // initialWatchBytes are queued or being written, so a watcher that never reads holds
 // about one storage page of them, however many objects there are. The watch's deadline
-// (timeoutSeconds, or between MinRequestTimeout and twice it) is also the connection's
-// write deadline: a client that stops reading cannot hold a watch past it.
+// (timeoutSeconds, or between MinRequestTimeout and twice it), plus WatchWriteGrace, is
+// also the connection's write deadline: a client that stops reading cannot hold a watch
+// past it.
+
+// WatchWriteGrace is how long after a watch's deadline a batch of events being written
+// may take to finish.
+const WatchWriteGrace = 5 * time.Second
 
 func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
 	acc, sel, ok := readQuery(w, r, res, info)
@@ -40,7 +45,11 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Res
 	ctx, cancel := context.WithDeadline(r.Context(), deadline)
 	defer cancel()
 	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(deadline)
+	// The stream ends at the deadline between the batches it writes; the connection's
+	// write deadline comes WatchWriteGrace later, so that a batch being written then (a
+	// revision's events, which a client must get whole) is finished, while a client that
+	// reads nothing is still cut off.
+	_ = rc.SetWriteDeadline(deadline.Add(WatchWriteGrace))
 	ticket := s.pager.ticket()
 	events, err := s.cfg.Store.Watch(ctx, res, info.Namespace, registry.WatchOptions{
 		Selector: sel, ResourceVersion: q.Get("resourceVersion"),
