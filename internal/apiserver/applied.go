@@ -23,7 +23,7 @@ func (s *Server) serveApplied(w http.ResponseWriter, r *http.Request, res *regis
 		writeError(w, methodNotAllowed())
 		return
 	}
-	acc, sel, ok := readQuery(w, r, res, info)
+	acc, sel, ok := s.readQuery(w, r, res, info)
 	if !ok {
 		return
 	}

@@ -41,8 +41,11 @@ func requestAttributes(r *http.Request, info requestInfo, isResource bool, u aut
 	if a.Namespace == "" && a.Resource == "namespaces" && info.Parts >= 2 {
 		a.Namespace = a.Name
 	}
-	if a.Name == "" && (a.Verb == "list" || a.Verb == "watch") {
-		if sel, err := fields.ParseSelector(r.URL.Query().Get("fieldSelector")); err == nil {
+	// A field selector longer than HeavySelectorBytes is not parsed here, before the request
+	// has a seat: such a list or watch is authorized without a name, as one without the
+	// selector is.
+	if fs := r.URL.Query().Get("fieldSelector"); a.Name == "" && (a.Verb == "list" || a.Verb == "watch") && len(fs) < HeavySelectorBytes {
+		if sel, err := fields.ParseSelector(fs); err == nil {
 			if name, ok := sel.RequiresExactMatch("metadata.name"); ok && len(path.IsValidPathSegmentName(name)) == 0 {
 				a.Name = name
 			}

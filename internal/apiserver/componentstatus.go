@@ -55,7 +55,7 @@ func (s *Server) serveComponentStatuses(w http.ResponseWriter, r *http.Request, 
 		writeError(w, methodNotAllowed())
 		return
 	}
-	acc, sel, ok := readQuery(w, r, res, info)
+	acc, sel, ok := s.readQuery(w, r, res, info)
 	if !ok {
 		return
 	}

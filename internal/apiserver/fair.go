@@ -197,3 +197,24 @@ func (h *waiterHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return w
 }
+
+// HeavyWorkBytes is the size of input (a patch and the object it patches) from which a
+// request's work is done holding a seat of long reads: patching costs about its input
+// (bounded as internal/jsonpatch and MaxStrategicMergeCost say), and from 64 KiB that is
+// milliseconds of a core, which wait their turn instead of taking them from other
+// tenants' requests.
+const HeavyWorkBytes = 64 << 10
+
+// work runs f, holding a seat of long reads while it runs when size is HeavyWorkBytes or
+// more (waiting for the seat within ctx).
+func (s *Server) work(ctx context.Context, size int, f func() error) error {
+	if size < HeavyWorkBytes {
+		return f()
+	}
+	seat, err := s.pager.take(ctx, s.pager.ticket())
+	if err != nil {
+		return err
+	}
+	defer seat.done()
+	return f()
+}

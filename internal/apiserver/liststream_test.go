@@ -119,7 +119,7 @@ func mkConfigMaps(tb testing.TB, store *registry.Store, ns string, n int) {
 // encoded at once (as pages of limited lists still are). It is the reference the streamed
 // answers must equal byte for byte.
 func unstreamedList(s *Server, w http.ResponseWriter, r *http.Request, res *registry.Resource, ns string) {
-	acc, sel, ok := readQuery(w, r, res, requestInfo{})
+	acc, sel, ok := s.readQuery(w, r, res, requestInfo{})
 	if !ok {
 		return
 	}

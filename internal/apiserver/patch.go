@@ -1,7 +1,10 @@
 package apiserver
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -15,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"sigs.k8s.io/yaml"
 
+	boundedpatch "github.com/quotad/quotad/internal/jsonpatch"
 	"github.com/quotad/quotad/internal/registry"
 )
 
@@ -38,8 +42,9 @@ func unsupportedPatch(res *registry.Resource) error {
 	}}
 }
 
-// applyPatch applies a patch document of the given type to the JSON of cur.
-func applyPatch(res *registry.Resource, patchType string, cur runtime.Object, patch []byte) ([]byte, error) {
+// applyPatch applies a patch document of the given type to the JSON of cur, stopping when
+// ctx ends; a large one as a long read (Server.work).
+func (s *Server) applyPatch(ctx context.Context, res *registry.Resource, patchType string, cur runtime.Object, patch []byte) ([]byte, error) {
 	orig, err := json.Marshal(cur)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
@@ -51,7 +56,11 @@ func applyPatch(res *registry.Resource, patchType string, cur runtime.Object, pa
 	if res.Type != nil {
 		schemaObj = res.New()
 	}
-	out, err := applyPatchJSON(patchType, orig, patch, schemaObj)
+	var out []byte
+	err = s.work(ctx, len(orig)+len(patch), func() (err error) {
+		out, err = applyPatchJSON(ctx, patchType, orig, patch, schemaObj)
+		return err
+	})
 	if err != nil {
 		if se, ok := err.(*apierrors.StatusError); ok && se.ErrStatus.Code == http.StatusUnprocessableEntity {
 			// As upstream: no resource in the message, the patch error as the cause.
@@ -63,16 +72,23 @@ func applyPatch(res *registry.Resource, patchType string, cur runtime.Object, pa
 }
 
 // applyPatchJSON applies a patch to a JSON document; schemaObj is the Go type strategic merge
-// patches are computed against.
-func applyPatchJSON(patchType string, orig, patch []byte, schemaObj runtime.Object) ([]byte, error) {
+// patches are computed against. Its work is bounded (internal/jsonpatch's limits,
+// MaxStrategicMergeCost) and a JSON patch stops when ctx ends.
+func applyPatchJSON(ctx context.Context, patchType string, orig, patch []byte, schemaObj runtime.Object) ([]byte, error) {
 	switch patchType {
 	case jsonPatchType:
-		p, err := jsonpatch.DecodePatch(patch)
+		p, err := boundedpatch.Decode(patch)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
-		out, err := p.Apply(orig)
-		if err != nil {
+		out, err := p.Apply(ctx, orig, boundedpatch.DefaultLimits)
+		var tooMany *boundedpatch.TooManyOperationsError
+		switch {
+		case errors.As(err, &tooMany):
+			return nil, apierrors.NewRequestEntityTooLargeError(err.Error())
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil:
 			return nil, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnprocessableEntity, Reason: metav1.StatusReasonInvalid, Message: err.Error()}}
 		}
 		return out, nil
@@ -83,6 +99,11 @@ func applyPatchJSON(patchType string, orig, patch []byte, schemaObj runtime.Obje
 		}
 		return out, nil
 	case strategicPatchType:
+		if bytes.IndexByte(patch, '[') >= 0 {
+			if err := checkStrategicMergeCost(orig, patch, schemaObj); err != nil {
+				return nil, err
+			}
+		}
 		out, err := strategicpatch.StrategicMergePatch(orig, patch, schemaObj)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
@@ -124,7 +145,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, res *registry.Res
 		return
 	}
 	var warnings []string
-	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, s.trackUpdate(r, res, info.Subresource, patchWith(res, pt, body, fv, &warnings)), opts)
+	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, s.trackUpdate(r, res, info.Subresource, s.patchWith(r.Context(), res, pt, body, fv, &warnings)), opts)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -135,9 +156,9 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, res *registry.Res
 
 // patchWith returns the update that applies patch (of type pt) to the current object and
 // decodes the result under fv, keeping the decoding's warnings in *warnings.
-func patchWith(res *registry.Resource, pt string, patch []byte, fv registry.FieldValidation, warnings *[]string) registry.UpdateFunc {
+func (s *Server) patchWith(ctx context.Context, res *registry.Resource, pt string, patch []byte, fv registry.FieldValidation, warnings *[]string) registry.UpdateFunc {
 	return func(cur runtime.Object) (runtime.Object, error) {
-		patched, err := applyPatch(res, pt, cur, patch)
+		patched, err := s.applyPatch(ctx, res, pt, cur, patch)
 		if err != nil {
 			return nil, err
 		}
@@ -169,7 +190,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, res *registry.Res
 	}
 	var warnings []string
 	code := http.StatusOK
-	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, patchWith(res, mergeType, applied, fv, &warnings), opts)
+	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, s.patchWith(r.Context(), res, mergeType, applied, fv, &warnings), opts)
 	if apierrors.IsNotFound(err) && info.Subresource == "" {
 		d, derr := decodeApplied(res, info, applied, fv)
 		if derr != nil {
@@ -236,8 +257,11 @@ func (s *Server) applyManaged(w http.ResponseWriter, r *http.Request, res *regis
 	apply := func(live runtime.Object) (runtime.Object, error) {
 		live = live.DeepCopyObject()
 		live.GetObjectKind().SetGroupVersionKind(res.GVK())
-		obj, err := fm.Apply(live, cfg.DeepCopy(), manager, force)
-		if err != nil {
+		var obj runtime.Object
+		if err := s.work(r.Context(), len(body), func() (err error) {
+			obj, err = fm.Apply(live, cfg.DeepCopy(), manager, force)
+			return err
+		}); err != nil {
 			return nil, err
 		}
 		warnings = nil

@@ -36,7 +36,7 @@ import (
 const WatchWriteGrace = 5 * time.Second
 
 func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
-	acc, sel, ok := readQuery(w, r, res, info)
+	acc, sel, ok := s.readQuery(w, r, res, info)
 	if !ok {
 		return
 	}

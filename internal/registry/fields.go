@@ -76,22 +76,39 @@ func Fields(obj runtime.Object) fields.Set {
 	return set
 }
 
-// Selector is a parsed label and field selector.
+// Selector is a parsed label and field selector. One made by NewSelector is compiled:
+// matching an object costs about as much as the object's labels and fields, whatever the
+// selector's size (see selector.go); one made as a literal matches as apimachinery's
+// selectors do, requirement by requirement.
 type Selector struct {
 	Label labels.Selector
 	Field fields.Selector
+
+	labels *labelMatcher
+	fields *fieldMatcher
 }
 
 // Matches reports whether obj satisfies both selectors (nil selectors match everything).
 func (s Selector) Matches(obj runtime.Object) bool {
 	if s.Label != nil && !s.Label.Empty() {
 		m, err := meta.Accessor(obj)
-		if err != nil || !s.Label.Matches(labels.Set(m.GetLabels())) {
+		if err != nil {
+			return false
+		}
+		if s.labels != nil {
+			if !s.labels.matches(m.GetLabels()) {
+				return false
+			}
+		} else if !s.Label.Matches(labels.Set(m.GetLabels())) {
 			return false
 		}
 	}
 	if s.Field != nil && !s.Field.Empty() {
-		if !s.Field.Matches(Fields(obj)) {
+		if s.fields != nil {
+			if !s.fields.matches(Fields(obj)) {
+				return false
+			}
+		} else if !s.Field.Matches(Fields(obj)) {
 			return false
 		}
 	}

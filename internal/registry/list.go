@@ -233,11 +233,11 @@ func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOpt
 		return nil, err
 	}
 	out := &ListResult{}
+	want := opts.Limit
+	if want > 0 && !opts.Selector.Empty() {
+		want = opts.Limit * 2
+	}
 	for {
-		want := opts.Limit
-		if want > 0 && !opts.Selector.Empty() {
-			want = opts.Limit * 2
-		}
 		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: want, StartKey: start})
 		if err != nil {
 			return nil, listError(err, opts, prefix, start, rev)
@@ -266,7 +266,16 @@ func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOpt
 			break
 		}
 		start = lr.KVs[len(lr.KVs)-1].Key + "\x00"
+		// As upstream's store: a selector that matched too few reads pages twice as
+		// large, up to maxFilteredPage, so that few matches among many objects cost a
+		// few reads, not one per limit objects.
+		if want > 0 && want < maxFilteredPage {
+			want = min(want*2, maxFilteredPage)
+		}
 	}
 	out.ResourceVersion = strconv.FormatInt(rev, 10)
 	return out, nil
 }
+
+// maxFilteredPage bounds the pages a limited, filtered list reads.
+const maxFilteredPage = 1000

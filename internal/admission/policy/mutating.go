@@ -13,7 +13,6 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/auth"
+	"github.com/quotad/quotad/internal/jsonpatch"
 )
 
 // Mutating is the MutatingAdmissionPolicy admission plugin.
@@ -209,7 +209,7 @@ func (p *Mutating) mutate(q *request, inv invocation, m mutation) error {
 	case admissionregistrationv1.PatchTypeApplyConfiguration:
 		patched, err = p.applyConfiguration(q.a, curMap, r.Val)
 	default:
-		patched, err = applyJSONPatch(curMap, r.Val)
+		patched, err = applyJSONPatch(q.ctx, curMap, r.Val)
 	}
 	if err != nil {
 		return err
@@ -317,7 +317,7 @@ func pathString(path []fieldpath.PathElement) string {
 
 // applyJSONPatch applies the JSONPatch operations the expression returned (upstream's
 // jsonPatcher): a failed "test" operation leaves the object as it was.
-func applyJSONPatch(cur map[string]any, v ref.Val) (map[string]any, error) {
+func applyJSONPatch(ctx context.Context, cur map[string]any, v ref.Val) (map[string]any, error) {
 	list, ok := v.(traits.Lister)
 	if !ok {
 		return nil, errors.New("type mismatch: JSONPatchType.expression should evaluate to array")
@@ -355,7 +355,7 @@ func applyJSONPatch(cur map[string]any, v ref.Val) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("JSONPath valueExpression evaluated to a type that could not marshal to JSON: %w", err)
 	}
-	patch, err := jsonpatch.DecodePatch(patchJSON)
+	patch, err := jsonpatch.Decode(patchJSON)
 	if err != nil {
 		return nil, fmt.Errorf("JSON Patch: %w", err)
 	}
@@ -363,7 +363,7 @@ func applyJSONPatch(cur map[string]any, v ref.Val) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to create JSON patch: %w", err)
 	}
-	patched, err := patch.Apply(objJSON)
+	patched, err := patch.Apply(ctx, objJSON, jsonpatch.DefaultLimits)
 	if errors.Is(err, jsonpatch.ErrTestFailed) {
 		return cur, nil
 	}
