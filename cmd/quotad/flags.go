@@ -85,9 +85,9 @@ func newOptions() *options {
 		fs.StringVar(&c.Join, "join", "", "Join the embedded etcd cluster of the quotad serving at this URL (https://<host>:<secure-port>), as a new member, on a data dir without etcd data; on a restart the member starts from its data dir. Needs --join-token or --join-token-file.")
 		fs.StringVar(&c.JoinToken, "join-token", "", "The token to join with: the join-token file of a cluster member (K10<sha256 of the CA certificate>::server:<secret>).")
 		fs.StringVar(&c.JoinTokenFile, "join-token-file", "", "A file holding the token to join with (instead of --join-token).")
-		fs.StringVar(&c.AdvertiseAddress, "advertise-address", "", "The IP address on which to advertise the embedded etcd member to the cluster's other members and clients (and the apiserver in the kubernetes Endpoints). If blank, the --bind-address will be used; 127.0.0.1 when that is 0.0.0.0 or a loopback address.")
-		fs.IntVar(&c.EtcdPeerPort, "etcd-peer-port", 2380, "The port of the embedded etcd's peer listener (with --cluster-init or --join).")
-		fs.IntVar(&c.EtcdClientPort, "etcd-client-port", 2379, "The port of the embedded etcd's client listener (with --cluster-init or --join).")
+		fs.StringVar(&c.AdvertiseAddress, "advertise-address", "", "The IP address on which to advertise the embedded etcd member to the cluster's other members and clients (and the apiserver in the kubernetes Endpoints). If blank, the --bind-address will be used; 127.0.0.1 when that is 0.0.0.0 or a loopback address. On a restart the embedded etcd member keeps the address it started with (kept in --data-dir; a different one is refused).")
+		fs.IntVar(&c.EtcdPeerPort, "etcd-peer-port", 0, "The port of the embedded etcd's peer listener (with --cluster-init or --join). Default: 2380 on the first start; on a restart, the port the member started with, kept in --data-dir (a different one is refused: a member's URLs do not change on a restart).")
+		fs.IntVar(&c.EtcdClientPort, "etcd-client-port", 0, "The port of the embedded etcd's client listener (with --cluster-init or --join). Default: 2379 on the first start; on a restart, the port the member started with, kept in --data-dir (a different one is refused).")
 	})
 	add("Secure serving", func(fs *pflag.FlagSet) {
 		fs.StringVar(&c.BindAddress, "bind-address", "127.0.0.1", "The IP address on which to listen for the --secure-port port.")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -29,6 +30,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "snapshot" {
 		return runSnapshot(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "token" {
+		return runToken(args[1:], stdout, stderr)
 	}
 	o := newOptions()
 	if err := o.parse(args); err != nil {
@@ -61,13 +65,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cfg.Ready = func(r *server.Running) {
 		fmt.Fprintf(stdout, "quotad is serving the Kubernetes API at %s\n", r.URL)
 		fmt.Fprintf(stdout, "KUBECONFIG=%s kubectl get namespaces\n", r.Kubeconfig)
-		if r.JoinToken != "" {
+		switch {
+		case r.JoinTokenCreated:
+			// Printed once, when made; `quotad token` prints it again.
 			fmt.Fprintf(stdout, "Other quotads join its etcd cluster with: quotad --join %s --join-token %s\n", r.JoinURL, r.JoinToken)
+		case r.JoinToken != "":
+			fmt.Fprintf(stdout, "Other quotads join its etcd cluster with: quotad --join %s --join-token <token> (quotad token --data-dir %s prints it)\n", r.JoinURL, cfg.DataDir)
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := server.Run(ctx, cfg); err != nil {
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			// SIGINT or SIGTERM before quotad was ready (waiting for its etcd cluster's
+			// quorum): a requested stop, not a failure.
+			fmt.Fprintf(stderr, "quotad: stopped before it was ready: %v\n", err)
+			return 0
+		}
 		fmt.Fprintf(stderr, "quotad: %v\n", err)
 		return 1
 	}

@@ -84,7 +84,8 @@ func TestFlagDefaults(t *testing.T) {
 		c.RequestTimeout != time.Minute || c.MaxRequestsInflight != 400 || c.MaxMutatingRequestsInflight != 200 ||
 		c.MinRequestTimeout != 1800*time.Second || c.ResourceQuotaSyncPeriod != 5*time.Minute || c.LogLevel != slog.LevelInfo || c.NoPriorityAndFairness ||
 		!c.LeaderElect || c.LeaderElectLeaseDuration != 15*time.Second || c.LeaderElectRenewDeadline != 10*time.Second || c.LeaderElectRetryPeriod != 2*time.Second ||
-		c.EtcdSnapshotScheduleCron != "" || c.EtcdSnapshotRetention != 5 || c.EtcdSnapshotDir != "" {
+		c.EtcdSnapshotScheduleCron != "" || c.EtcdSnapshotRetention != 5 || c.EtcdSnapshotDir != "" ||
+		c.EtcdPeerPort != 0 || c.EtcdClientPort != 0 { // 0: the kept port on a restart, else 2380 and 2379
 		t.Fatalf("defaults: %+v", c)
 	}
 }

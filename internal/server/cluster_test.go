@@ -1,11 +1,16 @@
 package server
 
 import (
+	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quotad/quotad/internal/storage"
+	"github.com/quotad/quotad/internal/storage/storagetest"
 )
 
 func TestClusterAdvertiseAddress(t *testing.T) {
@@ -62,5 +67,71 @@ func TestJoinRefusesOwnEtcd(t *testing.T) {
 	cfg := Config{DataDir: dir, Join: "https://127.0.0.1:1", JoinToken: "t"}
 	if _, err := clusterMember(t.Context(), cfg, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "holds an etcd of its own") {
 		t.Fatalf("join on a data dir with its own etcd: %v", err)
+	}
+}
+
+// TestKeptMemberConflicts: on a data dir with etcd data and a kept member, the kept
+// address and ports are used where no flag says, the same values as flags are accepted,
+// and other values are refused, naming the flag and the kept value.
+func TestKeptMemberConflicts(t *testing.T) {
+	dir := t.TempDir()
+	wal := filepath.Join(dir, "etcd", "member", "wal")
+	if err := os.MkdirAll(wal, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(wal, "0000000000000000-0000000000000000.wal"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, joinTokenFile), []byte("t\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ports := storagetest.FreePorts(t, 2)
+	if err := keepMember(dir, storage.ClusterConfig{AdvertiseHost: "127.0.0.1", PeerPort: ports[0], ClientPort: ports[1]}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, keptMemberFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("%s: %v, %v", keptMemberFile, fi, err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	for _, cfg := range []Config{
+		{DataDir: dir, BindAddress: "127.0.0.1"},
+		{DataDir: dir, BindAddress: "127.0.0.1", AdvertiseAddress: "127.0.0.1", EtcdPeerPort: ports[0], EtcdClientPort: ports[1]},
+	} {
+		m, err := clusterMember(t.Context(), cfg, log)
+		if err != nil || m.AdvertiseHost != "127.0.0.1" || m.PeerPort != ports[0] || m.ClientPort != ports[1] {
+			t.Fatalf("%+v: member %+v, %v; want the kept ports %v", cfg, m, err, ports)
+		}
+	}
+	refused := []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{EtcdPeerPort: ports[0] + 1}, fmt.Sprintf("--etcd-peer-port %d (kept: %d)", ports[0]+1, ports[0])},
+		{Config{EtcdClientPort: ports[1] + 1}, fmt.Sprintf("--etcd-client-port %d (kept: %d)", ports[1]+1, ports[1])},
+		{Config{AdvertiseAddress: "10.0.0.9"}, "--advertise-address 10.0.0.9 (kept: 127.0.0.1)"},
+	}
+	for _, tc := range refused {
+		tc.cfg.DataDir, tc.cfg.BindAddress = dir, "127.0.0.1"
+		if _, err := clusterMember(t.Context(), tc.cfg, log); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "quotad etcd remove") {
+			t.Errorf("%+v: %v, want an error with %q", tc.cfg, err, tc.want)
+		}
+	}
+}
+
+// TestCheckMemberPortsDefault: a default etcd port in use is named with its flag, as the
+// default.
+func TestCheckMemberPortsDefault(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	taken := l.Addr().(*net.TCPAddr).Port
+	free := storagetest.FreePorts(t, 1)[0]
+	m := storage.ClusterConfig{Name: "m", AdvertiseHost: "127.0.0.1", PeerPort: taken, ClientPort: free}
+	err = checkMemberPorts(Config{DataDir: t.TempDir()}, m, false)
+	want := fmt.Sprintf("--etcd-peer-port not given: the default, %d", taken)
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--etcd-client-port and --etcd-peer-port") {
+		t.Fatalf("default peer port in use: %v, want %q", err, want)
 	}
 }

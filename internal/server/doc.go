@@ -5,8 +5,11 @@
 // (namespaces, system priority classes, and upstream's default RBAC roles and bindings,
 // reconciled at every start: rbacbootstrap.go), the in-process controllers, and the
 // clustered embedded etcd (cluster.go, join.go, jointoken.go: --cluster-init writes a join
-// token; --join fetches and checks the CA against the token, posts to a member's join
-// endpoint and writes the shared secrets it receives). kube-apiserver's own controllers run
+// token, printed by the start that makes it, `quotad token` later; --join fetches and checks
+// the CA against the token, posts to a member's join endpoint and writes the shared secrets
+// it receives; a member's advertise address and etcd ports are kept in etcd-member.json and
+// reused on restarts, other flags refused; ports in use are refused before a join, naming
+// the flags to set). kube-apiserver's own controllers run
 // on every replica; kube-controller-manager's controllers and the scheduled etcd snapshots
 // (snapshots.go) run on the leader only with leader election (leader.go, package election),
 // constructed anew on each acquisition. Every replica keeps the status.typeChecking of

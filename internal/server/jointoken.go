@@ -66,30 +66,30 @@ func (t joinToken) secretMatches(secret string) bool {
 }
 
 // loadOrCreateJoinToken returns the data dir's join token, making one for caPEM with a new
-// random secret when there is none. A token kept from before stays, so restarts do not
-// change it.
-func loadOrCreateJoinToken(dir string, caPEM []byte) (joinToken, error) {
+// random secret when there is none (created). A token kept from before stays, so restarts
+// do not change it.
+func loadOrCreateJoinToken(dir string, caPEM []byte) (t joinToken, created bool, err error) {
 	p := filepath.Join(dir, joinTokenFile)
 	b, err := os.ReadFile(p)
 	if err == nil {
 		t, err := parseJoinToken(string(b))
 		if err != nil {
-			return joinToken{}, fmt.Errorf("%s: %w", p, err)
+			return joinToken{}, false, fmt.Errorf("%s: %w", p, err)
 		}
 		if !t.matchesCA(caPEM) {
-			return joinToken{}, fmt.Errorf("%s names another CA than %s", p, filepath.Join(dir, "ca.crt"))
+			return joinToken{}, false, fmt.Errorf("%s names another CA than %s", p, filepath.Join(dir, "ca.crt"))
 		}
-		return t, nil
+		return t, false, nil
 	}
 	if !errors.Is(err, os.ErrNotExist) {
-		return joinToken{}, err
+		return joinToken{}, false, err
 	}
 	secret := make([]byte, 16)
 	if _, err := rand.Read(secret); err != nil {
-		return joinToken{}, err
+		return joinToken{}, false, err
 	}
-	t := joinToken{caHash: caHash(caPEM), secret: hex.EncodeToString(secret)}
-	return t, writeJoinToken(dir, t)
+	t = joinToken{caHash: caHash(caPEM), secret: hex.EncodeToString(secret)}
+	return t, true, writeJoinToken(dir, t)
 }
 
 // writeJoinToken writes t to the data dir (0600).
@@ -102,4 +102,22 @@ func writeJoinToken(dir string, t joinToken) error {
 func hasJoinToken(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, joinTokenFile))
 	return err == nil
+}
+
+// ReadJoinToken returns the join token of data dir dir (`quotad token`): the token other
+// quotads join its embedded etcd cluster with.
+func ReadJoinToken(dir string) (string, error) {
+	p := filepath.Join(dir, joinTokenFile)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("data dir %s has no join token (%s): its embedded etcd is not a cluster member; start it once with --cluster-init", dir, p)
+	}
+	if err != nil {
+		return "", err
+	}
+	t, err := parseJoinToken(string(b))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", p, err)
+	}
+	return t.String(), nil
 }

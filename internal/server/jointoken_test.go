@@ -42,22 +42,28 @@ func TestParseJoinToken(t *testing.T) {
 	}
 }
 
-// TestJoinTokenKept: the token is made once (0600), kept across calls, checked against the
-// CA, and compares secrets exactly.
+// TestJoinTokenKept: the token is made once (0600, created reported only then), kept across
+// calls, checked against the CA, compares secrets exactly, and ReadJoinToken reads it.
 func TestJoinTokenKept(t *testing.T) {
 	dir := t.TempDir()
 	ca := []byte("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
-	first, err := loadOrCreateJoinToken(dir, ca)
-	if err != nil {
-		t.Fatal(err)
+	if _, err := ReadJoinToken(dir); err == nil || !strings.Contains(err.Error(), "--cluster-init") {
+		t.Fatalf("ReadJoinToken without a token: %v", err)
+	}
+	first, created, err := loadOrCreateJoinToken(dir, ca)
+	if err != nil || !created {
+		t.Fatalf("first load: created %v, %v", created, err)
 	}
 	fi, err := os.Stat(filepath.Join(dir, joinTokenFile))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("join-token file: %v, %v", fi, err)
 	}
-	second, err := loadOrCreateJoinToken(dir, ca)
-	if err != nil || second != first {
-		t.Fatalf("second load = %+v, %v; want %+v", second, err, first)
+	second, created, err := loadOrCreateJoinToken(dir, ca)
+	if err != nil || second != first || created {
+		t.Fatalf("second load = %+v (created %v), %v; want %+v", second, created, err, first)
+	}
+	if got, err := ReadJoinToken(dir); err != nil || got != first.String() {
+		t.Fatalf("ReadJoinToken = %q, %v; want %q", got, err, first.String())
 	}
 	if !first.matchesCA(ca) || first.matchesCA(append([]byte("x"), ca...)) {
 		t.Fatal("matchesCA")
@@ -65,7 +71,7 @@ func TestJoinTokenKept(t *testing.T) {
 	if !first.secretMatches(first.secret) || first.secretMatches(first.secret+"x") || first.secretMatches("") {
 		t.Fatal("secretMatches")
 	}
-	if _, err := loadOrCreateJoinToken(dir, []byte("another CA")); err == nil {
+	if _, _, err := loadOrCreateJoinToken(dir, []byte("another CA")); err == nil {
 		t.Fatal("a token naming another CA was accepted")
 	}
 }

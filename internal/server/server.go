@@ -180,6 +180,9 @@ type Running struct {
 	// when the embedded etcd is a cluster member; JoinTokenFile is the file holding it.
 	JoinToken     string
 	JoinTokenFile string
+	// JoinTokenCreated is set when this start made the join token (--cluster-init on a
+	// data dir without one): the one start that prints it.
+	JoinTokenCreated bool
 	// JoinURL is the URL other quotads join through (--join): the secure port at the
 	// advertise address.
 	JoinURL string
@@ -213,9 +216,16 @@ func Run(ctx context.Context, cfg Config) error {
 	// join state in it belong to one process.
 	dirLock, err := fileutil.TryLockFile(filepath.Join(cfg.DataDir, "quotad.lock"), os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
-		return fmt.Errorf("data dir %s is in use by another quotad: %w", cfg.DataDir, err)
+		return fmt.Errorf("data dir %s is in use by another quotad (give each quotad its own --data-dir): %w", cfg.DataDir, err)
 	}
 	defer dirLock.Close()
+	// The secure port is checked before etcd starts (and a joiner joins): a second quotad
+	// on one machine is told which flags to set before it changes anything.
+	if cfg.SecurePort != 0 {
+		if err := probeListen(net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.SecurePort))); err != nil {
+			return securePortError(cfg, err)
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -241,17 +251,22 @@ func Run(ctx context.Context, cfg Config) error {
 	// 2. Storage: embedded etcd, or an external cluster.
 	var etcdStore *storage.Etcd
 	var embedded *storage.Embedded
+	// etcdAdvertise is where the cluster member's peers and clients reach it.
+	etcdAdvertise := clusterAdvertiseAddress(cfg)
 	if len(cfg.EtcdServers) == 0 {
 		var opts []storage.EmbeddedOption
 		if cfg.EtcdUnsafeNoFsync {
 			opts = append(opts, storage.WithUnsafeNoFsync())
 		}
+		var member *storage.ClusterConfig
 		if clustered(cfg) {
-			member, err := clusterMember(ctx, cfg, log)
+			m, err := clusterMember(ctx, cfg, log)
 			if err != nil {
 				return fmt.Errorf("embedded etcd cluster: %w", err)
 			}
-			opts = append(opts, storage.WithCluster(member))
+			member = &m
+			opts = append(opts, storage.WithCluster(m))
+			etcdAdvertise = m.AdvertiseHost
 		}
 		e, err := storage.StartEmbedded(ctx, cfg.DataDir, log, opts...)
 		if err != nil {
@@ -259,6 +274,12 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		embedded = e
 		defer embedded.Close()
+		if member != nil {
+			// Kept once the member runs, for a data dir of before keptMemberFile.
+			if err := keepMember(cfg.DataDir, *member); err != nil {
+				return fmt.Errorf("keeping the etcd member's address and ports: %w", err)
+			}
+		}
 		etcdStore = e.Store()
 	} else {
 		var tlsCfg *tls.Config
@@ -376,12 +397,12 @@ func Run(ctx context.Context, cfg Config) error {
 	// 5. Listener, credentials, kubeconfig.
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.SecurePort)))
 	if err != nil {
-		return err
+		return securePortError(cfg, err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	hosts := append([]string{cfg.BindAddress, "127.0.0.1"}, cfg.TLSSANs...)
 	if cfg.AdvertiseAddress != "" || clustered(cfg) {
-		hosts = append(hosts, clusterAdvertiseAddress(cfg))
+		hosts = append(hosts, etcdAdvertise)
 	}
 	creds, err := loadOrCreateCredentials(cfg.DataDir, hosts)
 	if err != nil {
@@ -389,14 +410,15 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	// A cluster member's join endpoint (404 elsewhere) and join token.
+	var joinTokenCreated bool
 	join := &joinHandler{dataDir: cfg.DataDir, saKeyFile: saKeyFile(cfg), caPEM: creds.CAPEM, adminToken: creds.AdminToken, log: log}
 	if embedded != nil && embedded.Clustered() {
-		if join.token, err = loadOrCreateJoinToken(cfg.DataDir, creds.CAPEM); err != nil {
+		if join.token, joinTokenCreated, err = loadOrCreateJoinToken(cfg.DataDir, creds.CAPEM); err != nil {
 			ln.Close()
 			return fmt.Errorf("join token: %w", err)
 		}
 		join.etcd = embedded
-		log.Info("embedded etcd cluster member: other quotads join with --join and the token in the join token file", "join", "https://"+net.JoinHostPort(clusterAdvertiseAddress(cfg), strconv.Itoa(port)), "joinTokenFile", filepath.Join(cfg.DataDir, joinTokenFile))
+		log.Info("embedded etcd cluster member: other quotads join with --join and the token in the join token file (quotad token prints it)", "join", "https://"+net.JoinHostPort(etcdAdvertise, strconv.Itoa(port)), "joinTokenFile", filepath.Join(cfg.DataDir, joinTokenFile))
 	}
 	host := cfg.BindAddress
 	if host == "0.0.0.0" || host == "::" || host == "" {
@@ -502,7 +524,8 @@ func Run(ctx context.Context, cfg Config) error {
 		r := &Running{URL: url, Kubeconfig: kubeconfig, Token: creds.AdminToken, CAPEM: creds.CAPEM, Store: store, EtcdEndpoints: etcdEndpoints}
 		if join.etcd != nil {
 			r.JoinToken, r.JoinTokenFile = join.token.String(), filepath.Join(cfg.DataDir, joinTokenFile)
-			r.JoinURL = "https://" + net.JoinHostPort(clusterAdvertiseAddress(cfg), strconv.Itoa(port))
+			r.JoinTokenCreated = joinTokenCreated
+			r.JoinURL = "https://" + net.JoinHostPort(etcdAdvertise, strconv.Itoa(port))
 		}
 		cfg.Ready(r)
 	}

@@ -54,7 +54,14 @@ type ClusterConfig struct {
 	// PromoteInterval is how often the leader promotes learners that have caught up
 	// (0: DefaultPromoteInterval).
 	PromoteInterval time.Duration
+	// WaitLogInterval is how often a member that does not serve yet (waiting for a quorum
+	// of its cluster, or to be promoted from learner) logs what it waits for
+	// (0: DefaultWaitLogInterval).
+	WaitLogInterval time.Duration
 }
+
+// DefaultWaitLogInterval is how often a cluster member that does not serve yet says why.
+const DefaultWaitLogInterval = 5 * time.Second
 
 // WithCluster makes the embedded etcd the cluster member c describes instead of a single
 // member. A data dir holding a single member's data keeps it: the member's peer URL is
@@ -388,4 +395,101 @@ func (e *Embedded) AddLearner(ctx context.Context, name string, peerURLs []strin
 		out = append(out, mem)
 	}
 	return out, nil
+}
+
+// logWaiting logs, every c.WaitLogInterval until the returned stop is called, what the
+// starting member e waits for: a quorum of its cluster's voting members (naming each
+// other member, its peer URL and whether its peer port answers), or its promotion from
+// learner. stop returns once the logging has ended.
+func logWaiting(e *embed.Etcd, c ClusterConfig, logger *slog.Logger) (stop func()) {
+	interval := c.WaitLogInterval
+	if interval <= 0 {
+		interval = DefaultWaitLogInterval
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(done)
+		ticker := time.NewTicker(interval)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ticker.C:
+			}
+			waited := time.Since(start).Round(time.Second)
+			select {
+			case <-e.Server.ReadyNotify():
+				if e.Server.IsLearner() {
+					logger.Warn("embedded etcd member waiting to be promoted from learner by the cluster's leader", "member", c.Name, "peerURL", c.PeerURL(), "waited", waited)
+				}
+				continue
+			default:
+			}
+			voters, peers := waitingPeers(ctx, e)
+			if ctx.Err() != nil {
+				return
+			}
+			logger.Warn("embedded etcd member waiting for a quorum of its cluster: start its other members",
+				"member", c.Name, "peerURL", c.PeerURL(), "clientURL", c.ClientURL(), "waited", waited,
+				"voters", voters, "quorum", voters/2+1, "peers", peers)
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// peerDialTimeout bounds the check of a peer's port in a waiting member's log line.
+const peerDialTimeout = time.Second
+
+// waitingPeers is the number of voting members e knows, and a description of each other
+// member: "name=peerURL (answers|unreachable: why)".
+func waitingPeers(ctx context.Context, e *embed.Etcd) (int, string) {
+	self := e.Server.MemberID()
+	members := e.Server.Cluster().Members()
+	voters := 0
+	var peers []string
+	for _, m := range members {
+		if !m.IsLearner {
+			voters++
+		}
+		if m.ID == self {
+			continue
+		}
+		name := m.Name
+		if name == "" {
+			name = m.ID.String()
+		}
+		for _, u := range m.PeerURLs {
+			peers = append(peers, name+"="+u+" ("+dialState(ctx, u)+")")
+		}
+	}
+	slices.Sort(peers)
+	if len(peers) == 0 {
+		return voters, "none"
+	}
+	return voters, strings.Join(peers, ", ")
+}
+
+// dialState says whether the host and port of URL u accept a TCP connection.
+func dialState(ctx context.Context, u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" {
+		return "not a URL"
+	}
+	d := net.Dialer{Timeout: peerDialTimeout}
+	conn, err := d.DialContext(ctx, "tcp", p.Host)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Err != nil {
+			err = op.Err
+		}
+		return "unreachable: " + err.Error()
+	}
+	conn.Close()
+	return "its port answers"
 }

@@ -1,15 +1,20 @@
 package storage_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"go.etcd.io/etcd/client/pkg/v3/fileutil"
 
 	"github.com/quotad/quotad/internal/storage"
 	"github.com/quotad/quotad/internal/storage/storagetest"
@@ -217,4 +222,110 @@ func TestClusterRemovedMemberStops(t *testing.T) {
 	if got, _ := memberSummary(t, a); got != "a:voter" {
 		t.Fatalf("members = %s", got)
 	}
+}
+
+// syncBuffer is a log sink tests read while the code under test writes to it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestClusterRestartAloneWaitsAndStops: a member of two restarted while the other is down
+// cannot serve (no quorum). Until it can, it logs what it waits for, naming the other member
+// and its peer URL; cancelled, it returns at once and releases its data dir.
+func TestClusterRestartAloneWaitsAndStops(t *testing.T) {
+	aDir := t.TempDir()
+	aConf := clusterConfig(t, "a")
+	a, err := storage.StartEmbedded(t.Context(), aDir, nil, storage.WithCluster(aConf), storage.WithUnsafeNoFsync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	// b joins a, as join does, with its own ports.
+	bDir := t.TempDir()
+	caCert, caKey, err := storage.ReadClusterCA(aDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := storage.WriteClusterCA(bDir, caCert, caKey); err != nil {
+		t.Fatal(err)
+	}
+	bConf := clusterConfig(t, "b")
+	members, err := a.AddLearner(t.Context(), "b", []string{bConf.PeerURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := bConf
+	joined.Join = members
+	b, err := storage.StartEmbedded(t.Context(), bDir, nil, storage.WithCluster(joined), storage.WithUnsafeNoFsync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	a.Close()
+
+	// b alone: it waits, and says so.
+	var logs syncBuffer
+	bConf.WaitLogInterval = 50 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		e   *storage.Embedded
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		e, err := storage.StartEmbedded(ctx, bDir, slog.New(slog.NewTextHandler(&logs, nil)), storage.WithCluster(bConf), storage.WithUnsafeNoFsync())
+		done <- result{e, err}
+	}()
+	want := []string{"waiting for a quorum", "member=b", "peerURL=" + bConf.PeerURL(), "a=" + aConf.PeerURL() + " (unreachable", "voters=2", "quorum=2"}
+	deadline := time.After(waitTimeout)
+	for !containsAll(logs.String(), want) {
+		select {
+		case r := <-done:
+			if r.e != nil {
+				r.e.Close()
+			}
+			t.Fatalf("b started alone: %v; logs:\n%s", r.err, logs.String())
+		case <-deadline:
+			t.Fatalf("no waiting line with %q within %v; logs:\n%s", want, waitTimeout, logs.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	select {
+	case r := <-done:
+		if !errors.Is(r.err, context.Canceled) {
+			t.Fatalf("cancelled start: %v, want context.Canceled", r.err)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatalf("StartEmbedded did not return within %v of its context's end", waitTimeout)
+	}
+	lock, err := fileutil.TryLockFile(filepath.Join(bDir, "etcd.lock"), os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatalf("b's data dir is still locked: %v", err)
+	}
+	lock.Close()
+}
+
+// containsAll reports whether s contains every one of subs.
+func containsAll(s string, subs []string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
 }

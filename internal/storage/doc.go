@@ -21,7 +21,10 @@
 //     keeps the CA key (shared by all members, to sign a member's own certificates), and
 //     its peer listener requires a certificate of that CA too.
 //   - A cluster member serves quotad only as a voting member: a joiner is added as a
-//     learner, and StartEmbedded returns once the leader has promoted it.
+//     learner, and StartEmbedded returns once the leader has promoted it. Until then (or
+//     until a restarted member reaches a quorum of its cluster) it logs every
+//     ClusterConfig.WaitLogInterval what it waits for, and a cancelled start returns at once,
+//     the member stopped and the data dir released.
 //   - Every watch has its own etcd watch stream, so cancelling watches never sends cancel
 //     requests on a stream shared with live ones (which deadlocks the in-process client).
 //   - Snapshot files are written 0600, never half (a .part file renamed when complete); a

@@ -214,9 +214,13 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 	// configured one and it votes (a joiner starts as a learner).
 	fail := func(err error) (*Embedded, error) {
 		stopping.Store(true)
-		e.Close()
+		closeEtcd(e)
 		lock.Close()
 		return nil, err
+	}
+	if conf.cluster != nil {
+		stopWaitLog := logWaiting(e, *conf.cluster, logger)
+		defer stopWaitLog()
 	}
 	select {
 	case <-e.Server.ReadyNotify():
@@ -261,6 +265,19 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 	go emb.promoteLoop(loopCtx)
 	logger.Info("embedded etcd serving", "dir", dataDir, "endpoints", endpoints)
 	return emb, nil
+}
+
+// closeEtcd stops e, also when it has not become ready (a cluster member waiting for a
+// quorum): embed.Etcd.Close waits for its client servers, which start only once the server
+// is ready or stopping, and stops the server only after them, so it would wait forever.
+// Stopping the server first lets Close go through at once.
+func closeEtcd(e *embed.Etcd) {
+	select {
+	case <-e.Server.ReadyNotify():
+	default:
+		e.Server.HardStop()
+	}
+	e.Close()
 }
 
 // embeddedCatchUpEntries is how many applied raft entries the single embedded member keeps
@@ -399,7 +416,7 @@ func (e *Embedded) Close() error {
 		// The in-process client's Close reports its own cancellation: not an error.
 		_ = e.client.Close()
 		e.stopping.Store(true)
-		e.etcd.Close()
+		closeEtcd(e.etcd)
 		e.lock.Close()
 		e.logger.Info("embedded etcd stopped")
 	})
