@@ -30,6 +30,10 @@ type abuseOptions struct {
 	listPods      int // pods created first, so the lists are big
 	scrapers      int // anonymous /metrics scrapers
 	hugeQuantity  int // clients sending a pod requesting cpu: 1e1000000000 (dry run)
+	copyBombs     int // clients sending a JSON patch of 40 doubling copies
+	churnPatches  int // clients sending a JSON patch of 10,000 insertions into 200,000 elements
+	mergeOrders   int // clients sending a strategic merge patch ordering 40,000 containers
+	longSelectors int // clients listing pods with an 890 KB label selector
 	// probeInProcess runs the probe in the load generator's process; by default it runs in
 	// a process of its own, as another tenant's client would.
 	probeInProcess bool
@@ -386,19 +390,22 @@ type abuseReport struct {
 	heapSamples        int64
 	// abusers counts what the hostile clients got, by "kind status".
 	abusers *outcomes
+	// lease is what the controller leader's Lease did while the abusers ran.
+	lease *leaseWatch
 }
 
 func (r *abuseReport) print(w io.Writer) {
 	ab := r.ab
 	in, ip50, ip99 := r.idle.summary()
 	bn, bp50, bp99 := r.busy.summary()
-	fmt.Fprintf(w, "scenario=abuse duration=%s pods=%d slow-bodies=%d stuck-watchers=%d big-lists=%d scrapers=%d huge-quantity=%d\n",
-		ab.duration, ab.listPods, ab.slowBodies, ab.stuckWatchers, ab.bigLists, ab.scrapers, ab.hugeQuantity)
+	fmt.Fprintf(w, "scenario=abuse duration=%s pods=%d slow-bodies=%d stuck-watchers=%d big-lists=%d scrapers=%d huge-quantity=%d copy-bombs=%d churn-patches=%d merge-orders=%d long-selectors=%d\n",
+		ab.duration, ab.listPods, ab.slowBodies, ab.stuckWatchers, ab.bigLists, ab.scrapers, ab.hugeQuantity, ab.copyBombs, ab.churnPatches, ab.mergeOrders, ab.longSelectors)
 	fmt.Fprintf(w, "idle:  requests=%d failed=%d p50=%s p99=%s peak-heap=%dMiB\n", in, r.idle.bad.Load(), ip50.Round(10*time.Microsecond), ip99.Round(10*time.Microsecond), r.idleHeap>>20)
 	fmt.Fprintf(w, "abuse: requests=%d failed=%d p50=%s p99=%s peak-heap=%dMiB (%d samples)\n", bn, r.busy.bad.Load(), bp50.Round(10*time.Microsecond), bp99.Round(10*time.Microsecond), r.busyHeap>>20, r.heapSamples)
 	if ip99 > 0 {
 		fmt.Fprintf(w, "p99 ratio abuse/idle=%.2f\n", float64(bp99)/float64(ip99))
 	}
+	fmt.Fprintf(w, "%s\n", r.lease)
 	fmt.Fprintf(w, "abusers got:\n%s", r.abusers)
 }
 
@@ -429,6 +436,9 @@ func abuse(a *api, o options, ab abuseOptions) (*abuseReport, error) {
 		}()
 	}
 	wg.Wait()
+	if err := a.mustCreate(ctx, "/api/v1/namespaces/"+ns+"/configmaps", m{"apiVersion": "v1", "kind": "ConfigMap", "metadata": m{"name": workTarget}, "data": m{"k": "v"}}); err != nil {
+		return nil, err
+	}
 	// The probe is one tenant, the abusers (but the anonymous scrapers) another.
 	probeAPI, err := a.tenant(ctx, ns, "probe", false)
 	if err != nil {
@@ -477,6 +487,16 @@ func abuse(a *api, o options, ab abuseOptions) (*abuseReport, error) {
 	spawn(ab.bigLists, func() { bigList(actx, mallory, out) })
 	spawn(ab.scrapers, func() { scraper(actx, a, out) })
 	spawn(ab.hugeQuantity, func() { hugeQuantity(actx, mallory, ns, out) })
+	cm := "/api/v1/namespaces/" + ns + "/configmaps/" + workTarget
+	bomb, churn, order := copyBombPatch(), churnPatch(), mergeOrderPatch()
+	spawn(ab.copyBombs, func() { patchAbuser(actx, mallory, cm, "application/json-patch+json", "copy-bomb", bomb, out) })
+	spawn(ab.churnPatches, func() { patchAbuser(actx, mallory, cm, "application/json-patch+json", "churn-patch", churn, out) })
+	spawn(ab.mergeOrders, func() {
+		patchAbuser(actx, mallory, "/api/v1/namespaces/"+ns+"/pods/p-0", "application/strategic-merge-patch+json", "merge-order", order, out)
+	})
+	spawn(ab.longSelectors, func() { selectorAbuser(actx, mallory, ns, out) })
+	lease := &leaseWatch{}
+	go lease.run(actx, a)
 	go heap.run(actx, a)
 	err = probeRun(actx, busy)
 	acancel()
@@ -484,7 +504,7 @@ func abuse(a *api, o options, ab abuseOptions) (*abuseReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &abuseReport{ab: ab, idle: idle, busy: busy, idleHeap: idleHeap, busyHeap: heap.max.Load(), heapSamples: heap.samples.Load(), abusers: out}, nil
+	return &abuseReport{ab: ab, idle: idle, busy: busy, idleHeap: idleHeap, busyHeap: heap.max.Load(), heapSamples: heap.samples.Load(), abusers: out, lease: lease}, nil
 }
 
 // tenant returns a client of the same server acting as ServiceAccount name of ns, bound

@@ -62,6 +62,10 @@ func main() {
 	flag.IntVar(&o.abuse.listPods, "list-pods", 20000, "abuse: pods created first, so the lists are big")
 	flag.IntVar(&o.abuse.scrapers, "scrapers", 32, "abuse: anonymous /metrics scrapers")
 	flag.IntVar(&o.abuse.hugeQuantity, "huge-quantity", 4, "abuse: clients sending dry-run pods requesting cpu: 1e1000000000")
+	flag.IntVar(&o.abuse.copyBombs, "copy-bombs", 4, "abuse: clients sending a JSON patch of 40 copies of a map into itself")
+	flag.IntVar(&o.abuse.churnPatches, "churn-patches", 4, "abuse: clients sending a JSON patch of 10,000 insertions at the head of 200,000 elements")
+	flag.IntVar(&o.abuse.mergeOrders, "merge-orders", 4, "abuse: clients sending a strategic merge patch ordering 40,000 containers")
+	flag.IntVar(&o.abuse.longSelectors, "long-selectors", 40, "abuse: clients listing pods with an 890 KB label selector")
 	flag.BoolVar(&o.abuse.probeInProcess, "probe-in-process", false, "abuse: run the probe in the load generator's own process instead of a process of its own (it then shares the list clients' runtime and garbage collector)")
 	flag.Parse()
 	if o.cpuprofile != "" {
@@ -133,6 +137,11 @@ func (a *api) at(servers []string, c int) *api {
 
 // do sends one request and returns the status code and body.
 func (a *api) do(ctx context.Context, method, path string, body interface{}) (int, []byte, error) {
+	return a.doType(ctx, method, path, "application/json", body)
+}
+
+// doType sends body (bytes, or a value encoded as JSON) as contentType.
+func (a *api) doType(ctx context.Context, method, path, contentType string, body interface{}) (int, []byte, error) {
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -149,7 +158,7 @@ func (a *api) do(ctx context.Context, method, path string, body interface{}) (in
 	if err != nil {
 		return 0, nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", contentType)
 	req.Header.Set("Accept", "application/json")
 	if a.token != "" {
 		req.Header.Set("Authorization", "Bearer "+a.token)
