@@ -44,7 +44,7 @@ func requestAttributes(r *http.Request, info requestInfo, isResource bool, u aut
 	// A field selector longer than HeavySelectorBytes is not parsed here, before the request
 	// has a seat: such a list or watch is authorized without a name, as one without the
 	// selector is.
-	if fs := r.URL.Query().Get("fieldSelector"); a.Name == "" && (a.Verb == "list" || a.Verb == "watch") && len(fs) < HeavySelectorBytes {
+	if fs := query(r).Get("fieldSelector"); a.Name == "" && (a.Verb == "list" || a.Verb == "watch") && len(fs) < HeavySelectorBytes {
 		if sel, err := fields.ParseSelector(fs); err == nil {
 			if name, ok := sel.RequiresExactMatch("metadata.name"); ok && len(path.IsValidPathSegmentName(name)) == 0 {
 				a.Name = name

@@ -236,7 +236,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Etag", `"`+hash+`"`)
-	if q := r.URL.Query().Get("hash"); q != "" && q == hash {
+	if q := query(r).Get("hash"); q != "" && q == hash {
 		w.Header().Set("Cache-Control", "public, immutable")
 	} else {
 		w.Header().Set("Cache-Control", "no-cache, private")

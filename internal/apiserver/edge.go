@@ -264,7 +264,7 @@ func (tw *timeoutWriter) timeout() bool {
 // kube-apiserver's request deadline filter decides. A malformed value is upstream's 400.
 func (s *Server) requestTimeout(r *http.Request) (time.Duration, error) {
 	max := s.cfg.RequestTimeout
-	v := r.URL.Query().Get("timeout")
+	v := query(r).Get("timeout")
 	if v == "" {
 		return max, nil
 	}

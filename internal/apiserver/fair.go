@@ -205,16 +205,46 @@ func (h *waiterHeap) Pop() any {
 // tenants' requests.
 const HeavyWorkBytes = 64 << 10
 
-// work runs f, holding a seat of long reads while it runs when size is HeavyWorkBytes or
-// more (waiting for the seat within ctx).
-func (s *Server) work(ctx context.Context, size int, f func() error) error {
-	if size < HeavyWorkBytes {
-		return f()
+// workSeat charges one request's work to a seat of long reads, taken at most once.
+type workSeat struct {
+	s    *Server
+	ctx  context.Context
+	seat *longSeat
+}
+
+func (s *Server) workSeat(ctx context.Context) *workSeat { return &workSeat{s: s, ctx: ctx} }
+
+// take takes the seat (waiting within the request's deadline), unless already held.
+func (w *workSeat) take() error {
+	if w.seat != nil {
+		return nil
 	}
-	seat, err := s.pager.take(ctx, s.pager.ticket())
+	seat, err := w.s.pager.take(w.ctx, w.s.pager.ticket())
 	if err != nil {
 		return err
 	}
-	defer seat.done()
-	return f()
+	w.seat = seat
+	return nil
+}
+
+// done gives the seat back, if taken.
+func (w *workSeat) done() {
+	if w.seat != nil {
+		w.seat.done()
+		w.seat = nil
+	}
+}
+
+// work runs f, holding a seat of long reads while it runs when size is HeavyWorkBytes or
+// more (waiting for the seat within ctx). f may take the seat itself through the
+// workSeat when its work turns out heavy.
+func (s *Server) work(ctx context.Context, size int, f func(*workSeat) error) error {
+	ws := s.workSeat(ctx)
+	defer ws.done()
+	if size >= HeavyWorkBytes {
+		if err := ws.take(); err != nil {
+			return err
+		}
+	}
+	return f(ws)
 }

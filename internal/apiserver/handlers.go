@@ -217,7 +217,7 @@ func unsupportedMediaType(accepted []string) error {
 // "patch"; patchType for patches) as upstream does: an invalid dryRun, fieldValidation,
 // fieldManager or force is 422 on CreateOptions, UpdateOptions or PatchOptions.
 func writeOptions(r *http.Request, verb, patchType string) (registry.WriteOptions, registry.FieldValidation, error) {
-	q := r.URL.Query()
+	q := query(r)
 	dryRun, fv, fm := q["dryRun"], q.Get("fieldValidation"), q.Get("fieldManager")
 	var errs field.ErrorList
 	kind := ""
@@ -256,7 +256,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, res *registry.Resou
 		return
 	}
 	// Any resourceVersion is served from the latest revision, but must be one.
-	if _, err := registry.ParseResourceVersion(r.URL.Query().Get("resourceVersion")); err != nil {
+	if _, err := registry.ParseResourceVersion(query(r).Get("resourceVersion")); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -288,7 +288,7 @@ func (s *Server) writeObjects(w http.ResponseWriter, r *http.Request, res *regis
 }
 
 func includePolicy(r *http.Request) metav1.IncludeObjectPolicy {
-	switch p := metav1.IncludeObjectPolicy(r.URL.Query().Get("includeObject")); p {
+	switch p := metav1.IncludeObjectPolicy(query(r).Get("includeObject")); p {
 	case metav1.IncludeNone, metav1.IncludeObject:
 		return p
 	}
@@ -305,7 +305,7 @@ const HeavySelectorBytes = 4096
 // whose matching of an object costs about the object's labels and fields whatever the
 // selector's size. Long selectors are parsed as long reads.
 func (s *Server) selectors(r *http.Request, res *registry.Resource, info requestInfo) (registry.Selector, error) {
-	q := r.URL.Query()
+	q := query(r)
 	ls, fs := q.Get("labelSelector"), q.Get("fieldSelector")
 	if info.Name != "" {
 		// watch on a single object
@@ -375,7 +375,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, res *registry.Reso
 	if !ok {
 		return
 	}
-	q := r.URL.Query()
+	q := query(r)
 	var limit int64
 	if l := q.Get("limit"); l != "" {
 		limit, _ = strconv.ParseInt(l, 10, 64)
@@ -583,7 +583,7 @@ func deleteOptions(r *http.Request) (metav1.DeleteOptions, error) {
 			return o, apierrors.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
 		}
 	}
-	q := r.URL.Query()
+	q := query(r)
 	if p := q.Get("propagationPolicy"); p != "" {
 		pp := metav1.DeletionPropagation(p)
 		o.PropagationPolicy = &pp

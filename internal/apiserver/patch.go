@@ -57,8 +57,8 @@ func (s *Server) applyPatch(ctx context.Context, res *registry.Resource, patchTy
 		schemaObj = res.New()
 	}
 	var out []byte
-	err = s.work(ctx, len(orig)+len(patch), func() (err error) {
-		out, err = applyPatchJSON(ctx, patchType, orig, patch, schemaObj)
+	err = s.work(ctx, len(orig)+len(patch), func(ws *workSeat) (err error) {
+		out, err = applyPatchJSON(ctx, patchType, orig, patch, schemaObj, ws.take)
 		return err
 	})
 	if err != nil {
@@ -73,15 +73,19 @@ func (s *Server) applyPatch(ctx context.Context, res *registry.Resource, patchTy
 
 // applyPatchJSON applies a patch to a JSON document; schemaObj is the Go type strategic merge
 // patches are computed against. Its work is bounded (internal/jsonpatch's limits,
-// MaxStrategicMergeCost) and a JSON patch stops when ctx ends.
-func applyPatchJSON(ctx context.Context, patchType string, orig, patch []byte, schemaObj runtime.Object) ([]byte, error) {
+// MaxStrategicMergeCost) and a JSON patch stops when ctx ends; heavy, when set, is called
+// (and may fail the patch) once the work turns out heavy (HeavyWorkBytes units of a JSON
+// patch's work, HeavyMergeCost comparisons of a strategic merge).
+func applyPatchJSON(ctx context.Context, patchType string, orig, patch []byte, schemaObj runtime.Object, heavy func() error) ([]byte, error) {
 	switch patchType {
 	case jsonPatchType:
 		p, err := boundedpatch.Decode(patch)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
-		out, err := p.Apply(ctx, orig, boundedpatch.DefaultLimits)
+		lim := boundedpatch.DefaultLimits
+		lim.Heavy, lim.HeavyWork = heavy, HeavyWorkBytes
+		out, err := p.Apply(ctx, orig, lim)
 		var tooMany *boundedpatch.TooManyOperationsError
 		switch {
 		case errors.As(err, &tooMany):
@@ -100,8 +104,14 @@ func applyPatchJSON(ctx context.Context, patchType string, orig, patch []byte, s
 		return out, nil
 	case strategicPatchType:
 		if bytes.IndexByte(patch, '[') >= 0 {
-			if err := checkStrategicMergeCost(orig, patch, schemaObj); err != nil {
+			cost, err := checkStrategicMergeCost(orig, patch, schemaObj)
+			if err != nil {
 				return nil, err
+			}
+			if cost >= HeavyMergeCost && heavy != nil {
+				if err := heavy(); err != nil {
+					return nil, err
+				}
 			}
 		}
 		out, err := strategicpatch.StrategicMergePatch(orig, patch, schemaObj)
@@ -234,7 +244,7 @@ func decodeApplied(res *registry.Resource, info requestInfo, applied []byte, fv 
 // fieldValidation=Strict|Warn then checks the YAML for duplicate keys ("error strict
 // decoding YAML: ...", or its lines as warnings).
 func (s *Server) applyManaged(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo, acc accept, opts registry.WriteOptions, fv registry.FieldValidation, body, applied []byte) {
-	q := r.URL.Query()
+	q := query(r)
 	manager, force := q.Get("fieldManager"), q.Get("force") == "true"
 	fm, err := s.cfg.FieldManagers.For(res)
 	if err != nil {
@@ -258,7 +268,7 @@ func (s *Server) applyManaged(w http.ResponseWriter, r *http.Request, res *regis
 		live = live.DeepCopyObject()
 		live.GetObjectKind().SetGroupVersionKind(res.GVK())
 		var obj runtime.Object
-		if err := s.work(r.Context(), len(body), func() (err error) {
+		if err := s.work(r.Context(), len(body), func(*workSeat) (err error) {
 			obj, err = fm.Apply(live, cfg.DeepCopy(), manager, force)
 			return err
 		}); err != nil {
@@ -328,7 +338,7 @@ func (s *Server) trackUpdate(r *http.Request, res *registry.Resource, subresourc
 // fieldManager parameter, or else the client's user agent up to its first "/" (at most 128
 // characters).
 func updateManager(r *http.Request) string {
-	if m := r.URL.Query().Get("fieldManager"); m != "" {
+	if m := query(r).Get("fieldManager"); m != "" {
 		return m
 	}
 	ua, _, _ := strings.Cut(r.UserAgent(), "/")

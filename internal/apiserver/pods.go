@@ -223,7 +223,7 @@ func (s *Server) evictPod(w http.ResponseWriter, r *http.Request, res *registry.
 		writeError(w, apierrors.NewBadRequest("name in URL does not match name in Eviction object"))
 		return
 	}
-	q := r.URL.Query()
+	q := query(r)
 	dryRun := len(q["dryRun"]) > 0
 	var del metav1.DeleteOptions
 	if ev.DeleteOptions != nil {
@@ -419,7 +419,7 @@ func (s *Server) podLog(w http.ResponseWriter, r *http.Request, res *registry.Re
 		writeError(w, err)
 		return
 	}
-	container, err := podContainer(pod, r.URL.Query().Get("container"))
+	container, err := podContainer(pod, query(r).Get("container"))
 	if err != nil {
 		writeError(w, err)
 		return
@@ -439,7 +439,7 @@ func (s *Server) podStream(w http.ResponseWriter, r *http.Request, res *registry
 		return
 	}
 	if info.Subresource != "portforward" {
-		if _, err := podContainer(pod, r.URL.Query().Get("container")); err != nil {
+		if _, err := podContainer(pod, query(r).Get("container")); err != nil {
 			writeError(w, err)
 			return
 		}
@@ -558,7 +558,7 @@ func (s *Server) podProxy(w http.ResponseWriter, r *http.Request, res *registry.
 
 // validateLogOptions is upstream's ValidatePodLogOptions of the query's numbers.
 func validateLogOptions(r *http.Request, name string) error {
-	q := r.URL.Query()
+	q := query(r)
 	var errs field.ErrorList
 	num := func(key string) (int64, bool, error) {
 		v := q.Get(key)

@@ -58,7 +58,7 @@ func parseAPIPath(r *http.Request) (info requestInfo, ok bool) {
 		info.Subresource = segs[2]
 		info.Rest = strings.Join(segs[3:], "/")
 	}
-	watch := r.URL.Query().Get("watch")
+	watch := query(r).Get("watch")
 	isWatch := watch == "true" || watch == "1"
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:

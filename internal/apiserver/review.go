@@ -65,7 +65,7 @@ func (s *Server) serveTokenRequest(w http.ResponseWriter, r *http.Request, info 
 	if !ok {
 		return
 	}
-	q := r.URL.Query()
+	q := query(r)
 	out, warnings, err := s.cfg.TokenRequest(r.Context(), info.Namespace, info.Name, obj.(*authenticationv1.TokenRequest), len(q["dryRun"]) > 0)
 	if err != nil {
 		writeError(w, err)

@@ -157,7 +157,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, res *registr
 				var patched []byte
 				switch pt {
 				case jsonPatchType, mergePatchType, strategicPatchType:
-					patched, err = applyPatchJSON(r.Context(), pt, cur, body, &autoscalingv1.Scale{})
+					patched, err = applyPatchJSON(r.Context(), pt, cur, body, &autoscalingv1.Scale{}, nil)
 				default:
 					return nil, unsupportedPatch(res)
 				}

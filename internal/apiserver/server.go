@@ -202,6 +202,7 @@ type SelfAuthenticating interface {
 // every request logged once answered, and a panic in any handler recovered.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	r = withQuery(r)
 	rec := &recorder{ResponseWriter: w}
 	s.auditInit(rec, r)
 	defer s.logRequest(rec, r, start)
@@ -365,7 +366,7 @@ func (s *Server) serve(w *recorder, r *http.Request) {
 // unpagedList reports whether a list request asks for every object at once (no positive
 // limit): a long read.
 func unpagedList(r *http.Request) bool {
-	l := r.URL.Query().Get("limit")
+	l := query(r).Get("limit")
 	n, err := strconv.ParseInt(l, 10, 64)
 	return l == "" || err != nil || n <= 0
 }

@@ -40,7 +40,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Res
 	if !ok {
 		return
 	}
-	q := r.URL.Query()
+	q := query(r)
 	deadline := time.Now().Add(s.watchTimeout(q.Get("timeoutSeconds")))
 	ctx, cancel := context.WithDeadline(r.Context(), deadline)
 	defer cancel()

@@ -304,7 +304,7 @@ func authMethods(req *http.Request) string {
 	if len(parts) > 1 && strings.ToLower(parts[0]) == "bearer" {
 		m = append(m, "bearer")
 	}
-	if strings.TrimSpace(req.URL.Query().Get("access_token")) != "" {
+	if strings.Contains(req.URL.RawQuery, "access_token") && strings.TrimSpace(req.URL.Query().Get("access_token")) != "" {
 		m = append(m, "access_token")
 	}
 	if req.TLS != nil && len(req.TLS.PeerCertificates) > 0 {

@@ -16,6 +16,11 @@ type Limits struct {
 	MaxOperations int
 	// MaxCopyBytes bounds the bytes that copy operations add in all (0: no bound).
 	MaxCopyBytes int64
+	// Heavy, when set, is called once the patch's work (bytes copied, array elements
+	// moved) reaches HeavyWork, before it goes on: the caller charges the request for it
+	// (quotad's edge takes a seat of long reads). An error stops the patch with it.
+	Heavy     func() error
+	HeavyWork int64
 }
 
 // The bounds kube-apiserver applies by default.
@@ -439,10 +444,31 @@ func (d *partialArray) remove(key string) error {
 	return nil
 }
 
-// applier applies the operations of one patch, counting what its copies add.
+// applier applies the operations of one patch, counting what its copies add and the
+// work its operations do.
 type applier struct {
 	limits Limits
 	copied int64
+	work   int64
+	heavy  bool
+}
+
+// did counts n units of work, calling Limits.Heavy once they reach Limits.HeavyWork.
+func (a *applier) did(n int) error {
+	a.work += int64(n)
+	if a.heavy || a.limits.Heavy == nil || a.work < a.limits.HeavyWork {
+		return nil
+	}
+	a.heavy = true
+	return a.limits.Heavy()
+}
+
+// size is the work of changing c: an array's elements are copied.
+func size(c container) int {
+	if ary, ok := c.(*partialArray); ok {
+		return len(*ary)
+	}
+	return 1
 }
 
 func (a *applier) add(doc *container, op Operation) error {
@@ -453,6 +479,9 @@ func (a *applier) add(doc *container, op Operation) error {
 	con, key := findObject(doc, path)
 	if con == nil {
 		return fmt.Errorf("add operation does not apply: doc is missing path: \"%s\": %w", path, ErrMissing)
+	}
+	if err := a.did(size(con)); err != nil {
+		return err
 	}
 	if err := con.add(key, op.value()); err != nil {
 		return fmt.Errorf("error in add for path: '%s': %w", path, err)
@@ -468,6 +497,9 @@ func (a *applier) remove(doc *container, op Operation) error {
 	con, key := findObject(doc, path)
 	if con == nil {
 		return fmt.Errorf("remove operation does not apply: doc is missing path: \"%s\": %w", path, ErrMissing)
+	}
+	if err := a.did(size(con)); err != nil {
+		return err
 	}
 	if err := con.remove(key); err != nil {
 		return fmt.Errorf("error in remove for path: '%s': %w", path, err)
@@ -522,6 +554,9 @@ func (a *applier) move(doc *container, op Operation) error {
 	if err != nil {
 		return fmt.Errorf("error in move for path: '%s': %w", key, err)
 	}
+	if err := a.did(2 * size(con)); err != nil {
+		return err
+	}
 	if err := con.remove(key); err != nil {
 		return fmt.Errorf("error in move for path: '%s': %w", key, err)
 	}
@@ -567,6 +602,11 @@ func (a *applier) test(doc *container, op Operation) error {
 	if err != nil {
 		return fmt.Errorf("error in test for path: '%s': %w", path, err)
 	}
+	if want != nil && want.raw != nil {
+		if err := a.did(len(*want.raw)); err != nil {
+			return err
+		}
+	}
 	switch {
 	case val == nil:
 		if want == nil || want.raw == nil {
@@ -608,6 +648,9 @@ func (a *applier) copy(doc *container, op Operation) error {
 	valCopy, sz, err := deepCopy(val)
 	if err != nil {
 		return fmt.Errorf("error while performing deep copy: %w", err)
+	}
+	if err := a.did(sz + size(con)); err != nil {
+		return err
 	}
 	a.copied += int64(sz)
 	if a.limits.MaxCopyBytes > 0 && a.copied > a.limits.MaxCopyBytes {
