@@ -162,7 +162,7 @@ func listStart(prefix string, opts ListOptions) (rev int64, start string, atLeas
 // firstPage reads the first page of a list as lo asks: at lo.Revision, or at the latest
 // revision, which must be at least atLeast. A revision the store has not reached is
 // waited for (awaitRevision: at most TooLargeWait, then upstream's 504), then read.
-func (s *Store) firstPage(ctx context.Context, prefix string, lo storage.ListOptions, atLeast int64) (storage.ListResult, error) {
+func (s *Store) firstPage(ctx context.Context, prefix string, lo storage.ListOptions, atLeast int64, rv string) (storage.ListResult, error) {
 	lr, err := s.cfg.Storage.List(ctx, prefix, lo)
 	switch {
 	case errors.Is(err, storage.ErrFutureRevision):
@@ -170,7 +170,7 @@ func (s *Store) firstPage(ctx context.Context, prefix string, lo storage.ListOpt
 	case err != nil || lr.Revision >= atLeast:
 		return lr, err
 	}
-	if err := s.awaitRevision(ctx, atLeast); err != nil {
+	if err := s.awaitRevision(ctx, atLeast, rv); err != nil {
 		return storage.ListResult{}, err
 	}
 	return s.cfg.Storage.List(ctx, prefix, lo)
@@ -228,7 +228,7 @@ func (s *Store) listPages(ctx context.Context, res *Resource, ns string, opts Li
 		lo := storage.ListOptions{Revision: rev, Limit: pageSize, StartKey: start, NoCount: true}
 		var lr storage.ListResult
 		if first {
-			lr, err = s.firstPage(ctx, prefix, lo, atLeast)
+			lr, err = s.firstPage(ctx, prefix, lo, atLeast, opts.ResourceVersion)
 		} else {
 			lr, err = s.cfg.Storage.List(ctx, prefix, lo)
 		}
@@ -262,7 +262,7 @@ func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOpt
 		lo := storage.ListOptions{Revision: rev, Limit: want, StartKey: start}
 		var lr storage.ListResult
 		if first {
-			lr, err = s.firstPage(ctx, prefix, lo, atLeast)
+			lr, err = s.firstPage(ctx, prefix, lo, atLeast, opts.ResourceVersion)
 		} else {
 			lr, err = s.cfg.Storage.List(ctx, prefix, lo)
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -46,7 +48,7 @@ const tooLargeCauseMessage = "Too large resource version"
 
 // TooLargeResourceVersion is upstream's answer to a read at requested when the store is
 // at current (storage.NewTooLargeResourceVersionError with retrySeconds 1).
-func TooLargeResourceVersion(requested, current int64) *apierrors.StatusError {
+func TooLargeResourceVersion(requested uint64, current int64) *apierrors.StatusError {
 	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", requested, current), tooLargeRetrySeconds)
 	err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: tooLargeCauseMessage}}
 	return err
@@ -55,7 +57,10 @@ func TooLargeResourceVersion(requested, current int64) *apierrors.StatusError {
 // awaitRevision returns nil once the store's revision is at least rev, waiting for it at
 // most TooLargeWait (see above); past that, TooLargeResourceVersion with the store's
 // revision then. When ctx ends first, it returns ctx's error as internalError words it.
-func (s *Store) awaitRevision(ctx context.Context, rev int64) error {
+// rv is the resourceVersion parameter rev was parsed from, if any: the answer names it as
+// upstream does, as an unsigned 64-bit number (ParseResourceVersion reads one beyond
+// etcd's int64 revisions as the largest of them).
+func (s *Store) awaitRevision(ctx context.Context, rev int64, rv string) error {
 	cur, err := s.cfg.Storage.Revision(ctx)
 	if err != nil {
 		return internalError(err)
@@ -88,7 +93,11 @@ func (s *Store) awaitRevision(ctx context.Context, rev int64) error {
 	if cur >= rev {
 		return nil
 	}
-	return TooLargeResourceVersion(rev, cur)
+	requested := uint64(rev)
+	if n, err := strconv.ParseUint(rv, 10, 64); err == nil && int64(min(n, math.MaxInt64)) == rev {
+		requested = n
+	}
+	return TooLargeResourceVersion(requested, cur)
 }
 
 // AwaitResourceVersion is awaitRevision for a get's resourceVersion parameter: "" and "0"
@@ -98,5 +107,5 @@ func (s *Store) AwaitResourceVersion(ctx context.Context, rv string) error {
 	if err != nil || n == 0 {
 		return err
 	}
-	return s.awaitRevision(ctx, n)
+	return s.awaitRevision(ctx, n, rv)
 }

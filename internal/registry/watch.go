@@ -96,7 +96,7 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 	// least as new: one the store has not reached is waited for (see rvwait.go); if it is
 	// not reached, the watch's one event is upstream's ERROR with the 504 Status.
 	if opts.SendInitialEvents && from > 0 {
-		if err := s.awaitRevision(ctx, from); err != nil {
+		if err := s.awaitRevision(ctx, from, opts.ResourceVersion); err != nil {
 			var se *apierrors.StatusError
 			if !errors.As(err, &se) || !apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) {
 				return nil, err

@@ -50,7 +50,7 @@ var tooLargeMessage = regexp.MustCompile(`^Timeout: Too large resource version: 
 // checkTooLarge checks st is upstream's Status for a read at requested, the store having
 // been between lo and hi when the wait ended: every field pinned, the current revision
 // read from the message.
-func checkTooLarge(t *testing.T, name string, st metav1.Status, requested, lo, hi int64) {
+func checkTooLarge(t *testing.T, name string, st metav1.Status, requested uint64, lo, hi int64) {
 	t.Helper()
 	m := tooLargeMessage.FindStringSubmatch(st.Message)
 	if m == nil {
@@ -129,6 +129,9 @@ func TestResourceVersionTooLarge(t *testing.T) {
 	// with the same Status.
 	ask("watch with initial events", cms, url.Values{"watch": {"1"}, "resourceVersion": {rv},
 		"resourceVersionMatch": {"NotOlderThan"}, "sendInitialEvents": {"true"}, "allowWatchBookmarks": {"true"}})
+	// A resourceVersion beyond etcd's int64 revisions is named as sent.
+	const huge = "18446744073709551615"
+	ask("list beyond int64", cms, url.Values{"resourceVersion": {huge}})
 	// The request's deadline ends the wait: the edge's timeout.
 	ask("list with timeout=1s", cms, url.Values{"resourceVersion": {rv}, "timeout": {"1s"}})
 	got := map[string]answer{}
@@ -149,7 +152,11 @@ func TestResourceVersionTooLarge(t *testing.T) {
 		if ra := a.h.Get("Retry-After"); ra != "1" {
 			t.Errorf("%s: Retry-After %q, want 1", name, ra)
 		}
-		checkTooLarge(t, name, st, n, lo, hi)
+		requested := uint64(n)
+		if name == "list beyond int64" {
+			requested, _ = strconv.ParseUint(huge, 10, 64)
+		}
+		checkTooLarge(t, name, st, requested, lo, hi)
 	}
 
 	code, body := got["watch with initial events"].code, got["watch with initial events"].body
@@ -161,7 +168,7 @@ func TestResourceVersionTooLarge(t *testing.T) {
 	if err := dec.Decode(&ev); code != http.StatusOK || err != nil || ev.Type != watch.Error {
 		t.Errorf("watch with initial events: %d %s, want 200 and an ERROR event", code, body)
 	} else {
-		checkTooLarge(t, "watch with initial events", ev.Object, n, lo, hi)
+		checkTooLarge(t, "watch with initial events", ev.Object, uint64(n), lo, hi)
 		if dec.More() {
 			t.Errorf("watch with initial events: more after the ERROR event: %s", body)
 		}
