@@ -255,8 +255,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, res *registry.Resou
 		writeError(w, err)
 		return
 	}
-	// Any resourceVersion is served from the latest revision, but must be one.
-	if _, err := registry.ParseResourceVersion(query(r).Get("resourceVersion")); err != nil {
+	// Any resourceVersion is served from the latest revision, but must be one, and one the
+	// store has reached (waited for a little, then upstream's 504: registry.TooLargeWait).
+	if err := s.cfg.Store.AwaitResourceVersion(r.Context(), query(r).Get("resourceVersion")); err != nil {
 		writeError(w, err)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -59,6 +60,10 @@ func writeError(w http.ResponseWriter, err error) {
 	code := int(st.Code)
 	if code == 0 {
 		code = http.StatusInternalServerError
+	}
+	// As upstream, a status that says when to retry says it in Retry-After too.
+	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
 	}
 	writeJSON(w, code, st)
 }

@@ -105,9 +105,10 @@ func mayHoldRefusedQuantity(body []byte) bool {
 				scaled = true
 			}
 		}
-		// CheckText refuses only texts that are long, have 17 digits or more (a k, M or G
-		// suffix needs 17, 14, 11 of them to pass 10^19), or an exponent, E, P or T.
-		if (j-i > quantity.MaxTextLength || digits >= 17 || scaled) &&
+		// CheckText refuses only texts that are long, have an exponent, E, P or T, or have
+		// 10 digits or more: the largest other suffix, Gi, needs 10 of them to pass the
+		// bound (G 10, Mi and M 13, Ki and k 16, none 19), and a tiny value 55 or more.
+		if (j-i > quantity.MaxTextLength || digits >= 10 || scaled) &&
 			(i == 0 || isQuantityBoundary(body[i-1])) && (j == len(body) || isQuantityBoundary(body[j])) &&
 			quantity.CheckText(string(body[i:j]), field.NewPath("q")) != nil {
 			return true

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/quota/quantity"
+	"sigs.k8s.io/yaml"
+
 	"github.com/quotad/quotad/internal/quota/quotatest"
 )
 
@@ -105,7 +107,7 @@ func TestDecodeRefusesQuantityTexts(t *testing.T) {
 // FuzzQuantityScan: the scan that decides whether a JSON body is walked never misses a
 // text quantity.CheckText refuses, as a string (which Quantity trims) or as a number.
 func FuzzQuantityScan(f *testing.F) {
-	for _, s := range []string{"1e1000000000", " 1e-1000000000\t", "12E", "99999999999999999T", "1", "0e-200", "1.5"} {
+	for _, s := range []string{"1e1000000000", " 1e-1000000000\t", "12E", "99999999999999999T", "1", "0e-200", "1.5", "8589934592Gi", "9007199254740992Ki", "9223372036854775.808k", "9223372036854775808000m"} {
 		f.Add(s)
 	}
 	p := field.NewPath("q")
@@ -122,4 +124,125 @@ func FuzzQuantityScan(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDecodeRefusesQuantitiesBeyondBound: a quantity whose value is beyond 2^63-1 in
+// magnitude, in any textual form (binary suffixes ParseQuantity would cap at 2^63-1
+// included), is a 422 naming its field from every decoder and in every kind that holds
+// quantities; values at the bound decode.
+func TestDecodeRefusesQuantitiesBeyondBound(t *testing.T) {
+	cat := NewCatalogue()
+	kinds := []struct {
+		resource, kind, field string
+		body                  func(q string) string
+	}{
+		{"pods", "Pod", "spec.containers[0].resources.requests[memory]", func(q string) string {
+			return `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"},"spec":{"containers":[{"name":"c","image":"i","resources":{"requests":{"memory":` + q + `}}}]}}`
+		}},
+		{"pods", "Pod", "spec.overhead[cpu]", func(q string) string {
+			return `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"},"spec":{"overhead":{"cpu":` + q + `},"containers":[{"name":"c","image":"i"}]}}`
+		}},
+		{"resourcequotas", "ResourceQuota", "spec.hard[cpu]", func(q string) string {
+			return `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"x"},"spec":{"hard":{"cpu":` + q + `}}}`
+		}},
+		{"limitranges", "LimitRange", "spec.limits[0].max[memory]", func(q string) string {
+			return `{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"x"},"spec":{"limits":[{"type":"Container","max":{"memory":` + q + `}}]}}`
+		}},
+		{"persistentvolumeclaims", "PersistentVolumeClaim", "spec.resources.requests[storage]", func(q string) string {
+			return `{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"x"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":` + q + `}}}}`
+		}},
+	}
+	const (
+		large = "must be less than or equal to 9223372036854775807"
+		small = "must be greater than or equal to -9223372036854775807"
+	)
+	forms := []struct{ text, want string }{
+		{"8Ei", large},
+		{"9Ei", large},
+		{"8.000001Ei", large},
+		{"8192Pi", large},
+		{"8589934592Gi", large},
+		{"9223372036854775808", large},
+		{"9.3e18", large},
+		{"9300P", large},
+		{"9.3E", large},
+		{"-9Ei", small},
+		{"9223372036854775807001m", large},
+		{"8E", ""},
+		{"7Ei", ""},
+		{"9223372036854775807", ""},
+		{"9223372036854775807000m", ""},
+	}
+	for _, k := range kinds {
+		res := cat.Get(corev1.SchemeGroupVersion.WithResource(k.resource))
+		for _, f := range forms {
+			want := ""
+			if f.want != "" {
+				want = k.kind + ` "x" is invalid: ` + k.field + `: Invalid value: "` + f.text + `": ` + f.want
+			}
+			bodies := map[string][]byte{
+				"JSON string": []byte(k.body(`"` + f.text + `"`)),
+				"YAML":        []byte(k.body(`"` + f.text + `"`)),
+			}
+			if strings.Trim(f.text, "-0123456789.e") == "" {
+				bodies["JSON number"] = []byte(k.body(f.text))
+			}
+			for name, body := range bodies {
+				ct := "application/json"
+				if name == "YAML" {
+					ct = "application/yaml"
+					y, err := yaml.JSONToYAML(body)
+					if err != nil {
+						t.Fatal(err)
+					}
+					body = y
+				}
+				_, err := DecodeBody(res, body, ct, FieldValidationStrict)
+				got := ""
+				if err != nil {
+					got = err.Error()
+				}
+				if got != want {
+					t.Errorf("%s %s %s:\ngot  %s\nwant %s", k.kind, f.text, name, got, want)
+				}
+			}
+		}
+	}
+	// Protobuf: a pod encoded with an in-bound text of the same length, then that text
+	// replaced in the encoded bytes.
+	pods := cat.Get(corev1.SchemeGroupVersion.WithResource("pods"))
+	for _, tc := range []struct{ in, out, want string }{
+		{"7Ei", "8Ei", large},
+		{"7Ei", "9Ei", large},
+		{"1Ei", "7Ei", ""},
+		{"-7Ei", "-9Ei", small},
+		{"9223372036854775807", "9223372036854775808", large},
+	} {
+		pod := &corev1.Pod{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+			ObjectMeta: metav1.ObjectMeta{Name: "x"},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{"memory": resource.MustParse(tc.in)},
+			}}}},
+		}
+		var buf bytes.Buffer
+		if err := protobufSerializer.Encode(pod, &buf); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Count(buf.Bytes(), []byte(tc.in)) != 1 {
+			t.Fatalf("%s is not once in the encoded pod", tc.in)
+		}
+		body := bytes.Replace(buf.Bytes(), []byte(tc.in), []byte(tc.out), 1)
+		want := ""
+		if tc.want != "" {
+			want = `Pod "x" is invalid: spec.containers[0].resources.requests[memory]: Invalid value: "` + tc.out + `": ` + tc.want
+		}
+		got := ""
+		if _, err := ProtobufToJSON(pods, body); err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("protobuf %s:\ngot  %s\nwant %s", tc.out, got, want)
+		}
+	}
 }

@@ -120,9 +120,9 @@ func checkObjectResourceVersion(rv string) (uint64, error) {
 	return n, nil
 }
 
-// listError translates a storage error of a list read at rev from start (under prefix)
+// listError translates a storage error of a list read from start (under prefix)
 // into upstream's answer.
-func listError(err error, opts ListOptions, prefix, start string, rev int64) error {
+func listError(err error, opts ListOptions, prefix, start string) error {
 	if errors.Is(err, storage.ErrCompacted) {
 		if opts.Continue != "" {
 			se := apierrors.NewResourceExpired(tooOldContinue)
@@ -131,34 +131,49 @@ func listError(err error, opts ListOptions, prefix, start string, rev int64) err
 		}
 		return apierrors.NewResourceExpired(tooOldList)
 	}
-	if errors.Is(err, storage.ErrFutureRevision) {
-		return apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: unknown", rev), 1)
-	}
 	return internalError(err)
 }
 
 // listStart is where a list begins: the revision to read at (0: the latest) and the first
-// key, from its continue token or resourceVersion.
-func listStart(prefix string, opts ListOptions) (rev int64, start string, err error) {
+// key, from its continue token or resourceVersion, and the revision the latest must have
+// reached (a resourceVersion not matched exactly: "not older than").
+func listStart(prefix string, opts ListOptions) (rev int64, start string, atLeast int64, err error) {
 	requested, err := ParseResourceVersion(opts.ResourceVersion)
 	if err != nil {
-		return 0, "", err
+		return 0, "", 0, err
 	}
 	if opts.Continue != "" {
 		t, err := decodeContinue(opts.Continue)
 		if err != nil {
-			return 0, "", apierrors.NewBadRequest(err.Error())
+			return 0, "", 0, apierrors.NewBadRequest(err.Error())
 		}
 		rev = t.RV
 		if rev == latestRV {
 			rev = 0
 		}
-		return rev, prefix + t.Start, nil
+		return rev, prefix + t.Start, 0, nil
 	}
 	if requested != 0 && opts.ResourceVersionMatch == "Exact" {
-		return requested, "", nil
+		return requested, "", 0, nil
 	}
-	return 0, "", nil
+	return 0, "", requested, nil
+}
+
+// firstPage reads the first page of a list as lo asks: at lo.Revision, or at the latest
+// revision, which must be at least atLeast. A revision the store has not reached is
+// waited for (awaitRevision: at most TooLargeWait, then upstream's 504), then read.
+func (s *Store) firstPage(ctx context.Context, prefix string, lo storage.ListOptions, atLeast int64, rv string) (storage.ListResult, error) {
+	lr, err := s.cfg.Storage.List(ctx, prefix, lo)
+	switch {
+	case errors.Is(err, storage.ErrFutureRevision):
+		atLeast = lo.Revision
+	case err != nil || lr.Revision >= atLeast:
+		return lr, err
+	}
+	if err := s.awaitRevision(ctx, atLeast, rv); err != nil {
+		return storage.ListResult{}, err
+	}
+	return s.cfg.Storage.List(ctx, prefix, lo)
 }
 
 // ReadsUncountedPages reports whether the storage reads the pages of a long list
@@ -198,7 +213,7 @@ func (s *Store) ListEach(ctx context.Context, res *Resource, ns string, opts Lis
 // was read paced (opts.Pace: every page after the first).
 func (s *Store) listPages(ctx context.Context, res *Resource, ns string, opts ListOptions, pageSize int64, fn func(rev int64, kvs []storage.KV, paced bool) error) error {
 	prefix := res.KeyPrefix(ns)
-	rev, start, err := listStart(prefix, opts)
+	rev, start, atLeast, err := listStart(prefix, opts)
 	if err != nil {
 		return err
 	}
@@ -210,9 +225,15 @@ func (s *Store) listPages(ctx context.Context, res *Resource, ns string, opts Li
 			}
 		}
 		// Pages after the first are read at the first's revision, not counting the rest.
-		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: pageSize, StartKey: start, NoCount: true})
+		lo := storage.ListOptions{Revision: rev, Limit: pageSize, StartKey: start, NoCount: true}
+		var lr storage.ListResult
+		if first {
+			lr, err = s.firstPage(ctx, prefix, lo, atLeast, opts.ResourceVersion)
+		} else {
+			lr, err = s.cfg.Storage.List(ctx, prefix, lo)
+		}
 		if err != nil {
-			return listError(err, opts, prefix, start, rev)
+			return listError(err, opts, prefix, start)
 		}
 		rev = lr.Revision
 		if err := fn(rev, lr.KVs, paced); err != nil {
@@ -228,7 +249,7 @@ func (s *Store) listPages(ctx context.Context, res *Resource, ns string, opts Li
 // List returns one page of the resource's objects in ns ("" for all namespaces).
 func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOptions) (*ListResult, error) {
 	prefix := res.KeyPrefix(ns)
-	rev, start, err := listStart(prefix, opts)
+	rev, start, atLeast, err := listStart(prefix, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -237,10 +258,16 @@ func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOpt
 	if want > 0 && !opts.Selector.Empty() {
 		want = opts.Limit * 2
 	}
-	for {
-		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: want, StartKey: start})
+	for first := true; ; first = false {
+		lo := storage.ListOptions{Revision: rev, Limit: want, StartKey: start}
+		var lr storage.ListResult
+		if first {
+			lr, err = s.firstPage(ctx, prefix, lo, atLeast, opts.ResourceVersion)
+		} else {
+			lr, err = s.cfg.Storage.List(ctx, prefix, lo)
+		}
 		if err != nil {
-			return nil, listError(err, opts, prefix, start, rev)
+			return nil, listError(err, opts, prefix, start)
 		}
 		rev = lr.Revision
 		for i, kv := range lr.KVs {

@@ -92,6 +92,23 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 		return nil, err
 	}
 	prefix := res.KeyPrefix(ns)
+	// 0. Initial events asked for from a resourceVersion must come from a revision at
+	// least as new: one the store has not reached is waited for (see rvwait.go); if it is
+	// not reached, the watch's one event is upstream's ERROR with the 504 Status.
+	if opts.SendInitialEvents && from > 0 {
+		if err := s.awaitRevision(ctx, from, opts.ResourceVersion); err != nil {
+			var se *apierrors.StatusError
+			if !errors.As(err, &se) || !apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) {
+				return nil, err
+			}
+			st := se.Status()
+			st.Kind, st.APIVersion = "Status", "v1"
+			out := make(chan Event, 1)
+			out <- Event{Type: watch.Error, Object: &st}
+			close(out)
+			return out, nil
+		}
+	}
 	// 1. Initial events: the objects at one revision, read page by page while sending, so
 	// a watch of 100,000 pods never holds them all.
 	initial := from == 0 || opts.SendInitialEvents

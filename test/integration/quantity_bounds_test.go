@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -34,7 +36,9 @@ func TestQuantityBoundsRefused(t *testing.T) {
 		{"pods", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"tiny"},"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"1e-1000000000"}}}]}}`,
 			`Pod "tiny" is invalid: spec.containers[0].resources.requests[cpu]: Invalid value: "1e-1000000000": must be 0 or at least 1e-64 in absolute value`},
 		{"limitranges", `{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"lr"},"spec":{"limits":[{"type":"Container","max":{"cpu":"9223372036854775808"}}]}}`,
-			`LimitRange "lr" is invalid: [spec.limits[0].max[cpu]: Invalid value: "9223372036854775808": must be less than or equal to 9223372036854775807, spec.limits[0].default[cpu]: Invalid value: "9223372036854775808": must be less than or equal to 9223372036854775807, spec.limits[0].defaultRequest[cpu]: Invalid value: "9223372036854775808": must be less than or equal to 9223372036854775807]`},
+			// The text is refused as decoded, before max is defaulted into default and
+			// defaultRequest.
+			`LimitRange "lr" is invalid: spec.limits[0].max[cpu]: Invalid value: "9223372036854775808": must be less than or equal to 9223372036854775807`},
 	} {
 		err := rc.Post().Namespace("qb").Resource(tc.resource).Param("dryRun", "All").
 			SetHeader("Content-Type", "application/json").Body([]byte(tc.body)).Do(ctx).Error()
@@ -130,4 +134,77 @@ func TestQuantityHugeHardStored(t *testing.T) {
 	}
 	expectUsed(t, s, "qh", "q", map[string]string{"pods": "3", "requests.cpu": "300m"})
 	expectForbidden(t, create("p4"), `pods "p4" is forbidden: exceeded quota: q, requested: pods=1, used: pods=3, limited: pods=3`)
+}
+
+// TestQuantityBeyondBoundNotStored: quantities whose value is beyond 2^63-1 only by a
+// little, in the forms ParseQuantity would cap silently at 2^63-1 (8Ei is 2^63), are a 422
+// naming the field on create, patch and apply, and nothing is stored or changed.
+func TestQuantityBeyondBoundNotStored(t *testing.T) {
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkNamespace(t, s, "qe")
+	rc := s.Client.CoreV1().RESTClient()
+	const large = "must be less than or equal to 9223372036854775807"
+	for _, tc := range []struct{ resource, name, body, want string }{
+		{"resourcequotas", "eight", `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"eight"},"spec":{"hard":{"cpu":"8Ei"}}}`,
+			`ResourceQuota "eight" is invalid: spec.hard[cpu]: Invalid value: "8Ei": ` + large},
+		{"pods", "nine", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"nine"},"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"memory":"9Ei"}}}]}}`,
+			`Pod "nine" is invalid: spec.containers[0].resources.requests[memory]: Invalid value: "9Ei": ` + large},
+		{"persistentvolumeclaims", "claim", `{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"claim"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"8192Pi"}}}}`,
+			`PersistentVolumeClaim "claim" is invalid: spec.resources.requests[storage]: Invalid value: "8192Pi": ` + large},
+		{"limitranges", "lr", `{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"lr"},"spec":{"limits":[{"type":"Container","max":{"memory":"9.3E"}}]}}`,
+			`LimitRange "lr" is invalid: spec.limits[0].max[memory]: Invalid value: "9.3E": ` + large},
+	} {
+		var code int
+		err := rc.Post().Namespace("qe").Resource(tc.resource).
+			SetHeader("Content-Type", "application/json").Body([]byte(tc.body)).Do(ctx).StatusCode(&code).Error()
+		if code != 422 || !apierrors.IsInvalid(err) || err.Error() != tc.want {
+			t.Errorf("create %s: %d %v\nwant 422 %s", tc.resource, code, err, tc.want)
+		}
+		if err := rc.Get().Namespace("qe").Resource(tc.resource).Name(tc.name).Do(ctx).Error(); !apierrors.IsNotFound(err) {
+			t.Errorf("get %s/%s after the refused create: %v, want 404", tc.resource, tc.name, err)
+		}
+	}
+
+	// At the bound, stored as sent.
+	body := `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q"},"spec":{"hard":{"cpu":"9223372036854775807","memory":"7Ei"}}}`
+	if err := rc.Post().Namespace("qe").Resource("resourcequotas").
+		SetHeader("Content-Type", "application/json").Body([]byte(body)).Do(ctx).Error(); err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.Client.CoreV1().ResourceQuotas("qe").Get(ctx, "q", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cpu, mem := before.Spec.Hard[corev1.ResourceCPU], before.Spec.Hard[corev1.ResourceMemory]; cpu.String() != "9223372036854775807" || mem.String() != "7Ei" {
+		t.Errorf("stored hard cpu=%s memory=%s, want 9223372036854775807 and 7Ei", cpu.String(), mem.String())
+	}
+
+	// Patches and apply: the patched object is decoded as a body is.
+	for _, tc := range []struct {
+		pt    types.PatchType
+		patch string
+	}{
+		{types.MergePatchType, `{"spec":{"hard":{"cpu":"8Ei"}}}`},
+		{types.StrategicMergePatchType, `{"spec":{"hard":{"memory":"-9Ei"}}}`},
+		{types.JSONPatchType, `[{"op":"replace","path":"/spec/hard/cpu","value":"8.000001Ei"}]`},
+		{types.ApplyPatchType, `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q"},"spec":{"hard":{"cpu":"9223372036854775808"}}}`},
+	} {
+		req := rc.Patch(tc.pt).Namespace("qe").Resource("resourcequotas").Name("q").Body([]byte(tc.patch))
+		if tc.pt == types.ApplyPatchType {
+			req = req.Param("fieldManager", "test").Param("force", "true")
+		}
+		var code int
+		err := req.Do(ctx).StatusCode(&code).Error()
+		if code != 422 || !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), `ResourceQuota "q" is invalid: spec.hard[`) {
+			t.Errorf("%s patch %s: %d %v, want 422 naming spec.hard", tc.pt, tc.patch, code, err)
+		}
+	}
+	after, err := s.Client.CoreV1().ResourceQuotas("qe").Get(ctx, "q", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.ResourceVersion != before.ResourceVersion {
+		t.Errorf("quota changed by refused patches: resourceVersion %s -> %s", before.ResourceVersion, after.ResourceVersion)
+	}
 }

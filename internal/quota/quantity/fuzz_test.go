@@ -2,6 +2,7 @@ package quantity
 
 import (
 	"fmt"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ var stallSeeds = []string{
 // (CheckText, then ParseQuantity, Check, and the algebra against another) within
 // StallBound, and the algebra agrees with Quantity's own on in-bound values.
 func FuzzText(f *testing.F) {
-	for _, s := range append(stallSeeds, "1", "512Mi", "250m", "0", "-1", "8Ei", "9223372036854775807", "1e19", "100n") {
+	for _, s := range append(stallSeeds, "1", "512Mi", "250m", "0", "-1", "8Ei", "9223372036854775807", "1e19", "100n", "9.3E", "8192Pi", "9223372036854775807000m", "-9Ei", "7.5Ei") {
 		f.Add(s, "1")
 		f.Add("1Gi", s)
 	}
@@ -31,6 +32,9 @@ func FuzzText(f *testing.F) {
 		quotatest.Within(t, quotatest.StallBound, fmt.Sprintf("%.40q, %.40q", x, y), func() error {
 			var qs []resource.Quantity
 			for _, s := range []string{x, y} {
+				if err := checkTextBound(s, p); err != nil {
+					return err
+				}
 				if CheckText(s, p) != nil {
 					return nil
 				}
@@ -38,11 +42,74 @@ func FuzzText(f *testing.F) {
 				if err != nil {
 					return nil
 				}
+				if err := Check(q, p); err != nil {
+					return fmt.Errorf("CheckText accepts %q, Check refuses it: %v", s, err)
+				}
 				qs = append(qs, q)
 			}
 			return checkAlgebra(qs[0], qs[1], p)
 		})
 	})
+}
+
+// checkTextBound checks CheckText's bound against an independent reading of s's exact
+// value, where one is cheap (a short text with a small exponent that ParseQuantity
+// accepts): the bound's error exactly when the value is beyond 2^63-1 in magnitude.
+func checkTextBound(s string, p *field.Path) error {
+	v, ok := exactValue(s)
+	if !ok {
+		return nil
+	}
+	if _, err := resource.ParseQuantity(s); err != nil {
+		return nil
+	}
+	bound := new(big.Rat).SetInt64(Bound)
+	beyond := new(big.Rat).Abs(v).Cmp(bound) > 0
+	err := CheckText(s, p)
+	refused := err != nil && (err.Detail == TooLargeMsg || err.Detail == TooSmallMsg)
+	if beyond != refused {
+		return fmt.Errorf("CheckText(%q) = %v for the value %s", s, err, v.FloatString(9))
+	}
+	return nil
+}
+
+// exactValue reads a quantity text with big.Rat: a signed decimal number with a binary or
+// decimal SI suffix, or with an exponent of at most 3 digits, in at most MaxTextLength
+// bytes.
+func exactValue(s string) (*big.Rat, bool) {
+	if len(s) > MaxTextLength {
+		return nil, false
+	}
+	num, scale := s, new(big.Rat).SetInt64(1)
+	if n, ok := strings.CutSuffix(s, "i"); ok && len(n) > 0 {
+		e := strings.IndexByte(" KMGTPE", n[len(n)-1])
+		if e <= 0 {
+			return nil, false
+		}
+		num = n[:len(n)-1]
+		scale.SetInt(new(big.Int).Lsh(big.NewInt(1), uint(10*e)))
+	} else if e := strings.LastIndexAny(s, "eE"); e >= 0 && e < len(s)-1 {
+		if len(s)-e > 5 {
+			return nil, false
+		}
+		num = s[:e]
+		if _, ok := scale.SetString("1e" + s[e+1:]); !ok {
+			return nil, false
+		}
+	} else if len(s) > 0 {
+		if e := strings.IndexByte("num kMGTPE", s[len(s)-1]); e >= 0 && e != 3 {
+			num = s[:len(s)-1]
+			scale.SetString(fmt.Sprintf("1e%d", 3*(e-3)))
+		}
+	}
+	if strings.Trim(num, "+-0123456789.") != "" {
+		return nil, false
+	}
+	v, ok := new(big.Rat).SetString(num)
+	if !ok {
+		return nil, false
+	}
+	return v.Mul(v, scale), true
 }
 
 // FuzzStored: values as they may be stored from before the bound (any mantissa, any

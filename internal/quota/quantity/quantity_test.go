@@ -173,8 +173,9 @@ func TestCheckText(t *testing.T) {
 		{"0e-1000000000", `spec.hard[pods]: Invalid value: "0e-1000000000": must have an exponent between -128 and 128`},
 		{"-0.000e1000000000", `spec.hard[pods]: Invalid value: "-0.000e1000000000": must have an exponent between -128 and 128`},
 		{"999999999999999999", ""},
-		{"9999999999999999999", ""}, // under 10^19: left to the value's bound
-		{"100Ei", ""},               // capped by ParseQuantity
+		{"9223372036854775807", ""},
+		{"9999999999999999999", `spec.hard[pods]: Invalid value: "9999999999999999999": must be less than or equal to 9223372036854775807`},
+		{"100Ei", `spec.hard[pods]: Invalid value: "100Ei": must be less than or equal to 9223372036854775807`},
 		{"1e-64", ""},
 		{"0.1e-63", ""},
 		{"1e4294967296", ""},           // ParseQuantity reads the exponent as an int32: 1e0
@@ -202,6 +203,105 @@ func TestCheckText(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("CheckText(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestCheckTextBound: every textual form of a value beyond 2^63-1 in magnitude, in base
+// units and before any rounding, is refused, in each suffix family (binary, decimal SI,
+// exponent, plain digits, milli and nano), and values at the bound are accepted. Binary
+// texts ParseQuantity would cap at 2^63-1 ("8Ei" is 2^63) are refused rather than capped.
+func TestCheckTextBound(t *testing.T) {
+	p := field.NewPath("spec", "hard").Key("cpu")
+	const (
+		large = "must be less than or equal to 9223372036854775807"
+		small = "must be greater than or equal to -9223372036854775807"
+	)
+	for _, tc := range []struct {
+		text, want string
+	}{
+		// Binary suffixes: 8Ei = 8192Pi = ... = 2^63.
+		{"8Ei", large},
+		{"9Ei", large},
+		{"16Ei", large},
+		{"8.000001Ei", large},
+		{"8.0Ei", large},
+		{"8192Pi", large},
+		{"8388608Ti", large},
+		{"8589934592Gi", large},
+		{"8796093022208Mi", large},
+		{"9007199254740992Ki", large},
+		{"-9Ei", small},
+		{"-8Ei", small},
+		{"+8Ei", large},
+		{"7.999999999999999999Ei", ""}, // 2^63 - 1.15...
+		{"7Ei", ""},
+		{"1Ei", ""},
+		{"-7Ei", ""},
+		{"8191.999Pi", ""},
+		{"8388607Ti", ""},
+		{"8589934591Gi", ""},
+		{"8796093022207Mi", ""},
+		{"9007199254740991Ki", ""},
+		{"0Ei", ""},
+		{"0.000Ei", ""},
+		// Plain digits.
+		{"9223372036854775807", ""},
+		{"09223372036854775807", ""},
+		{"9223372036854775807.0", ""},
+		{"-9223372036854775807", ""},
+		{"9223372036854775808", large},
+		{"9223372036854775807.000000001", large},
+		{"9223372036854775807.0000000001", large}, // ParseQuantity would round it up to 1n above
+		{"-9223372036854775808", small},
+		// Exponents and decimal SI suffixes.
+		{"9.3e18", large},
+		{"9.223372036854775807e18", ""},
+		{"9.223372036854775808e18", large},
+		{"92233720368547758.08e2", large},
+		{"0.9223372036854775807e19", ""},
+		{"0.9223372036854775808e19", large},
+		{"9300P", large},
+		{"9223.372036854775807P", ""},
+		{"9223.372036854775808P", large},
+		{"8E", ""},
+		{"9E", ""},
+		{"9.3E", large},
+		{"-9.3E", small},
+		{"9.223372036854775807E", ""},
+		{"9223372036854775.807k", ""},
+		{"9223372036854775.808k", large},
+		{"9223372036854.775807M", ""},
+		{"9223372036854.775808M", large},
+		{"9223372036.854775808G", large},
+		// Milli and nano: the bound is on the value in base units.
+		{"9223372036854775807000m", ""},
+		{"9223372036854775807001m", large},
+		{"9223372036854775808000m", large},
+		{"-9223372036854775808000m", small},
+		{"9223372036854775807000000000n", ""},
+		{"9223372036854775807000000001n", large},
+		{"9223372036854775807000000u", ""},
+		{"9223372036854775807000001u", large},
+	} {
+		want := tc.want
+		if want != "" {
+			want = `spec.hard[cpu]: Invalid value: "` + tc.text + `": ` + want
+		}
+		got := ""
+		if err := CheckText(tc.text, p); err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("CheckText(%q) = %q, want %q", tc.text, got, want)
+			continue
+		}
+		// What CheckText accepts parses to a value in bound, not capped at it.
+		if want == "" {
+			q := parse(t, tc.text)
+			if err := Check(q, p); err != nil {
+				t.Errorf("CheckText accepts %q, Check refuses %s: %v", tc.text, q.String(), err)
+			}
 		}
 	}
 }

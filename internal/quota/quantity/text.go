@@ -1,6 +1,7 @@
 package quantity
 
 import (
+	"math/big"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -37,16 +38,17 @@ func CheckText(s string, p *field.Path) *field.Error {
 		return nil
 	case len(s) > MaxTextLength:
 		return field.TooLong(p, "", MaxTextLength)
+	case t.zero:
 	case t.binary:
-		// Binary suffixes scale by at most 2^60 and ParseQuantity caps the value at Bound.
+		// ParseQuantity would cap the value at Bound, silently: refused instead.
+		if t.aboveBound() {
+			return outOfBound(s, t, p)
+		}
 		return nil
-	}
-	if !t.zero {
+	default:
 		switch e := t.exponent(); {
-		case e > maxTextExponent && t.negative:
-			return field.Invalid(p, s, TooSmallMsg)
-		case e > maxTextExponent:
-			return field.Invalid(p, s, TooLargeMsg)
+		case e > maxTextExponent, e == maxTextExponent && t.aboveBound():
+			return outOfBound(s, t, p)
 		case e < minTextExponent:
 			return field.Invalid(p, s, TinyMsg)
 		}
@@ -59,12 +61,62 @@ func CheckText(s string, p *field.Path) *field.Error {
 	return nil
 }
 
+// outOfBound is the error for a text whose value is beyond the bound, on its side.
+func outOfBound(s string, t text, p *field.Path) *field.Error {
+	if t.negative {
+		return field.Invalid(p, s, TooSmallMsg)
+	}
+	return field.Invalid(p, s, TooLargeMsg)
+}
+
 // text is a quantity text as ParseQuantity reads it: sign, integer digits without leading
-// zeros, fractional digits, and a power of ten (decimal) or two (binary).
+// zeros, fractional digits, and a power of ten (decimal) or of two (binary: exp is then
+// the power of two of the suffix, 10 for Ki to 60 for Ei).
 type text struct {
 	negative, zero, binary bool
 	integer, fraction      string
 	exp                    int64
+}
+
+var bigBound = new(big.Int).SetUint64(Bound)
+
+// aboveBound reports whether the text's exact value, before any rounding or capping,
+// is beyond Bound in magnitude. The caller has bounded the text's length, and for a
+// decimal text the exponent of its leading digit (at most maxTextExponent), so the
+// arithmetic is on numbers of a few dozen digits.
+func (t text) aboveBound() bool {
+	if t.zero {
+		return false
+	}
+	if t.binary {
+		// |v| < 10^len(integer) * 2^exp < 1.2 * 10^(len(integer) + 3*exp/10), and
+		// 1.2 * 10^18 < Bound.
+		if int64(len(t.integer))+3*t.exp/10 <= maxTextExponent {
+			return false
+		}
+	} else if t.exponent() < maxTextExponent {
+		return false // |v| < 10^18
+	}
+	// |v| = digits * 10^(exp - len(fraction)) * 2^binaryExp, compared with Bound
+	// as digits * 10^a * 2^b > Bound * 10^c.
+	digits, ok := new(big.Int).SetString(t.integer+t.fraction, 10)
+	if !ok {
+		return false
+	}
+	a := -int64(len(t.fraction))
+	if t.binary {
+		digits.Lsh(digits, uint(t.exp))
+	} else {
+		a += t.exp
+	}
+	bound := new(big.Int).Set(bigBound)
+	ten := big.NewInt(10)
+	if a >= 0 {
+		digits.Mul(digits, new(big.Int).Exp(ten, big.NewInt(a), nil))
+	} else {
+		bound.Mul(bound, new(big.Int).Exp(ten, big.NewInt(-a), nil))
+	}
+	return digits.Cmp(bound) > 0
 }
 
 // exponent returns the decimal exponent of a non-zero decimal text's leading digit.
@@ -110,9 +162,8 @@ func scanText(s string) (text, bool) {
 		t.exp = exp
 		return t, true
 	}
-	switch suffix {
-	case "Ki", "Mi", "Gi", "Ti", "Pi", "Ei":
-		t.binary = true
+	if exp, ok := binarySuffix(suffix); ok {
+		t.binary, t.exp = true, exp
 		return t, true
 	}
 	if len(suffix) > 1 && (suffix[0] == 'e' || suffix[0] == 'E') {
@@ -149,6 +200,25 @@ func decimalSuffix(s string) (int64, bool) {
 		return 15, true
 	case "E":
 		return 18, true
+	}
+	return 0, false
+}
+
+// binarySuffix returns the power of two of one of ParseQuantity's binary SI suffixes.
+func binarySuffix(s string) (int64, bool) {
+	switch s {
+	case "Ki":
+		return 10, true
+	case "Mi":
+		return 20, true
+	case "Gi":
+		return 30, true
+	case "Ti":
+		return 40, true
+	case "Pi":
+		return 50, true
+	case "Ei":
+		return 60, true
 	}
 	return 0, false
 }
