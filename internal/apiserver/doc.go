@@ -52,6 +52,12 @@
 //     of MaxLongReads seats (fair.go), so long lists queue for CPU while requests that
 //     take no such seat do not, and while such requests are served a seat rests three
 //     times as long as a page held it (long reads are background work);
+//   - a request's work is bounded and charged as it grows (fair.go, patchcost.go): JSON
+//     patches by internal/jsonpatch (10,000 operations, 3 MiB of copies, stopped with the
+//     request), strategic merges refused past MaxStrategicMergeCost, selectors compiled so
+//     that matching costs an object's labels; long selectors, large patches and patches
+//     whose work grows past HeavyWorkBytes hold a seat of long reads while they work;
+//   - a request's query is parsed once (query.go);
 //   - a watch's initial events are read from storage as its client takes them: one that
 //     never reads holds about one page of them; a JSON watch writes them from the
 //     stored bytes;

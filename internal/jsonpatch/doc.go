@@ -13,7 +13,10 @@
 //   - the context is checked before each operation, and a patch whose request ended stops
 //     there with the context's error, so no work outlives its request. One operation costs
 //     at most a walk of the document (an array insertion, a test's comparison), and the
-//     document is at most the stored object plus the patch's values plus MaxCopyBytes.
+//     document is at most the stored object plus the patch's values plus MaxCopyBytes;
+//   - once its work (bytes copied, array elements moved, bytes tested) reaches
+//     Limits.HeavyWork, Limits.Heavy is called, so the caller can charge the request for
+//     it before the work goes on.
 //
 // Invariants: Apply never changes its inputs; a patch that fails changes nothing (the
 // caller keeps its document); the result is compact JSON with object keys sorted, as the
