@@ -219,7 +219,7 @@ func (w *workSeat) take() error {
 	if w.seat != nil {
 		return nil
 	}
-	seat, err := w.s.pager.take(w.ctx, w.s.pager.ticket())
+	seat, err := w.s.pager.take(w.ctx, w.s.requestTicket(w.ctx))
 	if err != nil {
 		return err
 	}

@@ -179,3 +179,23 @@ func TestOtherRequestsMarked(t *testing.T) {
 		t.Error("after a paged list, long reads do not rest")
 	}
 }
+
+// TestRequestTicket: a request keeps the ticket it first took for all its seats (its
+// selector's parse, then its pages), ahead of requests that took theirs after it.
+func TestRequestTicket(t *testing.T) {
+	s := &Server{pager: newPager(1, nil)}
+	first := withQuery(httptest.NewRequest(http.MethodGet, "/api/v1/pods?labelSelector=a", nil))
+	t1 := s.requestTicket(first.Context())
+	later := withQuery(httptest.NewRequest(http.MethodGet, "/api/v1/pods", nil))
+	t2 := s.requestTicket(later.Context())
+	if again := s.requestTicket(first.Context()); again != t1 {
+		t.Errorf("the first request's second seat has ticket %d, want its first %d", again, t1)
+	}
+	if t2 <= t1 {
+		t.Errorf("the later request's ticket %d is not after the first's %d", t2, t1)
+	}
+	// Outside a request, every call is a new ticket.
+	if a, b := s.requestTicket(context.Background()), s.requestTicket(context.Background()); a == b {
+		t.Errorf("two tickets outside a request are both %d", a)
+	}
+}

@@ -15,8 +15,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -318,32 +316,24 @@ func (s *Server) selectors(r *http.Request, res *registry.Resource, info request
 		}
 	}
 	if len(ls)+len(fs) >= HeavySelectorBytes {
-		seat, err := s.pager.take(r.Context(), s.pager.ticket())
+		seat, err := s.pager.take(r.Context(), s.requestTicket(r.Context()))
 		if err != nil {
 			return registry.Selector{}, err
 		}
 		defer seat.done()
 	}
-	var l labels.Selector
-	if ls != "" {
-		var err error
-		if l, err = labels.Parse(ls); err != nil {
-			return registry.Selector{}, apierrors.NewBadRequest(err.Error())
-		}
+	sel, err := registry.ParseSelectors(ls, fs)
+	if err != nil {
+		return registry.Selector{}, apierrors.NewBadRequest(err.Error())
 	}
-	var f fields.Selector
-	if fs != "" {
-		var err error
-		if f, err = fields.ParseSelector(fs); err != nil {
-			return registry.Selector{}, apierrors.NewBadRequest(err.Error())
-		}
-		for _, req := range f.Requirements() {
+	if sel.Field != nil {
+		for _, req := range sel.Field.Requirements() {
 			if !supportedField(res, req.Field) {
 				return registry.Selector{}, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
 			}
 		}
 	}
-	return registry.NewSelector(l, f), nil
+	return sel, nil
 }
 
 // supportedField reports whether a field selector key is registered for the resource.

@@ -143,7 +143,7 @@ func (s *Server) streamList(w http.ResponseWriter, r *http.Request, res *registr
 		}
 	}
 	defer release()
-	ticket := s.pager.ticket()
+	ticket := s.requestTicket(r.Context())
 	opts.Pace = func(ctx context.Context) error {
 		var err error
 		if seat, err = s.pager.take(ctx, ticket); err != nil {

@@ -50,7 +50,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Res
 	// revision's events, which a client must get whole) is finished, while a client that
 	// reads nothing is still cut off.
 	_ = rc.SetWriteDeadline(deadline.Add(WatchWriteGrace))
-	ticket := s.pager.ticket()
+	ticket := s.requestTicket(r.Context())
 	events, err := s.cfg.Store.Watch(ctx, res, info.Namespace, registry.WatchOptions{
 		Selector: sel, ResourceVersion: q.Get("resourceVersion"),
 		Bookmarks: q.Get("allowWatchBookmarks") == "true", SendInitialEvents: q.Get("sendInitialEvents") == "true",

@@ -23,7 +23,11 @@ func NewSelector(l labels.Selector, f fields.Selector) Selector {
 	s := Selector{Label: l, Field: f}
 	if l != nil && !l.Empty() {
 		if reqs, ok := l.Requirements(); ok {
-			s.labels = compileLabels(reqs)
+			terms := make([]labelTerm, len(reqs))
+			for i, r := range reqs {
+				terms[i] = labelTerm{key: r.Key(), op: r.Operator(), vals: r.ValuesUnsorted()}
+			}
+			s.labels = compileLabels(terms)
 		}
 	}
 	if f != nil && !f.Empty() {
@@ -57,19 +61,26 @@ type requiredRule struct {
 	rule *keyRule
 }
 
-func compileLabels(reqs labels.Requirements) *labelMatcher {
+// labelTerm is one requirement of a label selector: its values may repeat.
+type labelTerm struct {
+	key  string
+	op   selection.Operator
+	vals []string
+}
+
+func compileLabels(reqs []labelTerm) *labelMatcher {
 	rules := map[string]*keyRule{}
 	var order []string
 	for _, r := range reqs {
-		k := r.Key()
+		k := r.key
 		rule := rules[k]
 		if rule == nil {
 			rule = &keyRule{}
 			rules[k] = rule
 			order = append(order, k)
 		}
-		vals := r.ValuesUnsorted()
-		switch r.Operator() {
+		vals := r.vals
+		switch r.op {
 		case selection.In, selection.Equals, selection.DoubleEquals:
 			rule.mustExist = true
 			set := make(map[string]struct{}, len(vals))
@@ -103,7 +114,7 @@ func compileLabels(reqs labels.Requirements) *labelMatcher {
 				rule.never = true
 				break
 			}
-			if r.Operator() == selection.GreaterThan {
+			if r.op == selection.GreaterThan {
 				if !rule.hasGt || n > rule.gt {
 					rule.gt, rule.hasGt = n, true
 				}
