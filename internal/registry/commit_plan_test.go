@@ -620,7 +620,7 @@ func TestTakeBatch(t *testing.T) {
 		{"same key splits", []*pending{pod("a", 1), pod("b", 1), pod("a", 1), pod("c", 1)}, []int{2, 2}},
 		{"alone", []*pending{pod("a", 1), alone(pod("b", 1)), pod("c", 1)}, []int{1, 1, 1}},
 		{"at most maxBatchWrites", many(maxBatchWrites + 3), []int{maxBatchWrites, 3}},
-		{"bytes", []*pending{pod("a", maxBatchBytes/2), pod("b", maxBatchBytes/2), pod("c", 1), pod("d", maxBatchBytes + 1)}, []int{2, 1, 1}},
+		{"bytes", []*pending{pod("a", maxBatchBytes/2), pod("b", maxBatchBytes/2), pod("c", 1), pod("d", maxBatchBytes+1)}, []int{2, 1, 1}},
 	}
 	for _, c := range cases {
 		nq := &nsQueue{waiting: c.waiting}
