@@ -60,8 +60,8 @@ func TestPlanBatchProperties(t *testing.T) {
 // propRun is one random sequence: the store, the namespace's queue and pipelined state.
 type propRun struct {
 	*planEnv
-	rng   *rand.Rand
-	seed  int
+	rng     *rand.Rand
+	seed    int
 	roundNo int
 	// state is the state the last pipelined plan leaves (nil: read it).
 	state *nsState
@@ -71,7 +71,7 @@ type propRun struct {
 	// those queued without Prepare (the namespace looked quota-free).
 	injected   map[*write]error
 	unprepared map[*write]bool
-	log      []string
+	log        []string
 }
 
 func (r *propRun) fatalf(format string, args ...any) {
@@ -83,7 +83,9 @@ func (r *propRun) fatalf(format string, args ...any) {
 	r.t.Fatalf("seed %d round %d: %s\nlast steps:\n  %s", r.seed, r.roundNo, fmt.Sprintf(format, args...), strings.Join(tail, "\n  "))
 }
 
-func (r *propRun) logf(format string, args ...any) { r.log = append(r.log, fmt.Sprintf(format, args...)) }
+func (r *propRun) logf(format string, args ...any) {
+	r.log = append(r.log, fmt.Sprintf(format, args...))
+}
 
 func (r *propRun) pick(list ...string) string { return list[r.rng.IntN(len(list))] }
 
