@@ -35,7 +35,7 @@ func storageTxnPut(key string, value []byte) storage.Txn {
 //     quota it charged is stored with the oracle's status.used;
 //   - a write whose own object moved is told so (errObjectChanged), never committed.
 func TestPlanBatchProperties(t *testing.T) {
-	sequences, rounds := 200, 25
+	sequences, rounds := 100, 25
 	if testing.Short() {
 		sequences = 40
 	}
@@ -315,7 +315,12 @@ func isSettled(p *pending) bool {
 func (r *propRun) interfere() {
 	r.stats["interference"]++
 	pods, quotas := r.storedNames(r.pods()), r.storedNames(r.quotas())
-	switch n := r.rng.IntN(4); {
+	switch n := r.rng.IntN(5); {
+	case n == 4:
+		r.names++
+		name := fmt.Sprint("oq", r.names)
+		r.commitOther(r.createQuota(newQuota(name, r.randomHard())))
+		r.logf("  other writer: created quota %s", name)
 	case n == 0 && len(quotas) > 0:
 		// A quota rewritten unchanged: its revision moves, its bytes do not.
 		kv := r.kv.keys[r.quotas().Key(planNS, quotas[0])]
