@@ -119,7 +119,7 @@ func (s *Store) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken,
 	for i, j := range batch {
 		j.st.held = []*heldQuota{{slot: sl, key: h.key, obj: cur, stored: h.stored}}
 		j.st.joined = true
-		plan, err := s.planBatch(ctx, j.ns, j.live, j.st, nil)
+		plan, err := s.plan(ctx, j.ns, j.live, j.st, nil)
 		if err != nil {
 			for _, p := range j.live {
 				s.settle(p, 0, err)

@@ -16,11 +16,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/quota"
-	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -51,6 +49,10 @@ import (
 //
 // Pipelined transactions of different namespaces that become ready while an etcd request is
 // in flight share the next request, each still a transaction of its own (combine.go).
+//
+// This file is the driver: queues, leads, reads, transactions, retries. What a batch's
+// transaction is, and what each write's result is, is decided by planBatch, a function of
+// data without IO (commit_plan.go).
 
 // Batch limits: etcd refuses transactions of more than 128 operations or compares, or of
 // more than 1.5 MiB, and two writes to one key.
@@ -110,48 +112,6 @@ type nsQueue struct {
 type queueShard struct {
 	mu     sync.Mutex
 	queues map[string]*nsQueue
-}
-
-// nsState is a namespace's quotas as a plan sees them.
-type nsState struct {
-	quotas []corev1.ResourceQuota
-	// stored[i] is how quotas[i] is stored. A plan's next state shares the slice's
-	// entries for the quotas it does not write; states are never modified once planned.
-	stored []storedQuota
-	// setRev is the quota-set key's mod revision (0: never written); readRev the revision
-	// everything was read at.
-	setRev, readRev int64
-	// enc encodes the quotas of this chain of states.
-	enc *quotaEncoder
-	// crqSetRev is the cluster-quota-set key's mod revision at readRev (0: never written);
-	// crqs the cluster quotas selecting the namespace then. held are those cluster quotas
-	// as a solo batch holding their slots found them (clusterquota.go).
-	crqSetRev int64
-	crqs      []string
-	held      []*heldQuota
-	// joined: the batch is joined with other namespaces' batches, which write the held
-	// cluster quota once (clusterquotajoin.go).
-	joined bool
-}
-
-// storedQuota is a quota's stored bytes and mod revision. A pipelined plan that rewrites a
-// quota records the batch whose transaction writes it instead (rev 0): the revision is
-// known once that transaction commits.
-type storedQuota struct {
-	value []byte
-	rev   int64
-	by    *batchDone
-}
-
-// guard is the compare that the quota at key is still as stored: its mod revision when
-// known, else its value; pipelined plans leave a value guard to be turned into a revision
-// guard when the writing batch has committed by the time the transaction is sent
-// (batchPlan.resolveGuards): the revision is the stronger guard, and far smaller.
-func (q storedQuota) guard(key string) storage.Compare {
-	if q.rev != 0 {
-		return storage.Compare{Target: storage.ModRevisionEquals, Key: key, Revision: q.rev}
-	}
-	return storage.Compare{Target: storage.ValueEquals, Key: key, Value: q.value}
 }
 
 // batchDone reports a submitted batch's progress to the batch planned after it: sent is
@@ -361,7 +321,7 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 		}
 		if err == nil {
 			// Planning a pipelined batch reads nothing (quota writes are committed solo).
-			plan, err = s.planBatch(context.WithoutCancel(live[0].ctx), ns, live, st, mine)
+			plan, err = s.plan(context.WithoutCancel(live[0].ctx), ns, live, st, mine)
 		}
 	}
 	sh.mu.Lock()
@@ -614,48 +574,6 @@ func (s *Store) countRetries(ps []*pending) []*pending {
 	return out
 }
 
-// takeBatch removes the next batch from the queue: a quota write alone, otherwise up to
-// maxBatchWrites writes to distinct keys within the byte limit.
-func takeBatch(q *nsQueue) []*pending {
-	n, bytes := 0, 0
-	keys := map[string]bool{}
-	for n < len(q.waiting) && n < maxBatchWrites {
-		w := q.waiting[n].w
-		if isQuotaWrite(w) || q.waiting[n].alone {
-			if n == 0 {
-				n = 1
-			}
-			break
-		}
-		if keys[w.key] || writesAny(w.extraOps, keys) || (n > 0 && bytes+w.size > maxBatchBytes) {
-			break
-		}
-		keys[w.key] = true
-		for _, op := range w.extraOps {
-			keys[op.Key] = true
-		}
-		bytes += w.size
-		n++
-	}
-	batch := append([]*pending(nil), q.waiting[:n]...)
-	q.waiting = q.waiting[n:]
-	return batch
-}
-
-// writesAny reports whether ops write a key of keys.
-func writesAny(ops []storage.Op, keys map[string]bool) bool {
-	for _, op := range ops {
-		if keys[op.Key] {
-			return true
-		}
-	}
-	return false
-}
-
-func isQuotaWrite(w *write) bool {
-	return w.res.GroupResource() == quotaGVR.GroupResource()
-}
-
 // commitSolo commits a batch without pipelining: state read from storage at each attempt,
 // quotas guarded by mod revision, the whole quota prefix and (for quota writes) the usage
 // epoch guarded at the read revision.
@@ -704,7 +622,7 @@ func (s *Store) commitSolo(ns string, batch []*pending, cached *nsState) (bound 
 			slots = s.lockSlots(st.crqs)
 			err = s.holdClusterQuotas(ctx, st, slots)
 			if err == nil {
-				plan, err = s.planBatch(ctx, ns, live, st, nil)
+				plan, err = s.plan(ctx, ns, live, st, nil)
 			}
 		}
 		cancel()
@@ -829,18 +747,9 @@ func (s *Store) readStateOnce(ctx context.Context, ns string, linearizable bool)
 	if err != nil {
 		return nil, err
 	}
-	st := &nsState{readRev: lr.Revision, enc: newQuotaEncoder(qres.GVK())}
-	for _, kv := range lr.KVs {
-		obj, err := decodeKV(qres, kv)
-		if err != nil {
-			return nil, err
-		}
-		q := obj.(*corev1.ResourceQuota)
-		cacheCanonical(q.Spec.Hard)
-		cacheCanonical(q.Status.Hard)
-		cacheCanonical(q.Status.Used)
-		st.quotas = append(st.quotas, *q)
-		st.stored = append(st.stored, storedQuota{value: kv.Value, rev: kv.ModRevision})
+	st, err := decodeState(qres, lr.KVs, lr.Revision)
+	if err != nil {
+		return nil, err
 	}
 	set, err := s.cfg.Storage.List(ctx, QuotaSetKey(ns), storage.ListOptions{Revision: lr.Revision, Serializable: true})
 	if err != nil {
@@ -857,254 +766,30 @@ func (s *Store) readStateOnce(ctx context.Context, ns string, linearizable bool)
 	return st, nil
 }
 
-// cacheCanonical makes each quantity of list remember its canonical form (as
-// Quantity.String does), so that encoding the state's quotas again with every batch does not
-// canonicalize them again: for some values ("100Ti") that costs microseconds each.
-func cacheCanonical(list corev1.ResourceList) {
-	for name, v := range list {
-		_ = v.String()
-		list[name] = v
-	}
-}
-
-// batchPlan is a batch evaluated against one quota state.
-type batchPlan struct {
-	txn storage.Txn
-	// results[i] is the refusal of live[i], or nil.
-	results  []error
-	included int
-	// validate: refusals or dry runs were judged on the quota state, which the transaction
-	// must confirm even when it writes nothing.
-	validate bool
-	// next is the quota state once the batch commits.
-	next *nsState
-	// pipelined: the transaction guards each quota and the quota set by key (revision or
-	// value), never a range at a read revision, so it may share an etcd request with other
-	// namespaces' transactions (see combiner).
-	pipelined bool
-	// pending are the value guards on quotas that earlier batches write.
-	pending []pendingGuard
-	// crqWrites are the cluster quotas the transaction writes; committedRev the revision
-	// it committed at (0: not committed).
-	crqWrites    []crqWrite
-	committedRev int64
-}
-
-// crqWrite is a cluster quota a plan writes, for its slot once committed.
-type crqWrite struct {
-	slot  *crqSlot
-	value []byte
-	obj   *clusterquota.ClusterResourceQuota
-}
-
-// pendingGuard is the index of a value guard in a plan's compares and the batch whose
-// transaction writes that value.
-type pendingGuard struct {
-	cmp int
-	by  *batchDone
-}
-
-// guard appends the guard of a quota as stored, noting a value guard that a revision may
-// replace.
-func (p *batchPlan) guard(cmps []storage.Compare, q storedQuota, key string) []storage.Compare {
-	if q.rev == 0 && q.by != nil {
-		p.pending = append(p.pending, pendingGuard{cmp: len(cmps), by: q.by})
-	}
-	return append(cmps, q.guard(key))
-}
-
-// resolveGuards replaces each pending value guard whose writing batch has committed by a
-// guard on the revision it committed at. Called when the transaction is about to be sent,
-// after the previous batch's transaction returned.
-func (p *batchPlan) resolveGuards() {
-	for _, g := range p.pending {
-		if rev := g.by.rev.Load(); rev != 0 {
-			c := &p.txn.Compares[g.cmp]
-			*c = storage.Compare{Target: storage.ModRevisionEquals, Key: c.Key, Revision: rev}
-		}
-	}
-	p.pending = nil
-}
-
-// planBatch evaluates each write in order against the running usage and builds the
-// transaction. A pipelined plan (mine: its batch) guards the quotas it read from the plans
-// before it by value until they commit (see storedQuota.guard); a solo plan guards by
-// revision everything it read.
-func (s *Store) planBatch(ctx context.Context, ns string, live []*pending, st *nsState, mine *batchDone) (*batchPlan, error) {
-	pipelined := mine != nil
+// plan plans a batch on st (planBatch) with the store's quota accounting: the namespace's
+// objects are listed at st.readRev only when a quota write's status is computed. It then
+// records which writes were judged and offers the quotas the transaction writes to the
+// watch hub. mine is the batch when pipelined (nil: solo).
+func (s *Store) plan(ctx context.Context, ns string, live []*pending, st *nsState, mine *batchDone) (*batchPlan, error) {
 	qres := s.cfg.Catalogue.Get(quotaGVR)
-	quotas := decisionQuotas(st.quotas)
-	// The cluster quotas held for this batch are checked as ResourceQuotas of the
-	// namespace, after its own (quotas[nsN:]).
-	nsN := len(quotas)
-	for _, h := range st.held {
-		quotas = append(quotas, clusterquota.View(h.obj, ns))
-	}
-	plan := &batchPlan{results: make([]error, len(live))}
-	// touched[j]: quotas[j] changed and is written.
-	touched := make([]bool, len(quotas))
-	objOps := make([]storage.Op, 0, len(live)+len(quotas)+1)
-	cmps := make([]storage.Compare, 0, len(live)+len(quotas)+2)
-	quotaWrite := false
-	var writtenGRs []schema.GroupResource
+	writes := make([]*write, len(live))
 	for i, p := range live {
-		w := p.w
-		isQuota := isQuotaWrite(w)
-		// 1. Quota: charge or credit against the running usage of this batch.
-		var changed []corev1.ResourceQuota
-		var err error
-		if s.cfg.Quota != nil {
-			if !w.prepared && len(quotas) > 0 {
-				// A quota appeared since the write skipped Prepare.
-				w.quota, w.quotaErr = s.cfg.Quota.Prepare(w.attrs)
-				w.prepared = true
-			}
-			err = w.quotaErr
-			if err == nil && w.quota != nil {
-				changed, err = w.quota.Check(quotas)
-			}
-			if len(quotas) > 0 {
-				p.judged = true
-			}
-			if err != nil {
-				plan.results[i] = err
-				plan.validate = true
-				continue
-			}
-		}
-		if w.attrs.DryRun {
-			plan.validate = true
-		}
-		// 2. A quota being created or edited gets its complete status computed from the
-		// namespace at the read revision, guarded by the namespace's usage epoch.
-		if isQuota && w.obj != nil {
-			rq := w.obj.(*corev1.ResourceQuota)
-			compute := s.computeQuotaStatus
-			if w.attrs.Subresource == "status" {
-				compute = s.writtenQuotaStatus
-			}
-			if err := compute(ctx, rq, st.readRev); err != nil {
-				return nil, err
-			}
-			cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKey(ns), Revision: st.readRev})
-		}
-		if w.attrs.DryRun {
-			continue
-		}
-		for _, c := range changed {
-			if isQuota && c.Name == w.attrs.Name {
-				continue // the written quota's own status is set above (or it is deleted)
-			}
-			for j := range quotas {
-				if quotas[j].Name == c.Name && quotas[j].UID == c.UID {
-					quotas[j] = c
-					touched[j] = true
-				}
-			}
-		}
-		if isQuota {
-			quotaWrite = true
-			for j := range quotas[:nsN] {
-				if quotas[j].Name == w.attrs.Name {
-					touched[j] = false
-				}
-			}
-		}
-		// 3. The object itself, guarded by its own mod revision, with what it allocates.
-		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: w.key, Revision: w.guard})
-		cmps = append(cmps, w.extraCmps...)
-		objOps = append(objOps, w.extraOps...)
-		if w.obj != nil {
-			b := w.value
-			if b == nil {
-				if b, err = encodeStored(w.res, w.obj); err != nil {
-					return nil, internalError(err)
-				}
-			}
-			objOps = append(objOps, storage.Op{Type: storage.OpPut, Key: w.key, Value: b})
-		} else {
-			objOps = append(objOps, storage.Op{Type: storage.OpDelete, Key: w.key})
-		}
-		plan.included++
-		if !slices.Contains(writtenGRs, w.res.GroupResource()) {
-			writtenGRs = append(writtenGRs, w.res.GroupResource())
+		writes[i] = p.w
+	}
+	plan, err := planBatch(planInput{ns: ns, state: st, writes: writes, mine: mine, quota: s.cfg.Quota, quotaRes: qres,
+		objects: s.objectsAt(ctx, ns, st.readRev)})
+	for i, judged := range plan.judged {
+		if judged {
+			live[i].judged = true
 		}
 	}
-	// 4. Each touched quota once, guarded; the quota set; the usage epoch.
-	// The next state holds what is stored: untouched quotas as read, not as judged.
-	nextQuotas := append([]corev1.ResourceQuota(nil), st.quotas...)
-	for j := range quotas[:nsN] {
-		if touched[j] {
-			nextQuotas[j] = quotas[j]
-		}
+	if err != nil {
+		return nil, err
 	}
-	next := &nsState{quotas: nextQuotas, stored: append([]storedQuota(nil), st.stored...), setRev: st.setRev, readRev: st.readRev, enc: st.enc,
-		crqSetRev: st.crqSetRev, crqs: st.crqs}
-	ops := objOps
-	for j, h := range st.held {
-		// Each held cluster quota is guarded (refusals may come from it), and written with
-		// its total and the namespace's entry moved when charged.
-		cmps = append(cmps, h.stored.guard(h.key))
-		if !touched[nsN+j] {
-			continue
-		}
-		charged := clusterquota.Charge(h.obj, ns, quotas[nsN+j].Status.Used)
-		if st.joined {
-			// Joined with other namespaces' batches: written once, by the join.
-			plan.crqWrites = append(plan.crqWrites, crqWrite{slot: h.slot, obj: charged})
-			continue
-		}
-		b, err := encodeClusterQuota(charged)
-		if err != nil {
-			return nil, internalError(err)
-		}
-		ops = append(ops, storage.Op{Type: storage.OpPut, Key: h.key, Value: b})
-		plan.crqWrites = append(plan.crqWrites, crqWrite{slot: h.slot, value: b, obj: charged})
+	for i := range plan.offers {
+		o := &plan.offers[i]
+		s.offer(qres, o.key, o.value, func() runtime.Object { cp := o.quota; return &cp })
 	}
-	cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: ClusterQuotaSetKey, Revision: st.crqSetRev})
-	for j := range quotas[:nsN] {
-		q := &quotas[j]
-		if !touched[j] {
-			continue
-		}
-		b, err := st.enc.encode(q)
-		if err != nil {
-			return nil, internalError(err)
-		}
-		key := qres.Key(ns, q.Name)
-		// The hub may share the quota: its maps are never modified once in a plan.
-		s.offer(qres, key, b, func() runtime.Object { cp := *q; return &cp })
-		cmps = plan.guard(cmps, st.stored[j], key)
-		ops = append(ops, storage.Op{Type: storage.OpPut, Key: key, Value: b})
-		next.stored[j] = storedQuota{value: b, by: mine}
-	}
-	if pipelined {
-		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: QuotaSetKey(ns), Revision: st.setRev})
-		if plan.validate {
-			// Refusals may come from quotas this batch does not touch: confirm them all.
-			for j := range st.quotas {
-				if !touched[j] {
-					cmps = plan.guard(cmps, st.stored[j], qres.Key(ns, st.quotas[j].Name))
-				}
-			}
-		}
-	} else {
-		cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: qres.KeyPrefix(ns), Revision: st.readRev})
-	}
-	if quotaWrite {
-		ops = append(ops, storage.Op{Type: storage.OpPut, Key: QuotaSetKey(ns)})
-	}
-	// The usage epochs of the group-resources written: recomputations (of a quota, of a
-	// cluster quota) guard on them to learn that nothing they count changed.
-	for _, gr := range writtenGRs {
-		ops = append(ops, storage.Op{Type: storage.OpPut, Key: epochKeyFor(ns, gr)})
-	}
-	if len(writtenGRs) == 0 {
-		ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKey(ns)})
-	}
-	plan.txn = storage.Txn{Compares: cmps, Ops: ops}
-	plan.next = next
-	plan.pipelined = pipelined
 	return plan, nil
 }
 

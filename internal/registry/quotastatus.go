@@ -2,10 +2,12 @@ package registry
 
 import (
 	"context"
-	"github.com/quotad/quotad/internal/quota"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/quotad/quotad/internal/quota"
 )
 
 // A write to a ResourceQuota's /status is accepted as upstream accepts it: the stored
@@ -32,6 +34,50 @@ func statusKeepsMeta(obj runtime.Object) bool {
 // writtenQuotaStatus sets a /status write's quota status: status.hard as written and
 // status.used computed at rev for the names of both spec.hard and the written status.hard.
 func (s *Store) writtenQuotaStatus(ctx context.Context, rq *corev1.ResourceQuota, rev int64) error {
+	return writtenQuotaStatusOf(s.cfg.Quota, rq, s.objectsAt(ctx, rq.Namespace, rev))
+}
+
+// quotaStatus sets status.hard = spec.hard and status.used computed by acct (nil: quota
+// accounting is off, used is left as is) from objects, the namespace's objects as stored
+// at one revision; the quota counts itself, as written, in place of its stored version.
+// It does no IO of its own.
+func quotaStatus(acct Quota, rq *corev1.ResourceQuota, objects func(schema.GroupResource) ([]runtime.Object, error)) error {
+	rq.Status.Hard = rq.Spec.Hard.DeepCopy()
+	if acct == nil {
+		if rq.Status.Used == nil {
+			rq.Status.Used = corev1.ResourceList{}
+		}
+		return nil
+	}
+	used, err := acct.Usage(rq, func(gr schema.GroupResource) ([]runtime.Object, error) {
+		objs, err := objects(gr)
+		if err != nil {
+			return nil, err
+		}
+		if gr == quotaGVR.GroupResource() {
+			out := objs[:0]
+			for _, o := range objs {
+				if o.(*corev1.ResourceQuota).Name != rq.Name {
+					out = append(out, o)
+				}
+			}
+			objs = append(out, rq)
+		}
+		return objs, nil
+	})
+	if err != nil {
+		return internalError(err)
+	}
+	if used == nil {
+		used = corev1.ResourceList{}
+	}
+	rq.Status.Used = used
+	return nil
+}
+
+// writtenQuotaStatusOf is quotaStatus for a /status write: status.hard as written and
+// status.used computed for the names of both spec.hard and the written status.hard.
+func writtenQuotaStatusOf(acct Quota, rq *corev1.ResourceQuota, objects func(schema.GroupResource) ([]runtime.Object, error)) error {
 	written := rq.Status.Hard.DeepCopy()
 	spec := rq.Spec.Hard
 	union := spec.DeepCopy()
@@ -44,7 +90,7 @@ func (s *Store) writtenQuotaStatus(ctx context.Context, rq *corev1.ResourceQuota
 		}
 	}
 	rq.Spec.Hard = union
-	err := s.computeQuotaStatus(ctx, rq, rev)
+	err := quotaStatus(acct, rq, objects)
 	rq.Spec.Hard = spec
 	rq.Status.Hard = written
 	return err

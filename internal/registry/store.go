@@ -236,39 +236,14 @@ type write struct {
 }
 
 // computeQuotaStatus sets status.hard = spec.hard and status.used from the namespace's
-// objects at revision rev (the quota itself included, as it counts itself).
+// objects at revision rev (the quota itself included, as it counts itself; quotaStatus).
 func (s *Store) computeQuotaStatus(ctx context.Context, rq *corev1.ResourceQuota, rev int64) error {
-	rq.Status.Hard = rq.Spec.Hard.DeepCopy()
-	if s.cfg.Quota == nil {
-		if rq.Status.Used == nil {
-			rq.Status.Used = corev1.ResourceList{}
-		}
-		return nil
-	}
-	used, err := s.cfg.Quota.Usage(rq, func(gr schema.GroupResource) ([]runtime.Object, error) {
-		objs, err := s.listAt(ctx, gr, rq.Namespace, rev)
-		if err != nil {
-			return nil, err
-		}
-		if gr == quotaGVR.GroupResource() {
-			out := objs[:0]
-			for _, o := range objs {
-				if o.(*corev1.ResourceQuota).Name != rq.Name {
-					out = append(out, o)
-				}
-			}
-			objs = append(out, rq)
-		}
-		return objs, nil
-	})
-	if err != nil {
-		return internalError(err)
-	}
-	if used == nil {
-		used = corev1.ResourceList{}
-	}
-	rq.Status.Used = used
-	return nil
+	return quotaStatus(s.cfg.Quota, rq, s.objectsAt(ctx, rq.Namespace, rev))
+}
+
+// objectsAt lists a namespace's objects of a group-resource as stored at revision rev.
+func (s *Store) objectsAt(ctx context.Context, ns string, rev int64) func(schema.GroupResource) ([]runtime.Object, error) {
+	return func(gr schema.GroupResource) ([]runtime.Object, error) { return s.listAt(ctx, gr, ns, rev) }
 }
 
 // listAt returns every object of a group-resource in a namespace at revision rev.

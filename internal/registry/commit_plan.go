@@ -1,0 +1,437 @@
+package registry
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/quotad/quotad/internal/quota/clusterquota"
+	"github.com/quotad/quotad/internal/storage"
+)
+
+// Planning a batch (the pure half of group commit; commit.go is the driver doing the IO).
+//
+// A namespace's batch is planned as a function of data: the quota state the previous batch
+// leaves or storage holds (nsState), the writes in arrival order, and, for a quota write,
+// the namespace's objects at the state's read revision. The plan is the transaction to run,
+// as plain compares and ops, the state once it commits and each write's result
+// (batchPlan). The driver reads, runs the transaction and, when a guard fails, reads again
+// and plans again:
+//
+//  1. takeBatch takes the next batch off the namespace's queue: a quota write alone, or up
+//     to maxBatchWrites writes to distinct keys within maxBatchBytes.
+//  2. The driver supplies the state: the previous plan's next state (pipelined), or one
+//     read from storage at one revision (decodeState, readStateOnce).
+//  3. planBatch checks each write in order against the running usage (quota.Prepared.Check,
+//     upstream's CheckRequest) and builds one transaction: every admitted write's object
+//     guarded by its mod revision, each touched quota once, guarded as the state holds it,
+//     the quota set (or the whole quota prefix at the read revision) and the usage epochs.
+//  4. The driver sends it; on a conflict it sorts out the writes whose own object changed
+//     and plans the others again on a fresh read (commit.go: finishBatch, sortConflict).
+//
+// So I1 and I2 (design.md §2) are properties of planBatch's output: what a committed
+// transaction writes to the quotas is exactly what its admitted writes charge and credit,
+// and its guards fail whenever the state it was planned on is no longer what is stored.
+
+// nsState is a namespace's quotas as a plan sees them.
+type nsState struct {
+	quotas []corev1.ResourceQuota
+	// stored[i] is how quotas[i] is stored. A plan's next state shares the slice's
+	// entries for the quotas it does not write; states are never modified once planned.
+	stored []storedQuota
+	// setRev is the quota-set key's mod revision (0: never written); readRev the revision
+	// everything was read at.
+	setRev, readRev int64
+	// enc encodes the quotas of this chain of states.
+	enc *quotaEncoder
+	// crqSetRev is the cluster-quota-set key's mod revision at readRev (0: never written);
+	// crqs the cluster quotas selecting the namespace then. held are those cluster quotas
+	// as a solo batch holding their slots found them (clusterquota.go).
+	crqSetRev int64
+	crqs      []string
+	held      []*heldQuota
+	// joined: the batch is joined with other namespaces' batches, which write the held
+	// cluster quota once (clusterquotajoin.go).
+	joined bool
+}
+
+// storedQuota is a quota's stored bytes and mod revision. A pipelined plan that rewrites a
+// quota records the batch whose transaction writes it instead (rev 0): the revision is
+// known once that transaction commits.
+type storedQuota struct {
+	value []byte
+	rev   int64
+	by    *batchDone
+}
+
+// guard is the compare that the quota at key is still as stored: its mod revision when
+// known, else its value; pipelined plans leave a value guard to be turned into a revision
+// guard when the writing batch has committed by the time the transaction is sent
+// (batchPlan.resolveGuards): the revision is the stronger guard, and far smaller.
+func (q storedQuota) guard(key string) storage.Compare {
+	if q.rev != 0 {
+		return storage.Compare{Target: storage.ModRevisionEquals, Key: key, Revision: q.rev}
+	}
+	return storage.Compare{Target: storage.ValueEquals, Key: key, Value: q.value}
+}
+
+// takeBatch removes the next batch from the queue: a quota write alone, otherwise up to
+// maxBatchWrites writes to distinct keys within the byte limit.
+func takeBatch(q *nsQueue) []*pending {
+	n, bytes := 0, 0
+	keys := map[string]bool{}
+	for n < len(q.waiting) && n < maxBatchWrites {
+		w := q.waiting[n].w
+		if isQuotaWrite(w) || q.waiting[n].alone {
+			if n == 0 {
+				n = 1
+			}
+			break
+		}
+		if keys[w.key] || writesAny(w.extraOps, keys) || (n > 0 && bytes+w.size > maxBatchBytes) {
+			break
+		}
+		keys[w.key] = true
+		for _, op := range w.extraOps {
+			keys[op.Key] = true
+		}
+		bytes += w.size
+		n++
+	}
+	batch := append([]*pending(nil), q.waiting[:n]...)
+	q.waiting = q.waiting[n:]
+	return batch
+}
+
+// writesAny reports whether ops write a key of keys.
+func writesAny(ops []storage.Op, keys map[string]bool) bool {
+	for _, op := range ops {
+		if keys[op.Key] {
+			return true
+		}
+	}
+	return false
+}
+
+func isQuotaWrite(w *write) bool {
+	return w.res.GroupResource() == quotaGVR.GroupResource()
+}
+
+// cacheCanonical makes each quantity of list remember its canonical form (as
+// Quantity.String does), so that encoding the state's quotas again with every batch does not
+// canonicalize them again: for some values ("100Ti") that costs microseconds each.
+func cacheCanonical(list corev1.ResourceList) {
+	for name, v := range list {
+		_ = v.String()
+		list[name] = v
+	}
+}
+
+// batchPlan is a batch evaluated against one quota state.
+type batchPlan struct {
+	txn storage.Txn
+	// results[i] is the refusal of the batch's i-th write, or nil: then the write commits
+	// with the transaction (a dry run: would commit).
+	results []error
+	// judged[i]: the i-th write was evaluated against at least one quota (for the decision
+	// metric).
+	judged []bool
+	// included counts the writes the transaction stores (neither refused nor dry runs).
+	included int
+	// validate: refusals or dry runs were judged on the quota state, which the transaction
+	// must confirm even when it writes nothing.
+	validate bool
+	// next is the quota state once the batch commits.
+	next *nsState
+	// pipelined: the transaction guards each quota and the quota set by key (revision or
+	// value), never a range at a read revision, so it may share an etcd request with other
+	// namespaces' transactions (see combiner).
+	pipelined bool
+	// pending are the value guards on quotas that earlier batches write.
+	pending []pendingGuard
+	// crqWrites are the cluster quotas the transaction writes; committedRev the revision
+	// it committed at (0: not committed).
+	crqWrites    []crqWrite
+	committedRev int64
+	// offers are the quotas the transaction writes, for the watch hub.
+	offers []quotaOffer
+}
+
+// crqWrite is a cluster quota a plan writes, for its slot once committed.
+type crqWrite struct {
+	slot  *crqSlot
+	value []byte
+	obj   *clusterquota.ClusterResourceQuota
+}
+
+// pendingGuard is the index of a value guard in a plan's compares and the batch whose
+// transaction writes that value.
+type pendingGuard struct {
+	cmp int
+	by  *batchDone
+}
+
+// guard appends the guard of a quota as stored, noting a value guard that a revision may
+// replace.
+func (p *batchPlan) guard(cmps []storage.Compare, q storedQuota, key string) []storage.Compare {
+	if q.rev == 0 && q.by != nil {
+		p.pending = append(p.pending, pendingGuard{cmp: len(cmps), by: q.by})
+	}
+	return append(cmps, q.guard(key))
+}
+
+// resolveGuards replaces each pending value guard whose writing batch has committed by a
+// guard on the revision it committed at. Called when the transaction is about to be sent,
+// after the previous batch's transaction returned.
+func (p *batchPlan) resolveGuards() {
+	for _, g := range p.pending {
+		if rev := g.by.rev.Load(); rev != 0 {
+			c := &p.txn.Compares[g.cmp]
+			*c = storage.Compare{Target: storage.ModRevisionEquals, Key: c.Key, Revision: rev}
+		}
+	}
+	p.pending = nil
+}
+
+// planInput is everything planning a batch reads. All of it is data read before planning:
+// the quota state (as read from storage at state.readRev, or as the previous plan leaves
+// it), the writes in arrival order, and the namespace's objects at state.readRev, which
+// only a quota write's status needs.
+type planInput struct {
+	ns    string
+	state *nsState
+	// writes are the batch's writes, in arrival order.
+	writes []*write
+	// mine is the batch being planned when pipelined (see storedQuota.guard); nil plans a
+	// solo batch, which guards by revision everything it read.
+	mine *batchDone
+	// quota is the store's quota accounting (nil: the ResourceQuota plugin is disabled).
+	quota Quota
+	// quotaRes is the ResourceQuota resource (its keys and stored form).
+	quotaRes *Resource
+	// objects lists the namespace's objects of a group-resource as stored at state.readRev
+	// (quota.ListFunc). The store's lists them lazily from storage, at that revision, only
+	// when a quota write's status is computed.
+	objects func(schema.GroupResource) ([]runtime.Object, error)
+}
+
+// quotaOffer is a quota a plan writes, for the watch hub (Store.offer) before its
+// transaction is sent.
+type quotaOffer struct {
+	key   string
+	value []byte
+	quota corev1.ResourceQuota
+}
+
+// planBatch evaluates each write in order against the running usage and returns the
+// transaction to run, the quota state once it commits and each write's result. It does no
+// IO and keeps no state between calls: the same input gives the same plan. Its only
+// effects on its input are the ones a write's commit keeps: a write that skipped
+// Prepare while the namespace looked quota-free is prepared (w.quota), its decision records
+// its findings (Check), and a quota write's object gets its computed status (what the
+// client is answered). The previous states are never modified (next shares what it does
+// not change).
+//
+// A pipelined plan (in.mine set) guards the quotas it took from the plans before it by
+// value until they commit (see storedQuota.guard), and the quota set by its key; a solo
+// plan guards by revision everything it read, the namespace's whole quota prefix at the
+// read revision included.
+//
+// On error the plan is nil except for judged (as far as planning got).
+func planBatch(in planInput) (*batchPlan, error) {
+	st, ns, qres := in.state, in.ns, in.quotaRes
+	pipelined := in.mine != nil
+	quotas := decisionQuotas(st.quotas)
+	// The cluster quotas held for this batch are checked as ResourceQuotas of the
+	// namespace, after its own (quotas[nsN:]).
+	nsN := len(quotas)
+	for _, h := range st.held {
+		quotas = append(quotas, clusterquota.View(h.obj, ns))
+	}
+	plan := &batchPlan{results: make([]error, len(in.writes)), judged: make([]bool, len(in.writes))}
+	fail := func(err error) (*batchPlan, error) { return &batchPlan{judged: plan.judged}, err }
+	// touched[j]: quotas[j] changed and is written.
+	touched := make([]bool, len(quotas))
+	objOps := make([]storage.Op, 0, len(in.writes)+len(quotas)+1)
+	cmps := make([]storage.Compare, 0, len(in.writes)+len(quotas)+2)
+	quotaWrite := false
+	var writtenGRs []schema.GroupResource
+	for i, w := range in.writes {
+		isQuota := isQuotaWrite(w)
+		// 1. Quota: charge or credit against the running usage of this batch.
+		var changed []corev1.ResourceQuota
+		var err error
+		if in.quota != nil {
+			if !w.prepared && len(quotas) > 0 {
+				// A quota appeared since the write skipped Prepare.
+				w.quota, w.quotaErr = in.quota.Prepare(w.attrs)
+				w.prepared = true
+			}
+			err = w.quotaErr
+			if err == nil && w.quota != nil {
+				changed, err = w.quota.Check(quotas)
+			}
+			plan.judged[i] = len(quotas) > 0
+			if err != nil {
+				plan.results[i] = err
+				plan.validate = true
+				continue
+			}
+		}
+		if w.attrs.DryRun {
+			plan.validate = true
+		}
+		// 2. A quota being created or edited gets its complete status computed from the
+		// namespace at the read revision, guarded by the namespace's usage epoch.
+		if isQuota && w.obj != nil {
+			rq := w.obj.(*corev1.ResourceQuota)
+			compute := quotaStatus
+			if w.attrs.Subresource == "status" {
+				compute = writtenQuotaStatusOf
+			}
+			if err := compute(in.quota, rq, in.objects); err != nil {
+				return fail(err)
+			}
+			cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKey(ns), Revision: st.readRev})
+		}
+		if w.attrs.DryRun {
+			continue
+		}
+		for _, c := range changed {
+			if isQuota && c.Name == w.attrs.Name {
+				continue // the written quota's own status is set above (or it is deleted)
+			}
+			for j := range quotas {
+				if quotas[j].Name == c.Name && quotas[j].UID == c.UID {
+					quotas[j] = c
+					touched[j] = true
+				}
+			}
+		}
+		if isQuota {
+			quotaWrite = true
+			for j := range quotas[:nsN] {
+				if quotas[j].Name == w.attrs.Name {
+					touched[j] = false
+				}
+			}
+		}
+		// 3. The object itself, guarded by its own mod revision, with what it allocates.
+		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: w.key, Revision: w.guard})
+		cmps = append(cmps, w.extraCmps...)
+		objOps = append(objOps, w.extraOps...)
+		if w.obj != nil {
+			b := w.value
+			if b == nil {
+				if b, err = encodeStored(w.res, w.obj); err != nil {
+					return fail(internalError(err))
+				}
+			}
+			objOps = append(objOps, storage.Op{Type: storage.OpPut, Key: w.key, Value: b})
+		} else {
+			objOps = append(objOps, storage.Op{Type: storage.OpDelete, Key: w.key})
+		}
+		plan.included++
+		if !slices.Contains(writtenGRs, w.res.GroupResource()) {
+			writtenGRs = append(writtenGRs, w.res.GroupResource())
+		}
+	}
+	// 4. Each touched quota once, guarded; the quota set; the usage epoch.
+	// The next state holds what is stored: untouched quotas as read, not as judged.
+	nextQuotas := append([]corev1.ResourceQuota(nil), st.quotas...)
+	for j := range quotas[:nsN] {
+		if touched[j] {
+			nextQuotas[j] = quotas[j]
+		}
+	}
+	next := &nsState{quotas: nextQuotas, stored: append([]storedQuota(nil), st.stored...), setRev: st.setRev, readRev: st.readRev, enc: st.enc,
+		crqSetRev: st.crqSetRev, crqs: st.crqs}
+	ops := objOps
+	for j, h := range st.held {
+		// Each held cluster quota is guarded (refusals may come from it), and written with
+		// its total and the namespace's entry moved when charged.
+		cmps = append(cmps, h.stored.guard(h.key))
+		if !touched[nsN+j] {
+			continue
+		}
+		charged := clusterquota.Charge(h.obj, ns, quotas[nsN+j].Status.Used)
+		if st.joined {
+			// Joined with other namespaces' batches: written once, by the join.
+			plan.crqWrites = append(plan.crqWrites, crqWrite{slot: h.slot, obj: charged})
+			continue
+		}
+		b, err := encodeClusterQuota(charged)
+		if err != nil {
+			return fail(internalError(err))
+		}
+		ops = append(ops, storage.Op{Type: storage.OpPut, Key: h.key, Value: b})
+		plan.crqWrites = append(plan.crqWrites, crqWrite{slot: h.slot, value: b, obj: charged})
+	}
+	cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: ClusterQuotaSetKey, Revision: st.crqSetRev})
+	for j := range quotas[:nsN] {
+		q := &quotas[j]
+		if !touched[j] {
+			continue
+		}
+		b, err := st.enc.encode(q)
+		if err != nil {
+			return fail(internalError(err))
+		}
+		key := qres.Key(ns, q.Name)
+		// The hub may share the quota: its maps are never modified once in a plan.
+		plan.offers = append(plan.offers, quotaOffer{key: key, value: b, quota: *q})
+		cmps = plan.guard(cmps, st.stored[j], key)
+		ops = append(ops, storage.Op{Type: storage.OpPut, Key: key, Value: b})
+		next.stored[j] = storedQuota{value: b, by: in.mine}
+	}
+	if pipelined {
+		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: QuotaSetKey(ns), Revision: st.setRev})
+		if plan.validate {
+			// Refusals may come from quotas this batch does not touch: confirm them all.
+			for j := range st.quotas {
+				if !touched[j] {
+					cmps = plan.guard(cmps, st.stored[j], qres.Key(ns, st.quotas[j].Name))
+				}
+			}
+		}
+	} else {
+		cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: qres.KeyPrefix(ns), Revision: st.readRev})
+	}
+	if quotaWrite {
+		ops = append(ops, storage.Op{Type: storage.OpPut, Key: QuotaSetKey(ns)})
+	}
+	// 5. The usage epochs of the group-resources written: recomputations (of a quota, of a
+	// cluster quota) guard on them to learn that nothing they count changed.
+	for _, gr := range writtenGRs {
+		ops = append(ops, storage.Op{Type: storage.OpPut, Key: epochKeyFor(ns, gr)})
+	}
+	if len(writtenGRs) == 0 {
+		ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKey(ns)})
+	}
+	plan.txn = storage.Txn{Compares: cmps, Ops: ops}
+	plan.next = next
+	plan.pipelined = pipelined
+	return plan, nil
+}
+
+// decodeState builds a namespace's quota state from its quotas' keys as read at revision
+// rev (kvs, in key order). The quota-set key's revision and the cluster quotas binding the
+// namespace are read apart (readStateOnce).
+func decodeState(qres *Resource, kvs []storage.KV, rev int64) (*nsState, error) {
+	st := &nsState{readRev: rev, enc: newQuotaEncoder(qres.GVK())}
+	for _, kv := range kvs {
+		obj, err := decodeKV(qres, kv)
+		if err != nil {
+			return nil, err
+		}
+		q := obj.(*corev1.ResourceQuota)
+		cacheCanonical(q.Spec.Hard)
+		cacheCanonical(q.Status.Hard)
+		cacheCanonical(q.Status.Used)
+		st.quotas = append(st.quotas, *q)
+		st.stored = append(st.stored, storedQuota{value: kv.Value, rev: kv.ModRevision})
+	}
+	return st, nil
+}

@@ -1,0 +1,540 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/quota"
+	"github.com/quotad/quotad/internal/storage"
+)
+
+func storageTxnPut(key string, value []byte) storage.Txn {
+	return storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: value}}}
+}
+
+// TestPlanBatchProperties drives planBatch through random sequences of writes as the
+// driver (commit.go) does — batches taken off a queue (takeBatch), pipelined on the state
+// the previous plan leaves or planned solo on a fresh read, quota writes redone on the quota
+// as read (redoMoved), failed guards sorted and retried, too-large batches split — with
+// other writers committing in between, transactions failing (before or after they apply)
+// and injected errors. The store is memKV; the oracle is quota.CheckRequest. After every
+// step:
+//
+//   - I1: every stored quota's status.used is what its stored objects charge;
+//   - I2: a committed transaction raises no used[r] above an (Enforce) quota's spec.hard[r];
+//   - every write of a committed transaction got the oracle's decision (admitted, or the
+//     same refusal), on the quotas stored when it committed, in batch order, and every
+//     quota it charged is stored with the oracle's status.used;
+//   - a write whose own object moved is told so (errObjectChanged), never committed.
+func TestPlanBatchProperties(t *testing.T) {
+	sequences, rounds := 100, 25
+	if testing.Short() {
+		sequences = 40
+	}
+	total := map[string]int{}
+	for seed := 1; seed <= sequences; seed++ {
+		r := &propRun{planEnv: newPlanEnv(t), rng: rand.New(rand.NewPCG(uint64(seed), 24)), seed: seed, stats: total,
+			injected: map[*write]error{}, unprepared: map[*write]bool{}}
+		for round := 0; round < rounds; round++ {
+			r.round(round)
+		}
+	}
+	t.Logf("%d sequences of %d rounds: %v", sequences, rounds, total)
+	// The run covers what it claims to.
+	for _, what := range []string{"committed", "refused", "conflict", "objectChanged", "pipelined", "redo", "tooLarge",
+		"txnFailed", "ambiguous", "planError", "interference", "quotaWrite", "dryRun", "unprepared", "injectedError"} {
+		if total[what] == 0 {
+			t.Errorf("no %s in the run", what)
+		}
+	}
+}
+
+// propRun is one random sequence: the store, the namespace's queue and pipelined state.
+type propRun struct {
+	*planEnv
+	rng     *rand.Rand
+	seed    int
+	roundNo int
+	// state is the state the last pipelined plan leaves (nil: read it).
+	state *nsState
+	names int
+	stats map[string]int
+	// injected are the writes given a quota error instead of their decision; unprepared
+	// those queued without Prepare (the namespace looked quota-free).
+	injected   map[*write]error
+	unprepared map[*write]bool
+	log        []string
+}
+
+func (r *propRun) fatalf(format string, args ...any) {
+	r.t.Helper()
+	tail := r.log
+	if len(tail) > 30 {
+		tail = tail[len(tail)-30:]
+	}
+	r.t.Fatalf("seed %d round %d: %s\nlast steps:\n  %s", r.seed, r.roundNo, fmt.Sprintf(format, args...), strings.Join(tail, "\n  "))
+}
+
+func (r *propRun) logf(format string, args ...any) {
+	r.log = append(r.log, fmt.Sprintf(format, args...))
+}
+
+func (r *propRun) pick(list ...string) string { return list[r.rng.IntN(len(list))] }
+
+// storedPods and storedQuotas are the names stored now, in key order.
+func (r *propRun) storedNames(res *Resource) []string {
+	var out []string
+	for _, kv := range r.kv.list(res.KeyPrefix(planNS)) {
+		out = append(out, strings.TrimPrefix(kv.Key, res.KeyPrefix(planNS)))
+	}
+	return out
+}
+
+func (r *propRun) randomHard() corev1.ResourceList {
+	l := corev1.ResourceList{}
+	if r.rng.IntN(4) > 0 {
+		l = hardOf("requests.cpu", r.pick("500m", "1", "2", "3"))
+	}
+	if r.rng.IntN(2) == 0 {
+		l["pods"] = hardOf("pods", r.pick("2", "4", "6"))["pods"]
+	}
+	if r.rng.IntN(4) == 0 {
+		l["resourcequotas"] = hardOf("resourcequotas", r.pick("1", "2", "3"))["resourcequotas"]
+	}
+	if r.rng.IntN(5) == 0 {
+		l["count/pods"] = hardOf("count/pods", r.pick("3", "5"))["count/pods"]
+	}
+	return l
+}
+
+// genWrite returns a random write on the store as it is now.
+func (r *propRun) genWrite() *write {
+	pods, quotas := r.storedNames(r.pods()), r.storedNames(r.quotas())
+	cpu := func() string { return r.pick("100m", "250m", "500m", "1") }
+	n := r.rng.IntN(100)
+	var w *write
+	switch {
+	case n < 40 || len(pods) == 0 && n < 75:
+		r.names++
+		name := fmt.Sprint("p", r.names)
+		if r.rng.IntN(20) == 0 && len(pods) > 0 {
+			name = pods[r.rng.IntN(len(pods))] // already exists: its guard fails
+		}
+		phase := corev1.PodPhase("")
+		if r.rng.IntN(10) == 0 {
+			phase = corev1.PodSucceeded
+		}
+		dry, unprepared := r.rng.IntN(10) == 0, r.rng.IntN(10) == 0
+		w = r.newWrite(r.pods(), admission.Create, "", name, newPod(name, cpu(), phase), nil, 0, dry, unprepared)
+		r.unprepared[w] = unprepared
+		r.logf("create pod %s dry=%v unprepared=%v", name, dry, unprepared)
+	case n < 75:
+		name := pods[r.rng.IntN(len(pods))]
+		switch r.rng.IntN(4) {
+		case 0:
+			phase := corev1.PodPhase(r.pick(string(corev1.PodSucceeded), string(corev1.PodFailed), string(corev1.PodRunning)))
+			w = r.podUpdate("status", name, func(p *corev1.Pod) { p.Status.Phase = phase })
+			r.logf("pod %s/status phase %s", name, phase)
+		case 1:
+			c := cpu()
+			w = r.podUpdate("resize", name, func(p *corev1.Pod) {
+				p.Spec.Containers[0].Resources.Requests = hardOf("cpu", c)
+			})
+			r.logf("pod %s/resize cpu %s", name, c)
+		case 2:
+			w = r.podUpdate("", name, func(p *corev1.Pod) { p.Labels = map[string]string{"n": fmt.Sprint(r.names)} })
+			r.logf("pod %s labels", name)
+		default:
+			w = r.deletePod(name)
+			r.logf("delete pod %s", name)
+		}
+		if r.rng.IntN(15) == 0 {
+			w.guard-- // written on a stale read: its own guard fails
+			r.logf("  (stale guard)")
+		}
+	case n < 82 || len(quotas) == 0:
+		r.names++
+		name := fmt.Sprint("q", r.names)
+		w = r.createQuota(newQuota(name, r.randomHard()))
+		r.logf("create quota %s", name)
+	case n < 94:
+		name := quotas[r.rng.IntN(len(quotas))]
+		hard := r.randomHard()
+		w = r.quotaUpdate(name, "", func(q *corev1.ResourceQuota) { q.Spec.Hard = hard })
+		r.logf("edit quota %s hard %v", name, hard)
+	case n < 97:
+		name := quotas[r.rng.IntN(len(quotas))]
+		hard := r.randomHard()
+		w = r.quotaUpdate(name, "status", func(q *corev1.ResourceQuota) { q.Status.Hard = hard })
+		r.logf("quota %s/status hard %v", name, hard)
+	default:
+		name := quotas[r.rng.IntN(len(quotas))]
+		old, rev := r.stored(r.quotas(), name)
+		w = r.newWrite(r.quotas(), admission.Delete, "", name, nil, old, rev, false, false)
+		r.logf("delete quota %s", name)
+	}
+	if w.attrs.Resource == podsGVR && r.rng.IntN(30) == 0 {
+		err := apierrors.NewForbidden(podsGVR.GroupResource(), w.attrs.Name, errors.New("injected"))
+		w.quota, w.quotaErr, w.prepared = nil, err, true
+		r.injected[w] = err
+		r.logf("  (injected quota error)")
+	}
+	return w
+}
+
+// quotaUpdate is an update of the stored quota with a redo, as the store prepares quota
+// updates: when the quota moved before the write's batch, the change is made again on the
+// quota as read (redoMoved).
+func (r *propRun) quotaUpdate(name, sub string, change func(*corev1.ResourceQuota)) *write {
+	var build func(cur runtime.Object, rev int64) *write
+	build = func(cur runtime.Object, rev int64) *write {
+		q := cur.DeepCopyObject().(*corev1.ResourceQuota)
+		change(q)
+		w := r.newWrite(r.quotas(), admission.Update, sub, name, q, cur, rev, false, false)
+		w.redo = func(cur runtime.Object, rev int64) (*write, error) {
+			r.stats["redo"]++
+			return build(cur, rev), nil
+		}
+		return w
+	}
+	old, rev := r.stored(r.quotas(), name)
+	return build(old, rev)
+}
+
+// round queues a few writes and commits them all, as the namespace's leaders would.
+func (r *propRun) round(round int) {
+	r.roundNo = round
+	q := &nsQueue{}
+	for i, n := 0, 1+r.rng.IntN(8); i < n; i++ {
+		q.waiting = append(q.waiting, &pending{w: r.genWrite(), done: make(chan struct{})})
+	}
+	for len(q.waiting) > 0 {
+		batch := takeBatch(q)
+		if isQuotaWrite(batch[0].w) {
+			r.stats["quotaWrite"]++
+			r.state = nil
+			r.solo(q, batch)
+			continue
+		}
+		r.pipelined(q, batch)
+	}
+}
+
+// solo commits a batch on a fresh read, as commitSolo does.
+func (r *propRun) solo(q *nsQueue, batch []*pending) {
+	st := r.read()
+	live := (&Store{}).redoMoved(batch, st)
+	for _, p := range batch {
+		if isSettled(p) && !errors.Is(p.err, errObjectChanged) {
+			r.fatalf("redo failed: %v", p.err)
+		}
+	}
+	if len(live) == 0 {
+		return
+	}
+	r.listErr = nil
+	if r.rng.IntN(25) == 0 {
+		r.listErr = errors.New("injected list error")
+	}
+	plan, err := r.plan(st, writesOf(live), nil)
+	r.listErr = nil
+	if err != nil {
+		r.stats["planError"]++
+		r.logf("plan failed: %v", err)
+		return // every write of the batch is settled with the error; nothing is written
+	}
+	if r.finish(q, live, plan, nil) && live[0].w.attrs.Subresource == "status" {
+		// The writer restores the quota's exact status at once (restoreQuotaStatus); the
+		// writes queued meanwhile go first.
+		name := live[0].w.attrs.Name
+		q.waiting = append(q.waiting, &pending{w: r.quotaUpdate(name, "", func(*corev1.ResourceQuota) {}), done: make(chan struct{})})
+		r.logf("  restore quota %s status", name)
+	}
+}
+
+// pipelined plans a batch on the state the previous one left, possibly the next batch on
+// the state this one leaves before either commits, and commits them in order.
+func (r *propRun) pipelined(q *nsQueue, batch []*pending) {
+	st := r.state
+	if st == nil {
+		st = r.read()
+	}
+	mine := &batchDone{}
+	plan, err := r.plan(st, writesOf(batch), mine)
+	if err != nil {
+		r.fatalf("planning pods: %v", err)
+	}
+	r.state = plan.next
+	var second []*pending
+	var plan2 *batchPlan
+	mine2 := &batchDone{}
+	if len(q.waiting) > 0 && !isQuotaWrite(q.waiting[0].w) && r.rng.IntN(2) == 0 {
+		second = takeBatch(q)
+		if plan2, err = r.plan(plan.next, writesOf(second), mine2); err != nil {
+			r.fatalf("planning pods: %v", err)
+		}
+		r.state = plan2.next
+		r.stats["pipelined"]++
+	}
+	ok := r.finish(q, batch, plan, mine)
+	if second != nil {
+		plan2.resolveGuards()
+		ok = r.finish(q, second, plan2, mine2) && ok
+	}
+	if !ok {
+		r.state = nil
+	}
+}
+
+func writesOf(ps []*pending) []*write {
+	out := make([]*write, len(ps))
+	for i, p := range ps {
+		out[i] = p.w
+	}
+	return out
+}
+
+func isSettled(p *pending) bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// interfere lets another writer (another replica) commit before the batch's transaction.
+func (r *propRun) interfere() {
+	r.stats["interference"]++
+	pods, quotas := r.storedNames(r.pods()), r.storedNames(r.quotas())
+	switch n := r.rng.IntN(5); {
+	case n == 4:
+		r.names++
+		name := fmt.Sprint("oq", r.names)
+		r.commitOther(r.createQuota(newQuota(name, r.randomHard())))
+		r.logf("  other writer: created quota %s", name)
+	case n == 0 && len(quotas) > 0:
+		// A quota rewritten unchanged: its revision moves, its bytes do not.
+		kv := r.kv.keys[r.quotas().Key(planNS, quotas[0])]
+		r.kv.txn(storageTxnPut(kv.Key, kv.Value))
+		r.logf("  other writer: quota %s rewritten unchanged", quotas[0])
+	case n == 1 && len(pods) > 0:
+		r.commitOther(r.deletePod(pods[r.rng.IntN(len(pods))]))
+		r.logf("  other writer: deleted a pod")
+	case n == 2 && len(quotas) > 0:
+		name := quotas[r.rng.IntN(len(quotas))]
+		hard := r.randomHard()
+		r.commitOther(r.quotaUpdate(name, "", func(q *corev1.ResourceQuota) { q.Spec.Hard = hard }))
+		r.logf("  other writer: quota %s hard %v", name, hard)
+	default:
+		r.names++
+		r.commitOther(r.createPod(newPod(fmt.Sprint("x", r.names), "250m", "")))
+		r.logf("  other writer: created a pod")
+	}
+}
+
+// commitOther commits one write solo on a fresh read, checked like the run's own.
+func (r *propRun) commitOther(w *write) {
+	plan, err := r.plan(r.read(), []*write{w}, nil)
+	if err != nil {
+		r.fatalf("other writer: %v", err)
+	}
+	if r.finishChecked(plan, []*write{w}) == 0 {
+		r.fatalf("other writer's transaction on a fresh read failed its guards")
+	}
+}
+
+// finish runs a plan's transaction as finishBatch does, with injected failures, checks it
+// and settles or requeues its writes. It reports whether the batch committed.
+func (r *propRun) finish(q *nsQueue, live []*pending, plan *batchPlan, mine *batchDone) bool {
+	settleAll := func(err error) {
+		for _, p := range live {
+			p.err = err
+			close(p.done)
+		}
+	}
+	if plan.included == 0 && !plan.validate {
+		settleAll(nil)
+		return true
+	}
+	if r.rng.IntN(8) == 0 {
+		r.interfere()
+	}
+	switch n := r.rng.IntN(40); {
+	case n == 0:
+		r.stats["txnFailed"]++
+		r.logf("  transaction failed")
+		settleAll(errors.New("etcd unavailable"))
+		return false
+	case n == 1 && len(live) > 1:
+		r.stats["tooLarge"]++
+		r.logf("  transaction too large")
+		for _, p := range live {
+			p.alone = true
+		}
+		r.requeue(q, live)
+		return false
+	}
+	ambiguous := r.rng.IntN(40) == 0
+	rev := r.finishChecked(plan, writesOf(live))
+	if rev != 0 {
+		if mine != nil && !ambiguous {
+			mine.rev.Store(rev)
+		}
+		if ambiguous {
+			// Applied, but the answer was lost: the writes fail, the store is as committed.
+			r.stats["ambiguous"]++
+			r.logf("  committed, answer lost")
+			settleAll(errors.New("timeout"))
+			return false
+		}
+		r.stats["committed"]++
+		for i, p := range live {
+			p.err = plan.results[i]
+			if p.err != nil {
+				r.stats["refused"]++
+			}
+			close(p.done)
+		}
+		return true
+	}
+	// A guard failed: the writes whose own object changed are told so, the others are
+	// evaluated again on a fresh read (sortConflict).
+	r.stats["conflict"]++
+	r.logf("  conflict")
+	var again []*pending
+	for _, p := range live {
+		kv, exists := r.kv.keys[p.w.key]
+		if (!exists && p.w.guard != 0) || (exists && kv.ModRevision != p.w.guard && p.w.redo == nil) {
+			r.stats["objectChanged"]++
+			p.err = errObjectChanged
+			close(p.done)
+			continue
+		}
+		again = append(again, p)
+	}
+	r.requeue(q, again)
+	return false
+}
+
+// requeue puts writes back at the head of the queue, as the driver does, with a
+// fresh read.
+func (r *propRun) requeue(q *nsQueue, ps []*pending) {
+	for _, p := range ps {
+		p.attempts++
+		if p.attempts > 50 {
+			r.fatalf("write %s retried %d times", p.w.key, p.attempts)
+		}
+	}
+	q.waiting = append(append([]*pending(nil), ps...), q.waiting...)
+	r.state = nil
+}
+
+// finishChecked runs a plan's transaction on the store (only its compares when it stores
+// nothing, as finishBatch) and, when it commits, checks its results against the oracle
+// and I1 and I2. It returns the revision committed at (0: a guard failed).
+func (r *propRun) finishChecked(plan *batchPlan, writes []*write) int64 {
+	before := r.storedQuotas()
+	expect, expectQuotas := r.oracle(before, writes)
+	txn := plan.txn
+	if plan.included == 0 {
+		txn.Ops = nil
+	}
+	rev := r.kv.txn(txn)
+	if rev == 0 {
+		r.checkI1(fmt.Sprintf("seed %d round %d, after a conflict", r.seed, r.roundNo))
+		return 0
+	}
+	// Each write got the oracle's decision on the quotas stored when it committed.
+	for i, w := range writes {
+		got, want := plan.results[i], expect[i]
+		if (got == nil) != (want == nil) || got != nil && got.Error() != want.Error() {
+			r.fatalf("write %d (%s %s): planned %v, oracle %v", i, w.attrs.Operation, w.key, got, want)
+		}
+		if r.injected[w] != nil {
+			r.stats["injectedError"]++
+		}
+		if w.attrs.DryRun {
+			r.stats["dryRun"]++
+		}
+		if r.unprepared[w] && len(before) > 0 {
+			if !w.prepared {
+				r.fatalf("write %d judged unprepared on %d quotas", i, len(before))
+			}
+			r.stats["unprepared"]++
+		}
+	}
+	after := r.storedQuotas()
+	quotaBatch := isQuotaWrite(writes[0])
+	for name, q := range after {
+		// Each quota the oracle charged is stored with its used; the others are as they were.
+		if !quotaBatch {
+			if want, ok := expectQuotas[name]; ok && !quota.Equals(q.Status.Used, want.Status.Used) {
+				r.fatalf("quota %s stored used %v, oracle %v", name, q.Status.Used, want.Status.Used)
+			}
+		}
+		// I2: nothing raised above an Enforce quota's hard.
+		old, ok := before[name]
+		if quotaBatch || !ok || old.UID != q.UID || quota.EnforcementOf(q.Annotations) != quota.Enforce {
+			continue
+		}
+		for res, hard := range q.Spec.Hard {
+			now, prev := q.Status.Used[res], old.Status.Used[res]
+			if now.Cmp(prev) > 0 && now.Cmp(hard) > 0 {
+				r.fatalf("I2: quota %s %s raised from %s to %s, hard %s", name, res, prev.String(), now.String(), hard.String())
+			}
+		}
+	}
+	r.checkI1(fmt.Sprintf("seed %d round %d", r.seed, r.roundNo))
+	return rev
+}
+
+// oracle decides writes in order with quota.CheckRequest on the stored quotas as admission
+// judges them (decisionQuotas), charging what it admits, and returns each write's decision
+// and the quotas it changed.
+func (r *propRun) oracle(stored map[string]*corev1.ResourceQuota, writes []*write) ([]error, map[string]corev1.ResourceQuota) {
+	var list []corev1.ResourceQuota
+	for _, name := range r.storedNames(r.quotas()) {
+		list = append(list, *stored[name])
+	}
+	running := decisionQuotas(list)
+	changedQuotas := map[string]corev1.ResourceQuota{}
+	out := make([]error, len(writes))
+	for i, w := range writes {
+		if err := r.injected[w]; err != nil {
+			out[i] = err
+			continue
+		}
+		changed, err := quota.CheckRequest(running, requestOf(w.attrs), r.reg, nil)
+		out[i] = err
+		if err != nil || w.attrs.DryRun {
+			continue
+		}
+		for _, c := range changed {
+			for j := range running {
+				if running[j].Name == c.Name {
+					running[j] = c
+					changedQuotas[c.Name] = c
+				}
+			}
+		}
+	}
+	return out, changedQuotas
+}
+
+func (r *propRun) storedQuotas() map[string]*corev1.ResourceQuota {
+	out := map[string]*corev1.ResourceQuota{}
+	for _, name := range r.storedNames(r.quotas()) {
+		obj, _ := r.stored(r.quotas(), name)
+		out[name] = obj.(*corev1.ResourceQuota)
+	}
+	return out
+}
