@@ -40,7 +40,7 @@ type PanicCounterInitializer interface {
 // failing the same way for hours logs a line now and then, not every retry.
 type Loop struct {
 	name     string
-	store    *registry.Store
+	store    Client
 	log      *slog.Logger
 	panics   PanicObserver
 	throttle *Throttle
@@ -48,7 +48,7 @@ type Loop struct {
 
 // NewLoop returns the loop of the controller called name. panics may be nil (not
 // counted); clk drives the log throttle (nil: the real clock).
-func NewLoop(name string, store *registry.Store, log *slog.Logger, panics PanicObserver, clk clock.PassiveClock) *Loop {
+func NewLoop(name string, store Client, log *slog.Logger, panics PanicObserver, clk clock.PassiveClock) *Loop {
 	if log == nil {
 		log = slog.Default()
 	}

@@ -32,7 +32,7 @@ type Options struct {
 
 // Collector is the garbage collector.
 type Collector struct {
-	store *registry.Store
+	store controller.Client
 	log   *slog.Logger
 	opts  Options
 	loop  *controller.Loop
@@ -68,7 +68,7 @@ func (n *node) has(finalizer string) bool {
 }
 
 // New returns a garbage collector.
-func New(store *registry.Store, log *slog.Logger, opts Options) *Collector {
+func New(store controller.Client, log *slog.Logger, opts Options) *Collector {
 	if log == nil {
 		log = slog.Default()
 	}

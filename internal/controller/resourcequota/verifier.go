@@ -15,9 +15,17 @@ type Observer interface {
 	Repaired(namespace, name string)
 }
 
+// Checker recomputes quotas from storage and repairs drifted ones (*registry.Store).
+type Checker interface {
+	CheckQuotas(ctx context.Context, ns string) ([]registry.QuotaCheck, error)
+	RepairQuota(ctx context.Context, c registry.QuotaCheck) error
+	CheckClusterQuotas(ctx context.Context) ([]registry.ClusterQuotaCheck, error)
+	RepairClusterQuota(ctx context.Context, c registry.ClusterQuotaCheck) error
+}
+
 // Verifier periodically recomputes every quota and repairs drift.
 type Verifier struct {
-	store    *registry.Store
+	store    Checker
 	period   time.Duration
 	log      *slog.Logger
 	observer Observer
@@ -25,13 +33,13 @@ type Verifier struct {
 }
 
 // New returns a verifier running every period (<= 0 disables the periodic run).
-func New(store *registry.Store, period time.Duration, log *slog.Logger, observer Observer) *Verifier {
+func New(store Checker, period time.Duration, log *slog.Logger, observer Observer) *Verifier {
 	if log == nil {
 		log = slog.Default()
 	}
 	panics, _ := observer.(controller.PanicObserver)
 	return &Verifier{store: store, period: period, log: log, observer: observer,
-		loop: controller.NewLoop("resourcequota", store, log, panics, nil)}
+		loop: controller.NewLoop("resourcequota", nil, log, panics, nil)}
 }
 
 // Start runs the verifier until ctx ends.

@@ -53,7 +53,7 @@ type DaemonSet struct {
 }
 
 // NewDaemonSet returns the DaemonSet controller (events from "daemonset-controller").
-func NewDaemonSet(store *registry.Store, log *slog.Logger, opts Options) *DaemonSet {
+func NewDaemonSet(store controller.Client, log *slog.Logger, opts Options) *DaemonSet {
 	return &DaemonSet{base: newBase(store, log, opts, "daemonset", "daemonset-controller"), keys: map[string]bool{}}
 }
 

@@ -65,7 +65,7 @@ type Deployment struct {
 }
 
 // NewDeployment returns the Deployment controller (events from "deployment-controller").
-func NewDeployment(store *registry.Store, log *slog.Logger, opts Options) *Deployment {
+func NewDeployment(store controller.Client, log *slog.Logger, opts Options) *Deployment {
 	return &Deployment{base: newBase(store, log, opts, "deployment", "deployment-controller")}
 }
 
