@@ -362,7 +362,7 @@ func TestDaemonSetOnePodPerNode(t *testing.T) {
 	}
 	ds := &appsv1.DaemonSet{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "agent", UID: "ds-uid", Generation: 1},
-		Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, Template: template()},
+		Spec:       appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, Template: template()},
 	}
 	ds.Spec.Template.Spec.NodeSelector = map[string]string{"role": "worker"}
 	fc.Add(ds, node("w1", map[string]string{"role": "worker"}), node("w2", map[string]string{"role": "worker"}),
