@@ -1,4 +1,4 @@
-package resourcequota
+package quotaverify
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-// Package resourcequota is quotad's ResourceQuota admission plugin: it reads the plugin's
+// Package quotaenforce is quotad's ResourceQuota admission plugin: it reads the plugin's
 // configuration (limitedResources) from an AdmissionConfiguration file and evaluates
 // requests against the quotas of their namespace with quota.CheckRequest.
 //
@@ -9,4 +9,4 @@
 // quotas' mod revisions (or drops them for dry-run requests). Refusals are
 // *apierrors.StatusError values from upstream's constructors, except upstream's plain
 // "insufficient quota to match these scopes" error.
-package resourcequota
+package quotaenforce
