@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	"k8s.io/utils/clock"
+
 	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/registry"
 )
@@ -30,16 +32,23 @@ type Verifier struct {
 	log      *slog.Logger
 	observer Observer
 	loop     *controller.Loop
+	clock    clock.WithTicker
 }
 
-// New returns a verifier running every period (<= 0 disables the periodic run).
+// New returns a verifier running every period (<= 0 disables the periodic run) on the
+// real clock.
 func New(store Checker, period time.Duration, log *slog.Logger, observer Observer) *Verifier {
+	return NewWithClock(store, period, log, observer, clock.RealClock{})
+}
+
+// NewWithClock is New with the clock driving the period injected.
+func NewWithClock(store Checker, period time.Duration, log *slog.Logger, observer Observer, clk clock.WithTicker) *Verifier {
 	if log == nil {
 		log = slog.Default()
 	}
 	panics, _ := observer.(controller.PanicObserver)
-	return &Verifier{store: store, period: period, log: log, observer: observer,
-		loop: controller.NewLoop("resourcequota", nil, log, panics, nil)}
+	return &Verifier{store: store, period: period, log: log, observer: observer, clock: clk,
+		loop: controller.NewLoop("resourcequota", nil, log, panics, clk)}
 }
 
 // Start runs the verifier until ctx ends.
@@ -48,13 +57,13 @@ func (v *Verifier) Start(ctx context.Context) error {
 		<-ctx.Done()
 		return nil
 	}
-	t := time.NewTicker(v.period)
+	t := v.clock.NewTicker(v.period)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-t.C:
+		case <-t.C():
 			// A panic is recovered (logged and counted); the next period tries again.
 			v.loop.Guard("verify", func() {
 				if _, err := v.VerifyAll(ctx); err != nil && ctx.Err() == nil {
