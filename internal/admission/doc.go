@@ -1,7 +1,7 @@
 // Package admission owns the admission chain of quotad: the request attributes every plugin
 // sees, the plugin interfaces (mutating, then validating), and the chain that runs them in
 // kube-apiserver's order. One folder per plugin lives beneath it (namespacelifecycle,
-// limitranger, priority, runtimeclass, defaultingressclass, resourcequota; policy holds both
+// limitranger, priority, runtimeclass, defaultingressclass, quotaenforce (ResourceQuota); policy holds both
 // admission policy plugins, MutatingAdmissionPolicy and ValidatingAdmissionPolicy). Warn
 // gives the request's client a warning (a Warning header) and AuditAnnotate adds an
 // annotation to the request's audit event, both through the request context.

@@ -1,5 +1,5 @@
 // Package controller holds what quotad's in-process controllers share. Each controller
-// lives in its own sub-package (namespace, crd, resourcequota, workloads,
+// lives in its own sub-package (namespace, crd, quotaverify, workloads,
 // garbagecollector, etcdsnapshot…) and, unless it is a timer (etcdsnapshot), runs on a Loop:
 //
 //   - Loop.Watch: a watch of the registry that survives compaction and restarts

@@ -40,15 +40,17 @@ type PanicCounterInitializer interface {
 // failing the same way for hours logs a line now and then, not every retry.
 type Loop struct {
 	name     string
-	store    *registry.Store
+	store    Client
 	log      *slog.Logger
 	panics   PanicObserver
 	throttle *Throttle
+	clock    clock.PassiveClock
 }
 
 // NewLoop returns the loop of the controller called name. panics may be nil (not
-// counted); clk drives the log throttle (nil: the real clock).
-func NewLoop(name string, store *registry.Store, log *slog.Logger, panics PanicObserver, clk clock.PassiveClock) *Loop {
+// counted); clk drives the log throttle and, when it is a clock.Clock, the waits before
+// a failed watch is retried (nil: the real clock).
+func NewLoop(name string, store Client, log *slog.Logger, panics PanicObserver, clk clock.PassiveClock) *Loop {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -58,7 +60,7 @@ func NewLoop(name string, store *registry.Store, log *slog.Logger, panics PanicO
 	if i, ok := panics.(PanicCounterInitializer); ok {
 		i.InitControllerPanics(name)
 	}
-	return &Loop{name: name, store: store, log: log, panics: panics, throttle: NewThrottle(clk, DefaultThrottleInterval)}
+	return &Loop{name: name, store: store, log: log, panics: panics, throttle: NewThrottle(clk, DefaultThrottleInterval), clock: clk}
 }
 
 // Watch delivers the current objects of res and then every change to h until ctx ends,
@@ -78,7 +80,7 @@ func (l *Loop) Watch(ctx context.Context, res *registry.Resource, h Handler) {
 			select {
 			case <-ctx.Done():
 				return
-			case <-time.After(backoff):
+			case <-l.after(backoff):
 			}
 			if backoff < 5*time.Second {
 				backoff *= 2
@@ -213,4 +215,13 @@ func NewQueue(name string) workqueue.TypedRateLimitingInterface[string] {
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 30*time.Second),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: name},
 	)
+}
+
+// after is the loop clock's After, or the real clock's when the loop's clock only tells
+// the time.
+func (l *Loop) after(d time.Duration) <-chan time.Time {
+	if c, ok := l.clock.(clock.Clock); ok {
+		return c.After(d)
+	}
+	return clock.RealClock{}.After(d)
 }

@@ -19,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/admission"
-	"github.com/quotad/quotad/internal/admission/resourcequota"
+	"github.com/quotad/quotad/internal/admission/quotaenforce"
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/registry"
@@ -61,7 +61,7 @@ func (r lazyReader) List(ctx context.Context, gvr schema.GroupVersionResource, n
 
 // quotaAccounting adapts the quota core to registry.Quota.
 type quotaAccounting struct {
-	plugin *resourcequota.Plugin
+	plugin *quotaenforce.Plugin
 	reg    quota.Registry
 }
 

@@ -25,7 +25,7 @@ import (
 	"github.com/quotad/quotad/internal/controller/flowcontrol"
 	"github.com/quotad/quotad/internal/controller/garbagecollector"
 	"github.com/quotad/quotad/internal/controller/namespace"
-	"github.com/quotad/quotad/internal/controller/resourcequota"
+	"github.com/quotad/quotad/internal/controller/quotaverify"
 	"github.com/quotad/quotad/internal/controller/workloads"
 	"github.com/quotad/quotad/internal/pki"
 	"github.com/quotad/quotad/internal/registry"
@@ -129,7 +129,7 @@ func startLeaderControllers(ctx context.Context, run func(context.Context, strin
 	wopts := workloads.Options{Panics: m}
 	run(ctx, "namespace", namespace.New(store, caPEM, log, namespace.Options{Panics: m}).Start)
 	run(ctx, "clusterrole-aggregation", clusterroleaggregation.New(store, log, m).Start)
-	run(ctx, "resourcequota", resourcequota.New(store, cfg.ResourceQuotaSyncPeriod, log, m).Start)
+	run(ctx, "resourcequota", quotaverify.New(store, cfg.ResourceQuotaSyncPeriod, log, m).Start)
 	run(ctx, "replicaset", workloads.NewReplicaSet(store, log, wopts).Start)
 	run(ctx, "replicationcontroller", workloads.NewReplicationController(store, log, wopts).Start)
 	run(ctx, "deployment", workloads.NewDeployment(store, log, wopts).Start)

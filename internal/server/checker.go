@@ -1,7 +1,7 @@
 package server
 
 import (
-	"github.com/quotad/quotad/internal/admission/resourcequota"
+	"github.com/quotad/quotad/internal/admission/quotaenforce"
 	"github.com/quotad/quotad/internal/quota/evaluator"
 	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/storage"
@@ -16,6 +16,6 @@ func CheckingStore(st storage.Store) *registry.Store {
 	return registry.NewStore(registry.Config{
 		Storage:   st,
 		Catalogue: registry.NewCatalogue(),
-		Quota:     quotaAccounting{plugin: resourcequota.NewPlugin(reg, nil), reg: reg},
+		Quota:     quotaAccounting{plugin: quotaenforce.NewPlugin(reg, nil), reg: reg},
 	})
 }

@@ -76,7 +76,8 @@ func (m *admissionMetrics) quota(op admission.Operation, elapsed time.Duration, 
 }
 
 // timedAdmission measures each admission phase the registry runs (the chain's plugins and
-// the checks wired around them; ResourceQuota runs in the transaction, apart).
+// the checks wired around them; ResourceQuota runs apart, as
+// the write's batch plans its transaction).
 type timedAdmission struct {
 	next    registry.Admission
 	metrics *admissionMetrics

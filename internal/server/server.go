@@ -25,9 +25,9 @@ import (
 	"github.com/quotad/quotad/internal/admission/limitranger"
 	"github.com/quotad/quotad/internal/admission/namespacelifecycle"
 	"github.com/quotad/quotad/internal/admission/priority"
+	"github.com/quotad/quotad/internal/admission/quotaenforce"
 	"github.com/quotad/quotad/internal/admission/quotafit"
 	"github.com/quotad/quotad/internal/admission/rbacescalation"
-	"github.com/quotad/quotad/internal/admission/resourcequota"
 	"github.com/quotad/quotad/internal/admission/runtimeclass"
 	"github.com/quotad/quotad/internal/admission/serviceaccount"
 	"github.com/quotad/quotad/internal/apiserver"
@@ -232,7 +232,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// 1. Admission configuration: a bad file stops startup with a clear error.
 	var limited []quota.LimitedResource
 	if cfg.AdmissionControlConfigFile != "" {
-		l, err := resourcequota.LoadConfigFile(cfg.AdmissionControlConfigFile)
+		l, err := quotaenforce.LoadConfigFile(cfg.AdmissionControlConfigFile)
 		if err != nil {
 			return err
 		}
@@ -314,7 +314,7 @@ func Run(ctx context.Context, cfg Config) error {
 	var tokenObjects *uidIndex
 	reader := lazyReader{&cached}
 	quotaReg := evaluator.NewRegistry()
-	quotaPlugin := resourcequota.NewPlugin(quotaReg, limited)
+	quotaPlugin := quotaenforce.NewPlugin(quotaReg, limited)
 	cat := registry.NewCatalogue()
 	var fieldMgrs *fieldManagers // set below, once the OpenAPI documents exist
 	validatingPolicy, mutatingPolicy, err := newPolicyPlugins(reader, cat, &fieldMgrs)

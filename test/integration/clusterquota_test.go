@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/quotad/quotad/internal/controller/resourcequota"
+	"github.com/quotad/quotad/internal/controller/quotaverify"
 	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/server/servertest"
@@ -462,7 +462,7 @@ func TestVerifierRepairsClusterQuota(t *testing.T) {
 	})
 	// 2. The verifier repairs it and reports one repair; nothing is left after.
 	obs := &countRepairs{}
-	v := resourcequota.New(s.Store, 0, slog.New(slog.DiscardHandler), obs)
+	v := quotaverify.New(s.Store, 0, slog.New(slog.DiscardHandler), obs)
 	if n, err := v.VerifyAll(ctx); err != nil || n != 1 || obs.n != 1 {
 		t.Fatalf("VerifyAll repaired %d (observer %d), err %v", n, obs.n, err)
 	}

@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/quotad/quotad/internal/controller/resourcequota"
+	"github.com/quotad/quotad/internal/controller/quotaverify"
 	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/server"
 	"github.com/quotad/quotad/internal/server/servertest"
@@ -40,7 +40,7 @@ func TestVerifierRepairsDrift(t *testing.T) {
 	}
 	// 3. The verifier repairs it and reports one repair.
 	obs := &countRepairs{}
-	v := resourcequota.New(s.Store, 0, slog.New(slog.DiscardHandler), obs)
+	v := quotaverify.New(s.Store, 0, slog.New(slog.DiscardHandler), obs)
 	n, err := v.VerifyAll(ctx)
 	if err != nil || n != 1 || obs.n != 1 {
 		t.Fatalf("VerifyAll repaired %d (observer %d), err %v", n, obs.n, err)

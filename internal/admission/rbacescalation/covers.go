@@ -3,96 +3,18 @@ package rbacescalation
 import (
 	"fmt"
 	"reflect"
-	"slices"
 	"sort"
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	rbacvalidation "k8s.io/component-helpers/auth/rbac/validation"
 )
 
 // Covers reports whether owner's rules grant everything servant's rules grant, and the
-// single-verb, single-resource rules (upstream's BreakdownRule) that they do not.
+// single-verb, single-resource rules (BreakdownRule) that they do not: upstream's
+// k8s.io/component-helpers/auth/rbac/validation.Covers.
 func Covers(owner, servant []rbacv1.PolicyRule) (bool, []rbacv1.PolicyRule) {
-	var uncovered []rbacv1.PolicyRule
-	for _, s := range servant {
-		for _, sub := range breakdown(s) {
-			if !slices.ContainsFunc(owner, func(o rbacv1.PolicyRule) bool { return ruleCovers(&o, &sub) }) {
-				uncovered = append(uncovered, sub)
-			}
-		}
-	}
-	return len(uncovered) == 0, uncovered
-}
-
-// breakdown splits a rule into rules of one group, resource, verb and name (or one URL and
-// verb), in upstream's order.
-func breakdown(r rbacv1.PolicyRule) []rbacv1.PolicyRule {
-	var out []rbacv1.PolicyRule
-	for _, g := range r.APIGroups {
-		for _, res := range r.Resources {
-			for _, v := range r.Verbs {
-				if len(r.ResourceNames) == 0 {
-					out = append(out, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: []string{res}, Verbs: []string{v}})
-					continue
-				}
-				for _, n := range r.ResourceNames {
-					out = append(out, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: []string{res}, Verbs: []string{v}, ResourceNames: []string{n}})
-				}
-			}
-		}
-	}
-	for _, u := range r.NonResourceURLs {
-		for _, v := range r.Verbs {
-			out = append(out, rbacv1.PolicyRule{NonResourceURLs: []string{u}, Verbs: []string{v}})
-		}
-	}
-	return out
-}
-
-func hasAll(set, want []string) bool {
-	for _, w := range want {
-		if !slices.Contains(set, w) {
-			return false
-		}
-	}
-	return true
-}
-
-// ruleCovers is upstream's: "*" in the owner covers anything; a servant "*" needs an owner
-// "*"; "*/sub" covers that subresource of every resource; a URL ending in "*" covers its
-// prefix.
-func ruleCovers(owner, sub *rbacv1.PolicyRule) bool {
-	verbs := slices.Contains(owner.Verbs, rbacv1.VerbAll) || hasAll(owner.Verbs, sub.Verbs)
-	groups := slices.Contains(owner.APIGroups, rbacv1.APIGroupAll) || hasAll(owner.APIGroups, sub.APIGroups)
-	names := len(owner.ResourceNames) == 0 || (len(sub.ResourceNames) > 0 && hasAll(owner.ResourceNames, sub.ResourceNames))
-	return verbs && groups && names && resourcesCover(owner.Resources, sub.Resources) && urlsCover(owner.NonResourceURLs, sub.NonResourceURLs)
-}
-
-func resourcesCover(set, want []string) bool {
-	if slices.Contains(set, rbacv1.ResourceAll) || hasAll(set, want) {
-		return true
-	}
-	for _, p := range want {
-		if slices.Contains(set, p) {
-			continue
-		}
-		_, sub, ok := strings.Cut(p, "/")
-		if !ok || !slices.Contains(set, "*/"+sub) {
-			return false
-		}
-	}
-	return true
-}
-
-func urlsCover(set, want []string) bool {
-	for _, w := range want {
-		if !slices.ContainsFunc(set, func(o string) bool {
-			return o == w || (strings.HasSuffix(o, "*") && strings.HasPrefix(w, strings.TrimRight(o, "*")))
-		}) {
-			return false
-		}
-	}
-	return true
+	return rbacvalidation.Covers(owner, servant)
 }
 
 // compact merges rules of one group and one resource (and at most one name) that differ

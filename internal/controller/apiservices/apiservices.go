@@ -28,13 +28,13 @@ const (
 
 // Controller keeps one local APIService per served group-version.
 type Controller struct {
-	store *registry.Store
+	store controller.Client
 	log   *slog.Logger
 	loop  *controller.Loop
 }
 
 // New returns the controller; panics may be nil.
-func New(store *registry.Store, log *slog.Logger, panics controller.PanicObserver) *Controller {
+func New(store controller.Client, log *slog.Logger, panics controller.PanicObserver) *Controller {
 	if log == nil {
 		log = slog.Default()
 	}

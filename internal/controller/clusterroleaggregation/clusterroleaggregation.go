@@ -23,13 +23,13 @@ const allKey = "all"
 
 // Controller keeps aggregated ClusterRoles' rules current.
 type Controller struct {
-	store *registry.Store
+	store controller.Client
 	log   *slog.Logger
 	loop  *controller.Loop
 }
 
 // New returns the controller; panics counts recovered panics (may be nil).
-func New(store *registry.Store, log *slog.Logger, panics controller.PanicObserver) *Controller {
+func New(store controller.Client, log *slog.Logger, panics controller.PanicObserver) *Controller {
 	if log == nil {
 		log = slog.Default()
 	}

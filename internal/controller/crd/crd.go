@@ -33,13 +33,13 @@ func Register(cat *registry.Catalogue, crd *apiextensionsv1.CustomResourceDefini
 
 // Controller is the CRD controller.
 type Controller struct {
-	store *registry.Store
+	store controller.Client
 	log   *slog.Logger
 	loop  *controller.Loop
 }
 
 // New returns a CRD controller; panics counts recovered panics (may be nil).
-func New(store *registry.Store, log *slog.Logger, panics controller.PanicObserver) *Controller {
+func New(store controller.Client, log *slog.Logger, panics controller.PanicObserver) *Controller {
 	if log == nil {
 		log = slog.Default()
 	}

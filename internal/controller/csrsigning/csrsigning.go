@@ -29,7 +29,7 @@ const defaultDuration = 365 * 24 * time.Hour
 
 // Controller signs approved kube-apiserver-client requests.
 type Controller struct {
-	store *registry.Store
+	store controller.Client
 	log   *slog.Logger
 	loop  *controller.Loop
 	ca    func() (*pki.Authority, error)
@@ -38,7 +38,7 @@ type Controller struct {
 
 // New returns the controller; ca loads the signing authority (read when a request is
 // signed, so a CA replaced on disk is used); panics may be nil.
-func New(store *registry.Store, log *slog.Logger, panics controller.PanicObserver, ca func() (*pki.Authority, error)) *Controller {
+func New(store controller.Client, log *slog.Logger, panics controller.PanicObserver, ca func() (*pki.Authority, error)) *Controller {
 	if log == nil {
 		log = slog.Default()
 	}

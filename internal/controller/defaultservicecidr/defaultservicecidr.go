@@ -24,14 +24,14 @@ const (
 
 // Controller keeps the default ServiceCIDR.
 type Controller struct {
-	store *registry.Store
+	store controller.Client
 	loop  *controller.Loop
 	cidrs []string
 	now   func() time.Time
 }
 
 // New returns the controller of the service ranges cidrs; panics may be nil.
-func New(store *registry.Store, log *slog.Logger, panics controller.PanicObserver, cidrs []string) *Controller {
+func New(store controller.Client, log *slog.Logger, panics controller.PanicObserver, cidrs []string) *Controller {
 	if log == nil {
 		log = slog.Default()
 	}

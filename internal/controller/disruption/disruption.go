@@ -206,7 +206,7 @@ func setOrReplace(st *policyv1.PodDisruptionBudgetStatus, c metav1.Condition) {
 
 // Controller keeps PodDisruptionBudget statuses current.
 type Controller struct {
-	store *registry.Store
+	store controller.Client
 	log   *slog.Logger
 	loop  *controller.Loop
 	now   func() time.Time
@@ -218,7 +218,7 @@ type Controller struct {
 }
 
 // New returns the controller; panics counts recovered panics (may be nil).
-func New(store *registry.Store, log *slog.Logger, panics controller.PanicObserver) *Controller {
+func New(store controller.Client, log *slog.Logger, panics controller.PanicObserver) *Controller {
 	if log == nil {
 		log = slog.Default()
 	}

@@ -23,14 +23,14 @@ const allKey = "all"
 
 // Controller keeps the mandatory objects and the FlowSchemas' Dangling conditions.
 type Controller struct {
-	store *registry.Store
+	store controller.Client
 	log   *slog.Logger
 	loop  *controller.Loop
 	now   func() time.Time
 }
 
 // New returns the controller; panics counts recovered panics (may be nil).
-func New(store *registry.Store, log *slog.Logger, panics controller.PanicObserver) *Controller {
+func New(store controller.Client, log *slog.Logger, panics controller.PanicObserver) *Controller {
 	if log == nil {
 		log = slog.Default()
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/registry"
@@ -28,11 +29,13 @@ type Options struct {
 	ResyncInterval time.Duration
 	// Panics counts recovered panics (may be nil).
 	Panics controller.PanicObserver
+	// Clock drives the resync ticker and the log throttle (default: the real clock).
+	Clock clock.WithTicker
 }
 
 // Collector is the garbage collector.
 type Collector struct {
-	store *registry.Store
+	store controller.Client
 	log   *slog.Logger
 	opts  Options
 	loop  *controller.Loop
@@ -68,7 +71,7 @@ func (n *node) has(finalizer string) bool {
 }
 
 // New returns a garbage collector.
-func New(store *registry.Store, log *slog.Logger, opts Options) *Collector {
+func New(store controller.Client, log *slog.Logger, opts Options) *Collector {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -78,9 +81,12 @@ func New(store *registry.Store, log *slog.Logger, opts Options) *Collector {
 	if opts.ResyncInterval <= 0 {
 		opts.ResyncInterval = 2 * time.Second
 	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
 	return &Collector{
 		store: store, log: log.With("controller", "garbagecollector"), opts: opts,
-		loop:  controller.NewLoop("garbagecollector", store, log, opts.Panics, nil),
+		loop:  controller.NewLoop("garbagecollector", store, log, opts.Panics, opts.Clock),
 		nodes: map[types.UID]*node{}, dependents: map[types.UID]map[types.UID]bool{},
 		watching: map[schema.GroupResource]context.CancelFunc{},
 	}
@@ -98,14 +104,14 @@ func (c *Collector) Start(ctx context.Context) error {
 	c.q = controller.NewQueue("garbagecollector")
 	c.loop.Guard("sync watches", func() { c.syncWatches(ctx) })
 	go func() {
-		t := time.NewTicker(c.opts.ResyncInterval)
+		t := c.opts.Clock.NewTicker(c.opts.ResyncInterval)
 		defer t.Stop()
 		gen := c.store.Catalogue().Generation()
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-t.C:
+			case <-t.C():
 				if g := c.store.Catalogue().Generation(); g != gen {
 					if c.loop.Guard("sync watches", func() { c.syncWatches(ctx) }) {
 						gen = g

@@ -45,7 +45,7 @@ func (e Endpoint) key() string { return net.JoinHostPort(e.IP, strconv.Itoa(int(
 
 // Controller reconciles the kubernetes Service, Endpoints and EndpointSlice.
 type Controller struct {
-	store    *registry.Store
+	store    controller.Client
 	log      *slog.Logger
 	loop     *controller.Loop
 	self     Endpoint
@@ -54,7 +54,7 @@ type Controller struct {
 }
 
 // New returns the controller of replica self; interval 0 is DefaultInterval.
-func New(store *registry.Store, log *slog.Logger, panics controller.PanicObserver, self Endpoint, interval time.Duration) *Controller {
+func New(store controller.Client, log *slog.Logger, panics controller.PanicObserver, self Endpoint, interval time.Duration) *Controller {
 	if log == nil {
 		log = slog.Default()
 	}

@@ -36,9 +36,16 @@ type Options struct {
 	Panics controller.PanicObserver
 }
 
+// Client is what the namespace controller reads and writes through: a controller's
+// client and the removal of a namespace's spec finalizers (*registry.Store).
+type Client interface {
+	controller.Client
+	FinalizeNamespace(ctx context.Context, name string, finalizers []corev1.FinalizerName) (*registry.Result, error)
+}
+
 // Controller is the namespace controller.
 type Controller struct {
-	store *registry.Store
+	store Client
 	caPEM []byte
 	log   *slog.Logger
 	clock clock.PassiveClock
@@ -46,7 +53,7 @@ type Controller struct {
 }
 
 // New returns a namespace controller publishing caPEM.
-func New(store *registry.Store, caPEM []byte, log *slog.Logger, opts Options) *Controller {
+func New(store Client, caPEM []byte, log *slog.Logger, opts Options) *Controller {
 	if log == nil {
 		log = slog.Default()
 	}

@@ -36,7 +36,7 @@ const (
 // and lastTimestamp, and a per-object token bucket drops floods. Writes are synchronous and
 // failures (for example a count/events quota) are logged, never returned.
 type Recorder struct {
-	store     *registry.Store
+	store     controller.Client
 	component string
 	clock     clock.PassiveClock
 	log       *slog.Logger
@@ -61,7 +61,7 @@ type tokenBucket struct {
 
 // NewRecorder returns a recorder whose events carry source.component and
 // reportingComponent component.
-func NewRecorder(store *registry.Store, component string, clk clock.PassiveClock, log *slog.Logger) *Recorder {
+func NewRecorder(store controller.Client, component string, clk clock.PassiveClock, log *slog.Logger) *Recorder {
 	if log == nil {
 		log = slog.Default()
 	}

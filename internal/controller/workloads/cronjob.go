@@ -37,7 +37,7 @@ type CronJob struct {
 
 // NewCronJob returns the CronJob controller (events from "cronjob-controller"). Its work
 // queue, schedule and timestamps run on opts.Clock.
-func NewCronJob(store *registry.Store, log *slog.Logger, opts Options) *CronJob {
+func NewCronJob(store controller.Client, log *slog.Logger, opts Options) *CronJob {
 	return &CronJob{base: newBase(store, log, opts, "cronjob", "cronjob-controller")}
 }
 

@@ -18,9 +18,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	v1helper "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/registry"
@@ -53,7 +54,7 @@ type DaemonSet struct {
 }
 
 // NewDaemonSet returns the DaemonSet controller (events from "daemonset-controller").
-func NewDaemonSet(store *registry.Store, log *slog.Logger, opts Options) *DaemonSet {
+func NewDaemonSet(store controller.Client, log *slog.Logger, opts Options) *DaemonSet {
 	return &DaemonSet{base: newBase(store, log, opts, "daemonset", "daemonset-controller"), keys: map[string]bool{}}
 }
 
@@ -108,99 +109,33 @@ func daemonTolerations(spec *corev1.PodSpec) {
 // template's node name, nodeSelector, required node affinity and taints;
 // shouldContinueRunning also when only NoSchedule taints are not tolerated.
 func nodeShouldRun(node *corev1.Node, ds *appsv1.DaemonSet) (shouldRun, shouldContinue bool) {
-	spec := ds.Spec.Template.Spec.DeepCopy()
-	daemonTolerations(spec)
-	if spec.NodeName != "" && spec.NodeName != node.Name {
+	pod := &corev1.Pod{Spec: *ds.Spec.Template.Spec.DeepCopy()}
+	daemonTolerations(&pod.Spec)
+	// 1. Upstream's predicates: node name, required node affinity (parse errors ignored,
+	// as upstream), and taints the pod does not tolerate.
+	if pod.Spec.NodeName != "" && pod.Spec.NodeName != node.Name {
 		return false, false
 	}
-	if !matchesNodeSelector(spec, node) {
+	if fits, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !fits {
 		return false, false
 	}
 	untolerated := func(effects ...corev1.TaintEffect) bool {
-		for i := range node.Spec.Taints {
-			taint := &node.Spec.Taints[i]
-			relevant := false
+		_, found := v1helper.FindMatchingUntoleratedTaint(logr.Discard(), node.Spec.Taints, pod.Spec.Tolerations, func(t *corev1.Taint) bool {
 			for _, e := range effects {
-				relevant = relevant || taint.Effect == e
-			}
-			if !relevant {
-				continue
-			}
-			tolerated := false
-			for j := range spec.Tolerations {
-				if spec.Tolerations[j].ToleratesTaint(logr.Discard(), taint, true) {
-					tolerated = true
-					break
+				if t.Effect == e {
+					return true
 				}
 			}
-			if !tolerated {
-				return true
-			}
-		}
-		return false
+			return false
+		}, true)
+		return found
 	}
+	// 2. A NoSchedule or NoExecute taint keeps a new pod off the node; only NoExecute
+	// evicts the pods already there.
 	if untolerated(corev1.TaintEffectNoSchedule, corev1.TaintEffectNoExecute) {
 		return false, !untolerated(corev1.TaintEffectNoExecute)
 	}
 	return true, true
-}
-
-// matchesNodeSelector is upstream's GetRequiredNodeAffinity(pod).Match(node): the
-// nodeSelector's labels and, when set, one of the required node selector terms.
-func matchesNodeSelector(spec *corev1.PodSpec, node *corev1.Node) bool {
-	if len(spec.NodeSelector) > 0 && !labels.SelectorFromSet(spec.NodeSelector).Matches(labels.Set(node.Labels)) {
-		return false
-	}
-	a := spec.Affinity
-	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return true
-	}
-	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		if termMatches(term, node) {
-			return true
-		}
-	}
-	return false
-}
-
-// termMatches: an empty term matches nothing; expressions match labels, fields match
-// metadata.name.
-func termMatches(term corev1.NodeSelectorTerm, node *corev1.Node) bool {
-	if len(term.MatchExpressions) == 0 && len(term.MatchFields) == 0 {
-		return false
-	}
-	match := func(reqs []corev1.NodeSelectorRequirement, set labels.Set) bool {
-		for _, r := range reqs {
-			var op selection.Operator
-			switch r.Operator {
-			case corev1.NodeSelectorOpIn:
-				op = selection.In
-			case corev1.NodeSelectorOpNotIn:
-				op = selection.NotIn
-			case corev1.NodeSelectorOpExists:
-				op = selection.Exists
-			case corev1.NodeSelectorOpDoesNotExist:
-				op = selection.DoesNotExist
-			case corev1.NodeSelectorOpGt:
-				op = selection.GreaterThan
-			case corev1.NodeSelectorOpLt:
-				op = selection.LessThan
-			default:
-				return false
-			}
-			req, err := labels.NewRequirement(r.Key, op, r.Values)
-			if err != nil || !req.Matches(set) {
-				return false
-			}
-		}
-		return true
-	}
-	for _, f := range term.MatchFields {
-		if f.Key != metav1.ObjectNameField {
-			return false
-		}
-	}
-	return match(term.MatchExpressions, labels.Set(node.Labels)) && match(term.MatchFields, labels.Set{metav1.ObjectNameField: node.Name})
 }
 
 // bindToNode is upstream's ReplaceDaemonSetPodNodeNameNodeAffinity.

@@ -65,7 +65,7 @@ type Deployment struct {
 }
 
 // NewDeployment returns the Deployment controller (events from "deployment-controller").
-func NewDeployment(store *registry.Store, log *slog.Logger, opts Options) *Deployment {
+func NewDeployment(store controller.Client, log *slog.Logger, opts Options) *Deployment {
 	return &Deployment{base: newBase(store, log, opts, "deployment", "deployment-controller")}
 }
 
@@ -73,10 +73,13 @@ func NewDeployment(store *registry.Store, log *slog.Logger, opts Options) *Deplo
 func (c *Deployment) Start(ctx context.Context) error {
 	q := controller.NewQueue("deployment")
 	cat := c.store.Catalogue()
-	go c.loop.Watch(ctx, cat.Get(deploymentGVR), controller.On(func(d *appsv1.Deployment, deleted bool) {
+	// The watch handlers find owners in caches fed by the same watches (a watch event
+	// arriving before its owner's is harmless: the owner's own event enqueues it).
+	deployments, replicaSets := controller.NewCache(), controller.NewCache()
+	go c.loop.Watch(ctx, cat.Get(deploymentGVR), deployments.Feed(controller.On(func(d *appsv1.Deployment, deleted bool) {
 		q.Add(keyOf(d.Namespace, d.Name))
-	}))
-	go c.loop.Watch(ctx, cat.Get(replicaSetGVR), controller.On(func(rs *appsv1.ReplicaSet, deleted bool) {
+	})))
+	go c.loop.Watch(ctx, cat.Get(replicaSetGVR), replicaSets.Feed(controller.On(func(rs *appsv1.ReplicaSet, deleted bool) {
 		if ref := metav1.GetControllerOf(rs); ref != nil {
 			if ref.Kind == deploymentKind.Kind && ref.APIVersion == deploymentKind.GroupVersion().String() {
 				q.Add(keyOf(rs.Namespace, ref.Name))
@@ -86,11 +89,7 @@ func (c *Deployment) Start(ctx context.Context) error {
 		if deleted {
 			return
 		}
-		objs, _, err := c.store.ListObjects(ctx, cat.Get(deploymentGVR), rs.Namespace)
-		if err != nil {
-			return
-		}
-		for _, o := range objs {
+		for _, o := range deployments.List(rs.Namespace) {
 			d, ok := o.(*appsv1.Deployment)
 			if !ok {
 				continue
@@ -100,7 +99,7 @@ func (c *Deployment) Start(ctx context.Context) error {
 				q.Add(keyOf(d.Namespace, d.Name))
 			}
 		}
-	}))
+	})))
 	go c.loop.Watch(ctx, cat.Get(podGVR), controller.On(func(p *corev1.Pod, deleted bool) {
 		// Recreate waits for old pods to be gone.
 		if !deleted {
@@ -110,11 +109,7 @@ func (c *Deployment) Start(ctx context.Context) error {
 		if ref == nil || ref.Kind != replicaSetKind.Kind {
 			return
 		}
-		rsObj, err := c.store.Get(ctx, cat.Get(replicaSetGVR), p.Namespace, ref.Name)
-		if err != nil {
-			return
-		}
-		rs, ok := rsObj.(*appsv1.ReplicaSet)
+		rs, ok := replicaSets.Get(p.Namespace, ref.Name).(*appsv1.ReplicaSet)
 		if !ok {
 			return
 		}

@@ -85,7 +85,7 @@ func revisionName(prefix, hash string) string {
 
 // ownedRevisions returns the ControllerRevisions of ns controlled by the owner's UID,
 // oldest revision first (ties by name).
-func ownedRevisions(ctx context.Context, store *registry.Store, owner metav1.Object) ([]*appsv1.ControllerRevision, error) {
+func ownedRevisions(ctx context.Context, store controller.Client, owner metav1.Object) ([]*appsv1.ControllerRevision, error) {
 	all, _, err := store.ListObjects(ctx, store.Catalogue().Get(controllerRevisionGVR), owner.GetNamespace())
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func ownedRevisions(ctx context.Context, store *registry.Store, owner metav1.Obj
 // constructHistory: it returns the revision recording template, creating it (revision
 // max+1) or renumbering an equal older one to max+1, and the collision count, raised when
 // a revision of the same name records other data.
-func ensureRevision(ctx context.Context, store *registry.Store, owner metav1.Object, kind schema.GroupVersionKind, t *corev1.PodTemplateSpec, revisions []*appsv1.ControllerRevision, collisionCount int32) (*appsv1.ControllerRevision, int32, error) {
+func ensureRevision(ctx context.Context, store controller.Client, owner metav1.Object, kind schema.GroupVersionKind, t *corev1.PodTemplateSpec, revisions []*appsv1.ControllerRevision, collisionCount int32) (*appsv1.ControllerRevision, int32, error) {
 	data, err := templatePatch(t)
 	if err != nil {
 		return nil, collisionCount, err
@@ -191,7 +191,7 @@ func ensureRevision(ctx context.Context, store *registry.Store, owner metav1.Obj
 
 // truncateHistory is upstream's truncateHistory: revisions neither live (named in live)
 // nor among the newest limit non-live ones are deleted, oldest first.
-func truncateHistory(ctx context.Context, store *registry.Store, revisions []*appsv1.ControllerRevision, live map[string]bool, limit int32) error {
+func truncateHistory(ctx context.Context, store controller.Client, revisions []*appsv1.ControllerRevision, live map[string]bool, limit int32) error {
 	var old []*appsv1.ControllerRevision
 	for _, cr := range revisions {
 		if !live[cr.Name] {

@@ -41,7 +41,7 @@ type Job struct {
 }
 
 // NewJob returns the Job controller (events from "job-controller").
-func NewJob(store *registry.Store, log *slog.Logger, opts Options) *Job {
+func NewJob(store controller.Client, log *slog.Logger, opts Options) *Job {
 	return &Job{base: newBase(store, log, opts, "job", "job-controller")}
 }
 

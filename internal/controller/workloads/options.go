@@ -17,7 +17,6 @@ import (
 
 	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/controller/record"
-	"github.com/quotad/quotad/internal/registry"
 )
 
 // Options are the injectable parts of every controller in this package.
@@ -45,7 +44,7 @@ func (o Options) withDefaults() Options {
 // loop (watches and workers, guarded against panics), event recorder and the owners
 // starved by quota.
 type base struct {
-	store   *registry.Store
+	store   controller.Client
 	log     *slog.Logger
 	opts    Options
 	loop    *controller.Loop
@@ -54,7 +53,7 @@ type base struct {
 }
 
 // newBase builds a controller's base: name labels its logs, component its events.
-func newBase(store *registry.Store, log *slog.Logger, opts Options, name, component string) base {
+func newBase(store controller.Client, log *slog.Logger, opts Options, name, component string) base {
 	opts = opts.withDefaults()
 	loop := controller.NewLoop(name, store, orDefault(log), opts.Panics, opts.Clock)
 	log = orDefault(log).With("controller", name)
@@ -80,7 +79,7 @@ func newStarved() *starved { return &starved{keys: map[string]map[string]bool{}}
 
 // retryOnQuotaChange requeues, at once, every owner starved by quota in a namespace whose
 // ResourceQuotas change (a raised hard, or usage credited by a delete), until ctx ends.
-func (s *starved) retryOnQuotaChange(ctx context.Context, loop *controller.Loop, store *registry.Store, q workqueue.TypedRateLimitingInterface[string]) {
+func (s *starved) retryOnQuotaChange(ctx context.Context, loop *controller.Loop, store controller.Client, q workqueue.TypedRateLimitingInterface[string]) {
 	loop.Watch(ctx, store.Catalogue().Get(quotaGVR), controller.On(func(rq *corev1.ResourceQuota, deleted bool) {
 		for _, key := range s.in(rq.Namespace) {
 			q.Forget(key)

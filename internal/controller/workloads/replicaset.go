@@ -72,17 +72,17 @@ func (o *ownerSelectors) matching(ns string, set labels.Set) []string {
 }
 
 // NewReplicaSet returns the ReplicaSet controller (events from "replicaset-controller").
-func NewReplicaSet(store *registry.Store, log *slog.Logger, opts Options) *ReplicaSet {
+func NewReplicaSet(store controller.Client, log *slog.Logger, opts Options) *ReplicaSet {
 	return newReplicaManager(store, log, opts, replicaSetKind, replicaSetGVR, "replicaset", "replicaset-controller")
 }
 
 // NewReplicationController returns the ReplicationController controller (events from
 // "replication-controller").
-func NewReplicationController(store *registry.Store, log *slog.Logger, opts Options) *ReplicaSet {
+func NewReplicationController(store controller.Client, log *slog.Logger, opts Options) *ReplicaSet {
 	return newReplicaManager(store, log, opts, rcKind, rcGVR, "replicationcontroller", "replication-controller")
 }
 
-func newReplicaManager(store *registry.Store, log *slog.Logger, opts Options, kind schema.GroupVersionKind, gvr schema.GroupVersionResource, name, component string) *ReplicaSet {
+func newReplicaManager(store controller.Client, log *slog.Logger, opts Options, kind schema.GroupVersionKind, gvr schema.GroupVersionResource, name, component string) *ReplicaSet {
 	return &ReplicaSet{base: newBase(store, log, opts, name, component), kind: kind, gvr: gvr, name: name}
 }
 
@@ -391,7 +391,7 @@ func slowStartBatch(count, initial int, fn func(i int) error) (int, error) {
 }
 
 // createPod is upstream's PodControl.CreatePods for one pod, with its events.
-func createPod(ctx context.Context, store *registry.Store, rec *record.Recorder, owner runtime.Object, t *corev1.PodTemplateSpec, name string, ref *metav1.OwnerReference) error {
+func createPod(ctx context.Context, store controller.Client, rec *record.Recorder, owner runtime.Object, t *corev1.PodTemplateSpec, name string, ref *metav1.OwnerReference) error {
 	m, err := controller.Meta(owner)
 	if err != nil {
 		return err
@@ -417,7 +417,7 @@ func createPod(ctx context.Context, store *registry.Store, rec *record.Recorder,
 }
 
 // deletePods deletes pods in parallel as upstream, with SuccessfulDelete/FailedDelete events.
-func deletePods(ctx context.Context, store *registry.Store, rec *record.Recorder, owner runtime.Object, pods []*corev1.Pod) error {
+func deletePods(ctx context.Context, store controller.Client, rec *record.Recorder, owner runtime.Object, pods []*corev1.Pod) error {
 	errs := make(chan error, len(pods))
 	var wg sync.WaitGroup
 	for _, p := range pods {
@@ -438,7 +438,7 @@ func deletePods(ctx context.Context, store *registry.Store, rec *record.Recorder
 	}
 }
 
-func deletePod(ctx context.Context, store *registry.Store, rec *record.Recorder, owner runtime.Object, p *corev1.Pod) error {
+func deletePod(ctx context.Context, store controller.Client, rec *record.Recorder, owner runtime.Object, p *corev1.Pod) error {
 	uid := p.UID
 	_, err := store.Delete(ctx, store.Catalogue().Get(podGVR), p.Namespace, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}, registry.WriteOptions{})
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
@@ -455,7 +455,7 @@ func deletePod(ctx context.Context, store *registry.Store, rec *record.Recorder,
 // claimPods is upstream's PodControllerRefManager.ClaimPods: keep owned pods that match,
 // adopt matching orphans (unless the owner is being deleted), release owned pods that no
 // longer match.
-func claimPods(ctx context.Context, store *registry.Store, log *slog.Logger, owner runtime.Object, om metav1.ObjectMeta, kind schema.GroupVersionKind, gvr schema.GroupVersionResource, selector labels.Selector, pods []*corev1.Pod) ([]*corev1.Pod, error) {
+func claimPods(ctx context.Context, store controller.Client, log *slog.Logger, owner runtime.Object, om metav1.ObjectMeta, kind schema.GroupVersionKind, gvr schema.GroupVersionResource, selector labels.Selector, pods []*corev1.Pod) ([]*corev1.Pod, error) {
 	var out []*corev1.Pod
 	var canAdopt *bool
 	for _, p := range pods {
@@ -495,7 +495,7 @@ func claimPods(ctx context.Context, store *registry.Store, log *slog.Logger, own
 }
 
 // recheckOwner is upstream's RecheckDeletionTimestamp: adopt only for a live, same-UID owner.
-func recheckOwner(ctx context.Context, store *registry.Store, gvr schema.GroupVersionResource, om metav1.ObjectMeta) bool {
+func recheckOwner(ctx context.Context, store controller.Client, gvr schema.GroupVersionResource, om metav1.ObjectMeta) bool {
 	fresh, err := store.Get(ctx, store.Catalogue().Get(gvr), om.Namespace, om.Name)
 	if err != nil {
 		return false
@@ -509,7 +509,7 @@ func recheckOwner(ctx context.Context, store *registry.Store, gvr schema.GroupVe
 
 // patchOwnerRefs removes the ownerReference to remove (if set) and adds add (if set, and no
 // other controller is set) on one object, guarded by its UID.
-func patchOwnerRefs(ctx context.Context, store *registry.Store, gvr schema.GroupVersionResource, ns, name string, uid, remove types.UID, add *metav1.OwnerReference) error {
+func patchOwnerRefs(ctx context.Context, store controller.Client, gvr schema.GroupVersionResource, ns, name string, uid, remove types.UID, add *metav1.OwnerReference) error {
 	_, err := store.Update(ctx, store.Catalogue().Get(gvr), ns, name, "", func(o runtime.Object) (runtime.Object, error) {
 		m, err := controller.Meta(o)
 		if err != nil {

@@ -46,7 +46,7 @@ type StatefulSet struct {
 }
 
 // NewStatefulSet returns the StatefulSet controller (events from "statefulset-controller").
-func NewStatefulSet(store *registry.Store, log *slog.Logger, opts Options) *StatefulSet {
+func NewStatefulSet(store controller.Client, log *slog.Logger, opts Options) *StatefulSet {
 	return &StatefulSet{base: newBase(store, log, opts, "statefulset", "statefulset-controller")}
 }
 

@@ -85,7 +85,7 @@ func FuzzParseCron(f *testing.F) {
 		if !next.After(base) {
 			t.Fatalf("ParseCron(%q).Next(%v) = %v, not after it", spec, base, next)
 		}
-		if s.every == 0 && (next.Second() != 0 || next.Nanosecond() != 0) {
+		if !s.isEvery() && (next.Second() != 0 || next.Nanosecond() != 0) {
 			t.Fatalf("ParseCron(%q).Next(%v) = %v, not a whole minute", spec, base, next)
 		}
 	})

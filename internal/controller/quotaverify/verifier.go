@@ -1,9 +1,11 @@
-package resourcequota
+package quotaverify
 
 import (
 	"context"
 	"log/slog"
 	"time"
+
+	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/registry"
@@ -15,23 +17,38 @@ type Observer interface {
 	Repaired(namespace, name string)
 }
 
+// Checker recomputes quotas from storage and repairs drifted ones (*registry.Store).
+type Checker interface {
+	CheckQuotas(ctx context.Context, ns string) ([]registry.QuotaCheck, error)
+	RepairQuota(ctx context.Context, c registry.QuotaCheck) error
+	CheckClusterQuotas(ctx context.Context) ([]registry.ClusterQuotaCheck, error)
+	RepairClusterQuota(ctx context.Context, c registry.ClusterQuotaCheck) error
+}
+
 // Verifier periodically recomputes every quota and repairs drift.
 type Verifier struct {
-	store    *registry.Store
+	store    Checker
 	period   time.Duration
 	log      *slog.Logger
 	observer Observer
 	loop     *controller.Loop
+	clock    clock.WithTicker
 }
 
-// New returns a verifier running every period (<= 0 disables the periodic run).
-func New(store *registry.Store, period time.Duration, log *slog.Logger, observer Observer) *Verifier {
+// New returns a verifier running every period (<= 0 disables the periodic run) on the
+// real clock.
+func New(store Checker, period time.Duration, log *slog.Logger, observer Observer) *Verifier {
+	return NewWithClock(store, period, log, observer, clock.RealClock{})
+}
+
+// NewWithClock is New with the clock driving the period injected.
+func NewWithClock(store Checker, period time.Duration, log *slog.Logger, observer Observer, clk clock.WithTicker) *Verifier {
 	if log == nil {
 		log = slog.Default()
 	}
 	panics, _ := observer.(controller.PanicObserver)
-	return &Verifier{store: store, period: period, log: log, observer: observer,
-		loop: controller.NewLoop("resourcequota", store, log, panics, nil)}
+	return &Verifier{store: store, period: period, log: log, observer: observer, clock: clk,
+		loop: controller.NewLoop("resourcequota", nil, log, panics, clk)}
 }
 
 // Start runs the verifier until ctx ends.
@@ -40,13 +57,13 @@ func (v *Verifier) Start(ctx context.Context) error {
 		<-ctx.Done()
 		return nil
 	}
-	t := time.NewTicker(v.period)
+	t := v.clock.NewTicker(v.period)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-t.C:
+		case <-t.C():
 			// A panic is recovered (logged and counted); the next period tries again.
 			v.loop.Guard("verify", func() {
 				if _, err := v.VerifyAll(ctx); err != nil && ctx.Err() == nil {

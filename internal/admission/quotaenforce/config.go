@@ -1,4 +1,4 @@
-package resourcequota
+package quotaenforce
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package resourcequota
+package quotaenforce
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -7,9 +7,11 @@ import (
 	"github.com/quotad/quotad/internal/quota"
 )
 
-// Plugin is the ResourceQuota admission plugin. It is not run by the admission chain:
-// the registry calls Evaluate inside its storage transaction, with the namespace's quotas
-// as read at that transaction's revision.
+// Plugin is the ResourceQuota admission plugin. It is not run by the admission chain: the
+// registry calls Prepare when a write is submitted, and the result's Check when the write's
+// namespace batch plans its transaction, against the quotas as that batch holds them (read
+// at a revision, plus the usage of the batch's earlier writes). The transaction's compares
+// on those quotas make the decision hold at commit; a failed compare plans the batch again.
 type Plugin struct {
 	registry quota.Registry
 	limited  []quota.LimitedResource

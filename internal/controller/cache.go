@@ -1,0 +1,72 @@
+package controller
+
+import (
+	"sort"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Cache is a watch-fed view of one resource's objects, an informer's store: Feed wraps the
+// handler of a Loop.Watch so that each event updates the cache before the handler sees it.
+// It lags storage (never leads it), so it answers the questions of watch handlers (which
+// owner to enqueue) where a list from storage per event cost a read of the namespace; a
+// sync that must see its own writes reads storage. Objects are shared: read-only.
+type Cache struct {
+	mu   sync.RWMutex
+	objs map[string]map[string]runtime.Object // namespace → name → object
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache {
+	return &Cache{objs: map[string]map[string]runtime.Object{}}
+}
+
+// Feed returns a handler that records each event in the cache, then calls next (when set).
+func (c *Cache) Feed(next Handler) Handler {
+	return func(obj runtime.Object, deleted bool) {
+		m, err := Meta(obj)
+		if err == nil {
+			c.mu.Lock()
+			ns, name := m.GetNamespace(), m.GetName()
+			if deleted {
+				delete(c.objs[ns], name)
+				if len(c.objs[ns]) == 0 {
+					delete(c.objs, ns)
+				}
+			} else {
+				if c.objs[ns] == nil {
+					c.objs[ns] = map[string]runtime.Object{}
+				}
+				c.objs[ns][name] = obj
+			}
+			c.mu.Unlock()
+		}
+		if next != nil {
+			next(obj, deleted)
+		}
+	}
+}
+
+// Get returns the cached object of ns and name, or nil.
+func (c *Cache) Get(ns, name string) runtime.Object {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.objs[ns][name]
+}
+
+// List returns the cached objects of ns, sorted by name.
+func (c *Cache) List(ns string) []runtime.Object {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	names := make([]string, 0, len(c.objs[ns]))
+	for n := range c.objs[ns] {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]runtime.Object, 0, len(names))
+	for _, n := range names {
+		out = append(out, c.objs[ns][n])
+	}
+	return out
+}

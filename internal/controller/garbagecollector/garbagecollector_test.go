@@ -1,0 +1,288 @@
+package garbagecollector
+
+import (
+	"context"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/quotad/quotad/internal/controller"
+	"github.com/quotad/quotad/internal/controller/fake"
+	"github.com/quotad/quotad/internal/registry"
+)
+
+var (
+	podGVR = corev1.SchemeGroupVersion.WithResource("pods")
+	rsGVR  = appsv1.SchemeGroupVersion.WithResource("replicasets")
+)
+
+// harness runs a collector over the fake client, feeding it the client's changes as its
+// watches would and working its queue until both are empty.
+type harness struct {
+	t    *testing.T
+	fc   *fake.Client
+	c    *Collector
+	seen int
+}
+
+func newHarness(t *testing.T) *harness {
+	fc := fake.New(nil)
+	c := New(fc, nil, Options{})
+	c.q = controller.NewQueue("garbagecollector-test")
+	t.Cleanup(c.q.ShutDown)
+	return &harness{t: t, fc: fc, c: c}
+}
+
+// settle delivers every change to the graph and processes every work item, until nothing
+// is left to do.
+func (h *harness) settle() {
+	h.t.Helper()
+	ctx := context.Background()
+	for i := 0; ; i++ {
+		if i > 1000 {
+			h.t.Fatal("the collector does not settle")
+		}
+		changes, next := h.fc.Changes(h.seen)
+		h.seen = next
+		for _, ch := range changes {
+			h.c.observe(ch.Res, ch.Object, ch.Type == watch.Deleted)
+		}
+		if h.c.q.Len() == 0 {
+			if len(changes) == 0 {
+				return
+			}
+			continue
+		}
+		key, _ := h.c.q.Get()
+		if _, err := h.c.process(ctx, key); err != nil {
+			h.t.Fatalf("process %s: %v", key, err)
+		}
+		h.c.q.Done(key)
+	}
+}
+
+func (h *harness) delete(gvrRes string, ns, name string, policy metav1.DeletionPropagation) {
+	h.t.Helper()
+	res := h.fc.Catalogue().Get(rsGVR)
+	if gvrRes == "pods" {
+		res = h.fc.Catalogue().Get(podGVR)
+	}
+	if _, err := h.fc.Delete(context.Background(), res, ns, name, metav1.DeleteOptions{PropagationPolicy: &policy}, registryWrite); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *harness) pod(name string) *corev1.Pod {
+	if o := h.fc.Object(podGVR, "ns", name); o != nil {
+		return o.(*corev1.Pod)
+	}
+	return nil
+}
+
+func (h *harness) rs(name string) *appsv1.ReplicaSet {
+	if o := h.fc.Object(rsGVR, "ns", name); o != nil {
+		return o.(*appsv1.ReplicaSet)
+	}
+	return nil
+}
+
+func owner(name string, uid types.UID) *appsv1.ReplicaSet {
+	return &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: uid}}
+}
+
+func ref(name string, uid types.UID, block bool) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: name, UID: uid, BlockOwnerDeletion: &block}
+}
+
+func dependent(name string, finalizers []string, refs ...metav1.OwnerReference) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, OwnerReferences: refs, Finalizers: finalizers}}
+}
+
+func TestBackgroundDeletesDependents(t *testing.T) {
+	h := newHarness(t)
+	h.fc.Add(owner("rs", "rs-uid"), dependent("a", nil, ref("rs", "rs-uid", true)), dependent("b", nil, ref("rs", "rs-uid", false)),
+		dependent("other", nil, ref("keep", "keep-uid", true)), owner("keep", "keep-uid"))
+	h.settle()
+	if h.pod("a") == nil || h.pod("b") == nil {
+		t.Fatal("dependents of a live owner were collected")
+	}
+	h.delete("replicasets", "ns", "rs", metav1.DeletePropagationBackground)
+	h.settle()
+	if h.rs("rs") != nil || h.pod("a") != nil || h.pod("b") != nil {
+		t.Fatalf("after a background delete: owner %v, a %v, b %v", h.rs("rs"), h.pod("a"), h.pod("b"))
+	}
+	if h.pod("other") == nil {
+		t.Fatal("the dependent of another owner was collected")
+	}
+}
+
+func TestDanglingAtStart(t *testing.T) {
+	// Owners gone before the collector starts, recreated under the same name (another UID),
+	// of a kind no resource serves, and a cluster-scoped dependent naming a namespaced owner.
+	h := newHarness(t)
+	h.fc.Add(owner("recreated", "new-uid"),
+		dependent("gone", nil, ref("missing", "missing-uid", true)),
+		dependent("stale", nil, ref("recreated", "old-uid", true)),
+		dependent("unknown", nil, metav1.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "w", UID: "w-uid"}),
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "cluster", OwnerReferences: []metav1.OwnerReference{ref("recreated", "other-uid", false)}}},
+	)
+	h.settle()
+	if h.pod("gone") != nil || h.pod("stale") != nil {
+		t.Error("dependents of missing or recreated owners were kept")
+	}
+	if h.pod("unknown") == nil {
+		t.Error("a dependent whose owner's kind cannot be checked was collected")
+	}
+	if h.fc.Object(rbacv1.SchemeGroupVersion.WithResource("clusterroles"), "", "cluster") != nil {
+		t.Error("a cluster-scoped dependent of a namespaced owner was kept")
+	}
+	if h.rs("recreated") == nil {
+		t.Error("the recreated owner was deleted")
+	}
+}
+
+func TestSurvivingOwnerKeepsDependent(t *testing.T) {
+	h := newHarness(t)
+	h.fc.Add(owner("one", "one-uid"), owner("two", "two-uid"),
+		dependent("shared", nil, ref("one", "one-uid", true), ref("two", "two-uid", true)))
+	h.settle()
+	h.delete("replicasets", "ns", "one", metav1.DeletePropagationBackground)
+	h.settle()
+	p := h.pod("shared")
+	if p == nil {
+		t.Fatal("a dependent with a live owner was collected")
+	}
+	if len(p.OwnerReferences) != 1 || p.OwnerReferences[0].UID != "two-uid" {
+		t.Fatalf("owner references %+v, want only two's", p.OwnerReferences)
+	}
+}
+
+func TestOrphanRemovesReferences(t *testing.T) {
+	h := newHarness(t)
+	h.fc.Add(owner("rs", "rs-uid"), dependent("a", nil, ref("rs", "rs-uid", true)),
+		dependent("b", nil, ref("rs", "rs-uid", true), ref("keep", "keep-uid", true)), owner("keep", "keep-uid"))
+	h.settle()
+	h.delete("replicasets", "ns", "rs", metav1.DeletePropagationOrphan)
+	if r := h.rs("rs"); r == nil || r.DeletionTimestamp == nil {
+		t.Fatalf("orphan delete should leave the owner deleting, got %+v", r)
+	}
+	h.settle()
+	if h.rs("rs") != nil {
+		t.Fatal("the owner was kept after its dependents were orphaned")
+	}
+	if a := h.pod("a"); a == nil || len(a.OwnerReferences) != 0 {
+		t.Fatalf("a = %+v, want kept without owner references", a)
+	}
+	if b := h.pod("b"); b == nil || len(b.OwnerReferences) != 1 || b.OwnerReferences[0].UID != "keep-uid" {
+		t.Fatalf("b = %+v, want kept with only keep's reference", b)
+	}
+}
+
+func TestForegroundWaitsForBlockingDependents(t *testing.T) {
+	h := newHarness(t)
+	// "held" has a finalizer of its own: it stays deleting, blocking its owner, until a
+	// test releases it; "free" does not block (blockOwnerDeletion false).
+	h.fc.Add(owner("rs", "rs-uid"),
+		dependent("held", []string{"example.com/hold"}, ref("rs", "rs-uid", true)),
+		dependent("plain", nil, ref("rs", "rs-uid", true)))
+	h.settle()
+	h.delete("replicasets", "ns", "rs", metav1.DeletePropagationForeground)
+	h.settle()
+	if h.pod("plain") != nil {
+		t.Fatal("a dependent of a foreground deletion was kept")
+	}
+	held := h.pod("held")
+	if held == nil || held.DeletionTimestamp == nil {
+		t.Fatalf("held = %+v, want deleting", held)
+	}
+	r := h.rs("rs")
+	if r == nil || !hasFinalizer(r.Finalizers, metav1.FinalizerDeleteDependents) {
+		t.Fatalf("owner %+v deleted while a blocking dependent remains", r)
+	}
+	// Releasing the dependent deletes it, and then the owner.
+	podRes := h.fc.Catalogue().Get(podGVR)
+	if _, err := h.fc.Update(context.Background(), podRes, "ns", "held", "", func(o runtimeObject) (runtimeObject, error) {
+		o.(*corev1.Pod).Finalizers = nil
+		return o, nil
+	}, registryWrite); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if h.pod("held") != nil || h.rs("rs") != nil {
+		t.Fatalf("after release: held %v, owner %v", h.pod("held"), h.rs("rs"))
+	}
+}
+
+func TestForegroundIgnoresNonBlockingDependents(t *testing.T) {
+	h := newHarness(t)
+	h.fc.Add(owner("rs", "rs-uid"), dependent("free", []string{"example.com/hold"}, ref("rs", "rs-uid", false)))
+	h.settle()
+	h.delete("replicasets", "ns", "rs", metav1.DeletePropagationForeground)
+	h.settle()
+	if h.rs("rs") != nil {
+		t.Fatal("a dependent without blockOwnerDeletion held its owner's foreground deletion")
+	}
+	if f := h.pod("free"); f == nil || f.DeletionTimestamp == nil {
+		t.Fatalf("free = %+v, want deleting (held by its own finalizer)", f)
+	}
+}
+
+func TestForegroundCascadesThroughLevels(t *testing.T) {
+	// rs → pod "mid" (a ReplicaSet owning a pod through two levels is modelled with a
+	// second ReplicaSet): deleting the top in foreground deletes the middle in foreground,
+	// and the top only after both levels are gone.
+	h := newHarness(t)
+	mid := owner("mid", "mid-uid")
+	mid.OwnerReferences = []metav1.OwnerReference{ref("top", "top-uid", true)}
+	h.fc.Add(owner("top", "top-uid"), mid, dependent("leaf", nil, ref("mid", "mid-uid", true)))
+	h.settle()
+	h.delete("replicasets", "ns", "top", metav1.DeletePropagationForeground)
+	h.settle()
+	if h.rs("top") != nil || h.rs("mid") != nil || h.pod("leaf") != nil {
+		t.Fatalf("top %v, mid %v, leaf %v: want all gone", h.rs("top"), h.rs("mid"), h.pod("leaf"))
+	}
+	// The leaf went before the middle, and the middle before the top.
+	var order []string
+	for _, a := range h.fc.Actions() {
+		if a.Err == nil && (a.Verb == "delete" || a.Verb == "update") {
+			order = append(order, a.Verb+" "+a.Resource+"/"+a.Name)
+		}
+	}
+	idx := func(s string) int {
+		for i, o := range order {
+			if o == s {
+				return i
+			}
+		}
+		t.Fatalf("%q not in %v", s, order)
+		return -1
+	}
+	if !(idx("delete pods/leaf") < idx("update replicasets/mid") && idx("update replicasets/mid") < idx("update replicasets/top")) {
+		t.Fatalf("writes in order %v", order)
+	}
+}
+
+func TestForegroundCycleUnblocks(t *testing.T) {
+	// a owns b and b owns a, both blocking; deleting a in foreground must not wait forever.
+	h := newHarness(t)
+	a, b := owner("a", "a-uid"), owner("b", "b-uid")
+	a.OwnerReferences = []metav1.OwnerReference{ref("b", "b-uid", true)}
+	b.OwnerReferences = []metav1.OwnerReference{ref("a", "a-uid", true)}
+	h.fc.Add(a, b)
+	h.settle()
+	h.delete("replicasets", "ns", "a", metav1.DeletePropagationForeground)
+	h.settle()
+	if h.rs("a") != nil || h.rs("b") != nil {
+		t.Fatalf("a %+v, b %+v: a foreground cycle was left waiting", h.rs("a"), h.rs("b"))
+	}
+}
+
+type runtimeObject = runtime.Object
+
+var registryWrite = registry.WriteOptions{}
