@@ -41,10 +41,12 @@ type options struct {
 	minRequestTimeout int
 	// priorityAndFairness is --enable-priority-and-fairness.
 	priorityAndFairness bool
-	showVersion         string
-	help                bool
-	sections            []section
-	all                 *pflag.FlagSet
+	// bootstrapTokenAuth is --enable-bootstrap-token-auth.
+	bootstrapTokenAuth bool
+	showVersion        string
+	help               bool
+	sections           []section
+	all                *pflag.FlagSet
 }
 
 // newOptions declares every flag, grouped into sections, on one FlagSet.
@@ -96,6 +98,7 @@ func newOptions() *options {
 	})
 	add("Authentication", func(fs *pflag.FlagSet) {
 		fs.StringVar(&c.TokenAuthFile, "token-auth-file", "", "If set, the file that will be used to secure the secure port of the API server via token authentication.")
+		fs.BoolVar(&o.bootstrapTokenAuth, "enable-bootstrap-token-auth", true, "Enable to allow secrets of type 'bootstrap.kubernetes.io/token' in the 'kube-system' namespace to be used for TLS bootstrapping authentication (quotad token create makes them; on by default, unlike kube-apiserver: only an admin can create such a Secret).")
 		fs.StringVar(&c.ServiceAccountIssuer, "service-account-issuer", "https://kubernetes.default.svc.cluster.local", "Identifier of the service account token issuer. The issuer will assert this identifier in \"iss\" claim of issued tokens.")
 		fs.StringSliceVar(&c.APIAudiences, "api-audiences", nil, "Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If not set, defaults to --service-account-issuer.")
 		fs.StringVar(&c.ServiceAccountSigningKeyFile, "service-account-signing-key-file", "", "Path to the file that contains the current private key of the service account token issuer (RSA or ECDSA P-256, PEM). The issuer will sign issued ID tokens with this private key. Default: sa.key in --data-dir, created on first start.")
@@ -147,6 +150,7 @@ func (o *options) parse(args []string) error {
 	o.cfg.LogLevel = logLevel(o.verbosity)
 	o.cfg.MinRequestTimeout = time.Duration(o.minRequestTimeout) * time.Second
 	o.cfg.NoPriorityAndFairness = !o.priorityAndFairness
+	o.cfg.NoBootstrapTokenAuth = !o.bootstrapTokenAuth
 	if c := o.cfg; c.EtcdSnapshotScheduleCron != "" {
 		// Checked before anything starts (server.Run checks it only once etcd runs).
 		if _, err := validation.ParseCron(c.EtcdSnapshotScheduleCron); err != nil {

@@ -8,9 +8,10 @@ import (
 )
 
 // newAuthenticator builds quotad's authenticators from its config: the admin token and
-// --token-auth-file, and ServiceAccount tokens signed with --service-account-signing-key-file
-// (or the data dir's sa.key, created on first start) and checked against objects.
-func newAuthenticator(cfg Config, adminToken string, objects authn.Objects) (*authn.Authenticator, *authn.ServiceAccounts, error) {
+// --token-auth-file, ServiceAccount tokens signed with --service-account-signing-key-file
+// (or the data dir's sa.key, created on first start) and checked against objects, and
+// bootstrap tokens whose Secrets bootstrap holds (nil: none).
+func newAuthenticator(cfg Config, adminToken string, objects authn.Objects, bootstrap *bootstrapIndex) (*authn.Authenticator, *authn.ServiceAccounts, error) {
 	tokens, err := authn.NewTokenFile(adminToken, cfg.TokenAuthFile)
 	if err != nil {
 		return nil, nil, err
@@ -32,7 +33,11 @@ func newAuthenticator(cfg Config, adminToken string, objects authn.Objects) (*au
 	if err != nil {
 		return nil, nil, err
 	}
-	return &authn.Authenticator{Tokens: tokens, ServiceAccounts: sas}, sas, nil
+	a := &authn.Authenticator{Tokens: tokens, ServiceAccounts: sas}
+	if bootstrap != nil {
+		a.Bootstrap = authn.NewBootstrapTokens(bootstrap, nil)
+	}
+	return a, sas, nil
 }
 
 // saKeyFile is the ServiceAccount signing key file this replica uses.

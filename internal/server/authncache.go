@@ -4,12 +4,15 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	bootstrapapi "k8s.io/cluster-bootstrap/token/api"
 
 	"github.com/quotad/quotad/internal/registry"
 )
@@ -17,34 +20,20 @@ import (
 // uidIndex is authn.Objects: the UIDs of every ServiceAccount, Pod and Secret, kept by a
 // list and a watch per resource and by this replica's own commits at once (a token
 // requested for a ServiceAccount just created works at once). ServiceAccount token
-// verification reads it on every request instead of storage. Entries only move forward
-// in revision; a deletion leaves a tombstone until the watch delivers it.
+// verification reads it on every request instead of storage.
 type uidIndex struct {
-	byRes map[string]*uidSet
-}
-
-type uidEntry struct {
-	uid     types.UID
-	rev     int64
-	deleted bool
-}
-
-type uidSet struct {
-	mu      sync.RWMutex
-	entries map[string]uidEntry
-	synced  chan struct{}
-	once    sync.Once
+	byRes map[string]*revSet[types.UID]
 }
 
 // uidIndexed are the resources ServiceAccount tokens name.
 var uidIndexed = []string{"serviceaccounts", "pods", "secrets"}
 
 func newUIDIndex(ctx context.Context, store *registry.Store, log *slog.Logger) *uidIndex {
-	x := &uidIndex{byRes: map[string]*uidSet{}}
+	x := &uidIndex{byRes: map[string]*revSet[types.UID]{}}
 	for _, r := range uidIndexed {
-		s := &uidSet{entries: map[string]uidEntry{}, synced: make(chan struct{})}
+		s := newRevSet(func(m metav1.Object, _ runtime.Object) (types.UID, bool) { return m.GetUID(), true })
 		x.byRes[r] = s
-		go s.run(ctx, store, store.Catalogue().Get(corev1.SchemeGroupVersion.WithResource(r)), log)
+		go s.run(ctx, store, store.Catalogue().Get(corev1.SchemeGroupVersion.WithResource(r)), "", log, "token index")
 	}
 	return x
 }
@@ -52,10 +41,8 @@ func newUIDIndex(ctx context.Context, store *registry.Store, log *slog.Logger) *
 // waitSynced waits until every resource was listed once, or ctx ends.
 func (x *uidIndex) waitSynced(ctx context.Context) error {
 	for _, s := range x.byRes {
-		select {
-		case <-s.synced:
-		case <-ctx.Done():
-			return ctx.Err()
+		if err := s.waitSynced(ctx); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -67,13 +54,7 @@ func (x *uidIndex) UID(resource, ns, name string) (types.UID, bool) {
 	if s == nil {
 		return "", false
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	e, ok := s.entries[ns+"/"+name]
-	if !ok || e.deleted {
-		return "", false
-	}
-	return e.uid, true
+	return s.get(ns + "/" + name)
 }
 
 // observe applies a committed change of one of the indexed resources.
@@ -86,30 +67,103 @@ func (x *uidIndex) observe(res *registry.Resource, obj runtime.Object, deleted b
 	}
 }
 
+// bootstrapIndex is authn.BootstrapSecrets: the Secrets of bootstrap tokens in
+// kube-system, kept as uidIndex keeps its UIDs (a token just created authenticates at
+// once).
+type bootstrapIndex struct{ set *revSet[*corev1.Secret] }
+
+func newBootstrapIndex(ctx context.Context, store *registry.Store, log *slog.Logger) *bootstrapIndex {
+	set := newRevSet(func(m metav1.Object, obj runtime.Object) (*corev1.Secret, bool) {
+		s, ok := obj.(*corev1.Secret)
+		return s, ok && m.GetNamespace() == metav1.NamespaceSystem && strings.HasPrefix(m.GetName(), bootstrapapi.BootstrapTokenSecretPrefix)
+	})
+	go set.run(ctx, store, store.Catalogue().Get(corev1.SchemeGroupVersion.WithResource("secrets")), metav1.NamespaceSystem, log, "bootstrap token index")
+	return &bootstrapIndex{set: set}
+}
+
+// BootstrapSecret implements authn.BootstrapSecrets (the Secret is shared: read-only).
+func (x *bootstrapIndex) BootstrapSecret(name string) (*corev1.Secret, bool) {
+	return x.set.get(metav1.NamespaceSystem + "/" + name)
+}
+
+// observe applies a committed change of a Secret.
+func (x *bootstrapIndex) observe(res *registry.Resource, obj runtime.Object, deleted bool) {
+	if res.GVR.Group == "" && res.GVR.Resource == "secrets" {
+		x.set.observe(obj, deleted, false)
+	}
+}
+
+// revSet keeps a value of each object a filter keeps, by namespace/name, from a list, a
+// watch and this replica's commits. Entries only move forward in revision; a deletion
+// leaves a tombstone until the watch delivers it.
+type revSet[T any] struct {
+	keep    func(m metav1.Object, obj runtime.Object) (T, bool)
+	mu      sync.RWMutex
+	entries map[string]revEntry[T]
+	synced  chan struct{}
+	once    sync.Once
+}
+
+type revEntry[T any] struct {
+	val     T
+	rev     int64
+	deleted bool
+}
+
+func newRevSet[T any](keep func(m metav1.Object, obj runtime.Object) (T, bool)) *revSet[T] {
+	return &revSet[T]{keep: keep, entries: map[string]revEntry[T]{}, synced: make(chan struct{})}
+}
+
+// waitSynced waits until the set was listed once, or ctx ends.
+func (s *revSet[T]) waitSynced(ctx context.Context) error {
+	select {
+	case <-s.synced:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// get returns the value kept for key, if any.
+func (s *revSet[T]) get(key string) (T, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e, ok := s.entries[key]
+	if !ok || e.deleted {
+		var zero T
+		return zero, false
+	}
+	return e.val, true
+}
+
 // observe records one change; a deletion the watch delivers drops the entry (the
-// tombstone a commit left is no longer needed: the watch delivers in order).
-func (s *uidSet) observe(obj runtime.Object, deleted, fromWatch bool) {
+// tombstone a commit left is no longer needed: the watch delivers in order). An object
+// the filter does not keep is dropped as if deleted.
+func (s *revSet[T]) observe(obj runtime.Object, deleted, fromWatch bool) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return
 	}
+	val, kept := s.keep(m, obj)
+	deleted = deleted || !kept
 	rev, _ := strconv.ParseInt(m.GetResourceVersion(), 10, 64)
 	key := m.GetNamespace() + "/" + m.GetName()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if cur, ok := s.entries[key]; ok && cur.rev >= rev && rev > 0 {
+	cur, ok := s.entries[key]
+	if ok && cur.rev >= rev && rev > 0 {
 		return
 	}
-	if deleted && fromWatch {
+	if deleted && (fromWatch || (!ok && !kept)) {
 		delete(s.entries, key)
 		return
 	}
-	s.entries[key] = uidEntry{uid: m.GetUID(), rev: rev, deleted: deleted}
+	s.entries[key] = revEntry[T]{val: val, rev: rev, deleted: deleted}
 }
 
 // install applies a list of every object at revision rev: what the list lacks is gone,
 // unless a later revision of it was observed.
-func (s *uidSet) install(objs []runtime.Object, rev int64) {
+func (s *revSet[T]) install(objs []runtime.Object, rev int64) {
 	s.mu.Lock()
 	listed := make(map[string]bool, len(objs))
 	for _, o := range objs {
@@ -129,8 +183,8 @@ func (s *uidSet) install(objs []runtime.Object, rev int64) {
 	s.once.Do(func() { close(s.synced) })
 }
 
-// run keeps the set current with listWatch.
-func (s *uidSet) run(ctx context.Context, store *registry.Store, res *registry.Resource, log *slog.Logger) {
-	listWatch(ctx, store, res, log, "token index", s.install,
+// run keeps the set current with a list and watch of res in namespace ns ("": all).
+func (s *revSet[T]) run(ctx context.Context, store *registry.Store, res *registry.Resource, ns string, log *slog.Logger, what string) {
+	listWatchIn(ctx, store, res, ns, log, what, false, s.install,
 		func(obj runtime.Object, deleted bool) { s.observe(obj, deleted, true) }, nil)
 }

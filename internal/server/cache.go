@@ -224,11 +224,17 @@ func listWatch(ctx context.Context, store *registry.Store, res *registry.Resourc
 // shared (observe and whoever reads what it keeps must not modify them).
 func listWatchShared(ctx context.Context, store *registry.Store, res *registry.Resource, log *slog.Logger, what string, shared bool,
 	install func(objs []runtime.Object, rev int64), observe func(obj runtime.Object, deleted bool), unsynced func()) {
+	listWatchIn(ctx, store, res, "", log, what, shared, install, observe, unsynced)
+}
+
+// listWatchIn is listWatchShared over one namespace ("": all).
+func listWatchIn(ctx context.Context, store *registry.Store, res *registry.Resource, ns string, log *slog.Logger, what string, shared bool,
+	install func(objs []runtime.Object, rev int64), observe func(obj runtime.Object, deleted bool), unsynced func()) {
 	for ctx.Err() == nil {
-		objs, rev, err := store.ListObjects(ctx, res, "")
+		objs, rev, err := store.ListObjects(ctx, res, ns)
 		if err == nil {
 			var events <-chan registry.Event
-			events, err = store.Watch(ctx, res, "", registry.WatchOptions{ResourceVersion: strconv.FormatInt(rev, 10), Shared: shared})
+			events, err = store.Watch(ctx, res, ns, registry.WatchOptions{ResourceVersion: strconv.FormatInt(rev, 10), Shared: shared})
 			if err == nil {
 				install(objs, rev)
 				for ev := range events {

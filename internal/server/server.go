@@ -47,13 +47,15 @@ type Config struct {
 	BindAddress string
 	// TLSSANs are names and addresses the serving certificate covers besides the bind and
 	// advertise addresses (k3s's --tls-san: a load balancer in front of the replicas).
-	TLSSANs                    []string
-	SecurePort                 int
-	EtcdServers                []string
-	EtcdCAFile                 string
-	EtcdCertFile               string
-	EtcdKeyFile                string
-	TokenAuthFile              string
+	TLSSANs       []string
+	SecurePort    int
+	EtcdServers   []string
+	EtcdCAFile    string
+	EtcdCertFile  string
+	EtcdKeyFile   string
+	TokenAuthFile string
+	// NoBootstrapTokenAuth turns off bootstrap tokens (--enable-bootstrap-token-auth=false).
+	NoBootstrapTokenAuth       bool
 	AdmissionControlConfigFile string
 	EnableAdmissionPlugins     []string
 	DisableAdmissionPlugins    []string
@@ -312,6 +314,7 @@ func Run(ctx context.Context, cfg Config) error {
 	var cached *cachedReader
 	var rbacs *rbacFeed
 	var tokenObjects *uidIndex
+	var bootstrapTokens *bootstrapIndex
 	reader := lazyReader{&cached}
 	quotaReg := evaluator.NewRegistry()
 	quotaPlugin := quotaenforce.NewPlugin(quotaReg, limited)
@@ -353,6 +356,9 @@ func Run(ctx context.Context, cfg Config) error {
 		if tokenObjects != nil {
 			tokenObjects.observe(res, obj, deleted)
 		}
+		if bootstrapTokens != nil {
+			bootstrapTokens.observe(res, obj, deleted)
+		}
 	}
 	metrics := newMetrics()
 	if auditBackend != nil {
@@ -375,6 +381,9 @@ func Run(ctx context.Context, cfg Config) error {
 		escalation.Resolver = rbacs.authz
 	}
 	tokenObjects = newUIDIndex(ctx, store, log)
+	if !cfg.NoBootstrapTokenAuth {
+		bootstrapTokens = newBootstrapIndex(ctx, store, log)
+	}
 	metrics.reg.MustRegister(newQuotaCollector(ctx, store, log), newClusterQuotaCollector(ctx, store, log))
 
 	// 4. Bootstrap objects and controllers.
@@ -432,7 +441,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	// Authentication: client certificates, static tokens, ServiceAccount tokens checked
 	// against an index of ServiceAccounts, Pods and Secrets kept by watch.
-	auth, sas, err := newAuthenticator(cfg, creds.AdminToken, tokenObjects)
+	auth, sas, err := newAuthenticator(cfg, creds.AdminToken, tokenObjects, bootstrapTokens)
 	if err != nil {
 		ln.Close()
 		return err
@@ -440,6 +449,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := rbacs.wait(ctx); err != nil {
 		ln.Close()
 		return err
+	}
+	if bootstrapTokens != nil {
+		if err := bootstrapTokens.set.waitSynced(ctx); err != nil {
+			ln.Close()
+			return err
+		}
 	}
 	if err := tokenObjects.waitSynced(ctx); err != nil {
 		ln.Close()

@@ -9,12 +9,15 @@ import (
 )
 
 // Authenticator is the union of quotad's authenticators, in kube-apiserver's order: a
-// client certificate, then a bearer token (static tokens, then ServiceAccount tokens).
+// client certificate, then a bearer token (static tokens, ServiceAccount tokens, then
+// bootstrap tokens).
 type Authenticator struct {
 	// Tokens are the static tokens (nil: none).
 	Tokens *TokenFile
 	// ServiceAccounts verifies ServiceAccount tokens (nil: none).
 	ServiceAccounts *ServiceAccounts
+	// Bootstrap verifies bootstrap tokens (nil: none).
+	Bootstrap *BootstrapTokens
 }
 
 // Authenticate implements apiserver.Authenticator. A request with no credential, or one
@@ -43,28 +46,39 @@ func (a *Authenticator) AuthenticateToken(tok string, audiences []string) (auth.
 	}
 	if a.Tokens != nil {
 		if u, ok := a.Tokens.AuthenticateToken(tok); ok {
-			// As upstream wraps audience-agnostic authenticators: good only for the API
-			// audiences.
-			if audiences == nil {
-				return u, nil, true
-			}
-			api := []string{DefaultIssuer}
-			if a.ServiceAccounts != nil {
-				api = a.ServiceAccounts.apiAudiences
-			}
-			var matched []string
-			for _, x := range audiences {
-				if slices.Contains(api, x) {
-					matched = append(matched, x)
-				}
-			}
-			return u, matched, len(matched) > 0
+			return a.apiAudiencesOnly(u, audiences)
 		}
 	}
 	if a.ServiceAccounts != nil {
-		return a.ServiceAccounts.AuthenticateToken(tok, audiences)
+		if u, matched, ok := a.ServiceAccounts.AuthenticateToken(tok, audiences); ok {
+			return u, matched, true
+		}
+	}
+	if a.Bootstrap != nil {
+		if u, ok := a.Bootstrap.AuthenticateToken(tok); ok {
+			return a.apiAudiencesOnly(u, audiences)
+		}
 	}
 	return auth.User{}, nil, false
+}
+
+// apiAudiencesOnly answers for an audience-agnostic token (a static or bootstrap token)
+// as upstream wraps such authenticators: good only for the API audiences.
+func (a *Authenticator) apiAudiencesOnly(u auth.User, audiences []string) (auth.User, []string, bool) {
+	if audiences == nil {
+		return u, nil, true
+	}
+	api := []string{DefaultIssuer}
+	if a.ServiceAccounts != nil {
+		api = a.ServiceAccounts.apiAudiences
+	}
+	var matched []string
+	for _, x := range audiences {
+		if slices.Contains(api, x) {
+			matched = append(matched, x)
+		}
+	}
+	return u, matched, len(matched) > 0
 }
 
 // BearerToken returns the token of an "Authorization: Bearer <token>" header, as
