@@ -57,24 +57,24 @@ func kindsBKind(obj runtime.Object) (schema.GroupKind, bool) {
 
 // kindsBPrinter returns the printer of a storage, certificates,
 // admissionregistration or flowcontrol kind.
-func kindsBPrinter(gk schema.GroupKind) (printer, bool) {
-	var p func() printer
+func kindsBPrinter(gk schema.GroupKind) (Printer, bool) {
+	var p func() Printer
 	switch gk.Group {
 	case storagev1.GroupName:
-		p = map[string]func() printer{"CSIDriver": csiDriverPrinter, "CSINode": csiNodePrinter, "VolumeAttachment": volumeAttachmentPrinter,
-			"CSIStorageCapacity": csiStorageCapacityPrinter, "VolumeAttributesClass": volumeAttributesClassPrinter}[gk.Kind]
+		p = map[string]func() Printer{"CSIDriver": CSIDriverPrinter, "CSINode": CSINodePrinter, "VolumeAttachment": VolumeAttachmentPrinter,
+			"CSIStorageCapacity": CSIStorageCapacityPrinter, "VolumeAttributesClass": VolumeAttributesClassPrinter}[gk.Kind]
 	case certificatesv1.GroupName:
-		p = map[string]func() printer{"CertificateSigningRequest": csrPrinter}[gk.Kind]
+		p = map[string]func() Printer{"CertificateSigningRequest": CSRPrinter}[gk.Kind]
 	case admissionregistrationv1.GroupName:
-		p = map[string]func() printer{"MutatingWebhookConfiguration": mutatingWebhookPrinter, "ValidatingWebhookConfiguration": validatingWebhookPrinter,
-			"ValidatingAdmissionPolicy": validatingAdmissionPolicyPrinter, "ValidatingAdmissionPolicyBinding": validatingAdmissionPolicyBindingPrinter,
-			"MutatingAdmissionPolicy": mutatingAdmissionPolicyPrinter, "MutatingAdmissionPolicyBinding": mutatingAdmissionPolicyBindingPrinter}[gk.Kind]
+		p = map[string]func() Printer{"MutatingWebhookConfiguration": MutatingWebhookPrinter, "ValidatingWebhookConfiguration": ValidatingWebhookPrinter,
+			"ValidatingAdmissionPolicy": ValidatingAdmissionPolicyPrinter, "ValidatingAdmissionPolicyBinding": ValidatingAdmissionPolicyBindingPrinter,
+			"MutatingAdmissionPolicy": MutatingAdmissionPolicyPrinter, "MutatingAdmissionPolicyBinding": MutatingAdmissionPolicyBindingPrinter}[gk.Kind]
 	case apiregistrationv1.GroupName:
-		p = map[string]func() printer{"APIService": apiServicePrinter}[gk.Kind]
+		p = map[string]func() Printer{"APIService": APIServicePrinter}[gk.Kind]
 	case flowcontrolv1.GroupName:
-		p = map[string]func() printer{"FlowSchema": flowSchemaPrinter, "PriorityLevelConfiguration": priorityLevelPrinter}[gk.Kind]
+		p = map[string]func() Printer{"FlowSchema": FlowSchemaPrinter, "PriorityLevelConfiguration": PriorityLevelPrinter}[gk.Kind]
 	case svmv1.GroupName:
-		p = map[string]func() printer{"StorageVersionMigration": storageVersionMigrationPrinter}[gk.Kind]
+		p = map[string]func() Printer{"StorageVersionMigration": StorageVersionMigrationPrinter}[gk.Kind]
 	}
 	if p == nil {
 		return kindsCPrinter(gk)

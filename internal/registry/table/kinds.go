@@ -116,92 +116,92 @@ func typedKind(obj runtime.Object) (schema.GroupKind, bool) {
 
 // printerFor returns the printer of a kind; false for kinds printed with the
 // default convertor and unknown to this package.
-func printerFor(gk schema.GroupKind) (printer, bool) {
+func printerFor(gk schema.GroupKind) (Printer, bool) {
 	switch gk {
 	case corev1.SchemeGroupVersion.WithKind("Pod").GroupKind():
-		return podPrinter(), true
+		return PodPrinter(), true
 	case corev1.SchemeGroupVersion.WithKind("Service").GroupKind():
-		return servicePrinter(), true
+		return ServicePrinter(), true
 	case corev1.SchemeGroupVersion.WithKind("Namespace").GroupKind():
-		return namespacePrinter(), true
+		return NamespacePrinter(), true
 	case corev1.SchemeGroupVersion.WithKind("Node").GroupKind():
-		return nodePrinter(), true
+		return NodePrinter(), true
 	case corev1.SchemeGroupVersion.WithKind("Secret").GroupKind():
-		return secretPrinter(), true
+		return SecretPrinter(), true
 	case corev1.SchemeGroupVersion.WithKind("ConfigMap").GroupKind():
-		return configMapPrinter(), true
+		return ConfigMapPrinter(), true
 	case corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim").GroupKind():
-		return pvcPrinter(), true
+		return PVCPrinter(), true
 	case corev1.SchemeGroupVersion.WithKind("PersistentVolume").GroupKind():
-		return pvPrinter(), true
+		return PVPrinter(), true
 	case corev1.SchemeGroupVersion.WithKind("ReplicationController").GroupKind():
-		return replicationControllerPrinter(), true
+		return ReplicationControllerPrinter(), true
 	case corev1.SchemeGroupVersion.WithKind("ResourceQuota").GroupKind():
-		return resourceQuotaPrinter(), true
+		return ResourceQuotaPrinter(), true
 	case corev1.SchemeGroupVersion.WithKind("LimitRange").GroupKind():
 		// No printer upstream: the default convertor (NAME CREATED AT).
-		return defaultPrinter(corev1.SchemeGroupVersion.WithKind("LimitRange")), true
+		return DefaultPrinter(corev1.SchemeGroupVersion.WithKind("LimitRange")), true
 	case corev1.SchemeGroupVersion.WithKind("Event").GroupKind():
-		return eventPrinter(), true
+		return EventPrinter(), true
 	case corev1.SchemeGroupVersion.WithKind("ServiceAccount").GroupKind():
-		return serviceAccountPrinter(), true
+		return ServiceAccountPrinter(), true
 	case corev1.SchemeGroupVersion.WithKind("Endpoints").GroupKind():
-		return endpointsPrinter(), true
+		return EndpointsPrinter(), true
 	case appsv1.SchemeGroupVersion.WithKind("Deployment").GroupKind():
-		return deploymentPrinter(), true
+		return DeploymentPrinter(), true
 	case appsv1.SchemeGroupVersion.WithKind("ReplicaSet").GroupKind():
-		return replicaSetPrinter(), true
+		return ReplicaSetPrinter(), true
 	case appsv1.SchemeGroupVersion.WithKind("StatefulSet").GroupKind():
-		return statefulSetPrinter(), true
+		return StatefulSetPrinter(), true
 	case appsv1.SchemeGroupVersion.WithKind("DaemonSet").GroupKind():
-		return daemonSetPrinter(), true
+		return DaemonSetPrinter(), true
 	case appsv1.SchemeGroupVersion.WithKind("ControllerRevision").GroupKind():
-		return controllerRevisionPrinter(), true
+		return ControllerRevisionPrinter(), true
 	case batchv1.SchemeGroupVersion.WithKind("Job").GroupKind():
-		return jobPrinter(), true
+		return JobPrinter(), true
 	case batchv1.SchemeGroupVersion.WithKind("CronJob").GroupKind():
-		return cronJobPrinter(), true
+		return CronJobPrinter(), true
 	case schedulingv1.SchemeGroupVersion.WithKind("PriorityClass").GroupKind():
-		return priorityClassPrinter(), true
+		return PriorityClassPrinter(), true
 	case storagev1.SchemeGroupVersion.WithKind("StorageClass").GroupKind():
-		return storageClassPrinter(), true
+		return StorageClassPrinter(), true
 	case apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition").GroupKind():
 		// Served by apiextensions-apiserver with the default convertor.
-		return defaultPrinter(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")), true
+		return DefaultPrinter(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")), true
 	case rbacKind("Role"):
-		return rolePrinter(), true
+		return RolePrinter(), true
 	case rbacKind("ClusterRole"):
-		return clusterRolePrinter(), true
+		return ClusterRolePrinter(), true
 	case rbacKind("RoleBinding"):
-		return roleBindingPrinter(), true
+		return RoleBindingPrinter(), true
 	case rbacKind("ClusterRoleBinding"):
-		return clusterRoleBindingPrinter(), true
+		return ClusterRoleBindingPrinter(), true
 	case discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice").GroupKind():
-		return endpointSlicePrinter(), true
+		return EndpointSlicePrinter(), true
 	case policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget").GroupKind():
-		return podDisruptionBudgetPrinter(), true
+		return PodDisruptionBudgetPrinter(), true
 	case corev1.SchemeGroupVersion.WithKind("PodTemplate").GroupKind():
-		return podTemplatePrinter(), true
+		return PodTemplatePrinter(), true
 	case corev1.SchemeGroupVersion.WithKind("ComponentStatus").GroupKind():
-		return componentStatusPrinter(), true
+		return ComponentStatusPrinter(), true
 	case coordinationv1.SchemeGroupVersion.WithKind("Lease").GroupKind():
-		return leasePrinter(), true
+		return LeasePrinter(), true
 	case networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy").GroupKind():
-		return networkPolicyPrinter(), true
+		return NetworkPolicyPrinter(), true
 	case networkingv1.SchemeGroupVersion.WithKind("Ingress").GroupKind():
-		return ingressPrinter(), true
+		return IngressPrinter(), true
 	case networkingv1.SchemeGroupVersion.WithKind("IngressClass").GroupKind():
-		return ingressClassPrinter(), true
+		return IngressClassPrinter(), true
 	case nodev1.SchemeGroupVersion.WithKind("RuntimeClass").GroupKind():
-		return runtimeClassPrinter(), true
+		return RuntimeClassPrinter(), true
 	case autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler").GroupKind():
-		return hpaAnyVersionPrinter(), true
+		return HPAAnyVersionPrinter(), true
 	case eventsv1.SchemeGroupVersion.WithKind("Event").GroupKind():
-		return eventsV1Printer(), true
+		return EventsV1Printer(), true
 	case clusterquota.SchemeGroupVersion.WithKind("ClusterResourceQuota").GroupKind():
-		return clusterResourceQuotaPrinter(), true
+		return ClusterResourceQuotaPrinter(), true
 	case clusterquota.SchemeGroupVersion.WithKind("AppliedClusterResourceQuota").GroupKind():
-		return appliedClusterResourceQuotaPrinter(), true
+		return AppliedClusterResourceQuotaPrinter(), true
 	}
 	return kindsBPrinter(gk)
 }

@@ -34,17 +34,17 @@ func kindsCKind(obj runtime.Object) (schema.GroupKind, bool) {
 }
 
 // kindsCPrinter returns the printer of a kind kindsCKind knows.
-func kindsCPrinter(gk schema.GroupKind) (printer, bool) {
-	var p func() printer
+func kindsCPrinter(gk schema.GroupKind) (Printer, bool) {
+	var p func() Printer
 	switch gk.Group {
 	case resourcev1.GroupName:
-		p = map[string]func() printer{"DeviceClass": deviceClassPrinter, "ResourceClaim": resourceClaimPrinter,
-			"ResourceClaimTemplate": resourceClaimTemplatePrinter, "ResourceSlice": resourceSlicePrinter}[gk.Kind]
+		p = map[string]func() Printer{"DeviceClass": DeviceClassPrinter, "ResourceClaim": ResourceClaimPrinter,
+			"ResourceClaimTemplate": ResourceClaimTemplatePrinter, "ResourceSlice": ResourceSlicePrinter}[gk.Kind]
 	case networkingv1.GroupName:
-		p = map[string]func() printer{"ServiceCIDR": serviceCIDRPrinter, "IPAddress": ipAddressPrinter}[gk.Kind]
+		p = map[string]func() Printer{"ServiceCIDR": ServiceCIDRPrinter, "IPAddress": IPAddressPrinter}[gk.Kind]
 	}
 	if p == nil {
-		return printer{}, false
+		return Printer{}, false
 	}
 	return p(), true
 }
@@ -53,8 +53,8 @@ func nameAgeColumns() []metav1.TableColumnDefinition {
 	return []metav1.TableColumnDefinition{nameColumn(), ageColumn()}
 }
 
-// deviceClassPrinter prints NAME AGE.
-func deviceClassPrinter() printer {
+// DeviceClassPrinter prints NAME AGE.
+func DeviceClassPrinter() Printer {
 	return typedPrinter(resourcev1.SchemeGroupVersion.WithKind("DeviceClass"), func() *resourcev1.DeviceClass { return &resourcev1.DeviceClass{} },
 		nameAgeColumns,
 		func(c *resourcev1.DeviceClass, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
@@ -62,8 +62,8 @@ func deviceClassPrinter() printer {
 		})
 }
 
-// resourceClaimPrinter prints NAME STATE AGE.
-func resourceClaimPrinter() printer {
+// ResourceClaimPrinter prints NAME STATE AGE.
+func ResourceClaimPrinter() Printer {
 	return typedPrinter(resourcev1.SchemeGroupVersion.WithKind("ResourceClaim"), func() *resourcev1.ResourceClaim { return &resourcev1.ResourceClaim{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
@@ -97,8 +97,8 @@ func resourceClaimState(c *resourcev1.ResourceClaim) string {
 	return strings.Join(states, ",")
 }
 
-// resourceClaimTemplatePrinter prints NAME AGE.
-func resourceClaimTemplatePrinter() printer {
+// ResourceClaimTemplatePrinter prints NAME AGE.
+func ResourceClaimTemplatePrinter() Printer {
 	return typedPrinter(resourcev1.SchemeGroupVersion.WithKind("ResourceClaimTemplate"), func() *resourcev1.ResourceClaimTemplate { return &resourcev1.ResourceClaimTemplate{} },
 		nameAgeColumns,
 		func(c *resourcev1.ResourceClaimTemplate, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
@@ -106,8 +106,8 @@ func resourceClaimTemplatePrinter() printer {
 		})
 }
 
-// resourceSlicePrinter prints NAME NODE DRIVER POOL AGE.
-func resourceSlicePrinter() printer {
+// ResourceSlicePrinter prints NAME NODE DRIVER POOL AGE.
+func ResourceSlicePrinter() Printer {
 	return typedPrinter(resourcev1.SchemeGroupVersion.WithKind("ResourceSlice"), func() *resourcev1.ResourceSlice { return &resourcev1.ResourceSlice{} },
 		func() []metav1.TableColumnDefinition {
 			spec := resourcev1.ResourceSliceSpec{}.SwaggerDoc()
@@ -128,8 +128,8 @@ func resourceSlicePrinter() printer {
 		})
 }
 
-// serviceCIDRPrinter prints NAME CIDRS AGE.
-func serviceCIDRPrinter() printer {
+// ServiceCIDRPrinter prints NAME CIDRS AGE.
+func ServiceCIDRPrinter() Printer {
 	return typedPrinter(networkingv1.SchemeGroupVersion.WithKind("ServiceCIDR"), func() *networkingv1.ServiceCIDR { return &networkingv1.ServiceCIDR{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
@@ -143,9 +143,9 @@ func serviceCIDRPrinter() printer {
 		})
 }
 
-// ipAddressPrinter prints NAME PARENTREF AGE; the reference reads
+// IPAddressPrinter prints NAME PARENTREF AGE; the reference reads
 // <resource>[.<group>]/[<namespace>/]<name>.
-func ipAddressPrinter() printer {
+func IPAddressPrinter() Printer {
 	return typedPrinter(networkingv1.SchemeGroupVersion.WithKind("IPAddress"), func() *networkingv1.IPAddress { return &networkingv1.IPAddress{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{

@@ -94,3 +94,9 @@ func apiregistrationKinds(obj, old runtime.Object) (field.ErrorList, bool) {
 	}
 	return nil, false
 }
+
+// APIServiceUpdate is kube-aggregator's update validation: the metadata update rules, then
+// the object validated as new.
+func APIServiceUpdate(n, o *apiregistrationv1.APIService) field.ErrorList {
+	return append(objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath), APIService(n)...)
+}

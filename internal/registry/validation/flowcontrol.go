@@ -408,3 +408,15 @@ func flowcontrolKinds(obj, old runtime.Object) (field.ErrorList, bool) {
 	}
 	return nil, false
 }
+
+// FlowSchemaUpdate is upstream's update validation: the object validated as new, plus the
+// metadata update rules.
+func FlowSchemaUpdate(n, o *flowcontrolv1.FlowSchema) field.ErrorList {
+	return append(FlowSchema(n), objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
+}
+
+// PriorityLevelConfigurationUpdate is upstream's update validation: the object validated
+// as new, plus the metadata update rules.
+func PriorityLevelConfigurationUpdate(n, o *flowcontrolv1.PriorityLevelConfiguration) field.ErrorList {
+	return append(PriorityLevelConfiguration(n), objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
+}
