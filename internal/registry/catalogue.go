@@ -258,7 +258,7 @@ func Builtins() []*Resource {
 		builtin(coreGV, "endpoints", "Endpoints", true, corev1.Endpoints{}, corev1.EndpointsList{}, []string{"ep"}, core.Endpoints{}, func(r *Resource) { r.Singular = "endpoints" }),
 		builtin(discoveryv1.SchemeGroupVersion, "endpointslices", "EndpointSlice", true, discoveryv1.EndpointSlice{}, discoveryv1.EndpointSliceList{}, nil, discovery.EndpointSlice{}),
 		builtin(policyv1.SchemeGroupVersion, "poddisruptionbudgets", "PodDisruptionBudget", true, policyv1.PodDisruptionBudget{}, policyv1.PodDisruptionBudgetList{}, []string{"pdb"}, policy.PodDisruptionBudget{}, withStatus, withGeneration),
-		// kinds-b: storage, certificates, admissionregistration, flowcontrol.
+		// storage, certificates, admissionregistration, flowcontrol, apiregistration.
 		builtin(storagev1.SchemeGroupVersion, "csidrivers", "CSIDriver", false, storagev1.CSIDriver{}, storagev1.CSIDriverList{}, nil, storage.CSIDriver{}),
 		builtin(storagev1.SchemeGroupVersion, "csinodes", "CSINode", false, storagev1.CSINode{}, storagev1.CSINodeList{}, nil, storage.CSINode{}),
 		builtin(storagev1.SchemeGroupVersion, "volumeattachments", "VolumeAttachment", false, storagev1.VolumeAttachment{}, storagev1.VolumeAttachmentList{}, nil, storage.VolumeAttachment{}, withStatus),
@@ -283,7 +283,7 @@ func Builtins() []*Resource {
 		builtin(networkingv1.SchemeGroupVersion, "ingressclasses", "IngressClass", false, networkingv1.IngressClass{}, networkingv1.IngressClassList{}, nil, networking.IngressClass{}, withGeneration),
 		builtin(nodev1.SchemeGroupVersion, "runtimeclasses", "RuntimeClass", false, nodev1.RuntimeClass{}, nodev1.RuntimeClassList{}, nil, node.RuntimeClass{}),
 		builtin(autoscalingv2.SchemeGroupVersion, "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, autoscalingv2.HorizontalPodAutoscaler{}, autoscalingv2.HorizontalPodAutoscalerList{}, []string{"hpa"}, autoscaling.HorizontalPodAutoscaler{}, withStatus, withAll),
-		// kinds-c: resource.k8s.io (DRA), ServiceCIDRs and IPAddresses.
+		// resource.k8s.io (DRA), ServiceCIDRs and IPAddresses.
 		builtin(resourcev1.SchemeGroupVersion, "deviceclasses", "DeviceClass", false, resourcev1.DeviceClass{}, resourcev1.DeviceClassList{}, nil, resource.DeviceClass{}, withGeneration),
 		builtin(resourcev1.SchemeGroupVersion, "resourceclaims", "ResourceClaim", true, resourcev1.ResourceClaim{}, resourcev1.ResourceClaimList{}, nil, resource.ResourceClaim{}, withStatus),
 		builtin(resourcev1.SchemeGroupVersion, "resourceclaimtemplates", "ResourceClaimTemplate", true, resourcev1.ResourceClaimTemplate{}, resourcev1.ResourceClaimTemplateList{}, nil, resource.ResourceClaimTemplate{}),
@@ -387,6 +387,27 @@ func (c *Catalogue) ForGroupResource(gr schema.GroupResource) *Resource {
 		}
 	}
 	return found
+}
+
+// Default applies the defaults of obj's kind (its strategy's), for objects built outside a
+// write (mutating admission policies' patches). Objects of other types are left untouched.
+func (c *Catalogue) Default(obj runtime.Object) {
+	if obj == nil || reflect.ValueOf(obj).IsNil() {
+		return
+	}
+	t := reflect.TypeOf(obj).Elem()
+	c.mu.RLock()
+	var st Strategy
+	for _, r := range c.resources {
+		if r.Type == t && r.Strategy != nil {
+			st = r.Strategy
+			break
+		}
+	}
+	c.mu.RUnlock()
+	if d, ok := st.(Defaulter); ok {
+		d.Default(obj)
+	}
 }
 
 // ForKind returns the resource serving a group, version and kind, or nil.

@@ -8,7 +8,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	rbacv1beta1 "k8s.io/api/rbac/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ---- Role, ClusterRole: no printer upstream, so the default convertor (NAME, CREATED AT) ----
@@ -73,9 +72,4 @@ func bindingCells(name string, ref rbacv1.RoleRef, subjects []rbacv1.Subject, cr
 	}
 	return []interface{}{name, fmt.Sprintf("%s/%s", ref.Kind, ref.Name), since(created, now),
 		strings.Join(users, ", "), strings.Join(groups, ", "), strings.Join(sas, ", ")}
-}
-
-// rbacKind returns the kind of the RBAC types.
-func rbacKind(kind string) schema.GroupKind {
-	return schema.GroupKind{Group: rbacv1.GroupName, Kind: kind}
 }

@@ -7,47 +7,8 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-// kindsCKind maps the resource.k8s.io kinds, ServiceCIDRs and IPAddresses to their kind.
-func kindsCKind(obj runtime.Object) (schema.GroupKind, bool) {
-	var gvk schema.GroupVersionKind
-	switch obj.(type) {
-	case *resourcev1.DeviceClass:
-		gvk = resourcev1.SchemeGroupVersion.WithKind("DeviceClass")
-	case *resourcev1.ResourceClaim:
-		gvk = resourcev1.SchemeGroupVersion.WithKind("ResourceClaim")
-	case *resourcev1.ResourceClaimTemplate:
-		gvk = resourcev1.SchemeGroupVersion.WithKind("ResourceClaimTemplate")
-	case *resourcev1.ResourceSlice:
-		gvk = resourcev1.SchemeGroupVersion.WithKind("ResourceSlice")
-	case *networkingv1.ServiceCIDR:
-		gvk = networkingv1.SchemeGroupVersion.WithKind("ServiceCIDR")
-	case *networkingv1.IPAddress:
-		gvk = networkingv1.SchemeGroupVersion.WithKind("IPAddress")
-	default:
-		return schema.GroupKind{}, false
-	}
-	return gvk.GroupKind(), true
-}
-
-// kindsCPrinter returns the printer of a kind kindsCKind knows.
-func kindsCPrinter(gk schema.GroupKind) (Printer, bool) {
-	var p func() Printer
-	switch gk.Group {
-	case resourcev1.GroupName:
-		p = map[string]func() Printer{"DeviceClass": DeviceClassPrinter, "ResourceClaim": ResourceClaimPrinter,
-			"ResourceClaimTemplate": ResourceClaimTemplatePrinter, "ResourceSlice": ResourceSlicePrinter}[gk.Kind]
-	case networkingv1.GroupName:
-		p = map[string]func() Printer{"ServiceCIDR": ServiceCIDRPrinter, "IPAddress": IPAddressPrinter}[gk.Kind]
-	}
-	if p == nil {
-		return Printer{}, false
-	}
-	return p(), true
-}
 
 func nameAgeColumns() []metav1.TableColumnDefinition {
 	return []metav1.TableColumnDefinition{nameColumn(), ageColumn()}

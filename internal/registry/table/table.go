@@ -33,43 +33,6 @@ type Printer struct {
 	nilRowsWhenEmpty bool
 }
 
-// Convert renders objects (all of one kind) as a Table. now is injected for
-// AGE and every other time-dependent cell. includeObject selects what each
-// row's Object holds: the object (Object), its PartialObjectMetadata
-// (Metadata, also for ""), or nothing (None); any other value is a
-// BadRequest error, as upstream. noHeaders leaves ColumnDefinitions nil.
-//
-// The kind is taken from the first object: typed k8s.io/api objects, or
-// *unstructured.Unstructured carrying apiVersion/kind. Kinds without a
-// printer get upstream's default columns (Name, Created At). With no objects
-// the default columns are returned; use ConvertKind to get a kind's columns
-// for an empty list. The caller sets the table's ListMeta.
-func Convert(objs []runtime.Object, now time.Time, includeObject metav1.IncludeObjectPolicy, noHeaders bool) (*metav1.Table, error) {
-	var gk schema.GroupKind
-	if len(objs) > 0 {
-		gk = kindOf(objs[0])
-	}
-	return ConvertKind(gk, objs, now, includeObject, noHeaders)
-}
-
-// ConvertKind is Convert for a kind known up front (so that an empty list
-// still gets the kind's columns). Every object must be of kind gk.
-func ConvertKind(gk schema.GroupKind, objs []runtime.Object, now time.Time, includeObject metav1.IncludeObjectPolicy, noHeaders bool) (*metav1.Table, error) {
-	if err := checkIncludeObject(includeObject); err != nil {
-		return nil, err
-	}
-	p, ok := printerFor(gk)
-	if !ok {
-		p = DefaultPrinter(schema.GroupVersionKind{})
-	}
-	for i, obj := range objs {
-		if got := kindOf(obj); got != gk {
-			return nil, fmt.Errorf("table: object %d is of kind %q, want %q", i, got, gk)
-		}
-	}
-	return p.Convert(objs, now, includeObject, noHeaders)
-}
-
 // Convert renders objects of the printer's kind (typed, or unstructured carrying
 // apiVersion/kind) as a Table: a kind's strategy calls its printer's Convert. now, the
 // includeObject policy and noHeaders are as for the package's Convert.
@@ -107,15 +70,6 @@ func (p Printer) Convert(objs []runtime.Object, now time.Time, includeObject met
 		t.Rows = append(t.Rows, metav1.TableRow{Cells: cells, Conditions: conds, Object: raw})
 	}
 	return t, nil
-}
-
-// kindOf returns the group/kind of a typed or unstructured object; the zero
-// GroupKind when it cannot be told.
-func kindOf(obj runtime.Object) schema.GroupKind {
-	if gk, ok := typedKind(obj); ok {
-		return gk
-	}
-	return obj.GetObjectKind().GroupVersionKind().GroupKind()
 }
 
 func checkIncludeObject(policy metav1.IncludeObjectPolicy) error {

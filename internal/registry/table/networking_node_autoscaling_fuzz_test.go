@@ -16,8 +16,8 @@ import (
 	"sigs.k8s.io/randfill"
 )
 
-// TestKindsARandomObjectsNeverPanic prints random objects of the slice A kinds.
-func TestKindsARandomObjectsNeverPanic(t *testing.T) {
+// TestNetworkingNodeAutoscalingRandomObjectsNeverPanic prints random objects of the networking, node, coordination, autoscaling and pod template kinds.
+func TestNetworkingNodeAutoscalingRandomObjectsNeverPanic(t *testing.T) {
 	for _, k := range []runtime.Object{
 		&corev1.PodTemplate{}, &corev1.ComponentStatus{}, &coordinationv1.Lease{}, &networkingv1.NetworkPolicy{}, &networkingv1.Ingress{},
 		&networkingv1.IngressClass{}, &nodev1.RuntimeClass{}, &autoscalingv2.HorizontalPodAutoscaler{}, &autoscalingv1.HorizontalPodAutoscaler{}, &eventsv1.Event{},

@@ -17,7 +17,7 @@ import (
 
 func ptrTo[T any](v T) *T { return &v }
 
-func TestKindsBValidationMessages(t *testing.T) {
+func TestWebhookAndFlowControlValidationMessages(t *testing.T) {
 	om := metav1.ObjectMeta{Name: "x"}
 	none := ar.SideEffectClassNone
 	hook := func(mut func(*ar.ValidatingWebhook)) runtime.Object {

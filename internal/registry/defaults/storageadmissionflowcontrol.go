@@ -8,9 +8,9 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
-// applyKindsB sets the defaults of the storage, admissionregistration and
+// applyStorageAdmissionFlowControl sets the defaults of the storage, admissionregistration and
 // flowcontrol and apiregistration kinds; false for other kinds. obj is not nil.
-func applyKindsB(obj runtime.Object) bool {
+func applyStorageAdmissionFlowControl(obj runtime.Object) bool {
 	switch o := obj.(type) {
 	case *storagev1.CSIDriver:
 		CSIDriver(o)

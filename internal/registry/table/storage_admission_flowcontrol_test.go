@@ -13,7 +13,7 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
-func TestKindsBCells(t *testing.T) {
+func TestStorageAdmissionFlowControlCells(t *testing.T) {
 	cond := func(t certificatesv1.RequestConditionType) certificatesv1.CertificateSigningRequestCondition {
 		return certificatesv1.CertificateSigningRequestCondition{Type: t, Status: corev1.ConditionTrue}
 	}

@@ -16,7 +16,7 @@ import (
 	kptr "k8s.io/utils/ptr"
 )
 
-func TestValidateKindsA(t *testing.T) {
+func TestValidateVolumesAndNetworking(t *testing.T) {
 	om := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: name, Namespace: "ns"} }
 	cm := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: name} }
 	svcBackend := networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "web", Port: networkingv1.ServiceBackendPort{Number: 80}}}
@@ -83,7 +83,7 @@ func TestValidateKindsA(t *testing.T) {
 	}
 }
 
-func TestValidateUpdateKindsA(t *testing.T) {
+func TestValidateUpdateVolumesAndNetworking(t *testing.T) {
 	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv", ResourceVersion: "1"}, Spec: corev1.PersistentVolumeSpec{
 		AccessModes: []corev1.PersistentVolumeAccessMode{"ReadWriteOnce"}, Capacity: corev1.ResourceList{"storage": resource.MustParse("1Gi")},
 		PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/a"}}}}

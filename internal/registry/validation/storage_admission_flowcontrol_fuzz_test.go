@@ -14,9 +14,9 @@ import (
 	"sigs.k8s.io/randfill"
 )
 
-// kindsB are the storage, certificates, admissionregistration, flowcontrol and
+// storageAdmissionFlowControl are the storage, certificates, admissionregistration, flowcontrol and
 // apiregistration kinds.
-func kindsB() []runtime.Object {
+func storageAdmissionFlowControl() []runtime.Object {
 	return []runtime.Object{
 		&storagev1.CSIDriver{}, &storagev1.CSINode{}, &storagev1.VolumeAttachment{}, &storagev1.CSIStorageCapacity{}, &storagev1.VolumeAttributesClass{},
 		&certificatesv1.CertificateSigningRequest{},
@@ -27,8 +27,8 @@ func kindsB() []runtime.Object {
 	}
 }
 
-func TestKindsBRandomObjectsNeverPanic(t *testing.T) {
-	for _, k := range kindsB() {
+func TestStorageAdmissionFlowControlRandomObjectsNeverPanic(t *testing.T) {
+	for _, k := range storageAdmissionFlowControl() {
 		for seed := int64(0); seed < 60; seed++ {
 			obj := k.DeepCopyObject()
 			f := randfill.NewWithSeed(seed).NilChance(0.3).NumElements(0, 3).MaxDepth(12).Funcs(
@@ -52,9 +52,9 @@ func TestKindsBRandomObjectsNeverPanic(t *testing.T) {
 	}
 }
 
-// TestKindsBEmptyObjectsAreInvalid: every kind refuses an empty object (no name).
-func TestKindsBEmptyObjectsAreInvalid(t *testing.T) {
-	for _, k := range kindsB() {
+// TestStorageAdmissionFlowControlEmptyObjectsAreInvalid: every kind refuses an empty object (no name).
+func TestStorageAdmissionFlowControlEmptyObjectsAreInvalid(t *testing.T) {
+	for _, k := range storageAdmissionFlowControl() {
 		if errs := Validate(k.DeepCopyObject()); len(errs) == 0 {
 			t.Errorf("%T: an empty object validates", k)
 		}
