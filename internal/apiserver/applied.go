@@ -43,7 +43,7 @@ func (s *Server) serveApplied(w http.ResponseWriter, r *http.Request, res *regis
 	}
 	items := lr.Items[:0:0]
 	for _, o := range lr.Items {
-		if sel.Matches(o) {
+		if sel.Matches(res, o) {
 			items = append(items, o)
 		}
 	}

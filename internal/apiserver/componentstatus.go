@@ -74,7 +74,7 @@ func (s *Server) serveComponentStatuses(w http.ResponseWriter, r *http.Request, 
 	objs := make([]runtime.Object, 0, len(all))
 	items := make([]corev1.ComponentStatus, 0, len(all))
 	for i := range all {
-		if sel.Matches(&all[i]) {
+		if sel.Matches(res, &all[i]) {
 			objs = append(objs, &all[i])
 			items = append(items, all[i])
 		}

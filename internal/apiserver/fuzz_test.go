@@ -14,8 +14,6 @@ import (
 	"github.com/quotad/quotad/internal/apiserver"
 	"github.com/quotad/quotad/internal/quota/quotatest"
 	"github.com/quotad/quotad/internal/registry"
-	"github.com/quotad/quotad/internal/registry/defaults"
-	"github.com/quotad/quotad/internal/registry/validation"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -57,7 +55,6 @@ func newFuzzServer(f *testing.F) http.Handler {
 	f.Cleanup(func() { etcd.Close() })
 	store := registry.NewStore(registry.Config{
 		Storage: etcd.Store(), Catalogue: registry.NewCatalogue(), Logger: logger,
-		Hooks: registry.Hooks{Default: defaults.Apply, Validate: validation.Validate, ValidateUpdate: validation.ValidateUpdate},
 	})
 	h := apiserver.New(apiserver.Config{Store: store, Logger: logger})
 	for _, seed := range []struct{ path, body string }{

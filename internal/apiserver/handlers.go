@@ -341,7 +341,7 @@ func supportedField(res *registry.Resource, key string) bool {
 	if key == "metadata.name" || key == "metadata.namespace" {
 		return true
 	}
-	_, ok := registry.Fields(res.New())[key]
+	_, ok := res.Fields(res.New())[key]
 	return ok
 }
 

@@ -22,9 +22,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/registry"
-	"github.com/quotad/quotad/internal/registry/defaults"
-	"github.com/quotad/quotad/internal/registry/table"
-	"github.com/quotad/quotad/internal/registry/validation"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -55,10 +52,10 @@ func (p *pageWatch) reset() (most, reads int) {
 	return most, reads
 }
 
-// testTable is the server's Table converter for built-in kinds, with upstream's null rows
+// testTable is the server's Table converter for built-in kinds (their strategies'), with upstream's null rows
 // for empty tables of one kind (as the default convertor writes them).
 func testTable(res *registry.Resource, objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
-	t, err := table.ConvertKind(res.GVK().GroupKind(), objs, now, include, false)
+	t, err := res.Strategy.(registry.TableConvertor).ConvertToTable(objs, now, include)
 	if err == nil && len(objs) == 0 && res.GVR.Resource == "secrets" {
 		t.Rows = nil
 	}
@@ -78,7 +75,6 @@ func listServer(tb testing.TB) (*Server, *registry.Store, *pageWatch) {
 	pages := &pageWatch{Etcd: etcd.Store(), prefix: "/registry/configmaps/"}
 	store := registry.NewStore(registry.Config{
 		Storage: pages, Catalogue: registry.NewCatalogue(), Logger: logger,
-		Hooks: registry.Hooks{Default: defaults.Apply, Validate: validation.Validate, ValidateUpdate: validation.ValidateUpdate},
 	})
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	s := New(Config{Store: store, Logger: logger, Table: testTable, Clock: func() time.Time { return now }})

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/quotad/quotad/internal/registry"
-	"github.com/quotad/quotad/internal/registry/defaults"
-	"github.com/quotad/quotad/internal/registry/validation"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -71,7 +69,6 @@ func TestRequestObserver(t *testing.T) {
 	t.Cleanup(func() { etcd.Close() })
 	store := registry.NewStore(registry.Config{
 		Storage: etcd.Store(), Catalogue: registry.NewCatalogue(), Logger: logger,
-		Hooks: registry.Hooks{Default: defaults.Apply, Validate: validation.Validate, ValidateUpdate: validation.ValidateUpdate},
 	})
 	obs := &recordingObserver{started: make(chan RequestLabels, 1)}
 	s := New(Config{Store: store, Logger: logger, Requests: obs})

@@ -20,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/registry/kinds/core"
+	"github.com/quotad/quotad/internal/registry/kinds/policy"
 )
 
 // endpointsGVR is core/v1 Endpoints, which upstream answers with endpointsDeprecated as a
@@ -27,13 +29,6 @@ import (
 var endpointsGVR = corev1.SchemeGroupVersion.WithResource("endpoints")
 
 const endpointsDeprecated = "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"
-
-// Upstream's eviction texts (pkg/registry/core/pod/storage/eviction.go).
-const (
-	evictionRefused      = "Cannot evict pod as it would violate the pod's disruption budget."
-	evictionManyBudgets  = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
-	maxDisruptedPodsSize = 2000
-)
 
 // servePodSubresource answers the pod subresources beyond /status: binding and eviction
 // (creates), and log, exec, attach, portforward and proxy, which upstream forwards to the
@@ -130,13 +125,7 @@ func (s *Server) bindPod(w http.ResponseWriter, r *http.Request, res *registry.R
 func (s *Server) bind(w http.ResponseWriter, r *http.Request, res *registry.Resource, ns string, b *corev1.Binding, opts registry.WriteOptions) {
 	info := requestInfo{Namespace: ns, Name: b.Name}
 	// Upstream's ValidatePodBinding errors are returned as a plain aggregate (a 500).
-	var errs field.ErrorList
-	if b.Target.Kind != "" && b.Target.Kind != "Node" {
-		errs = append(errs, field.NotSupported(field.NewPath("target", "kind"), b.Target.Kind, []string{"Node", "<empty>"}))
-	}
-	if b.Target.Name == "" {
-		errs = append(errs, field.Required(field.NewPath("target", "name"), ""))
-	}
+	errs := core.ValidateBinding(b)
 	if len(errs) > 0 {
 		writeError(w, errs.ToAggregate())
 		return
@@ -146,26 +135,9 @@ func (s *Server) bind(w http.ResponseWriter, r *http.Request, res *registry.Reso
 		if !ok {
 			return nil, apierrors.NewInternalError(fmt.Errorf("unexpected object %T", cur))
 		}
-		var refusal error
-		switch {
-		case pod.DeletionTimestamp != nil:
-			refusal = fmt.Errorf("pod %s is being deleted, cannot be assigned to a host", pod.Name)
-		case pod.Spec.NodeName != "":
-			refusal = fmt.Errorf("pod %v is already assigned to node %q", pod.Name, pod.Spec.NodeName)
-		case len(pod.Spec.SchedulingGates) != 0:
-			refusal = fmt.Errorf("pod %v has non-empty .spec.schedulingGates", pod.Name)
-		}
-		if refusal != nil {
+		if refusal := core.Bind(pod, b); refusal != nil {
 			return nil, apierrors.NewConflict(corev1.Resource("pods/binding"), info.Name, refusal)
 		}
-		pod.Spec.NodeName = b.Target.Name
-		if len(b.Annotations) > 0 && pod.Annotations == nil {
-			pod.Annotations = map[string]string{}
-		}
-		for k, v := range b.Annotations {
-			pod.Annotations[k] = v
-		}
-		setPodScheduled(pod)
 		return pod, nil
 	}, opts)
 	if err != nil {
@@ -173,31 +145,6 @@ func (s *Server) bind(w http.ResponseWriter, r *http.Request, res *registry.Reso
 		return
 	}
 	writeJSON(w, http.StatusCreated, createdStatus())
-}
-
-// setPodScheduled sets the PodScheduled condition True, as upstream's UpdatePodCondition.
-func setPodScheduled(pod *corev1.Pod) {
-	now := metav1.Now()
-	for i := range pod.Status.Conditions {
-		c := &pod.Status.Conditions[i]
-		if c.Type == corev1.PodScheduled {
-			if c.Status != corev1.ConditionTrue {
-				c.Status, c.LastTransitionTime, c.Reason, c.Message = corev1.ConditionTrue, now, "", ""
-			}
-			return
-		}
-	}
-	pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now})
-}
-
-// podReady reports the pod's Ready condition, as upstream's IsPodReady.
-func podReady(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // evictPod is pods/eviction (policy/v1 Eviction): the pod is deleted unless the one
@@ -286,10 +233,10 @@ func (s *Server) checkDisruptionBudget(ctx context.Context, pod *corev1.Pod, dry
 		return nil
 	case 1:
 	default:
-		return apierrors.NewInternalError(fmt.Errorf("%s", evictionManyBudgets))
+		return apierrors.NewInternalError(fmt.Errorf("%s", policy.EvictionManyBudgets))
 	}
 	budget := matching[0]
-	if !podReady(pod) {
+	if !core.Ready(pod) {
 		policy := policyv1.IfHealthyBudget
 		if budget.Spec.UnhealthyPodEvictionPolicy != nil {
 			policy = *budget.Spec.UnhealthyPodEvictionPolicy
@@ -303,69 +250,12 @@ func (s *Server) checkDisruptionBudget(ctx context.Context, pod *corev1.Pod, dry
 	}
 	_, err = s.cfg.Store.Update(ctx, pdbRes, budget.Namespace, budget.Name, "status", func(cur runtime.Object) (runtime.Object, error) {
 		pdb := cur.(*policyv1.PodDisruptionBudget)
-		if err := takeDisruption(pdb, pod.Name); err != nil {
+		if err := policy.TakeDisruption(pdb, pod.Name); err != nil {
 			return nil, err
 		}
 		return pdb, nil
 	}, registry.WriteOptions{DryRun: dryRun})
 	return err
-}
-
-// takeDisruption is upstream's checkAndDecrement on a fresh copy of the budget.
-func takeDisruption(pdb *policyv1.PodDisruptionBudget, podName string) error {
-	if pdb.Status.ObservedGeneration < pdb.Generation {
-		return tooManyEvictions(fmt.Sprintf("The disruption budget %s is still being processed by the server.", pdb.Name))
-	}
-	if pdb.Status.DisruptionsAllowed < 0 {
-		return apierrors.NewForbidden(policyv1.Resource("poddisruptionbudget"), pdb.Name, fmt.Errorf("pdb disruptions allowed is negative"))
-	}
-	if len(pdb.Status.DisruptedPods) > maxDisruptedPodsSize {
-		return apierrors.NewForbidden(policyv1.Resource("poddisruptionbudget"), pdb.Name, fmt.Errorf("DisruptedPods map too big - too many evictions not confirmed by PDB controller"))
-	}
-	if pdb.Status.DisruptionsAllowed == 0 {
-		return tooManyEvictions(fmt.Sprintf("The disruption budget %s needs %d healthy pods and has %d currently", pdb.Name, pdb.Status.DesiredHealthy, pdb.Status.CurrentHealthy))
-	}
-	pdb.Status.DisruptionsAllowed--
-	if pdb.Status.DisruptionsAllowed == 0 {
-		setDisruptionAllowedCondition(pdb)
-	}
-	if pdb.Status.DisruptedPods == nil {
-		pdb.Status.DisruptedPods = map[string]metav1.Time{}
-	}
-	pdb.Status.DisruptedPods[podName] = metav1.Now()
-	return nil
-}
-
-// tooManyEvictions is upstream's 429 refusal with the DisruptionBudget cause.
-func tooManyEvictions(cause string) error {
-	err := apierrors.NewTooManyRequests(evictionRefused, 0)
-	err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{Type: policyv1.DisruptionBudgetCause, Message: cause})
-	return err
-}
-
-// setDisruptionAllowedCondition is upstream's UpdateDisruptionAllowedCondition.
-func setDisruptionAllowedCondition(pdb *policyv1.PodDisruptionBudget) {
-	c := metav1.Condition{Type: policyv1.DisruptionAllowedCondition, ObservedGeneration: pdb.Status.ObservedGeneration}
-	if pdb.Status.DisruptionsAllowed > 0 {
-		c.Status, c.Reason = metav1.ConditionTrue, policyv1.SufficientPodsReason
-	} else {
-		c.Status, c.Reason = metav1.ConditionFalse, policyv1.InsufficientPodsReason
-	}
-	for i := range pdb.Status.Conditions {
-		old := &pdb.Status.Conditions[i]
-		if old.Type != c.Type {
-			continue
-		}
-		if old.Status == c.Status {
-			c.LastTransitionTime = old.LastTransitionTime
-		} else {
-			c.LastTransitionTime = metav1.Now()
-		}
-		*old = c
-		return
-	}
-	c.LastTransitionTime = metav1.Now()
-	pdb.Status.Conditions = append(pdb.Status.Conditions, c)
 }
 
 // podContainer is upstream's validateContainer: the named container, or the only one.

@@ -34,6 +34,26 @@ import (
 
 	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/quota/fit"
+	"github.com/quotad/quotad/internal/registry/kinds/admissionregistration"
+	"github.com/quotad/quotad/internal/registry/kinds/apiextensions"
+	"github.com/quotad/quotad/internal/registry/kinds/apiregistration"
+	"github.com/quotad/quotad/internal/registry/kinds/apps"
+	"github.com/quotad/quotad/internal/registry/kinds/autoscaling"
+	"github.com/quotad/quotad/internal/registry/kinds/batch"
+	"github.com/quotad/quotad/internal/registry/kinds/certificates"
+	"github.com/quotad/quotad/internal/registry/kinds/coordination"
+	"github.com/quotad/quotad/internal/registry/kinds/core"
+	"github.com/quotad/quotad/internal/registry/kinds/discovery"
+	"github.com/quotad/quotad/internal/registry/kinds/flowcontrol"
+	"github.com/quotad/quotad/internal/registry/kinds/networking"
+	"github.com/quotad/quotad/internal/registry/kinds/node"
+	"github.com/quotad/quotad/internal/registry/kinds/policy"
+	"github.com/quotad/quotad/internal/registry/kinds/quotaopenshift"
+	"github.com/quotad/quotad/internal/registry/kinds/rbac"
+	"github.com/quotad/quotad/internal/registry/kinds/resource"
+	"github.com/quotad/quotad/internal/registry/kinds/scheduling"
+	"github.com/quotad/quotad/internal/registry/kinds/storage"
+	"github.com/quotad/quotad/internal/registry/kinds/storagemigration"
 )
 
 // Resource describes one served resource.
@@ -80,6 +100,9 @@ type Resource struct {
 	// Synthesized marks a read-only resource whose objects the server computes on every
 	// read and never stores (componentstatuses): only get and list are served.
 	Synthesized bool
+	// Strategy is the kind's behaviour (defaults, preparation, validation, warnings, field
+	// labels, table); nil for custom resources (Config.CustomStrategy) and the review kinds.
+	Strategy Strategy
 	// AppliedView marks a namespaced read-only resource computed from cluster quotas
 	// (AppliedClusterResourceQuota): get, list and watch only, served by the registry's
 	// AppliedClusterQuotas and Watch, never stored.
@@ -170,7 +193,7 @@ func EpochKey(ns string) string { return "/registry/quotad.io/usage-epoch/" + ns
 // group-resource (a cluster quota's recomputation guards on what its usage counts).
 func epochKeyFor(ns string, gr schema.GroupResource) string { return EpochKey(ns) + gr.String() }
 
-func builtin(gv schema.GroupVersion, plural, kind string, namespaced bool, obj, list interface{}, short []string, opts ...func(*Resource)) *Resource {
+func builtin(gv schema.GroupVersion, plural, kind string, namespaced bool, obj, list interface{}, short []string, st Strategy, opts ...func(*Resource)) *Resource {
 	r := &Resource{
 		GVR:        gv.WithResource(plural),
 		Kind:       kind,
@@ -180,6 +203,7 @@ func builtin(gv schema.GroupVersion, plural, kind string, namespaced bool, obj, 
 		ShortNames: short,
 		Type:       reflect.TypeOf(obj),
 		ListType:   reflect.TypeOf(list),
+		Strategy:   st,
 	}
 	for _, o := range opts {
 		o(r)
@@ -199,76 +223,76 @@ func withAPIExtensions(r *Resource) { r.Categories = []string{"api-extensions"} 
 
 // Builtins returns the built-in resources quotad serves.
 func Builtins() []*Resource {
-	core := corev1.SchemeGroupVersion
-	apps := appsv1.SchemeGroupVersion
-	batch := batchv1.SchemeGroupVersion
+	coreGV := corev1.SchemeGroupVersion
+	appsGV := appsv1.SchemeGroupVersion
+	batchGV := batchv1.SchemeGroupVersion
 	stored := []*Resource{
-		builtin(core, "namespaces", "Namespace", false, corev1.Namespace{}, corev1.NamespaceList{}, []string{"ns"}, withStatus),
-		builtin(core, "nodes", "Node", false, corev1.Node{}, corev1.NodeList{}, []string{"no"}, withStatus),
-		builtin(core, "pods", "Pod", true, corev1.Pod{}, corev1.PodList{}, []string{"po"}, withStatus, withAll, withSharedWrites),
-		builtin(core, "services", "Service", true, corev1.Service{}, corev1.ServiceList{}, []string{"svc"}, withStatus, withAll),
-		builtin(core, "secrets", "Secret", true, corev1.Secret{}, corev1.SecretList{}, nil),
-		builtin(core, "configmaps", "ConfigMap", true, corev1.ConfigMap{}, corev1.ConfigMapList{}, []string{"cm"}),
-		builtin(core, "persistentvolumeclaims", "PersistentVolumeClaim", true, corev1.PersistentVolumeClaim{}, corev1.PersistentVolumeClaimList{}, []string{"pvc"}, withStatus),
-		builtin(core, "replicationcontrollers", "ReplicationController", true, corev1.ReplicationController{}, corev1.ReplicationControllerList{}, []string{"rc"}, withStatus, withScale, withGeneration, withAll),
-		builtin(core, "resourcequotas", "ResourceQuota", true, corev1.ResourceQuota{}, corev1.ResourceQuotaList{}, []string{"quota"}, withStatus, withSharedWrites, withKeptValues),
-		builtin(core, "limitranges", "LimitRange", true, corev1.LimitRange{}, corev1.LimitRangeList{}, []string{"limits"}),
-		builtin(core, "events", "Event", true, corev1.Event{}, corev1.EventList{}, []string{"ev"}),
-		builtin(core, "serviceaccounts", "ServiceAccount", true, corev1.ServiceAccount{}, corev1.ServiceAccountList{}, []string{"sa"}),
-		builtin(apps, "deployments", "Deployment", true, appsv1.Deployment{}, appsv1.DeploymentList{}, []string{"deploy"}, withStatus, withScale, withGeneration, withAll),
-		builtin(apps, "replicasets", "ReplicaSet", true, appsv1.ReplicaSet{}, appsv1.ReplicaSetList{}, []string{"rs"}, withStatus, withScale, withGeneration, withAll),
-		builtin(apps, "statefulsets", "StatefulSet", true, appsv1.StatefulSet{}, appsv1.StatefulSetList{}, []string{"sts"}, withStatus, withScale, withGeneration, withAll),
-		builtin(apps, "daemonsets", "DaemonSet", true, appsv1.DaemonSet{}, appsv1.DaemonSetList{}, []string{"ds"}, withStatus, withGeneration, withAll),
-		builtin(apps, "controllerrevisions", "ControllerRevision", true, appsv1.ControllerRevision{}, appsv1.ControllerRevisionList{}, nil),
-		builtin(batch, "jobs", "Job", true, batchv1.Job{}, batchv1.JobList{}, nil, withStatus, withGeneration, withAll),
-		builtin(batch, "cronjobs", "CronJob", true, batchv1.CronJob{}, batchv1.CronJobList{}, []string{"cj"}, withStatus, withGeneration, withAll),
-		builtin(rbacv1.SchemeGroupVersion, "roles", "Role", true, rbacv1.Role{}, rbacv1.RoleList{}, nil),
-		builtin(rbacv1.SchemeGroupVersion, "rolebindings", "RoleBinding", true, rbacv1.RoleBinding{}, rbacv1.RoleBindingList{}, nil),
-		builtin(rbacv1.SchemeGroupVersion, "clusterroles", "ClusterRole", false, rbacv1.ClusterRole{}, rbacv1.ClusterRoleList{}, nil),
-		builtin(rbacv1.SchemeGroupVersion, "clusterrolebindings", "ClusterRoleBinding", false, rbacv1.ClusterRoleBinding{}, rbacv1.ClusterRoleBindingList{}, nil),
-		builtin(schedulingv1.SchemeGroupVersion, "priorityclasses", "PriorityClass", false, schedulingv1.PriorityClass{}, schedulingv1.PriorityClassList{}, []string{"pc"}),
-		builtin(storagev1.SchemeGroupVersion, "storageclasses", "StorageClass", false, storagev1.StorageClass{}, storagev1.StorageClassList{}, []string{"sc"}),
-		builtin(clusterquota.SchemeGroupVersion, "clusterresourcequotas", "ClusterResourceQuota", false, clusterquota.ClusterResourceQuota{}, clusterquota.ClusterResourceQuotaList{}, []string{"clusterquota"}, withStatus, withSharedWrites, withKeptValues),
-		builtin(clusterquota.SchemeGroupVersion, "appliedclusterresourcequotas", "AppliedClusterResourceQuota", true, clusterquota.AppliedClusterResourceQuota{}, clusterquota.AppliedClusterResourceQuotaList{}, nil, func(r *Resource) { r.AppliedView = true }),
-		builtin(apiextensionsv1.SchemeGroupVersion, "customresourcedefinitions", "CustomResourceDefinition", false, apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{}, []string{"crd", "crds"}, withStatus, withGeneration),
-		builtin(core, "endpoints", "Endpoints", true, corev1.Endpoints{}, corev1.EndpointsList{}, []string{"ep"}, func(r *Resource) { r.Singular = "endpoints" }),
-		builtin(discoveryv1.SchemeGroupVersion, "endpointslices", "EndpointSlice", true, discoveryv1.EndpointSlice{}, discoveryv1.EndpointSliceList{}, nil),
-		builtin(policyv1.SchemeGroupVersion, "poddisruptionbudgets", "PodDisruptionBudget", true, policyv1.PodDisruptionBudget{}, policyv1.PodDisruptionBudgetList{}, []string{"pdb"}, withStatus, withGeneration),
-		// kinds-b: storage, certificates, admissionregistration, flowcontrol.
-		builtin(storagev1.SchemeGroupVersion, "csidrivers", "CSIDriver", false, storagev1.CSIDriver{}, storagev1.CSIDriverList{}, nil),
-		builtin(storagev1.SchemeGroupVersion, "csinodes", "CSINode", false, storagev1.CSINode{}, storagev1.CSINodeList{}, nil),
-		builtin(storagev1.SchemeGroupVersion, "volumeattachments", "VolumeAttachment", false, storagev1.VolumeAttachment{}, storagev1.VolumeAttachmentList{}, nil, withStatus),
-		builtin(storagev1.SchemeGroupVersion, "csistoragecapacities", "CSIStorageCapacity", true, storagev1.CSIStorageCapacity{}, storagev1.CSIStorageCapacityList{}, nil),
-		builtin(storagev1.SchemeGroupVersion, "volumeattributesclasses", "VolumeAttributesClass", false, storagev1.VolumeAttributesClass{}, storagev1.VolumeAttributesClassList{}, []string{"vac"}),
-		builtin(certificatesv1.SchemeGroupVersion, "certificatesigningrequests", "CertificateSigningRequest", false, certificatesv1.CertificateSigningRequest{}, certificatesv1.CertificateSigningRequestList{}, []string{"csr"}, withStatus),
-		builtin(admissionregistrationv1.SchemeGroupVersion, "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", false, admissionregistrationv1.MutatingWebhookConfiguration{}, admissionregistrationv1.MutatingWebhookConfigurationList{}, nil, withGeneration, withAPIExtensions),
-		builtin(admissionregistrationv1.SchemeGroupVersion, "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", false, admissionregistrationv1.ValidatingWebhookConfiguration{}, admissionregistrationv1.ValidatingWebhookConfigurationList{}, nil, withGeneration, withAPIExtensions),
-		builtin(admissionregistrationv1.SchemeGroupVersion, "validatingadmissionpolicies", "ValidatingAdmissionPolicy", false, admissionregistrationv1.ValidatingAdmissionPolicy{}, admissionregistrationv1.ValidatingAdmissionPolicyList{}, nil, withStatus, withGeneration, withAPIExtensions),
-		builtin(admissionregistrationv1.SchemeGroupVersion, "validatingadmissionpolicybindings", "ValidatingAdmissionPolicyBinding", false, admissionregistrationv1.ValidatingAdmissionPolicyBinding{}, admissionregistrationv1.ValidatingAdmissionPolicyBindingList{}, nil, withGeneration, withAPIExtensions),
-		builtin(admissionregistrationv1.SchemeGroupVersion, "mutatingadmissionpolicies", "MutatingAdmissionPolicy", false, admissionregistrationv1.MutatingAdmissionPolicy{}, admissionregistrationv1.MutatingAdmissionPolicyList{}, nil, withGeneration, withAPIExtensions),
-		builtin(admissionregistrationv1.SchemeGroupVersion, "mutatingadmissionpolicybindings", "MutatingAdmissionPolicyBinding", false, admissionregistrationv1.MutatingAdmissionPolicyBinding{}, admissionregistrationv1.MutatingAdmissionPolicyBindingList{}, nil, withGeneration, withAPIExtensions),
-		builtin(flowcontrolv1.SchemeGroupVersion, "flowschemas", "FlowSchema", false, flowcontrolv1.FlowSchema{}, flowcontrolv1.FlowSchemaList{}, nil, withStatus, withGeneration),
-		builtin(apiregistrationv1.SchemeGroupVersion, "apiservices", "APIService", false, apiregistrationv1.APIService{}, apiregistrationv1.APIServiceList{}, nil, withStatus, withAPIExtensions),
-		builtin(svmv1.SchemeGroupVersion, "storageversionmigrations", "StorageVersionMigration", false, svmv1.StorageVersionMigration{}, svmv1.StorageVersionMigrationList{}, nil, withStatus),
-		builtin(flowcontrolv1.SchemeGroupVersion, "prioritylevelconfigurations", "PriorityLevelConfiguration", false, flowcontrolv1.PriorityLevelConfiguration{}, flowcontrolv1.PriorityLevelConfigurationList{}, nil, withStatus, withGeneration),
-		builtin(core, "podtemplates", "PodTemplate", true, corev1.PodTemplate{}, corev1.PodTemplateList{}, nil, withGeneration),
-		builtin(core, "persistentvolumes", "PersistentVolume", false, corev1.PersistentVolume{}, corev1.PersistentVolumeList{}, []string{"pv"}, withStatus),
-		builtin(coordinationv1.SchemeGroupVersion, "leases", "Lease", true, coordinationv1.Lease{}, coordinationv1.LeaseList{}, nil),
-		builtin(networkingv1.SchemeGroupVersion, "networkpolicies", "NetworkPolicy", true, networkingv1.NetworkPolicy{}, networkingv1.NetworkPolicyList{}, []string{"netpol"}, withGeneration),
-		builtin(networkingv1.SchemeGroupVersion, "ingresses", "Ingress", true, networkingv1.Ingress{}, networkingv1.IngressList{}, []string{"ing"}, withStatus, withGeneration),
-		builtin(networkingv1.SchemeGroupVersion, "ingressclasses", "IngressClass", false, networkingv1.IngressClass{}, networkingv1.IngressClassList{}, nil, withGeneration),
-		builtin(nodev1.SchemeGroupVersion, "runtimeclasses", "RuntimeClass", false, nodev1.RuntimeClass{}, nodev1.RuntimeClassList{}, nil),
-		builtin(autoscalingv2.SchemeGroupVersion, "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, autoscalingv2.HorizontalPodAutoscaler{}, autoscalingv2.HorizontalPodAutoscalerList{}, []string{"hpa"}, withStatus, withAll),
-		// kinds-c: resource.k8s.io (DRA), ServiceCIDRs and IPAddresses.
-		builtin(resourcev1.SchemeGroupVersion, "deviceclasses", "DeviceClass", false, resourcev1.DeviceClass{}, resourcev1.DeviceClassList{}, nil, withGeneration),
-		builtin(resourcev1.SchemeGroupVersion, "resourceclaims", "ResourceClaim", true, resourcev1.ResourceClaim{}, resourcev1.ResourceClaimList{}, nil, withStatus),
-		builtin(resourcev1.SchemeGroupVersion, "resourceclaimtemplates", "ResourceClaimTemplate", true, resourcev1.ResourceClaimTemplate{}, resourcev1.ResourceClaimTemplateList{}, nil),
-		builtin(resourcev1.SchemeGroupVersion, "resourceslices", "ResourceSlice", false, resourcev1.ResourceSlice{}, resourcev1.ResourceSliceList{}, nil, withGeneration),
-		builtin(networkingv1.SchemeGroupVersion, "servicecidrs", "ServiceCIDR", false, networkingv1.ServiceCIDR{}, networkingv1.ServiceCIDRList{}, nil, withStatus),
-		builtin(networkingv1.SchemeGroupVersion, "ipaddresses", "IPAddress", false, networkingv1.IPAddress{}, networkingv1.IPAddressList{}, []string{"ip"}),
+		builtin(coreGV, "namespaces", "Namespace", false, corev1.Namespace{}, corev1.NamespaceList{}, []string{"ns"}, core.Namespace{}, withStatus),
+		builtin(coreGV, "nodes", "Node", false, corev1.Node{}, corev1.NodeList{}, []string{"no"}, core.Node{}, withStatus),
+		builtin(coreGV, "pods", "Pod", true, corev1.Pod{}, corev1.PodList{}, []string{"po"}, core.Pod{}, withStatus, withAll, withSharedWrites),
+		builtin(coreGV, "services", "Service", true, corev1.Service{}, corev1.ServiceList{}, []string{"svc"}, core.Service{}, withStatus, withAll),
+		builtin(coreGV, "secrets", "Secret", true, corev1.Secret{}, corev1.SecretList{}, nil, core.Secret{}),
+		builtin(coreGV, "configmaps", "ConfigMap", true, corev1.ConfigMap{}, corev1.ConfigMapList{}, []string{"cm"}, core.ConfigMap{}),
+		builtin(coreGV, "persistentvolumeclaims", "PersistentVolumeClaim", true, corev1.PersistentVolumeClaim{}, corev1.PersistentVolumeClaimList{}, []string{"pvc"}, core.PersistentVolumeClaim{}, withStatus),
+		builtin(coreGV, "replicationcontrollers", "ReplicationController", true, corev1.ReplicationController{}, corev1.ReplicationControllerList{}, []string{"rc"}, core.ReplicationController{}, withStatus, withScale, withGeneration, withAll),
+		builtin(coreGV, "resourcequotas", "ResourceQuota", true, corev1.ResourceQuota{}, corev1.ResourceQuotaList{}, []string{"quota"}, core.ResourceQuota{}, withStatus, withSharedWrites, withKeptValues),
+		builtin(coreGV, "limitranges", "LimitRange", true, corev1.LimitRange{}, corev1.LimitRangeList{}, []string{"limits"}, core.LimitRange{}),
+		builtin(coreGV, "events", "Event", true, corev1.Event{}, corev1.EventList{}, []string{"ev"}, core.Event{}),
+		builtin(coreGV, "serviceaccounts", "ServiceAccount", true, corev1.ServiceAccount{}, corev1.ServiceAccountList{}, []string{"sa"}, core.ServiceAccount{}),
+		builtin(appsGV, "deployments", "Deployment", true, appsv1.Deployment{}, appsv1.DeploymentList{}, []string{"deploy"}, apps.Deployment{}, withStatus, withScale, withGeneration, withAll),
+		builtin(appsGV, "replicasets", "ReplicaSet", true, appsv1.ReplicaSet{}, appsv1.ReplicaSetList{}, []string{"rs"}, apps.ReplicaSet{}, withStatus, withScale, withGeneration, withAll),
+		builtin(appsGV, "statefulsets", "StatefulSet", true, appsv1.StatefulSet{}, appsv1.StatefulSetList{}, []string{"sts"}, apps.StatefulSet{}, withStatus, withScale, withGeneration, withAll),
+		builtin(appsGV, "daemonsets", "DaemonSet", true, appsv1.DaemonSet{}, appsv1.DaemonSetList{}, []string{"ds"}, apps.DaemonSet{}, withStatus, withGeneration, withAll),
+		builtin(appsGV, "controllerrevisions", "ControllerRevision", true, appsv1.ControllerRevision{}, appsv1.ControllerRevisionList{}, nil, apps.ControllerRevision{}),
+		builtin(batchGV, "jobs", "Job", true, batchv1.Job{}, batchv1.JobList{}, nil, batch.Job{}, withStatus, withGeneration, withAll),
+		builtin(batchGV, "cronjobs", "CronJob", true, batchv1.CronJob{}, batchv1.CronJobList{}, []string{"cj"}, batch.CronJob{}, withStatus, withGeneration, withAll),
+		builtin(rbacv1.SchemeGroupVersion, "roles", "Role", true, rbacv1.Role{}, rbacv1.RoleList{}, nil, rbac.Role{}),
+		builtin(rbacv1.SchemeGroupVersion, "rolebindings", "RoleBinding", true, rbacv1.RoleBinding{}, rbacv1.RoleBindingList{}, nil, rbac.RoleBinding{}),
+		builtin(rbacv1.SchemeGroupVersion, "clusterroles", "ClusterRole", false, rbacv1.ClusterRole{}, rbacv1.ClusterRoleList{}, nil, rbac.ClusterRole{}),
+		builtin(rbacv1.SchemeGroupVersion, "clusterrolebindings", "ClusterRoleBinding", false, rbacv1.ClusterRoleBinding{}, rbacv1.ClusterRoleBindingList{}, nil, rbac.ClusterRoleBinding{}),
+		builtin(schedulingv1.SchemeGroupVersion, "priorityclasses", "PriorityClass", false, schedulingv1.PriorityClass{}, schedulingv1.PriorityClassList{}, []string{"pc"}, scheduling.PriorityClass{}),
+		builtin(storagev1.SchemeGroupVersion, "storageclasses", "StorageClass", false, storagev1.StorageClass{}, storagev1.StorageClassList{}, []string{"sc"}, storage.StorageClass{}),
+		builtin(clusterquota.SchemeGroupVersion, "clusterresourcequotas", "ClusterResourceQuota", false, clusterquota.ClusterResourceQuota{}, clusterquota.ClusterResourceQuotaList{}, []string{"clusterquota"}, quotaopenshift.ClusterResourceQuota{}, withStatus, withSharedWrites, withKeptValues),
+		builtin(clusterquota.SchemeGroupVersion, "appliedclusterresourcequotas", "AppliedClusterResourceQuota", true, clusterquota.AppliedClusterResourceQuota{}, clusterquota.AppliedClusterResourceQuotaList{}, nil, quotaopenshift.AppliedClusterResourceQuota{}, func(r *Resource) { r.AppliedView = true }),
+		builtin(apiextensionsv1.SchemeGroupVersion, "customresourcedefinitions", "CustomResourceDefinition", false, apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{}, []string{"crd", "crds"}, apiextensions.CustomResourceDefinition{}, withStatus, withGeneration),
+		builtin(coreGV, "endpoints", "Endpoints", true, corev1.Endpoints{}, corev1.EndpointsList{}, []string{"ep"}, core.Endpoints{}, func(r *Resource) { r.Singular = "endpoints" }),
+		builtin(discoveryv1.SchemeGroupVersion, "endpointslices", "EndpointSlice", true, discoveryv1.EndpointSlice{}, discoveryv1.EndpointSliceList{}, nil, discovery.EndpointSlice{}),
+		builtin(policyv1.SchemeGroupVersion, "poddisruptionbudgets", "PodDisruptionBudget", true, policyv1.PodDisruptionBudget{}, policyv1.PodDisruptionBudgetList{}, []string{"pdb"}, policy.PodDisruptionBudget{}, withStatus, withGeneration),
+		// storage, certificates, admissionregistration, flowcontrol, apiregistration.
+		builtin(storagev1.SchemeGroupVersion, "csidrivers", "CSIDriver", false, storagev1.CSIDriver{}, storagev1.CSIDriverList{}, nil, storage.CSIDriver{}),
+		builtin(storagev1.SchemeGroupVersion, "csinodes", "CSINode", false, storagev1.CSINode{}, storagev1.CSINodeList{}, nil, storage.CSINode{}),
+		builtin(storagev1.SchemeGroupVersion, "volumeattachments", "VolumeAttachment", false, storagev1.VolumeAttachment{}, storagev1.VolumeAttachmentList{}, nil, storage.VolumeAttachment{}, withStatus),
+		builtin(storagev1.SchemeGroupVersion, "csistoragecapacities", "CSIStorageCapacity", true, storagev1.CSIStorageCapacity{}, storagev1.CSIStorageCapacityList{}, nil, storage.CSIStorageCapacity{}),
+		builtin(storagev1.SchemeGroupVersion, "volumeattributesclasses", "VolumeAttributesClass", false, storagev1.VolumeAttributesClass{}, storagev1.VolumeAttributesClassList{}, []string{"vac"}, storage.VolumeAttributesClass{}),
+		builtin(certificatesv1.SchemeGroupVersion, "certificatesigningrequests", "CertificateSigningRequest", false, certificatesv1.CertificateSigningRequest{}, certificatesv1.CertificateSigningRequestList{}, []string{"csr"}, certificates.CertificateSigningRequest{}, withStatus),
+		builtin(admissionregistrationv1.SchemeGroupVersion, "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", false, admissionregistrationv1.MutatingWebhookConfiguration{}, admissionregistrationv1.MutatingWebhookConfigurationList{}, nil, admissionregistration.MutatingWebhookConfiguration{}, withGeneration, withAPIExtensions),
+		builtin(admissionregistrationv1.SchemeGroupVersion, "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", false, admissionregistrationv1.ValidatingWebhookConfiguration{}, admissionregistrationv1.ValidatingWebhookConfigurationList{}, nil, admissionregistration.ValidatingWebhookConfiguration{}, withGeneration, withAPIExtensions),
+		builtin(admissionregistrationv1.SchemeGroupVersion, "validatingadmissionpolicies", "ValidatingAdmissionPolicy", false, admissionregistrationv1.ValidatingAdmissionPolicy{}, admissionregistrationv1.ValidatingAdmissionPolicyList{}, nil, admissionregistration.ValidatingAdmissionPolicy{}, withStatus, withGeneration, withAPIExtensions),
+		builtin(admissionregistrationv1.SchemeGroupVersion, "validatingadmissionpolicybindings", "ValidatingAdmissionPolicyBinding", false, admissionregistrationv1.ValidatingAdmissionPolicyBinding{}, admissionregistrationv1.ValidatingAdmissionPolicyBindingList{}, nil, admissionregistration.ValidatingAdmissionPolicyBinding{}, withGeneration, withAPIExtensions),
+		builtin(admissionregistrationv1.SchemeGroupVersion, "mutatingadmissionpolicies", "MutatingAdmissionPolicy", false, admissionregistrationv1.MutatingAdmissionPolicy{}, admissionregistrationv1.MutatingAdmissionPolicyList{}, nil, admissionregistration.MutatingAdmissionPolicy{}, withGeneration, withAPIExtensions),
+		builtin(admissionregistrationv1.SchemeGroupVersion, "mutatingadmissionpolicybindings", "MutatingAdmissionPolicyBinding", false, admissionregistrationv1.MutatingAdmissionPolicyBinding{}, admissionregistrationv1.MutatingAdmissionPolicyBindingList{}, nil, admissionregistration.MutatingAdmissionPolicyBinding{}, withGeneration, withAPIExtensions),
+		builtin(flowcontrolv1.SchemeGroupVersion, "flowschemas", "FlowSchema", false, flowcontrolv1.FlowSchema{}, flowcontrolv1.FlowSchemaList{}, nil, flowcontrol.FlowSchema{}, withStatus, withGeneration),
+		builtin(apiregistrationv1.SchemeGroupVersion, "apiservices", "APIService", false, apiregistrationv1.APIService{}, apiregistrationv1.APIServiceList{}, nil, apiregistration.APIService{}, withStatus, withAPIExtensions),
+		builtin(svmv1.SchemeGroupVersion, "storageversionmigrations", "StorageVersionMigration", false, svmv1.StorageVersionMigration{}, svmv1.StorageVersionMigrationList{}, nil, storagemigration.StorageVersionMigration{}, withStatus),
+		builtin(flowcontrolv1.SchemeGroupVersion, "prioritylevelconfigurations", "PriorityLevelConfiguration", false, flowcontrolv1.PriorityLevelConfiguration{}, flowcontrolv1.PriorityLevelConfigurationList{}, nil, flowcontrol.PriorityLevelConfiguration{}, withStatus, withGeneration),
+		builtin(coreGV, "podtemplates", "PodTemplate", true, corev1.PodTemplate{}, corev1.PodTemplateList{}, nil, core.PodTemplate{}, withGeneration),
+		builtin(coreGV, "persistentvolumes", "PersistentVolume", false, corev1.PersistentVolume{}, corev1.PersistentVolumeList{}, []string{"pv"}, core.PersistentVolume{}, withStatus),
+		builtin(coordinationv1.SchemeGroupVersion, "leases", "Lease", true, coordinationv1.Lease{}, coordinationv1.LeaseList{}, nil, coordination.Lease{}),
+		builtin(networkingv1.SchemeGroupVersion, "networkpolicies", "NetworkPolicy", true, networkingv1.NetworkPolicy{}, networkingv1.NetworkPolicyList{}, []string{"netpol"}, networking.NetworkPolicy{}, withGeneration),
+		builtin(networkingv1.SchemeGroupVersion, "ingresses", "Ingress", true, networkingv1.Ingress{}, networkingv1.IngressList{}, []string{"ing"}, networking.Ingress{}, withStatus, withGeneration),
+		builtin(networkingv1.SchemeGroupVersion, "ingressclasses", "IngressClass", false, networkingv1.IngressClass{}, networkingv1.IngressClassList{}, nil, networking.IngressClass{}, withGeneration),
+		builtin(nodev1.SchemeGroupVersion, "runtimeclasses", "RuntimeClass", false, nodev1.RuntimeClass{}, nodev1.RuntimeClassList{}, nil, node.RuntimeClass{}),
+		builtin(autoscalingv2.SchemeGroupVersion, "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, autoscalingv2.HorizontalPodAutoscaler{}, autoscalingv2.HorizontalPodAutoscalerList{}, []string{"hpa"}, autoscaling.HorizontalPodAutoscaler{}, withStatus, withAll),
+		// resource.k8s.io (DRA), ServiceCIDRs and IPAddresses.
+		builtin(resourcev1.SchemeGroupVersion, "deviceclasses", "DeviceClass", false, resourcev1.DeviceClass{}, resourcev1.DeviceClassList{}, nil, resource.DeviceClass{}, withGeneration),
+		builtin(resourcev1.SchemeGroupVersion, "resourceclaims", "ResourceClaim", true, resourcev1.ResourceClaim{}, resourcev1.ResourceClaimList{}, nil, resource.ResourceClaim{}, withStatus),
+		builtin(resourcev1.SchemeGroupVersion, "resourceclaimtemplates", "ResourceClaimTemplate", true, resourcev1.ResourceClaimTemplate{}, resourcev1.ResourceClaimTemplateList{}, nil, resource.ResourceClaimTemplate{}),
+		builtin(resourcev1.SchemeGroupVersion, "resourceslices", "ResourceSlice", false, resourcev1.ResourceSlice{}, resourcev1.ResourceSliceList{}, nil, resource.ResourceSlice{}, withGeneration),
+		builtin(networkingv1.SchemeGroupVersion, "servicecidrs", "ServiceCIDR", false, networkingv1.ServiceCIDR{}, networkingv1.ServiceCIDRList{}, nil, networking.ServiceCIDR{}, withStatus),
+		builtin(networkingv1.SchemeGroupVersion, "ipaddresses", "IPAddress", false, networkingv1.IPAddress{}, networkingv1.IPAddressList{}, []string{"ip"}, networking.IPAddress{}),
 	}
 	synthesized := func(r *Resource) { r.Synthesized = true }
-	stored = append(stored, builtin(core, "componentstatuses", "ComponentStatus", false, corev1.ComponentStatus{}, corev1.ComponentStatusList{}, []string{"cs"}, synthesized))
+	stored = append(stored, builtin(coreGV, "componentstatuses", "ComponentStatus", false, corev1.ComponentStatus{}, corev1.ComponentStatusList{}, []string{"cs"}, core.ComponentStatus{}, synthesized))
 	return append(stored, convertedVersions(stored)...)
 }
 
@@ -278,16 +302,16 @@ func Reviews() []*Resource {
 	authn := authenticationv1.SchemeGroupVersion
 	authz := authorizationv1.SchemeGroupVersion
 	return []*Resource{
-		builtin(authn, "tokenreviews", "TokenReview", false, authenticationv1.TokenReview{}, nil, nil, review),
-		builtin(authn, "selfsubjectreviews", "SelfSubjectReview", false, authenticationv1.SelfSubjectReview{}, nil, nil, review),
-		builtin(authz, "selfsubjectaccessreviews", "SelfSubjectAccessReview", false, authorizationv1.SelfSubjectAccessReview{}, nil, nil, review),
-		builtin(authz, "selfsubjectrulesreviews", "SelfSubjectRulesReview", false, authorizationv1.SelfSubjectRulesReview{}, nil, nil, review),
-		builtin(authz, "localsubjectaccessreviews", "LocalSubjectAccessReview", true, authorizationv1.LocalSubjectAccessReview{}, nil, nil, review),
-		builtin(authz, "subjectaccessreviews", "SubjectAccessReview", false, authorizationv1.SubjectAccessReview{}, nil, nil, review),
+		builtin(authn, "tokenreviews", "TokenReview", false, authenticationv1.TokenReview{}, nil, nil, nil, review),
+		builtin(authn, "selfsubjectreviews", "SelfSubjectReview", false, authenticationv1.SelfSubjectReview{}, nil, nil, nil, review),
+		builtin(authz, "selfsubjectaccessreviews", "SelfSubjectAccessReview", false, authorizationv1.SelfSubjectAccessReview{}, nil, nil, nil, review),
+		builtin(authz, "selfsubjectrulesreviews", "SelfSubjectRulesReview", false, authorizationv1.SelfSubjectRulesReview{}, nil, nil, nil, review),
+		builtin(authz, "localsubjectaccessreviews", "LocalSubjectAccessReview", true, authorizationv1.LocalSubjectAccessReview{}, nil, nil, nil, review),
+		builtin(authz, "subjectaccessreviews", "SubjectAccessReview", false, authorizationv1.SubjectAccessReview{}, nil, nil, nil, review),
 		// quotad's what-if review: will this object, and its replicas, fit the quotas?
-		builtin(fit.SchemeGroupVersion, "quotareviews", "QuotaReview", true, fit.QuotaReview{}, nil, nil, review),
+		builtin(fit.SchemeGroupVersion, "quotareviews", "QuotaReview", true, fit.QuotaReview{}, nil, nil, nil, review),
 		// core bindings: a create binds the pod the Binding names, as pods/binding.
-		builtin(corev1.SchemeGroupVersion, "bindings", "Binding", true, corev1.Binding{}, nil, nil, review),
+		builtin(corev1.SchemeGroupVersion, "bindings", "Binding", true, corev1.Binding{}, nil, nil, nil, review),
 	}
 }
 
@@ -363,6 +387,27 @@ func (c *Catalogue) ForGroupResource(gr schema.GroupResource) *Resource {
 		}
 	}
 	return found
+}
+
+// Default applies the defaults of obj's kind (its strategy's), for objects built outside a
+// write (mutating admission policies' patches). Objects of other types are left untouched.
+func (c *Catalogue) Default(obj runtime.Object) {
+	if obj == nil || reflect.ValueOf(obj).IsNil() {
+		return
+	}
+	t := reflect.TypeOf(obj).Elem()
+	c.mu.RLock()
+	var st Strategy
+	for _, r := range c.resources {
+		if r.Type == t && r.Strategy != nil {
+			st = r.Strategy
+			break
+		}
+	}
+	c.mu.RUnlock()
+	if d, ok := st.(Defaulter); ok {
+		d.Default(obj)
+	}
 }
 
 // ForKind returns the resource serving a group, version and kind, or nil.

@@ -15,7 +15,7 @@ import (
 // cluster quotas select the namespace is decided on the namespace's labels and annotations
 // as the watch starts; a watch ends within the server's watch timeout, and the client's
 // next list and watch see a relabelled namespace.
-func (s *Store) watchApplied(ctx context.Context, ns string, opts WatchOptions) (<-chan Event, error) {
+func (s *Store) watchApplied(ctx context.Context, res *Resource, ns string, opts WatchOptions) (<-chan Event, error) {
 	var n *corev1.Namespace
 	if ns != "" {
 		var err error
@@ -49,7 +49,7 @@ func (s *Store) watchApplied(ctx context.Context, ns string, opts WatchOptions) 
 			a := clusterquota.Applied(crq, ns)
 			typ := watch.EventType("")
 			switch {
-			case selects && sel.Matches(a):
+			case selects && sel.Matches(res, a):
 				typ = watch.Modified
 				if !shown[crq.Name] {
 					typ = watch.Added

@@ -10,7 +10,6 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/admission"
-	"github.com/quotad/quotad/internal/quota"
+	"github.com/quotad/quotad/internal/auth"
 )
 
 // WriteOptions are the options common to every write.
@@ -99,9 +98,7 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 	m := objectMeta(obj)
 	name := m.GetName()
 	// 1. Defaults, then what the server sets on every create.
-	if s.cfg.Hooks.Default != nil {
-		s.cfg.Hooks.Default(obj)
-	}
+	s.defaultObject(res, obj)
 	now := metav1.NewTime(s.cfg.Clock().Truncate(1e9))
 	m.SetUID(types.UID(uuid.NewUUID()))
 	m.SetCreationTimestamp(now)
@@ -126,12 +123,7 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 			return nil, err
 		}
 	}
-	prepareForCreate(res, obj, now)
-	prepareCSRCreate(obj, attrs.User)
-	prepareAPIServiceCreate(obj, now)
-	if s.cfg.Hooks.PrepareForCreate != nil {
-		s.cfg.Hooks.PrepareForCreate(obj)
-	}
+	s.prepareForCreate(res, obj, attrs.User, now)
 	if name == "" {
 		return nil, invalid(res, name, field.ErrorList{field.Required(field.NewPath("metadata", "name"), "name or generateName is required")})
 	}
@@ -175,94 +167,54 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 		}
 	}
 	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
-	result.Warnings = s.warnings(obj)
+	result.Warnings = s.warnings(res, obj)
 	return result, nil
 }
 
-func (s *Store) warnings(obj runtime.Object) []string {
-	if s.cfg.Hooks.Warnings == nil {
-		return nil
-	}
-	return s.cfg.Hooks.Warnings(obj)
-}
-
-// validate runs the kind's validation (oldObj nil on create).
-func (s *Store) validate(res *Resource, obj, oldObj runtime.Object) field.ErrorList {
-	if oldObj == nil {
-		if s.cfg.Hooks.Validate != nil {
-			return s.cfg.Hooks.Validate(obj)
-		}
-		return nil
-	}
-	if s.cfg.Hooks.ValidateUpdate != nil {
-		return s.cfg.Hooks.ValidateUpdate(obj, oldObj)
+func (s *Store) warnings(res *Resource, obj runtime.Object) []string {
+	if w, ok := s.strategy(res).(Warner); ok {
+		return w.Warnings(obj)
 	}
 	return nil
 }
 
+// validate runs the kind's validation (oldObj nil on create).
+func (s *Store) validate(res *Resource, obj, oldObj runtime.Object) field.ErrorList {
+	st := s.strategy(res)
+	if st == nil {
+		return nil
+	}
+	if oldObj == nil {
+		return st.Validate(obj)
+	}
+	return st.ValidateUpdate(obj, oldObj)
+}
+
 // validateUpdate runs the subresource's own validation when it has one, else the kind's.
 func (s *Store) validateUpdate(res *Resource, subresource string, obj, oldObj runtime.Object) field.ErrorList {
-	if v := s.cfg.Hooks.ValidateSubresource; v != nil && subresource != "" {
-		if errs, ok := v(subresource, obj, oldObj); ok {
+	if v, ok := s.strategy(res).(SubresourceValidator); ok && subresource != "" {
+		if errs, ok := v.ValidateSubresourceUpdate(subresource, obj, oldObj); ok {
 			return errs
 		}
 	}
 	return s.validate(res, obj, oldObj)
 }
 
-// prepareForCreate resets what users may not set on create, as upstream's strategies do.
-func prepareForCreate(res *Resource, obj runtime.Object, now metav1.Time) {
-	switch o := obj.(type) {
-	case *corev1.Pod:
-		o.Status = corev1.PodStatus{Phase: corev1.PodPending}
-		o.Status.QOSClass = quota.ComputePodQOS(o)
-	case *corev1.Namespace:
-		o.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
-		has := false
-		for _, f := range o.Spec.Finalizers {
-			if f == corev1.FinalizerKubernetes {
-				has = true
-			}
-		}
-		if !has {
-			o.Spec.Finalizers = append(o.Spec.Finalizers, corev1.FinalizerKubernetes)
-		}
-	case *corev1.PersistentVolumeClaim:
-		o.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
-	case *corev1.ResourceQuota:
-		o.Status = corev1.ResourceQuotaStatus{}
-	case *corev1.PersistentVolume:
-		o.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending, LastPhaseTransitionTime: &now}
-	case *corev1.Node:
-		// nodes keep the status they are registered with
-	case *apiextensionsv1.CustomResourceDefinition:
-		o.Finalizers = addFinalizer(o.Finalizers, "customresourcecleanup.apiextensions.k8s.io")
-		o.Status = apiextensionsv1.CustomResourceDefinitionStatus{
-			AcceptedNames:  o.Spec.Names,
-			StoredVersions: storedVersions(o),
-			Conditions: []apiextensionsv1.CustomResourceDefinitionCondition{
-				{Type: apiextensionsv1.NamesAccepted, Status: apiextensionsv1.ConditionTrue, Reason: "NoConflicts", Message: "no conflicts found", LastTransitionTime: now},
-				{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue, Reason: "InitialNamesAccepted", Message: "the initial names have been accepted", LastTransitionTime: now},
-			},
-		}
-	case *unstructured.Unstructured:
-		if res.Status {
-			unstructured.RemoveNestedField(o.Object, "status")
-		}
-	default:
-		if res.Status {
-			clearStatus(obj)
-		}
+// prepareForCreate resets what users may not set on create, as upstream's strategies do:
+// the kind's CreatePreparer, else the status of a resource with a status subresource.
+func (s *Store) prepareForCreate(res *Resource, obj runtime.Object, user auth.User, now metav1.Time) {
+	if p, ok := s.strategy(res).(CreatePreparer); ok {
+		p.PrepareForCreate(obj, user, now)
+		return
 	}
-}
-
-func storedVersions(crd *apiextensionsv1.CustomResourceDefinition) []string {
-	for _, v := range crd.Spec.Versions {
-		if v.Storage {
-			return []string{v.Name}
-		}
+	if !res.Status {
+		return
 	}
-	return nil
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		unstructured.RemoveNestedField(u.Object, "status")
+		return
+	}
+	clearStatus(obj)
 }
 
 // clearStatus zeroes the Status field of a typed object.

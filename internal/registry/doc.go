@@ -8,6 +8,12 @@
 // defaults, mutating admission, validation, validating admission, and ONE storage transaction
 // that writes the object together with every quota status change.
 //
+// What differs by kind is the kind's Strategy (strategy.go), one file per kind under
+// kinds/<group>/, named by the kind's catalogue line; the store asks it for the optional
+// steps (defaults, create and update preparation, subresource validation, warnings, field
+// labels, table) and has no per-kind switch beyond the IO a strategy cannot do (Service
+// allocations, quota status, namespace finalization).
+//
 // Invariants:
 //   - Objects handed out by the store are fresh decodes; callers may change them.
 //   - Every write in a namespace bumps the usage epoch of each group-resource it writes in

@@ -198,7 +198,7 @@ func (s *Store) ListEach(ctx context.Context, res *Resource, ns string, opts Lis
 			if err != nil {
 				return internalError(err)
 			}
-			if opts.Selector.Matches(obj) {
+			if opts.Selector.Matches(res, obj) {
 				items = append(items, obj)
 			}
 		}
@@ -275,7 +275,7 @@ func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOpt
 			if err != nil {
 				return nil, internalError(err)
 			}
-			if !opts.Selector.Matches(obj) {
+			if !opts.Selector.Matches(res, obj) {
 				continue
 			}
 			out.Items = append(out.Items, obj)

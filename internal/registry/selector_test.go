@@ -16,6 +16,7 @@ import (
 // TestCompiledSelectorsMatchAsApimachinery: compiled selectors match exactly the objects
 // apimachinery's selectors match, over random requirements of every operator.
 func TestCompiledSelectorsMatchAsApimachinery(t *testing.T) {
+	pods := NewCatalogue().Get(corev1.SchemeGroupVersion.WithResource("pods"))
 	r := rand.New(rand.NewPCG(3, 4))
 	keys := []string{"a", "b", "c"}
 	vals := []string{"1", "2", "10", "x", ""}
@@ -72,7 +73,7 @@ func TestCompiledSelectorsMatchAsApimachinery(t *testing.T) {
 			}
 			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: []string{"p", "q"}[r.IntN(2)], Namespace: "ns", Labels: set},
 				Spec: corev1.PodSpec{NodeName: []string{"", "p"}[r.IntN(2)]}, Status: corev1.PodStatus{Phase: corev1.PodPhase([]string{"Running", ""}[r.IntN(2)])}}
-			if got, want := sel.Matches(pod), plain.Matches(pod); got != want {
+			if got, want := sel.Matches(pods, pod), plain.Matches(pods, pod); got != want {
 				t.Fatalf("labels %q fields %q on %v %s/%s/%s: compiled %v, apimachinery %v", ls, fs, set, pod.Name, pod.Spec.NodeName, pod.Status.Phase, got, want)
 			}
 		}
@@ -82,6 +83,7 @@ func TestCompiledSelectorsMatchAsApimachinery(t *testing.T) {
 // TestCompiledSelectorCostIsTheObjects: a selector of a hundred thousand values or
 // requirements matches an object in about the time of a small one.
 func TestCompiledSelectorCostIsTheObjects(t *testing.T) {
+	pods := NewCatalogue().Get(corev1.SchemeGroupVersion.WithResource("pods"))
 	var in, notExists strings.Builder
 	in.WriteString("a in (")
 	for i := 0; i < 100000; i++ {
@@ -103,14 +105,14 @@ func TestCompiledSelectorCostIsTheObjects(t *testing.T) {
 		start := time.Now()
 		matched := 0
 		for range 10000 {
-			if sel.Matches(pod) {
+			if sel.Matches(pods, pod) {
 				matched++
 			}
 		}
 		// Each of the 10,000 matches walks two labels; apimachinery's walks 100,000
 		// values or requirements (seconds in all). Logged, not asserted.
 		t.Logf("%d of 10000 matched in %v", matched, time.Since(start))
-		if want := (Selector{Label: l}).Matches(pod); (matched > 0) != want {
+		if want := (Selector{Label: l}).Matches(pods, pod); (matched > 0) != want {
 			t.Fatalf("compiled matched %d, apimachinery %v", matched, want)
 		}
 	}

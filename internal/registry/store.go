@@ -23,25 +23,6 @@ import (
 	"github.com/quotad/quotad/internal/storage"
 )
 
-// Hooks are the kind-specific steps of the write path: upstream's defaulting and validation.
-type Hooks struct {
-	// Default applies upstream's defaults to a new or updated object.
-	Default func(obj runtime.Object)
-	// PrepareForCreate runs after the server set uid and timestamps (e.g. a Job's generated
-	// selector, a Service's clusterIPs); PrepareForUpdate after defaults on an update.
-	PrepareForCreate func(obj runtime.Object)
-	PrepareForUpdate func(newObj, oldObj runtime.Object)
-	// Validate validates a new object (metadata included).
-	Validate func(obj runtime.Object) field.ErrorList
-	// ValidateUpdate validates an update against the stored object.
-	ValidateUpdate func(newObj, oldObj runtime.Object) field.ErrorList
-	// ValidateSubresource validates a write through a subresource whose rules differ from
-	// the main resource's (a CSR's /status and /approval); false: ValidateUpdate applies.
-	ValidateSubresource func(subresource string, newObj, oldObj runtime.Object) (field.ErrorList, bool)
-	// Warnings returns non-fatal warnings for a written object.
-	Warnings func(obj runtime.Object) []string
-}
-
 // Admission runs the mutating and validating admission plugins (quota excluded).
 type Admission interface {
 	Admit(ctx context.Context, a *admission.Attributes) error
@@ -94,8 +75,10 @@ type QuotaReport struct {
 type Config struct {
 	Storage   storage.Store
 	Catalogue *Catalogue
-	Hooks     Hooks
-	Admission Admission
+	// CustomStrategy, when set, is the strategy of a custom resource (validation against
+	// the CRD version the catalogue serves it at); built-in kinds name theirs in Builtins.
+	CustomStrategy func(res *Resource) Strategy
+	Admission      Admission
 	// Quota is nil when the ResourceQuota plugin is disabled.
 	Quota  Quota
 	Clock  func() time.Time

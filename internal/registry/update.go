@@ -98,7 +98,7 @@ func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subreso
 		}
 	}
 	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
-	return &Result{Object: obj, Warnings: s.warnings(obj)}, nil
+	return &Result{Object: obj, Warnings: s.warnings(res, obj)}, nil
 }
 
 // preparedUpdate is an update ready to commit (w), or what it turned out to be: a no-op
@@ -157,28 +157,14 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 	case res.Status:
 		setStatusFrom(obj, old)
 	}
-	if pv, ok := obj.(*corev1.PersistentVolume); ok && subresource == "status" {
-		preparePVStatus(pv, old.(*corev1.PersistentVolume), metav1.NewTime(s.cfg.Clock().Truncate(1e9)))
-	}
 	if subresource == "" {
-		if svc, ok := obj.(*corev1.Service); ok {
-			prepareServiceUpdate(svc, old.(*corev1.Service))
-		}
-		if s.cfg.Hooks.Default != nil {
-			s.cfg.Hooks.Default(obj)
-		}
-		if s.cfg.Hooks.PrepareForUpdate != nil {
-			s.cfg.Hooks.PrepareForUpdate(obj, old)
-		}
-		if svc, ok := obj.(*corev1.Service); ok {
-			if err := s.allocateService(ctx, svc); err != nil {
-				return preparedUpdate{}, err
-			}
+		s.defaultUpdate(res, obj, old)
+		if err := s.allocate(ctx, res, obj); err != nil {
+			return preparedUpdate{}, err
 		}
 	}
-	prepareKindsBUpdate(obj, old, subresource, s.now())
-	if ns, ok := obj.(*corev1.Namespace); ok && subresource == "" {
-		ns.Spec.Finalizers = old.(*corev1.Namespace).Spec.Finalizers
+	if p, ok := s.strategy(res).(UpdatePreparer); ok {
+		p.PrepareForUpdate(obj, old, subresource, s.now())
 	}
 	if res.Generation && subresource == "" && specChanged(obj, old) {
 		m.SetGeneration(om.GetGeneration() + 1)

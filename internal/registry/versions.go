@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/registry/convert"
+	"github.com/quotad/quotad/internal/registry/kinds/autoscaling"
+	"github.com/quotad/quotad/internal/registry/kinds/events"
 )
 
 // storedAs makes a resource another version of stored, converting with to and from.
@@ -50,9 +52,9 @@ func convertedVersions(stored []*Resource) []*Resource {
 	coreEvents := find(corev1.SchemeGroupVersion, "events")
 	hpa := find(autoscalingv2.SchemeGroupVersion, "horizontalpodautoscalers")
 	return []*Resource{
-		builtin(eventsv1.SchemeGroupVersion, "events", "Event", true, eventsv1.Event{}, eventsv1.EventList{}, []string{"ev"},
+		builtin(eventsv1.SchemeGroupVersion, "events", "Event", true, eventsv1.Event{}, eventsv1.EventList{}, []string{"ev"}, events.Event{},
 			storedAs(coreEvents, convert.EventToCore, convert.EventFromCore)),
-		builtin(autoscalingv1.SchemeGroupVersion, "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, autoscalingv1.HorizontalPodAutoscaler{}, autoscalingv1.HorizontalPodAutoscalerList{}, []string{"hpa"},
+		builtin(autoscalingv1.SchemeGroupVersion, "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, autoscalingv1.HorizontalPodAutoscaler{}, autoscalingv1.HorizontalPodAutoscalerList{}, []string{"hpa"}, autoscaling.HorizontalPodAutoscalerV1{},
 			withStatus, withAll, storedAs(hpa, convert.HPAToV2, convert.HPAToV1)),
 	}
 }

@@ -85,7 +85,7 @@ type Event struct {
 // ERROR event.
 func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchOptions) (<-chan Event, error) {
 	if res.AppliedView {
-		return s.watchApplied(ctx, ns, opts)
+		return s.watchApplied(ctx, res, ns, opts)
 	}
 	from, err := ParseResourceVersion(opts.ResourceVersion)
 	if err != nil {
@@ -165,7 +165,7 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 							if b, err := appendStoredJSON(nil, res, head, kv); err == nil {
 								raws = append(raws, b)
 							}
-						} else if obj, err := decodeKV(res, kv); err == nil && opts.Selector.Matches(obj) {
+						} else if obj, err := decodeKV(res, kv); err == nil && opts.Selector.Matches(res, obj) {
 							objs = append(objs, obj)
 						}
 					}
@@ -226,7 +226,7 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 				if !inNamespace(ev.key, prefix) {
 					continue
 				}
-				if e, ok := translate(ev, opts.Selector, opts.Shared); ok {
+				if e, ok := translate(res, ev, opts.Selector, opts.Shared); ok {
 					evs = append(evs, e)
 				}
 			}
@@ -289,7 +289,7 @@ func (s *Store) compactedRevision(ctx context.Context, res *Resource, from int64
 
 // translate turns a decoded storage event into a watch event, applying selector
 // transitions. The event's objects are shared: it returns deep copies unless shared.
-func translate(ev decodedEvent, sel Selector, shared bool) (Event, bool) {
+func translate(res *Resource, ev decodedEvent, sel Selector, shared bool) (Event, bool) {
 	cp := func(o runtime.Object) runtime.Object {
 		if shared {
 			return o
@@ -305,8 +305,8 @@ func translate(ev decodedEvent, sel Selector, shared bool) (Event, bool) {
 			hadPrev = false
 		}
 	}
-	curOK := cur != nil && sel.Matches(cur)
-	prevOK := hadPrev && (prev == nil || sel.Matches(prev))
+	curOK := cur != nil && sel.Matches(res, cur)
+	prevOK := hadPrev && (prev == nil || sel.Matches(res, prev))
 	switch {
 	case ev.typ == storage.EventDelete:
 		if prev == nil || !prevOK {

@@ -101,9 +101,7 @@ func (s *Store) WhatIf(ctx context.Context, res *Resource, ns string, obj runtim
 		}
 	}
 	// 2. Defaults, then mutating admission (a dry run: nothing is stored or charged).
-	if s.cfg.Hooks.Default != nil {
-		s.cfg.Hooks.Default(obj)
-	}
+	s.defaultObject(res, obj)
 	op := admission.Create
 	if old != nil {
 		op = admission.Update

@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/quotad/quotad/internal/registry"
-	"github.com/quotad/quotad/internal/registry/defaults"
 )
 
 // fieldManagers hands out the server-side apply field manager of each resource: apimachinery's
@@ -131,8 +130,12 @@ func (o resourceObjects) New(kind schema.GroupVersionKind) (runtime.Object, erro
 	return obj, nil
 }
 
-// Default applies the registry's defaults.
-func (o resourceObjects) Default(obj runtime.Object) { defaults.Apply(obj) }
+// Default applies the kind's defaults (its strategy's).
+func (o resourceObjects) Default(obj runtime.Object) {
+	if d, ok := o.res.Strategy.(registry.Defaulter); ok {
+		d.Default(obj)
+	}
+}
 
 // Convert copies an unstructured object into a typed one.
 func (o resourceObjects) Convert(in, out, _ interface{}) error {

@@ -18,7 +18,6 @@ import (
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/admission/policy"
 	"github.com/quotad/quotad/internal/registry"
-	"github.com/quotad/quotad/internal/registry/defaults"
 )
 
 // newPolicyPlugins builds the ValidatingAdmissionPolicy and MutatingAdmissionPolicy
@@ -34,7 +33,7 @@ func newPolicyPlugins(reader admission.Reader, cat *registry.Catalogue, fms **fi
 			return nil, errors.New("the served schemas are not ready")
 		}
 		return (*fms).TypeConverter()
-	}, defaults.Apply)
+	}, cat.Default)
 	if err != nil {
 		return nil, nil, err
 	}

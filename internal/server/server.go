@@ -335,7 +335,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// holds, unless the configuration brings its own resolver.
 	escalation := &rbacescalation.Checker{Reader: reader, Resolver: cfg.RuleResolver}
 	rcfg := registry.Config{
-		Storage: st, Catalogue: cat, Hooks: hooks(cat), Admission: certAdmission{rbacAdmission{chain, escalation}, escalation}, Logger: log,
+		Storage: st, Catalogue: cat, CustomStrategy: customStrategy(), Admission: certAdmission{rbacAdmission{chain, escalation}, escalation}, Logger: log,
 	}
 	// QuotaReview and the workload warnings: what-if answers from the live quotas.
 	var fitPlugin *quotafit.Plugin
@@ -476,7 +476,7 @@ func Run(ctx context.Context, cfg Config) error {
 	oa := newOpenAPI(cat)
 	fieldMgrs = newFieldManagers(oa)
 	api := apiserver.New(apiserver.Config{
-		Store: store, Auth: auth, Authz: rbacs.authz, Table: tableConverter, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: fieldMgrs,
+		Store: store, Auth: auth, Authz: rbacs.authz, Table: store.ConvertToTable, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: fieldMgrs,
 		Version:        CurrentVersion(),
 		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,

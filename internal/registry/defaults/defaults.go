@@ -19,7 +19,7 @@ import (
 // Apply sets upstream's defaults on obj in place. Objects of kinds that have
 // no defaults, and nil pointers, are left untouched.
 func Apply(obj runtime.Object) {
-	if obj == nil || reflect.ValueOf(obj).IsNil() || applyKindsB(obj) || applyResource(obj) {
+	if obj == nil || reflect.ValueOf(obj).IsNil() || applyStorageAdmissionFlowControl(obj) || applyResource(obj) {
 		return
 	}
 	switch o := obj.(type) {

@@ -19,7 +19,7 @@ func webhookColumns() []metav1.TableColumnDefinition {
 	}
 }
 
-func mutatingWebhookPrinter() printer {
+func MutatingWebhookPrinter() Printer {
 	return typedPrinter(admissionGV.WithKind("MutatingWebhookConfiguration"), func() *admissionregistrationv1.MutatingWebhookConfiguration {
 		return &admissionregistrationv1.MutatingWebhookConfiguration{}
 	}, webhookColumns, func(o *admissionregistrationv1.MutatingWebhookConfiguration, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
@@ -27,7 +27,7 @@ func mutatingWebhookPrinter() printer {
 	})
 }
 
-func validatingWebhookPrinter() printer {
+func ValidatingWebhookPrinter() Printer {
 	return typedPrinter(admissionGV.WithKind("ValidatingWebhookConfiguration"), func() *admissionregistrationv1.ValidatingWebhookConfiguration {
 		return &admissionregistrationv1.ValidatingWebhookConfiguration{}
 	}, webhookColumns, func(o *admissionregistrationv1.ValidatingWebhookConfiguration, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
@@ -53,7 +53,7 @@ func paramKind(pk *admissionregistrationv1.ParamKind) string {
 	return pk.APIVersion + "/" + pk.Kind
 }
 
-func validatingAdmissionPolicyPrinter() printer {
+func ValidatingAdmissionPolicyPrinter() Printer {
 	return typedPrinter(admissionGV.WithKind("ValidatingAdmissionPolicy"), func() *admissionregistrationv1.ValidatingAdmissionPolicy {
 		return &admissionregistrationv1.ValidatingAdmissionPolicy{}
 	}, policyColumns("Validations", "Validations indicates the number of validation rules defined in this configuration"),
@@ -62,7 +62,7 @@ func validatingAdmissionPolicyPrinter() printer {
 		})
 }
 
-func mutatingAdmissionPolicyPrinter() printer {
+func MutatingAdmissionPolicyPrinter() Printer {
 	return typedPrinter(admissionGV.WithKind("MutatingAdmissionPolicy"), func() *admissionregistrationv1.MutatingAdmissionPolicy {
 		return &admissionregistrationv1.MutatingAdmissionPolicy{}
 	}, policyColumns("Mutations", "Mutation indicates the number of mutations rules defined in this configuration"),
@@ -94,7 +94,7 @@ func paramRef(pr *admissionregistrationv1.ParamRef) string {
 	return "<unset>"
 }
 
-func validatingAdmissionPolicyBindingPrinter() printer {
+func ValidatingAdmissionPolicyBindingPrinter() Printer {
 	return typedPrinter(admissionGV.WithKind("ValidatingAdmissionPolicyBinding"), func() *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
 		return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
 	}, policyBindingColumns, func(o *admissionregistrationv1.ValidatingAdmissionPolicyBinding, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
@@ -102,7 +102,7 @@ func validatingAdmissionPolicyBindingPrinter() printer {
 	})
 }
 
-func mutatingAdmissionPolicyBindingPrinter() printer {
+func MutatingAdmissionPolicyBindingPrinter() Printer {
 	return typedPrinter(admissionGV.WithKind("MutatingAdmissionPolicyBinding"), func() *admissionregistrationv1.MutatingAdmissionPolicyBinding {
 		return &admissionregistrationv1.MutatingAdmissionPolicyBinding{}
 	}, policyBindingColumns, func(o *admissionregistrationv1.MutatingAdmissionPolicyBinding, now time.Time) ([]interface{}, []metav1.TableRowCondition) {

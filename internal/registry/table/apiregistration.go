@@ -8,8 +8,8 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
-// apiServicePrinter is kube-aggregator's APIService table.
-func apiServicePrinter() printer {
+// APIServicePrinter is kube-aggregator's APIService table.
+func APIServicePrinter() Printer {
 	return typedPrinter(apiregistrationv1.SchemeGroupVersion.WithKind("APIService"), func() *apiregistrationv1.APIService { return &apiregistrationv1.APIService{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{

@@ -24,7 +24,7 @@ func imagesColumn() metav1.TableColumnDefinition {
 
 // ---- Deployment ----
 
-func deploymentPrinter() printer {
+func DeploymentPrinter() Printer {
 	return typedPrinter(appsv1.SchemeGroupVersion.WithKind("Deployment"), func() *appsv1.Deployment { return &appsv1.Deployment{} },
 		func() []metav1.TableColumnDefinition {
 			st := extensionsv1beta1.DeploymentStatus{}.SwaggerDoc()
@@ -55,7 +55,7 @@ func deploymentPrinter() printer {
 
 // ---- ReplicaSet ----
 
-func replicaSetPrinter() printer {
+func ReplicaSetPrinter() Printer {
 	return typedPrinter(appsv1.SchemeGroupVersion.WithKind("ReplicaSet"), func() *appsv1.ReplicaSet { return &appsv1.ReplicaSet{} },
 		func() []metav1.TableColumnDefinition {
 			return replicatedColumns(extensionsv1beta1.ReplicaSetSpec{}.SwaggerDoc(), extensionsv1beta1.ReplicaSetStatus{}.SwaggerDoc())
@@ -68,7 +68,7 @@ func replicaSetPrinter() printer {
 
 // ---- StatefulSet ----
 
-func statefulSetPrinter() printer {
+func StatefulSetPrinter() Printer {
 	return typedPrinter(appsv1.SchemeGroupVersion.WithKind("StatefulSet"), func() *appsv1.StatefulSet { return &appsv1.StatefulSet{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
@@ -90,7 +90,7 @@ func statefulSetPrinter() printer {
 
 // ---- DaemonSet ----
 
-func daemonSetPrinter() printer {
+func DaemonSetPrinter() Printer {
 	return typedPrinter(appsv1.SchemeGroupVersion.WithKind("DaemonSet"), func() *appsv1.DaemonSet { return &appsv1.DaemonSet{} },
 		func() []metav1.TableColumnDefinition {
 			st := extensionsv1beta1.DaemonSetStatus{}.SwaggerDoc()

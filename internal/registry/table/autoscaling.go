@@ -10,7 +10,7 @@ import (
 )
 
 // hpaPrinter prints NAME REFERENCE TARGETS MINPODS MAXPODS REPLICAS AGE.
-func hpaPrinter() printer {
+func hpaPrinter() Printer {
 	return typedPrinter(autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler"), func() *autoscalingv2.HorizontalPodAutoscaler { return &autoscalingv2.HorizontalPodAutoscaler{} },
 		func() []metav1.TableColumnDefinition {
 			spec := autoscalingv2.HorizontalPodAutoscalerSpec{}.SwaggerDoc()

@@ -13,7 +13,7 @@ import (
 
 // ---- Job ----
 
-func jobPrinter() printer {
+func JobPrinter() Printer {
 	return typedPrinter(batchv1.SchemeGroupVersion.WithKind("Job"), func() *batchv1.Job { return &batchv1.Job{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
@@ -87,7 +87,7 @@ func jobCondition(j *batchv1.Job, t batchv1.JobConditionType) bool {
 
 // ---- CronJob ----
 
-func cronJobPrinter() printer {
+func CronJobPrinter() Printer {
 	return typedPrinter(batchv1.SchemeGroupVersion.WithKind("CronJob"), func() *batchv1.CronJob { return &batchv1.CronJob{} },
 		func() []metav1.TableColumnDefinition {
 			sp := batchv1beta1.CronJobSpec{}.SwaggerDoc()

@@ -17,9 +17,9 @@ const (
 
 // ---- PriorityClass ----
 
-// priorityClassPrinter: PreemptionPolicy has priority 0 upstream, so kubectl
+// PriorityClassPrinter: PreemptionPolicy has priority 0 upstream, so kubectl
 // shows it without -o wide.
-func priorityClassPrinter() printer {
+func PriorityClassPrinter() Printer {
 	return typedPrinter(schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"), func() *schedulingv1.PriorityClass { return &schedulingv1.PriorityClass{} },
 		func() []metav1.TableColumnDefinition {
 			d := schedulingv1.PriorityClass{}.SwaggerDoc()
@@ -42,7 +42,7 @@ func priorityClassPrinter() printer {
 
 // ---- StorageClass ----
 
-func storageClassPrinter() printer {
+func StorageClassPrinter() Printer {
 	return typedPrinter(storagev1.SchemeGroupVersion.WithKind("StorageClass"), func() *storagev1.StorageClass { return &storagev1.StorageClass{} },
 		func() []metav1.TableColumnDefinition {
 			d := storagev1.StorageClass{}.SwaggerDoc()

@@ -7,8 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// componentStatusPrinter prints NAME STATUS MESSAGE ERROR from the Healthy condition.
-func componentStatusPrinter() printer {
+// ComponentStatusPrinter prints NAME STATUS MESSAGE ERROR from the Healthy condition.
+func ComponentStatusPrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("ComponentStatus"), func() *corev1.ComponentStatus { return &corev1.ComponentStatus{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{

@@ -11,9 +11,9 @@ import (
 
 // ---- ControllerRevision ----
 
-// controllerRevisionPrinter is upstream's printControllerRevision: NAME
+// ControllerRevisionPrinter is upstream's printControllerRevision: NAME
 // CONTROLLER REVISION AGE, the controller as <kind>.<group>/<name> in lower case.
-func controllerRevisionPrinter() printer {
+func ControllerRevisionPrinter() Printer {
 	return typedPrinter(appsv1.SchemeGroupVersion.WithKind("ControllerRevision"), func() *appsv1.ControllerRevision { return &appsv1.ControllerRevision{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{

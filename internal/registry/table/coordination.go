@@ -7,8 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// leasePrinter prints NAME HOLDER AGE.
-func leasePrinter() printer {
+// LeasePrinter prints NAME HOLDER AGE.
+func LeasePrinter() Printer {
 	return typedPrinter(coordinationv1.SchemeGroupVersion.WithKind("Lease"), func() *coordinationv1.Lease { return &coordinationv1.Lease{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{

@@ -31,7 +31,7 @@ const (
 
 // ---- Pod ----
 
-func podPrinter() printer {
+func PodPrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("Pod"), func() *corev1.Pod { return &corev1.Pod{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
@@ -231,7 +231,7 @@ func podConditionTrue(conds []corev1.PodCondition, t corev1.PodConditionType) bo
 
 // ---- Service ----
 
-func servicePrinter() printer {
+func ServicePrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("Service"), func() *corev1.Service { return &corev1.Service{} },
 		func() []metav1.TableColumnDefinition {
 			d := corev1.ServiceSpec{}.SwaggerDoc()
@@ -320,7 +320,7 @@ func servicePorts(ports []corev1.ServicePort) string {
 
 // ---- Namespace, Secret, ConfigMap, ServiceAccount ----
 
-func namespacePrinter() printer {
+func NamespacePrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("Namespace"), func() *corev1.Namespace { return &corev1.Namespace{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
@@ -334,7 +334,7 @@ func namespacePrinter() printer {
 		})
 }
 
-func secretPrinter() printer {
+func SecretPrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("Secret"), func() *corev1.Secret { return &corev1.Secret{} },
 		func() []metav1.TableColumnDefinition {
 			d := corev1.Secret{}.SwaggerDoc()
@@ -350,7 +350,7 @@ func secretPrinter() printer {
 		})
 }
 
-func configMapPrinter() printer {
+func ConfigMapPrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("ConfigMap"), func() *corev1.ConfigMap { return &corev1.ConfigMap{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
@@ -364,7 +364,7 @@ func configMapPrinter() printer {
 		})
 }
 
-func serviceAccountPrinter() printer {
+func ServiceAccountPrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("ServiceAccount"), func() *corev1.ServiceAccount { return &corev1.ServiceAccount{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
@@ -380,7 +380,7 @@ func serviceAccountPrinter() printer {
 
 // ---- Node ----
 
-func nodePrinter() printer {
+func NodePrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("Node"), func() *corev1.Node { return &corev1.Node{} },
 		func() []metav1.TableColumnDefinition {
 			info := corev1.NodeSystemInfo{}.SwaggerDoc()
@@ -465,7 +465,7 @@ func nodeRoles(n *corev1.Node) []string {
 
 // ---- PersistentVolumeClaim, PersistentVolume ----
 
-func pvcPrinter() printer {
+func PVCPrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"), func() *corev1.PersistentVolumeClaim { return &corev1.PersistentVolumeClaim{} },
 		func() []metav1.TableColumnDefinition {
 			st := corev1.PersistentVolumeClaimStatus{}.SwaggerDoc()
@@ -509,7 +509,7 @@ func pvcPrinter() printer {
 		})
 }
 
-func pvPrinter() printer {
+func PVPrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("PersistentVolume"), func() *corev1.PersistentVolume { return &corev1.PersistentVolume{} },
 		func() []metav1.TableColumnDefinition {
 			sp := corev1.PersistentVolumeSpec{}.SwaggerDoc()
@@ -577,7 +577,7 @@ func accessModesString(modes []corev1.PersistentVolumeAccessMode) string {
 
 // ---- ReplicationController ----
 
-func replicationControllerPrinter() printer {
+func ReplicationControllerPrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("ReplicationController"), func() *corev1.ReplicationController { return &corev1.ReplicationController{} },
 		func() []metav1.TableColumnDefinition {
 			return replicatedColumns(corev1.ReplicationControllerSpec{}.SwaggerDoc(), corev1.ReplicationControllerStatus{}.SwaggerDoc())
@@ -643,9 +643,9 @@ const (
 	quotaLimitDescription   = "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node."
 )
 
-// resourceQuotaPrinter prints NAME AGE REQUEST LIMIT, the order of kube-apiserver
+// ResourceQuotaPrinter prints NAME AGE REQUEST LIMIT, the order of kube-apiserver
 // 1.32 and earlier (1.33 moved Age to the end; see kubectl-protocol.md).
-func resourceQuotaPrinter() printer {
+func ResourceQuotaPrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("ResourceQuota"), func() *corev1.ResourceQuota { return &corev1.ResourceQuota{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
@@ -686,7 +686,7 @@ func quotaCells(q *corev1.ResourceQuota) (request, limit string) {
 
 // ---- Event ----
 
-func eventPrinter() printer {
+func EventPrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("Event"), func() *corev1.Event { return &corev1.Event{} },
 		func() []metav1.TableColumnDefinition {
 			d := corev1.Event{}.SwaggerDoc()
@@ -747,7 +747,7 @@ func eventSource(e *corev1.Event) string {
 
 // ---- Endpoints ----
 
-func endpointsPrinter() printer {
+func EndpointsPrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("Endpoints"), func() *corev1.Endpoints { return &corev1.Endpoints{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{

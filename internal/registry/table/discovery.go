@@ -12,7 +12,7 @@ import (
 
 // ---- EndpointSlice ----
 
-func endpointSlicePrinter() printer {
+func EndpointSlicePrinter() Printer {
 	return typedPrinter(discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice"), func() *discoveryv1.EndpointSlice { return &discoveryv1.EndpointSlice{} },
 		func() []metav1.TableColumnDefinition {
 			d := discoveryv1.EndpointSlice{}.SwaggerDoc()

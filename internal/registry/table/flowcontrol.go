@@ -11,7 +11,7 @@ import (
 
 // ---- flowcontrol.apiserver.k8s.io kinds (upstream printers.go) ----
 
-func flowSchemaPrinter() printer {
+func FlowSchemaPrinter() Printer {
 	return typedPrinter(flowcontrolv1.SchemeGroupVersion.WithKind("FlowSchema"), func() *flowcontrolv1.FlowSchema { return &flowcontrolv1.FlowSchema{} },
 		func() []metav1.TableColumnDefinition {
 			d := flowcontrolv1.FlowSchemaSpec{}.SwaggerDoc()
@@ -40,7 +40,7 @@ func flowSchemaPrinter() printer {
 		})
 }
 
-func priorityLevelPrinter() printer {
+func PriorityLevelPrinter() Printer {
 	return typedPrinter(flowcontrolv1.SchemeGroupVersion.WithKind("PriorityLevelConfiguration"), func() *flowcontrolv1.PriorityLevelConfiguration {
 		return &flowcontrolv1.PriorityLevelConfiguration{}
 	}, func() []metav1.TableColumnDefinition {
@@ -72,7 +72,7 @@ func priorityLevelPrinter() printer {
 
 // ---- certificates.k8s.io ----
 
-func csrPrinter() printer {
+func CSRPrinter() Printer {
 	return typedPrinter(certificatesv1.SchemeGroupVersion.WithKind("CertificateSigningRequest"), func() *certificatesv1.CertificateSigningRequest {
 		return &certificatesv1.CertificateSigningRequest{}
 	}, func() []metav1.TableColumnDefinition {

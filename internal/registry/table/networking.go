@@ -12,8 +12,8 @@ import (
 
 // ---- NetworkPolicy ----
 
-// networkPolicyPrinter prints NAME POD-SELECTOR AGE.
-func networkPolicyPrinter() printer {
+// NetworkPolicyPrinter prints NAME POD-SELECTOR AGE.
+func NetworkPolicyPrinter() Printer {
 	return typedPrinter(networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy"), func() *networkingv1.NetworkPolicy { return &networkingv1.NetworkPolicy{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
@@ -29,8 +29,8 @@ func networkPolicyPrinter() printer {
 
 // ---- Ingress ----
 
-// ingressPrinter prints NAME CLASS HOSTS ADDRESS PORTS AGE.
-func ingressPrinter() printer {
+// IngressPrinter prints NAME CLASS HOSTS ADDRESS PORTS AGE.
+func IngressPrinter() Printer {
 	return typedPrinter(networkingv1.SchemeGroupVersion.WithKind("Ingress"), func() *networkingv1.Ingress { return &networkingv1.Ingress{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
@@ -99,8 +99,8 @@ func ingressAddress(s networkingv1.IngressLoadBalancerStatus) string {
 
 // ---- IngressClass ----
 
-// ingressClassPrinter prints NAME CONTROLLER PARAMETERS AGE.
-func ingressClassPrinter() printer {
+// IngressClassPrinter prints NAME CONTROLLER PARAMETERS AGE.
+func IngressClassPrinter() Printer {
 	return typedPrinter(networkingv1.SchemeGroupVersion.WithKind("IngressClass"), func() *networkingv1.IngressClass { return &networkingv1.IngressClass{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{

@@ -7,9 +7,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// runtimeClassPrinter prints NAME HANDLER AGE. Upstream describes Handler with
+// RuntimeClassPrinter prints NAME HANDLER AGE. Upstream describes Handler with
 // ObjectMeta's (absent) "handler" doc: an empty description.
-func runtimeClassPrinter() printer {
+func RuntimeClassPrinter() Printer {
 	return typedPrinter(nodev1.SchemeGroupVersion.WithKind("RuntimeClass"), func() *nodev1.RuntimeClass { return &nodev1.RuntimeClass{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{

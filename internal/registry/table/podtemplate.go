@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// podTemplatePrinter prints NAME CONTAINERS IMAGES POD LABELS (no Age, as upstream).
-func podTemplatePrinter() printer {
+// PodTemplatePrinter prints NAME CONTAINERS IMAGES POD LABELS (no Age, as upstream).
+func PodTemplatePrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("PodTemplate"), func() *corev1.PodTemplate { return &corev1.PodTemplate{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{

@@ -9,7 +9,7 @@ import (
 
 // ---- PodDisruptionBudget ----
 
-func podDisruptionBudgetPrinter() printer {
+func PodDisruptionBudgetPrinter() Printer {
 	return typedPrinter(policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), func() *policyv1.PodDisruptionBudget { return &policyv1.PodDisruptionBudget{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{

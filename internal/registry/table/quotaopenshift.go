@@ -43,7 +43,7 @@ func formatAnnotationSelector(m map[string]string) string {
 	return strings.Join(pairs, ",")
 }
 
-func clusterResourceQuotaPrinter() printer {
+func ClusterResourceQuotaPrinter() Printer {
 	return typedPrinter(clusterquota.SchemeGroupVersion.WithKind("ClusterResourceQuota"), func() *clusterquota.ClusterResourceQuota { return &clusterquota.ClusterResourceQuota{} },
 		clusterQuotaColumns,
 		func(q *clusterquota.ClusterResourceQuota, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
@@ -52,7 +52,7 @@ func clusterResourceQuotaPrinter() printer {
 		})
 }
 
-func appliedClusterResourceQuotaPrinter() printer {
+func AppliedClusterResourceQuotaPrinter() Printer {
 	return typedPrinter(clusterquota.SchemeGroupVersion.WithKind("AppliedClusterResourceQuota"), func() *clusterquota.AppliedClusterResourceQuota { return &clusterquota.AppliedClusterResourceQuota{} },
 		clusterQuotaColumns,
 		func(q *clusterquota.AppliedClusterResourceQuota, now time.Time) ([]interface{}, []metav1.TableRowCondition) {

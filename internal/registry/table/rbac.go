@@ -8,15 +8,14 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	rbacv1beta1 "k8s.io/api/rbac/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ---- Role, ClusterRole: no printer upstream, so the default convertor (NAME, CREATED AT) ----
 
-func rolePrinter() printer { return defaultPrinter(rbacv1.SchemeGroupVersion.WithKind("Role")) }
+func RolePrinter() Printer { return DefaultPrinter(rbacv1.SchemeGroupVersion.WithKind("Role")) }
 
-func clusterRolePrinter() printer {
-	return defaultPrinter(rbacv1.SchemeGroupVersion.WithKind("ClusterRole"))
+func ClusterRolePrinter() Printer {
+	return DefaultPrinter(rbacv1.SchemeGroupVersion.WithKind("ClusterRole"))
 }
 
 // ---- RoleBinding, ClusterRoleBinding: ROLE, AGE and, with -o wide, the subjects ----
@@ -37,7 +36,7 @@ func bindingColumns(roleRefDoc, kind string) func() []metav1.TableColumnDefiniti
 	}
 }
 
-func roleBindingPrinter() printer {
+func RoleBindingPrinter() Printer {
 	return typedPrinter(rbacv1.SchemeGroupVersion.WithKind("RoleBinding"), func() *rbacv1.RoleBinding { return &rbacv1.RoleBinding{} },
 		bindingColumns(rbacv1beta1.RoleBinding{}.SwaggerDoc()["roleRef"], "roleBinding"),
 		func(rb *rbacv1.RoleBinding, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
@@ -45,7 +44,7 @@ func roleBindingPrinter() printer {
 		})
 }
 
-func clusterRoleBindingPrinter() printer {
+func ClusterRoleBindingPrinter() Printer {
 	return typedPrinter(rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"), func() *rbacv1.ClusterRoleBinding { return &rbacv1.ClusterRoleBinding{} },
 		bindingColumns(rbacv1beta1.ClusterRoleBinding{}.SwaggerDoc()["roleRef"], "clusterRoleBinding"),
 		func(rb *rbacv1.ClusterRoleBinding, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
@@ -73,9 +72,4 @@ func bindingCells(name string, ref rbacv1.RoleRef, subjects []rbacv1.Subject, cr
 	}
 	return []interface{}{name, fmt.Sprintf("%s/%s", ref.Kind, ref.Name), since(created, now),
 		strings.Join(users, ", "), strings.Join(groups, ", "), strings.Join(sas, ", ")}
-}
-
-// rbacKind returns the kind of the RBAC types.
-func rbacKind(kind string) schema.GroupKind {
-	return schema.GroupKind{Group: rbacv1.GroupName, Kind: kind}
 }

@@ -7,54 +7,15 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-// kindsCKind maps the resource.k8s.io kinds, ServiceCIDRs and IPAddresses to their kind.
-func kindsCKind(obj runtime.Object) (schema.GroupKind, bool) {
-	var gvk schema.GroupVersionKind
-	switch obj.(type) {
-	case *resourcev1.DeviceClass:
-		gvk = resourcev1.SchemeGroupVersion.WithKind("DeviceClass")
-	case *resourcev1.ResourceClaim:
-		gvk = resourcev1.SchemeGroupVersion.WithKind("ResourceClaim")
-	case *resourcev1.ResourceClaimTemplate:
-		gvk = resourcev1.SchemeGroupVersion.WithKind("ResourceClaimTemplate")
-	case *resourcev1.ResourceSlice:
-		gvk = resourcev1.SchemeGroupVersion.WithKind("ResourceSlice")
-	case *networkingv1.ServiceCIDR:
-		gvk = networkingv1.SchemeGroupVersion.WithKind("ServiceCIDR")
-	case *networkingv1.IPAddress:
-		gvk = networkingv1.SchemeGroupVersion.WithKind("IPAddress")
-	default:
-		return schema.GroupKind{}, false
-	}
-	return gvk.GroupKind(), true
-}
-
-// kindsCPrinter returns the printer of a kind kindsCKind knows.
-func kindsCPrinter(gk schema.GroupKind) (printer, bool) {
-	var p func() printer
-	switch gk.Group {
-	case resourcev1.GroupName:
-		p = map[string]func() printer{"DeviceClass": deviceClassPrinter, "ResourceClaim": resourceClaimPrinter,
-			"ResourceClaimTemplate": resourceClaimTemplatePrinter, "ResourceSlice": resourceSlicePrinter}[gk.Kind]
-	case networkingv1.GroupName:
-		p = map[string]func() printer{"ServiceCIDR": serviceCIDRPrinter, "IPAddress": ipAddressPrinter}[gk.Kind]
-	}
-	if p == nil {
-		return printer{}, false
-	}
-	return p(), true
-}
 
 func nameAgeColumns() []metav1.TableColumnDefinition {
 	return []metav1.TableColumnDefinition{nameColumn(), ageColumn()}
 }
 
-// deviceClassPrinter prints NAME AGE.
-func deviceClassPrinter() printer {
+// DeviceClassPrinter prints NAME AGE.
+func DeviceClassPrinter() Printer {
 	return typedPrinter(resourcev1.SchemeGroupVersion.WithKind("DeviceClass"), func() *resourcev1.DeviceClass { return &resourcev1.DeviceClass{} },
 		nameAgeColumns,
 		func(c *resourcev1.DeviceClass, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
@@ -62,8 +23,8 @@ func deviceClassPrinter() printer {
 		})
 }
 
-// resourceClaimPrinter prints NAME STATE AGE.
-func resourceClaimPrinter() printer {
+// ResourceClaimPrinter prints NAME STATE AGE.
+func ResourceClaimPrinter() Printer {
 	return typedPrinter(resourcev1.SchemeGroupVersion.WithKind("ResourceClaim"), func() *resourcev1.ResourceClaim { return &resourcev1.ResourceClaim{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
@@ -97,8 +58,8 @@ func resourceClaimState(c *resourcev1.ResourceClaim) string {
 	return strings.Join(states, ",")
 }
 
-// resourceClaimTemplatePrinter prints NAME AGE.
-func resourceClaimTemplatePrinter() printer {
+// ResourceClaimTemplatePrinter prints NAME AGE.
+func ResourceClaimTemplatePrinter() Printer {
 	return typedPrinter(resourcev1.SchemeGroupVersion.WithKind("ResourceClaimTemplate"), func() *resourcev1.ResourceClaimTemplate { return &resourcev1.ResourceClaimTemplate{} },
 		nameAgeColumns,
 		func(c *resourcev1.ResourceClaimTemplate, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
@@ -106,8 +67,8 @@ func resourceClaimTemplatePrinter() printer {
 		})
 }
 
-// resourceSlicePrinter prints NAME NODE DRIVER POOL AGE.
-func resourceSlicePrinter() printer {
+// ResourceSlicePrinter prints NAME NODE DRIVER POOL AGE.
+func ResourceSlicePrinter() Printer {
 	return typedPrinter(resourcev1.SchemeGroupVersion.WithKind("ResourceSlice"), func() *resourcev1.ResourceSlice { return &resourcev1.ResourceSlice{} },
 		func() []metav1.TableColumnDefinition {
 			spec := resourcev1.ResourceSliceSpec{}.SwaggerDoc()
@@ -128,8 +89,8 @@ func resourceSlicePrinter() printer {
 		})
 }
 
-// serviceCIDRPrinter prints NAME CIDRS AGE.
-func serviceCIDRPrinter() printer {
+// ServiceCIDRPrinter prints NAME CIDRS AGE.
+func ServiceCIDRPrinter() Printer {
 	return typedPrinter(networkingv1.SchemeGroupVersion.WithKind("ServiceCIDR"), func() *networkingv1.ServiceCIDR { return &networkingv1.ServiceCIDR{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
@@ -143,9 +104,9 @@ func serviceCIDRPrinter() printer {
 		})
 }
 
-// ipAddressPrinter prints NAME PARENTREF AGE; the reference reads
+// IPAddressPrinter prints NAME PARENTREF AGE; the reference reads
 // <resource>[.<group>]/[<namespace>/]<name>.
-func ipAddressPrinter() printer {
+func IPAddressPrinter() Printer {
 	return typedPrinter(networkingv1.SchemeGroupVersion.WithKind("IPAddress"), func() *networkingv1.IPAddress { return &networkingv1.IPAddress{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{

@@ -10,7 +10,7 @@ import (
 
 // ---- storage.k8s.io kinds (upstream printers.go) ----
 
-func csiDriverPrinter() printer {
+func CSIDriverPrinter() Printer {
 	return typedPrinter(storagev1.SchemeGroupVersion.WithKind("CSIDriver"), func() *storagev1.CSIDriver { return &storagev1.CSIDriver{} },
 		func() []metav1.TableColumnDefinition {
 			d := storagev1.CSIDriverSpec{}.SwaggerDoc()
@@ -53,7 +53,7 @@ func csiDriverPrinter() printer {
 		})
 }
 
-func csiNodePrinter() printer {
+func CSINodePrinter() Printer {
 	return typedPrinter(storagev1.SchemeGroupVersion.WithKind("CSINode"), func() *storagev1.CSINode { return &storagev1.CSINode{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
@@ -67,7 +67,7 @@ func csiNodePrinter() printer {
 		})
 }
 
-func volumeAttachmentPrinter() printer {
+func VolumeAttachmentPrinter() Printer {
 	return typedPrinter(storagev1.SchemeGroupVersion.WithKind("VolumeAttachment"), func() *storagev1.VolumeAttachment { return &storagev1.VolumeAttachment{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
@@ -88,7 +88,7 @@ func volumeAttachmentPrinter() printer {
 		})
 }
 
-func csiStorageCapacityPrinter() printer {
+func CSIStorageCapacityPrinter() Printer {
 	return typedPrinter(storagev1.SchemeGroupVersion.WithKind("CSIStorageCapacity"), func() *storagev1.CSIStorageCapacity { return &storagev1.CSIStorageCapacity{} },
 		func() []metav1.TableColumnDefinition {
 			d := storagev1.CSIStorageCapacity{}.SwaggerDoc()
@@ -107,7 +107,7 @@ func csiStorageCapacityPrinter() printer {
 		})
 }
 
-func volumeAttributesClassPrinter() printer {
+func VolumeAttributesClassPrinter() Printer {
 	return typedPrinter(storagev1.SchemeGroupVersion.WithKind("VolumeAttributesClass"), func() *storagev1.VolumeAttributesClass { return &storagev1.VolumeAttributesClass{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{

@@ -7,9 +7,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// storageVersionMigrationPrinter is upstream's StorageVersionMigration table: the
+// StorageVersionMigrationPrinter is upstream's StorageVersionMigration table: the
 // resource migrated and the condition that is true (Running, Succeeded or Failed).
-func storageVersionMigrationPrinter() printer {
+func StorageVersionMigrationPrinter() Printer {
 	return typedPrinter(svmv1.SchemeGroupVersion.WithKind("StorageVersionMigration"), func() *svmv1.StorageVersionMigration { return &svmv1.StorageVersionMigration{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{

@@ -17,9 +17,9 @@ import (
 // Age/Created At columns.
 func objectMetaDocs() map[string]string { return metav1.ObjectMeta{}.SwaggerDoc() }
 
-// printer renders one kind. cells returns the row cells (all columns, wide
+// Printer renders one kind. cells returns the row cells (all columns, wide
 // included) and the row conditions.
-type printer struct {
+type Printer struct {
 	// gvk is the kind's preferred group/version/kind, used to fill in
 	// apiVersion/kind of rows when includeObject=Object and to decode
 	// unstructured input.
@@ -33,36 +33,14 @@ type printer struct {
 	nilRowsWhenEmpty bool
 }
 
-// Convert renders objects (all of one kind) as a Table. now is injected for
-// AGE and every other time-dependent cell. includeObject selects what each
-// row's Object holds: the object (Object), its PartialObjectMetadata
-// (Metadata, also for ""), or nothing (None); any other value is a
-// BadRequest error, as upstream. noHeaders leaves ColumnDefinitions nil.
-//
-// The kind is taken from the first object: typed k8s.io/api objects, or
-// *unstructured.Unstructured carrying apiVersion/kind. Kinds without a
-// printer get upstream's default columns (Name, Created At). With no objects
-// the default columns are returned; use ConvertKind to get a kind's columns
-// for an empty list. The caller sets the table's ListMeta.
-func Convert(objs []runtime.Object, now time.Time, includeObject metav1.IncludeObjectPolicy, noHeaders bool) (*metav1.Table, error) {
-	var gk schema.GroupKind
-	if len(objs) > 0 {
-		gk = kindOf(objs[0])
-	}
-	return ConvertKind(gk, objs, now, includeObject, noHeaders)
-}
-
-// ConvertKind is Convert for a kind known up front (so that an empty list
-// still gets the kind's columns). Every object must be of kind gk.
-func ConvertKind(gk schema.GroupKind, objs []runtime.Object, now time.Time, includeObject metav1.IncludeObjectPolicy, noHeaders bool) (*metav1.Table, error) {
+// Convert renders objects of the printer's kind (typed, or unstructured carrying
+// apiVersion/kind) as a Table: a kind's strategy calls its printer's Convert. now, the
+// includeObject policy and noHeaders are as for the package's Convert.
+func (p Printer) Convert(objs []runtime.Object, now time.Time, includeObject metav1.IncludeObjectPolicy, noHeaders bool) (*metav1.Table, error) {
 	if err := checkIncludeObject(includeObject); err != nil {
 		return nil, err
 	}
-	p, ok := printerFor(gk)
-	if !ok {
-		p = defaultPrinter(schema.GroupVersionKind{})
-	}
-
+	gk := p.gvk.GroupKind()
 	t := &metav1.Table{TypeMeta: metav1.TypeMeta{APIVersion: metav1.SchemeGroupVersion.String(), Kind: "Table"}}
 	if !noHeaders {
 		t.ColumnDefinitions = p.columns()
@@ -70,10 +48,7 @@ func ConvertKind(gk schema.GroupKind, objs []runtime.Object, now time.Time, incl
 	if !p.nilRowsWhenEmpty {
 		t.Rows = make([]metav1.TableRow, 0, len(objs))
 	}
-	for i, obj := range objs {
-		if got := kindOf(obj); got != gk {
-			return nil, fmt.Errorf("table: object %d is of kind %q, want %q", i, got, gk)
-		}
+	for _, obj := range objs {
 		// 1. Unstructured input of a printed kind is decoded into its type.
 		typed := obj
 		if u, isU := obj.(*unstructured.Unstructured); isU && p.newObj != nil {
@@ -95,15 +70,6 @@ func ConvertKind(gk schema.GroupKind, objs []runtime.Object, now time.Time, incl
 		t.Rows = append(t.Rows, metav1.TableRow{Cells: cells, Conditions: conds, Object: raw})
 	}
 	return t, nil
-}
-
-// kindOf returns the group/kind of a typed or unstructured object; the zero
-// GroupKind when it cannot be told.
-func kindOf(obj runtime.Object) schema.GroupKind {
-	if gk, ok := typedKind(obj); ok {
-		return gk
-	}
-	return obj.GetObjectKind().GroupVersionKind().GroupKind()
 }
 
 func checkIncludeObject(policy metav1.IncludeObjectPolicy) error {
@@ -137,11 +103,11 @@ func rowObject(obj runtime.Object, gvk schema.GroupVersionKind, policy metav1.In
 	return runtime.RawExtension{}, apierrors.NewBadRequest(fmt.Sprintf("unrecognized includeObject value: %q", policy))
 }
 
-// defaultPrinter is k8s.io/apiserver's default table convertor, used upstream
+// DefaultPrinter is k8s.io/apiserver's default table convertor, used upstream
 // for every kind without a printer (LimitRange, CustomResourceDefinition,
 // Role, ...): Name and the creation time in RFC 3339, UTC.
-func defaultPrinter(gvk schema.GroupVersionKind) printer {
-	return printer{
+func DefaultPrinter(gvk schema.GroupVersionKind) Printer {
+	return Printer{
 		gvk: gvk,
 		columns: func() []metav1.TableColumnDefinition {
 			d := objectMetaDocs()
@@ -187,8 +153,8 @@ func sinceMicro(t metav1.MicroTime, now time.Time) string {
 }
 
 // typedPrinter builds a printer for the k8s.io/api type T.
-func typedPrinter[T runtime.Object](gvk schema.GroupVersionKind, newObj func() T, columns func() []metav1.TableColumnDefinition, cells func(obj T, now time.Time) ([]interface{}, []metav1.TableRowCondition)) printer {
-	return printer{
+func typedPrinter[T runtime.Object](gvk schema.GroupVersionKind, newObj func() T, columns func() []metav1.TableColumnDefinition, cells func(obj T, now time.Time) ([]interface{}, []metav1.TableRowCondition)) Printer {
+	return Printer{
 		gvk:     gvk,
 		newObj:  func() runtime.Object { return newObj() },
 		columns: columns,

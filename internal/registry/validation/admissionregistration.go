@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/runtime"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -685,23 +684,4 @@ func MutatingAdmissionPolicyBinding(b *ar.MutatingAdmissionPolicyBinding) field.
 // MutatingAdmissionPolicyBindingUpdate validates an update.
 func MutatingAdmissionPolicyBindingUpdate(n, o *ar.MutatingAdmissionPolicyBinding) field.ErrorList {
 	return append(MutatingAdmissionPolicyBinding(n), apimachineryvalidation.ValidateObjectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
-}
-
-// admissionKinds dispatches the admissionregistration.k8s.io kinds.
-func admissionKinds(obj, old runtime.Object) (field.ErrorList, bool) {
-	switch n := obj.(type) {
-	case *ar.ValidatingWebhookConfiguration:
-		return dispatch(n, old, ValidatingWebhookConfiguration, ValidatingWebhookConfigurationUpdate)
-	case *ar.MutatingWebhookConfiguration:
-		return dispatch(n, old, MutatingWebhookConfiguration, MutatingWebhookConfigurationUpdate)
-	case *ar.ValidatingAdmissionPolicy:
-		return dispatch(n, old, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyUpdate)
-	case *ar.ValidatingAdmissionPolicyBinding:
-		return dispatch(n, old, ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingUpdate)
-	case *ar.MutatingAdmissionPolicy:
-		return dispatch(n, old, MutatingAdmissionPolicy, MutatingAdmissionPolicyUpdate)
-	case *ar.MutatingAdmissionPolicyBinding:
-		return dispatch(n, old, MutatingAdmissionPolicyBinding, MutatingAdmissionPolicyBindingUpdate)
-	}
-	return nil, false
 }

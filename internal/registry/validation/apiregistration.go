@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/validation/path"
-	"k8s.io/apimachinery/pkg/runtime"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
@@ -85,12 +84,8 @@ func plainMetaNamed(a *apiregistrationv1.APIService, rule NameFunc) field.ErrorL
 	return objectMeta(&a.ObjectMeta, false, rule, metaPath)
 }
 
-// apiregistrationKinds dispatches the apiregistration.k8s.io kinds.
-func apiregistrationKinds(obj, old runtime.Object) (field.ErrorList, bool) {
-	if n, ok := obj.(*apiregistrationv1.APIService); ok {
-		return dispatch(n, old, APIService, func(n, o *apiregistrationv1.APIService) field.ErrorList {
-			return append(objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath), APIService(n)...)
-		})
-	}
-	return nil, false
+// APIServiceUpdate is kube-aggregator's update validation: the metadata update rules, then
+// the object validated as new.
+func APIServiceUpdate(n, o *apiregistrationv1.APIService) field.ErrorList {
+	return append(objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath), APIService(n)...)
 }

@@ -6,14 +6,12 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	svmv1 "k8s.io/api/storagemigration/v1"
 	"slices"
 	"strings"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/runtime"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -267,31 +265,4 @@ func CertificateSigningRequestUpdate(n, o *certificatesv1.CertificateSigningRequ
 		}
 	}
 	return append(errs, objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
-}
-
-// ValidateSubresourceUpdate validates a write through a subresource whose rules
-// differ from the main resource's (a CertificateSigningRequest's /status and
-// /approval); false when the main resource's rules apply.
-func ValidateSubresourceUpdate(subresource string, newObj, oldObj runtime.Object) (field.ErrorList, bool) {
-	if n, ok := newObj.(*svmv1.StorageVersionMigration); ok && subresource == "status" {
-		if o, ok := oldObj.(*svmv1.StorageVersionMigration); ok && n != nil && o != nil {
-			return StorageVersionMigrationStatusUpdate(n, o), true
-		}
-	}
-	n, ok1 := newObj.(*certificatesv1.CertificateSigningRequest)
-	o, ok2 := oldObj.(*certificatesv1.CertificateSigningRequest)
-	if !ok1 || !ok2 || n == nil || o == nil {
-		return nil, false
-	}
-	return CertificateSigningRequestUpdate(n, o, subresource), true
-}
-
-// certificatesKinds dispatches certificates.k8s.io kinds (main resource).
-func certificatesKinds(obj, old runtime.Object) (field.ErrorList, bool) {
-	if n, ok := obj.(*certificatesv1.CertificateSigningRequest); ok {
-		return dispatch(n, old, CertificateSigningRequest, func(n, o *certificatesv1.CertificateSigningRequest) field.ErrorList {
-			return CertificateSigningRequestUpdate(n, o, "")
-		})
-	}
-	return nil, false
 }

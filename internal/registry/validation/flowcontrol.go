@@ -9,7 +9,6 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -394,17 +393,14 @@ func MandatoryPriorityLevelConfigurations() []flowcontrolv1.PriorityLevelConfigu
 	}
 }
 
-// flowcontrolKinds dispatches the flowcontrol kinds: updates are validated as creates.
-func flowcontrolKinds(obj, old runtime.Object) (field.ErrorList, bool) {
-	switch n := obj.(type) {
-	case *flowcontrolv1.FlowSchema:
-		return dispatch(n, old, FlowSchema, func(n, o *flowcontrolv1.FlowSchema) field.ErrorList {
-			return append(FlowSchema(n), objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
-		})
-	case *flowcontrolv1.PriorityLevelConfiguration:
-		return dispatch(n, old, PriorityLevelConfiguration, func(n, o *flowcontrolv1.PriorityLevelConfiguration) field.ErrorList {
-			return append(PriorityLevelConfiguration(n), objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
-		})
-	}
-	return nil, false
+// FlowSchemaUpdate is upstream's update validation: the object validated as new, plus the
+// metadata update rules.
+func FlowSchemaUpdate(n, o *flowcontrolv1.FlowSchema) field.ErrorList {
+	return append(FlowSchema(n), objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
+}
+
+// PriorityLevelConfigurationUpdate is upstream's update validation: the object validated
+// as new, plus the metadata update rules.
+func PriorityLevelConfigurationUpdate(n, o *flowcontrolv1.PriorityLevelConfiguration) field.ErrorList {
+	return append(PriorityLevelConfiguration(n), objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
 }

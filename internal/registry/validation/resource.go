@@ -7,25 +7,9 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/runtime"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
-
-// resourceKinds dispatches the resource.k8s.io (DRA) kinds.
-func resourceKinds(obj, old runtime.Object) (field.ErrorList, bool) {
-	switch n := obj.(type) {
-	case *resourcev1.DeviceClass:
-		return dispatch(n, old, DeviceClass, DeviceClassUpdate)
-	case *resourcev1.ResourceClaim:
-		return dispatch(n, old, ResourceClaim, ResourceClaimUpdate)
-	case *resourcev1.ResourceClaimTemplate:
-		return dispatch(n, old, ResourceClaimTemplate, ResourceClaimTemplateUpdate)
-	case *resourcev1.ResourceSlice:
-		return dispatch(n, old, ResourceSlice, ResourceSliceUpdate)
-	}
-	return nil, false
-}
 
 // DeviceClass validates a DeviceClass (upstream ValidateDeviceClass).
 func DeviceClass(c *resourcev1.DeviceClass) field.ErrorList {

@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/randfill"
 )
 
-// kindsC are the resource.k8s.io kinds, ServiceCIDRs and IPAddresses.
-func kindsC() []runtime.Object {
+// resourceAndServiceCIDRKinds are the resource.k8s.io kinds, ServiceCIDRs and IPAddresses.
+func resourceAndServiceCIDRKinds() []runtime.Object {
 	return []runtime.Object{
 		&resourcev1.DeviceClass{}, &resourcev1.ResourceClaim{}, &resourcev1.ResourceClaimTemplate{}, &resourcev1.ResourceSlice{},
 		&networkingv1.ServiceCIDR{}, &networkingv1.IPAddress{},
@@ -21,7 +21,7 @@ func kindsC() []runtime.Object {
 }
 
 func TestKindsCRandomObjectsNeverPanic(t *testing.T) {
-	for _, k := range kindsC() {
+	for _, k := range resourceAndServiceCIDRKinds() {
 		for seed := int64(0); seed < 60; seed++ {
 			obj := k.DeepCopyObject()
 			randfill.NewWithSeed(seed).NilChance(0.3).NumElements(0, 3).MaxDepth(12).Funcs(
@@ -40,7 +40,7 @@ func TestKindsCRandomObjectsNeverPanic(t *testing.T) {
 }
 
 func TestKindsCEmptyObjectsAreInvalid(t *testing.T) {
-	for _, k := range kindsC() {
+	for _, k := range resourceAndServiceCIDRKinds() {
 		if errs := Validate(k.DeepCopyObject()); len(errs) == 0 {
 			t.Errorf("%T: an empty object validates", k)
 		}

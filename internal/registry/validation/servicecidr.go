@@ -6,21 +6,9 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
-	"k8s.io/apimachinery/pkg/runtime"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
-
-// serviceCIDRKinds dispatches networking.k8s.io ServiceCIDRs and IPAddresses.
-func serviceCIDRKinds(obj, old runtime.Object) (field.ErrorList, bool) {
-	switch n := obj.(type) {
-	case *networkingv1.ServiceCIDR:
-		return dispatch(n, old, ServiceCIDR, ServiceCIDRUpdate)
-	case *networkingv1.IPAddress:
-		return dispatch(n, old, IPAddress, IPAddressUpdate)
-	}
-	return nil, false
-}
 
 var cidrsPath = field.NewPath("spec", "cidrs")
 

@@ -10,7 +10,6 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/runtime"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -271,22 +270,4 @@ func VolumeAttributesClassUpdate(n, o *storagev1.VolumeAttributesClass) field.Er
 		errs = append(errs, field.Forbidden(field.NewPath("parameters"), "updates to parameters are forbidden."))
 	}
 	return append(errs, VolumeAttributesClass(n)...)
-}
-
-// storageKinds dispatches the storage.k8s.io kinds of Validate and
-// ValidateUpdate (old nil on create); false for other kinds.
-func storageKinds(obj, old runtime.Object) (field.ErrorList, bool) {
-	switch n := obj.(type) {
-	case *storagev1.CSIDriver:
-		return dispatch(n, old, CSIDriver, CSIDriverUpdate)
-	case *storagev1.CSINode:
-		return dispatch(n, old, CSINode, CSINodeUpdate)
-	case *storagev1.VolumeAttachment:
-		return dispatch(n, old, VolumeAttachment, VolumeAttachmentUpdate)
-	case *storagev1.CSIStorageCapacity:
-		return dispatch(n, old, CSIStorageCapacity, CSIStorageCapacityUpdate)
-	case *storagev1.VolumeAttributesClass:
-		return dispatch(n, old, VolumeAttributesClass, VolumeAttributesClassUpdate)
-	}
-	return nil, false
 }

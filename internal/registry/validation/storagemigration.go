@@ -8,7 +8,6 @@ import (
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -70,12 +69,4 @@ func StorageVersionMigrationStatusUpdate(n, o *svmv1.StorageVersionMigration) fi
 func migrationIs(o *svmv1.StorageVersionMigration, t svmv1.MigrationConditionType) bool {
 	c := apimeta.FindStatusCondition(o.Status.Conditions, string(t))
 	return c != nil && c.Status == metav1.ConditionTrue
-}
-
-// storagemigrationKinds dispatches storagemigration.k8s.io kinds (main resource).
-func storagemigrationKinds(obj, old runtime.Object) (field.ErrorList, bool) {
-	if n, ok := obj.(*svmv1.StorageVersionMigration); ok {
-		return dispatch(n, old, StorageVersionMigration, StorageVersionMigrationUpdate)
-	}
-	return nil, false
 }

@@ -1,0 +1,35 @@
+package apps
+
+import (
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/registry/defaults"
+	"github.com/quotad/quotad/internal/registry/table"
+	"github.com/quotad/quotad/internal/registry/validation"
+)
+
+// Deployment is the strategy of deployments.
+type Deployment struct{}
+
+// Default sets upstream's defaults.
+func (Deployment) Default(obj runtime.Object) { defaults.Deployment(obj.(*appsv1.Deployment)) }
+
+// Validate returns upstream's errors for a new object.
+func (Deployment) Validate(obj runtime.Object) field.ErrorList {
+	return validation.Deployment(obj.(*appsv1.Deployment))
+}
+
+// ValidateUpdate returns upstream's errors for an update.
+func (Deployment) ValidateUpdate(obj, old runtime.Object) field.ErrorList {
+	return validation.DeploymentUpdate(obj.(*appsv1.Deployment), old.(*appsv1.Deployment))
+}
+
+// ConvertToTable prints upstream's columns.
+func (Deployment) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
+	return table.DeploymentPrinter().Convert(objs, now, include, false)
+}

@@ -1,0 +1,44 @@
+package core
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/registry/defaults"
+	"github.com/quotad/quotad/internal/registry/table"
+	"github.com/quotad/quotad/internal/registry/validation"
+)
+
+// ReplicationController is the strategy of replicationcontrollers.
+type ReplicationController struct{}
+
+// Default sets upstream's defaults.
+func (ReplicationController) Default(obj runtime.Object) {
+	defaults.ReplicationController(obj.(*corev1.ReplicationController))
+}
+
+// Validate returns upstream's errors for a new object.
+func (ReplicationController) Validate(obj runtime.Object) field.ErrorList {
+	return validation.ReplicationController(obj.(*corev1.ReplicationController))
+}
+
+// ValidateUpdate returns upstream's errors for an update.
+func (ReplicationController) ValidateUpdate(obj, old runtime.Object) field.ErrorList {
+	return validation.ReplicationControllerUpdate(obj.(*corev1.ReplicationController), old.(*corev1.ReplicationController))
+}
+
+// ConvertToTable prints upstream's columns.
+func (ReplicationController) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
+	return table.ReplicationControllerPrinter().Convert(objs, now, include, false)
+}
+
+// Fields adds upstream's replication controller field labels.
+func (ReplicationController) Fields(obj runtime.Object, set fields.Set) {
+	set["status.replicas"] = fmt.Sprint(obj.(*corev1.ReplicationController).Status.Replicas)
+}

@@ -1,0 +1,5 @@
+// Package quotaopenshift holds the strategies of the quota.openshift.io/v1 kinds (cluster quotas): one file per kind, each
+// the kind's defaulting, create and update preparation, validation, warnings, field
+// selectors and table printer (registry.Strategy and its optional interfaces), calling
+// the defaults, validation and table libraries. Strategies hold no state and do no IO.
+package quotaopenshift

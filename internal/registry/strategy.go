@@ -1,0 +1,136 @@
+package registry
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/auth"
+	"github.com/quotad/quotad/internal/registry/table"
+)
+
+// Strategy is one kind's behaviour, as upstream's pkg/registry/<group>/<kind>/strategy.go:
+// every written kind validates. The less common steps are the optional interfaces below,
+// which the store asks a strategy for; a kind implements only those it needs. Strategies
+// live one file per kind under internal/registry/kinds/<group>/ and are named by the
+// catalogue (Builtins); they hold no state and do no IO.
+type Strategy interface {
+	// Validate returns upstream's field errors for a new object (metadata included).
+	Validate(obj runtime.Object) field.ErrorList
+	// ValidateUpdate returns upstream's field errors for replacing old with obj: obj's
+	// own validity plus the update rules (immutable fields, allowed transitions).
+	ValidateUpdate(obj, old runtime.Object) field.ErrorList
+}
+
+// Defaulter applies upstream's defaults to a new object, and to an updated one written
+// through the main resource (unless the strategy is an UpdateDefaulter).
+type Defaulter interface {
+	Default(obj runtime.Object)
+}
+
+// UpdateDefaulter replaces Default on main-resource updates, for kinds whose update
+// defaulting depends on the stored object (a Service drops what its old type needed, a
+// DaemonSet counts template changes).
+type UpdateDefaulter interface {
+	DefaultUpdate(obj, old runtime.Object)
+}
+
+// CreatePreparer resets what users may not set on create, after mutating admission and
+// before validation (upstream's PrepareForCreate). Strategies without it have their status
+// cleared when the resource has a status subresource.
+type CreatePreparer interface {
+	PrepareForCreate(obj runtime.Object, user auth.User, now metav1.Time)
+}
+
+// UpdatePreparer is the kind's own part of an update, after the store kept what the
+// subresource may not change and (main resource) defaulted it: upstream's PrepareForUpdate
+// of the kind's main, status and other subresource strategies.
+type UpdatePreparer interface {
+	PrepareForUpdate(obj, old runtime.Object, subresource string, now metav1.Time)
+}
+
+// SubresourceValidator validates a write through a subresource whose rules differ from the
+// main resource's (a CSR's /status and /approval); false: ValidateUpdate applies.
+type SubresourceValidator interface {
+	ValidateSubresourceUpdate(subresource string, obj, old runtime.Object) (field.ErrorList, bool)
+}
+
+// Warner returns the non-fatal warnings of a written object.
+type Warner interface {
+	Warnings(obj runtime.Object) []string
+}
+
+// FieldLabeler adds the kind's field selector labels (upstream's GetAttrs/ToSelectableFields)
+// to set, which already holds metadata.name and metadata.namespace.
+type FieldLabeler interface {
+	Fields(obj runtime.Object, set fields.Set)
+}
+
+// TableConvertor renders objects of the kind as a Table (upstream's TableConvertor): every
+// object is of the kind, typed or unstructured.
+type TableConvertor interface {
+	ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error)
+}
+
+// Fields returns the field set a field selector is matched against: metadata.name,
+// metadata.namespace, and the fields the kind's strategy labels.
+func (r *Resource) Fields(obj runtime.Object) fields.Set {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return fields.Set{}
+	}
+	set := fields.Set{"metadata.name": m.GetName()}
+	if m.GetNamespace() != "" {
+		set["metadata.namespace"] = m.GetNamespace()
+	}
+	if l, ok := r.Strategy.(FieldLabeler); ok {
+		l.Fields(obj, set)
+	}
+	return set
+}
+
+// strategy returns the strategy of a write to res: the built-in kind's, the custom
+// resource's (Config.CustomStrategy), or nil.
+func (s *Store) strategy(res *Resource) Strategy {
+	if res.Strategy != nil {
+		return res.Strategy
+	}
+	if res.CRD != nil && s.cfg.CustomStrategy != nil {
+		return s.cfg.CustomStrategy(res)
+	}
+	return nil
+}
+
+// defaultObject applies the strategy's defaults to a new object.
+func (s *Store) defaultObject(res *Resource, obj runtime.Object) {
+	if d, ok := s.strategy(res).(Defaulter); ok {
+		d.Default(obj)
+	}
+}
+
+// defaultUpdate applies the strategy's defaults to an object updated through the main
+// resource.
+func (s *Store) defaultUpdate(res *Resource, obj, old runtime.Object) {
+	st := s.strategy(res)
+	if d, ok := st.(UpdateDefaulter); ok {
+		d.DefaultUpdate(obj, old)
+		return
+	}
+	if d, ok := st.(Defaulter); ok {
+		d.Default(obj)
+	}
+}
+
+// ConvertToTable renders objects of res as a Table: with the kind's (or the custom
+// resource's) TableConvertor, else upstream's default columns (Name, Created At).
+func (s *Store) ConvertToTable(res *Resource, objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
+	if tc, ok := s.strategy(res).(TableConvertor); ok {
+		return tc.ConvertToTable(objs, now, include)
+	}
+	return table.DefaultPrinter(schema.GroupVersionKind{}).Convert(objs, now, include, false)
+}
