@@ -14,10 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/admission/priority"
+	"github.com/quotad/quotad/internal/auth"
 	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/controller/apiservices"
 	"github.com/quotad/quotad/internal/controller/clusterroleaggregation"
 	"github.com/quotad/quotad/internal/controller/crd"
+	"github.com/quotad/quotad/internal/controller/csrapproving"
 	"github.com/quotad/quotad/internal/controller/csrsigning"
 	"github.com/quotad/quotad/internal/controller/defaultservicecidr"
 	"github.com/quotad/quotad/internal/controller/disruption"
@@ -90,7 +92,7 @@ func loadCRDs(ctx context.Context, store *registry.Store) error {
 // controllers, and the scheduled etcd snapshots, run on one replica: with --leader-elect,
 // the holder of the kube-system/kube-controller-manager Lease (see leader.go); without it,
 // every replica, from the start.
-func startControllers(ctx context.Context, store *registry.Store, log *slog.Logger, cfg Config, m *metrics, caPEM []byte, snapshots *etcdsnapshot.Scheduler) (*sync.WaitGroup, error) {
+func startControllers(ctx context.Context, store *registry.Store, log *slog.Logger, cfg Config, m *metrics, caPEM []byte, authz auth.Authorizer, snapshots *etcdsnapshot.Scheduler) (*sync.WaitGroup, error) {
 	var wg sync.WaitGroup
 	run := runner(&wg, log)
 	run(ctx, "crd", crd.New(store, log, m).Start)
@@ -99,7 +101,7 @@ func startControllers(ctx context.Context, store *registry.Store, log *slog.Logg
 	run(ctx, "default-servicecidr", defaultServiceCIDR(store, log, m).Start)
 	lead := func(ctx context.Context) {
 		var lwg sync.WaitGroup
-		startLeaderControllers(ctx, runner(&lwg, log), store, log, cfg, m, caPEM)
+		startLeaderControllers(ctx, runner(&lwg, log), store, log, cfg, m, caPEM, authz)
 		if snapshots != nil {
 			runner(&lwg, log)(ctx, "etcd-snapshot", snapshots.Start)
 		}
@@ -125,7 +127,8 @@ func runner(wg *sync.WaitGroup, log *slog.Logger) func(ctx context.Context, name
 
 // startLeaderControllers starts kube-controller-manager's controllers, constructed anew (a
 // replica that leads again after losing the lease starts fresh ones).
-func startLeaderControllers(ctx context.Context, run func(context.Context, string, func(context.Context) error), store *registry.Store, log *slog.Logger, cfg Config, m *metrics, caPEM []byte) {
+// authz decides for the requesters of certificates csrapproving approves.
+func startLeaderControllers(ctx context.Context, run func(context.Context, string, func(context.Context) error), store *registry.Store, log *slog.Logger, cfg Config, m *metrics, caPEM []byte, authz auth.Authorizer) {
 	wopts := workloads.Options{Panics: m}
 	run(ctx, "namespace", namespace.New(store, caPEM, log, namespace.Options{Panics: m}).Start)
 	run(ctx, "clusterrole-aggregation", clusterroleaggregation.New(store, log, m).Start)
@@ -138,6 +141,7 @@ func startLeaderControllers(ctx context.Context, run func(context.Context, strin
 	run(ctx, "disruption", disruption.New(store, log, m).Start)
 	run(ctx, "statefulset", workloads.NewStatefulSet(store, log, wopts).Start)
 	run(ctx, "daemonset", workloads.NewDaemonSet(store, log, wopts).Start)
+	run(ctx, "csrapproving", csrapproving.New(store, authz, log, m).Start)
 	run(ctx, "csrsigning", csrsigning.New(store, log, m, func() (*pki.Authority, error) {
 		return pki.LoadAuthority(filepath.Join(cfg.DataDir, "ca.crt"), filepath.Join(cfg.DataDir, "ca.key"))
 	}).Start)

@@ -152,7 +152,7 @@ func reconcileRBAC(ctx context.Context, store *registry.Store, log *slog.Logger)
 	cat := store.Catalogue()
 	roles := cat.Get(rbacv1.SchemeGroupVersion.WithResource("clusterroles"))
 	bindings := cat.Get(rbacv1.SchemeGroupVersion.WithResource("clusterrolebindings"))
-	for _, want := range DefaultClusterRoles() {
+	for _, want := range append(DefaultClusterRoles(), joinClusterRoles()...) {
 		if err := reconcileOne(ctx, store, roles, &want, func(cur runtime.Object) (runtime.Object, bool) {
 			have := cur.(*rbacv1.ClusterRole)
 			changed := mergeMeta(&have.ObjectMeta, &want.ObjectMeta)
@@ -179,7 +179,7 @@ func reconcileRBAC(ctx context.Context, store *registry.Store, log *slog.Logger)
 			return fmt.Errorf("clusterrole %s: %w", want.Name, err)
 		}
 	}
-	for _, want := range DefaultClusterRoleBindings() {
+	for _, want := range append(DefaultClusterRoleBindings(), joinClusterRoleBindings()...) {
 		if err := reconcileOne(ctx, store, bindings, &want, func(cur runtime.Object) (runtime.Object, bool) {
 			have := cur.(*rbacv1.ClusterRoleBinding)
 			changed := mergeMeta(&have.ObjectMeta, &want.ObjectMeta)

@@ -504,7 +504,7 @@ func Run(ctx context.Context, cfg Config) error {
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
-	controllers, err := startControllers(ctx, store, log, cfg, metrics, creds.CAPEM, snapshots)
+	controllers, err := startControllers(ctx, store, log, cfg, metrics, creds.CAPEM, rbacs.authz, snapshots)
 	if err != nil {
 		ln.Close()
 		cancel()

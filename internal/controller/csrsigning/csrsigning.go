@@ -3,7 +3,6 @@ package csrsigning
 import (
 	"context"
 	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,13 +20,19 @@ import (
 	"github.com/quotad/quotad/internal/registry"
 )
 
-// SignerName is the signer this controller implements.
-const SignerName = certificatesv1.KubeAPIServerClientSignerName
+// Signers are the signers this controller implements, as kube-controller-manager's
+// csrsigning: client certificates for any user, client certificates for kubelets, and
+// kubelets' serving certificates.
+var Signers = []string{
+	certificatesv1.KubeAPIServerClientSignerName,
+	certificatesv1.KubeAPIServerClientKubeletSignerName,
+	certificatesv1.KubeletServingSignerName,
+}
 
 // defaultDuration is kube-controller-manager's --cluster-signing-duration default.
 const defaultDuration = 365 * 24 * time.Hour
 
-// Controller signs approved kube-apiserver-client requests.
+// Controller signs approved requests of its signers.
 type Controller struct {
 	store controller.Client
 	log   *slog.Logger
@@ -61,9 +66,10 @@ func (c *Controller) Start(ctx context.Context) error {
 	return nil
 }
 
-// pending reports an Approved, not Failed request of this signer without a certificate.
+// pending reports an Approved, not Failed request of one of the signers without a
+// certificate.
 func pending(csr *certificatesv1.CertificateSigningRequest) bool {
-	if csr.Spec.SignerName != SignerName || len(csr.Status.Certificate) > 0 {
+	if !slices.Contains(Signers, csr.Spec.SignerName) || len(csr.Status.Certificate) > 0 {
 		return false
 	}
 	approved := false
@@ -77,9 +83,6 @@ func pending(csr *certificatesv1.CertificateSigningRequest) bool {
 	}
 	return approved
 }
-
-// clientUsages are the usages a kube-apiserver-client certificate may have.
-var clientUsages = []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth}
 
 // sync signs one request: 1. re-read it, 2. check it, 3. sign, 4. write through /status.
 func (c *Controller) sync(ctx context.Context, name string) error {
@@ -115,48 +118,51 @@ type failure struct{ msg string }
 func (f failure) Error() string { return f.msg }
 
 func (c *Controller) issue(csr *certificatesv1.CertificateSigningRequest) error {
-	block, _ := pem.Decode(csr.Spec.Request)
-	if block == nil || block.Type != "CERTIFICATE REQUEST" {
-		return failure{"PEM block type must be CERTIFICATE REQUEST"}
-	}
-	req, err := x509.ParseCertificateRequest(block.Bytes)
+	// 1. The request, as upstream parses it.
+	req, err := ParseCSR(csr.Spec.Request)
 	if err != nil {
 		return failure{err.Error()}
 	}
 	if err := req.CheckSignature(); err != nil {
 		return failure{err.Error()}
 	}
-	hasClient := false
-	for _, u := range csr.Spec.Usages {
-		if !slices.Contains(clientUsages, u) {
-			return failure{fmt.Sprintf("invalid usage for client certificate: %s", u)}
-		}
-		hasClient = hasClient || u == certificatesv1.UsageClientAuth
+	// 2. What its signer accepts.
+	if err := Check(csr.Spec.SignerName, req, csr.Spec.Usages); err != nil {
+		return failure{err.Error()}
 	}
-	if !hasClient {
-		return failure{"missing required usage for client certificate: client auth"}
+	ku, eku, err := keyUsages(csr.Spec.Usages)
+	if err != nil {
+		return failure{err.Error()}
 	}
+	// 3. Its lifetime: spec.expirationSeconds between ten minutes and the signing
+	// duration, backdated five minutes (taken from a lifetime of eight hours or more), never
+	// past the CA.
 	ca, err := c.ca()
 	if err != nil {
 		return fmt.Errorf("loading the signing CA: %w", err)
 	}
 	now := c.now()
-	d := defaultDuration
+	ttl := defaultDuration
 	if e := csr.Spec.ExpirationSeconds; e != nil {
-		d = max(time.Duration(*e)*time.Second, 10*time.Minute)
+		ttl = min(max(time.Duration(*e)*time.Second, 10*time.Minute), defaultDuration)
 	}
-	notAfter := now.Add(d)
-	if notAfter.After(ca.Cert.NotAfter) {
+	const backdate = 5 * time.Minute
+	notAfter := now.Add(ttl)
+	if ttl >= 8*time.Hour {
+		notAfter = now.Add(ttl - backdate)
+	}
+	if !notAfter.Before(ca.Cert.NotAfter) {
 		notAfter = ca.Cert.NotAfter
 	}
-	ku := x509.KeyUsageDigitalSignature
-	if slices.Contains(csr.Spec.Usages, certificatesv1.UsageKeyEncipherment) {
-		ku |= x509.KeyUsageKeyEncipherment
+	if !now.Before(ca.Cert.NotAfter) {
+		return fmt.Errorf("refusing to sign a certificate that expired in the past: NotAfter=%v", ca.Cert.NotAfter)
 	}
+	// 4. The certificate: the request's subject and names, the usages asked.
 	cert, err := ca.Sign(&x509.Certificate{
-		Subject:   req.Subject,
-		NotBefore: now.Add(-5 * time.Minute), NotAfter: notAfter,
-		KeyUsage: ku, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+		Subject:  req.Subject,
+		DNSNames: req.DNSNames, IPAddresses: req.IPAddresses, EmailAddresses: req.EmailAddresses, URIs: req.URIs,
+		NotBefore: now.Add(-backdate), NotAfter: notAfter,
+		KeyUsage: ku, ExtKeyUsage: eku, BasicConstraintsValid: true,
 	}, req.PublicKey)
 	if err != nil {
 		return err

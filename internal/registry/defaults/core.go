@@ -527,11 +527,20 @@ func PrepareNamespaceForCreate(ns *corev1.Namespace) {
 	ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
 }
 
-// Secret sets the defaults of a Secret (type Opaque).
+// Secret sets the defaults of a Secret (type Opaque) and folds stringData into data.
 func Secret(s *corev1.Secret) {
 	if s.Type == "" {
 		s.Type = corev1.SecretTypeOpaque
 	}
+	// stringData is write-only: its entries go into data, replacing theirs, as upstream's
+	// conversion of a written Secret does; it is never stored or returned.
+	for k, v := range s.StringData {
+		if s.Data == nil {
+			s.Data = map[string][]byte{}
+		}
+		s.Data[k] = []byte(v)
+	}
+	s.StringData = nil
 }
 
 // ConfigMap sets the defaults of a ConfigMap: data becomes an empty map when
