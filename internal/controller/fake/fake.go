@@ -310,7 +310,7 @@ func (c *Client) merge(res *registry.Resource, subresource string, cur, obj runt
 		return nil, err
 	}
 	out := newMap
-	if subresource == "status" {
+	if subresource == "status" || subresource == "approval" { // a CSR's approval is its status's conditions
 		out = runtime.DeepCopyJSON(curMap)
 		out["status"] = newMap["status"]
 	} else if res.Status {
