@@ -143,7 +143,9 @@ func (g *Graph) deletePVLocked(name string) {
 }
 
 // SetVolumeAttachment records the node a VolumeAttachment attaches to ("" for none).
-func (g *Graph) SetVolumeAttachment(name, node string) { g.setDirect(kindVolumeAttachment, "", name, node) }
+func (g *Graph) SetVolumeAttachment(name, node string) {
+	g.setDirect(kindVolumeAttachment, "", name, node)
+}
 
 // SetResourceSlice records the node a ResourceSlice belongs to ("" for none).
 func (g *Graph) SetResourceSlice(name, node string) { g.setDirect(kindResourceSlice, "", name, node) }
