@@ -478,7 +478,7 @@ func Run(ctx context.Context, cfg Config) error {
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
 		ObservePanic: metrics.apiPanics.Inc, Audit: auditor, Requests: metrics.api,
 		Reviews: reviewHandlers, TokenRequest: admittedTokenRequests(chain, nodeRestriction, tokenRequester(store, sas, cfg.ServiceAccountMaxTokenExpiration)),
-		EvictionAdmission: subresourceAdmission(chain, nodeRestriction),
+		EvictionAdmission:      subresourceAdmission(chain, nodeRestriction),
 		MaxBodyBytesInFlight:   cfg.MaxBodyBytesInFlight,
 		ObserveWatchWaiting:    metrics.observeWatchWaiting,
 		ObserveLongReadWaiting: metrics.observeLongReadWaiting, MaxLongReads: cfg.MaxLongReads,
