@@ -52,7 +52,9 @@ func TestNodeRestrictionTexts(t *testing.T) {
 	onN2 := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "theirs", UID: "their-uid"}, Spec: corev1.PodSpec{NodeName: "n2"}}
 	p := New(stored{node1, onN1, onN2})
 	n1 := auth.User{Name: "system:node:n1", Groups: []string{"system:nodes"}}
-	gvr := func(g, r string) schema.GroupVersionResource { return schema.GroupVersionResource{Group: g, Version: "v1", Resource: r} }
+	gvr := func(g, r string) schema.GroupVersionResource {
+		return schema.GroupVersionResource{Group: g, Version: "v1", Resource: r}
+	}
 	mirror := func(mut func(*corev1.Pod)) *corev1.Pod {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "static", Annotations: map[string]string{corev1.MirrorPodAnnotationKey: "h"},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: "n1", UID: "uid-n1", Controller: &yes}}},
