@@ -20,6 +20,8 @@ const (
 	ServiceAccount           = "ServiceAccount"
 	DefaultTolerationSeconds = "DefaultTolerationSeconds"
 	RuntimeClass             = "RuntimeClass"
+	// NodeRestriction limits nodes' writes to what concerns them.
+	NodeRestriction = "NodeRestriction"
 	// DefaultIngressClass names the plugin that gives a new Ingress the default class.
 	DefaultIngressClass = "DefaultIngressClass"
 	// MutatingAdmissionPolicy names the plugin that applies MutatingAdmissionPolicies.
@@ -30,7 +32,7 @@ const (
 
 // pluginOrder is kube-apiserver's AllOrderedPlugins restricted to the plugins quotad has.
 // Every one of them is on by default, as upstream.
-var pluginOrder = []string{NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultTolerationSeconds, RuntimeClass, DefaultIngressClass,
+var pluginOrder = []string{NamespaceLifecycle, LimitRanger, ServiceAccount, NodeRestriction, Priority, DefaultTolerationSeconds, RuntimeClass, DefaultIngressClass,
 	MutatingAdmissionPolicy, ValidatingAdmissionPolicy, ResourceQuota}
 
 // PluginNames returns the plugins quotad knows, in the order the chain runs them.

@@ -80,6 +80,7 @@ func plugins(journal *[]string) []admission.Handler {
 		mutating{&recorder{name: admission.NamespaceLifecycle, ops: allOps, journal: journal}},
 		mutating{&recorder{name: admission.DefaultTolerationSeconds, ops: []admission.Operation{admission.Create, admission.Update}, journal: journal}},
 		mutating{&recorder{name: admission.ServiceAccount, ops: []admission.Operation{admission.Create}, journal: journal}},
+		both{&recorder{name: admission.NodeRestriction, journal: journal}}, // handles nothing: only its presence matters here
 		both{&recorder{name: admission.RuntimeClass, ops: []admission.Operation{admission.Create}, journal: journal}},
 		mutating{&recorder{name: admission.DefaultIngressClass, ops: []admission.Operation{admission.Create}, journal: journal}},
 		mutating{&recorder{name: admission.MutatingAdmissionPolicy, ops: []admission.Operation{admission.Create, admission.Update}, journal: journal}},
@@ -96,14 +97,14 @@ func TestNewChainFlags(t *testing.T) {
 		wantQuota   bool
 		wantErr     string
 	}{
-		{name: "defaults", wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ResourceQuota"}, wantQuota: true},
+		{name: "defaults", wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "NodeRestriction", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ResourceQuota"}, wantQuota: true},
 		{name: "enabling a default is a no-op", enable: []string{"ResourceQuota", "NamespaceLifecycle"},
-			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ResourceQuota"}, wantQuota: true},
+			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "NodeRestriction", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ResourceQuota"}, wantQuota: true},
 		{name: "disable quota", disable: []string{"ResourceQuota"},
-			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy"}},
+			wantEnabled: []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "NodeRestriction", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy"}},
 		{name: "disable two", disable: []string{"Priority", "NamespaceLifecycle"},
-			wantEnabled: []string{"LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ResourceQuota"}, wantQuota: true},
-		{name: "disable all", disable: []string{"ResourceQuota", "ValidatingAdmissionPolicy", "MutatingAdmissionPolicy", "DefaultIngressClass", "RuntimeClass", "Priority", "LimitRanger", "NamespaceLifecycle", "ServiceAccount", "DefaultTolerationSeconds"}},
+			wantEnabled: []string{"LimitRanger", "ServiceAccount", "NodeRestriction", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ResourceQuota"}, wantQuota: true},
+		{name: "disable all", disable: []string{"ResourceQuota", "ValidatingAdmissionPolicy", "MutatingAdmissionPolicy", "DefaultIngressClass", "RuntimeClass", "Priority", "LimitRanger", "NamespaceLifecycle", "ServiceAccount", "DefaultTolerationSeconds", "NodeRestriction"}},
 		{name: "unknown enable", enable: []string{"AlwaysPullImages"},
 			wantErr: `enable-admission-plugins plugin "AlwaysPullImages" is unknown`},
 		{name: "unknown disable", disable: []string{"Foo"},
@@ -144,7 +145,7 @@ func TestNewChainPluginErrors(t *testing.T) {
 		err.Error() != `admission plugin "NamespaceLifecycle" is enabled but was not constructed` {
 		t.Errorf("missing plugin: err = %v", err)
 	}
-	if _, err := admission.NewChain(nil, []string{admission.NamespaceLifecycle, admission.ServiceAccount, admission.DefaultTolerationSeconds, admission.RuntimeClass, admission.DefaultIngressClass, admission.MutatingAdmissionPolicy, admission.ValidatingAdmissionPolicy}, plugins(&journal)[:2]...); err != nil {
+	if _, err := admission.NewChain(nil, []string{admission.NamespaceLifecycle, admission.ServiceAccount, admission.NodeRestriction, admission.DefaultTolerationSeconds, admission.RuntimeClass, admission.DefaultIngressClass, admission.MutatingAdmissionPolicy, admission.ValidatingAdmissionPolicy}, plugins(&journal)[:2]...); err != nil {
 		t.Errorf("a disabled plugin need not be constructed: err = %v", err)
 	}
 	extra := append(plugins(&journal), mutating{&recorder{name: "AlwaysPullImages", journal: &journal}})
@@ -224,7 +225,7 @@ func TestChainStopsAtFirstError(t *testing.T) {
 
 func TestPluginNames(t *testing.T) {
 	names := admission.PluginNames()
-	if want := []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ResourceQuota"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "NodeRestriction", "Priority", "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ResourceQuota"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("PluginNames() = %v, want %v", names, want)
 	}
 	names[0] = "x"
@@ -305,7 +306,7 @@ func TestRealPlugins(t *testing.T) {
 		}},
 		pcGVR: {},
 	}
-	c, err := admission.NewChain(nil, []string{admission.ServiceAccount, admission.DefaultTolerationSeconds, admission.MutatingAdmissionPolicy, admission.ValidatingAdmissionPolicy}, namespacelifecycle.New(s), limitranger.New(s), priority.New(s), runtimeclass.New(s), defaultingressclass.New(s))
+	c, err := admission.NewChain(nil, []string{admission.ServiceAccount, admission.NodeRestriction, admission.DefaultTolerationSeconds, admission.MutatingAdmissionPolicy, admission.ValidatingAdmissionPolicy}, namespacelifecycle.New(s), limitranger.New(s), priority.New(s), runtimeclass.New(s), defaultingressclass.New(s))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,9 +44,10 @@ func requestAttributes(r *http.Request, info requestInfo, isResource bool, u aut
 	// A field selector longer than HeavySelectorBytes is not parsed here, before the request
 	// has a seat: such a list or watch is authorized without a name, as one without the
 	// selector is.
-	if fs := query(r).Get("fieldSelector"); a.Name == "" && (a.Verb == "list" || a.Verb == "watch") && len(fs) < HeavySelectorBytes {
+	if fs := query(r).Get("fieldSelector"); fs != "" && (a.Verb == "list" || a.Verb == "watch" || a.Verb == "deletecollection") && len(fs) < HeavySelectorBytes {
 		if sel, err := fields.ParseSelector(fs); err == nil {
-			if name, ok := sel.RequiresExactMatch("metadata.name"); ok && len(path.IsValidPathSegmentName(name)) == 0 {
+			a.Fields = sel
+			if name, ok := sel.RequiresExactMatch("metadata.name"); ok && a.Name == "" && a.Verb != "deletecollection" && len(path.IsValidPathSegmentName(name)) == 0 {
 				a.Name = name
 			}
 		}

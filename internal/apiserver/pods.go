@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/registry/kinds/core"
 	"github.com/quotad/quotad/internal/registry/kinds/policy"
@@ -180,6 +181,14 @@ func (s *Server) evictPod(w http.ResponseWriter, r *http.Request, res *registry.
 		del.DryRun = q["dryRun"]
 	}
 	dryRun = dryRun || len(del.DryRun) > 0
+	if s.cfg.EvictionAdmission != nil {
+		a := &admission.Attributes{Operation: admission.Create, Resource: res.GVR, Subresource: "eviction", Kind: policyv1.SchemeGroupVersion.WithKind("Eviction"),
+			Namespace: info.Namespace, Name: info.Name, Object: &ev, DryRun: dryRun}
+		if err := s.cfg.EvictionAdmission(ctx, a); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
 	obj, err := s.cfg.Store.Get(ctx, res, info.Namespace, info.Name)
 	if err != nil {
 		writeError(w, err)

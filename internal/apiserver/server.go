@@ -128,6 +128,9 @@ type Config struct {
 	Reviews map[schema.GroupResource]Review
 	// TokenRequest answers the serviceaccounts/token subresource (nil: 405).
 	TokenRequest TokenRequester
+	// EvictionAdmission, when set, admits a pods/eviction create (its object the Eviction)
+	// before the eviction is decided, as upstream's admission chain does.
+	EvictionAdmission func(ctx context.Context, a *admission.Attributes) error
 	// Audit records the audit trail; nil records nothing.
 	Audit *audit.Auditor
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/fields"
 )
 
 // Attributes are what an authorizer decides on, as upstream's authorizer.Attributes: a
@@ -20,6 +21,10 @@ type Attributes struct {
 	Resource    string
 	Subresource string
 	Name        string
+	// Fields is the field selector of a list, watch or deletecollection (nil when it has
+	// none, or one too long to parse before the request has a seat): the Node authorizer
+	// allows a node's list of pods with spec.nodeName=<itself>.
+	Fields fields.Selector
 	// Path is the URL path of a non-resource request.
 	Path string
 }

@@ -81,6 +81,9 @@ type objectCache struct {
 	synced     bool
 	// changed, when set, is called after every change applied (outside the lock).
 	changed func()
+	// applied, when set, is told of every object stored or removed (under the lock, in the
+	// order applied): the Node authorizer's graph follows the caches through it.
+	applied func(obj runtime.Object, deleted bool)
 	// shared: the cache holds the watch hub's objects themselves instead of copies (its
 	// readers never modify them, and copying a cluster quota's status per transaction cost
 	// more than the rest of its event).
@@ -125,6 +128,9 @@ func (c *objectCache) install(objs []runtime.Object, rev int64) {
 		for name, o := range byName {
 			if m, err := meta.Accessor(o); err == nil && !listed[ns+"/"+name] && rvOf(m) <= rev {
 				delete(byName, name)
+				if c.applied != nil {
+					c.applied(o, true)
+				}
 			}
 		}
 	}
@@ -192,6 +198,9 @@ func (c *objectCache) set(obj runtime.Object, deleted bool) {
 		return
 	}
 	ns := m.GetNamespace()
+	if c.applied != nil {
+		c.applied(obj, deleted)
+	}
 	if deleted {
 		delete(c.byNS[ns], m.GetName())
 		return

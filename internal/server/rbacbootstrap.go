@@ -64,12 +64,13 @@ func aggregated(name, selectorLabel string, labels map[string]string) rbacv1.Clu
 }
 
 // DefaultClusterRoles are the ClusterRoles upstream bootstraps (plugin/pkg/auth/authorizer/
-// rbac/bootstrappolicy), their rules restricted to the API groups quotad serves or will serve
-// (core, apps, batch, autoscaling, rbac and the review APIs). As upstream, admin and edit may
-// read ResourceQuotas but not change them.
+// rbac/bootstrappolicy): the user-facing ones with their rules restricted to the API groups
+// quotad serves or will serve (core, apps, batch, autoscaling, rbac and the review APIs; as
+// upstream, admin and edit may read ResourceQuotas but not change them), and the ones of
+// nodes and the control plane's components exactly as upstream's (nodeClusterRoles).
 func DefaultClusterRoles() []rbacv1.ClusterRole {
 	const core, apps, batch, autoscaling = "", "apps", "batch", "autoscaling"
-	return []rbacv1.ClusterRole{
+	return append([]rbacv1.ClusterRole{
 		defaultRole("cluster-admin", nil,
 			rule([]string{"*"}, "*", "*"),
 			urlRule([]string{"*"}, "*")),
@@ -114,11 +115,19 @@ func DefaultClusterRoles() []rbacv1.ClusterRole {
 			urlRule([]string{"get"}, "/healthz", "/healthz/*", "/livez", "/livez/*", "/metrics", "/metrics/slis", "/readyz", "/readyz/*")),
 		defaultRole("system:public-info-viewer", nil,
 			urlRule([]string{"get"}, "/healthz", "/livez", "/readyz", "/version", "/version/")),
-	}
+	}, nodeClusterRoles()...)
 }
 
 func groupSubject(name string) rbacv1.Subject {
 	return rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: name}
+}
+
+func userSubject(name string) rbacv1.Subject {
+	return rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: name}
+}
+
+func serviceAccountSubject(namespace, name string) rbacv1.Subject {
+	return rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: namespace, Name: name}
 }
 
 func defaultBinding(role string, subjects ...rbacv1.Subject) rbacv1.ClusterRoleBinding {
@@ -132,13 +141,13 @@ func defaultBinding(role string, subjects ...rbacv1.Subject) rbacv1.ClusterRoleB
 
 // DefaultClusterRoleBindings are upstream's bindings of the default roles.
 func DefaultClusterRoleBindings() []rbacv1.ClusterRoleBinding {
-	return []rbacv1.ClusterRoleBinding{
+	return append([]rbacv1.ClusterRoleBinding{
 		defaultBinding("cluster-admin", groupSubject(auth.SystemMasters)),
 		defaultBinding("system:basic-user", groupSubject(auth.AllAuthenticated)),
 		defaultBinding("system:discovery", groupSubject(auth.AllAuthenticated)),
 		defaultBinding("system:monitoring", groupSubject(monitoringGroup)),
 		defaultBinding("system:public-info-viewer", groupSubject(auth.AllAuthenticated), groupSubject(auth.AllUnauthenticated)),
-	}
+	}, nodeClusterRoleBindings()...)
 }
 
 // reconcileRBAC brings the default roles and bindings to upstream's bootstrap policy, as
@@ -152,7 +161,7 @@ func reconcileRBAC(ctx context.Context, store *registry.Store, log *slog.Logger)
 	cat := store.Catalogue()
 	roles := cat.Get(rbacv1.SchemeGroupVersion.WithResource("clusterroles"))
 	bindings := cat.Get(rbacv1.SchemeGroupVersion.WithResource("clusterrolebindings"))
-	for _, want := range append(DefaultClusterRoles(), joinClusterRoles()...) {
+	for _, want := range DefaultClusterRoles() {
 		if err := reconcileOne(ctx, store, roles, &want, func(cur runtime.Object) (runtime.Object, bool) {
 			have := cur.(*rbacv1.ClusterRole)
 			changed := mergeMeta(&have.ObjectMeta, &want.ObjectMeta)

@@ -24,12 +24,3 @@ func joinClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 	}
 }
 
-// joinClusterRoles are upstream's bootstrap roles the join bindings name.
-func joinClusterRoles() []rbacv1.ClusterRole {
-	csrs := "certificates.k8s.io"
-	return []rbacv1.ClusterRole{
-		defaultRole("system:node-bootstrapper", nil, rule([]string{"create", "get", "list", "watch"}, csrs, "certificatesigningrequests")),
-		defaultRole("system:certificates.k8s.io:certificatesigningrequests:nodeclient", nil, rule([]string{"create"}, csrs, "certificatesigningrequests/nodeclient")),
-		defaultRole("system:certificates.k8s.io:certificatesigningrequests:selfnodeclient", nil, rule([]string{"create"}, csrs, "certificatesigningrequests/selfnodeclient")),
-	}
-}

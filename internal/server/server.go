@@ -24,6 +24,7 @@ import (
 	"github.com/quotad/quotad/internal/admission/defaulttolerationseconds"
 	"github.com/quotad/quotad/internal/admission/limitranger"
 	"github.com/quotad/quotad/internal/admission/namespacelifecycle"
+	"github.com/quotad/quotad/internal/admission/noderestriction"
 	"github.com/quotad/quotad/internal/admission/priority"
 	"github.com/quotad/quotad/internal/admission/quotaenforce"
 	"github.com/quotad/quotad/internal/admission/quotafit"
@@ -32,6 +33,7 @@ import (
 	"github.com/quotad/quotad/internal/admission/serviceaccount"
 	"github.com/quotad/quotad/internal/apiserver"
 	"github.com/quotad/quotad/internal/auth"
+	"github.com/quotad/quotad/internal/auth/node"
 	"github.com/quotad/quotad/internal/auth/review"
 	"github.com/quotad/quotad/internal/controller/kubernetesservice"
 	"github.com/quotad/quotad/internal/controller/record"
@@ -315,6 +317,8 @@ func Run(ctx context.Context, cfg Config) error {
 	var rbacs *rbacFeed
 	var tokenObjects *uidIndex
 	var bootstrapTokens *bootstrapIndex
+	var nodeGraph *nodeGraphFeed
+	nodeRestriction := noderestriction.New(lazyStoreReader{&store})
 	reader := lazyReader{&cached}
 	quotaReg := evaluator.NewRegistry()
 	quotaPlugin := quotaenforce.NewPlugin(quotaReg, limited)
@@ -326,7 +330,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	chain, err := admission.NewChain(cfg.EnableAdmissionPlugins, cfg.DisableAdmissionPlugins,
 		namespacelifecycle.New(reader), limitranger.New(reader), priority.New(reader), quotaPlugin,
-		serviceaccount.New(reader), defaulttolerationseconds.New(), runtimeclass.New(reader), defaultingressclass.New(reader),
+		serviceaccount.New(reader), nodeRestriction, defaulttolerationseconds.New(), runtimeclass.New(reader), defaultingressclass.New(reader),
 		mutatingPolicy, validatingPolicy)
 	if err != nil {
 		return err
@@ -359,6 +363,9 @@ func Run(ctx context.Context, cfg Config) error {
 		if bootstrapTokens != nil {
 			bootstrapTokens.observe(res, obj, deleted)
 		}
+		if nodeGraph != nil {
+			nodeGraph.observe(res, obj, deleted)
+		}
 	}
 	metrics := newMetrics()
 	if auditBackend != nil {
@@ -384,6 +391,10 @@ func Run(ctx context.Context, cfg Config) error {
 	if !cfg.NoBootstrapTokenAuth {
 		bootstrapTokens = newBootstrapIndex(ctx, store, log)
 	}
+	// Authorization is Node, then RBAC, as kube-apiserver's --authorization-mode=Node,RBAC.
+	nodeGraph = newNodeGraphFeed(ctx, store, log)
+	authz := unionAuthorizer{node.New(nodeGraph.graph, storeReader{store}, node.Rules()), rbacs.authz}
+	nodeRestriction.Authorizer = authz
 	metrics.reg.MustRegister(newQuotaCollector(ctx, store, log), newClusterQuotaCollector(ctx, store, log))
 
 	// 4. Bootstrap objects and controllers.
@@ -461,7 +472,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	// The access reviews decide through the RBAC authorizer.
-	reviews := &review.Reviews{Tokens: auth, Authorizer: rbacs.authz, Rules: rbacs.authz, APIAudiences: sas.APIAudiences()}
+	reviews := &review.Reviews{Tokens: auth, Authorizer: authz, Rules: rbacs.authz, APIAudiences: sas.APIAudiences()}
 	reviewHandlers := map[schema.GroupResource]apiserver.Review{}
 	for gr, h := range reviews.Handlers() {
 		reviewHandlers[gr] = apiserver.Review(h)
@@ -476,12 +487,13 @@ func Run(ctx context.Context, cfg Config) error {
 	oa := newOpenAPI(cat)
 	fieldMgrs = newFieldManagers(oa)
 	api := apiserver.New(apiserver.Config{
-		Store: store, Auth: auth, Authz: rbacs.authz, Table: store.ConvertToTable, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: fieldMgrs,
+		Store: store, Auth: auth, Authz: authz, Table: store.ConvertToTable, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: fieldMgrs,
 		Version:        CurrentVersion(),
 		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
 		ObservePanic: metrics.apiPanics.Inc, Audit: auditor, Requests: metrics.api,
-		Reviews: reviewHandlers, TokenRequest: tokenRequester(store, sas, cfg.ServiceAccountMaxTokenExpiration),
+		Reviews: reviewHandlers, TokenRequest: admittedTokenRequests(chain, nodeRestriction, tokenRequester(store, sas, cfg.ServiceAccountMaxTokenExpiration)),
+		EvictionAdmission:      subresourceAdmission(chain, nodeRestriction),
 		MaxBodyBytesInFlight:   cfg.MaxBodyBytesInFlight,
 		ObserveWatchWaiting:    metrics.observeWatchWaiting,
 		ObserveLongReadWaiting: metrics.observeLongReadWaiting, MaxLongReads: cfg.MaxLongReads,
@@ -504,7 +516,7 @@ func Run(ctx context.Context, cfg Config) error {
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
-	controllers, err := startControllers(ctx, store, log, cfg, metrics, creds.CAPEM, rbacs.authz, snapshots)
+	controllers, err := startControllers(ctx, store, log, cfg, metrics, creds.CAPEM, authz, snapshots)
 	if err != nil {
 		ln.Close()
 		cancel()
