@@ -44,9 +44,12 @@ Usage:
 Flags:
 `
 
-// runToken is `quotad token`: with no command it prints the join token; commands (none
-// yet) may follow it.
+// runToken is `quotad token`: with no command it prints the join token; `create` makes a
+// node's bootstrap token.
 func runToken(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "create" {
+		return runTokenCreate(args[1:], stdout, stderr)
+	}
 	fs := pflag.NewFlagSet("quotad token", pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.Usage = func() {}
@@ -61,9 +64,6 @@ func runToken(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if rest := fs.Args(); err == nil && len(rest) > 0 {
-		if rest[0] == "create" {
-			return runTokenCreate(rest[1:], stdout, stderr)
-		}
 		err = fmt.Errorf("unknown command %q for \"quotad token\"", rest[0])
 	}
 	if err != nil {

@@ -107,8 +107,7 @@ func clientWithCert(t *testing.T, s *servertest.Server, certPEM []byte, key *ecd
 // `quotad token create`: the bootstrap kubeconfig authenticates as system:bootstrap:<id>;
 // its kubelet client CSR is approved (AutoApproved, upstream's message) and signed; the
 // certificate authenticates as system:node:<name>; the node renews its own; a node cannot
-// get another node's certificate approved, nor the token a certificate that is not a
-// node's; a serving CSR is signed once a person approves it; an expired or deleted token
+// ask for another node's certificate, nor the token get one that is not a node's approved; a serving CSR is signed once a person approves it; an expired or deleted token
 // authenticates nobody.
 func TestNodeJoinsWithBootstrapToken(t *testing.T) {
 	s := servertest.Start(t)
@@ -181,18 +180,22 @@ func TestNodeJoinsWithBootstrapToken(t *testing.T) {
 		t.Fatalf("whoami with the node's certificate: %+v %v", u, err)
 	}
 
-	// 4. The node asks for another node's certificate, then renews its own: only its own
-	// is approved (selfnodeclient).
+	// 4. The node asks for another node's certificate: NodeRestriction refuses it. It
+	// renews its own: approved (selfnodeclient) and signed.
 	stolen, _ := csrFor(t, pkix.Name{CommonName: "system:node:n2", Organization: []string{"system:nodes"}}, nil, nil)
-	createCSR(t, ctx, node, "n1-asks-for-n2", certificatesv1.KubeAPIServerClientKubeletSignerName, stolen, certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth)
+	_, err = node.CertificatesV1().CertificateSigningRequests().Create(ctx, &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: "n1-asks-for-n2"},
+		Spec: certificatesv1.CertificateSigningRequestSpec{Request: stolen, SignerName: certificatesv1.KubeAPIServerClientKubeletSignerName,
+			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth}},
+	}, metav1.CreateOptions{})
+	if want := `certificatesigningrequests.certificates.k8s.io "n1-asks-for-n2" is forbidden: can only create a node CSR with CN=system:node:n1`; !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Fatalf("n1 asking for n2's certificate: %v, want %s", err, want)
+	}
 	renew, _ := csrFor(t, pkix.Name{CommonName: "system:node:n1", Organization: []string{"system:nodes"}}, nil, nil)
 	createCSR(t, ctx, node, "n1-renews", certificatesv1.KubeAPIServerClientKubeletSignerName, renew, certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth)
 	renewed := awaitCSR(t, ctx, admin, "n1-renews", issued)
 	if c := condition(renewed, certificatesv1.CertificateApproved); c == nil || c.Message != "Auto approving self kubelet client certificate after SubjectAccessReview." {
 		t.Fatalf("renewal: %+v", renewed.Status.Conditions)
-	}
-	if got, err := admin.CertificatesV1().CertificateSigningRequests().Get(ctx, "n1-asks-for-n2", metav1.GetOptions{}); err != nil || len(got.Status.Conditions) != 0 || len(got.Status.Certificate) != 0 {
-		t.Fatalf("n1's request for n2's certificate: %+v %v", got.Status, err)
 	}
 
 	// 5. A serving certificate: signed with its names once a person approves it.
