@@ -23,4 +23,3 @@ func joinClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 		bind("quotad:node-autoapprove-certificate-rotation", "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient", groupSubject("system:nodes")),
 	}
 }
-

@@ -75,7 +75,9 @@ func awaitCSR(t *testing.T, ctx context.Context, c kubernetes.Interface, name st
 	return nil
 }
 
-func issued(csr *certificatesv1.CertificateSigningRequest) bool { return len(csr.Status.Certificate) > 0 }
+func issued(csr *certificatesv1.CertificateSigningRequest) bool {
+	return len(csr.Status.Certificate) > 0
+}
 
 func condition(csr *certificatesv1.CertificateSigningRequest, typ certificatesv1.RequestConditionType) *certificatesv1.CertificateSigningRequestCondition {
 	for i := range csr.Status.Conditions {
@@ -161,7 +163,9 @@ func TestNodeJoinsWithBootstrapToken(t *testing.T) {
 	if _, err := admin.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, "not-a-node", other, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	failed := awaitCSR(t, ctx, admin, "not-a-node", func(c *certificatesv1.CertificateSigningRequest) bool { return condition(c, certificatesv1.CertificateFailed) != nil })
+	failed := awaitCSR(t, ctx, admin, "not-a-node", func(c *certificatesv1.CertificateSigningRequest) bool {
+		return condition(c, certificatesv1.CertificateFailed) != nil
+	})
 	if c := condition(failed, certificatesv1.CertificateFailed); c.Reason != "SignerValidationFailure" || c.Message != "subject organization is not system:nodes" || len(failed.Status.Certificate) != 0 {
 		t.Fatalf("the signer's refusal: %+v", failed.Status)
 	}
