@@ -202,7 +202,7 @@ func TestResourceQuotaCells(t *testing.T) {
 			q := &corev1.ResourceQuota{ObjectMeta: objMeta("compute", 64*time.Second),
 				Spec:   corev1.ResourceQuotaSpec{Hard: list("pods", "99")}, // spec is not shown: status is
 				Status: corev1.ResourceQuotaStatus{Hard: tt.hard, Used: tt.used}}
-			checkCells(t, q, []interface{}{"compute", "64s", tt.request, tt.limit})
+			checkCells(t, q, []interface{}{"compute", tt.request, tt.limit, "64s"})
 		})
 	}
 }
