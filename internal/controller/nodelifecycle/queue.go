@@ -22,10 +22,14 @@ type timedValue struct {
 	uid       string
 	addedAt   time.Time
 	processAt time.Time
+	// done: processed, out of the queue but still in the set (upstream's
+	// RemoveFromQueue), so that adding it again does nothing until it is removed.
+	done bool
 }
 
 // tainter is upstream's RateLimitedTimedQueue: a set of node names, each processed no
-// earlier than its processAt and no faster than the limiter allows.
+// earlier than its processAt and no faster than the limiter allows. A processed name
+// stays in the set (not processed again) until removed.
 type tainter struct {
 	clock clock.Clock
 
@@ -34,10 +38,11 @@ type tainter struct {
 
 	limMu   sync.Mutex
 	limiter flowcontrol.RateLimiter
+	rate    float32
 }
 
 func newTainter(clk clock.Clock, qps float32) *tainter {
-	return &tainter{clock: clk, items: map[string]*timedValue{}, limiter: newLimiter(clk, qps)}
+	return &tainter{clock: clk, items: map[string]*timedValue{}, limiter: newLimiter(clk, qps), rate: qps}
 }
 
 // newLimiter is a token bucket of qps on clk, or one that never accepts for qps <= 0.
@@ -71,13 +76,6 @@ func (q *tainter) remove(value string) bool {
 	return true
 }
 
-// has reports whether value is queued.
-func (q *tainter) has(value string) bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.items[value] != nil
-}
-
 // head is the value to process first (earliest processAt, then name).
 func (q *tainter) head() (timedValue, bool) {
 	q.mu.Lock()
@@ -87,7 +85,12 @@ func (q *tainter) head() (timedValue, bool) {
 	}
 	vals := make([]*timedValue, 0, len(q.items))
 	for _, v := range q.items {
-		vals = append(vals, v)
+		if !v.done {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) == 0 {
+		return timedValue{}, false
 	}
 	sort.Slice(vals, func(i, j int) bool {
 		if !vals[i].processAt.Equal(vals[j].processAt) {
@@ -116,7 +119,7 @@ func (q *tainter) try(fn func(timedValue) (bool, time.Duration)) {
 		q.mu.Lock()
 		if cur := q.items[val.value]; cur != nil {
 			if done {
-				delete(q.items, val.value)
+				cur.done = true
 			} else {
 				cur.processAt = now.Add(wait + 1)
 			}
@@ -130,7 +133,7 @@ func (q *tainter) try(fn func(timedValue) (bool, time.Duration)) {
 func (q *tainter) swapLimiter(qps float32) {
 	q.limMu.Lock()
 	defer q.limMu.Unlock()
-	if q.limiter.QPS() == qps {
+	if q.rate == qps {
 		return
 	}
 	l := newLimiter(q.clock, qps)
@@ -139,11 +142,12 @@ func (q *tainter) swapLimiter(qps float32) {
 	}
 	q.limiter.Stop()
 	q.limiter = l
+	q.rate = qps
 }
 
 // qps is the limiter's rate.
 func (q *tainter) qps() float32 {
 	q.limMu.Lock()
 	defer q.limMu.Unlock()
-	return q.limiter.QPS()
+	return q.rate
 }

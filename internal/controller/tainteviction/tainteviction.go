@@ -347,7 +347,8 @@ func (c *Controller) add(ctx context.Context, key string, created, fire time.Tim
 	delay := fire.Sub(c.clock.Now())
 	if delay > 0 {
 		w.timer = c.clock.AfterFunc(delay, func() {
-			c.loop.Guard("evict "+key, func() { c.evict(ctx, key, w) })
+			// Its own goroutine: a fake clock calls this holding its lock.
+			go c.loop.Guard("evict "+key, func() { c.evict(ctx, key, w) })
 		})
 		c.mu.Unlock()
 		return
