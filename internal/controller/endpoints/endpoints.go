@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/dump"
+	"k8s.io/utils/clock"
 	utilnet "k8s.io/utils/net"
 
 	"github.com/quotad/quotad/internal/controller"
@@ -379,7 +380,7 @@ func New(store controller.Client, opts Options) *Controller {
 		opts.Log = slog.Default()
 	}
 	return &Controller{store: store, log: opts.Log, loop: controller.NewLoop(ControllerName, store, opts.Log, opts.Panics, nil),
-		rec: record.NewRecorder(store, ControllerName, clockNow{}, opts.Log), w: endpointslice.NewWatcher()}
+		rec: record.NewRecorder(store, ControllerName, clock.RealClock{}, opts.Log), w: endpointslice.NewWatcher()}
 }
 
 // Start runs the controller until ctx ends.
@@ -487,9 +488,3 @@ func (c *Controller) Sync(ctx context.Context, key string) error {
 	}
 	return err
 }
-
-// clockNow is the real clock for the event recorder (the controller keeps no time).
-type clockNow struct{}
-
-func (clockNow) Now() time.Time                  { return time.Now() }
-func (clockNow) Since(t time.Time) time.Duration { return time.Since(t) }
