@@ -203,7 +203,10 @@ func (c *Controller) Start(ctx context.Context) error {
 		}
 	}))
 	go c.loop.Process(ctx, nodeQ, 2, func(ctx context.Context, name string) (time.Duration, error) {
-		return 0, c.NoScheduleTaint(ctx, name)
+		if err := c.NoScheduleTaint(ctx, name); err != nil {
+			return 0, err
+		}
+		return 0, c.ReconcileLabels(ctx, name)
 	})
 	go c.loop.Process(ctx, podQ, 2, func(ctx context.Context, key string) (time.Duration, error) {
 		return 0, c.ProcessPod(ctx, key)
@@ -739,6 +742,45 @@ func (c *Controller) NoScheduleTaint(ctx context.Context, name string) error {
 		return fmt.Errorf("failed to swap taints of node %s: %w", name, err)
 	}
 	return nil
+}
+
+// ReconcileLabels is upstream's reconcileNodeLabels: the deprecated beta.kubernetes.io/os
+// and arch labels follow kubernetes.io/os and arch.
+func (c *Controller) ReconcileLabels(ctx context.Context, name string) error {
+	node, ok := c.nodes.Get("", name).(*corev1.Node)
+	if !ok || node.Labels == nil {
+		return nil
+	}
+	want := map[string]string{}
+	for primary, secondary := range map[string]string{corev1.LabelOSStable: "beta.kubernetes.io/os", corev1.LabelArchStable: "beta.kubernetes.io/arch"} {
+		v, ok := node.Labels[primary]
+		if !ok {
+			continue
+		}
+		if sv, ok := node.Labels[secondary]; !ok || sv != v {
+			want[secondary] = v
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	_, err := c.store.Update(ctx, c.res(nodesGVR), "", name, "", func(cur runtime.Object) (runtime.Object, error) {
+		n, err := controller.As[*corev1.Node](cur)
+		if err != nil {
+			return nil, err
+		}
+		if n.Labels == nil {
+			n.Labels = map[string]string{}
+		}
+		for k, v := range want {
+			n.Labels[k] = v
+		}
+		return n, nil
+	}, registry.WriteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 // TaintPass is upstream's doNoExecuteTaintingPass: each zone's queue, at its rate, gives

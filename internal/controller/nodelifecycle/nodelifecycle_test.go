@@ -36,9 +36,6 @@ func newEnv(t *testing.T, objs ...runtime.Object) *env {
 
 // refresh shows the controller what the store holds, as its watches would.
 func (e *env) refresh() {
-	for _, gvr := range []interface{}{nodesGVR, leasesGVR, podsGVR} {
-		_ = gvr
-	}
 	for _, o := range e.fc.Objects(nodesGVR, "") {
 		e.c.Feed(o, false)
 	}
@@ -205,8 +202,6 @@ func TestLifecycle(t *testing.T) {
 	}
 
 	// n1's conditions as upstream writes them; the pods of n1 were marked not Ready.
-	n1 := e.fc.Object(nodesGVR, "", "n1").(*corev1.Node)
-	_ = n1
 	p1 := e.fc.Object(podsGVR, "ns", "p1").(*corev1.Pod)
 	if p1.Status.Conditions[0].Status != corev1.ConditionFalse || !p1.Status.Conditions[0].LastTransitionTime.Time.Equal(t0.Add(55*time.Second)) {
 		t.Errorf("p1 Ready %+v", p1.Status.Conditions[0])
@@ -227,6 +222,19 @@ func TestLifecycle(t *testing.T) {
 		if tn.TimeAdded == nil || !tn.TimeAdded.Time.Equal(t0.Add(65*time.Second)) && tn.Effect == corev1.TaintEffectNoExecute {
 			t.Errorf("n3 taint %+v", tn)
 		}
+	}
+}
+
+func TestReconcileLabels(t *testing.T) {
+	n := readyNode("a", "")
+	n.Labels = map[string]string{corev1.LabelOSStable: "linux", corev1.LabelArchStable: "arm64", "beta.kubernetes.io/arch": "amd64"}
+	e := newEnv(t, n)
+	if err := e.c.ReconcileLabels(e.ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	got := e.node("a").Labels
+	if got["beta.kubernetes.io/os"] != "linux" || got["beta.kubernetes.io/arch"] != "arm64" {
+		t.Errorf("labels %v", got)
 	}
 }
 
