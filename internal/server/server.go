@@ -62,6 +62,20 @@ type Config struct {
 	EnableAdmissionPlugins     []string
 	DisableAdmissionPlugins    []string
 	ResourceQuotaSyncPeriod    time.Duration
+	// The node lifecycle controller's kube-controller-manager flags (0: upstream's
+	// defaults, see package nodelifecycle): --node-monitor-period,
+	// --node-monitor-grace-period, --node-startup-grace-period, --node-eviction-rate,
+	// --secondary-node-eviction-rate, --large-cluster-size-threshold and
+	// --unhealthy-zone-threshold.
+	NodeMonitorPeriod         time.Duration
+	NodeMonitorGracePeriod    time.Duration
+	NodeStartupGracePeriod    time.Duration
+	NodeEvictionRate          float32
+	SecondaryNodeEvictionRate float32
+	LargeClusterSizeThreshold int32
+	UnhealthyZoneThreshold    float32
+	// MaxEndpointsPerSlice is --max-endpoints-per-slice (0: 100).
+	MaxEndpointsPerSlice int
 	// Clustered embedded etcd (cluster.go, join.go): ClusterInit is --cluster-init (this
 	// quotad's embedded etcd becomes, or stays, a member of a cluster others may join);
 	// Join is --join (the https URL of a cluster member's secure port to join through) with
