@@ -364,17 +364,17 @@ func ConfigMapPrinter() Printer {
 		})
 }
 
+// ServiceAccountPrinter prints NAME AGE (1.37 dropped SECRETS).
 func ServiceAccountPrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("ServiceAccount"), func() *corev1.ServiceAccount { return &corev1.ServiceAccount{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
 				nameColumn(),
-				{Name: "Secrets", Type: "string", Description: corev1.ServiceAccount{}.SwaggerDoc()["secrets"]},
 				ageColumn(),
 			}
 		},
 		func(sa *corev1.ServiceAccount, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
-			return []interface{}{sa.Name, int64(len(sa.Secrets)), since(sa.CreationTimestamp, now)}, nil
+			return []interface{}{sa.Name, since(sa.CreationTimestamp, now)}, nil
 		})
 }
 

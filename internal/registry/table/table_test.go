@@ -84,7 +84,7 @@ func TestColumns(t *testing.T) {
 		{&corev1.ResourceQuota{}, []col{n("Name"), n("Request"), n("Limit"), n("Age")}},
 		{&corev1.LimitRange{}, []col{n("Name"), n("Created At")}},
 		{&corev1.Event{}, []col{n("Last Seen"), n("Type"), n("Reason"), n("Object"), w("Subobject"), w("Source"), n("Message"), w("First Seen"), w("Count"), w("Name")}},
-		{&corev1.ServiceAccount{}, []col{n("Name"), n("Secrets"), n("Age")}},
+		{&corev1.ServiceAccount{}, []col{n("Name"), n("Age")}},
 		{&corev1.Endpoints{}, []col{n("Name"), n("Endpoints"), n("Age")}},
 		{&appsv1.Deployment{}, []col{n("Name"), n("Ready"), n("Up-to-date"), n("Available"), n("Age"), w("Containers"), w("Images"), w("Selector")}},
 		{&appsv1.ReplicaSet{}, []col{n("Name"), n("Desired"), n("Current"), n("Ready"), n("Age"), w("Containers"), w("Images"), w("Selector")}},
