@@ -168,12 +168,16 @@ func (s *Store) graceful(res *Resource, old runtime.Object, requested *int64) (s
 	if !ok {
 		return nil, false
 	}
+	return gracefulStamp(gd, old, requested, s.now())
+}
+
+// gracefulStamp is graceful's decision for a GracefulDeleter, at now.
+func gracefulStamp(gd GracefulDeleter, old runtime.Object, requested *int64, now metav1.Time) (stamp *deletionStamp, pending bool) {
 	if requested != nil && *requested < 0 {
 		one := int64(1)
 		requested = &one
 	}
 	m := objectMeta(old)
-	now := s.now()
 	ts := m.GetDeletionTimestamp()
 	if ts == nil {
 		period := gd.GracePeriod(old, requested)
@@ -198,12 +202,10 @@ func (s *Store) graceful(res *Resource, old runtime.Object, requested *int64) (s
 	return &deletionStamp{at: metav1.NewTime(at), grace: period}, false
 }
 
-// markDeleting sets deletionTimestamp (and the policy's finalizer); namespaces turn
-// Terminating. stamp, when set, is a graceful delete's deletionTimestamp and grace period;
-// otherwise an object not yet deleting is stamped now with no grace period.
-func (s *Store) markDeleting(ctx context.Context, res *Resource, ns, name string, old runtime.Object, rev int64, finalizers []string, stamp *deletionStamp, wopts WriteOptions) (*DeleteResult, error) {
-	obj := old.DeepCopyObject()
-	m := objectMeta(obj)
+// stampDeleting marks m deleting: with stamp when set (a graceful delete; a first one
+// bumps a tracked generation, as upstream), otherwise, when not yet deleting, at now
+// with no grace period.
+func stampDeleting(m metav1.Object, stamp *deletionStamp, now metav1.Time) {
 	switch {
 	case stamp != nil:
 		if m.GetDeletionTimestamp() == nil && m.GetGeneration() > 0 {
@@ -213,11 +215,19 @@ func (s *Store) markDeleting(ctx context.Context, res *Resource, ns, name string
 		m.SetDeletionTimestamp(&at)
 		m.SetDeletionGracePeriodSeconds(&grace)
 	case m.GetDeletionTimestamp() == nil:
-		now := s.now()
 		m.SetDeletionTimestamp(&now)
 		zero := int64(0)
 		m.SetDeletionGracePeriodSeconds(&zero)
 	}
+}
+
+// markDeleting sets deletionTimestamp (and the policy's finalizer); namespaces turn
+// Terminating. stamp, when set, is a graceful delete's deletionTimestamp and grace period;
+// otherwise an object not yet deleting is stamped now with no grace period.
+func (s *Store) markDeleting(ctx context.Context, res *Resource, ns, name string, old runtime.Object, rev int64, finalizers []string, stamp *deletionStamp, wopts WriteOptions) (*DeleteResult, error) {
+	obj := old.DeepCopyObject()
+	m := objectMeta(obj)
+	stampDeleting(m, stamp, s.now())
 	m.SetFinalizers(finalizers)
 	if nsObj, ok := obj.(*corev1.Namespace); ok {
 		nsObj.Status.Phase = corev1.NamespaceTerminating
