@@ -27,7 +27,9 @@ import (
 	"github.com/quotad/quotad/internal/controller/flowcontrol"
 	"github.com/quotad/quotad/internal/controller/garbagecollector"
 	"github.com/quotad/quotad/internal/controller/namespace"
+	"github.com/quotad/quotad/internal/controller/podgc"
 	"github.com/quotad/quotad/internal/controller/quotaverify"
+	"github.com/quotad/quotad/internal/controller/ttlafterfinished"
 	"github.com/quotad/quotad/internal/controller/workloads"
 	"github.com/quotad/quotad/internal/pki"
 	"github.com/quotad/quotad/internal/registry"
@@ -146,4 +148,7 @@ func startLeaderControllers(ctx context.Context, run func(context.Context, strin
 		return pki.LoadAuthority(filepath.Join(cfg.DataDir, "ca.crt"), filepath.Join(cfg.DataDir, "ca.key"))
 	}).Start)
 	run(ctx, "garbagecollector", garbagecollector.New(store, log, garbagecollector.Options{Panics: m}).Start)
+	run(ctx, "podgc", podgc.New(store, log, podgc.Options{TerminatedPodThreshold: cfg.TerminatedPodGCThreshold,
+		CheckPeriod: cfg.PodGCCheckPeriod, Quarantine: cfg.PodGCQuarantine, Panics: m}).Start)
+	run(ctx, "ttlafterfinished", ttlafterfinished.New(store, log, ttlafterfinished.Options{Panics: m}).Start)
 }
