@@ -76,7 +76,6 @@ func mkNode(name string, ready bool, taints ...corev1.Taint) *corev1.Node {
 
 var outOfService = corev1.Taint{Key: corev1.TaintNodeOutOfService, Value: "nodeshutdown", Effect: corev1.TaintEffectNoExecute}
 
-
 func names(c *fake.Client) string {
 	var out []string
 	for _, o := range c.Objects(corev1.SchemeGroupVersion.WithResource("pods"), "") {
