@@ -81,7 +81,7 @@ func (s *Store) Delete(ctx context.Context, res *Resource, ns, name string, opts
 			res2, err = s.finishDelete(ctx, res, ns, name, old, rev, opts.Preconditions, wopts)
 			if res2 != nil {
 				r = &DeleteResult{Object: res2.Object, Deleted: true}
-				if stamp != nil && objectMeta(res2.Object).GetDeletionTimestamp() == nil {
+				if stamp != nil {
 					// Upstream stamps a graceful kind before removing it; the answer shows it.
 					// (A copy: AfterCommit's watchers may hold the object.)
 					at, grace := stamp.at, stamp.grace
