@@ -30,8 +30,10 @@ import (
 	"github.com/quotad/quotad/internal/controller/garbagecollector"
 	"github.com/quotad/quotad/internal/controller/namespace"
 	"github.com/quotad/quotad/internal/controller/nodelifecycle"
+	"github.com/quotad/quotad/internal/controller/podgc"
 	"github.com/quotad/quotad/internal/controller/quotaverify"
 	"github.com/quotad/quotad/internal/controller/tainteviction"
+	"github.com/quotad/quotad/internal/controller/ttlafterfinished"
 	"github.com/quotad/quotad/internal/controller/workloads"
 	"github.com/quotad/quotad/internal/pki"
 	"github.com/quotad/quotad/internal/registry"
@@ -158,4 +160,7 @@ func startLeaderControllers(ctx context.Context, run func(context.Context, strin
 	run(ctx, "taint-eviction-controller", tainteviction.New(store, tainteviction.Options{Panics: m, Log: log}).Start)
 	run(ctx, "endpoints", endpoints.New(store, endpoints.Options{Panics: m, Log: log}).Start)
 	run(ctx, "endpointslice", endpointslice.New(store, endpointslice.Options{MaxEndpointsPerSlice: cfg.MaxEndpointsPerSlice, Panics: m, Log: log}).Start)
+	run(ctx, "podgc", podgc.New(store, log, podgc.Options{TerminatedPodThreshold: cfg.TerminatedPodGCThreshold,
+		CheckPeriod: cfg.PodGCCheckPeriod, Quarantine: cfg.PodGCQuarantine, Panics: m}).Start)
+	run(ctx, "ttlafterfinished", ttlafterfinished.New(store, log, ttlafterfinished.Options{Panics: m}).Start)
 }

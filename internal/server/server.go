@@ -164,6 +164,13 @@ type Config struct {
 	// Lease held on shutdown, as a killed process would (for tests). OnLeading, when set, is
 	// told true when this replica's leader-only controllers start and false once they have
 	// all stopped. See leader.go.
+	// TerminatedPodGCThreshold is --terminated-pod-gc-threshold: the terminated pods pod
+	// GC keeps before it deletes the oldest (<= 0: it deletes none; the flag defaults to
+	// 12500). PodGCCheckPeriod and PodGCQuarantine replace upstream's 20s between passes
+	// and 40s a node must be missing before its pods go (zero: those; for tests only).
+	TerminatedPodGCThreshold int
+	PodGCCheckPeriod         time.Duration
+	PodGCQuarantine          time.Duration
 	LeaderElect              bool
 	LeaderElectLeaseDuration time.Duration
 	LeaderElectRenewDeadline time.Duration

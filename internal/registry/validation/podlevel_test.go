@@ -39,7 +39,7 @@ func TestPodLevelResourcesConsistency(t *testing.T) {
 			pod:  pod(rl("memory", "1Gi"), rl("memory", "1Gi"), rl("memory", "1Gi"), rl("memory", "2Gi")),
 			want: []string{`spec.resources.containers[0][memory].limits: Invalid value: "2Gi": must be less than or equal to pod limits of 1Gi`}},
 		{name: "hugepages limits below the containers'",
-			pod:  pod(rl("memory", "1Gi"), rl("memory", "1Gi", "hugepages-2Mi", "2Mi"), rl("memory", "1Gi", "hugepages-2Mi", "4Mi"), rl("hugepages-2Mi", "4Mi")),
+			pod: pod(rl("memory", "1Gi"), rl("memory", "1Gi", "hugepages-2Mi", "2Mi"), rl("memory", "1Gi", "hugepages-2Mi", "4Mi"), rl("hugepages-2Mi", "4Mi")),
 			want: []string{`spec.resources.limits[hugepages-2Mi]: Invalid value: "2Mi": must be greater than or equal to aggregate container limits of 4Mi`,
 				`spec.resources.containers[0][hugepages-2Mi].limits: Invalid value: "4Mi": must be less than or equal to pod limits of 2Mi`}},
 	}

@@ -54,6 +54,28 @@ func (Pod) PrepareForUpdate(obj, old runtime.Object, subresource string, _ metav
 	}
 }
 
+// GracePeriod is upstream's CheckGracefulDelete: the requested period, else
+// spec.terminationGracePeriodSeconds (else 0); 0 for a pod not bound to a node or
+// already terminal (Succeeded or Failed), which no node has to stop; a negative period is
+// 1.
+func (Pod) GracePeriod(obj runtime.Object, requested *int64) int64 {
+	o := obj.(*corev1.Pod)
+	period := int64(0)
+	switch {
+	case requested != nil:
+		period = *requested
+	case o.Spec.TerminationGracePeriodSeconds != nil:
+		period = *o.Spec.TerminationGracePeriodSeconds
+	}
+	if o.Spec.NodeName == "" || o.Status.Phase == corev1.PodFailed || o.Status.Phase == corev1.PodSucceeded {
+		period = 0
+	}
+	if period < 0 {
+		period = 1
+	}
+	return period
+}
+
 // Fields adds upstream's pod field labels.
 func (Pod) Fields(obj runtime.Object, set fields.Set) {
 	o := obj.(*corev1.Pod)
