@@ -1,13 +1,13 @@
 package server
 
 import (
-	"github.com/quotad/quotad/internal/auth"
-	"github.com/quotad/quotad/internal/auth/authn"
-
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/quotad/quotad/internal/auth"
+	"github.com/quotad/quotad/internal/auth/authn"
 )
 
 type denyAll struct{}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/quotad/quotad/internal/quota/quotatest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/quotad/quotad/internal/quota/quotatest"
 )
 
 // update is the -update flag quotatest.GoldenFile reads.

@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
-
 	"sigs.k8s.io/yaml"
 
 	"github.com/quotad/quotad/internal/server/servertest"

@@ -3,7 +3,6 @@ package integration
 import (
 	"encoding/json"
 	"io"
-	resourcev1 "k8s.io/api/resource/v1"
 	"net/http"
 	"os/exec"
 	"sort"
@@ -21,6 +20,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"

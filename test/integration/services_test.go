@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"testing"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/quotad/quotad/internal/server/servertest"
 	"github.com/quotad/quotad/internal/storage"

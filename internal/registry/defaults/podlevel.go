@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-
 	resourcehelper "k8s.io/component-helpers/resource"
 )
 
