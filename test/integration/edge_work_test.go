@@ -28,6 +28,7 @@ func heapNow() uint64 {
 // bound, documented in docs/security.md), changes nothing it should not, and the heap
 // is back near where it started once it is answered.
 func TestExpensiveRequestsBounded(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := edgeCtx(t)
 	cms := s.Client.CoreV1().ConfigMaps("default")

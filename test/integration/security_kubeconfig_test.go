@@ -19,6 +19,7 @@ import (
 // kubeconfig (the context's namespace, an added context): on the same port the file is not
 // rewritten at all; on another port only the server URL changes, and the file still works.
 func TestSecurityKubeconfigKeepsUserEdits(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	dir, path := s.DataDir, s.Kubeconfig
 	u, err := url.Parse(s.URL)
