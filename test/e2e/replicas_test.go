@@ -20,6 +20,7 @@ import (
 // TestTwoProcessesShareOneEtcd: 50 parallel pod creates against pods: 10, spread over two
 // quotad processes sharing one etcd, store exactly 10 pods and used pods == 10.
 func TestTwoProcessesShareOneEtcd(t *testing.T) {
+	t.Parallel()
 	requireKubectl(t)
 	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil)
 	if err != nil {
