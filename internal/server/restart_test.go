@@ -54,7 +54,7 @@ type running struct {
 func runServer(t *testing.T, cfg server.Config) *running {
 	t.Helper()
 	r := &running{ready: make(chan *server.Running, 1), done: make(chan error, 1), logs: &syncBuffer{}}
-	cfg.BindAddress, cfg.EtcdUnsafeNoFsync, cfg.ResourceQuotaSyncPeriod = "127.0.0.1", true, -1
+	cfg.BindAddress, cfg.EtcdUnsafeNoFsync, cfg.EtcdFastElection, cfg.ResourceQuotaSyncPeriod = "127.0.0.1", true, true, -1
 	cfg.Logger = slog.New(slog.NewTextHandler(r.logs, nil))
 	cfg.Ready = func(run *server.Running) { r.ready <- run }
 	ctx, cancel := context.WithCancel(context.Background())

@@ -185,7 +185,7 @@ func TestClusterMemberRemove(t *testing.T) {
 func TestClusterInitKeepsSingleMemberData(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	single, err := storage.StartEmbedded(ctx, dir, nil, storage.WithUnsafeNoFsync())
+	single, err := storage.StartEmbedded(ctx, dir, nil, storage.WithUnsafeNoFsync(), storage.WithFastElection())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func deleteAndCompact(t *testing.T, s *Etcd, prefix string) {
 }
 
 func TestEmbeddedDefragment(t *testing.T) {
-	e, err := StartEmbedded(t.Context(), t.TempDir(), nil, WithUnsafeNoFsync(), WithDefragInterval(0))
+	e, err := StartEmbedded(t.Context(), t.TempDir(), nil, WithUnsafeNoFsync(), WithFastElection(), WithDefragInterval(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestEmbeddedDefragment(t *testing.T) {
 // space and defragmenting disarms the alarm so that writes work again.
 func TestEmbeddedNoSpaceRecovery(t *testing.T) {
 	smallQuota := func(c *embeddedConfig) { c.quotaBackendBytes = 8 << 20 }
-	e, err := StartEmbedded(t.Context(), t.TempDir(), nil, WithUnsafeNoFsync(), WithDefragInterval(0), smallQuota)
+	e, err := StartEmbedded(t.Context(), t.TempDir(), nil, WithUnsafeNoFsync(), WithFastElection(), WithDefragInterval(0), smallQuota)
 	if err != nil {
 		t.Fatal(err)
 	}

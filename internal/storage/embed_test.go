@@ -19,7 +19,7 @@ func TestEmbeddedRestart(t *testing.T) {
 	dir := t.TempDir()
 	ctx := t.Context()
 
-	e1, err := storage.StartEmbedded(ctx, dir, nil)
+	e1, err := storage.StartEmbedded(ctx, dir, nil, storage.WithFastElection())
 	if err != nil {
 		t.Fatalf("first start: %v", err)
 	}
@@ -74,11 +74,11 @@ func describe(res storage.ListResult) []string {
 // again after Close.
 func TestEmbeddedDirInUse(t *testing.T) {
 	dir := t.TempDir()
-	e1, err := storage.StartEmbedded(t.Context(), dir, nil)
+	e1, err := storage.StartEmbedded(t.Context(), dir, nil, storage.WithFastElection())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e2, err := storage.StartEmbedded(t.Context(), dir, nil); !errors.Is(err, fileutil.ErrLocked) {
+	if e2, err := storage.StartEmbedded(t.Context(), dir, nil, storage.WithFastElection()); !errors.Is(err, fileutil.ErrLocked) {
 		if e2 != nil {
 			e2.Close()
 		}
@@ -121,7 +121,7 @@ func TestConnectExternalNoEndpoints(t *testing.T) {
 func TestConnectLocal(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	e, err := storage.StartEmbedded(ctx, dir, nil, storage.WithUnsafeNoFsync())
+	e, err := storage.StartEmbedded(ctx, dir, nil, storage.WithUnsafeNoFsync(), storage.WithFastElection())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,9 +20,11 @@ import (
 // waitTimeout bounds waits on channels; it is a failure guard only.
 const waitTimeout = 30 * time.Second
 
-// startEmbedded starts an embedded etcd in a fresh temporary dir, closed at cleanup.
+// startEmbedded starts an embedded etcd in a fresh temporary dir, closed at cleanup (a
+// single member elects itself at once: storage.WithFastElection).
 func startEmbedded(t *testing.T, dir string, opts ...storage.EmbeddedOption) *storage.Embedded {
 	t.Helper()
+	opts = append([]storage.EmbeddedOption{storage.WithFastElection()}, opts...)
 	e, err := storage.StartEmbedded(t.Context(), dir, slog.New(slog.NewTextHandler(t.Output(), nil)), opts...)
 	if err != nil {
 		t.Fatalf("StartEmbedded: %v", err)

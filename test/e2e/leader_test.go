@@ -23,7 +23,7 @@ func (c *cluster) leading() bool {
 func TestLeaderTakeoverAfterSIGKILL(t *testing.T) {
 	t.Parallel()
 	requireKubectl(t)
-	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil)
+	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil, storage.WithFastElection())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 func TestTwoProcessesShareOneEtcd(t *testing.T) {
 	t.Parallel()
 	requireKubectl(t)
-	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil)
+	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil, storage.WithFastElection())
 	if err != nil {
 		t.Fatal(err)
 	}

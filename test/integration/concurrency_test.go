@@ -21,7 +21,7 @@ import (
 // sharedEtcd starts an embedded etcd for several quotad replicas of one test.
 func sharedEtcd(t *testing.T) *storage.Embedded {
 	t.Helper()
-	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil, storage.WithUnsafeNoFsync())
+	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil, storage.WithUnsafeNoFsync(), storage.WithFastElection())
 	if err != nil {
 		t.Fatal(err)
 	}
