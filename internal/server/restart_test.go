@@ -111,6 +111,7 @@ func readTrimmed(t *testing.T, dir, name string) string {
 //   - both restarted without port flags come back on the ports they started with (kept in
 //     etcd-member.json, 0600), and only the first start of --cluster-init made the token.
 func TestClusterRestartWithoutFlags(t *testing.T) {
+	t.Parallel()
 	ports := storagetest.FreePorts(t, 4)
 	a := servertest.Start(t, func(c *server.Config) {
 		c.ClusterInit, c.EtcdPeerPort, c.EtcdClientPort = true, ports[0], ports[1]
@@ -207,6 +208,7 @@ func TestClusterRestartWithoutFlags(t *testing.T) {
 // ports are the first one's (as with the defaults) is refused before it joins, naming the
 // flags to set; the membership is unchanged.
 func TestClusterSecondReplicaPortsInUse(t *testing.T) {
+	t.Parallel()
 	ports := storagetest.FreePorts(t, 2)
 	a := servertest.Start(t, func(c *server.Config) {
 		c.ClusterInit, c.EtcdPeerPort, c.EtcdClientPort = true, ports[0], ports[1]

@@ -16,6 +16,7 @@ import (
 // TestEmbeddedRestart closes the server and starts it again on the same dir: keys, values,
 // revisions and the store revision are the same, and new writes continue after them.
 func TestEmbeddedRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx := t.Context()
 
@@ -73,6 +74,7 @@ func describe(res storage.ListResult) []string {
 // TestEmbeddedDirInUse: a second server on a dir in use fails at once; the dir is free
 // again after Close.
 func TestEmbeddedDirInUse(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	e1, err := storage.StartEmbedded(t.Context(), dir, nil, storage.WithFastElection())
 	if err != nil {
@@ -90,6 +92,7 @@ func TestEmbeddedDirInUse(t *testing.T) {
 
 // TestEmbeddedEndpoints: the advertised endpoints serve the same data as the in-process client.
 func TestEmbeddedEndpoints(t *testing.T) {
+	t.Parallel()
 	e := startEmbedded(t, t.TempDir())
 	local := e.Store()
 	defer local.Close()
@@ -111,6 +114,7 @@ func TestEmbeddedEndpoints(t *testing.T) {
 }
 
 func TestConnectExternalNoEndpoints(t *testing.T) {
+	t.Parallel()
 	if _, err := storage.ConnectExternal(t.Context(), nil, nil, nil); err == nil {
 		t.Fatal("ConnectExternal without endpoints succeeded")
 	}
@@ -119,6 +123,7 @@ func TestConnectExternalNoEndpoints(t *testing.T) {
 // TestConnectLocal: a second client reaches a running embedded etcd through the data
 // dir alone (the recorded endpoints and the client certificate in etcd-pki).
 func TestConnectLocal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx := context.Background()
 	e, err := storage.StartEmbedded(ctx, dir, nil, storage.WithUnsafeNoFsync(), storage.WithFastElection())
