@@ -102,6 +102,9 @@ func (s *Server) Stop() {
 	if s.cancel == nil {
 		return
 	}
+	// Idle client connections are closed first: the server's graceful shutdown otherwise
+	// waits http2's GOAWAY timeout (1s) for the client to close them. Connections
+	// with requests in flight (watches) are left to the shutdown.
 	if rt, err := rest.TransportFor(s.Config); err == nil {
 		utilnet.CloseIdleConnectionsFor(rt)
 	}
