@@ -82,6 +82,7 @@ spec:
 // an IPAddress with kubectl, reads them back as kubectl get prints them, binds a pod with
 // a Binding, and has a per-device-class quota refuse a claim.
 func TestKindsCKubectl(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.expectOut(kindsCManifest, `namespace/kinds-c created
 deviceclass.resource.k8s.io/gpu created

@@ -80,6 +80,7 @@ func (l *logRecords) lines(msg string, want map[string]string) []slog.Record {
 // again and again (each refusal a FailedCreate Event naming the pod it refused), but the
 // server logs that expected failure once, at Debug, instead of a WARN line per retry.
 func TestControllerLogsQuotaRefusalsOnce(t *testing.T) {
+	t.Parallel()
 	logs := &logRecords{}
 	s := servertest.Start(t, func(c *server.Config) { c.Logger = slog.New(logs) })
 	ctx := ctxT(t)
