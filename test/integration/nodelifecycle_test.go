@@ -225,6 +225,7 @@ func nlSeconds(s int64) *int64 { return &s }
 // quota's used falling with each pod exactly; a node that heartbeats is left alone, and
 // the dead node loses its taints when it reports again.
 func TestNodeLifecycleEviction(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t, func(c *server.Config) {
 		c.NodeMonitorPeriod = 100 * time.Millisecond
 		c.NodeMonitorGracePeriod = 2 * time.Second
@@ -315,6 +316,7 @@ func podReadyStatus(p *corev1.Pod) corev1.ConditionStatus {
 // TestEndpointSliceFollowsReadiness: a Service's EndpointSlice and Endpoints list a
 // selected pod not ready, then ready once it reports Ready, on its named target port.
 func TestEndpointSliceFollowsReadiness(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	c := s.Client
 	ns := "endpoints"

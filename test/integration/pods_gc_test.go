@@ -18,6 +18,7 @@ import (
 // and one terminating gracefully, which its node will never confirm) and the terminated
 // pods beyond the threshold; each pod's quota charge goes with the writes that end it.
 func TestPodGC(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t, func(c *server.Config) {
 		c.PodGCCheckPeriod, c.PodGCQuarantine, c.TerminatedPodGCThreshold = 50*time.Millisecond, 200*time.Millisecond, 1
 	})
@@ -70,6 +71,7 @@ func TestPodGC(t *testing.T) {
 // TestTTLAfterFinished: a Job with ttlSecondsAfterFinished 0 is deleted, with its pods,
 // once it completes.
 func TestTTLAfterFinished(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "ttl")

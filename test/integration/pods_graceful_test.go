@@ -30,6 +30,7 @@ func deletePodAnswer(t *testing.T, s *servertest.Server, ns, name string, grace 
 // is written at the pod write's revision). status.used equals what the stored pods charge
 // at every step (and the invariant checker runs at the end).
 func TestGracefulPodDeletionQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "gd")

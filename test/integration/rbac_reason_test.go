@@ -16,6 +16,7 @@ import (
 // TestAccessReviewReasons: a SubjectAccessReview answers with upstream's reasons: the
 // binding, its role and the subject that allowed it; nothing when nothing does.
 func TestAccessReviewReasons(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
