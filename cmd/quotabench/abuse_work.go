@@ -21,10 +21,21 @@ import (
 // workTarget is the ConfigMap the patch abusers patch.
 const workTarget = "abuse-target"
 
-// repeat sends one request after another until ctx ends, counting the answers under kind.
-func repeat(ctx context.Context, out *outcomes, kind string, send func() (int, error)) {
-	for ctx.Err() == nil {
-		code, err := send()
+// phase is the abuse phase of a run: abusers repeat their requests while ctx lasts. The
+// first request of each is sent on first (the whole run's, bounded) instead, so that every
+// abuser gets at least one answer even when the machine is too slow for it to come back
+// within the phase.
+type phase struct{ ctx, first context.Context }
+
+// repeat sends one request after another until the phase ends, counting the answers under
+// kind.
+func repeat(ph phase, out *outcomes, kind string, send func(ctx context.Context) (int, error)) {
+	for n := 0; n == 0 || ph.ctx.Err() == nil; n++ {
+		ctx := ph.ctx
+		if n == 0 {
+			ctx = ph.first
+		}
+		code, err := send(ctx)
 		if ctx.Err() != nil {
 			return
 		}
@@ -37,8 +48,8 @@ func repeat(ctx context.Context, out *outcomes, kind string, send func() (int, e
 }
 
 // patchAbuser repeats a patch of type pt on path.
-func patchAbuser(ctx context.Context, a *api, path, pt, kind string, patch []byte, out *outcomes) {
-	repeat(ctx, out, kind, func() (int, error) {
+func patchAbuser(ph phase, a *api, path, pt, kind string, patch []byte, out *outcomes) {
+	repeat(ph, out, kind, func(ctx context.Context) (int, error) {
 		code, _, err := a.doType(ctx, http.MethodPatch, path, pt, patch)
 		return code, err
 	})
@@ -88,9 +99,9 @@ func longSelector() string {
 }
 
 // selectorAbuser repeats a list of the namespace's pods with the long selector.
-func selectorAbuser(ctx context.Context, a *api, ns string, out *outcomes) {
+func selectorAbuser(ph phase, a *api, ns string, out *outcomes) {
 	path := "/api/v1/namespaces/" + ns + "/pods?labelSelector=" + longSelector()
-	repeat(ctx, out, "long-selector", func() (int, error) { return a.drain(ctx, path) })
+	repeat(ph, out, "long-selector", func(ctx context.Context) (int, error) { return a.drain(ctx, path) })
 }
 
 // leaseWatch samples the controller leader's Lease while the abusers run: the
