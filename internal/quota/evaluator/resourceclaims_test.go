@@ -118,7 +118,7 @@ func TestResourceClaimExtendedResources(t *testing.T) {
 		{"zero devices charge no extended resource", claim(exact("gpu", 0)),
 			"count/resourceclaims.resource.k8s.io=1 gpu.deviceclass.resource.k8s.io/devices=0"},
 		{"the scheduler's claim for a pod: the pod pays", podOwned,
-			"count/resourceclaims.resource.k8s.io=1 gpu.deviceclass.resource.k8s.io/devices=2 requests.deviceclass.resource.kubernetes.io/gpu=2"},
+			"count/resourceclaims.resource.k8s.io=1 gpu.deviceclass.resource.k8s.io/devices=2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
