@@ -33,6 +33,7 @@ import (
 	"github.com/quotad/quotad/internal/controller/podgc"
 	"github.com/quotad/quotad/internal/controller/quotaverify"
 	"github.com/quotad/quotad/internal/controller/tainteviction"
+	"github.com/quotad/quotad/internal/controller/resourceclaim"
 	"github.com/quotad/quotad/internal/controller/ttlafterfinished"
 	"github.com/quotad/quotad/internal/controller/workloads"
 	"github.com/quotad/quotad/internal/pki"
@@ -163,4 +164,5 @@ func startLeaderControllers(ctx context.Context, run func(context.Context, strin
 	run(ctx, "podgc", podgc.New(store, log, podgc.Options{TerminatedPodThreshold: cfg.TerminatedPodGCThreshold,
 		CheckPeriod: cfg.PodGCCheckPeriod, Quarantine: cfg.PodGCQuarantine, Panics: m}).Start)
 	run(ctx, "ttlafterfinished", ttlafterfinished.New(store, log, ttlafterfinished.Options{Panics: m}).Start)
+	run(ctx, "resourceclaim", resourceclaim.New(store, log, resourceclaim.Options{Panics: m}).Start)
 }

@@ -23,8 +23,9 @@ import (
 // cachedReader is the admission.Reader plugins use: namespaces, limit ranges, priority
 // classes, service accounts and admission policies with their bindings come from watch-fed
 // caches, as upstream's plugins read informers; a Get that misses the cache falls back to
-// storage (a namespace created a moment ago), and anything else is read from storage. Quota never reads through it: quota reads happen inside the storage
-// transaction.
+// storage (a namespace created a moment ago), and anything else is read from storage. Quota reads happen inside the storage
+// transaction, except the DRA device classes the claim evaluator maps to extended
+// resources, read from this cache as upstream's evaluator reads its informer.
 type cachedReader struct {
 	live   storeReader
 	caches map[schema.GroupVersionResource]*objectCache
@@ -37,6 +38,7 @@ func newCachedReader(ctx context.Context, store *registry.Store, log *slog.Logge
 		corev1.SchemeGroupVersion.WithResource("limitranges"),
 		schedulingv1.SchemeGroupVersion.WithResource("priorityclasses"),
 		corev1.SchemeGroupVersion.WithResource("serviceaccounts"),
+		deviceClassesGVR, // the claim evaluator's DRA extended resources
 	}, policy.Resources()...) { // admission policies and their bindings
 		c := &objectCache{byNS: map[string]map[string]runtime.Object{}}
 		r.caches[gvr] = c

@@ -12,10 +12,12 @@ import (
 // CheckQuotas and CheckClusterQuotas), for tests and tools that reach a cluster's etcd from
 // outside any server. It has no admission chain: it is for reading and checking only.
 func CheckingStore(st storage.Store) *registry.Store {
-	reg := evaluator.NewRegistry()
-	return registry.NewStore(registry.Config{
+	var store *registry.Store
+	reg := evaluator.NewRegistryWithDeviceClasses(deviceClasses{store: &store})
+	store = registry.NewStore(registry.Config{
 		Storage:   st,
 		Catalogue: registry.NewCatalogue(),
 		Quota:     quotaAccounting{plugin: quotaenforce.NewPlugin(reg, nil), reg: reg},
 	})
+	return store
 }

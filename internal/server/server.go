@@ -347,7 +347,7 @@ func Run(ctx context.Context, cfg Config) error {
 	var nodeGraph *nodeGraphFeed
 	nodeRestriction := noderestriction.New(lazyStoreReader{&store})
 	reader := lazyReader{&cached}
-	quotaReg := evaluator.NewRegistry()
+	quotaReg := evaluator.NewRegistryWithDeviceClasses(deviceClasses{cached: &cached, store: &store})
 	quotaPlugin := quotaenforce.NewPlugin(quotaReg, limited)
 	cat := registry.NewCatalogue()
 	var fieldMgrs *fieldManagers // set below, once the OpenAPI documents exist

@@ -19,8 +19,8 @@ import (
 // countPods is the object-count name of pods.
 const countPods = corev1.ResourceName("count/pods")
 
-// draDeviceClassRequestsPrefix starts the quota names of DRA implicit extended resources;
-// pods match them (usage for them is never produced: quotad does not implement DRA).
+// draDeviceClassRequestsPrefix starts the quota names of DRA implicit extended resources
+// (requests.deviceclass.resource.kubernetes.io/<class>); pods match them.
 const draDeviceClassRequestsPrefix = "requests.deviceclass.resource.kubernetes.io/"
 
 // Pods is the evaluator for core pods. It implements quota.Evaluator, quota.ScopeMatcher
@@ -230,7 +230,7 @@ func computeUsage(requests, limits corev1.ResourceList) corev1.ResourceList {
 			result[name] = q.DeepCopy()
 			result[corev1.DefaultResourceRequestsPrefix+name] = q.DeepCopy()
 		}
-		if quota.IsExtendedResourceName(name) {
+		if quota.IsExtendedResourceName(name) || isDRAExtendedResourceName(name) {
 			result[corev1.DefaultResourceRequestsPrefix+name] = q.DeepCopy()
 		}
 	}

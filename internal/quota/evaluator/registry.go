@@ -28,9 +28,17 @@ type Registry struct {
 
 var _ quota.Registry = (*Registry)(nil)
 
-// NewRegistry returns an empty registry.
+// NewRegistry returns an empty registry whose claim evaluator knows no device class.
 func NewRegistry() *Registry {
 	return &Registry{counts: map[schema.GroupResource]*ObjectCount{}}
+}
+
+// NewRegistryWithDeviceClasses returns an empty registry whose claim evaluator reads
+// classes for the DRA extended resources they back.
+func NewRegistryWithDeviceClasses(classes DeviceClasses) *Registry {
+	r := NewRegistry()
+	r.claims = ResourceClaims{Classes: classes}
+	return r
 }
 
 // Ignored reports whether gr is never quota'd: core bindings, componentstatuses and
@@ -81,23 +89,31 @@ func (r *Registry) Get(gr schema.GroupResource) quota.Evaluator {
 }
 
 // GroupResourcesFor returns, sorted, the group-resources whose evaluators track a name of
-// names: pods, services and persistentvolumeclaims for their names, configmaps, secrets,
+// names: pods, services, persistentvolumeclaims and resourceclaims for their names (both
+// pods and resourceclaims for DRA extended resources), configmaps, secrets,
 // replicationcontrollers and resourcequotas for their legacy names, and the resource of
 // every count/<resource>[.<group>] name that is not ignored.
 func (r *Registry) GroupResourcesFor(names []corev1.ResourceName) []schema.GroupResource {
 	seen := map[schema.GroupResource]bool{}
 	for _, name := range names {
 		one := []corev1.ResourceName{name}
+		// requests.<extended resource> names backed by a device class are tracked by both
+		// pods and claims, and their usage is the sum of both.
+		pods, claims := len(r.pods.MatchingResources(one)) > 0, len(r.claims.MatchingResources(one)) > 0
+		if pods {
+			seen[schema.GroupResource{Resource: "pods"}] = true
+		}
+		if claims {
+			seen[resourceClaimsGR] = true
+		}
 		var gr schema.GroupResource
 		switch {
-		case len(r.pods.MatchingResources(one)) > 0:
-			gr = schema.GroupResource{Resource: "pods"}
+		case pods || claims:
+			continue
 		case len(r.services.MatchingResources(one)) > 0:
 			gr = schema.GroupResource{Resource: "services"}
 		case len(r.pvcs.MatchingResources(one)) > 0:
 			gr = schema.GroupResource{Resource: "persistentvolumeclaims"}
-		case len(r.claims.MatchingResources(one)) > 0:
-			gr = resourceClaimsGR
 		case legacyAlias(schema.GroupResource{Resource: string(name)}) != "":
 			gr = schema.GroupResource{Resource: string(name)}
 		default:
