@@ -26,6 +26,7 @@ func extendedPod(name string, res corev1.ResourceName, n int64) *corev1.Pod {
 // summed with the pods requesting those names; past hard is refused with upstream's text;
 // usage is exact after deletes.
 func TestDRAExtendedResourceQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	const ns, class = "dra-q", "gpu.example.com"
@@ -84,6 +85,7 @@ func TestDRAExtendedResourceQuota(t *testing.T) {
 // claim; a claim refused by quota is a FailedResourceClaimCreation Event on the pod and
 // is created once the quota allows; claims go with their pods and usage ends exact.
 func TestDRAClaimFromTemplate(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	const ns, class = "dra-t", "gpu.example.com"
