@@ -453,9 +453,9 @@ func abuse(a *api, o options, ab abuseOptions) (*abuseReport, error) {
 	defer acancel()
 	firstCtx, firstCancel := context.WithTimeout(ctx, ab.duration+2*time.Minute)
 	defer firstCancel()
-	// Every abuser whose answer is quick to compute waits for its first answer; the churning
-	// patches and the long selectors queue for the long-read seats behind each other (work
-	// done in the background), so within a short phase they may get none.
+	// Every abuser whose answer is quick to compute waits for its first answer; the long
+	// selectors queue for the long-read seats behind each other (work done in the
+	// background), so within a short phase they may get none.
 	ph, background := phase{ctx: actx, first: firstCtx}, phase{ctx: actx, first: actx}
 	var abusers sync.WaitGroup
 	spawn := func(n int, f func()) {
@@ -472,7 +472,7 @@ func abuse(a *api, o options, ab abuseOptions) (*abuseReport, error) {
 	cm := "/api/v1/namespaces/" + ns + "/configmaps/" + workTarget
 	bomb, churn, order := copyBombPatch(), churnPatch(), mergeOrderPatch()
 	spawn(ab.copyBombs, func() { patchAbuser(ph, mallory, cm, "application/json-patch+json", "copy-bomb", bomb, out) })
-	spawn(ab.churnPatches, func() { patchAbuser(background, mallory, cm, "application/json-patch+json", "churn-patch", churn, out) })
+	spawn(ab.churnPatches, func() { patchAbuser(ph, mallory, cm, "application/json-patch+json", "churn-patch", churn, out) })
 	spawn(ab.mergeOrders, func() {
 		patchAbuser(ph, mallory, "/api/v1/namespaces/"+ns+"/pods/p-0", "application/strategic-merge-patch+json", "merge-order", order, out)
 	})

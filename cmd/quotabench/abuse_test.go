@@ -36,7 +36,7 @@ func TestAbuseScenario(t *testing.T) {
 	}
 	got := r.abusers.m
 	for _, k := range []string{"anonymous-scrape 401", "huge-quantity 422", "big-list 200", "slow-body still open at the end", "stuck-watcher still open at the end",
-		"copy-bomb 422", "merge-order 413"} {
+		"copy-bomb 422", "merge-order 413", "churn-patch 413"} {
 		if got[k] == 0 {
 			t.Errorf("no %q among the abusers' outcomes", k)
 		}

@@ -21,6 +21,9 @@ type Limits struct {
 	// (quotad's edge takes a seat of long reads). An error stops the patch with it.
 	Heavy     func() error
 	HeavyWork int64
+	// MaxWork bounds the patch's work (bytes copied, array elements moved) in all (0: no
+	// bound): a patch that reaches it stops with a WorkError.
+	MaxWork int64
 }
 
 // The bounds kube-apiserver applies by default.
@@ -53,6 +56,13 @@ type CopySizeError struct{ Limit, Accumulated int64 }
 
 func (e *CopySizeError) Error() string {
 	return fmt.Sprintf("Unable to complete the copy, the accumulated size increase of copy is %d, exceeding the limit %d", e.Accumulated, e.Limit)
+}
+
+// WorkError is a patch whose work reached Limits.MaxWork.
+type WorkError struct{ Limit, Work int64 }
+
+func (e *WorkError) Error() string {
+	return fmt.Sprintf("the JSON patch's operations move and copy %d array elements and bytes, more than the limit %d", e.Work, e.Limit)
 }
 
 // Operation is one step of a patch, its members undecoded.
@@ -453,9 +463,13 @@ type applier struct {
 	heavy  bool
 }
 
-// did counts n units of work, calling Limits.Heavy once they reach Limits.HeavyWork.
+// did counts n units of work, calling Limits.Heavy once they reach Limits.HeavyWork and
+// failing past Limits.MaxWork.
 func (a *applier) did(n int) error {
 	a.work += int64(n)
+	if a.limits.MaxWork > 0 && a.work > a.limits.MaxWork {
+		return &WorkError{Limit: a.limits.MaxWork, Work: a.work}
+	}
 	if a.heavy || a.limits.Heavy == nil || a.work < a.limits.HeavyWork {
 		return nil
 	}

@@ -155,6 +155,27 @@ func TestBounds(t *testing.T) {
 	}
 }
 
+// TestMaxWork: a patch whose moves reach MaxWork stops there with a WorkError; below it
+// the patch applies as without the bound.
+func TestMaxWork(t *testing.T) {
+	doc := []byte(`{"a":[` + strings.TrimSuffix(strings.Repeat(`0,`, 1000), ",") + `]}`)
+	patch := []byte(`[` + strings.TrimSuffix(strings.Repeat(`{"op":"add","path":"/a/0","value":1},`, 100), ",") + `]`)
+	lim := DefaultLimits
+	lim.MaxWork = 50_000
+	_, err := Apply(context.Background(), doc, patch, lim)
+	var work *WorkError
+	if !errors.As(err, &work) || work.Limit != 50_000 || work.Work <= 50_000 ||
+		err.Error() != fmt.Sprintf("the JSON patch's operations move and copy %d array elements and bytes, more than the limit 50000", work.Work) {
+		t.Fatalf("past the bound: %v", err)
+	}
+	lim.MaxWork = 1_000_000
+	got, err := Apply(context.Background(), doc, patch, lim)
+	want, err2 := Apply(context.Background(), doc, patch, DefaultLimits)
+	if err != nil || err2 != nil || string(got) != string(want) {
+		t.Fatalf("below the bound: %v %v", err, err2)
+	}
+}
+
 // TestStopsWithItsContext: a patch whose context has ended applies no operation.
 func TestStopsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
