@@ -57,7 +57,7 @@ func TestDeviceTaintRules(t *testing.T) {
 	// Upstream's errors.
 	_, err = rules.Create(ctx, &resourcev1.DeviceTaintRule{ObjectMeta: meta("bad"), Spec: resourcev1.DeviceTaintRuleSpec{
 		Taint: resourcev1.DeviceTaint{Key: "a/b/c", Effect: "Sometimes"}}}, metav1.CreateOptions{})
-	want := `DeviceTaintRule.resource.k8s.io "bad" is invalid: [spec.taint.key: Invalid value: "a/b/c": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName'), spec.taint.effect: Unsupported value: "Sometimes": supported values: "NoExecute", "NoSchedule", "None"]`
+	want := `DeviceTaintRule.resource.k8s.io "bad" is invalid: [spec.taint.key: Invalid value: "a/b/c": a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName'), spec.taint.effect: Unsupported value: "Sometimes": supported values: "NoExecute", "NoSchedule", "None"]`
 	if !apierrors.IsInvalid(err) || err.Error() != want {
 		t.Fatalf("invalid rule: %v\nwant %s", err, want)
 	}
