@@ -50,8 +50,9 @@ export KUBECONFIG=$kubeconfig
 # 3. kube-scheduler and kwok (HOME is the work dir's: no ~/.kwok configuration changes its stages).
 "$bin/kube-scheduler" --kubeconfig="$kubeconfig" --leader-elect=true --secure-port=0 >"$work/kube-scheduler.log" 2>&1 &
 pids+=($!)
-HOME=$work/home "$bin/kwok" --kubeconfig="$kubeconfig" --manage-all-nodes=false \
-	--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake >"$work/kwok.log" 2>&1 &
+HOME=$work/home "$bin/kwok" --config="$bin/kwok-stages.yaml" --kubeconfig="$kubeconfig" \
+	--manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+	--node-lease-duration-seconds=40 >"$work/kwok.log" 2>&1 &
 pids+=($!)
 
 # 4. The nodes.

@@ -4,6 +4,9 @@
 #
 #   kube-scheduler, kubemark   k8s.io/kubernetes (hack/cluster/go.mod, the version quotad emulates)
 #   kwok                       sigs.k8s.io/kwok (hack/cluster/kwok/go.mod)
+#   kwok-stages.yaml           the stages kwokctl gives kwok by default, from that module:
+#                              node-initialize, node-heartbeat-with-lease (run kwok with
+#                              --node-lease-duration-seconds), pod-ready, pod-complete, pod-delete
 #
 # Binaries are cached under $COMPONENTS_DIR (default: quotad-components/ next to the Go build
 # cache), one directory per hash of the modules' go.mod and go.sum, so a second run builds
@@ -21,7 +24,7 @@ want=(kwok kube-scheduler "$@")
 kv=$(awk '$1=="k8s.io/kubernetes"{print $2} $1=="require" && $2=="k8s.io/kubernetes"{print $3}' "$here/go.mod" | head -n1)
 wv=$(awk '$1=="sigs.k8s.io/kwok"{print $2} $1=="require" && $2=="sigs.k8s.io/kwok"{print $3}' "$here/kwok/go.mod" | head -n1)
 minor=${kv#v1.}; minor=${minor%%.*}
-key=$(cat "$here/go.mod" "$here/go.sum" "$here/kwok/go.mod" "$here/kwok/go.sum" "$0" | sha256sum | cut -c1-12)
+key=$(cat "$here/go.mod" "$here/go.sum" "$here/kwok/go.mod" "$here/kwok/go.sum" | sha256sum | cut -c1-12)
 base=${COMPONENTS_DIR:-$(dirname "$(go env GOCACHE)")/quotad-components}
 dir=$base/$kv-kwok-$wv-$key
 mkdir -p "$dir"
@@ -46,4 +49,15 @@ for w in "${want[@]}"; do
 	*) echo "unknown component $w" >&2; exit 2 ;;
 	esac
 done
+# kwok alone runs no stages: kwokctl passes these (its getDefaultNodeStages with a lease,
+# getDefaultPodStages).
+if [[ ! -f $dir/kwok-stages.yaml ]]; then
+	src=$(cd "$here/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
+	for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+		pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+		echo "---"
+		cat "$src/kustomize/stage/$f"
+	done >"$dir/.kwok-stages.yaml.$$"
+	mv "$dir/.kwok-stages.yaml.$$" "$dir/kwok-stages.yaml"
+fi
 echo "$dir"

@@ -182,14 +182,17 @@ func startCluster(ctx context.Context, t *testing.T) *cluster {
 	}
 	c.scheduler = startProc(t, c.dir, "kube-scheduler", filepath.Join(components, "kube-scheduler"), nil,
 		"--kubeconfig="+c.kubeconfig, "--leader-elect=true", "--secure-port=0", "-v=2")
-	// kwok reads ~/.kwok; HOME is the test's so no user configuration changes its stages.
+	// kwok runs the stages kwokctl gives it by default (hack/cluster/build.sh copies them
+	// from its module), its nodes heartbeating through Leases in kube-node-lease. HOME is
+	// the test's so that no ~/.kwok configuration adds to them.
 	home := filepath.Join(c.dir, "home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	c.kwok = startProc(t, c.dir, "kwok", filepath.Join(components, "kwok"), []string{"HOME=" + home},
-		"--kubeconfig="+c.kubeconfig, "--manage-all-nodes=false",
-		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake")
+		"--config="+filepath.Join(components, "kwok-stages.yaml"), "--kubeconfig="+c.kubeconfig,
+		"--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
+		"--node-lease-duration-seconds=40")
 	return c
 }
 
