@@ -61,7 +61,7 @@ func run(m *testing.M) (int, error) {
 		return 0, fmt.Errorf("building quotad: %w", err)
 	}
 	var out bytes.Buffer
-	comp := exec.Command("bash", "../../hack/cluster/build.sh")
+	comp := exec.Command("bash", "../../hack/cluster/build.sh", "kubemark")
 	comp.Stdout, comp.Stderr = &out, os.Stderr
 	if err := comp.Run(); err != nil {
 		return 0, fmt.Errorf("building kube-scheduler and kwok (hack/cluster/build.sh): %w", err)
@@ -163,6 +163,8 @@ type cluster struct {
 	quotad     *proc
 	scheduler  *proc
 	kwok       *proc
+	// extra are further components (hollow kubelets), checked by alive and noRefusals.
+	extra []*proc
 }
 
 // startCluster starts quotad on a fresh data dir, then kube-scheduler (leader election on
@@ -252,7 +254,7 @@ func (c *cluster) startQuotad(ctx context.Context) *proc {
 // alive fails the test when a component stopped.
 func (c *cluster) alive() {
 	c.t.Helper()
-	for _, p := range []*proc{c.quotad, c.scheduler, c.kwok} {
+	for _, p := range append([]*proc{c.quotad, c.scheduler, c.kwok}, c.extra...) {
 		if err := p.exited(); err != nil {
 			c.t.Fatal(err)
 		}
