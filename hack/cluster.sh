@@ -6,6 +6,9 @@
 #
 #   hack/cluster.sh                    3 KWOK nodes of 4 CPUs and 16Gi each
 #   NODES=100 hack/cluster.sh          100 nodes
+#   HOLLOW=2 hack/cluster.sh           and 2 hollow kubelets (kubemark --morph=kubelet: the
+#                                      kubelet's code, a fake runtime) joining with a bootstrap
+#                                      token from `quotad token create`, labelled type=hollow
 #   NODE_CPU=8 NODE_MEMORY=32Gi ...    node size
 #   WORK=dir hack/cluster.sh           where binaries, the data dir and the logs go
 #   COMPONENTS_DIR=dir ...             where hack/cluster/build.sh caches kube-scheduler and kwok
@@ -22,7 +25,10 @@ memory=${NODE_MEMORY:-16Gi}
 mkdir -p "$work/home"
 
 # 1. The components, and quotad.
-bin=$("$root/hack/cluster/build.sh" | tail -n1)
+hollow=${HOLLOW:-0}
+extra=()
+[[ $hollow -gt 0 ]] && extra=(kubemark)
+bin=$("$root/hack/cluster/build.sh" "${extra[@]}" | tail -n1)
 (cd "$root" && GOFLAGS=-p=1 nice -n 10 go build -o "$work/quotad" ./cmd/quotad)
 
 pids=()
@@ -70,12 +76,28 @@ status:
 ---
 YAML
 done | kubectl apply -f - >/dev/null
+# 5. Hollow kubelets, each with a directory of its own, joining with a bootstrap token.
+if [[ $hollow -gt 0 ]]; then
+	"$work/quotad" token create --data-dir "$work/data" >"$work/bootstrap.kubeconfig" 2>/dev/null
+	for i in $(seq 0 $((hollow - 1))); do
+		d=$work/hollow-node-$i
+		mkdir -p "$d/tmp"
+		TMPDIR=$d/tmp "$bin/kubemark" --morph=kubelet --name="hollow-node-$i" \
+			--bootstrap-kubeconfig="$work/bootstrap.kubeconfig" --kubeconfig="$d/kubelet.kubeconfig" \
+			--cert-dir="$d/pki" --kubelet-port=$((20250 + i)) --kubelet-read-only-port=0 \
+			--use-host-image-service=false --node-labels=type=hollow >"$work/hollow-node-$i.log" 2>&1 &
+		pids+=($!)
+	done
+	for i in $(seq 0 $((hollow - 1))); do
+		kubectl wait --for=create "node/hollow-node-$i" --timeout=300s >/dev/null
+	done
+fi
 kubectl wait --for=condition=Ready node --all --timeout=300s >/dev/null
 kubectl get nodes
 
 cat <<EOF
 
-quotad, kube-scheduler and kwok are running ($nodes nodes). In another shell:
+quotad, kube-scheduler and kwok are running ($nodes KWOK nodes, $hollow hollow kubelets). In another shell:
 
   export KUBECONFIG=$kubeconfig
   kubectl create namespace demo
@@ -89,7 +111,7 @@ quotad, kube-scheduler and kwok are running ($nodes nodes). In another shell:
   kubectl create job once --image=registry.k8s.io/pause:3.10   # kwok completes its pod
   kubectl wait --for=condition=Complete job/once
 
-Logs: $work/{quotad,kube-scheduler,kwok}.log. Ctrl-C stops everything.
+Logs: $work/{quotad,kube-scheduler,kwok,hollow-node-*}.log. Ctrl-C stops everything.
 EOF
 wait -n "${pids[@]}"
 echo "a component exited; see the logs in $work" >&2

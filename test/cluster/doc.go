@@ -4,9 +4,11 @@
 // built from hack/cluster/kwok) simulating the nodes with its default stages. The tests
 // check with real client-go and the real kubectl (/usr/bin/kubectl) that pods are bound
 // through pods/binding, run, become Ready and complete, and that ResourceQuota follows them
-// exactly and is never exceeded.
+// exactly and is never exceeded. TestHollowKubelets runs hollow kubelets (kubemark
+// --morph=kubelet, the kubelet's own code with a fake runtime, from hack/cluster) that join
+// with a bootstrap token through the CSR flow and run pods under their node identity.
 //
-// The components are built by hack/cluster/build.sh and cached next to the Go build cache
+// The components (kube-scheduler, kubemark, kwok) are built by hack/cluster/build.sh and cached next to the Go build cache
 // (quotad-components/), so only the first run builds them: several minutes on a small
 // machine, beyond go test's default 10m timeout; run it as
 //
