@@ -24,7 +24,10 @@ want=(kwok kube-scheduler "$@")
 kv=$(awk '$1=="k8s.io/kubernetes"{print $2} $1=="require" && $2=="k8s.io/kubernetes"{print $3}' "$here/go.mod" | head -n1)
 wv=$(awk '$1=="sigs.k8s.io/kwok"{print $2} $1=="require" && $2=="sigs.k8s.io/kwok"{print $3}' "$here/kwok/go.mod" | head -n1)
 minor=${kv#v1.}; minor=${minor%%.*}
-key=$(cat "$here/go.mod" "$here/go.sum" "$here/kwok/go.mod" "$here/kwok/go.sum" | sha256sum | cut -c1-12)
+# The cache key: the modules, and layout, bumped by hand when what this script puts in the
+# directory changes (the script itself is not hashed, so editing it rebuilds nothing).
+layout=1
+key=$({ echo "layout $layout"; cat "$here/go.mod" "$here/go.sum" "$here/kwok/go.mod" "$here/kwok/go.sum"; } | sha256sum | cut -c1-12)
 base=${COMPONENTS_DIR:-$(dirname "$(go env GOCACHE)")/quotad-components}
 dir=$base/$kv-kwok-$wv-$key
 mkdir -p "$dir"
