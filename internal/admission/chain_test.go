@@ -9,13 +9,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	schedulingv1 "k8s.io/api/scheduling/v1"
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/admission/defaultingressclass"

@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"fmt"
-	"github.com/quotad/quotad/internal/audit"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/quotad/quotad/internal/audit"
 	"github.com/quotad/quotad/internal/auth"
 )
 

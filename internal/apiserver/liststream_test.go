@@ -67,7 +67,7 @@ func listServer(tb testing.TB) (*Server, *registry.Store, *pageWatch) {
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	etcd, err := storage.StartEmbedded(ctx, tb.TempDir(), logger, storage.WithUnsafeNoFsync())
+	etcd, err := storage.StartEmbedded(ctx, tb.TempDir(), logger, storage.WithUnsafeNoFsync(), storage.WithFastElection())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func TestRequestObserver(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	etcd, err := storage.StartEmbedded(ctx, t.TempDir(), logger, storage.WithUnsafeNoFsync())
+	etcd, err := storage.StartEmbedded(ctx, t.TempDir(), logger, storage.WithUnsafeNoFsync(), storage.WithFastElection())
 	if err != nil {
 		t.Fatal(err)
 	}

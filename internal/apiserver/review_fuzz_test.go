@@ -44,7 +44,7 @@ func FuzzReviewsAndCredentials(f *testing.F) {
 	ctx, cancel := context.WithCancel(context.Background())
 	f.Cleanup(cancel)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	etcd, err := storage.StartEmbedded(ctx, f.TempDir(), logger, storage.WithUnsafeNoFsync())
+	etcd, err := storage.StartEmbedded(ctx, f.TempDir(), logger, storage.WithUnsafeNoFsync(), storage.WithFastElection())
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -3,10 +3,6 @@ package apiserver
 import (
 	"context"
 	"fmt"
-	"github.com/quotad/quotad/internal/admission"
-	"github.com/quotad/quotad/internal/audit"
-	"github.com/quotad/quotad/internal/auth"
-	"k8s.io/apimachinery/pkg/util/managedfields"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -21,8 +17,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/audit"
+	"github.com/quotad/quotad/internal/auth"
 	"github.com/quotad/quotad/internal/registry"
 )
 

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/workqueue"
@@ -194,7 +197,7 @@ func (l *Loop) recovered(r any, attrs ...any) {
 // failed logs a failure of key through the throttle: Debug for expected failures
 // (already reported elsewhere, such as a quota refusal recorded as an Event), else Warn.
 func (l *Loop) failed(ctx context.Context, key, msg string, err error, attrs ...any) {
-	emit, repeats := l.throttle.Failed(key, err.Error())
+	emit, repeats := l.throttle.Failed(key, failureShape(err))
 	if !emit {
 		return
 	}
@@ -207,6 +210,20 @@ func (l *Loop) failed(ctx context.Context, key, msg string, err error, attrs ...
 		args = append(args, "repeats", repeats)
 	}
 	l.log.Log(ctx, level, msg, args...)
+}
+
+// failureShape is what makes two failures the same for the throttle: the error's text,
+// without the name of the object an API error is about (a controller's attempts create
+// objects named afresh from generateName, refused for the same reason each time).
+func failureShape(err error) string {
+	msg := err.Error()
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		if d := st.Status().Details; d != nil && d.Name != "" {
+			return strings.Replace(msg, strconv.Quote(d.Name), `""`, 1)
+		}
+	}
+	return msg
 }
 
 // NewQueue returns a rate-limited work queue of string keys.

@@ -2,6 +2,7 @@ package quota
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/quotad/quotad/internal/quota/quantity"
 )
@@ -15,74 +16,64 @@ func PodQOS(pod *corev1.Pod) corev1.PodQOSClass {
 	return ComputePodQOS(pod)
 }
 
-// ComputePodQOS computes a pod's QoS class from its resource requirements, with upstream's
-// rules: only cpu and memory count, and only values above zero.
-//   - The requirement sets are spec.resources when it is set (pod-level resources), else
-//     every container and init container (ephemeral containers never count).
-//   - BestEffort: no positive cpu/memory request or limit anywhere.
-//   - Guaranteed: every requirement set has positive cpu and memory limits, and the summed
-//     requests equal the summed limits for the same set of names.
-//   - Burstable: everything else.
+// ComputePodQOS computes a pod's QoS class with upstream's rules of v1.37: only cpu and
+// memory count.
+//   - When the pod sets pod-level resources for cpu or memory (spec.resources,
+//     PodLevelResourcesFixKubeletQOSClass), its class is that of spec.resources alone.
+//   - Else each container and init container has the class of its requirements (ephemeral
+//     containers never count): the pod is BestEffort or Guaranteed when all of them are, and
+//     Burstable otherwise.
+//   - A set of requirements is BestEffort when it has none, or cpu and memory with neither
+//     request nor limit; Guaranteed when cpu and memory each have a request equal to a
+//     non-zero limit; Burstable otherwise.
 func ComputePodQOS(pod *corev1.Pod) corev1.PodQOSClass {
-	requests := corev1.ResourceList{}
-	limits := corev1.ResourceList{}
-	guaranteed := true
-
-	// add sums the positive cpu/memory values of in into sum and reports which it saw.
-	add := func(sum, in corev1.ResourceList) (cpu, mem bool) {
-		for name, q := range in {
-			if name != corev1.ResourceCPU && name != corev1.ResourceMemory {
-				continue
-			}
-			if q.Sign() <= 0 {
-				continue
-			}
-			v := q.DeepCopy()
-			if prev, ok := sum[name]; ok {
-				v = quantity.Add(v, prev)
-			}
-			sum[name] = v
-			if name == corev1.ResourceCPU {
-				cpu = true
-			} else {
-				mem = true
-			}
-		}
-		return cpu, mem
+	if pod.Spec.Resources != nil && resourcehelper.IsPodLevelResourcesSet(pod) {
+		return requirementsQOS(pod.Spec.Resources)
 	}
-
-	if pod.Spec.Resources != nil {
-		add(requests, pod.Spec.Resources.Requests)
-		if len(pod.Spec.Resources.Limits) > 0 {
-			if cpu, mem := add(limits, pod.Spec.Resources.Limits); !cpu || !mem {
-				guaranteed = false
-			}
-		}
-	} else {
-		all := make([]corev1.Container, 0, len(pod.Spec.Containers)+len(pod.Spec.InitContainers))
-		all = append(all, pod.Spec.Containers...)
-		all = append(all, pod.Spec.InitContainers...)
-		for i := range all {
-			add(requests, all[i].Resources.Requests)
-			if cpu, mem := add(limits, all[i].Resources.Limits); !cpu || !mem {
-				guaranteed = false
+	var podQOS corev1.PodQOSClass
+	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range list {
+			switch c := requirementsQOS(&list[i].Resources); {
+			case c == corev1.PodQOSBurstable:
+				return c
+			case podQOS == "":
+				podQOS = c
+			case podQOS != c:
+				return corev1.PodQOSBurstable
 			}
 		}
 	}
-
-	if len(requests) == 0 && len(limits) == 0 {
+	if podQOS == "" {
 		return corev1.PodQOSBestEffort
 	}
-	if guaranteed {
-		for name, req := range requests {
-			if lim, ok := limits[name]; !ok || quantity.Cmp(lim, req) != 0 {
-				guaranteed = false
-				break
-			}
+	return podQOS
+}
+
+// requirementsQOS is the class of one set of requirements.
+func requirementsQOS(r *corev1.ResourceRequirements) corev1.PodQOSClass {
+	if len(r.Requests) == 0 && len(r.Limits) == 0 {
+		return corev1.PodQOSBestEffort
+	}
+	var qos corev1.PodQOSClass
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		req, lim := r.Requests[name], r.Limits[name]
+		var c corev1.PodQOSClass
+		switch {
+		case quantity.Cmp(req, lim) != 0:
+			c = corev1.PodQOSBurstable
+		case req.IsZero():
+			c = corev1.PodQOSBestEffort
+		default:
+			c = corev1.PodQOSGuaranteed
+		}
+		if c == corev1.PodQOSBurstable {
+			return c
+		}
+		if qos == "" {
+			qos = c
+		} else if qos != c {
+			return corev1.PodQOSBurstable
 		}
 	}
-	if guaranteed && len(requests) == len(limits) {
-		return corev1.PodQOSGuaranteed
-	}
-	return corev1.PodQOSBurstable
+	return qos
 }

@@ -41,10 +41,20 @@ func TestPodQOS(t *testing.T) {
 			Resources:  &corev1.ResourceRequirements{Requests: rl(t, "cpu=1")},
 			Containers: []corev1.Container{guaranteed},
 		}}, corev1.PodQOSBurstable},
+		// 1.37 (PodLevelResourcesFixKubeletQOSClass): an empty spec.resources sets nothing,
+		// so the containers decide.
 		{"pod-level resources without cpu or memory", &corev1.Pod{Spec: corev1.PodSpec{
 			Resources:  &corev1.ResourceRequirements{},
 			Containers: []corev1.Container{guaranteed},
+		}}, corev1.PodQOSGuaranteed},
+		// hugepages are a pod-level resource: spec.resources decides, without cpu or memory.
+		{"pod-level resources of hugepages only", &corev1.Pod{Spec: corev1.PodSpec{
+			Resources:  &corev1.ResourceRequirements{Limits: rl(t, "hugepages-2Mi=2Mi")},
+			Containers: []corev1.Container{guaranteed},
 		}}, corev1.PodQOSBestEffort},
+		{"a Guaranteed container and a BestEffort one", &corev1.Pod{Spec: corev1.PodSpec{
+			Containers: []corev1.Container{guaranteed, {Name: "b"}},
+		}}, corev1.PodQOSBurstable},
 	}
 	for _, tt := range tests {
 		if got := quota.PodQOS(tt.pod); got != tt.want {

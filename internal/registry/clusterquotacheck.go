@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/quotad/quotad/internal/quota"
 	"strings"
 
+	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/storage"
 )

@@ -11,10 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/quotad/quotad/internal/quota/quantity"
 	"sigs.k8s.io/yaml"
 
+	"github.com/quotad/quotad/internal/quota/quantity"
 	"github.com/quotad/quotad/internal/quota/quotatest"
 )
 

@@ -6,10 +6,13 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/quota"
@@ -50,7 +53,8 @@ func TestPlanBatchProperties(t *testing.T) {
 	t.Logf("%d sequences of %d rounds: %v", sequences, rounds, total)
 	// The run covers what it claims to.
 	for _, what := range []string{"committed", "refused", "conflict", "objectChanged", "pipelined", "redo", "tooLarge",
-		"txnFailed", "ambiguous", "planError", "interference", "quotaWrite", "dryRun", "unprepared", "injectedError"} {
+		"txnFailed", "ambiguous", "planError", "interference", "quotaWrite", "dryRun", "unprepared", "injectedError",
+		"graceful", "gracefulPending"} {
 		if total[what] == 0 {
 			t.Errorf("no %s in the run", what)
 		}
@@ -133,12 +137,27 @@ func (r *propRun) genWrite() *write {
 			phase = corev1.PodSucceeded
 		}
 		dry, unprepared := r.rng.IntN(10) == 0, r.rng.IntN(10) == 0
-		w = r.newWrite(r.pods(), admission.Create, "", name, newPod(name, cpu(), phase), nil, 0, dry, unprepared)
+		p := newPod(name, cpu(), phase)
+		if r.rng.IntN(3) > 0 {
+			p.Spec.NodeName = "n1" // bound: deleted gracefully
+		}
+		if g := r.rng.IntN(3); g > 0 {
+			p.Spec.TerminationGracePeriodSeconds = ptr.To(int64(30 * (g - 1)))
+		}
+		if r.rng.IntN(6) == 0 {
+			p.Finalizers = []string{"example.com/hold"}
+		}
+		w = r.newWrite(r.pods(), admission.Create, "", name, p, nil, 0, dry, unprepared)
 		r.unprepared[w] = unprepared
 		r.logf("create pod %s dry=%v unprepared=%v", name, dry, unprepared)
 	case n < 75:
 		name := pods[r.rng.IntN(len(pods))]
-		switch r.rng.IntN(4) {
+		switch r.rng.IntN(7) {
+		case 4, 5:
+			grace := []*int64{nil, ptr.To[int64](0), ptr.To[int64](1), ptr.To[int64](30)}[r.rng.IntN(4)]
+			w = r.storeDelete(name, grace)
+		case 6:
+			w = r.dropFinalizers(name)
 		case 0:
 			phase := corev1.PodPhase(r.pick(string(corev1.PodSucceeded), string(corev1.PodFailed), string(corev1.PodRunning)))
 			w = r.podUpdate("status", name, func(p *corev1.Pod) { p.Status.Phase = phase })
@@ -188,6 +207,31 @@ func (r *propRun) genWrite() *write {
 		r.logf("  (injected quota error)")
 	}
 	return w
+}
+
+// storeDelete is planEnv.storeDelete at the round's time, logged.
+func (r *propRun) storeDelete(name string, grace *int64) *write {
+	now := metav1.NewTime(time.Unix(1_000_000_000+int64(r.roundNo)*10, 0))
+	w, what := r.planEnv.storeDelete(name, grace, now)
+	show := "nil"
+	if grace != nil {
+		show = fmt.Sprint(*grace)
+	}
+	switch what {
+	case "pending":
+		r.stats["gracefulPending"]++
+		w = r.podUpdate("", name, func(p *corev1.Pod) { p.Labels = map[string]string{"n": fmt.Sprint(r.names)} })
+	case "marked":
+		r.stats["graceful"]++
+	}
+	r.logf("delete pod %s grace %s: %s", name, show, what)
+	return w
+}
+
+// dropFinalizers is planEnv.dropFinalizers, logged.
+func (r *propRun) dropFinalizers(name string) *write {
+	r.logf("pod %s finalizers dropped", name)
+	return r.planEnv.dropFinalizers(name)
 }
 
 // quotaUpdate is an update of the stored quota with a redo, as the store prepares quota

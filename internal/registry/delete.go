@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -53,7 +54,16 @@ func (s *Store) Delete(ctx context.Context, res *Resource, ns, name string, opts
 				return nil, err
 			}
 		}
-		// 3. What holds the object: finalizers, the propagation policy, a namespace's contents.
+		// 3. Graceful deletion (kinds with a GracefulDeleter: pods), upstream's BeforeDelete:
+		// a first delete with a grace period marks the object; a later one may only shorten
+		// the period, and one that does not is answered with the object, writing nothing.
+		stamp, pending := s.graceful(res, old, opts.GracePeriodSeconds)
+		if pending {
+			old.GetObjectKind().SetGroupVersionKind(res.GVK())
+			return &DeleteResult{Object: old}, nil
+		}
+		// 4. What holds the object: a grace period, finalizers, the propagation policy, a
+		// namespace's contents.
 		finalizers := om.GetFinalizers()
 		policy := propagation(res, opts)
 		switch policy {
@@ -64,13 +74,21 @@ func (s *Store) Delete(ctx context.Context, res *Resource, ns, name string, opts
 		}
 		_, isNS := old.(*corev1.Namespace)
 		var r *DeleteResult
-		if len(finalizers) > 0 || isNS {
-			r, err = s.markDeleting(ctx, res, ns, name, old, rev, finalizers, wopts)
+		if len(finalizers) > 0 || isNS || stamp != nil && stamp.grace > 0 {
+			r, err = s.markDeleting(ctx, res, ns, name, old, rev, finalizers, stamp, wopts)
 		} else {
 			var res2 *Result
 			res2, err = s.finishDelete(ctx, res, ns, name, old, rev, opts.Preconditions, wopts)
 			if res2 != nil {
 				r = &DeleteResult{Object: res2.Object, Deleted: true}
+				if stamp != nil {
+					// Upstream stamps a graceful kind before removing it; the answer shows it.
+					// (A copy: AfterCommit's watchers may hold the object.)
+					at, grace := stamp.at, stamp.grace
+					r.Object = res2.Object.DeepCopyObject()
+					objectMeta(r.Object).SetDeletionTimestamp(&at)
+					objectMeta(r.Object).SetDeletionGracePeriodSeconds(&grace)
+				}
 			}
 		}
 		if errors.Is(err, errObjectChanged) {
@@ -130,16 +148,86 @@ func removeFinalizer(fs []string, f string) []string {
 	return out
 }
 
-// markDeleting sets deletionTimestamp (and the policy's finalizer); namespaces turn Terminating.
-func (s *Store) markDeleting(ctx context.Context, res *Resource, ns, name string, old runtime.Object, rev int64, finalizers []string, wopts WriteOptions) (*DeleteResult, error) {
-	obj := old.DeepCopyObject()
-	m := objectMeta(obj)
-	if m.GetDeletionTimestamp() == nil {
-		now := s.now()
+// deletionStamp is what a graceful delete sets: deletionTimestamp and
+// deletionGracePeriodSeconds.
+type deletionStamp struct {
+	at    metav1.Time
+	grace int64
+}
+
+// graceful applies upstream's BeforeDelete to a delete of old asking for requested
+// seconds (nil: none; negative: 1). For a kind without a GracefulDeleter, or an object
+// already deleting with no grace period left, it returns nil (the delete proceeds as
+// for any kind). Otherwise, an object not yet deleting gets the stamp of the strategy's
+// period (grace 0: removed at once); one deleting with a grace period gets a shorter
+// period when asked for one (its deletionTimestamp moved back by the difference, never
+// before now: then, unless the new period is 0, the period is 1 and the object still
+// waits), and pending is true when it is not shortened.
+func (s *Store) graceful(res *Resource, old runtime.Object, requested *int64) (stamp *deletionStamp, pending bool) {
+	gd, ok := s.strategy(res).(GracefulDeleter)
+	if !ok {
+		return nil, false
+	}
+	return gracefulStamp(gd, old, requested, s.now())
+}
+
+// gracefulStamp is graceful's decision for a GracefulDeleter, at now.
+func gracefulStamp(gd GracefulDeleter, old runtime.Object, requested *int64, now metav1.Time) (stamp *deletionStamp, pending bool) {
+	if requested != nil && *requested < 0 {
+		one := int64(1)
+		requested = &one
+	}
+	m := objectMeta(old)
+	ts := m.GetDeletionTimestamp()
+	if ts == nil {
+		period := gd.GracePeriod(old, requested)
+		return &deletionStamp{at: metav1.NewTime(now.Add(time.Duration(period) * time.Second)), grace: period}, false
+	}
+	g := m.GetDeletionGracePeriodSeconds()
+	if g == nil || *g == 0 {
+		return nil, false
+	}
+	cur := max(*g, 1)
+	if requested == nil || *requested >= cur {
+		return nil, true
+	}
+	period := *requested
+	at := ts.Add(-time.Duration(cur) * time.Second).Add(time.Duration(period) * time.Second)
+	if at.Before(now.Time) {
+		at = now.Time
+		if period != 0 {
+			period = 1
+		}
+	}
+	return &deletionStamp{at: metav1.NewTime(at), grace: period}, false
+}
+
+// stampDeleting marks m deleting: with stamp when set (a graceful delete; a first one
+// bumps a tracked generation, as upstream), otherwise, when not yet deleting, at now
+// with no grace period.
+func stampDeleting(m metav1.Object, stamp *deletionStamp, now metav1.Time) {
+	switch {
+	case stamp != nil:
+		if m.GetDeletionTimestamp() == nil && m.GetGeneration() > 0 {
+			m.SetGeneration(m.GetGeneration() + 1)
+		}
+		at, grace := stamp.at, stamp.grace
+		m.SetDeletionTimestamp(&at)
+		m.SetDeletionGracePeriodSeconds(&grace)
+	case m.GetDeletionTimestamp() == nil:
 		m.SetDeletionTimestamp(&now)
 		zero := int64(0)
 		m.SetDeletionGracePeriodSeconds(&zero)
 	}
+}
+
+// markDeleting sets deletionTimestamp (and the policy's finalizer); namespaces turn
+// Terminating. stamp, when set, is a graceful delete's deletionTimestamp and grace period;
+// otherwise an object not yet deleting is stamped now with no grace period.
+func (s *Store) markDeleting(ctx context.Context, res *Resource, ns, name string, old runtime.Object, rev int64, finalizers []string, stamp *deletionStamp, wopts WriteOptions) (*DeleteResult, error) {
+	obj := old.DeepCopyObject()
+	m := objectMeta(obj)
+	stampDeleting(m, stamp, s.now())
 	m.SetFinalizers(finalizers)
 	if nsObj, ok := obj.(*corev1.Namespace); ok {
 		nsObj.Status.Phase = corev1.NamespaceTerminating

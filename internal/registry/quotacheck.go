@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/quotad/quotad/internal/quota"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/storage"
 )
 

@@ -1,11 +1,12 @@
 package registry
 
 import (
-	qcore "github.com/quotad/quotad/internal/quota"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	qcore "github.com/quotad/quotad/internal/quota"
 )
 
 func TestDecisionQuotas(t *testing.T) {

@@ -60,6 +60,15 @@ type SubresourceValidator interface {
 	ValidateSubresourceUpdate(subresource string, obj, old runtime.Object) (field.ErrorList, bool)
 }
 
+// GracefulDeleter is a kind deleted gracefully (upstream's RESTGracefulDeleteStrategy):
+// GracePeriod returns the grace period in seconds of a first delete of obj, given the
+// period the request asked for (nil: none); 0 removes it at once, a positive period
+// marks it with deletionTimestamp = now + period and deletionGracePeriodSeconds = period
+// and leaves its removal to whoever confirms it (a pod's node, with a zero-grace delete).
+type GracefulDeleter interface {
+	GracePeriod(obj runtime.Object, requested *int64) int64
+}
+
 // Warner returns the non-fatal warnings of a written object.
 type Warner interface {
 	Warnings(obj runtime.Object) []string

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"k8s.io/apimachinery/pkg/util/managedfields"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/quotad/quotad/internal/admission"
 )
@@ -173,8 +173,9 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 		Operation: admission.Update, Resource: res.GVR, Subresource: subresource, Kind: res.GVK(),
 		Namespace: ns, Name: name, Object: obj, OldObject: old, DryRun: opts.DryRun, User: requestUser(ctx),
 	}
-	// 3. Finalizers all gone while deleting: the update is the deletion.
-	if om.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 && !isNamespaceHeld(obj) {
+	// 3. Finalizers all gone while deleting with no grace period left: the update is the
+	// deletion. An object in a graceful deletion waits for its zero-grace delete.
+	if om.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 && !isNamespaceHeld(obj) && noGraceLeft(om) {
 		return preparedUpdate{deletes: true}, nil
 	}
 	if s.cfg.Admission != nil && subresource == "" {
@@ -197,6 +198,13 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 		return preparedUpdate{noop: &Result{Object: same}}, nil
 	}
 	return preparedUpdate{w: &write{res: res, attrs: attrs, key: res.Key(ns, name), guard: rev, obj: obj}}, nil
+}
+
+// noGraceLeft reports a deleting object's grace period unset or 0 (upstream's
+// shouldDeleteDuringUpdate).
+func noGraceLeft(m metav1.Object) bool {
+	g := m.GetDeletionGracePeriodSeconds()
+	return g == nil || *g == 0
 }
 
 // isNamespaceHeld reports a namespace still held by its spec finalizers.

@@ -36,7 +36,7 @@ func (s *seenUsers) Validate(_ context.Context, a *admission.Attributes) error {
 // TestAdmissionSeesTheUser: admission attributes carry the requesting user from the
 // request's context on create, update and delete; in-process writes carry none.
 func TestAdmissionSeesTheUser(t *testing.T) {
-	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil, storage.WithUnsafeNoFsync())
+	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil, storage.WithUnsafeNoFsync(), storage.WithFastElection())
 	if err != nil {
 		t.Fatal(err)
 	}

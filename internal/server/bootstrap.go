@@ -23,11 +23,17 @@ import (
 	"github.com/quotad/quotad/internal/controller/csrsigning"
 	"github.com/quotad/quotad/internal/controller/defaultservicecidr"
 	"github.com/quotad/quotad/internal/controller/disruption"
+	"github.com/quotad/quotad/internal/controller/endpoints"
+	"github.com/quotad/quotad/internal/controller/endpointslice"
 	"github.com/quotad/quotad/internal/controller/etcdsnapshot"
 	"github.com/quotad/quotad/internal/controller/flowcontrol"
 	"github.com/quotad/quotad/internal/controller/garbagecollector"
 	"github.com/quotad/quotad/internal/controller/namespace"
+	"github.com/quotad/quotad/internal/controller/nodelifecycle"
+	"github.com/quotad/quotad/internal/controller/podgc"
 	"github.com/quotad/quotad/internal/controller/quotaverify"
+	"github.com/quotad/quotad/internal/controller/tainteviction"
+	"github.com/quotad/quotad/internal/controller/ttlafterfinished"
 	"github.com/quotad/quotad/internal/controller/workloads"
 	"github.com/quotad/quotad/internal/pki"
 	"github.com/quotad/quotad/internal/registry"
@@ -146,4 +152,15 @@ func startLeaderControllers(ctx context.Context, run func(context.Context, strin
 		return pki.LoadAuthority(filepath.Join(cfg.DataDir, "ca.crt"), filepath.Join(cfg.DataDir, "ca.key"))
 	}).Start)
 	run(ctx, "garbagecollector", garbagecollector.New(store, log, garbagecollector.Options{Panics: m}).Start)
+	run(ctx, "node-lifecycle-controller", nodelifecycle.New(store, nodelifecycle.Options{
+		MonitorPeriod: cfg.NodeMonitorPeriod, GracePeriod: cfg.NodeMonitorGracePeriod, StartupGracePeriod: cfg.NodeStartupGracePeriod,
+		EvictionRate: cfg.NodeEvictionRate, SecondaryEvictionRate: cfg.SecondaryNodeEvictionRate,
+		LargeClusterThreshold: cfg.LargeClusterSizeThreshold, UnhealthyZoneThreshold: cfg.UnhealthyZoneThreshold,
+		Panics: m, Log: log}).Start)
+	run(ctx, "taint-eviction-controller", tainteviction.New(store, tainteviction.Options{Panics: m, Log: log}).Start)
+	run(ctx, "endpoints", endpoints.New(store, endpoints.Options{Panics: m, Log: log}).Start)
+	run(ctx, "endpointslice", endpointslice.New(store, endpointslice.Options{MaxEndpointsPerSlice: cfg.MaxEndpointsPerSlice, Panics: m, Log: log}).Start)
+	run(ctx, "podgc", podgc.New(store, log, podgc.Options{TerminatedPodThreshold: cfg.TerminatedPodGCThreshold,
+		CheckPeriod: cfg.PodGCCheckPeriod, Quarantine: cfg.PodGCQuarantine, Panics: m}).Start)
+	run(ctx, "ttlafterfinished", ttlafterfinished.New(store, log, ttlafterfinished.Options{Panics: m}).Start)
 }

@@ -18,6 +18,7 @@ func namespaceAt(name, rv string, phase corev1.NamespacePhase) *corev1.Namespace
 // after the list stays deleted; one the list no longer holds and the cache knew only
 // before is gone.
 func TestCacheInstallKeepsLaterCommits(t *testing.T) {
+	t.Parallel()
 	c := &objectCache{byNS: map[string]map[string]runtime.Object{}}
 	c.observe(namespaceAt("gone", "3", corev1.NamespaceActive), false)
 	c.observe(namespaceAt("doomed", "12", corev1.NamespaceTerminating), false)

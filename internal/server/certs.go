@@ -8,11 +8,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/quotad/quotad/internal/pki"
 	"net"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/quotad/quotad/internal/pki"
 )
 
 // credentials are the files quotad keeps in its data dir.

@@ -10,6 +10,7 @@ import (
 // the replicas) reissues the serving certificate to cover them, under the same CA and
 // admin token; the same names again keep it.
 func TestServingCertificateCoversTLSSANs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	first, err := loadOrCreateCredentials(dir, []string{"127.0.0.1"})
 	if err != nil {

@@ -6,12 +6,13 @@ import (
 	"encoding/asn1"
 	"errors"
 	"fmt"
-	"github.com/quotad/quotad/internal/pki"
 	"path/filepath"
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/quotad/quotad/internal/pki"
 )
 
 // ClientKubeconfig is what `quotad kubeconfig` prints.

@@ -14,6 +14,7 @@ import (
 )
 
 func TestClusterAdvertiseAddress(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		bind, advertise, want string
 	}{
@@ -31,6 +32,7 @@ func TestClusterAdvertiseAddress(t *testing.T) {
 }
 
 func TestCheckClusterFlags(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		cfg  Config
@@ -56,6 +58,7 @@ func TestCheckClusterFlags(t *testing.T) {
 // TestJoinRefusesOwnEtcd: --join on a data dir holding an etcd of its own (not a cluster
 // member's) is refused before anything is asked of the cluster.
 func TestJoinRefusesOwnEtcd(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wal := filepath.Join(dir, "etcd", "member", "wal")
 	if err := os.MkdirAll(wal, 0o700); err != nil {
@@ -74,6 +77,7 @@ func TestJoinRefusesOwnEtcd(t *testing.T) {
 // address and ports are used where no flag says, the same values as flags are accepted,
 // and other values are refused, naming the flag and the kept value.
 func TestKeptMemberConflicts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wal := filepath.Join(dir, "etcd", "member", "wal")
 	if err := os.MkdirAll(wal, 0o700); err != nil {
@@ -121,6 +125,7 @@ func TestKeptMemberConflicts(t *testing.T) {
 // TestCheckMemberPortsDefault: a default etcd port in use is named with its flag, as the
 // default.
 func TestCheckMemberPortsDefault(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

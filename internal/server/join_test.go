@@ -33,6 +33,7 @@ func (f *fakeAdder) AddLearner(_ context.Context, name string, peerURLs []string
 // serves the CA to anyone, refuses a wrong secret (401) and a bad request (400), maps an
 // existing member to 409, and otherwise adds the member and hands over the shared secrets.
 func TestJoinHandler(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, data := range map[string]string{"ca.key": "api-ca-key", "sa.key": "sa-key"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseJoinToken(t *testing.T) {
+	t.Parallel()
 	hash := strings.Repeat("ab", 32)
 	tests := []struct {
 		in      string
@@ -45,6 +46,7 @@ func TestParseJoinToken(t *testing.T) {
 // TestJoinTokenKept: the token is made once (0600, created reported only then), kept across
 // calls, checked against the CA, compares secrets exactly, and ReadJoinToken reads it.
 func TestJoinTokenKept(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ca := []byte("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
 	if _, err := ReadJoinToken(dir); err == nil || !strings.Contains(err.Error(), "--cluster-init") {

@@ -13,6 +13,7 @@ import (
 // TestWriteKubeconfig: the admin kubeconfig is written when missing, and otherwise only
 // when quotad's server URL, CA or admin token changed, then changing only those.
 func TestWriteKubeconfig(t *testing.T) {
+	t.Parallel()
 	const url, token = "https://127.0.0.1:6443", "tok"
 	ca := []byte("-----BEGIN CERTIFICATE-----\nMA==\n-----END CERTIFICATE-----\n")
 	fresh := func() *clientcmdapi.Config {

@@ -11,9 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/uuid"
-
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/quotad/quotad/internal/election"
 	"github.com/quotad/quotad/internal/registry"

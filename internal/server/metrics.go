@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/quotad/quotad/internal/auth"
 	"log/slog"
 	"net/http"
 	"net/http/pprof"
@@ -20,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/apiserver"
+	"github.com/quotad/quotad/internal/auth"
 	"github.com/quotad/quotad/internal/registry"
 )
 

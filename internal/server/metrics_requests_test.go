@@ -13,6 +13,7 @@ import (
 // endpoints/metrics and admission/metrics packages): dashboards and SLOs built for
 // kube-apiserver read quotad's histograms the same way. The lists are literals on purpose.
 func TestRequestMetricsBuckets(t *testing.T) {
+	t.Parallel()
 	m := newMetrics()
 	l := &apiserver.RequestLabels{Verb: "POST", Version: "v1", Resource: "pods", Scope: "resource"}
 	m.api.ObserveRequest(l, 201, time.Millisecond)

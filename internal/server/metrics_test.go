@@ -1,13 +1,13 @@
 package server
 
 import (
-	"github.com/quotad/quotad/internal/auth"
-	"github.com/quotad/quotad/internal/auth/authn"
-
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/quotad/quotad/internal/auth"
+	"github.com/quotad/quotad/internal/auth/authn"
 )
 
 type denyAll struct{}
@@ -22,6 +22,7 @@ func (allowAuthenticated) AuthorizePath(auth.User, string, string) bool { return
 // Status and requests their authorizer denies with kube-apiserver's 403 for a
 // non-resource path.
 func TestGuarded(t *testing.T) {
+	t.Parallel()
 	tokens, err := authn.NewTokenFile("admin-token", "")
 	if err != nil {
 		t.Fatal(err)

@@ -54,7 +54,7 @@ type running struct {
 func runServer(t *testing.T, cfg server.Config) *running {
 	t.Helper()
 	r := &running{ready: make(chan *server.Running, 1), done: make(chan error, 1), logs: &syncBuffer{}}
-	cfg.BindAddress, cfg.EtcdUnsafeNoFsync, cfg.ResourceQuotaSyncPeriod = "127.0.0.1", true, -1
+	cfg.BindAddress, cfg.EtcdUnsafeNoFsync, cfg.EtcdFastElection, cfg.ResourceQuotaSyncPeriod = "127.0.0.1", true, true, -1
 	cfg.Logger = slog.New(slog.NewTextHandler(r.logs, nil))
 	cfg.Ready = func(run *server.Running) { r.ready <- run }
 	ctx, cancel := context.WithCancel(context.Background())
@@ -111,6 +111,7 @@ func readTrimmed(t *testing.T, dir, name string) string {
 //   - both restarted without port flags come back on the ports they started with (kept in
 //     etcd-member.json, 0600), and only the first start of --cluster-init made the token.
 func TestClusterRestartWithoutFlags(t *testing.T) {
+	t.Parallel()
 	ports := storagetest.FreePorts(t, 4)
 	a := servertest.Start(t, func(c *server.Config) {
 		c.ClusterInit, c.EtcdPeerPort, c.EtcdClientPort = true, ports[0], ports[1]
@@ -207,6 +208,7 @@ func TestClusterRestartWithoutFlags(t *testing.T) {
 // ports are the first one's (as with the defaults) is refused before it joins, naming the
 // flags to set; the membership is unchanged.
 func TestClusterSecondReplicaPortsInUse(t *testing.T) {
+	t.Parallel()
 	ports := storagetest.FreePorts(t, 2)
 	a := servertest.Start(t, func(c *server.Config) {
 		c.ClusterInit, c.EtcdPeerPort, c.EtcdClientPort = true, ports[0], ports[1]

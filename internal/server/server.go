@@ -62,6 +62,20 @@ type Config struct {
 	EnableAdmissionPlugins     []string
 	DisableAdmissionPlugins    []string
 	ResourceQuotaSyncPeriod    time.Duration
+	// The node lifecycle controller's kube-controller-manager flags (0: upstream's
+	// defaults, see package nodelifecycle): --node-monitor-period,
+	// --node-monitor-grace-period, --node-startup-grace-period, --node-eviction-rate,
+	// --secondary-node-eviction-rate, --large-cluster-size-threshold and
+	// --unhealthy-zone-threshold.
+	NodeMonitorPeriod         time.Duration
+	NodeMonitorGracePeriod    time.Duration
+	NodeStartupGracePeriod    time.Duration
+	NodeEvictionRate          float32
+	SecondaryNodeEvictionRate float32
+	LargeClusterSizeThreshold int32
+	UnhealthyZoneThreshold    float32
+	// MaxEndpointsPerSlice is --max-endpoints-per-slice (0: 100).
+	MaxEndpointsPerSlice int
 	// Clustered embedded etcd (cluster.go, join.go): ClusterInit is --cluster-init (this
 	// quotad's embedded etcd becomes, or stays, a member of a cluster others may join);
 	// Join is --join (the https URL of a cluster member's secure port to join through) with
@@ -80,6 +94,9 @@ type Config struct {
 	EtcdClientPort   int
 	// EtcdUnsafeNoFsync turns off the embedded etcd's fsync: for tests only.
 	EtcdUnsafeNoFsync bool
+	// EtcdFastElection makes a single embedded etcd member elect itself within 100ms
+	// instead of 1s (storage.WithFastElection): for tests only, which start many.
+	EtcdFastElection bool
 	// WrapStorage, when set, wraps the storage everything but the embedded etcd's own
 	// maintenance goes through (tests use it to hold or observe transactions).
 	WrapStorage func(storage.Store) storage.Store
@@ -150,6 +167,13 @@ type Config struct {
 	// Lease held on shutdown, as a killed process would (for tests). OnLeading, when set, is
 	// told true when this replica's leader-only controllers start and false once they have
 	// all stopped. See leader.go.
+	// TerminatedPodGCThreshold is --terminated-pod-gc-threshold: the terminated pods pod
+	// GC keeps before it deletes the oldest (<= 0: it deletes none; the flag defaults to
+	// 12500). PodGCCheckPeriod and PodGCQuarantine replace upstream's 20s between passes
+	// and 40s a node must be missing before its pods go (zero: those; for tests only).
+	TerminatedPodGCThreshold int
+	PodGCCheckPeriod         time.Duration
+	PodGCQuarantine          time.Duration
 	LeaderElect              bool
 	LeaderElectLeaseDuration time.Duration
 	LeaderElectRenewDeadline time.Duration
@@ -261,6 +285,9 @@ func Run(ctx context.Context, cfg Config) error {
 		var opts []storage.EmbeddedOption
 		if cfg.EtcdUnsafeNoFsync {
 			opts = append(opts, storage.WithUnsafeNoFsync())
+		}
+		if cfg.EtcdFastElection {
+			opts = append(opts, storage.WithFastElection())
 		}
 		var member *storage.ClusterConfig
 		if clustered(cfg) {

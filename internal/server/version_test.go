@@ -10,6 +10,7 @@ import (
 )
 
 func TestVersionFrom(t *testing.T) {
+	t.Parallel()
 	base := func(f func(*version.Info)) version.Info {
 		v := versionFrom(nil)
 		f(&v)
@@ -50,6 +51,7 @@ func TestVersionFrom(t *testing.T) {
 // k8s.io/apimachinery quotad is built with, so served kinds, fields and validation wording
 // are those of the version /version reports.
 func TestEmulatedVersionMatchesAPI(t *testing.T) {
+	t.Parallel()
 	gomod, err := os.ReadFile("../../go.mod")
 	if err != nil {
 		t.Fatal(err)

@@ -73,6 +73,7 @@ func memberSummary(t *testing.T, e *storage.Embedded) (string, int) {
 // address (refusing a client without a certificate of its CA), records endpoints
 // ConnectLocal reaches, and keeps its etcd CA key, like every file, private.
 func TestClusterStart(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -127,6 +128,7 @@ func TestClusterStart(t *testing.T) {
 // membership, is promoted once it has caught up, and serves the cluster's data; a write
 // through either member is read through the other.
 func TestClusterLearnerPromoted(t *testing.T) {
+	t.Parallel()
 	aDir := t.TempDir()
 	a := startEmbedded(t, aDir, storage.WithCluster(clusterConfig(t, "a")), storage.WithUnsafeNoFsync())
 	ctx := t.Context()
@@ -157,6 +159,7 @@ func TestClusterLearnerPromoted(t *testing.T) {
 // TestClusterMemberRemove: removing a member of three leaves two that still write, and a
 // name no member has gives ErrMemberNotFound.
 func TestClusterMemberRemove(t *testing.T) {
+	t.Parallel()
 	aDir := t.TempDir()
 	a := startEmbedded(t, aDir, storage.WithCluster(clusterConfig(t, "a")), storage.WithUnsafeNoFsync())
 	join(t, a, aDir, "b")
@@ -183,9 +186,10 @@ func TestClusterMemberRemove(t *testing.T) {
 // TestClusterInitKeepsSingleMemberData: a single member's data dir started as a cluster's
 // first member keeps its keys; its peer URL becomes the https one.
 func TestClusterInitKeepsSingleMemberData(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx := context.Background()
-	single, err := storage.StartEmbedded(ctx, dir, nil, storage.WithUnsafeNoFsync())
+	single, err := storage.StartEmbedded(ctx, dir, nil, storage.WithUnsafeNoFsync(), storage.WithFastElection())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,6 +212,7 @@ func TestClusterInitKeepsSingleMemberData(t *testing.T) {
 // TestClusterRemovedMemberStops: a running member removed from its cluster stops, and says
 // so on Stopped.
 func TestClusterRemovedMemberStops(t *testing.T) {
+	t.Parallel()
 	aDir := t.TempDir()
 	a := startEmbedded(t, aDir, storage.WithCluster(clusterConfig(t, "a")), storage.WithUnsafeNoFsync())
 	b, _ := join(t, a, aDir, "b")
@@ -246,6 +251,7 @@ func (b *syncBuffer) String() string {
 // cannot serve (no quorum). Until it can, it logs what it waits for, naming the other member
 // and its peer URL; cancelled, it returns at once and releases its data dir.
 func TestClusterRestartAloneWaitsAndStops(t *testing.T) {
+	t.Parallel()
 	aDir := t.TempDir()
 	aConf := clusterConfig(t, "a")
 	a, err := storage.StartEmbedded(t.Context(), aDir, nil, storage.WithCluster(aConf), storage.WithUnsafeNoFsync())

@@ -20,6 +20,7 @@ import (
 // clients presenting its own client certificate. Plain text, TLS without a certificate and a
 // certificate of another CA (another embedded etcd's) can neither read nor write a key.
 func TestEmbeddedRefusesClientsWithoutItsCertificate(t *testing.T) {
+	t.Parallel()
 	e := startEmbedded(t, t.TempDir())
 	other := startEmbedded(t, t.TempDir())
 	local := e.Store()
@@ -88,6 +89,7 @@ func TestEmbeddedRefusesClientsWithoutItsCertificate(t *testing.T) {
 
 // TestEmbeddedFileModes: the etcd data, its certificates and keys are private to the user.
 func TestEmbeddedFileModes(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 )
 
 func TestDefragPolicyDue(t *testing.T) {
+	t.Parallel()
 	def := defragPolicy{minFree: DefragMinFreeBytes, minFraction: DefragMinFreeFraction}
 	tests := []struct {
 		name        string
@@ -75,7 +76,8 @@ func deleteAndCompact(t *testing.T, s *Etcd, prefix string) {
 }
 
 func TestEmbeddedDefragment(t *testing.T) {
-	e, err := StartEmbedded(t.Context(), t.TempDir(), nil, WithUnsafeNoFsync(), WithDefragInterval(0))
+	t.Parallel()
+	e, err := StartEmbedded(t.Context(), t.TempDir(), nil, WithUnsafeNoFsync(), WithFastElection(), WithDefragInterval(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +118,9 @@ func TestEmbeddedDefragment(t *testing.T) {
 // TestEmbeddedNoSpaceRecovery: once the quota is exhausted etcd refuses writes; freeing the
 // space and defragmenting disarms the alarm so that writes work again.
 func TestEmbeddedNoSpaceRecovery(t *testing.T) {
+	t.Parallel()
 	smallQuota := func(c *embeddedConfig) { c.quotaBackendBytes = 8 << 20 }
-	e, err := StartEmbedded(t.Context(), t.TempDir(), nil, WithUnsafeNoFsync(), WithDefragInterval(0), smallQuota)
+	e, err := StartEmbedded(t.Context(), t.TempDir(), nil, WithUnsafeNoFsync(), WithFastElection(), WithDefragInterval(0), smallQuota)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,6 +155,7 @@ func TestEmbeddedNoSpaceRecovery(t *testing.T) {
 }
 
 func TestZapToSlog(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		min      slog.Level
@@ -244,6 +248,7 @@ func stopped() *atomic.Bool {
 // TestStartEtcdPortInUse pins the error StartEmbedded retries on: the client port taken
 // between choosing it and etcd binding it.
 func TestStartEtcdPortInUse(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -16,10 +16,11 @@ import (
 // TestEmbeddedRestart closes the server and starts it again on the same dir: keys, values,
 // revisions and the store revision are the same, and new writes continue after them.
 func TestEmbeddedRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx := t.Context()
 
-	e1, err := storage.StartEmbedded(ctx, dir, nil)
+	e1, err := storage.StartEmbedded(ctx, dir, nil, storage.WithFastElection())
 	if err != nil {
 		t.Fatalf("first start: %v", err)
 	}
@@ -73,12 +74,13 @@ func describe(res storage.ListResult) []string {
 // TestEmbeddedDirInUse: a second server on a dir in use fails at once; the dir is free
 // again after Close.
 func TestEmbeddedDirInUse(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	e1, err := storage.StartEmbedded(t.Context(), dir, nil)
+	e1, err := storage.StartEmbedded(t.Context(), dir, nil, storage.WithFastElection())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e2, err := storage.StartEmbedded(t.Context(), dir, nil); !errors.Is(err, fileutil.ErrLocked) {
+	if e2, err := storage.StartEmbedded(t.Context(), dir, nil, storage.WithFastElection()); !errors.Is(err, fileutil.ErrLocked) {
 		if e2 != nil {
 			e2.Close()
 		}
@@ -90,6 +92,7 @@ func TestEmbeddedDirInUse(t *testing.T) {
 
 // TestEmbeddedEndpoints: the advertised endpoints serve the same data as the in-process client.
 func TestEmbeddedEndpoints(t *testing.T) {
+	t.Parallel()
 	e := startEmbedded(t, t.TempDir())
 	local := e.Store()
 	defer local.Close()
@@ -111,6 +114,7 @@ func TestEmbeddedEndpoints(t *testing.T) {
 }
 
 func TestConnectExternalNoEndpoints(t *testing.T) {
+	t.Parallel()
 	if _, err := storage.ConnectExternal(t.Context(), nil, nil, nil); err == nil {
 		t.Fatal("ConnectExternal without endpoints succeeded")
 	}
@@ -119,9 +123,10 @@ func TestConnectExternalNoEndpoints(t *testing.T) {
 // TestConnectLocal: a second client reaches a running embedded etcd through the data
 // dir alone (the recorded endpoints and the client certificate in etcd-pki).
 func TestConnectLocal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx := context.Background()
-	e, err := storage.StartEmbedded(ctx, dir, nil, storage.WithUnsafeNoFsync())
+	e, err := storage.StartEmbedded(ctx, dir, nil, storage.WithUnsafeNoFsync(), storage.WithFastElection())
 	if err != nil {
 		t.Fatal(err)
 	}

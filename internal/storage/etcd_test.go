@@ -20,9 +20,11 @@ import (
 // waitTimeout bounds waits on channels; it is a failure guard only.
 const waitTimeout = 30 * time.Second
 
-// startEmbedded starts an embedded etcd in a fresh temporary dir, closed at cleanup.
+// startEmbedded starts an embedded etcd in a fresh temporary dir, closed at cleanup (a
+// single member elects itself at once: storage.WithFastElection).
 func startEmbedded(t *testing.T, dir string, opts ...storage.EmbeddedOption) *storage.Embedded {
 	t.Helper()
+	opts = append([]storage.EmbeddedOption{storage.WithFastElection()}, opts...)
 	e, err := storage.StartEmbedded(t.Context(), dir, slog.New(slog.NewTextHandler(t.Output(), nil)), opts...)
 	if err != nil {
 		t.Fatalf("StartEmbedded: %v", err)
@@ -43,6 +45,7 @@ func clientTLS(t *testing.T, e *storage.Embedded) *tls.Config {
 }
 
 func TestEtcdConformanceEmbedded(t *testing.T) {
+	t.Parallel()
 	e := startEmbedded(t, t.TempDir())
 	storagetest.Run(t, func(t *testing.T) storage.Store {
 		s := e.Store()
@@ -53,6 +56,7 @@ func TestEtcdConformanceEmbedded(t *testing.T) {
 
 // TestEtcdConformanceExternal runs the suite over a network client, as with --etcd-servers.
 func TestEtcdConformanceExternal(t *testing.T) {
+	t.Parallel()
 	e := startEmbedded(t, t.TempDir())
 	client, err := storage.ConnectExternal(t.Context(), e.Endpoints(), clientTLS(t, e), nil)
 	if err != nil {
@@ -69,6 +73,7 @@ func TestEtcdConformanceExternal(t *testing.T) {
 // TestUncountedPages: an embedded member's store reads NoCount pages without counting the
 // rest of the range, a network client's cannot (etcd's Range counts).
 func TestUncountedPages(t *testing.T) {
+	t.Parallel()
 	e := startEmbedded(t, t.TempDir())
 	local := e.Store()
 	defer local.Close()
@@ -85,6 +90,7 @@ func TestUncountedPages(t *testing.T) {
 }
 
 func TestWatchProgressOnIdle(t *testing.T) {
+	t.Parallel()
 	e := startEmbedded(t, t.TempDir(), storage.WithProgressNotifyInterval(100*time.Millisecond))
 	s := e.Store()
 	defer s.Close()
@@ -116,6 +122,7 @@ func TestWatchProgressOnIdle(t *testing.T) {
 }
 
 func TestStoreCloseEndsWatches(t *testing.T) {
+	t.Parallel()
 	e := startEmbedded(t, t.TempDir())
 	s := e.Store()
 	ch := s.Watch(context.Background(), "/x/", 0)
@@ -135,6 +142,7 @@ func TestStoreCloseEndsWatches(t *testing.T) {
 }
 
 func TestCompactErrors(t *testing.T) {
+	t.Parallel()
 	e := startEmbedded(t, t.TempDir())
 	s := e.Store()
 	defer s.Close()
@@ -165,6 +173,7 @@ func TestCompactErrors(t *testing.T) {
 }
 
 func TestTxnInvalid(t *testing.T) {
+	t.Parallel()
 	e := startEmbedded(t, t.TempDir())
 	s := e.Store()
 	defer s.Close()
@@ -194,6 +203,7 @@ func TestTxnInvalid(t *testing.T) {
 // TestNewEtcdNeedsConnection: the in-process client has no connection to carry requests
 // built directly; NewEtcd says so at once and points to Embedded.Store.
 func TestNewEtcdNeedsConnection(t *testing.T) {
+	t.Parallel()
 	e := startEmbedded(t, t.TempDir())
 	defer func() {
 		r := recover()
@@ -226,6 +236,7 @@ func (k laggingKV) Get(ctx context.Context, key string, opts ...clientv3.OpOptio
 // Three quotad replicas on a three-member etcd answered writes with 500 "revision not yet
 // reached" before (test/ha).
 func TestSerializableListOnLaggingMember(t *testing.T) {
+	t.Parallel()
 	e := startEmbedded(t, t.TempDir())
 	client, err := storage.ConnectExternal(t.Context(), e.Endpoints(), clientTLS(t, e), nil)
 	if err != nil {
@@ -286,6 +297,7 @@ func (k electingKV) Get(ctx context.Context, key string, opts ...clientv3.OpOpti
 // (a bounded number of times): Get, List and Revision succeed across an election, and
 // fail with the error only when the elections do not stop.
 func TestReadAfterLeaderChange(t *testing.T) {
+	t.Parallel()
 	e := startEmbedded(t, t.TempDir())
 	client, err := storage.ConnectExternal(t.Context(), e.Endpoints(), clientTLS(t, e), nil)
 	if err != nil {

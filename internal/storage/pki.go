@@ -5,11 +5,12 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"errors"
-	"github.com/quotad/quotad/internal/pki"
 	"net"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/quotad/quotad/internal/pki"
 )
 
 // The embedded etcd's client listener is TLS that requires a client certificate signed by a

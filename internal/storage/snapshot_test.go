@@ -14,6 +14,7 @@ import (
 // does not answer), restores it into a new dir and starts the embedded etcd there: same
 // keys, values and revisions. A second restore into that dir is refused.
 func TestSnapshotSaveRestore(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	e := startEmbedded(t, t.TempDir())
 	st := e.Store()

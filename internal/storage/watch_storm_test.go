@@ -14,6 +14,7 @@ import (
 // a watch started afterwards still gets its events (on a shared etcd watch stream the
 // cancellations deadlock the stream, etcd issues 18879 and 20716).
 func TestWatchCancellationStorm(t *testing.T) {
+	t.Parallel()
 	e := startEmbedded(t, t.TempDir(), storage.WithUnsafeNoFsync())
 	st := e.Store()
 	defer st.Close()

@@ -7,6 +7,7 @@ import (
 // TestLimitRangeQuotaAndNamespaceLifecycle drives LimitRanger, ResourceQuota and
 // NamespaceLifecycle through kubectl.
 func TestLimitRangeQuotaAndNamespaceLifecycle(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.must("create", "namespace", "lr")
 	lr := `apiVersion: v1
@@ -71,6 +72,7 @@ func splitArgs(s string) []string {
 // TestTerminatingNamespaceAndLimitRangeMinimum: creates in a Terminating namespace are
 // refused with upstream's text; LimitRanger's minimum is enforced.
 func TestTerminatingNamespaceAndLimitRangeMinimum(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.must("create", "namespace", "going")
 	held := `apiVersion: v1

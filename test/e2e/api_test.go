@@ -3,7 +3,6 @@ package e2e
 import (
 	"bufio"
 	"context"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -48,6 +47,7 @@ func (c *cluster) expectOut(stdin, want string, args ...string) {
 
 // TestAPICreateApplyGetPatchDelete drives the object verbs through kubectl.
 func TestAPICreateApplyGetPatchDelete(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.expectOut("", "namespace/shop created\n", "create", "namespace", "shop")
 
@@ -113,12 +113,13 @@ func TestAPICreateApplyGetPatchDelete(t *testing.T) {
 // TestAPIGetWatch runs kubectl get quota -A -w in the background and reads its rows as
 // quotas are created.
 func TestAPIGetWatch(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.must("create", "namespace", "watched")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, kubectlPath, "get", "quota", "-A", "-w")
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.kubeconfig)
+	cmd.Env = c.env()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -170,6 +171,7 @@ func TestAPIGetWatch(t *testing.T) {
 
 // TestAPINamespaceLifecycle creates a namespace with contents and deletes it.
 func TestAPINamespaceLifecycle(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.expectOut("", "namespace/tmp created\n", "create", "namespace", "tmp")
 	c.expectOut(appConfigMap, "configmap/app created\n", "create", "-n", "tmp", "-f", "-")
@@ -247,6 +249,7 @@ spec:
 
 // TestAPICustomResources creates a CRD with kubectl, uses its resources, and deletes both.
 func TestAPICustomResources(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.expectOut(widgetCRD, "customresourcedefinition.apiextensions.k8s.io/widgets.example.com created\n", "create", "-f", "-")
 	c.expectOut(widget, "widget.example.com/w1 created\n", "create", "-f", "-")

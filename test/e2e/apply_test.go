@@ -20,6 +20,7 @@ spec:
 // does: dropping a limit from the configuration removes it, another field manager changing
 // an owned limit gets upstream's conflict, and --force-conflicts takes it over.
 func TestServerSideApplyQuota(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.expectOut(appliedQuota, "resourcequota/team serverside-applied\n", "apply", "--server-side", "-f", "-")
 	dropped := strings.Replace(appliedQuota, "    requests.cpu: \"2\"\n", "", 1)

@@ -12,6 +12,7 @@ import (
 // by RBAC: a 403 until bound); unknown tokens get 401; a malformed file stops startup with a
 // clear error.
 func TestTokenAuthFile(t *testing.T) {
+	t.Parallel()
 	requireKubectl(t)
 	csv := filepath.Join(t.TempDir(), "tokens.csv")
 	if err := os.WriteFile(csv, []byte("alice-token,alice,1001,\"dev,ops\"\nbob-token,bob,1002\n"), 0o600); err != nil {
@@ -80,6 +81,7 @@ subjects:
 // TestBadAdmissionConfigStopsStartup: a bad --admission-control-config-file is a clear
 // startup error naming the file.
 func TestBadAdmissionConfigStopsStartup(t *testing.T) {
+	t.Parallel()
 	cfg := filepath.Join(t.TempDir(), "admission.yaml")
 	body := `apiVersion: apiserver.config.k8s.io/v1
 kind: AdmissionConfiguration

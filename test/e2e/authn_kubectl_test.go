@@ -21,6 +21,7 @@ import (
 // can-i` yes and no and --list; anonymous requests get 401 but /version and the health
 // paths.
 func TestAuthnKubectl(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.must("create", "namespace", "team-a")
 	// The namespace controller creates the default ServiceAccount.

@@ -136,6 +136,7 @@ func quotadOutput(t *testing.T, args ...string) string {
 //   - the join token was printed by the first --cluster-init start only, and `quotad token`
 //     prints it.
 func TestClusterRestartBinary(t *testing.T) {
+	t.Parallel()
 	p := storagetest.FreePorts(t, 6)
 	aDir, bDir := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
 	url := func(port int) string { return "https://127.0.0.1:" + strconv.Itoa(port) }

@@ -15,6 +15,7 @@ var describeRVRE = regexp.MustCompile(`(Resource Version:\s+)\d+`)
 // text; get and describe show it; a tenant bound to admin in its namespace reads the applied
 // view there but not the cluster quota.
 func TestClusterQuotaKubectl(t *testing.T) {
+	t.Parallel()
 	requireKubectl(t)
 	csv := filepath.Join(t.TempDir(), "tokens.csv")
 	if err := os.WriteFile(csv, []byte("alice-token,alice,1001,team-a\n"), 0o600); err != nil {

@@ -32,6 +32,7 @@ func (c *cluster) client() kubernetes.Interface {
 // TestCrashDuringCreates SIGKILLs quotad during a burst of creates; after a restart on the
 // same data dir every quota equals what is stored: no phantom usage, nothing over hard.
 func TestCrashDuringCreates(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	cs := c.client()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -29,6 +29,7 @@ spec:
 // (GET /api and /apis only, no per-group-version request), and that a CRD is usable by
 // kubectl right after its creation.
 func TestDiscoveryKubectl(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	cache := t.TempDir()
 	r := c.kubectl("api-resources", "--cache-dir", cache, "-v=6")
@@ -72,6 +73,7 @@ func TestDiscoveryKubectl(t *testing.T) {
 // TestExplainEnum checks that kubectl explain prints a field's enum values from the
 // server's OpenAPI, as it does against kube-apiserver.
 func TestExplainEnum(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	golden(t, "explain-pod-restartpolicy.txt", c.must("explain", "pod.spec.restartPolicy"))
 	out := c.must("explain", "pod.spec.containers.ports.protocol")

@@ -23,6 +23,7 @@ import (
 // manifest fails the test, so the manifest keeps up with what is served. `kubectl get all
 // -A` shows the `kubernetes` Service, as on any cluster.
 func TestEveryKindManifest(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	manifest, err := os.ReadFile(filepath.Join("testdata", "every-kind.yaml"))
 	if err != nil {

@@ -6,14 +6,16 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/quotad/quotad/internal/quota/quotatest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/quotad/quotad/internal/quota/quotatest"
 )
 
 // update is the -update flag quotatest.GoldenFile reads.
@@ -23,8 +25,21 @@ const kubectlPath = "/usr/bin/kubectl"
 
 var binary string
 
+// defaultParallel is how many tests run at once unless -test.parallel (go test -parallel)
+// is given: every test calls t.Parallel() and drives its own quotad processes, on their own
+// ports and data dirs, and much of a test's time is a process starting or waiting on one.
+const defaultParallel = 6
+
 func TestMain(m *testing.M) {
 	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		if err := flag.Set("test.parallel", strconv.Itoa(defaultParallel)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	dir, err := os.MkdirTemp("", "quotad-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -68,8 +83,11 @@ type cluster struct {
 	t          *testing.T
 	dataDir    string
 	kubeconfig string
-	cmd        *exec.Cmd
-	stderr     *bytes.Buffer
+	// cacheDir is kubectl's cache (KUBECACHEDIR) for this cluster alone: a cache in the
+	// home directory is keyed by host and port, which a later cluster may be given again.
+	cacheDir string
+	cmd      *exec.Cmd
+	stderr   *bytes.Buffer
 }
 
 func requireKubectl(t *testing.T) {
@@ -87,7 +105,7 @@ func requireKubectl(t *testing.T) {
 func start(t *testing.T, args ...string) *cluster {
 	t.Helper()
 	requireKubectl(t)
-	c := &cluster{t: t, dataDir: t.TempDir()}
+	c := &cluster{t: t, dataDir: t.TempDir(), cacheDir: t.TempDir()}
 	c.launch(args...)
 	t.Cleanup(c.stop)
 	return c
@@ -174,7 +192,7 @@ func (c *cluster) kubectlRun(dir, stdin string, args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, kubectlPath, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.kubeconfig)
+	cmd.Env = c.env()
 	if dir != "" {
 		cmd.Env = append(cmd.Env, "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	}
@@ -189,6 +207,11 @@ func (c *cluster) kubectlRun(dir, stdin string, args ...string) result {
 		c.t.Fatalf("kubectl %v: %v", args, err)
 	}
 	return result{so.String(), se.String(), code}
+}
+
+// env is the environment kubectl runs in against the cluster.
+func (c *cluster) env() []string {
+	return append(os.Environ(), "KUBECONFIG="+c.kubeconfig, "KUBECACHEDIR="+c.cacheDir)
 }
 
 func (c *cluster) kubectl(args ...string) result {

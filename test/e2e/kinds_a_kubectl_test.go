@@ -144,6 +144,7 @@ count: 1
 // real kubectl, prints them as kubectl get does, and has a count/ingresses quota refuse a
 // second Ingress with upstream's text.
 func TestKindsAKubectl(t *testing.T) {
+	t.Parallel()
 	requireKubectl(t)
 	c := start(t)
 	c.expectOut("", "namespace/web created\n", "create", "namespace", "web")

@@ -48,6 +48,7 @@ spec:
 // kubectl creates the CSR, `kubectl certificate approve` approves it (PUT /approval), the
 // signer issues it, and kubectl authenticates with it; `kubectl certificate deny` denies.
 func TestCertificateApproveKubectl(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	manifest, key := csrManifest(t, "frank", "frank")
 	c.expectOut(manifest, "certificatesigningrequest.certificates.k8s.io/frank created\n", "create", "-f", "-")
@@ -241,6 +242,7 @@ spec:
 // TestKindsBApplyKubectl applies one object of each storage, admissionregistration and
 // flowcontrol kind with kubectl and reads them back as kubectl get prints them.
 func TestKindsBApplyKubectl(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	csr, _ := csrManifest(t, "kinds-b", "kinds-b")
 	manifest := kindsBManifest + "---\n" + csr + `---

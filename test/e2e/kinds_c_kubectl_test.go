@@ -82,6 +82,7 @@ spec:
 // an IPAddress with kubectl, reads them back as kubectl get prints them, binds a pod with
 // a Binding, and has a per-device-class quota refuse a claim.
 func TestKindsCKubectl(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.expectOut(kindsCManifest, `namespace/kinds-c created
 deviceclass.resource.k8s.io/gpu created
@@ -103,7 +104,7 @@ ipaddress.networking.k8s.io/10.200.0.10 created
 		{"get resourceclaimtemplates -n kinds-c", "NAME  AGE\none-gpu  <age>\n"},
 		{"get resourceclaims -n kinds-c", "NAME  STATE  AGE\ntwo-gpus  pending  <age>\n"},
 		{"get servicecidrs", "NAME  CIDRS  AGE\nextra  10.200.0.0/16  <age>\nkubernetes  10.96.0.0/12  <age>\n"},
-		{"get ipaddresses", "NAME  PARENTREF  AGE\n10.200.0.10  services/kinds-c/web  <age>\n"},
+		{"get ipaddresses", "NAME  PARENTREF\n10.200.0.10  services/kinds-c/web\n"},
 		{"get resourceclaim two-gpus -n kinds-c -o jsonpath={.spec.devices.requests[0].exactly.allocationMode}", "ExactCount"},
 		{"get servicecidr kubernetes -o jsonpath={.status.conditions[0].type}={.status.conditions[0].status}", "Ready=True"},
 	} {

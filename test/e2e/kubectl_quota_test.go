@@ -56,6 +56,7 @@ func (c *cluster) kubectlWithPath(dir string, args ...string) result {
 // TestKubectlQuota installs kubectl-quota on PATH and runs the real `kubectl quota top`,
 // `kubectl quota explain` and `kubectl quota fit` against the quotad binary.
 func TestKubectlQuota(t *testing.T) {
+	t.Parallel()
 	requireKubectl(t)
 	dir := buildPlugin(t)
 	c := start(t)

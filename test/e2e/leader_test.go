@@ -21,8 +21,9 @@ func (c *cluster) leading() bool {
 // retry), SIGKILLs the leader (no release) and reports how long the other took to lead;
 // kubectl shows the Lease's holder change. It asserts no time.
 func TestLeaderTakeoverAfterSIGKILL(t *testing.T) {
+	t.Parallel()
 	requireKubectl(t)
-	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil)
+	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil, storage.WithFastElection())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,7 @@ spec:
 // unscheduled pod answer as upstream; kubectl drain is held by a PodDisruptionBudget with
 // upstream's eviction message.
 func TestPodsKubectl(t *testing.T) {
+	t.Parallel()
 	requireKubectl(t)
 	c := start(t)
 	all := normalizeTable(c.must("get", "all", "-A"))

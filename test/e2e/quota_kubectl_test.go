@@ -7,6 +7,7 @@ import (
 // TestCreateQuotaAndDescribeNamespace: `kubectl create quota` with --hard and --scopes, and
 // the quota section of `kubectl describe namespace`.
 func TestCreateQuotaAndDescribeNamespace(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.must("create", "namespace", "team")
 	if got := c.must("create", "quota", "best-effort", "--hard=pods=5", "--scopes=BestEffort", "-n", "team"); got != "resourcequota/best-effort created\n" {

@@ -23,6 +23,7 @@ spec:
 // `kubectl describe quota` of a quota whose used passed hard (kubectl's own describer:
 // Name, Namespace, Resource/Used/Hard, no annotations).
 func TestQuotaModesKubectl(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.must("create", "namespace", "team")
 	c.must("create", "quota", "compute", "--hard=pods=1,requests.cpu=1", "-n", "team")

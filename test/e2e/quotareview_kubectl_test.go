@@ -7,6 +7,7 @@ import (
 // TestQuotaFitWarningsKubectl: kubectl prints the Warning of a workload whose replicas do
 // not all fit, on create and on scale.
 func TestQuotaFitWarningsKubectl(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.must("create", "namespace", "team")
 	c.must("create", "quota", "compute", "--hard=pods=3", "-n", "team")
@@ -28,6 +29,7 @@ func TestQuotaFitWarningsKubectl(t *testing.T) {
 
 // TestQuotaReviewKubectl: `kubectl create -f quotareview.yaml -o yaml` prints the answer.
 func TestQuotaReviewKubectl(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.must("create", "namespace", "ask")
 	c.must("create", "quota", "compute", "--hard=requests.cpu=2,pods=10", "-n", "ask")

@@ -11,6 +11,7 @@ import (
 // user is allowed what its role grants and refused the rest with kube-apiserver's text byte
 // for byte; a user without the impersonate verb cannot --as anyone.
 func TestRBACKubectl(t *testing.T) {
+	t.Parallel()
 	requireKubectl(t)
 	csv := filepath.Join(t.TempDir(), "tokens.csv")
 	if err := os.WriteFile(csv, []byte("bob-token,bob,1002\n"), 0o600); err != nil {

@@ -43,6 +43,7 @@ func (c *cluster) waitKubectl(ok func(string) bool, args ...string) string {
 // TestRBACKindsKubectl: kubectl's RBAC generators, apply, get (-o wide) and describe work
 // against quotad's RBAC kinds and default roles.
 func TestRBACKindsKubectl(t *testing.T) {
+	t.Parallel()
 	requireKubectl(t)
 	c := start(t)
 	c.expectOut("", "namespace/team-a created\n", "create", "namespace", "team-a")
@@ -93,6 +94,7 @@ func TestRBACKindsKubectl(t *testing.T) {
 // TestRBACKindsEscalationKubectl: a tenant bound to admin in its namespace creates roles and
 // bindings there with kubectl, and is refused what admin does not hold with upstream's text.
 func TestRBACKindsEscalationKubectl(t *testing.T) {
+	t.Parallel()
 	requireKubectl(t)
 	csv := filepath.Join(t.TempDir(), "tokens.csv")
 	if err := os.WriteFile(csv, []byte("alice-token,alice,1001,team-a\n"), 0o600); err != nil {

@@ -20,8 +20,9 @@ import (
 // TestTwoProcessesShareOneEtcd: 50 parallel pod creates against pods: 10, spread over two
 // quotad processes sharing one etcd, store exactly 10 pods and used pods == 10.
 func TestTwoProcessesShareOneEtcd(t *testing.T) {
+	t.Parallel()
 	requireKubectl(t)
-	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil)
+	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil, storage.WithFastElection())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,7 @@ spec:
 // kubectl stops at its storage quota, and kubectl describe statefulset says why in
 // upstream's event texts; get controllerrevisions prints upstream's columns.
 func TestStatefulSetHeldAtStorageQuota(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.must("create", "namespace", "held")
 	c.must("create", "quota", "storage", "--hard=requests.storage=2Gi", "--namespace=held")
@@ -103,6 +104,7 @@ func (c *cluster) kubelet(ns string) {
 // TestStatefulSetRollout: kubectl rollout status, history and undo of a StatefulSet work
 // on its status and ControllerRevisions.
 func TestStatefulSetRollout(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.must("create", "namespace", "roll")
 	c.kubelet("roll")
@@ -162,6 +164,7 @@ spec:
 // TestDaemonSetRollout: a DaemonSet applied with kubectl runs on the Nodes it selects and
 // tolerates; kubectl get, rollout status and rollout history see it as upstream's.
 func TestDaemonSetRollout(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	cs := c.client()
 	for _, n := range []corev1.Node{

@@ -13,6 +13,7 @@ func example(name string) string { return filepath.Join(examples, name) }
 
 // TestComputeAndObjectCountQuotas is walkthrough 1 of the documentation.
 func TestComputeAndObjectCountQuotas(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	if got := c.must("create", "namespace", "myspace"); got != "namespace/myspace created\n" {
 		t.Errorf("create namespace printed %q", got)
@@ -28,6 +29,7 @@ func TestComputeAndObjectCountQuotas(t *testing.T) {
 
 // TestPriorityClassQuotas is walkthrough 2: quotas per priority class.
 func TestPriorityClassQuotas(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.must("create", "-f", example("priority-classes.yaml"))
 	c.must("create", "-f", example("priority-quotas.yaml"))
@@ -37,6 +39,7 @@ func TestPriorityClassQuotas(t *testing.T) {
 
 // TestCrossNamespaceAffinityQuota is walkthrough 4 with a quota in the namespace.
 func TestCrossNamespaceAffinityQuota(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.must("create", "-f", example("disable-cross-namespace-affinity.yaml"))
 	affinityPod := `apiVersion: v1
@@ -68,6 +71,7 @@ spec:
 
 // TestCrossNamespaceAffinityLimitedByDefault is walkthrough 4 with the admission configuration.
 func TestCrossNamespaceAffinityLimitedByDefault(t *testing.T) {
+	t.Parallel()
 	cfg, err := filepath.Abs(example("admission-config-cross-namespace.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -99,6 +103,7 @@ spec:
 
 // TestClusterServicesPriorityLimited is walkthrough 5.
 func TestClusterServicesPriorityLimited(t *testing.T) {
+	t.Parallel()
 	cfg, err := filepath.Abs(example("admission-config-cluster-services.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +134,7 @@ spec:
 
 // TestSeedCrossNamespaceAffinityManifestRefused: the seed's misspelt scope is refused as upstream.
 func TestSeedCrossNamespaceAffinityManifestRefused(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	seed := `apiVersion: v1
 kind: ResourceQuota

@@ -57,6 +57,7 @@ func (c *cluster) waitFor(want string, args ...string) string {
 // TestDeploymentUnderQuota is the documentation's object-count walkthrough plus a
 // Deployment held below its replicas by a pod quota, through kubectl.
 func TestDeploymentUnderQuota(t *testing.T) {
+	t.Parallel()
 	c := start(t)
 	c.must("create", "namespace", "myspace")
 	c.must("create", "quota", "test", "--hard=count/deployments.apps=2,count/replicasets.apps=4,count/pods=3,count/secrets=4", "--namespace=myspace")

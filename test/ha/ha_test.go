@@ -32,22 +32,19 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
-	quotadBinary, etcdBinary = filepath.Join(dir, "quotad"), filepath.Join(dir, "etcd")
-	builds := []struct{ out, pkg string }{
-		{quotadBinary, "github.com/quotad/quotad/cmd/quotad"},
-		{etcdBinary, "github.com/quotad/quotad/test/ha/etcdmain"},
-	}
+	quotadBinary, etcdBinary = filepath.Join(dir, "quotad"), filepath.Join(dir, "etcdmain")
+	pkgs := []string{"github.com/quotad/quotad/cmd/quotad", "github.com/quotad/quotad/test/ha/etcdmain"}
 	if b := os.Getenv("QUOTAD_HA_BINARY"); b != "" {
 		// Run the tests against another quotad binary (one built from another branch).
-		quotadBinary, builds = b, builds[1:]
+		quotadBinary, pkgs = b, pkgs[1:]
 	}
-	for _, b := range builds {
-		build := exec.Command("go", "build", "-o", b.out, b.pkg)
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building", b.pkg+":", err)
-			os.Exit(1)
-		}
+	// One go build for both, which links them in parallel; each binary is named after
+	// its package's directory.
+	build := exec.Command("go", append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)...)
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building", strings.Join(pkgs, " ")+":", err)
+		os.Exit(1)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

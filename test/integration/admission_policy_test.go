@@ -86,6 +86,7 @@ func nginxReplicaSet(name string, replicas int32) *appsv1.ReplicaSet {
 // 2 replicas, a ReplicaSet of 1 replica, and a Deployment in a namespace the binding does
 // not select.
 func TestValidatingAdmissionPolicyDeployment(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	const ns = "vap-deploy"
@@ -120,6 +121,7 @@ func TestValidatingAdmissionPolicyDeployment(t *testing.T) {
 // TestValidatingAdmissionPolicyVariables is the conformance spec "should allow expressions
 // to refer variables": variables composed of variables; and the authorizer variable.
 func TestValidatingAdmissionPolicyVariables(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	const ns = "vap-vars"
@@ -160,6 +162,7 @@ func TestValidatingAdmissionPolicyVariables(t *testing.T) {
 // limit (its policy fails closed, with upstream's text); a policy matching no resource of
 // the request leaves the create path untouched.
 func TestValidatingAdmissionPolicyWarnAndLimits(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	const ns = "vap-warn"
@@ -242,6 +245,7 @@ func applyConfiguration(expr string) admissionregistrationv1.Mutation {
 // the bindings do not select is left as it was sent; a mutation that fails refuses the
 // request with upstream's text (reason Invalid, code 403).
 func TestMutatingAdmissionPolicyDeployment(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	const ns = "map-deploy"
@@ -321,6 +325,7 @@ func TestMutatingAdmissionPolicyDeployment(t *testing.T) {
 // whose expressions type check against the Deployment schema, one warning per expression
 // that does not (a type confusion, an undefined field, a syntax error).
 func TestValidatingAdmissionPolicyTypeChecking(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	policies := s.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies()
@@ -381,6 +386,7 @@ func TestValidatingAdmissionPolicyTypeChecking(t *testing.T) {
 // upstream's validation_failure audit annotation; a policy's auditAnnotations record their
 // values under <policy>/<key>.
 func TestValidatingAdmissionPolicyAudit(t *testing.T) {
+	t.Parallel()
 	s, logPath := startAudited(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources:\n  - group: apps\n    resources: [deployments]\n")
 	ctx := t.Context()
 	const ns = "vap-audit"
@@ -415,6 +421,7 @@ func TestValidatingAdmissionPolicyAudit(t *testing.T) {
 // TestAdmissionPoliciesOnCustomResources: policies judge and mutate custom resources too
 // (unstructured objects; the apply configuration merges by the CRD's published schema).
 func TestAdmissionPoliciesOnCustomResources(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	const ns = "cr-policies"

@@ -13,6 +13,7 @@ import (
 // TestPriorityClassWalkthrough: the documentation's priority-class quotas, end to end
 // through the Priority plugin (class → spec.priority) and ResourceQuota (PriorityClass scope).
 func TestPriorityClassWalkthrough(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	for name, value := range map[string]int32{"high": 1000000, "medium": 1000, "low": 10} {
@@ -57,6 +58,7 @@ func TestPriorityClassWalkthrough(t *testing.T) {
 
 // TestLimitRangeMinAndRatio: LimitRanger's minimum and ratio refusals.
 func TestLimitRangeMinAndRatio(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "lr")

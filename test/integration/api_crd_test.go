@@ -61,6 +61,7 @@ func cr(kind, name string, spec map[string]interface{}) *unstructured.Unstructur
 // TestCustomResources creates namespaced and cluster-scoped CRDs with the apiextensions
 // clientset and walks their custom resources through the dynamic client.
 func TestCustomResources(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "crs")
@@ -290,6 +291,7 @@ func walkCustomResource(t *testing.T, ctx context.Context, c dynamic.ResourceInt
 // TestCustomResourceFieldValidation: unknown fields of custom resources are pruned by the
 // structural schema, and reported under Strict and Warn with upstream's texts.
 func TestCustomResourceFieldValidation(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	ext, err := apiextensions.NewForConfig(s.Config)

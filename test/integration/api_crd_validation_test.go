@@ -16,6 +16,7 @@ import (
 // (ObjectMeta, then the version's OpenAPI schema), with 422 and upstream's texts, and nothing
 // is stored.
 func TestCustomResourceValidation(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	ext, err := apiextensions.NewForConfig(s.Config)

@@ -49,6 +49,7 @@ func rawRequest(t *testing.T, s *servertest.Server, method, path, contentType st
 // TestErrorAnswers pins the status codes and texts of refused requests, and checks that no
 // refused request wrote anything.
 func TestErrorAnswers(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "err")
@@ -265,6 +266,7 @@ func asAPIStatus(err error, st *apierrors.APIStatus) bool {
 // TestDeleteAnswers pins the delete answers: 200 with a success Status when the object is
 // gone, 200 with the object while finalizers hold it, 202 only for orphanDependents=false.
 func TestDeleteAnswers(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	cms := s.Client.CoreV1().ConfigMaps("default")

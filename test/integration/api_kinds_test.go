@@ -259,6 +259,7 @@ func meta(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: name} 
 
 // TestTypedCRUDEveryKind walks every served built-in kind through its typed client.
 func TestTypedCRUDEveryKind(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "kinds"
 	mkNamespace(t, s, ns)

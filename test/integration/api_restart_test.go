@@ -17,6 +17,7 @@ import (
 // dir: objects, uids, resourceVersions and quota usage survive, and resourceVersions go on
 // growing.
 func TestRestartKeepsObjectsAndResourceVersions(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "keep")

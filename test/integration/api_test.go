@@ -71,6 +71,7 @@ func nextEvent(t *testing.T, w watch.Interface) watch.Event {
 // TestInformerStaysInSync runs a SharedInformerFactory through creates, updates and
 // deletes and checks its cache against the server after each.
 func TestInformerStaysInSync(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "inf")
@@ -175,6 +176,7 @@ func TestInformerStaysInSync(t *testing.T) {
 
 // TestEveryPatchType patches a Deployment with JSON, merge, strategic merge and apply patches.
 func TestEveryPatchType(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "patch")
@@ -261,6 +263,7 @@ func TestEveryPatchType(t *testing.T) {
 // TestDryRunEveryWrite sends every write with dryRun=All: the answers look like the real
 // ones and storage does not change.
 func TestDryRunEveryWrite(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "dry")
@@ -366,6 +369,7 @@ func TestDryRunEveryWrite(t *testing.T) {
 // TestStaleWritesConflict: updates and patches carrying an old resourceVersion, and deletes
 // with a stale precondition, are 409 with upstream's text.
 func TestStaleWritesConflict(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	settle(t, s, "default")
@@ -413,6 +417,7 @@ func TestStaleWritesConflict(t *testing.T) {
 
 // TestFieldAndLabelSelectors lists and watches with upstream's field selectors.
 func TestFieldAndLabelSelectors(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "sel")
@@ -536,6 +541,7 @@ func TestFieldAndLabelSelectors(t *testing.T) {
 
 // TestPaginationLimitContinue pages through a list, at the first page's snapshot.
 func TestPaginationLimitContinue(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "page")
@@ -625,6 +631,7 @@ func asStatus(err error, se **apierrors.StatusError) bool {
 // TestWatchFromResourceVersionAndGone watches from a list's resourceVersion, then from a
 // compacted one.
 func TestWatchFromResourceVersionAndGone(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "w")
@@ -721,6 +728,7 @@ func (w *warnings) take() []string {
 
 // TestFieldValidation sends unknown and duplicate fields with Strict, Warn and Ignore.
 func TestFieldValidation(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "fv")
@@ -847,6 +855,7 @@ func checkFV(t *testing.T, err error, warns []string, wantErr, wantWarn string) 
 
 // TestGenerateName creates objects from generateName.
 func TestGenerateName(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	seen := map[string]bool{}
@@ -872,6 +881,7 @@ func TestGenerateName(t *testing.T) {
 
 // TestFinalizersAndDeletionTimestamp: a finalizer holds a deleted object until removed.
 func TestFinalizersAndDeletionTimestamp(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	cms := s.Client.CoreV1().ConfigMaps("default")
@@ -915,6 +925,7 @@ func TestFinalizersAndDeletionTimestamp(t *testing.T) {
 
 // TestPropagationPolicy deletes a ReplicaSet with each propagation policy.
 func TestPropagationPolicy(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "prop")
@@ -977,6 +988,7 @@ func TestPropagationPolicy(t *testing.T) {
 // TestNamespaceDeletion: the namespace turns Terminating, refuses new content, loses its
 // contents, then goes.
 func TestNamespaceDeletion(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "doomed")
@@ -1087,6 +1099,7 @@ func settle(t *testing.T, s *servertest.Server, ns string) {
 // TestWatchList streams the initial objects then a bookmark ending them (the protocol
 // client-go's WatchList informers speak), then changes.
 func TestWatchList(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "wl")

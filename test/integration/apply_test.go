@@ -21,6 +21,7 @@ import (
 // changing an owned field gets upstream's 409 unless it forces, and then owns it; the
 // quota keeps charging throughout, and status is owned by nobody who applies.
 func TestServerSideApplyOwnsFields(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "ssa")
@@ -103,6 +104,7 @@ func resourceListString(l corev1.ResourceList) string {
 // with a key field's default filled in (a port applied without a protocol is the TCP port):
 // a manager that names another port instead removes the first, as upstream does.
 func TestServerSideApplyListItemsByKey(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "ssa-svc")
@@ -126,6 +128,7 @@ func TestServerSideApplyListItemsByKey(t *testing.T) {
 // owner of what it changed (kubectl edit, patch, scale), so the applier naming the old value
 // conflicts with it instead of undoing it; an object nobody applied to records nothing.
 func TestEditTakesOwnership(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "ssa-edit")
@@ -154,6 +157,7 @@ func TestEditTakesOwnership(t *testing.T) {
 // (tools copy objects with them), invalid ones are dropped rather than refused, and an update
 // that leaves them out keeps the stored ones, its writer taking over the field it changed.
 func TestManagedFieldsSentByClients(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "mf")

@@ -127,6 +127,7 @@ rules:
 `
 
 func TestAuditLevels(t *testing.T) {
+	t.Parallel()
 	s, logPath := startAudited(t, auditLevelsPolicy)
 	ctx := t.Context()
 	c := s.Client
@@ -306,6 +307,7 @@ func TestAuditLevels(t *testing.T) {
 }
 
 func TestAuditQuotaRefusal(t *testing.T) {
+	t.Parallel()
 	s, logPath := startAudited(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources:\n  - group: \"\"\n    resources: [pods]\n")
 	ctx := t.Context()
 	c := s.Client
@@ -353,6 +355,7 @@ func TestAuditQuotaRefusal(t *testing.T) {
 }
 
 func TestAuditWatchResponseStarted(t *testing.T) {
+	t.Parallel()
 	s, logPath := startAudited(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n  verbs: [watch]\n")
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
@@ -396,6 +399,7 @@ func TestAuditWatchResponseStarted(t *testing.T) {
 }
 
 func TestAuditRotatesBySize(t *testing.T) {
+	t.Parallel()
 	s, logPath := startAudited(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n  verbs: [create]\n  resources:\n  - group: \"\"\n    resources: [configmaps]\n",
 		func(c *server.Config) { c.AuditLogMaxSize, c.AuditLogMaxBackup = 1, 5 })
 	ctx := t.Context()
@@ -429,6 +433,7 @@ func TestAuditRotatesBySize(t *testing.T) {
 }
 
 func TestAuditBadPolicyRefusesToStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	policy := filepath.Join(dir, "policy.yaml")
 	if err := os.WriteFile(policy, []byte("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Everything\n"), 0o600); err != nil {
@@ -454,6 +459,7 @@ func TestAuditBadPolicyRefusesToStart(t *testing.T) {
 // TestAuditPanic: a handler's panic ends its request's audit with the Panic stage and
 // upstream's status, and the audit metrics are served.
 func TestAuditPanic(t *testing.T) {
+	t.Parallel()
 	s, logPath := startAudited(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources:\n  - group: \"\"\n    resources: [configmaps]\n",
 		withGetHook(func(ctx context.Context, key string) (bool, storage.KV, error) {
 			if strings.HasSuffix(key, "/boom") {
@@ -484,6 +490,7 @@ func TestAuditPanic(t *testing.T) {
 // TestAuditTimeout: a request answered with the edge's 504 is recorded with it, though
 // its handler was still waiting.
 func TestAuditTimeout(t *testing.T) {
+	t.Parallel()
 	s, logPath := startAudited(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources:\n  - group: \"\"\n    resources: [configmaps]\n",
 		withGetHook(func(ctx context.Context, key string) (bool, storage.KV, error) {
 			if strings.HasSuffix(key, "/slow") {
@@ -511,6 +518,7 @@ func TestAuditTimeout(t *testing.T) {
 // TestAuditWithoutPolicyRecordsNothing: as kube-apiserver, a log path without a policy
 // makes the file and records nothing; requests still get their Audit-Id.
 func TestAuditWithoutPolicyRecordsNothing(t *testing.T) {
+	t.Parallel()
 	logPath := filepath.Join(t.TempDir(), "audit.log")
 	s := servertest.Start(t, func(c *server.Config) { c.AuditLogPath = logPath })
 	ctx := edgeCtx(t)

@@ -24,6 +24,7 @@ import (
 // client authentication only and expires when asked; a certificate of another CA is
 // refused.
 func TestAuthnMintedKubeconfig(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -35,6 +35,7 @@ func (w *authnWarnings) HandleWarningHeader(_ int, _ string, msg string) {
 // --service-account-max-token-expiration shape the tokens issued and accepted, as
 // kube-apiserver's flags do.
 func TestAuthnIssuerAndAudiences(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t, func(c *server.Config) {
 		c.ServiceAccountIssuer = "https://quotad.example"
 		c.APIAudiences = []string{"quotad", "other"}

@@ -26,6 +26,7 @@ import (
 // deletion through one ends the token on the other; a replica with its own key refuses
 // them.
 func TestAuthnReplicasShareSigningKey(t *testing.T) {
+	t.Parallel()
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	der, _ := x509.MarshalECPrivateKey(key)
 	keyFile := filepath.Join(t.TempDir(), "sa.pem")

@@ -19,6 +19,7 @@ import (
 // naming another ServiceAccount), a token bound to a Secret that ends with it, and tokens
 // that outlive a restart (the signing key is kept in the data dir).
 func TestAuthnTokenRequestChecks(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -50,6 +50,7 @@ func whoami(ctx context.Context, c kubernetes.Interface) (authenticationv1.UserI
 // working once the ServiceAccount is deleted; an expired token and a bound token whose
 // pod is gone get 401.
 func TestAuthnServiceAccountTokens(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -191,6 +192,7 @@ func waitUnauthorized(t *testing.T, ctx context.Context, c kubernetes.Interface,
 // /version; the review resources are create-only in discovery and 405 otherwise; the
 // self reviews answer for the caller.
 func TestAuthnAnonymousAndReviews(t *testing.T) {
+	t.Parallel()
 	csv := filepath.Join(t.TempDir(), "tokens.csv")
 	if err := os.WriteFile(csv, []byte("alice-token,alice,1001,team-a\n"), 0o600); err != nil {
 		t.Fatal(err)

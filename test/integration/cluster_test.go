@@ -73,6 +73,7 @@ func memberNames(members []storage.Member) (names string, leaders, learners int)
 // joined replica restarts without the join flags; after one member is removed the other
 // two still write.
 func TestCluster(t *testing.T) {
+	t.Parallel()
 	ports := storagetest.FreePorts(t, 6)
 	a := servertest.Start(t, func(c *server.Config) { c.ClusterInit = true }, etcdPorts(ports[0], ports[1]))
 	if a.JoinToken == "" || !strings.HasPrefix(a.JoinToken, "K10") {

@@ -134,6 +134,7 @@ func createPods(t *testing.T, s *servertest.Server, ns string, from, to int) {
 // write; the refusal names the cluster quota with upstream's text; deletes credit both;
 // namespaces it does not select are not limited; dry runs are checked, never charged.
 func TestClusterQuotaChargesAcrossNamespaces(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkLabeledNamespace(t, s, "a1", map[string]string{"team": "a"})
@@ -202,6 +203,7 @@ func TestClusterQuotaChargesAcrossNamespaces(t *testing.T) {
 // TestClusterQuotaNamespaceMoves: a namespace that starts or stops matching the selector
 // moves its usage into or out of the total at once, and a deleted namespace leaves it.
 func TestClusterQuotaNamespaceMoves(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkLabeledNamespace(t, s, "m1", map[string]string{"team": "m"})
@@ -278,6 +280,7 @@ func TestClusterQuotaNamespaceMoves(t *testing.T) {
 // TestClusterQuotaScopes: spec.quota's scopes and scope selectors apply as for a
 // ResourceQuota.
 func TestClusterQuotaScopes(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkLabeledNamespace(t, s, "s1", map[string]string{"team": "s"})
@@ -311,6 +314,7 @@ func TestClusterQuotaScopes(t *testing.T) {
 // TestClusterQuotaValidation: OpenShift's rules: a selector that restricts the namespaces is
 // required; spec.quota is validated as a ResourceQuotaSpec.
 func TestClusterQuotaValidation(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	c := clusterQuota("bad", "x", rl("pods", "1"))
 	c.Spec.Selector = clusterquota.ClusterResourceQuotaSelector{}
@@ -330,6 +334,7 @@ func TestClusterQuotaValidation(t *testing.T) {
 // cluster quota, over two quotad processes sharing one etcd, never exceed the shared hard:
 // exactly hard pods are stored and the total equals them.
 func TestClusterQuotaConcurrentAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	a, b := twoReplicas(t)
 	ctx := ctxT(t)
 	const namespaces, hard, attempts = 10, 20, 60
@@ -377,6 +382,7 @@ func TestClusterQuotaConcurrentAcrossReplicas(t *testing.T) {
 // batches are joined into shared transactions under the cluster quota, admit exactly hard;
 // each namespace's entry is what it stores.
 func TestClusterQuotaTightJoined(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	const namespaces, hard, attempts = 10, 50, 200
@@ -429,6 +435,7 @@ func TestClusterQuotaTightJoined(t *testing.T) {
 // batches while it has no ResourceQuota; one created later is charged (and enforced) from the
 // next write on.
 func TestClusterQuotaThenResourceQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkLabeledNamespace(t, s, "r1", map[string]string{"team": "r"})
@@ -447,6 +454,7 @@ func TestClusterQuotaThenResourceQuota(t *testing.T) {
 // TestVerifierRepairsClusterQuota corrupts a cluster quota's stored status behind the
 // registry's back and checks that the verifier finds and repairs it (total and entries).
 func TestVerifierRepairsClusterQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkLabeledNamespace(t, s, "v1", map[string]string{"team": "v"})
@@ -476,6 +484,7 @@ func TestVerifierRepairsClusterQuota(t *testing.T) {
 // that selects it added and modified as it is charged, and deleted once its selector stops
 // selecting the namespace.
 func TestAppliedClusterQuotaWatch(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkLabeledNamespace(t, s, "w1", map[string]string{"team": "w"})
@@ -522,6 +531,7 @@ var crqForbiddenPod = regexp.MustCompile(`^pods "web-[a-z0-9]+-[bcdfghjklmnpqrst
 // at what the cluster quota leaves (other namespaces' pods count), saying why on its
 // ReplicaSet as for a ResourceQuota.
 func TestDeploymentStopsAtClusterQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	mkLabeledNamespace(t, s, "d1", map[string]string{"team": "d"})
 	mkLabeledNamespace(t, s, "d2", map[string]string{"team": "d"})
@@ -550,6 +560,7 @@ func TestDeploymentStopsAtClusterQuota(t *testing.T) {
 // TestClusterQuotaMalformed: malformed cluster quotas are refused with 400 or 422 and change
 // nothing; the server keeps serving.
 func TestClusterQuotaMalformed(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	for _, body := range []string{
@@ -578,6 +589,7 @@ func TestClusterQuotaMalformed(t *testing.T) {
 // hard, sorted by namespace); a value stored in the earlier form, with every entry's hard,
 // reads the same and is charged on.
 func TestClusterQuotaStoredForm(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkLabeledNamespace(t, s, "f2", map[string]string{"team": "f"})

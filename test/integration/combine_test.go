@@ -55,6 +55,7 @@ func (g *gatedStore) Txns(ctx context.Context, txns []storage.Txn) ([]storage.Tx
 // guards: a namespace whose quota changed underneath is evaluated again without failing
 // the others.
 func TestNamespacesShareEtcdRequests(t *testing.T) {
+	t.Parallel()
 	g := &gatedStore{held: make(chan struct{}), release: make(chan struct{})}
 	var raw storage.Store
 	s := servertest.Start(t, func(c *server.Config) {
@@ -196,6 +197,7 @@ func (r *txnRecorder) putting(key string) []storage.Txn {
 // (which etcd would carry and compare in full): each create's transaction compares the
 // quota's mod revision with the previous create's resourceVersion.
 func TestChargesGuardQuotaByRevision(t *testing.T) {
+	t.Parallel()
 	rec := &txnRecorder{}
 	s := servertest.Start(t, func(c *server.Config) {
 		c.WrapStorage = func(st storage.Store) storage.Store {

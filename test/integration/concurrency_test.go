@@ -21,7 +21,7 @@ import (
 // sharedEtcd starts an embedded etcd for several quotad replicas of one test.
 func sharedEtcd(t *testing.T) *storage.Embedded {
 	t.Helper()
-	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil, storage.WithUnsafeNoFsync())
+	etcd, err := storage.StartEmbedded(context.Background(), t.TempDir(), nil, storage.WithUnsafeNoFsync(), storage.WithFastElection())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +61,7 @@ func acrossReplicas(n int, a, b *servertest.Server, write func(i int, s *servert
 // TestParallelCreatesAcrossTwoReplicas: 50 parallel pod creates against pods: 10, spread over
 // two quotad processes sharing one etcd, store exactly 10 pods and used pods == 10.
 func TestParallelCreatesAcrossTwoReplicas(t *testing.T) {
+	t.Parallel()
 	a, b := twoReplicas(t)
 	ctx := ctxT(t)
 	mkNamespace(t, a, "race")
@@ -110,6 +111,7 @@ func TestParallelCreatesAcrossTwoReplicas(t *testing.T) {
 // The replicas run an embedded three-member cluster (--cluster-init, --join): each commits
 // through its own member, so a guard's window is a raft round, as in production.
 func TestContendedNamespaceAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	ports := storagetest.FreePorts(t, 6)
 	a := servertest.Start(t, func(c *server.Config) { c.ClusterInit = true }, etcdPorts(ports[0], ports[1]))
 	replicas := []*servertest.Server{a,

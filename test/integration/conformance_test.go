@@ -25,6 +25,7 @@ import (
 // TestConformanceVersion: /version, read by client-go's discovery as kubectl does, reports
 // the emulated Kubernetes v1.37 in apimachinery's version.Info shape.
 func TestConformanceVersion(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	v, err := s.Client.Discovery().ServerVersion()
 	if err != nil {
@@ -43,6 +44,7 @@ func TestConformanceVersion(t *testing.T) {
 // after the write returns show status.hard = spec.hard with exact usage, and admission
 // judges on spec.hard.
 func TestConformanceQuotaStatusWrite(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -123,6 +125,7 @@ func TestConformanceQuotaStatusWrite(t *testing.T) {
 // spec "should apply changes to a namespace status" expects; other kinds' /status writes
 // still keep their metadata.
 func TestConformanceNamespaceStatusPatch(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -177,6 +180,7 @@ func equalRL(a, b corev1.ResourceList) bool {
 // watch), as upstream's spec "custom resource defaulting for requests and from storage
 // works" expects; removing a default keeps the values stored with it.
 func TestConformanceCustomResourceDefaults(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -246,6 +250,7 @@ func TestConformanceCustomResourceDefaults(t *testing.T) {
 // metadata (a SelfSubjectAccessReview) is upstream's 406; asked with a plain fallback, the
 // review is answered.
 func TestConformanceTableForNoMetadata(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -270,6 +275,7 @@ func TestConformanceTableForNoMetadata(t *testing.T) {
 // blocking its owner's deletion, are all collected after one of them is deleted in
 // foreground, as upstream's spec "should not be blocked by dependency circle" expects.
 func TestConformanceGarbageCollectorCycle(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -327,6 +333,7 @@ func TestConformanceGarbageCollectorCycle(t *testing.T) {
 // reports duplicate and unknown fields (metadata and embedded metadata included) in one
 // strict decoding error; as upstream's FieldValidation conformance specs expect.
 func TestConformanceApplyFieldValidation(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

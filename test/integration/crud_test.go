@@ -64,6 +64,7 @@ func pod(name string, cpu, mem string) *corev1.Pod {
 }
 
 func TestBootstrapNamespaces(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	for _, n := range []string{"default", "kube-system", "kube-public"} {
@@ -78,6 +79,7 @@ func TestBootstrapNamespaces(t *testing.T) {
 }
 
 func TestPodCRUD(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	pods := s.Client.CoreV1().Pods("default")
@@ -151,6 +153,7 @@ func TestPodCRUD(t *testing.T) {
 }
 
 func TestListSelectorsAndPagination(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	cms := s.Client.CoreV1().ConfigMaps("default")

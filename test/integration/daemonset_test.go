@@ -80,6 +80,7 @@ func dsWait(t *testing.T, s *servertest.Server, ns, what string, cond func(*apps
 // upstream's node affinity; a toleration added to the template rolls the pod to the new
 // revision and adds the tainted node; a node that stops matching loses its pod.
 func TestDaemonSetOnePodPerMatchingNode(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "ds"
 	mkNamespace(t, s, ns)
@@ -170,6 +171,7 @@ var dsForbidden = regexp.MustCompile(`^Error creating: pods "agent-[bcdfghjklmnp
 // TestDaemonSetHeldAtPodQuota: with pods: 1 and two nodes, the second pod is refused with a
 // FailedCreate event in upstream's words, and created once the quota is raised.
 func TestDaemonSetHeldAtPodQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "dsq"
 	mkNamespace(t, s, ns)
@@ -210,6 +212,7 @@ func TestDaemonSetHeldAtPodQuota(t *testing.T) {
 // TestDaemonSetSurge: with maxSurge 1 and maxUnavailable 0 a template change starts a new
 // pod beside one old pod, and removes the old one only once the new one is available.
 func TestDaemonSetSurge(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "surge"
 	mkNamespace(t, s, ns)

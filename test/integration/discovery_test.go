@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
-
 	"sigs.k8s.io/yaml"
 
 	"github.com/quotad/quotad/internal/server/servertest"
@@ -84,6 +83,7 @@ func flatten(lists []*metav1.APIResourceList) []string {
 // discovery lists, subresources included; that the document has an ETag answered with 304
 // and follows CRDs as they come and go.
 func TestAggregatedDiscovery(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 
 	// 1. The content negotiation: aggregated only when asked for.

@@ -25,6 +25,7 @@ import (
 // set free goes to each waiting user in turn (quotad_apiserver_queued_requests shows the
 // waiting requests). Every queued read is answered.
 func TestFairQueuingServesUsersInTurn(t *testing.T) {
+	t.Parallel()
 	entered := make(chan string, 8)
 	release := make(chan struct{})
 	s := rbacServerWith(t, withGetHook(func(ctx context.Context, key string) (bool, storage.KV, error) {
@@ -83,6 +84,7 @@ func TestFairQueuingServesUsersInTurn(t *testing.T) {
 // the same address, not the address's authenticated users when bad credentials came from
 // it, never system:masters. The budget does not refill here (the clock stands still).
 func TestPenaltySlowsRefusedClients(t *testing.T) {
+	t.Parallel()
 	still := time.Unix(1_000_000, 0)
 	s := rbacServerWith(t, func(c *server.Config) {
 		c.Penalties = apiserver.Penalties{Burst: 3, Rate: 1, MaxDelay: 10 * time.Millisecond, MaxWaiting: 64,
@@ -173,6 +175,7 @@ func grantAll(t *testing.T, s *servertest.Server, users ...string) {
 // gets the in-flight 429; other users and system:masters are not limited, and once one of
 // the user's watches ends, the user may watch again.
 func TestWatchesPerUserBound(t *testing.T) {
+	t.Parallel()
 	s := rbacServerWith(t, func(c *server.Config) { c.MaxWatchesPerUser = 2 })
 	ctx := edgeCtx(t)
 	grantAll(t, s, "alice", "bob")

@@ -20,6 +20,7 @@ import (
 // Retry-After 1) at once while writes, bounded apart, and watches, not bounded, are served;
 // once the reads in flight end, reads are served again.
 func TestInflightLimit(t *testing.T) {
+	t.Parallel()
 	entered := make(chan struct{}, 8)
 	release := make(chan struct{})
 	s := servertest.Start(t, withGetHook(func(ctx context.Context, key string) (bool, storage.KV, error) {
@@ -83,6 +84,7 @@ func TestInflightLimit(t *testing.T) {
 // TestHandlerPanic: a panic serving a request is recovered into upstream's 500, logged once
 // with its stack, counted in quotad_apiserver_panics_total, and the server goes on serving.
 func TestHandlerPanic(t *testing.T) {
+	t.Parallel()
 	logs := newEdgeLogs()
 	s := servertest.Start(t, logs.option(), withGetHook(func(ctx context.Context, key string) (bool, storage.KV, error) {
 		if strings.HasSuffix(key, "/boom") {
@@ -118,6 +120,7 @@ func TestHandlerPanic(t *testing.T) {
 // TestServerErrorsLogged: a 5xx answer is logged once with method, path, status, user,
 // latency and error; every request is logged at the request log level.
 func TestServerErrorsLogged(t *testing.T) {
+	t.Parallel()
 	logs := newEdgeLogs()
 	s := servertest.Start(t, logs.option(), withGetHook(func(ctx context.Context, key string) (bool, storage.KV, error) {
 		if strings.HasSuffix(key, "/broken") {

@@ -13,6 +13,7 @@ import (
 // TestUnsupportedBodyMediaType: a body in a media type the server does not decode is
 // upstream's 415 with upstream's text, and changes nothing.
 func TestUnsupportedBodyMediaType(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := edgeCtx(t)
 	settle(t, s, "default")

@@ -39,6 +39,7 @@ func stallStore(ended chan<- error) servertest.Option {
 // gets upstream's 504 at the deadline, and the storage work under it sees the deadline on
 // its context. A malformed timeout is upstream's 400.
 func TestRequestTimeoutQuery(t *testing.T) {
+	t.Parallel()
 	ended := make(chan error, 4)
 	s := servertest.Start(t, stallStore(ended))
 	ctx := edgeCtx(t)
@@ -77,6 +78,7 @@ func TestRequestTimeoutQuery(t *testing.T) {
 // TestRequestTimeoutDefault: without ?timeout=, a request has the server's RequestTimeout
 // (kube-apiserver's --request-timeout); longer ?timeout= values cannot raise it.
 func TestRequestTimeoutDefault(t *testing.T) {
+	t.Parallel()
 	ended := make(chan error, 4)
 	s := servertest.Start(t, stallStore(ended), func(c *server.Config) { c.RequestTimeout = 2 * time.Second })
 	ctx := edgeCtx(t)
@@ -98,6 +100,7 @@ func TestRequestTimeoutDefault(t *testing.T) {
 // the client gets the 504 and the connection is closed, instead of the server waiting on
 // the rest forever.
 func TestSlowBodyCutOff(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := edgeCtx(t)
 	conn := edgeConn(t, ctx, s, false)

@@ -63,6 +63,7 @@ func drainWatch(t *testing.T, conn *tls.Conn) (events int, end error) {
 // changes it has not taken pass the backlog bound (its client re-lists, as upstream's),
 // while a watcher of the same objects that reads gets every change and stays open.
 func TestWatchFallenBehindIsClosed(t *testing.T) {
+	t.Parallel()
 	logs := newEdgeLogs()
 	s := servertest.Start(t, logs.option())
 	ctx := edgeCtx(t)
@@ -132,6 +133,7 @@ func TestWatchFallenBehindIsClosed(t *testing.T) {
 // TestWatchTimeoutSecondsWithoutReading: a watch's timeoutSeconds ends it even when its
 // client reads nothing and the server is blocked writing to it.
 func TestWatchTimeoutSecondsWithoutReading(t *testing.T) {
+	t.Parallel()
 	logs := newEdgeLogs()
 	s := servertest.Start(t, logs.option())
 	ctx := edgeCtx(t)

@@ -27,6 +27,9 @@ func heapNow() uint64 {
 // what it asked for, not with what it sent: each gets upstream's answer (or quotad's
 // bound, documented in docs/security.md), changes nothing it should not, and the heap
 // is back near where it started once it is answered.
+//
+// Not parallel: the heap and goroutines it counts are the whole test process's, so it runs
+// alone, before the parallel tests start.
 func TestExpensiveRequestsBounded(t *testing.T) {
 	s := servertest.Start(t)
 	ctx := edgeCtx(t)

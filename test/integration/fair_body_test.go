@@ -18,6 +18,7 @@ import (
 // seat, so with --max-mutating-requests-inflight 2, three stalled bodies still let a
 // fourth, normal create through; the stalled ones are then cut off at their deadline.
 func TestFairSlowBodiesTakeNoSeat(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t, func(c *server.Config) { c.MaxMutatingRequestsInflight = 2 })
 	ctx := edgeCtx(t)
 	var stalled []*bufio.Reader
@@ -45,6 +46,7 @@ func TestFairSlowBodiesTakeNoSeat(t *testing.T) {
 // the bound a write gets upstream's 429 (plain text, Retry-After 1) and changes nothing;
 // once the body holding the bytes goes, writes are served again.
 func TestFairBodyBytesBound(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t, func(c *server.Config) { c.MaxBodyBytesInFlight = 256 << 10 })
 	ctx := edgeCtx(t)
 	// 1. A body that has sent 200 KiB of the 1 MB it declares, then stalls.

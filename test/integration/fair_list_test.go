@@ -70,6 +70,7 @@ func startHeld(t *testing.T, ctx context.Context, ns string, objects int) (*serv
 // read: while a list holds the only seat, the watch sends its first page and then waits
 // for the seat; once the list goes on, the watch sends every object.
 func TestFairLongWatchWaits(t *testing.T) {
+	t.Parallel()
 	const ns, objects = "fair", 1200
 	ctx := edgeCtx(t)
 	s, h := startHeld(t, ctx, ns, objects)
@@ -137,6 +138,7 @@ func TestFairLongWatchWaits(t *testing.T) {
 // instead of reading on; cheap requests (gets, short lists, paged lists, writes) are
 // served meanwhile; once the first list goes on, both lists end with every object.
 func TestFairLongListsWait(t *testing.T) {
+	t.Parallel()
 	const (
 		ns      = "fair"
 		objects = 1200 // three pages

@@ -41,6 +41,7 @@ func (p *pageCounter) List(ctx context.Context, prefix string, opts storage.List
 // (quotad_apiserver_watches_waiting_for_client), and, once the client reads, sends every
 // object.
 func TestFairWatcherThatNeverReads(t *testing.T) {
+	t.Parallel()
 	const (
 		ns      = "fair"
 		objects = 6000 // 12 pages of 500, about 4 MiB encoded each

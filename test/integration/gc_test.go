@@ -17,6 +17,7 @@ import (
 // left: nothing (background, foreground) or the orphaned ReplicaSet and its pods, with
 // quota credited for everything deleted and no reference to a missing owner.
 func TestCascadingDelete(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	cases := []struct {
 		policy                metav1.DeletionPropagation
@@ -135,6 +136,7 @@ func configMapOwnedBy(name string, owners ...*corev1.ConfigMap) *corev1.ConfigMa
 // TestGarbageCollectorOwners covers dependents with several owners and with owners that
 // never existed.
 func TestGarbageCollectorOwners(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "gc-owners"
 	mkNamespace(t, s, ns)

@@ -47,6 +47,7 @@ func webHPA(name string) *autoscalingv2.HorizontalPodAutoscaler {
 
 // TestKindsACRUD walks the kinds of slice A through their typed clients.
 func TestKindsACRUD(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "kinds-a"
 	mkNamespace(t, s, ns)
@@ -122,6 +123,7 @@ func TestKindsACRUD(t *testing.T) {
 
 // TestKindsADefaults checks the defaults upstream sets on the kinds of slice A.
 func TestKindsADefaults(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "kinds-a"
 	mkNamespace(t, s, ns)
@@ -166,6 +168,7 @@ func TestKindsADefaults(t *testing.T) {
 // TestKindsAValidation checks one refusal per kind with upstream's text, and that the
 // refused write changed nothing.
 func TestKindsAValidation(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "kinds-a"
 	mkNamespace(t, s, ns)
@@ -252,6 +255,7 @@ func TestKindsAValidation(t *testing.T) {
 // TestKindsACountQuota: count/<resource>.<group> quotas refuse the second object of a
 // namespaced kind of each group, with upstream's text, and usage is exact.
 func TestKindsACountQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "kinds-a-quota"
 	mkNamespace(t, s, ns)
@@ -318,6 +322,7 @@ func TestKindsACountQuota(t *testing.T) {
 // TestKindsADiscoveryOpenAPI: the kinds of slice A are discovered with upstream's short
 // names and categories, and their schemas are in the OpenAPI v3 documents of their groups.
 func TestKindsADiscoveryOpenAPI(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	want := map[string]struct {
@@ -395,6 +400,7 @@ func TestKindsADiscoveryOpenAPI(t *testing.T) {
 // scheduling, and quota charges the overhead on top of the containers' requests and limits;
 // a missing class and a mismatched overhead are refused with upstream's texts.
 func TestKindsARuntimeClassOverheadQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "kinds-a-rc"
 	mkNamespace(t, s, ns)
@@ -461,6 +467,7 @@ func TestKindsARuntimeClassOverheadQuota(t *testing.T) {
 
 // TestKindsADefaultIngressClass: a new Ingress naming no class gets the default one.
 func TestKindsADefaultIngressClass(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "kinds-a-ingclass"
 	mkNamespace(t, s, ns)

@@ -20,6 +20,7 @@ import (
 // TestKindsAEventsShareStorage: events.k8s.io/v1 Events are core/v1 Events in another
 // version: each is readable, listable, watchable and deletable through the other.
 func TestKindsAEventsShareStorage(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "kinds-a-events"
 	mkNamespace(t, s, ns)
@@ -118,6 +119,7 @@ func TestKindsAEventsShareStorage(t *testing.T) {
 // TestKindsAHPAVersions: autoscaling/v1 HorizontalPodAutoscalers are autoscaling/v2 ones
 // converted as upstream converts them (the CPU target; the rest kept in annotations).
 func TestKindsAHPAVersions(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "kinds-a-hpa"
 	mkNamespace(t, s, ns)
@@ -189,6 +191,7 @@ func TestKindsAHPAVersions(t *testing.T) {
 // (etcd-0 healthy from quotad's storage; the scheduler and controller manager absent),
 // read-only, with the deprecation warning.
 func TestKindsAComponentStatuses(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	cs := s.Client.CoreV1().ComponentStatuses()
@@ -229,6 +232,7 @@ func TestKindsAComponentStatuses(t *testing.T) {
 
 // TestKindsAEventFieldSelectors: events.k8s.io/v1 field selectors use its field names.
 func TestKindsAEventFieldSelectors(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "kinds-a-evsel"
 	mkNamespace(t, s, ns)

@@ -23,6 +23,7 @@ func matchPods() *ar.MatchResources {
 // TestAdmissionRegistrationKinds walks the admissionregistration.k8s.io kinds through their
 // typed clients and checks upstream's defaults and one validation error of each.
 func TestAdmissionRegistrationKinds(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	c := s.Client.AdmissionregistrationV1()
 	svc := func() ar.WebhookClientConfig {

@@ -29,6 +29,7 @@ func asAPIService(t *testing.T, u *unstructured.Unstructured) *apiregistrationv1
 // TestAPIServices checks the local APIServices: one per served group-version from the
 // start, Available as local ones are, one for a CRD's group-version while it is served.
 func TestAPIServices(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	c := s.Dynamic.Resource(apiServicesGVR)

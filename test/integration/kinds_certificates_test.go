@@ -46,6 +46,7 @@ func newCSR(name string, req []byte, signer string) *certificatesv1.CertificateS
 // server's to set, the spec never changes, only /approval approves or denies, only /status
 // sets the certificate, with upstream's texts.
 func TestCertificateSigningRequests(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	c := s.Client.CertificatesV1().CertificateSigningRequests()
 	ctx := ctxT(t)
@@ -137,6 +138,7 @@ func TestCertificateSigningRequests(t *testing.T) {
 // CSR, approved through /approval, is issued by quotad's CA, and the certificate and key
 // authenticate as the request's subject.
 func TestCSRSigning(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	c := s.Client.CertificatesV1().CertificateSigningRequests()
 	ctx := ctxT(t)
@@ -222,6 +224,7 @@ func TestCSRSigning(t *testing.T) {
 // TestKindsBDiscovery: the new groups' resources are discovered with their subresources,
 // short names and categories as upstream lists them.
 func TestKindsBDiscovery(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	for _, tc := range []struct {
 		gv   string
@@ -265,6 +268,7 @@ func TestKindsBDiscovery(t *testing.T) {
 // "<domain>/*"), as upstream's CertificateApproval admission requires, even for a user
 // allowed to update certificatesigningrequests/approval.
 func TestCSRApprovalNeedsSigner(t *testing.T) {
+	t.Parallel()
 	s := rbacServer(t)
 	ctx := ctxT(t)
 	admin := s.Client

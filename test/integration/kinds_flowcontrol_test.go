@@ -16,6 +16,7 @@ import (
 // mandatory objects exist from the start and come back when deleted, the Dangling
 // condition, upstream's defaults and validation.
 func TestFlowControlKinds(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	c := s.Client.FlowcontrolV1()
 	ctx := ctxT(t)
@@ -161,6 +162,7 @@ func waitDangling(ctx context.Context, t *testing.T, w watch.Interface, status f
 // TestFlowControlSuggested: upstream's suggested objects exist from the start, come back when
 // deleted, and have their spec put back unless their autoupdate-spec annotation is "false".
 func TestFlowControlSuggested(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	c := s.Client.FlowcontrolV1()
 	ctx := ctxT(t)

@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -20,6 +19,7 @@ import (
 // TestKindsCProtobuf writes a ResourceClaim and a ServiceCIDR through protobuf clients,
 // as kubectl's typed clients may send them.
 func TestKindsCProtobuf(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	mkNamespace(t, s, "pb")
 	cfg := rest.CopyConfig(s.Config)
@@ -49,6 +49,7 @@ func exactClaim(name, class string, count int64) *resourcev1.ResourceClaim {
 // clients, checks upstream's defaults, one validation error of each kind, the
 // immutable claim spec and a count quota on claim templates.
 func TestResourceKinds(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "dra"
 	mkNamespace(t, s, ns)
@@ -168,6 +169,7 @@ func TestResourceKinds(t *testing.T) {
 // (a firstAvailable request its largest alternative per class), and a quota refuses the
 // claim that would exceed it with upstream's text.
 func TestResourceClaimDeviceQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "dra-devices"
 	mkNamespace(t, s, ns)
@@ -218,6 +220,7 @@ func TestResourceClaimDeviceQuota(t *testing.T) {
 // TestServiceCIDRKinds checks the default ServiceCIDR, the ServiceCIDR and IPAddress
 // kinds through their typed clients and one validation error of each.
 func TestServiceCIDRKinds(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	nw := s.Client.NetworkingV1()
@@ -273,6 +276,7 @@ func TestServiceCIDRKinds(t *testing.T) {
 // TestBindingsResource binds a pod through POST namespaces/<ns>/bindings, which
 // discovery lists as create-only.
 func TestBindingsResource(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "bind"
 	mkNamespace(t, s, ns)

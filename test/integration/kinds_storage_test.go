@@ -28,6 +28,7 @@ func expectInvalid(t *testing.T, err error, msg string) {
 // upstream's defaults and one validation error of each, and a count quota on the
 // namespaced CSIStorageCapacity.
 func TestStorageKinds(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "storage"
 	mkNamespace(t, s, ns)

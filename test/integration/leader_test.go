@@ -116,6 +116,7 @@ func (l *leadership) checkNoOverlap() {
 // runs kube-controller-manager's controllers, the Lease and the metric name it, and when
 // it stops (releasing the Lease) another takes over and its controllers really run.
 func TestLeaderElectionFailover(t *testing.T) {
+	t.Parallel()
 	etcd := sharedEtcd(t)
 	l := newLeadership(t)
 	t.Cleanup(l.checkNoOverlap)
@@ -179,6 +180,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 // releasing the Lease, as a killed process: the candidate waits until it has seen the
 // Lease unchanged for its duration. It reports the time; it asserts none.
 func TestLeaderTakeoverWithoutRelease(t *testing.T) {
+	t.Parallel()
 	etcd := sharedEtcd(t)
 	l := newLeadership(t)
 	t.Cleanup(l.checkNoOverlap)
@@ -197,6 +199,7 @@ func TestLeaderTakeoverWithoutRelease(t *testing.T) {
 // TestScheduledSnapshotsOnLeaderOnly runs two replicas on one etcd with a snapshot every
 // second and retention 2: the leader saves snapshots and keeps two; the other saves none.
 func TestScheduledSnapshotsOnLeaderOnly(t *testing.T) {
+	t.Parallel()
 	etcd := sharedEtcd(t)
 	l := newLeadership(t)
 	t.Cleanup(l.checkNoOverlap)
@@ -254,6 +257,7 @@ func (l *leadership) leaderNow() int {
 // the holder and renews its own Lease (same identity, no transition) instead of taking it
 // over after waiting a lease duration for its own dead predecessor.
 func TestLeaderRestartReclaimsOwnLease(t *testing.T) {
+	t.Parallel()
 	etcd := sharedEtcd(t)
 	l := newLeadership(t)
 	t.Cleanup(l.checkNoOverlap)
@@ -290,6 +294,7 @@ func TestLeaderRestartReclaimsOwnLease(t *testing.T) {
 // another holder stops its controllers, keeps serving, takes the Lease back once that
 // holder lets it expire, and runs freshly constructed controllers that work.
 func TestLeaderRestartsControllersAfterLosingTheLease(t *testing.T) {
+	t.Parallel()
 	l := newLeadership(t)
 	s := servertest.Start(t, l.option(0, 2*time.Second, 1500*time.Millisecond, 250*time.Millisecond, true))
 	ctx := ctxT(t)

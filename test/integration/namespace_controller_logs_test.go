@@ -77,9 +77,10 @@ func (l *logRecords) lines(msg string, want map[string]string) []slog.Record {
 }
 
 // TestControllerLogsQuotaRefusalsOnce: a ReplicaSet held short by quota fails its sync
-// again and again (each refusal bumping its FailedCreate Event), but the server logs that
-// expected failure once, at Debug, instead of a WARN line per retry.
+// again and again (each refusal a FailedCreate Event naming the pod it refused), but the
+// server logs that expected failure once, at Debug, instead of a WARN line per retry.
 func TestControllerLogsQuotaRefusalsOnce(t *testing.T) {
+	t.Parallel()
 	logs := &logRecords{}
 	s := servertest.Start(t, func(c *server.Config) { c.Logger = slog.New(logs) })
 	ctx := ctxT(t)
@@ -96,17 +97,18 @@ func TestControllerLogsQuotaRefusalsOnce(t *testing.T) {
 	if _, err := s.Client.AppsV1().ReplicaSets(ns).Create(ctx, rs, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	// 1. Wait for the fifth refusal of the same pod.
-	for {
-		ev, ok := nextEvent(t, w).Object.(*corev1.Event)
-		if ok && ev.Count >= 5 {
-			break
+	// 1. Wait for the fifth refusal: each attempt is a pod named afresh, so each refusal
+	// is an Event of its own.
+	refused := map[string]bool{}
+	for len(refused) < 5 {
+		if ev, ok := nextEvent(t, w).Object.(*corev1.Event); ok {
+			refused[ev.Message] = true
 		}
 	}
 	// 2. One log line for them all, at Debug.
 	refusals := logs.lines("sync failed, retrying", map[string]string{"controller": "replicaset", "err": "exceeded quota"})
 	if len(refusals) != 1 {
-		t.Fatalf("%d log lines for 5 identical quota refusals, want 1", len(refusals))
+		t.Fatalf("%d log lines for 5 quota refusals, want 1", len(refusals))
 	}
 	if refusals[0].Level != slog.LevelDebug {
 		t.Errorf("quota refusal logged at %v, want DEBUG (it is reported as an Event)", refusals[0].Level)

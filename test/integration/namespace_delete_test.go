@@ -3,7 +3,6 @@ package integration
 import (
 	"encoding/json"
 	"io"
-	resourcev1 "k8s.io/api/resource/v1"
 	"net/http"
 	"os/exec"
 	"sort"
@@ -21,6 +20,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -248,6 +248,7 @@ func controllerPanics(t *testing.T, s *servertest.Server) float64 {
 // included, under a quota counting each of them, then deletes the namespace: it goes
 // away, nothing of it is left in storage, and no controller panicked.
 func TestNamespaceDeletionEveryKind(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	const ns = "every"
@@ -516,6 +517,7 @@ func untilConditions(t *testing.T, w watch.Interface, trueOnes map[corev1.Namesp
 // True with upstream's texts, the others False), which kubectl describe shows; once the
 // finalizers are removed the conditions turn False and the namespace goes away.
 func TestNamespaceDeletionConditions(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	const ns = "held"
@@ -580,6 +582,7 @@ func TestNamespaceDeletionConditions(t *testing.T) {
 // a custom resource (held by a finalizer) restarts cleanly, and the namespace finishes
 // deleting once the finalizer is removed.
 func TestNamespaceTerminatingSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	const ns = "restart"

@@ -75,6 +75,7 @@ func podUsing(name, node, secret, configMap string) *corev1.Pod {
 // status, mirror pods and evictions, and does everything a kubelet does for its own pods.
 // Every refusal is upstream's text.
 func TestNodeCredentialsAreContained(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

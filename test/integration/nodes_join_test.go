@@ -112,6 +112,7 @@ func clientWithCert(t *testing.T, s *servertest.Server, certPEM []byte, key *ecd
 // ask for another node's certificate, nor the token get one that is not a node's approved; a serving CSR is signed once a person approves it; an expired or deleted token
 // authenticates nobody.
 func TestNodeJoinsWithBootstrapToken(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

@@ -18,6 +18,7 @@ import (
 // tolerations; a missing ServiceAccount is upstream's 403; automountServiceAccountToken
 // false mounts nothing.
 func TestPodAdmissionDefaults(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "podadmission"
 	mkNamespace(t, s, ns)

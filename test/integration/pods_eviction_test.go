@@ -47,6 +47,7 @@ func waitBudget(t *testing.T, s *servertest.Server, ns, name string, cond func(p
 // current from its Ready pods; an eviction takes a disruption and deletes the pod, the next
 // is refused with upstream's 429; Pending pods are evicted whatever the budget says.
 func TestDisruptionBudgetAndEviction(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "evict"
 	mkNamespace(t, s, ns)

@@ -22,6 +22,7 @@ func strp(s string) *string { return &s }
 // TestPodsSliceKindsCRUD walks core/v1 endpoints, discovery.k8s.io/v1 endpointslices and
 // policy/v1 poddisruptionbudgets through their typed clients.
 func TestPodsSliceKindsCRUD(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "slice-kinds"
 	mkNamespace(t, s, ns)
@@ -69,6 +70,7 @@ func TestPodsSliceKindsCRUD(t *testing.T) {
 
 // TestPodsSliceKindsValidation checks upstream's field errors for the three kinds.
 func TestPodsSliceKindsValidation(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "slice-invalid"
 	mkNamespace(t, s, ns)
@@ -99,6 +101,7 @@ func TestPodsSliceKindsValidation(t *testing.T) {
 
 // TestPodsSliceKindsCountQuota checks count/<resource>.<group> quotas of the three kinds.
 func TestPodsSliceKindsCountQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "slice-quota"
 	mkNamespace(t, s, ns)
@@ -153,6 +156,7 @@ func TestPodsSliceKindsCountQuota(t *testing.T) {
 // TestEndpointsDeprecationWarning: every request to core/v1 Endpoints carries upstream's
 // deprecation warning; EndpointSlices do not.
 func TestEndpointsDeprecationWarning(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ws := &warnings{}
 	cfg := rest.CopyConfig(s.Config)

@@ -29,6 +29,7 @@ func serverPort(t *testing.T, s *servertest.Server) int32 {
 // range, https 443 → the secure port), its Endpoints and EndpointSlice naming the replica,
 // and kube-node-lease, exist as soon as the server serves.
 func TestKubernetesService(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	port := serverPort(t, s)
@@ -71,6 +72,7 @@ func TestKubernetesService(t *testing.T) {
 // TestKubernetesServiceReplicas: replicas sharing one etcd are each listed in the
 // Endpoints (and, sharing a port group rule, agree on the EndpointSlice and Service).
 func TestKubernetesServiceReplicas(t *testing.T) {
+	t.Parallel()
 	etcd := sharedEtcd(t)
 	a := servertest.Start(t, servertest.WithEtcd(etcd))
 	b := servertest.Start(t, servertest.WithEtcd(etcd))

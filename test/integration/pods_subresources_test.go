@@ -21,6 +21,7 @@ func simplePod(name string, labels map[string]string) *corev1.Pod {
 // TestPodBinding binds a pod as a scheduler does and is refused a second binding with
 // upstream's 409.
 func TestPodBinding(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "binding"
 	mkNamespace(t, s, ns)
@@ -67,6 +68,7 @@ func TestPodBinding(t *testing.T) {
 // TestPodStreamsWithoutNode checks log, exec, attach, portforward and proxy of a pod no
 // node runs: upstream's answers.
 func TestPodStreamsWithoutNode(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "streams"
 	mkNamespace(t, s, ns)
@@ -107,6 +109,7 @@ func TestPodStreamsWithoutNode(t *testing.T) {
 // TestServiceAndNodeProxy: services/proxy without endpoints and nodes/proxy without a
 // reachable kubelet answer as upstream.
 func TestServiceAndNodeProxy(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "proxies"
 	mkNamespace(t, s, ns)
@@ -135,6 +138,7 @@ func TestServiceAndNodeProxy(t *testing.T) {
 // TestPodStreamsUnreachableKubelet: a pod bound to a node whose kubelet address refuses
 // connections gets upstream's dial errors.
 func TestPodStreamsUnreachableKubelet(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	const ns = "kubelet"
 	mkNamespace(t, s, ns)
@@ -171,6 +175,7 @@ func TestPodStreamsUnreachableKubelet(t *testing.T) {
 // TestPodSubresourceDiscovery: the pod, service and node subresources are listed as
 // upstream lists them (kubectl drain looks for pods/eviction in policy/v1).
 func TestPodSubresourceDiscovery(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	list, err := s.Client.Discovery().ServerResourcesForGroupVersion("v1")
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 // clients. (Before, one such dry-run kept a core busy for more than ten minutes and grew
 // memory past 1 GB; the test only needs the answer to come back.)
 func TestQuantityBoundsRefused(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "qb")
@@ -71,6 +72,7 @@ func TestQuantityBoundsRefused(t *testing.T) {
 // normal quota, and can be fixed by an update (before, each pod create against hard
 // 1e10000000 took 1.7 s, and against 1e1000000000 hours).
 func TestQuantityHugeHardStored(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "qh")
@@ -140,6 +142,7 @@ func TestQuantityHugeHardStored(t *testing.T) {
 // little, in the forms ParseQuantity would cap silently at 2^63-1 (8Ei is 2^63), are a 422
 // naming the field on create, patch and apply, and nothing is stored or changed.
 func TestQuantityBeyondBoundNotStored(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "qe")

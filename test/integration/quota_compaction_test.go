@@ -45,6 +45,7 @@ func (c *compactingStore) List(ctx context.Context, prefix string, opts storage.
 // admitted, read again at a newer revision, instead of failing with a 500 "revision
 // compacted" (seen in test/ha, which compacts at the current revision).
 func TestQuotaStateCompactedBetweenReads(t *testing.T) {
+	t.Parallel()
 	const ns = "compacted"
 	cs := &compactingStore{key: registry.QuotaSetKey(ns)}
 	s := servertest.Start(t, func(c *server.Config) {

@@ -15,6 +15,7 @@ import (
 // TestCountQuotaOnCustomResources: count/<plural>.<group> limits custom resources, including
 // a quota created before its CRD; deletes credit at once; deleting the CRD credits its objects.
 func TestCountQuotaOnCustomResources(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "crq")

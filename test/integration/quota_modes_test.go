@@ -148,6 +148,7 @@ func expectMetrics(t *testing.T, body string, lines ...string) {
 // refuses the next write at once with upstream's 403; a dry run gets the warning and
 // charges nothing, records no Event and counts nothing.
 func TestQuotaModesWarn(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "wm")
@@ -199,6 +200,7 @@ func TestQuotaModesWarn(t *testing.T) {
 // limits (upstream's "failed quota: must specify"), charged what it specifies, with a
 // warning; the same quota under Enforce refuses it with upstream's text.
 func TestQuotaModesWarnMustSpecify(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "ms")
@@ -230,6 +232,7 @@ rules:
 // TestQuotaModesAudit: a quota in Audit mode admits the write silently (no Warning, no
 // Event), records the finding in the request's audit event and counts it.
 func TestQuotaModesAudit(t *testing.T) {
+	t.Parallel()
 	s, logPath := startAudited(t, quotaModesAuditPolicy)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "am")
@@ -263,6 +266,7 @@ func TestQuotaModesAudit(t *testing.T) {
 // above the threshold with a Warning naming each crossed resource, an Event and a metric
 // per resource; writes below it get none; a write above hard is still refused.
 func TestQuotaModesThresholds(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "th")
@@ -307,6 +311,7 @@ func TestQuotaModesThresholds(t *testing.T) {
 // charged exactly, an Event on the cluster quota (in namespace default, as upstream's
 // events about cluster-scoped objects) and the metric labelled with the write's namespace.
 func TestQuotaModesClusterQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkLabeledNamespace(t, s, "ca", map[string]string{"team": "a"})
@@ -341,6 +346,7 @@ func TestQuotaModesClusterQuota(t *testing.T) {
 // and update, for ResourceQuotas and ClusterResourceQuotas; a threshold of a resource the
 // quota does not limit is admitted with a warning.
 func TestQuotaModesInvalidAnnotations(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "iv")

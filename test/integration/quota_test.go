@@ -81,6 +81,7 @@ func rl(pairs ...string) corev1.ResourceList {
 // TestRequestLimitTable: charged the request; limit only → charged the limit; neither →
 // refused when tracked.
 func TestRequestLimitTable(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "q")
@@ -116,6 +117,7 @@ func TestRequestLimitTable(t *testing.T) {
 
 // TestTerminalPodsCredited: a pod reaching Succeeded keeps only count/pods.
 func TestTerminalPodsCredited(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "q")
@@ -141,6 +143,7 @@ func TestTerminalPodsCredited(t *testing.T) {
 
 // TestServiceTypeChange: services.loadbalancers and nodeports follow type changes at once.
 func TestServiceTypeChange(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "q")
@@ -171,6 +174,7 @@ func TestServiceTypeChange(t *testing.T) {
 
 // TestPVCStorageQuota: requests.storage, per-class names and resizes.
 func TestPVCStorageQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "q")
@@ -219,6 +223,7 @@ func TestPVCStorageQuota(t *testing.T) {
 // TestQuotaEditIsExactAtOnce: adding names to spec.hard computes their usage in the same
 // write; there is never a "status unknown" window.
 func TestQuotaEditIsExactAtOnce(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "q")
@@ -257,6 +262,7 @@ func TestQuotaEditIsExactAtOnce(t *testing.T) {
 
 // TestMultipleQuotasTightestRefuses: every matching quota is charged; the tightest refuses.
 func TestMultipleQuotasTightestRefuses(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "q")
@@ -273,6 +279,7 @@ func TestMultipleQuotasTightestRefuses(t *testing.T) {
 }
 
 func TestLimitRangeDefaultsChargedByQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "q")

@@ -115,6 +115,7 @@ func resourceOf(t *testing.T, r *fit.QuotaReview, q string, name corev1.Resource
 // with replicas, a PVC, a custom resource under a count quota and an existing Deployment
 // scaled, and checks that nothing was charged.
 func TestQuotaReviewAnswers(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "qr")
@@ -232,6 +233,7 @@ func TestQuotaReviewAnswers(t *testing.T) {
 // TestQuotaReviewRefusals: upstream-style errors for bad questions, 405 for other verbs,
 // and discovery's entry.
 func TestQuotaReviewRefusals(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "qr")
@@ -283,6 +285,7 @@ func TestQuotaReviewRefusals(t *testing.T) {
 
 // TestQuotaReviewRBAC: a tenant bound to edit may ask; an unbound user may not.
 func TestQuotaReviewRBAC(t *testing.T) {
+	t.Parallel()
 	s := rbacServer(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "team-a")
@@ -307,6 +310,7 @@ func TestQuotaReviewRBAC(t *testing.T) {
 // pods, and checks that the review's decision is the dry-run create's, and that neither
 // charged anything.
 func TestQuotaReviewMatchesDryRun(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkLabeledNamespace(t, s, "rnd", map[string]string{"team": "rnd"})
@@ -492,6 +496,7 @@ func setRL(rl corev1.ResourceList, n corev1.ResourceName, v string) corev1.Resou
 // TestQuotaReviewWorkloadWarnings: creating or scaling a workload whose replicas do not
 // all fit gets a Warning header, read by client-go's warning handler.
 func TestQuotaReviewWorkloadWarnings(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	ws := &warnings{}
@@ -586,6 +591,7 @@ func TestQuotaReviewWorkloadWarnings(t *testing.T) {
 // TestQuotaReviewClusterQuota: the cluster quotas selecting the namespace are reviewed after
 // its ResourceQuotas, named as such in the answer and in the workload warning.
 func TestQuotaReviewClusterQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkLabeledNamespace(t, s, "c1", map[string]string{"team": "c"})

@@ -82,6 +82,7 @@ func strs(s ...string) []string { return s }
 // upstream's text. Her binding is written straight to storage: the index learns it from
 // its watch.
 func TestRBACTenant(t *testing.T) {
+	t.Parallel()
 	s := rbacServer(t)
 	ctx := ctxT(t)
 	admin := s.Client
@@ -231,6 +232,7 @@ func TestRBACTenant(t *testing.T) {
 // TestRBACImpersonation: impersonation is the impersonate verb on users, groups and
 // serviceaccounts; the impersonated user is then authorized as itself.
 func TestRBACImpersonation(t *testing.T) {
+	t.Parallel()
 	s := rbacServer(t)
 	ctx := ctxT(t)
 	admin := s.Client
@@ -335,6 +337,7 @@ func TestRBACImpersonation(t *testing.T) {
 // ClusterRoleBindings (the default system:monitoring binding for /metrics), to
 // system:masters, and refused to others with upstream's text.
 func TestRBACPaths(t *testing.T) {
+	t.Parallel()
 	s := rbacServer(t)
 	ctx := ctxT(t)
 	client := func(token string) *http.Client {

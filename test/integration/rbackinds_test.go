@@ -185,6 +185,7 @@ func allows(rules []rbacv1.PolicyRule, verb, group, resource, sub string) bool {
 // them); a default role edited by hand is restored at the next start unless annotated
 // autoupdate=false.
 func TestRBACKindsDefaultRoles(t *testing.T) {
+	t.Parallel()
 	ctx := rbacCtx(t)
 	s := servertest.Start(t)
 	c := s.Client
@@ -291,6 +292,7 @@ func TestRBACKindsDefaultRoles(t *testing.T) {
 // labelled for it, through chains (a role aggregated to view reaches edit and admin), and
 // drops them when that role goes.
 func TestRBACKindsAggregation(t *testing.T) {
+	t.Parallel()
 	ctx := rbacCtx(t)
 	s := servertest.Start(t)
 	c := s.Client.RbacV1().ClusterRoles()
@@ -324,6 +326,7 @@ func TestRBACKindsAggregation(t *testing.T) {
 // TestRBACKindsValidation: upstream's field errors for the RBAC kinds, and roleRef is
 // immutable.
 func TestRBACKindsValidation(t *testing.T) {
+	t.Parallel()
 	ctx := rbacCtx(t)
 	s := servertest.Start(t)
 	rb := s.Client.RbacV1()
@@ -391,6 +394,7 @@ func TestRBACKindsValidation(t *testing.T) {
 // holds, unless it may escalate or bind; with no rule resolver only system:masters writes
 // RBAC objects.
 func TestRBACKindsEscalation(t *testing.T) {
+	t.Parallel()
 	ctx := rbacCtx(t)
 	rules := &storedRules{}
 	s, users := startTenants(t, rules)
@@ -491,6 +495,7 @@ func TestRBACKindsEscalation(t *testing.T) {
 // the RBAC authorizer: a tenant bound to admin in its namespace may create roles and
 // bindings there, but not grant what admin lacks (changing quotas) nor bind cluster-admin.
 func TestRBACKindsEscalationAsWired(t *testing.T) {
+	t.Parallel()
 	ctx := rbacCtx(t)
 	s, users := startTenants(t, nil)
 	admin, alice := s.Client, users["alice"]

@@ -16,6 +16,7 @@ import (
 // object or of its /status) returns the stored resourceVersion and emits no watch event, as
 // upstream, for every kind, ResourceQuotas included (whose status the server recomputes).
 func TestRegistryNoOpWritesWriteNothing(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "noop")

@@ -26,6 +26,7 @@ func setPodPhase(ctx context.Context, s *servertest.Server, ns, name string, pha
 // /status raises usage, so it is checked against hard like any other write (I2): refused
 // with upstream's 403 and nothing changes.
 func TestRegistryStatusFlipIsChecked(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "flip")
@@ -75,6 +76,7 @@ func TestRegistryStatusFlipIsChecked(t *testing.T) {
 // the object or its /status, by update or patch, is refused over hard with upstream's text
 // and changes nothing.
 func TestRegistryRaisingUpdatesAreChecked(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "raise")

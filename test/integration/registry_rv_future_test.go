@@ -84,6 +84,7 @@ func checkTooLarge(t *testing.T, name string, st metav1.Status, requested uint64
 // watch from a future resourceVersion is established at once and sends what comes after
 // it. A request whose deadline comes first ends with it.
 func TestResourceVersionTooLarge(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "fut")
@@ -215,6 +216,7 @@ func TestResourceVersionTooLarge(t *testing.T) {
 // resourceVersion the store reaches while they wait are served as usual, at a revision at
 // least as new.
 func TestResourceVersionReachedWhileWaiting(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "soon")

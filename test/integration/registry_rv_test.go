@@ -17,6 +17,7 @@ import (
 // body, a 400 worded the same way with the body's field (kube-apiserver answers a 500 there,
 // kubernetes#139485). A number is compared as a number. Refused writes change nothing.
 func TestRegistryUnparsableResourceVersions(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "rv")

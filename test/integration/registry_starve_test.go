@@ -17,6 +17,7 @@ import (
 // resourceVersion all land while 32 writers create and delete pods in the namespace (each
 // of which charges or credits that quota), and usage stays exact.
 func TestRegistryQuotaEditsNotStarved(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "busy")

@@ -14,6 +14,7 @@ import (
 // NotTerminating quota to the Terminating one in the same write; BestEffort pods are
 // charged only to BestEffort quotas.
 func TestPodMovesBetweenScopes(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "sc")

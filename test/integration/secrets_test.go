@@ -15,6 +15,7 @@ import (
 // TestSecretStringData: stringData is write-only, as upstream: on create, update and
 // patch its entries go into data (replacing theirs), and it is never stored or returned.
 func TestSecretStringData(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

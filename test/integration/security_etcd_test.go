@@ -33,6 +33,7 @@ import (
 // the API server accepts). A quota's status.used stays what quotad committed. The data
 // dir's etcd client certificate is what opens it.
 func TestSecurityEmbeddedEtcdRefusesOtherClients(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "sec")
@@ -152,6 +153,7 @@ func signedByAPICA(t *testing.T, dataDir string) (certFile, keyFile string) {
 // alone: directories 0700, keys, tokens, the kubeconfig and etcd's files 0600; public
 // certificates (*.crt) are at most readable by others.
 func TestSecurityDataDirIsPrivate(t *testing.T) {
+	t.Parallel()
 	// An existing data dir open to others (as a careless mkdir leaves it) is narrowed.
 	dir := filepath.Join(t.TempDir(), "data")
 	if err := os.Mkdir(dir, 0o755); err != nil {

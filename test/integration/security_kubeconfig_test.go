@@ -13,13 +13,17 @@ import (
 
 	"github.com/quotad/quotad/internal/server"
 	"github.com/quotad/quotad/internal/server/servertest"
+	"github.com/quotad/quotad/internal/storage/storagetest"
 )
 
 // TestSecurityKubeconfigKeepsUserEdits: a restart keeps what the user changed in the admin
 // kubeconfig (the context's namespace, an added context): on the same port the file is not
 // rewritten at all; on another port only the server URL changes, and the file still works.
 func TestSecurityKubeconfigKeepsUserEdits(t *testing.T) {
-	s := servertest.Start(t)
+	t.Parallel()
+	// The first start's port is one FreePorts chose (below the kernel's ephemeral range),
+	// so that no connection of a test running alongside takes it before the restart on it.
+	s := servertest.Start(t, func(c *server.Config) { c.SecurePort = storagetest.FreePorts(t, 1)[0] })
 	dir, path := s.DataDir, s.Kubeconfig
 	u, err := url.Parse(s.URL)
 	if err != nil {

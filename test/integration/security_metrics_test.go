@@ -86,6 +86,7 @@ func waitForMetrics(t *testing.T, s *servertest.Server, lines ...string) {
 // request with the API's 401 Status; an authenticated scrape shows each quota's hard and
 // used values as charges and credits commit, and reads no quota from storage.
 func TestSecurityMetricsNeedAuthenticationAndReadMemory(t *testing.T) {
+	t.Parallel()
 	lists := &listCounter{prefix: "/registry/resourcequotas/"}
 	s := servertest.Start(t, func(c *server.Config) {
 		c.WrapStorage = func(st storage.Store) storage.Store {

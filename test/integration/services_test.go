@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"testing"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/quotad/quotad/internal/server/servertest"
 	"github.com/quotad/quotad/internal/storage"
@@ -29,6 +28,7 @@ func nodePortService(name, clusterIP string, nodePort int32) *corev1.Service {
 // TestServiceAllocationsAreExclusive: a requested cluster IP or node port another service
 // holds is refused with upstream's texts; deletion and a type change give them back.
 func TestServiceAllocationsAreExclusive(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "svc")
@@ -69,6 +69,7 @@ func TestServiceAllocationsAreExclusive(t *testing.T) {
 // TestServiceAllocationsUnderConcurrency: services created at once through two replicas get
 // distinct cluster IPs and node ports, and of many asking for one node port exactly one gets it.
 func TestServiceAllocationsUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	a, b := twoReplicas(t)
 	ctx := ctxT(t)
 	mkNamespace(t, a, "svcrace")
@@ -129,6 +130,7 @@ func TestServiceAllocationsUnderConcurrency(t *testing.T) {
 // TestServiceAllocationsBackfilled: services stored without allocation records (data from
 // before they were kept) get them when a server starts.
 func TestServiceAllocationsBackfilled(t *testing.T) {
+	t.Parallel()
 	etcd := sharedEtcd(t)
 	a := servertest.Start(t, servertest.WithEtcd(etcd))
 	ctx := ctxT(t)

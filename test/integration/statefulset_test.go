@@ -96,6 +96,7 @@ func contains(ss []string, s string) bool {
 // ControllerRevision and status; scaling down removes the highest ordinal first and keeps
 // the claims (Retain).
 func TestStatefulSetOrderedReady(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "sts"
 	mkNamespace(t, s, ns)
@@ -219,6 +220,7 @@ func TestStatefulSetOrderedReady(t *testing.T) {
 // 2Gi gets two claims and two pods; the third claim's refusal is a FailedCreate event for
 // the claim and one for the pod, in upstream's words; raising the quota completes it.
 func TestStatefulSetHeldAtStorageQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "held"
 	mkNamespace(t, s, ns)
@@ -289,6 +291,7 @@ func stsPodRevisions(t *testing.T, s *servertest.Server, ns string) map[string]s
 // TestStatefulSetRollingUpdatePartition: a template change with partition 1 updates web-2
 // then web-1 and leaves web-0 at the current revision; partition 0 completes the rollout.
 func TestStatefulSetRollingUpdatePartition(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "roll"
 	mkNamespace(t, s, ns)
@@ -343,6 +346,7 @@ func ptrInt32(v int32) *int32 { return &v }
 // scaled-down pod is owned by that pod and deleted with it (the garbage collector), and
 // its storage is credited; the claims in range stay.
 func TestStatefulSetRetentionDeleteOnScaleDown(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "retain"
 	mkNamespace(t, s, ns)
@@ -375,6 +379,7 @@ func TestStatefulSetRetentionDeleteOnScaleDown(t *testing.T) {
 // TestControllerRevisionAPI: controllerrevisions are served with upstream's validation,
 // immutable data and count/controllerrevisions.apps quota.
 func TestControllerRevisionAPI(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "revs"
 	mkNamespace(t, s, ns)
@@ -401,6 +406,7 @@ func TestControllerRevisionAPI(t *testing.T) {
 // TestStatefulSetRetentionDeleteWhenDeleted: with whenDeleted: Delete the claims are owned
 // by the set and go with it (the garbage collector), credited to quota.
 func TestStatefulSetRetentionDeleteWhenDeleted(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "whendeleted"
 	mkNamespace(t, s, ns)
@@ -442,6 +448,7 @@ func TestStatefulSetRetentionDeleteWhenDeleted(t *testing.T) {
 // TestStatefulSetOnDelete: with OnDelete a template change replaces no pod until the pod
 // is deleted; the replacement runs the update revision.
 func TestStatefulSetOnDelete(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "ondelete"
 	mkNamespace(t, s, ns)
@@ -497,6 +504,7 @@ func TestStatefulSetOnDelete(t *testing.T) {
 // TestStatefulSetHugeReplicas: spec.replicas at its maximum is not an allocation of that
 // many slots; the set stops at its pod quota and the server keeps serving.
 func TestStatefulSetHugeReplicas(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "huge"
 	mkNamespace(t, s, ns)
@@ -523,6 +531,7 @@ func TestStatefulSetHugeReplicas(t *testing.T) {
 // v1.37) a template change replaces the two highest ordinals at once, and no more while
 // they are unavailable.
 func TestStatefulSetMaxUnavailable(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "maxunavail"
 	mkNamespace(t, s, ns)
@@ -565,6 +574,7 @@ func TestStatefulSetMaxUnavailable(t *testing.T) {
 
 // TestStatefulSetOrdinalsStart: spec.ordinals.start numbers the pods and their claims.
 func TestStatefulSetOrdinalsStart(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "ordinals"
 	mkNamespace(t, s, ns)
@@ -590,6 +600,7 @@ func TestStatefulSetOrdinalsStart(t *testing.T) {
 // the StatefulSet and DaemonSet controllers; deterministic names make them agree, so there
 // is one pod per ordinal and per node, one claim per ordinal and one revision each.
 func TestStatefulSetAndDaemonSetAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	a, b := twoReplicas(t)
 	ns := "replicas"
 	mkNamespace(t, a, ns)

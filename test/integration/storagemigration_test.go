@@ -15,6 +15,7 @@ import (
 // /status takes conditions but never Succeeded and Failed both true, nor takes back a
 // Succeeded, and its resourceVersion never changes once set — upstream's texts.
 func TestStorageVersionMigrations(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	c := s.Client.StoragemigrationV1().StorageVersionMigrations()

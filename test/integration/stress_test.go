@@ -20,6 +20,7 @@ import (
 // type changes, PVC resizes and quota edits from parallel clients, checking the quota
 // invariant while they run and at the end.
 func TestRandomizedStressKeepsInvariant(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	const ns = "stress"

@@ -25,6 +25,7 @@ import (
 // system:masters); alice, a client certificate minted by `quotad kubeconfig`, bound to
 // `admin` in team-a; and a ServiceAccount token bound to `edit` in team-a.
 func TestTenantsThreeUsers(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

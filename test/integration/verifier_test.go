@@ -21,6 +21,7 @@ func (c *countRepairs) Repaired(ns, name string) { c.n++ }
 // TestVerifierRepairsDrift corrupts a quota's stored status behind the registry's back (the
 // only way drift can appear) and checks that the verifier finds and repairs it.
 func TestVerifierRepairsDrift(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "v")
@@ -57,6 +58,7 @@ func TestVerifierRepairsDrift(t *testing.T) {
 
 // TestMetricsExposeQuotas reads /metrics like Prometheus would.
 func TestMetricsExposeQuotas(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	mkNamespace(t, s, "m")
 	mkQuota(t, s, "m", "q", map[string]string{"pods": "5"})

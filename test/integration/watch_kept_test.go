@@ -18,6 +18,7 @@ import (
 // a label selector is DELETED, and a deletion carries the last state. The quota "old"
 // exists before the server (and so the hub) starts, "new" is created while it runs.
 func TestQuotaWatchKeepsPreviousValues(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "kept")

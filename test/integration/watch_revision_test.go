@@ -23,6 +23,7 @@ import (
 // resumes from the last resourceVersion it saw and would skip the rest of a revision split
 // by a watch's end (its timeout, a backlog, shutdown). Over HTTP a client gets all of them.
 func TestWatchRevisionTogether(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := edgeCtx(t)
 	const ns = "together"

@@ -14,6 +14,7 @@ import (
 // TestWatchSelectorTransitions: a watch with a label selector sees an object enter the
 // selection as ADDED, leave it as DELETED, and its deletion only while selected.
 func TestWatchSelectorTransitions(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "sel")

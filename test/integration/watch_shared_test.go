@@ -21,6 +21,7 @@ import (
 // of their revision. Pods defaulted by a LimitRange, with limits only, and updated ones are
 // covered.
 func TestSharedWatchObjectsMatchStorage(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	mkNamespace(t, s, "shared")

@@ -124,6 +124,7 @@ func wlDeploymentRS(ctx context.Context, s *servertest.Server, ns, deployment st
 
 // TestDeploymentQuotaWalkthrough is the documentation's object-count walkthrough.
 func TestDeploymentQuotaWalkthrough(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "quota-object-example"
 	mkNamespace(t, s, ns)
@@ -170,6 +171,7 @@ var wlForbiddenPod = regexp.MustCompile(`^pods "web-[a-z0-9]+-[bcdfghjklmnpqrstv
 // events and the ReplicaFailure condition, reaches 5 once the quota is raised, and scaling
 // down credits the quota in the same write that deletes each pod.
 func TestDeploymentStopsAtPodQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "short"
 	mkNamespace(t, s, ns)
@@ -292,6 +294,7 @@ func wlSetPodPhase(ctx context.Context, s *servertest.Server, p *corev1.Pod, pha
 // TestJobUnderPodQuota: a Job of parallelism 3 under pods: 2 runs two pods, reports the
 // refusal as upstream, and completes as pods succeed (terminal pods leave the pods quota).
 func TestJobUnderPodQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "jobs"
 	mkNamespace(t, s, ns)
@@ -373,6 +376,7 @@ func TestJobUnderPodQuota(t *testing.T) {
 // TestCronJobStopsAtJobQuota: a CronJob running every minute, driven by a fake clock, stops
 // creating Jobs at count/jobs.batch and resumes when a Job is deleted.
 func TestCronJobStopsAtJobQuota(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "cron"
 	mkNamespace(t, s, ns)
@@ -460,6 +464,7 @@ func TestCronJobStopsAtJobQuota(t *testing.T) {
 // TestReplicationControllerRecoversWhenPodsDeleted: an RC short of quota recovers as soon as
 // an unrelated pod is deleted (the quota credit wakes it, no restart, no backoff wait).
 func TestReplicationControllerRecoversWhenPodsDeleted(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "rc"
 	mkNamespace(t, s, ns)
@@ -531,6 +536,7 @@ func wlMakeReady(ctx context.Context, s *servertest.Server, ns, selector string)
 // Available, then a template change rolls out revision 2 within maxSurge/maxUnavailable
 // until the old ReplicaSet is at zero.
 func TestDeploymentRollingUpdate(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t)
 	ns := "rolling"
 	mkNamespace(t, s, ns)

@@ -2,13 +2,14 @@ package limitranger
 
 import (
 	"fmt"
-	"github.com/quotad/quotad/internal/quota/quantity"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+
+	"github.com/quotad/quotad/internal/quota/quantity"
 )
 
 // applyDefaults sets the Container defaults of lr on every container and init container

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	qty "github.com/quotad/quotad/internal/quota/quantity"
 	"math"
 	"reflect"
 	"regexp"
@@ -11,6 +10,8 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	qty "github.com/quotad/quotad/internal/quota/quantity"
 )
 
 // quantityType is Kubernetes CEL's Quantity (k8s.io/apiserver/pkg/cel/library/quantity.go).

@@ -9,13 +9,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/google/cel-go/cel"
-	"github.com/google/cel-go/common/types"
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/audit"

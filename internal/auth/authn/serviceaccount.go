@@ -12,7 +12,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"github.com/quotad/quotad/internal/pki"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/quotad/quotad/internal/auth"
+	"github.com/quotad/quotad/internal/pki"
 )
 
 // DefaultIssuer is the iss of the tokens quotad issues, and the API audience a token

@@ -3,6 +3,7 @@ package rbac
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync/atomic"
 
@@ -50,6 +51,45 @@ type grant struct {
 	order int
 	rules []rbacv1.PolicyRule
 	err   error
+	// The binding, for the reason an allowed request is given: its name, namespace ("" for
+	// a ClusterRoleBinding), role and subjects.
+	name, namespace string
+	roleRef         rbacv1.RoleRef
+	subjects        []rbacv1.Subject
+}
+
+// reason is upstream's "RBAC: allowed by …" for a request of u the grant allowed: the
+// binding, its role, and the first of its subjects that names u.
+func (g *grant) reason(u *auth.User) string {
+	var subject string
+	for i := range g.subjects {
+		if d, ok := appliesTo(&g.subjects[i], u, g.namespace); ok {
+			subject = d
+			break
+		}
+	}
+	if g.namespace == "" {
+		return fmt.Sprintf("RBAC: allowed by ClusterRoleBinding %q of %s %q to %s", g.name, g.roleRef.Kind, g.roleRef.Name, subject)
+	}
+	return fmt.Sprintf("RBAC: allowed by RoleBinding %q of %s %q to %s", g.name+"/"+g.namespace, g.roleRef.Kind, g.roleRef.Name, subject)
+}
+
+// appliesTo reports whether sub names u (as bySubject.add indexes it), and describes it as
+// upstream does: Kind "name", a ServiceAccount as "name/namespace".
+func appliesTo(sub *rbacv1.Subject, u *auth.User, bindingNamespace string) (string, bool) {
+	switch sub.Kind {
+	case rbacv1.UserKind:
+		return fmt.Sprintf("%s %q", sub.Kind, sub.Name), u.Name == sub.Name
+	case rbacv1.GroupKind:
+		return fmt.Sprintf("%s %q", sub.Kind, sub.Name), u.InGroup(sub.Name)
+	case rbacv1.ServiceAccountKind:
+		ns := bindingNamespace
+		if sub.Namespace != "" {
+			ns = sub.Namespace
+		}
+		return fmt.Sprintf("%s %q", sub.Kind, sub.Name+"/"+ns), ns != "" && u.Name == auth.ServiceAccountPrefix+ns+":"+sub.Name
+	}
+	return "", false
 }
 
 // bySubject indexes the grants of a set of bindings by the users and groups they name.
@@ -151,7 +191,9 @@ func build(objs Objects) *policy {
 		if b == nil {
 			continue
 		}
-		p.cluster.add(resolve(b.RoleRef, "", order), b.Subjects, "")
+		g := resolve(b.RoleRef, "", order)
+		g.name, g.roleRef, g.subjects = b.Name, b.RoleRef, b.Subjects
+		p.cluster.add(g, b.Subjects, "")
 		order++
 	}
 	for _, b := range objs.RoleBindings {
@@ -163,7 +205,9 @@ func build(objs Objects) *policy {
 			ns = newBySubject()
 			p.namespaces[b.Namespace] = ns
 		}
-		ns.add(resolve(b.RoleRef, b.Namespace, order), b.Subjects, b.Namespace)
+		g := resolve(b.RoleRef, b.Namespace, order)
+		g.name, g.namespace, g.roleRef, g.subjects = b.Name, b.Namespace, b.RoleRef, b.Subjects
+		ns.add(g, b.Subjects, b.Namespace)
 		order++
 	}
 	return p
@@ -183,8 +227,9 @@ func (p *policy) grants(u *auth.User, namespace string) []*grant {
 }
 
 // Authorize allows a request when the user is in system:masters or a rule bound to it
-// allows the request; otherwise it has no opinion, with upstream's reason naming the
-// roles that applied but could not be resolved.
+// allows the request, with upstream's reason naming the binding that allowed it; otherwise
+// it has no opinion, with upstream's reason naming the roles that applied but could not be
+// resolved.
 func (a *Authorizer) Authorize(_ context.Context, attrs auth.Attributes) (auth.Decision, string, error) {
 	if attrs.User.InGroup(auth.SystemMasters) {
 		return auth.Allow, "", nil
@@ -200,7 +245,7 @@ func (a *Authorizer) Authorize(_ context.Context, attrs auth.Attributes) (auth.D
 			continue
 		}
 		if auth.RulesAllow(g.rules, &attrs) {
-			return auth.Allow, "", nil
+			return auth.Allow, g.reason(&attrs.User), nil
 		}
 	}
 	if len(errs) > 0 {

@@ -288,7 +288,9 @@ func (c *Client) Update(ctx context.Context, res *registry.Resource, ns, name, s
 	c.rev++
 	m.SetResourceVersion(strconv.FormatInt(c.rev, 10))
 	c.actions = append(c.actions, act)
-	if m.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 {
+	if g := cm.GetDeletionGracePeriodSeconds(); m.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 && (g == nil || *g == 0) {
+		// Finalizers all gone with no grace period left (an object in a graceful
+		// deletion waits for its zero-grace delete, as in the registry).
 		delete(c.objects, k)
 		c.changed(res, watch.Deleted, obj)
 		return &registry.Result{Object: obj.DeepCopyObject()}, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,12 @@ const (
 	spamBurst    = 25
 	spamInterval = 5 * time.Minute
 	maxCached    = 4096
+	// Upstream's aggregator: once an object has had aggregateMax events of one type and
+	// reason with distinct messages within aggregateInterval, further ones are folded into
+	// one event whose message is combinedPrefix and the latest message.
+	aggregateMax      = 10
+	aggregateInterval = 10 * time.Minute
+	combinedPrefix    = "(combined from similar events): "
 )
 
 // Recorder writes core/v1 Events through the registry store, as upstream's event recorder
@@ -41,11 +48,19 @@ type Recorder struct {
 	clock     clock.PassiveClock
 	log       *slog.Logger
 
-	mu       sync.Mutex
-	lastNano int64
-	seen     map[string]seenEvent
-	order    []string
-	bucket   map[string]*tokenBucket
+	mu        sync.Mutex
+	lastNano  int64
+	seen      map[string]seenEvent
+	order     []string
+	bucket    map[string]*tokenBucket
+	similar   map[string]*similarEvents
+	simiOrder []string
+}
+
+// similarEvents are the distinct messages of one object's events of one type and reason.
+type similarEvents struct {
+	messages []string // oldest first
+	last     time.Time
 }
 
 type seenEvent struct {
@@ -65,7 +80,8 @@ func NewRecorder(store controller.Client, component string, clk clock.PassiveClo
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Recorder{store: store, component: component, clock: clk, log: log, seen: map[string]seenEvent{}, bucket: map[string]*tokenBucket{}}
+	return &Recorder{store: store, component: component, clock: clk, log: log, seen: map[string]seenEvent{}, bucket: map[string]*tokenBucket{},
+		similar: map[string]*similarEvents{}}
 }
 
 // Eventf records an event about obj (which must have kind metadata set or be a known kind).
@@ -91,9 +107,15 @@ func (r *Recorder) EventRef(ctx context.Context, ref corev1.ObjectReference, eve
 		evNS = metav1.NamespaceDefault
 	}
 	now := r.clock.Now()
-	key := strings.Join([]string{r.component, ref.Kind, ref.Namespace, ref.Name, string(ref.UID), ref.APIVersion, eventType, reason, message}, "\x00")
+	aggKey := strings.Join([]string{r.component, ref.Kind, ref.Namespace, ref.Name, string(ref.UID), ref.APIVersion, eventType, reason}, "\x00")
+	key := aggKey + "\x00" + message
 	objKey := strings.Join([]string{r.component, ref.Kind, ref.Namespace, ref.Name, string(ref.UID)}, "\x00")
 	r.mu.Lock()
+	// As upstream's correlator: aggregated first, then the spam filter.
+	if r.aggregate(aggKey, message, now) {
+		// Folded into the object's combined event of this type and reason.
+		key, message = aggKey, combinedPrefix+message
+	}
 	if !r.take(objKey, now) {
 		r.mu.Unlock()
 		return
@@ -111,6 +133,7 @@ func (r *Recorder) EventRef(ctx context.Context, ref corev1.ObjectReference, eve
 			}
 			ev.Count++
 			ev.LastTimestamp = ts
+			ev.Message = message
 			count = ev.Count
 			return ev, nil
 		}, registry.WriteOptions{})
@@ -161,6 +184,34 @@ func (r *Recorder) nextNano(now time.Time) int64 {
 	}
 	r.lastNano = n
 	return n
+}
+
+// aggregate records message among the distinct messages of aggKey and reports whether
+// the event is to be folded into the combined one, as upstream's EventAggregator: once
+// aggregateMax distinct messages were seen within aggregateInterval of each other (the
+// oldest then forgotten). Caller holds mu.
+func (r *Recorder) aggregate(aggKey, message string, now time.Time) bool {
+	se := r.similar[aggKey]
+	if se == nil || now.Sub(se.last) > aggregateInterval {
+		if se == nil {
+			r.simiOrder = append(r.simiOrder, aggKey)
+			if len(r.simiOrder) > maxCached {
+				delete(r.similar, r.simiOrder[0])
+				r.simiOrder = r.simiOrder[1:]
+			}
+		}
+		se = &similarEvents{}
+		r.similar[aggKey] = se
+	}
+	se.last = now
+	if !slices.Contains(se.messages, message) {
+		se.messages = append(se.messages, message)
+	}
+	if len(se.messages) < aggregateMax {
+		return false
+	}
+	se.messages = se.messages[1:]
+	return true
 }
 
 // take spends one token of the object's bucket (caller holds mu).

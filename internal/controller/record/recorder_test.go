@@ -17,7 +17,8 @@ import (
 
 // TestRecorder checks upstream's recorder behaviour through the real store: one Event per
 // distinct message with count and lastTimestamp bumped on repeats, the involved object and
-// source as upstream, and the per-object spam filter (burst 25).
+// source as upstream, the aggregation of similar events, and the per-object spam filter
+// (burst 25).
 func TestRecorder(t *testing.T) {
 	s := servertest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -64,8 +65,25 @@ func TestRecorder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Items) != 26 {
-		t.Errorf("flood events = %d, want 25 + 1 after refill", len(l.Items))
+	// Upstream's aggregator: the first 9 distinct messages are events of their own; from the
+	// 10th on, one combined event counts them (the 16 the spam filter let through, and the
+	// one after the refill) and shows the latest.
+	if len(l.Items) != 10 {
+		t.Fatalf("flood events = %d, want 9 + 1 combined", len(l.Items))
+	}
+	combined := 0
+	for _, e := range l.Items {
+		if e.Message == "(combined from similar events): Created pod: flood-late" {
+			combined++
+			if e.Count != 17 {
+				t.Errorf("combined event count %d, want 17", e.Count)
+			}
+		} else if e.Count != 1 {
+			t.Errorf("event %q count %d, want 1", e.Message, e.Count)
+		}
+	}
+	if combined != 1 {
+		t.Errorf("combined events %d, want 1: %+v", combined, l.Items)
 	}
 }
 

@@ -2,8 +2,6 @@ package workloads
 
 import (
 	"context"
-	"encoding/binary"
-	"hash/fnv"
 	"log/slog"
 	"sort"
 	"strconv"
@@ -18,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	v1helper "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -173,20 +170,6 @@ func targetNode(p *corev1.Pod) string {
 		}
 	}
 	return ""
-}
-
-// daemonPodName is the n-th candidate name of the daemon pod of a node: the generateName
-// prefix and five characters derived from the DaemonSet's UID, the node and n, so two
-// quotad replicas pick the same name.
-func daemonPodName(ds *appsv1.DaemonSet, node string, n int) string {
-	h := fnv.New64a()
-	h.Write([]byte(ds.UID))
-	h.Write([]byte{0})
-	h.Write([]byte(node))
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(n))
-	h.Write(b[:])
-	return slotName(podsPrefix(ds.Name), types.UID(strconv.FormatUint(h.Sum64(), 36)), 0)
 }
 
 // templateGeneration is upstream's GetTemplateGeneration: the
@@ -457,20 +440,11 @@ func (c *DaemonSet) syncNodes(ctx context.Context, ds *appsv1.DaemonSet, del []*
 	}
 	t.Labels[templateGenerationLabel] = strconv.FormatInt(gen, 10)
 	t.Labels[revisionHashLabel] = hash
-	names := make([]string, len(create))
-	for i, node := range create {
-		for n := 0; ; n++ {
-			if name := daemonPodName(ds, node, n); !taken[name] {
-				names[i] = name
-				break
-			}
-		}
-	}
 	ref := controllerRef(ds, daemonSetKind)
 	_, err := slowStartBatch(len(create), slowStartInitialBatch, func(i int) error {
 		pt := t.DeepCopy()
 		pt.Spec.Affinity = bindToNode(pt.Spec.Affinity, create[i])
-		return createPod(ctx, c.store, c.rec, ds, pt, names[i], ref)
+		return createPod(ctx, c.store, c.rec, ds, pt, podsPrefix(ds.Name), ref)
 	})
 	return err
 }

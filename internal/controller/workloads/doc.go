@@ -12,19 +12,20 @@
 //   - StatefulSets create each pod's claims before the pod, so storage quota refuses the
 //     claim first ("create Claim ... failed error: ..." and "create Pod ... failed error:
 //     failed to create PVC ..."); their pods are named <set>-<ordinal> and their
-//     ControllerRevisions <set>-<hash>, both deterministic. DaemonSet pods are named from
-//     the set's UID and their node, and bound to it by a required node affinity on
-//     metadata.name (no scheduler runs).
-//   - Safe with several quotad replicas running the same controller: pod names are derived
-//     from the owner's UID and a slot number (same view → same names → AlreadyExists for
-//     the loser), ReplicaSet names from the template hash, Job names from the schedule;
-//     status and spec writes carry the resourceVersion the sync read, so a concurrent
-//     change makes the sync retry instead of overwriting.
+//     ControllerRevisions <set>-<hash>, both deterministic. Other pods are named by the
+//     registry from their owner's prefix (generateName "<owner>-", "<job>-<index>-" for an
+//     indexed Job), a fresh name for every attempt, as upstream: a pod refused by quota is
+//     named in its refusal, and its next attempt has another name. DaemonSet pods are bound
+//     to their node by a required node affinity on metadata.name.
+//   - One writer: with --leader-elect (the default) only the leader runs these
+//     controllers; a sync reads from storage at the latest revision, so it sees every pod
+//     its previous syncs created. Status and spec writes carry the resourceVersion the sync
+//     read, so a concurrent change makes the sync retry instead of overwriting.
 //   - A controller refused by quota is retried with backoff and at once when any quota of
 //     its namespace changes (raised, or usage credited by a delete).
-//   - Pods are never started (there is no kubelet): a pod is ready when its Ready condition
-//     is True and available when ready for minReadySeconds, exactly as upstream; clients
-//     drive this (and phases Succeeded/Failed for Jobs) through pods/status.
+//   - Pods are run by their nodes: a pod is ready when its Ready condition is True and
+//     available when ready for minReadySeconds, exactly as upstream; nodes (kubelets, KWOK)
+//     or clients drive this (and phases Succeeded/Failed for Jobs) through pods/status.
 //   - Clocks are injected (Options.Clock); the CronJob controller's queue runs on it, so
 //     tests step a fake clock instead of waiting for minutes.
 package workloads

@@ -295,9 +295,10 @@ func (c *Job) manage(ctx context.Context, job *batchv1.Job, st *batchv1.JobStatu
 	}
 	diff = min(diff, burstReplicas)
 	ref := controllerRef(job, jobKind)
+	// Each pod's generateName prefix: "<job>-", or "<job>-<index>-" for an index.
 	type slot struct {
-		name  string
-		index int
+		prefix string
+		index  int
 	}
 	var slots []slot
 	if isIndexed(job) {
@@ -309,12 +310,11 @@ func (c *Job) manage(ctx context.Context, job *batchv1.Job, st *batchv1.JobStatu
 			if succeededIdx[ix] || busy[ix] {
 				continue
 			}
-			names := freeSlotNames(podsPrefix(fmt.Sprintf("%s-%d", job.Name, ix)), job.UID, taken, 1)
-			slots = append(slots, slot{names[0], ix})
+			slots = append(slots, slot{podsPrefix(fmt.Sprintf("%s-%d", job.Name, ix)), ix})
 		}
 	} else {
-		for _, nm := range freeSlotNames(podsPrefix(job.Name), job.UID, taken, diff) {
-			slots = append(slots, slot{nm, -1})
+		for range diff {
+			slots = append(slots, slot{podsPrefix(job.Name), -1})
 		}
 	}
 	created, err := slowStartBatch(len(slots), slowStartInitialBatch, func(i int) error {
@@ -322,7 +322,7 @@ func (c *Job) manage(ctx context.Context, job *batchv1.Job, st *batchv1.JobStatu
 		if slots[i].index >= 0 {
 			addCompletionIndex(t, job.Name, slots[i].index)
 		}
-		return createPod(ctx, c.store, c.rec, job, t, slots[i].name, ref)
+		return createPod(ctx, c.store, c.rec, job, t, slots[i].prefix, ref)
 	})
 	return n + int32(created), err
 }

@@ -1,8 +1,6 @@
 package workloads
 
 import (
-	"encoding/binary"
-	"hash/fnv"
 	"sort"
 	"time"
 
@@ -11,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -34,15 +31,14 @@ var (
 
 // Upstream PodControl reasons (pkg/controller/controller_utils.go).
 const (
-	reasonFailedCreate      = "FailedCreate"
-	reasonSuccessfulCreate  = "SuccessfulCreate"
-	reasonFailedDelete      = "FailedDelete"
-	reasonSuccessfulDelete  = "SuccessfulDelete"
-	slowStartInitialBatch   = 1
-	burstReplicas           = 500
-	maxGeneratedNameLength  = validation.DNS1123SubdomainMaxLength - randomLength
-	randomLength            = 5
-	generatedNameCharacters = "bcdfghjklmnpqrstvwxz2456789"
+	reasonFailedCreate     = "FailedCreate"
+	reasonSuccessfulCreate = "SuccessfulCreate"
+	reasonFailedDelete     = "FailedDelete"
+	reasonSuccessfulDelete = "SuccessfulDelete"
+	slowStartInitialBatch  = 1
+	burstReplicas          = 500
+	maxGeneratedNameLength = validation.DNS1123SubdomainMaxLength - randomLength
+	randomLength           = 5
 )
 
 // isPodActive is upstream's controller.IsPodActive: not finished and not being deleted.
@@ -86,37 +82,6 @@ func podsPrefix(controllerName string) string {
 		prefix = prefix[:maxGeneratedNameLength]
 	}
 	return prefix
-}
-
-// slotName is the name of the n-th pod slot of an owner: the owner's generateName prefix and
-// five characters of upstream's generateName alphabet, derived from the owner's UID and n.
-// Two controllers that see the same pods pick the same names, so a second quotad replica
-// running the same sync gets AlreadyExists instead of creating extra pods.
-func slotName(prefix string, owner types.UID, n int) string {
-	h := fnv.New64a()
-	h.Write([]byte(owner))
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(n))
-	h.Write(b[:])
-	v := h.Sum64()
-	out := make([]byte, randomLength)
-	for i := range out {
-		out[i] = generatedNameCharacters[v%uint64(len(generatedNameCharacters))]
-		v /= uint64(len(generatedNameCharacters))
-	}
-	return prefix + string(out)
-}
-
-// freeSlotNames returns count names from the owner's slot sequence not in taken.
-func freeSlotNames(prefix string, owner types.UID, taken map[string]bool, count int) []string {
-	var out []string
-	for n := 0; len(out) < count; n++ {
-		name := slotName(prefix, owner, n)
-		if !taken[name] {
-			out = append(out, name)
-		}
-	}
-	return out
 }
 
 // podFromTemplate is upstream's GetPodFromTemplate with a fixed name.

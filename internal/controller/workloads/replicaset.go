@@ -281,7 +281,7 @@ func (c *ReplicaSet) updateStatus(ctx context.Context, obj runtime.Object, rs *a
 	return err
 }
 
-// manageReplicas is upstream's manageReplicas with deterministic pod names.
+// manageReplicas is upstream's manageReplicas.
 func (c *ReplicaSet) manageReplicas(ctx context.Context, owner runtime.Object, rs *appsv1.ReplicaSet, pods []*corev1.Pod, taken map[string]bool) error {
 	diff := len(pods) - int(*rs.Spec.Replicas)
 	ref := controllerRef(rs, c.kind)
@@ -291,9 +291,8 @@ func (c *ReplicaSet) manageReplicas(ctx context.Context, owner runtime.Object, r
 		if diff > burstReplicas {
 			diff = burstReplicas
 		}
-		names := freeSlotNames(podsPrefix(rs.Name), rs.UID, taken, diff)
-		_, err := slowStartBatch(diff, slowStartInitialBatch, func(i int) error {
-			return createPod(ctx, c.store, c.rec, owner, &rs.Spec.Template, names[i], ref)
+		_, err := slowStartBatch(diff, slowStartInitialBatch, func(int) error {
+			return createPod(ctx, c.store, c.rec, owner, &rs.Spec.Template, podsPrefix(rs.Name), ref)
 		})
 		return err
 	case diff > 0:
@@ -391,26 +390,28 @@ func slowStartBatch(count, initial int, fn func(i int) error) (int, error) {
 }
 
 // createPod is upstream's PodControl.CreatePods for one pod, with its events.
-func createPod(ctx context.Context, store controller.Client, rec *record.Recorder, owner runtime.Object, t *corev1.PodTemplateSpec, name string, ref *metav1.OwnerReference) error {
+// The pod is named by the registry from prefix (generateName): a fresh name for every
+// attempt, so each refusal names the pod it refused, as upstream.
+func createPod(ctx context.Context, store controller.Client, rec *record.Recorder, owner runtime.Object, t *corev1.PodTemplateSpec, prefix string, ref *metav1.OwnerReference) error {
 	m, err := controller.Meta(owner)
 	if err != nil {
 		return err
 	}
-	p := podFromTemplate(t, name, ref)
+	p := podFromTemplate(t, "", ref)
+	p.GenerateName = prefix
 	if len(p.Labels) == 0 {
 		return fmt.Errorf("unable to create pods, no labels")
 	}
-	_, err = store.Create(ctx, store.Catalogue().Get(podGVR), m.GetNamespace(), p, registry.WriteOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		// Another replica of this controller created the same slot.
-		return nil
-	}
+	res, err := store.Create(ctx, store.Catalogue().Get(podGVR), m.GetNamespace(), p, registry.WriteOptions{})
 	if err != nil {
 		if isNamespaceTerminating(err) {
 			return nil
 		}
 		rec.Eventf(ctx, owner, corev1.EventTypeWarning, reasonFailedCreate, "Error creating: %v", err)
 		return err
+	}
+	if cm, err := controller.Meta(res.Object); err == nil {
+		p.Name = cm.GetName()
 	}
 	rec.Eventf(ctx, owner, corev1.EventTypeNormal, reasonSuccessfulCreate, "Created pod: %v", p.Name)
 	return nil

@@ -13,27 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-func TestSlotNames(t *testing.T) {
-	a := slotName("web-", "uid-1", 0)
-	if a != slotName("web-", "uid-1", 0) {
-		t.Fatal("slot names must be deterministic")
-	}
-	if len(a) != len("web-")+5 || !strings.HasPrefix(a, "web-") {
-		t.Fatalf("slot name %q", a)
-	}
-	for _, r := range a[len("web-"):] {
-		if !strings.ContainsRune(generatedNameCharacters, r) {
-			t.Fatalf("slot name %q uses %q outside the generateName alphabet", a, r)
-		}
-	}
-	if a == slotName("web-", "uid-2", 0) || a == slotName("web-", "uid-1", 1) {
-		t.Fatal("slot names of other owners or slots must differ")
-	}
-	taken := map[string]bool{slotName("web-", "uid-1", 0): true, slotName("web-", "uid-1", 2): true}
-	got := freeSlotNames("web-", "uid-1", taken, 2)
-	want := []string{slotName("web-", "uid-1", 1), slotName("web-", "uid-1", 3)}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("freeSlotNames = %v, want %v", got, want)
+// TestPodsPrefix: upstream's generateName prefix of an owner's pods, cut to leave room for
+// the random suffix.
+func TestPodsPrefix(t *testing.T) {
+	if p := podsPrefix("web"); p != "web-" {
+		t.Errorf("prefix %q", p)
 	}
 	if p := podsPrefix(strings.Repeat("a", 300)); len(p) != maxGeneratedNameLength {
 		t.Errorf("long prefix length %d", len(p))

@@ -10,4 +10,8 @@
 //     spec.quota.hard (as OpenShift's reconciliation controller writes them).
 //   - status.namespaces[] is sorted by namespace name.
 //   - Inputs are read-only: helpers return copies.
+//
+// +k8s:deepcopy-gen=package
 package clusterquota
+
+//go:generate go run k8s.io/code-generator/cmd/deepcopy-gen@v0.37.0 --output-file zz_generated.deepcopy.go .

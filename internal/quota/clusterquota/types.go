@@ -3,7 +3,6 @@ package clusterquota
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -15,6 +14,7 @@ var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "v1"}
 
 // ClusterResourceQuota mirrors a ResourceQuota at cluster scope: it limits the summed usage
 // of every namespace its selector selects.
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 type ClusterResourceQuota struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata"`
@@ -73,6 +73,7 @@ type ResourceQuotaStatusByNamespace struct {
 }
 
 // ClusterResourceQuotaList is a collection of ClusterResourceQuotas.
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 type ClusterResourceQuotaList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata"`
@@ -83,6 +84,7 @@ type ClusterResourceQuotaList struct {
 
 // AppliedClusterResourceQuota mirrors ClusterResourceQuota at project scope, for projects
 // that a user may see but whose cluster quotas the user may not read.
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 type AppliedClusterResourceQuota struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata"`
@@ -95,6 +97,7 @@ type AppliedClusterResourceQuota struct {
 }
 
 // AppliedClusterResourceQuotaList is a collection of AppliedClusterResourceQuotas.
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 type AppliedClusterResourceQuotaList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata"`
@@ -103,145 +106,3 @@ type AppliedClusterResourceQuotaList struct {
 	Items []AppliedClusterResourceQuota `json:"items"`
 }
 
-// DeepCopyInto copies in into out.
-func (in *ClusterResourceQuotaSelector) DeepCopyInto(out *ClusterResourceQuotaSelector) {
-	*out = *in
-	if in.LabelSelector != nil {
-		out.LabelSelector = in.LabelSelector.DeepCopy()
-	}
-	if in.AnnotationSelector != nil {
-		out.AnnotationSelector = make(map[string]string, len(in.AnnotationSelector))
-		for k, v := range in.AnnotationSelector {
-			out.AnnotationSelector[k] = v
-		}
-	}
-}
-
-// DeepCopy returns a deep copy.
-func (in *ClusterResourceQuotaSelector) DeepCopy() *ClusterResourceQuotaSelector {
-	if in == nil {
-		return nil
-	}
-	out := new(ClusterResourceQuotaSelector)
-	in.DeepCopyInto(out)
-	return out
-}
-
-// DeepCopyInto copies in into out.
-func (in *ClusterResourceQuotaSpec) DeepCopyInto(out *ClusterResourceQuotaSpec) {
-	in.Selector.DeepCopyInto(&out.Selector)
-	in.Quota.DeepCopyInto(&out.Quota)
-}
-
-// DeepCopy returns a deep copy.
-func (in *ClusterResourceQuotaSpec) DeepCopy() *ClusterResourceQuotaSpec {
-	if in == nil {
-		return nil
-	}
-	out := new(ClusterResourceQuotaSpec)
-	in.DeepCopyInto(out)
-	return out
-}
-
-// DeepCopyInto copies in into out.
-func (in *ClusterResourceQuotaStatus) DeepCopyInto(out *ClusterResourceQuotaStatus) {
-	in.Total.DeepCopyInto(&out.Total)
-	out.Namespaces = in.Namespaces.DeepCopy()
-}
-
-// DeepCopy returns a deep copy.
-func (in *ClusterResourceQuotaStatus) DeepCopy() *ClusterResourceQuotaStatus {
-	if in == nil {
-		return nil
-	}
-	out := new(ClusterResourceQuotaStatus)
-	in.DeepCopyInto(out)
-	return out
-}
-
-// DeepCopy returns a deep copy.
-func (in ResourceQuotasStatusByNamespace) DeepCopy() ResourceQuotasStatusByNamespace {
-	if in == nil {
-		return nil
-	}
-	out := make(ResourceQuotasStatusByNamespace, len(in))
-	for i := range in {
-		out[i].Namespace = in[i].Namespace
-		in[i].Status.DeepCopyInto(&out[i].Status)
-	}
-	return out
-}
-
-// DeepCopyInto copies in into out.
-func (in *ClusterResourceQuota) DeepCopyInto(out *ClusterResourceQuota) {
-	out.TypeMeta = in.TypeMeta
-	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	in.Spec.DeepCopyInto(&out.Spec)
-	in.Status.DeepCopyInto(&out.Status)
-}
-
-// DeepCopy returns a deep copy.
-func (in *ClusterResourceQuota) DeepCopy() *ClusterResourceQuota {
-	if in == nil {
-		return nil
-	}
-	out := new(ClusterResourceQuota)
-	in.DeepCopyInto(out)
-	return out
-}
-
-// DeepCopyObject implements runtime.Object.
-func (in *ClusterResourceQuota) DeepCopyObject() runtime.Object { return in.DeepCopy() }
-
-// DeepCopyObject implements runtime.Object.
-func (in *ClusterResourceQuotaList) DeepCopyObject() runtime.Object {
-	if in == nil {
-		return nil
-	}
-	out := &ClusterResourceQuotaList{TypeMeta: in.TypeMeta}
-	in.ListMeta.DeepCopyInto(&out.ListMeta)
-	if in.Items != nil {
-		out.Items = make([]ClusterResourceQuota, len(in.Items))
-		for i := range in.Items {
-			in.Items[i].DeepCopyInto(&out.Items[i])
-		}
-	}
-	return out
-}
-
-// DeepCopyInto copies in into out.
-func (in *AppliedClusterResourceQuota) DeepCopyInto(out *AppliedClusterResourceQuota) {
-	out.TypeMeta = in.TypeMeta
-	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	in.Spec.DeepCopyInto(&out.Spec)
-	in.Status.DeepCopyInto(&out.Status)
-}
-
-// DeepCopy returns a deep copy.
-func (in *AppliedClusterResourceQuota) DeepCopy() *AppliedClusterResourceQuota {
-	if in == nil {
-		return nil
-	}
-	out := new(AppliedClusterResourceQuota)
-	in.DeepCopyInto(out)
-	return out
-}
-
-// DeepCopyObject implements runtime.Object.
-func (in *AppliedClusterResourceQuota) DeepCopyObject() runtime.Object { return in.DeepCopy() }
-
-// DeepCopyObject implements runtime.Object.
-func (in *AppliedClusterResourceQuotaList) DeepCopyObject() runtime.Object {
-	if in == nil {
-		return nil
-	}
-	out := &AppliedClusterResourceQuotaList{TypeMeta: in.TypeMeta}
-	in.ListMeta.DeepCopyInto(&out.ListMeta)
-	if in.Items != nil {
-		out.Items = make([]AppliedClusterResourceQuota, len(in.Items))
-		for i := range in.Items {
-			in.Items[i].DeepCopyInto(&out.Items[i])
-		}
-	}
-	return out
-}

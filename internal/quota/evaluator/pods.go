@@ -80,8 +80,12 @@ func (Pods) Usage(obj runtime.Object) (corev1.ResourceList, error) {
 
 // QuotaEligible reports whether a pod's compute resources count: not when it has reached
 // Succeeded or Failed, nor when it is being deleted with no grace period left
-// (deletionTimestamp set and deletionGracePeriodSeconds set and <= 0). Unlike upstream
-// no clock is consulted, so usage is a pure function of the stored object.
+// (deletionTimestamp set and deletionGracePeriodSeconds set and <= 0: a zero-grace
+// delete of a pod held by finalizers). A pod in its grace period counts, however long
+// its node takes to confirm: upstream stops counting it once deletionTimestamp+grace
+// has passed by the clock, but no clock is consulted here, so usage is a pure function
+// of the stored object and every credit commits with the write that ends the counting
+// (the node's zero-grace delete, or a status write to a terminal phase; design.md §2).
 func QuotaEligible(pod *corev1.Pod) bool {
 	if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
 		return false

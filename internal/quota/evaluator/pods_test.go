@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -175,6 +176,30 @@ func TestPodUsage(t *testing.T) {
 				}
 			},
 			want: "count/pods=1 cpu=1 pods=1 requests.cpu=1",
+		},
+		{
+			// Upstream stops counting it by the clock once deletionTimestamp+grace has
+			// passed; quotad counts it until a write ends it (design.md §2).
+			name: "pod past its grace period by the clock still counts",
+			pod: func() *corev1.Pod {
+				return &corev1.Pod{
+					ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &metav1.Time{Time: time.Unix(0, 0)}, DeletionGracePeriodSeconds: ptr.To[int64](1)},
+					Spec:       corev1.PodSpec{NodeName: "n", Containers: []corev1.Container{container(t, "c", []string{"cpu=1"}, nil)}},
+					Status:     corev1.PodStatus{Phase: corev1.PodRunning},
+				}
+			},
+			want: "count/pods=1 cpu=1 pods=1 requests.cpu=1",
+		},
+		{
+			name: "terminating pod reported Succeeded counts only count/pods",
+			pod: func() *corev1.Pod {
+				return &corev1.Pod{
+					ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &metav1.Time{}, DeletionGracePeriodSeconds: ptr.To[int64](30)},
+					Spec:       corev1.PodSpec{NodeName: "n", Containers: []corev1.Container{container(t, "c", []string{"cpu=1"}, nil)}},
+					Status:     corev1.PodStatus{Phase: corev1.PodSucceeded},
+				}
+			},
+			want: "count/pods=1",
 		},
 	}
 	for _, tt := range tests {

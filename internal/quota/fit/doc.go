@@ -12,3 +12,5 @@
 //     exactly what admission would, and nothing is charged.
 //   - Quantities are combined through package quantity, bounded as quota's.
 package fit
+
+//go:generate go run k8s.io/code-generator/cmd/deepcopy-gen@v0.37.0 --output-file zz_generated.deepcopy.go .

@@ -19,6 +19,8 @@ var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "v1"}
 // charged. The answer is computed as admission would decide a create of the object (an
 // update when an object of that kind and name exists: a workload's replicas are then the
 // ones it would add).
+// +k8s:deepcopy-gen=true
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 type QuotaReview struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -28,6 +30,7 @@ type QuotaReview struct {
 }
 
 // QuotaReviewSpec is the question.
+// +k8s:deepcopy-gen=true
 type QuotaReviewSpec struct {
 	// Object is the object to evaluate, of any namespaced kind the server serves; its
 	// namespace, when set, must be the review's. For a Pod, Deployment, ReplicaSet,
@@ -40,6 +43,7 @@ type QuotaReviewSpec struct {
 }
 
 // QuotaReviewStatus is the answer.
+// +k8s:deepcopy-gen=true
 type QuotaReviewStatus struct {
 	// Operation is how the object was evaluated: CREATE, or UPDATE when it exists.
 	Operation string `json:"operation,omitempty"`
@@ -64,6 +68,7 @@ type QuotaReviewStatus struct {
 }
 
 // QuotaFit is one quota's part of the answer.
+// +k8s:deepcopy-gen=true
 type QuotaFit struct {
 	// Kind is ResourceQuota or ClusterResourceQuota.
 	Kind string `json:"kind"`
@@ -83,6 +88,7 @@ type QuotaFit struct {
 }
 
 // ResourceFit is one resource of one quota.
+// +k8s:deepcopy-gen=true
 type ResourceFit struct {
 	Name corev1.ResourceName `json:"name"`
 	// Used is the quota's usage now.
@@ -99,46 +105,3 @@ type ResourceFit struct {
 	Fits bool `json:"fits"`
 }
 
-// DeepCopyInto copies in into out.
-func (in *QuotaReview) DeepCopyInto(out *QuotaReview) {
-	out.TypeMeta = in.TypeMeta
-	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	in.Spec.Object.DeepCopyInto(&out.Spec.Object)
-	if in.Spec.Replicas != nil {
-		r := *in.Spec.Replicas
-		out.Spec.Replicas = &r
-	}
-	out.Status = in.Status
-	out.Status.Warnings = append([]string(nil), in.Status.Warnings...)
-	out.Status.Quotas = nil
-	for _, q := range in.Status.Quotas {
-		c := q
-		if q.ReplicasFit != nil {
-			r := *q.ReplicasFit
-			c.ReplicasFit = &r
-		}
-		c.Resources = nil
-		for _, r := range q.Resources {
-			rc := ResourceFit{Name: r.Name, Used: r.Used.DeepCopy(), Requested: r.Requested.DeepCopy(), Hard: r.Hard.DeepCopy(), Remaining: r.Remaining.DeepCopy(), Fits: r.Fits}
-			if r.PerReplica != nil {
-				p := r.PerReplica.DeepCopy()
-				rc.PerReplica = &p
-			}
-			c.Resources = append(c.Resources, rc)
-		}
-		out.Status.Quotas = append(out.Status.Quotas, c)
-	}
-}
-
-// DeepCopy returns a deep copy.
-func (in *QuotaReview) DeepCopy() *QuotaReview {
-	if in == nil {
-		return nil
-	}
-	out := new(QuotaReview)
-	in.DeepCopyInto(out)
-	return out
-}
-
-// DeepCopyObject implements runtime.Object.
-func (in *QuotaReview) DeepCopyObject() runtime.Object { return in.DeepCopy() }

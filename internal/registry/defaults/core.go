@@ -20,16 +20,15 @@ func resourceList(l corev1.ResourceList) {
 }
 
 // Pod sets the defaults of a Pod: the pod-only defaults (requests from
-// limits, pod-level requests, enableServiceLinks, host-network ports)
+// limits, enableServiceLinks, host-network ports)
 // followed by the defaults shared with pod templates.
 func Pod(p *corev1.Pod) {
 	// 1. Requests default to limits for every resource that has a limit but no
 	//    request (containers and init containers; not ephemeral containers).
 	requestsFromLimits(p.Spec.Containers)
 	requestsFromLimits(p.Spec.InitContainers)
-	// 2. Pod-level resources, after the container-level ones.
-	defaultHugePagePodLimits(p)
-	defaultPodRequests(p)
+	// 2. Pod-level resources are defaulted when the pod is created (PodLevelResources), as
+	//    1.37 does, after admission has added every container.
 	if p.Spec.EnableServiceLinks == nil {
 		v := corev1.DefaultEnableServiceLinks
 		p.Spec.EnableServiceLinks = &v

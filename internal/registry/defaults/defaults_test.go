@@ -123,18 +123,73 @@ func TestPodFullObject(t *testing.T) {
 	}
 }
 
+// TestPodLevelResources: 1.37's pod-level defaulting (PodLevelResourcesFixDefaulting),
+// run at create, not by Pod's defaults.
 func TestPodLevelResources(t *testing.T) {
-	p := &corev1.Pod{Spec: corev1.PodSpec{
-		Resources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{"cpu": q("2"), "memory": q("1Gi")}},
-		Containers: []corev1.Container{
-			{Name: "a", Image: "x:1", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{"cpu": q("300m")}}},
-			{Name: "b", Image: "x:1", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{"cpu": q("200m")}}},
-		},
-	}}
-	Pod(p)
-	want := corev1.ResourceList{"cpu": q("500m"), "memory": q("1Gi")}
-	if !equality.Semantic.DeepEqual(p.Spec.Resources.Requests, want) {
-		t.Fatalf("pod-level requests = %v, want %v", p.Spec.Resources.Requests, want)
+	ctr := func(name string, req, lim corev1.ResourceList) corev1.Container {
+		return corev1.Container{Name: name, Image: "x:1", Resources: corev1.ResourceRequirements{Requests: req, Limits: lim}}
+	}
+	rl := func(kv ...string) corev1.ResourceList {
+		out := corev1.ResourceList{}
+		for i := 0; i < len(kv); i += 2 {
+			out[corev1.ResourceName(kv[i])] = q(kv[i+1])
+		}
+		return out
+	}
+	tests := []struct {
+		name               string
+		pod                *corev1.ResourceRequirements
+		containers         []corev1.Container
+		wantReqs, wantLims corev1.ResourceList
+	}{
+		{name: "requests from the containers and the pod-level limits",
+			pod:        &corev1.ResourceRequirements{Limits: rl("cpu", "2", "memory", "1Gi")},
+			containers: []corev1.Container{ctr("a", rl("cpu", "300m"), nil), ctr("b", rl("cpu", "200m"), nil)},
+			wantReqs:   rl("cpu", "500m", "memory", "1Gi"), wantLims: rl("cpu", "2", "memory", "1Gi")},
+		{name: "limits from the containers' when every container has one",
+			pod:        &corev1.ResourceRequirements{Requests: rl("cpu", "1")},
+			containers: []corev1.Container{ctr("a", rl("cpu", "300m"), rl("cpu", "1")), ctr("b", rl("cpu", "200m"), rl("cpu", "500m"))},
+			wantReqs:   rl("cpu", "1"), wantLims: rl("cpu", "1500m")},
+		{name: "the limit at least the pod-level request",
+			pod:        &corev1.ResourceRequirements{Requests: rl("cpu", "4")},
+			containers: []corev1.Container{ctr("a", rl("cpu", "1"), rl("cpu", "2"))},
+			wantReqs:   rl("cpu", "4"), wantLims: rl("cpu", "4")},
+		{name: "no limit when a container has none",
+			pod:        &corev1.ResourceRequirements{Requests: rl("memory", "1Gi")},
+			containers: []corev1.Container{ctr("a", rl("memory", "100Mi"), rl("memory", "200Mi")), ctr("b", rl("memory", "100Mi"), nil)},
+			wantReqs:   rl("memory", "1Gi")},
+		{name: "ephemeral-storage and extended resources stay the containers'",
+			pod:        &corev1.ResourceRequirements{Requests: rl("cpu", "1")},
+			containers: []corev1.Container{ctr("a", rl("cpu", "500m", "ephemeral-storage", "1Gi", "example.com/gpu", "1"), rl("example.com/gpu", "1"))},
+			wantReqs:   rl("cpu", "1")},
+		{name: "hugepages limits from the containers'",
+			pod:        &corev1.ResourceRequirements{Limits: rl("memory", "1Gi")},
+			containers: []corev1.Container{ctr("a", rl("hugepages-2Mi", "4Mi"), rl("hugepages-2Mi", "4Mi"))},
+			wantReqs:   rl("memory", "1Gi", "hugepages-2Mi", "4Mi"), wantLims: rl("memory", "1Gi", "hugepages-2Mi", "4Mi")},
+		{name: "nothing without pod-level resources",
+			containers: []corev1.Container{ctr("a", rl("cpu", "1"), rl("cpu", "1"))}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &corev1.Pod{Spec: corev1.PodSpec{Resources: tc.pod.DeepCopy(), Containers: tc.containers}}
+			Pod(p)
+			if !equality.Semantic.DeepEqual(p.Spec.Resources, tc.pod) {
+				t.Fatalf("Pod's defaults changed pod-level resources: %v", p.Spec.Resources)
+			}
+			PodLevelResources(p)
+			if tc.pod == nil {
+				if p.Spec.Resources != nil {
+					t.Fatalf("pod-level resources %v set", p.Spec.Resources)
+				}
+				return
+			}
+			if !equality.Semantic.DeepEqual(p.Spec.Resources.Requests, tc.wantReqs) && !(len(tc.wantReqs) == 0 && len(p.Spec.Resources.Requests) == 0) {
+				t.Errorf("requests = %v, want %v", p.Spec.Resources.Requests, tc.wantReqs)
+			}
+			if !equality.Semantic.DeepEqual(p.Spec.Resources.Limits, tc.wantLims) && !(len(tc.wantLims) == 0 && len(p.Spec.Resources.Limits) == 0) {
+				t.Errorf("limits = %v, want %v", p.Spec.Resources.Limits, tc.wantLims)
+			}
+		})
 	}
 }
 

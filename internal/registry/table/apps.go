@@ -6,7 +6,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -27,7 +26,7 @@ func imagesColumn() metav1.TableColumnDefinition {
 func DeploymentPrinter() Printer {
 	return typedPrinter(appsv1.SchemeGroupVersion.WithKind("Deployment"), func() *appsv1.Deployment { return &appsv1.Deployment{} },
 		func() []metav1.TableColumnDefinition {
-			st := extensionsv1beta1.DeploymentStatus{}.SwaggerDoc()
+			st := appsv1.DeploymentStatus{}.SwaggerDoc()
 			return []metav1.TableColumnDefinition{
 				nameColumn(),
 				{Name: "Ready", Type: "string", Description: "Number of the pod with ready state"},
@@ -36,7 +35,7 @@ func DeploymentPrinter() Printer {
 				ageColumn(),
 				containersColumn(),
 				imagesColumn(),
-				{Name: "Selector", Type: "string", Priority: 1, Description: extensionsv1beta1.DeploymentSpec{}.SwaggerDoc()["selector"]},
+				{Name: "Selector", Type: "string", Priority: 1, Description: appsv1.DeploymentSpec{}.SwaggerDoc()["selector"]},
 			}
 		},
 		func(d *appsv1.Deployment, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
@@ -58,7 +57,7 @@ func DeploymentPrinter() Printer {
 func ReplicaSetPrinter() Printer {
 	return typedPrinter(appsv1.SchemeGroupVersion.WithKind("ReplicaSet"), func() *appsv1.ReplicaSet { return &appsv1.ReplicaSet{} },
 		func() []metav1.TableColumnDefinition {
-			return replicatedColumns(extensionsv1beta1.ReplicaSetSpec{}.SwaggerDoc(), extensionsv1beta1.ReplicaSetStatus{}.SwaggerDoc())
+			return replicatedColumns(appsv1.ReplicaSetSpec{}.SwaggerDoc(), appsv1.ReplicaSetStatus{}.SwaggerDoc())
 		},
 		func(rs *appsv1.ReplicaSet, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
 			return replicatedRow(&rs.ObjectMeta, rs.Spec.Replicas, rs.Status.Replicas, rs.Status.ReadyReplicas,
@@ -93,7 +92,7 @@ func StatefulSetPrinter() Printer {
 func DaemonSetPrinter() Printer {
 	return typedPrinter(appsv1.SchemeGroupVersion.WithKind("DaemonSet"), func() *appsv1.DaemonSet { return &appsv1.DaemonSet{} },
 		func() []metav1.TableColumnDefinition {
-			st := extensionsv1beta1.DaemonSetStatus{}.SwaggerDoc()
+			st := appsv1.DaemonSetStatus{}.SwaggerDoc()
 			return []metav1.TableColumnDefinition{
 				nameColumn(),
 				{Name: "Desired", Type: "integer", Description: st["desiredNumberScheduled"]},
@@ -105,7 +104,7 @@ func DaemonSetPrinter() Printer {
 				ageColumn(),
 				containersColumn(),
 				imagesColumn(),
-				{Name: "Selector", Type: "string", Priority: 1, Description: extensionsv1beta1.DaemonSetSpec{}.SwaggerDoc()["selector"]},
+				{Name: "Selector", Type: "string", Priority: 1, Description: appsv1.DaemonSetSpec{}.SwaggerDoc()["selector"]},
 			}
 		},
 		func(ds *appsv1.DaemonSet, now time.Time) ([]interface{}, []metav1.TableRowCondition) {

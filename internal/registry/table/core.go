@@ -364,17 +364,17 @@ func ConfigMapPrinter() Printer {
 		})
 }
 
+// ServiceAccountPrinter prints NAME AGE (1.37 dropped SECRETS).
 func ServiceAccountPrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("ServiceAccount"), func() *corev1.ServiceAccount { return &corev1.ServiceAccount{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
 				nameColumn(),
-				{Name: "Secrets", Type: "string", Description: corev1.ServiceAccount{}.SwaggerDoc()["secrets"]},
 				ageColumn(),
 			}
 		},
 		func(sa *corev1.ServiceAccount, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
-			return []interface{}{sa.Name, int64(len(sa.Secrets)), since(sa.CreationTimestamp, now)}, nil
+			return []interface{}{sa.Name, since(sa.CreationTimestamp, now)}, nil
 		})
 }
 
@@ -643,21 +643,21 @@ const (
 	quotaLimitDescription   = "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node."
 )
 
-// ResourceQuotaPrinter prints NAME AGE REQUEST LIMIT, the order of kube-apiserver
-// 1.32 and earlier (1.33 moved Age to the end; see kubectl-protocol.md).
+// ResourceQuotaPrinter prints NAME REQUEST LIMIT AGE, as kube-apiserver 1.33 and later
+// (1.32 and earlier printed AGE second).
 func ResourceQuotaPrinter() Printer {
 	return typedPrinter(corev1.SchemeGroupVersion.WithKind("ResourceQuota"), func() *corev1.ResourceQuota { return &corev1.ResourceQuota{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
 				nameColumn(),
-				ageColumn(),
 				{Name: "Request", Type: "string", Description: quotaRequestDescription},
 				{Name: "Limit", Type: "string", Description: quotaLimitDescription},
+				ageColumn(),
 			}
 		},
 		func(q *corev1.ResourceQuota, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
 			request, limit := quotaCells(q)
-			return []interface{}{q.Name, since(q.CreationTimestamp, now), request, limit}, nil
+			return []interface{}{q.Name, request, limit, since(q.CreationTimestamp, now)}, nil
 		})
 }
 

@@ -71,7 +71,7 @@ func TestSimpleCoreCells(t *testing.T) {
 			Data: map[string]string{"a": "1", "b": "2"}, BinaryData: map[string][]byte{"c": {1}}},
 			[]interface{}{"cm", int64(3), "5m30s"}},
 		{"service account", &corev1.ServiceAccount{ObjectMeta: objMeta("default", 10*time.Minute), Secrets: []corev1.ObjectReference{{Name: "t"}}},
-			[]interface{}{"default", int64(1), "10m"}},
+			[]interface{}{"default", "10m"}},
 		{"endpoints none", &corev1.Endpoints{ObjectMeta: objMeta("e", time.Second)},
 			[]interface{}{"e", "<none>", "1s"}},
 		{"endpoints", &corev1.Endpoints{ObjectMeta: objMeta("e", time.Second), Subsets: []corev1.EndpointSubset{
@@ -202,7 +202,7 @@ func TestResourceQuotaCells(t *testing.T) {
 			q := &corev1.ResourceQuota{ObjectMeta: objMeta("compute", 64*time.Second),
 				Spec:   corev1.ResourceQuotaSpec{Hard: list("pods", "99")}, // spec is not shown: status is
 				Status: corev1.ResourceQuotaStatus{Hard: tt.hard, Used: tt.used}}
-			checkCells(t, q, []interface{}{"compute", "64s", tt.request, tt.limit})
+			checkCells(t, q, []interface{}{"compute", tt.request, tt.limit, "64s"})
 		})
 	}
 }

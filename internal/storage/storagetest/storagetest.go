@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -906,12 +908,68 @@ func renderEvents(evs []storage.Event) []string {
 }
 
 // FreePorts returns n distinct TCP ports free on 127.0.0.1 a moment ago (for tests that
-// start etcd members or servers on given ports).
+// start etcd members or servers on given ports). They are chosen below the kernel's
+// ephemeral range when it leaves room (ports it never hands out by itself, to outgoing
+// connections or to listeners on port 0, which tests running in parallel make all the
+// time), and never twice in one process.
 func FreePorts(t testing.TB, n int) []int {
 	t.Helper()
-	ports, err := storage.FreeLoopbackPorts(n)
-	if err != nil {
-		t.Fatal(err)
+	lo := ephemeralLow()
+	if lo-freePortsFloor < 1000 {
+		ports, err := storage.FreeLoopbackPorts(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ports
+	}
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	if handedOut.ports == nil {
+		handedOut.ports = map[int]bool{}
+	}
+	ports := make([]int, 0, n)
+	for tries := 0; len(ports) < n; tries++ {
+		if tries == 10000 {
+			t.Fatalf("no %d free ports in [%d, %d)", n, freePortsFloor, lo)
+		}
+		p := freePortsFloor + rand.IntN(lo-freePortsFloor)
+		if handedOut.ports[p] {
+			continue
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err != nil {
+			continue
+		}
+		_ = l.Close()
+		handedOut.ports[p] = true
+		ports = append(ports, p)
 	}
 	return ports
+}
+
+// freePortsFloor is the lowest port FreePorts chooses.
+const freePortsFloor = 20000
+
+// handedOut is the ports FreePorts chose in this process.
+var handedOut struct {
+	sync.Mutex
+	ports map[int]bool
+}
+
+// ephemeralLow is the lowest port of the kernel's ephemeral range (Linux's default
+// 32768 when it cannot be read).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 32768
+	}
+	lo, err := strconv.Atoi(f[0])
+	if err != nil {
+		return 32768
+	}
+	return lo
 }

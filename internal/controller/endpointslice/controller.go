@@ -1,0 +1,238 @@
+package endpointslice
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/quotad/quotad/internal/controller"
+	"github.com/quotad/quotad/internal/registry"
+)
+
+// Resources the endpoints controllers read and write.
+var (
+	ServicesGVR = corev1.SchemeGroupVersion.WithResource("services")
+	PodsGVR     = corev1.SchemeGroupVersion.WithResource("pods")
+	NodesGVR    = corev1.SchemeGroupVersion.WithResource("nodes")
+	SlicesGVR   = discovery.SchemeGroupVersion.WithResource("endpointslices")
+)
+
+// Watcher is what both endpoints controllers watch: Services and Pods in caches, each pod
+// change turned into the keys ("ns/name") of the Services that select it before or after.
+type Watcher struct {
+	Services, Pods *controller.Cache
+}
+
+// NewWatcher returns empty caches.
+func NewWatcher() *Watcher {
+	return &Watcher{Services: controller.NewCache(), Pods: controller.NewCache()}
+}
+
+// ServiceChanged records a Service event and returns its key.
+func (w *Watcher) ServiceChanged(svc *corev1.Service, deleted bool) string {
+	w.Services.Feed(nil)(svc, deleted)
+	return svc.Namespace + "/" + svc.Name
+}
+
+// PodChanged records a pod event and returns the keys of the Services selecting it now or
+// before.
+func (w *Watcher) PodChanged(pod *corev1.Pod, deleted bool) []string {
+	prev, _ := w.Pods.Get(pod.Namespace, pod.Name).(*corev1.Pod)
+	w.Pods.Feed(nil)(pod, deleted)
+	var keys []string
+	for _, o := range w.Services.List(pod.Namespace) {
+		svc, ok := o.(*corev1.Service)
+		if !ok || !Managed(svc) {
+			continue
+		}
+		if Selects(svc, pod) || (prev != nil && Selects(svc, prev)) {
+			keys = append(keys, svc.Namespace+"/"+svc.Name)
+		}
+	}
+	return keys
+}
+
+// SelectedPods returns the cached pods svc selects.
+func (w *Watcher) SelectedPods(svc *corev1.Service) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, o := range w.Pods.List(svc.Namespace) {
+		if p, ok := o.(*corev1.Pod); ok && Selects(svc, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Options configures the controller.
+type Options struct {
+	// MaxEndpointsPerSlice is --max-endpoints-per-slice (0: 100).
+	MaxEndpointsPerSlice int
+	Panics               controller.PanicObserver
+	Log                  *slog.Logger
+}
+
+// Controller is the EndpointSlice controller.
+type Controller struct {
+	store controller.Client
+	opts  Options
+	log   *slog.Logger
+	loop  *controller.Loop
+	w     *Watcher
+	nodes *controller.Cache
+}
+
+// New returns the controller.
+func New(store controller.Client, opts Options) *Controller {
+	if opts.Log == nil {
+		opts.Log = slog.Default()
+	}
+	if opts.MaxEndpointsPerSlice <= 0 {
+		opts.MaxEndpointsPerSlice = DefaultMaxEndpointsPerSlice
+	}
+	return &Controller{store: store, opts: opts, log: opts.Log, loop: controller.NewLoop("endpointslice", store, opts.Log, opts.Panics, nil),
+		w: NewWatcher(), nodes: controller.NewCache()}
+}
+
+func (c *Controller) res(gvr schema.GroupVersionResource) *registry.Resource {
+	return c.store.Catalogue().Get(gvr)
+}
+
+// Start runs the controller until ctx ends.
+func (c *Controller) Start(ctx context.Context) error {
+	q := controller.NewQueue("endpoint_slice")
+	c.Watch(ctx, q)
+	c.loop.Process(ctx, q, 4, func(ctx context.Context, key string) (time.Duration, error) {
+		return 0, c.Sync(ctx, key)
+	})
+	return nil
+}
+
+// Watch starts the watches feeding q.
+func (c *Controller) Watch(ctx context.Context, q workqueue.TypedRateLimitingInterface[string]) {
+	go c.loop.Watch(ctx, c.res(ServicesGVR), controller.On(func(s *corev1.Service, deleted bool) {
+		q.Add(c.w.ServiceChanged(s, deleted))
+	}))
+	go c.loop.Watch(ctx, c.res(NodesGVR), c.nodes.Feed(nil))
+	go c.loop.Watch(ctx, c.res(PodsGVR), controller.On(func(p *corev1.Pod, deleted bool) {
+		for _, k := range c.w.PodChanged(p, deleted) {
+			q.Add(k)
+		}
+	}))
+	go c.loop.Watch(ctx, c.res(SlicesGVR), controller.On(func(s *discovery.EndpointSlice, _ bool) {
+		if s.Labels[discovery.LabelManagedBy] == ControllerName && s.Labels[discovery.LabelServiceName] != "" {
+			q.Add(s.Namespace + "/" + s.Labels[discovery.LabelServiceName])
+		}
+	}))
+}
+
+// node returns a node from the cache, else from storage; nil when there is none.
+func (c *Controller) node(ctx context.Context) NodeFunc {
+	return func(name string) *corev1.Node {
+		if n, ok := c.nodes.Get("", name).(*corev1.Node); ok {
+			return n
+		}
+		o, err := c.store.Get(ctx, c.res(NodesGVR), "", name)
+		if err != nil {
+			return nil
+		}
+		n, _ := o.(*corev1.Node)
+		return n
+	}
+}
+
+// Sync reconciles the slices of one Service ("ns/name"), reading the Service, its pods and
+// its slices from storage.
+func (c *Controller) Sync(ctx context.Context, key string) error {
+	ns, name, _ := strings.Cut(key, "/")
+	obj, err := c.store.Get(ctx, c.res(ServicesGVR), ns, name)
+	if apierrors.IsNotFound(err) {
+		return nil // its slices go with it (owner references)
+	}
+	if err != nil {
+		return err
+	}
+	svc, err := controller.As[*corev1.Service](obj)
+	if err != nil {
+		return err
+	}
+	if !Managed(svc) {
+		return nil
+	}
+	podObjs, _, err := c.store.ListObjects(ctx, c.res(PodsGVR), ns)
+	if err != nil {
+		return err
+	}
+	var pods []*corev1.Pod
+	for _, o := range podObjs {
+		if p, ok := o.(*corev1.Pod); ok && Selects(svc, p) {
+			pods = append(pods, p)
+		}
+	}
+	sliceObjs, _, err := c.store.ListObjects(ctx, c.res(SlicesGVR), ns)
+	if err != nil {
+		return err
+	}
+	var slices []*discovery.EndpointSlice
+	for _, o := range sliceObjs {
+		if s, ok := o.(*discovery.EndpointSlice); ok && s.Labels[discovery.LabelServiceName] == svc.Name && s.Labels[discovery.LabelManagedBy] == ControllerName {
+			slices = append(slices, s)
+		}
+	}
+	plan, rerr := Reconcile(svc, pods, c.node(ctx), slices, c.opts.MaxEndpointsPerSlice)
+	if err := c.apply(ctx, svc, plan); err != nil {
+		return err
+	}
+	return rerr
+}
+
+// apply writes a plan: creates (unless the Service is being deleted), updates, deletes.
+func (c *Controller) apply(ctx context.Context, svc *corev1.Service, plan Plan) error {
+	res := c.res(SlicesGVR)
+	if svc.DeletionTimestamp == nil {
+		for _, s := range plan.Create {
+			if _, err := c.store.Create(ctx, res, svc.Namespace, s, registry.WriteOptions{}); err != nil {
+				if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+					return nil
+				}
+				return fmt.Errorf("failed to create EndpointSlice for Service %s/%s: %v", svc.Namespace, svc.Name, err)
+			}
+		}
+	}
+	for _, s := range plan.Update {
+		want := s
+		_, err := c.store.Update(ctx, res, svc.Namespace, s.Name, "", func(cur runtime.Object) (runtime.Object, error) {
+			have, err := controller.As[*discovery.EndpointSlice](cur)
+			if err != nil {
+				return nil, err
+			}
+			if want.ResourceVersion != "" && have.ResourceVersion != want.ResourceVersion {
+				return nil, apierrors.NewConflict(res.GroupResource(), want.Name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+			}
+			out := have.DeepCopy()
+			out.Labels, out.OwnerReferences = want.Labels, want.OwnerReferences
+			out.AddressType, out.Ports, out.Endpoints = want.AddressType, want.Ports, want.Endpoints
+			return out, nil
+		}, registry.WriteOptions{})
+		if err != nil {
+			return fmt.Errorf("failed to update %s EndpointSlice for Service %s/%s: %v", s.Name, svc.Namespace, svc.Name, err)
+		}
+	}
+	for _, s := range plan.Delete {
+		uid := s.UID
+		_, err := c.store.Delete(ctx, res, svc.Namespace, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}, registry.WriteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("failed to delete %s EndpointSlice for Service %s/%s: %v", s.Name, svc.Namespace, svc.Name, err)
+		}
+	}
+	return nil
+}
