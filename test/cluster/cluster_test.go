@@ -34,10 +34,11 @@ const (
 // TestSchedulerAndKWOK runs a Deployment and a Job under a compute ResourceQuota on KWOK
 // nodes, scheduled by the real kube-scheduler, and follows the quota through the pods'
 // lifecycle: charged when created, still charged while Pending, credited exactly when a
-// Job's pods succeed, never exceeded.
+// Job's pods succeed or a deleted pod's node confirms its deletion, never exceeded.
 //
-// Not covered yet: pod deletion that waits for the node's confirmation (graceful deletion
-// is not in this tree), node failure and eviction (no node lifecycle controller).
+// A deleted pod terminates through its node's confirmation (kwok's pod-delete stage).
+// Not covered yet: node failure and eviction (the node lifecycle controller is not in this
+// tree).
 func TestSchedulerAndKWOK(t *testing.T) {
 	requireKubectl(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
@@ -215,6 +216,51 @@ func TestSchedulerAndKWOK(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^big\s+0/1\s+Pending\s+0\s+\S+\s+<none>\s+<none>\s`).MatchString(out) {
 		t.Errorf("kubectl get pods -o wide: big is not Pending on no node:\n%s", out)
 	}
+
+	// 8. kubectl delete pod waits for the node: the pod is marked terminating with its
+	// grace period, kwok's pod-delete stage confirms with a zero-grace delete, and the
+	// ReplicaSet's replacement takes the freed quota.
+	victim, err := cs.CoreV1().Pods(ns).Get(ctx, web[0].Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := cs.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + victim.Name, ResourceVersion: victim.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.must(ctx, "delete", "pod", victim.Name, "-n", ns, "--timeout=2m")
+	var seen []string
+	for ev := range w.ResultChan() {
+		p, ok := ev.Object.(*corev1.Pod)
+		if !ok {
+			t.Fatalf("watching %s: %v", victim.Name, ev.Object)
+		}
+		switch {
+		case ev.Type == watch.Deleted:
+			seen = append(seen, "deleted")
+		case p.DeletionTimestamp != nil:
+			seen = append(seen, fmt.Sprintf("terminating (grace %ds)", ptr.Deref(p.DeletionGracePeriodSeconds, -1)))
+		}
+		if ev.Type == watch.Deleted {
+			break
+		}
+	}
+	w.Stop()
+	if len(seen) < 2 || seen[0] != "terminating (grace 30s)" || seen[len(seen)-1] != "deleted" {
+		t.Errorf("pod %s went through %v; want terminating (grace 30s), then deleted", victim.Name, seen)
+	}
+	t.Logf("kubectl delete pod %s: %v", victim.Name, seen)
+	until(ctx, t, "the web pods to be replaced up to the quota", c.listWatch(cs.CoreV1().RESTClient(), "pods", ns, fields.Everything()), &corev1.Pod{},
+		func(os []runtime.Object) bool {
+			running := 0
+			for _, o := range os {
+				if p := o.(*corev1.Pod); p.Labels["app"] == "web" && p.UID != victim.UID && p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+					running++
+				}
+			}
+			return running == 4
+		})
+	c.quotaMatchesPods(ctx, "after the deleted pod's replacement", map[corev1.ResourceName]string{corev1.ResourceRequestsCPU: "4", corev1.ResourcePods: "5"})
 	t.Logf("kubectl describe quota:\n%s", c.must(ctx, "describe", "quota", "compute", "-n", ns))
 	c.alive()
 	c.noRefusals()
