@@ -220,36 +220,7 @@ func TestSchedulerAndKWOK(t *testing.T) {
 	// 8. kubectl delete pod waits for the node: the pod is marked terminating with its
 	// grace period, kwok's pod-delete stage confirms with a zero-grace delete, and the
 	// ReplicaSet's replacement takes the freed quota.
-	victim, err := cs.CoreV1().Pods(ns).Get(ctx, web[0].Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := cs.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + victim.Name, ResourceVersion: victim.ResourceVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.must(ctx, "delete", "pod", victim.Name, "-n", ns, "--timeout=2m")
-	var seen []string
-	for ev := range w.ResultChan() {
-		p, ok := ev.Object.(*corev1.Pod)
-		if !ok {
-			t.Fatalf("watching %s: %v", victim.Name, ev.Object)
-		}
-		switch {
-		case ev.Type == watch.Deleted:
-			seen = append(seen, "deleted")
-		case p.DeletionTimestamp != nil:
-			seen = append(seen, fmt.Sprintf("terminating (grace %ds)", ptr.Deref(p.DeletionGracePeriodSeconds, -1)))
-		}
-		if ev.Type == watch.Deleted {
-			break
-		}
-	}
-	w.Stop()
-	if len(seen) < 2 || seen[0] != "terminating (grace 30s)" || seen[len(seen)-1] != "deleted" {
-		t.Errorf("pod %s went through %v; want terminating (grace 30s), then deleted", victim.Name, seen)
-	}
-	t.Logf("kubectl delete pod %s: %v", victim.Name, seen)
+	victim := c.deleteThroughNode(ctx, web[0].Name, 30)
 	until(ctx, t, "the web pods to be replaced up to the quota", c.listWatch(cs.CoreV1().RESTClient(), "pods", ns, fields.Everything()), &corev1.Pod{},
 		func(os []runtime.Object) bool {
 			running := 0
@@ -498,4 +469,43 @@ func (c *cluster) noRefusals() {
 			}
 		}
 	}
+}
+
+// deleteThroughNode deletes pod name with the real kubectl, which waits for it to be gone,
+// and checks on a watch what the deletion went through: marked terminating with grace
+// seconds (a pod bound to a node), then removed once its node confirmed. It returns the pod
+// as it was before.
+func (c *cluster) deleteThroughNode(ctx context.Context, name string, grace int64) *corev1.Pod {
+	t := c.t
+	t.Helper()
+	pod, err := c.client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.client.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name, ResourceVersion: pod.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	c.must(ctx, "delete", "pod", name, "-n", ns, "--timeout=2m")
+	var seen []string
+	for ev := range w.ResultChan() {
+		p, ok := ev.Object.(*corev1.Pod)
+		if !ok {
+			t.Fatalf("watching %s: %v", name, ev.Object)
+		}
+		if ev.Type == watch.Deleted {
+			seen = append(seen, "deleted")
+			break
+		}
+		if p.DeletionTimestamp != nil {
+			seen = append(seen, fmt.Sprintf("terminating (grace %ds)", ptr.Deref(p.DeletionGracePeriodSeconds, -1)))
+		}
+	}
+	want := fmt.Sprintf("terminating (grace %ds)", grace)
+	if len(seen) < 2 || seen[0] != want || seen[len(seen)-1] != "deleted" {
+		t.Errorf("pod %s went through %v; want %s, then deleted", name, seen, want)
+	}
+	t.Logf("kubectl delete pod %s on %s: %v", name, pod.Spec.NodeName, seen)
+	return pod
 }

@@ -29,7 +29,8 @@ import (
 // create`: their client certificates are asked for, approved and issued through the CSR
 // flow, they register their Nodes and heartbeat under their node identity (the Node
 // authorizer and NodeRestriction), and run the pods the scheduler binds to them: a
-// Deployment under a compute quota rolls out.
+// Deployment under a compute quota rolls out, and a deleted pod goes once its kubelet
+// confirms.
 func TestHollowKubelets(t *testing.T) {
 	requireKubectl(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
@@ -145,6 +146,21 @@ func TestHollowKubelets(t *testing.T) {
 	}
 	t.Logf("kubectl get pods -o wide:\n%s", wide)
 	c.quotaMatchesPods(ctx, "with the hollow pods running", map[corev1.ResourceName]string{corev1.ResourceRequestsCPU: "400m", corev1.ResourcePods: "4"})
+
+	// 5. kubectl delete pod waits for the kubelet: it stops the pod's containers and confirms
+	// with a zero-grace delete, as the node it is; the quota follows exactly.
+	victim := c.deleteThroughNode(ctx, c.pods(ctx, "app=hollow")[0].Name, 30)
+	until(ctx, t, "the hollow pod's replacement", c.listWatch(cs.CoreV1().RESTClient(), "pods", ns, fields.Everything()), &corev1.Pod{},
+		func(os []runtime.Object) bool {
+			running := 0
+			for _, o := range os {
+				if p := o.(*corev1.Pod); p.UID != victim.UID && p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+					running++
+				}
+			}
+			return running == 4
+		})
+	c.quotaMatchesPods(ctx, "after the replacement", map[corev1.ResourceName]string{corev1.ResourceRequestsCPU: "400m", corev1.ResourcePods: "4"})
 	c.alive()
 	c.noRefusals()
 }
