@@ -288,6 +288,7 @@ func Builtins() []*Resource {
 		builtin(resourcev1.SchemeGroupVersion, "resourceclaims", "ResourceClaim", true, resourcev1.ResourceClaim{}, resourcev1.ResourceClaimList{}, nil, resource.ResourceClaim{}, withStatus),
 		builtin(resourcev1.SchemeGroupVersion, "resourceclaimtemplates", "ResourceClaimTemplate", true, resourcev1.ResourceClaimTemplate{}, resourcev1.ResourceClaimTemplateList{}, nil, resource.ResourceClaimTemplate{}),
 		builtin(resourcev1.SchemeGroupVersion, "resourceslices", "ResourceSlice", false, resourcev1.ResourceSlice{}, resourcev1.ResourceSliceList{}, nil, resource.ResourceSlice{}, withGeneration),
+		builtin(resourcev1.SchemeGroupVersion, "devicetaintrules", "DeviceTaintRule", false, resourcev1.DeviceTaintRule{}, resourcev1.DeviceTaintRuleList{}, nil, resource.DeviceTaintRule{}, withStatus, withGeneration),
 		builtin(networkingv1.SchemeGroupVersion, "servicecidrs", "ServiceCIDR", false, networkingv1.ServiceCIDR{}, networkingv1.ServiceCIDRList{}, nil, networking.ServiceCIDR{}, withStatus),
 		builtin(networkingv1.SchemeGroupVersion, "ipaddresses", "IPAddress", false, networkingv1.IPAddress{}, networkingv1.IPAddressList{}, []string{"ip"}, networking.IPAddress{}),
 	}

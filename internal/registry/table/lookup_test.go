@@ -349,6 +349,8 @@ func resourceNetworkingKind(obj runtime.Object) (schema.GroupKind, bool) {
 		gvk = resourcev1.SchemeGroupVersion.WithKind("ResourceClaimTemplate")
 	case *resourcev1.ResourceSlice:
 		gvk = resourcev1.SchemeGroupVersion.WithKind("ResourceSlice")
+	case *resourcev1.DeviceTaintRule:
+		gvk = resourcev1.SchemeGroupVersion.WithKind("DeviceTaintRule")
 	case *networkingv1.ServiceCIDR:
 		gvk = networkingv1.SchemeGroupVersion.WithKind("ServiceCIDR")
 	case *networkingv1.IPAddress:
@@ -365,7 +367,8 @@ func resourceNetworkingPrinter(gk schema.GroupKind) (Printer, bool) {
 	switch gk.Group {
 	case resourcev1.GroupName:
 		p = map[string]func() Printer{"DeviceClass": DeviceClassPrinter, "ResourceClaim": ResourceClaimPrinter,
-			"ResourceClaimTemplate": ResourceClaimTemplatePrinter, "ResourceSlice": ResourceSlicePrinter}[gk.Kind]
+			"ResourceClaimTemplate": ResourceClaimTemplatePrinter, "ResourceSlice": ResourceSlicePrinter,
+			"DeviceTaintRule": DeviceTaintRulePrinter}[gk.Kind]
 	case networkingv1.GroupName:
 		p = map[string]func() Printer{"ServiceCIDR": ServiceCIDRPrinter, "IPAddress": IPAddressPrinter}[gk.Kind]
 	}

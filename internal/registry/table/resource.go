@@ -128,3 +128,26 @@ func IPAddressPrinter() Printer {
 			return []interface{}{a.Name, ref, since(a.CreationTimestamp, now)}, nil
 		})
 }
+
+// DeviceTaintRulePrinter prints NAME KEY VALUE EFFECT TIMEADDED AGE.
+func DeviceTaintRulePrinter() Printer {
+	return typedPrinter(resourcev1.SchemeGroupVersion.WithKind("DeviceTaintRule"), func() *resourcev1.DeviceTaintRule { return &resourcev1.DeviceTaintRule{} },
+		func() []metav1.TableColumnDefinition {
+			taint := resourcev1.DeviceTaint{}.SwaggerDoc()
+			return []metav1.TableColumnDefinition{
+				nameColumn(),
+				{Name: "Key", Type: "string", Description: taint["key"]},
+				{Name: "Value", Type: "string", Description: taint["value"]},
+				{Name: "Effect", Type: "string", Description: taint["effect"]},
+				{Name: "TimeAdded", Type: "string", Description: taint["timeAdded"]},
+				ageColumn(),
+			}
+		},
+		func(r *resourcev1.DeviceTaintRule, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
+			added := ""
+			if t := r.Spec.Taint.TimeAdded; t != nil {
+				added = since(*t, now)
+			}
+			return []interface{}{r.Name, r.Spec.Taint.Key, r.Spec.Taint.Value, string(r.Spec.Taint.Effect), added, since(r.CreationTimestamp, now)}, nil
+		})
+}

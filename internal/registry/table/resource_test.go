@@ -37,6 +37,12 @@ func TestKindsCTables(t *testing.T) {
 			"[Name Node Driver Pool Age] [s node-1 d.example.com p 90s]"},
 		{"slice of all nodes", &resourcev1.ResourceSlice{ObjectMeta: om("s"), Spec: resourcev1.ResourceSliceSpec{Driver: "d.example.com", Pool: resourcev1.ResourcePool{Name: "p"}}},
 			"[Name Node Driver Pool Age] [s  d.example.com p 90s]"},
+		{"device taint rule", &resourcev1.DeviceTaintRule{ObjectMeta: om("maintenance"), Spec: resourcev1.DeviceTaintRuleSpec{
+			Taint: resourcev1.DeviceTaint{Key: "example.com/maintenance", Value: "yes", Effect: resourcev1.DeviceTaintEffectNoExecute, TimeAdded: &created}}},
+			"[Name Key Value Effect TimeAdded Age] [maintenance example.com/maintenance yes NoExecute 90s 90s]"},
+		{"device taint rule without time added", &resourcev1.DeviceTaintRule{ObjectMeta: om("t"), Spec: resourcev1.DeviceTaintRuleSpec{
+			Taint: resourcev1.DeviceTaint{Key: "k", Effect: resourcev1.DeviceTaintEffectNone}}},
+			"[Name Key Value Effect TimeAdded Age] [t k  None  90s]"},
 		{"service cidr", &networkingv1.ServiceCIDR{ObjectMeta: om("kubernetes"), Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.96.0.0/12", "fd00::/108"}}},
 			"[Name CIDRs Age] [kubernetes 10.96.0.0/12,fd00::/108 90s]"},
 		{"ip address", &networkingv1.IPAddress{ObjectMeta: om("10.96.0.1"), Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: "default", Name: "kubernetes"}}},

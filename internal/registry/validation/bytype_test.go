@@ -409,6 +409,8 @@ func resourceKinds(obj, old runtime.Object) (field.ErrorList, bool) {
 		return dispatch(n, old, ResourceClaimTemplate, ResourceClaimTemplateUpdate)
 	case *resourcev1.ResourceSlice:
 		return dispatch(n, old, ResourceSlice, ResourceSliceUpdate)
+	case *resourcev1.DeviceTaintRule:
+		return dispatch(n, old, DeviceTaintRule, DeviceTaintRuleUpdate)
 	}
 	return nil, false
 }

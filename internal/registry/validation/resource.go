@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	resourcev1 "k8s.io/api/resource/v1"
@@ -392,4 +393,74 @@ func tooMany(n, max int, p *field.Path) field.ErrorList {
 		return field.ErrorList{field.TooMany(p, n, max)}
 	}
 	return nil
+}
+
+// DeviceTaintRule validates a DeviceTaintRule (upstream ValidateDeviceTaintRule).
+func DeviceTaintRule(r *resourcev1.DeviceTaintRule) field.ErrorList {
+	errs := objectMeta(&r.ObjectMeta, false, nameIsDNSSubdomain, metaPath)
+	return append(errs, deviceTaintRuleSpec(&r.Spec, nil, field.NewPath("spec"))...)
+}
+
+// DeviceTaintRuleUpdate validates an update of a DeviceTaintRule: the effect is checked only
+// when it changes, as upstream.
+func DeviceTaintRuleUpdate(n, o *resourcev1.DeviceTaintRule) field.ErrorList {
+	errs := objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)
+	return append(errs, deviceTaintRuleSpec(&n.Spec, &o.Spec, field.NewPath("spec"))...)
+}
+
+// DeviceTaintRuleStatusUpdate validates a write through /status (upstream
+// ValidateDeviceTaintRuleStatusUpdate).
+func DeviceTaintRuleStatusUpdate(n, o *resourcev1.DeviceTaintRule) field.ErrorList {
+	sp := field.NewPath("status")
+	errs := objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)
+	errs = append(errs, metav1validation.ValidateConditions(n.Status.Conditions, sp.Child("conditions"))...)
+	return append(errs, tooMany(len(n.Status.Conditions), resourcev1.DeviceTaintRuleStatusMaxConditions, sp.Child("conditions"))...)
+}
+
+func deviceTaintRuleSpec(s, old *resourcev1.DeviceTaintRuleSpec, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if sel := s.DeviceSelector; sel != nil {
+		sp := p.Child("deviceSelector")
+		if sel.Driver != nil {
+			errs = append(errs, csiDriverName(*sel.Driver, sp.Child("driver"))...)
+		}
+		if sel.Pool != nil {
+			errs = append(errs, poolName(*sel.Pool, sp.Child("pool"))...)
+		}
+		if sel.Device != nil {
+			errs = append(errs, dns1123Label(*sel.Device, sp.Child("device"))...)
+		}
+	}
+	t, tp := &s.Taint, p.Child("taint")
+	errs = append(errs, metav1validation.ValidateLabelName(t.Key, tp.Child("key"))...)
+	if t.Value != "" {
+		for _, msg := range utilvalidation.IsValidLabelValue(t.Value) {
+			errs = append(errs, field.Invalid(tp.Child("value"), t.Value, msg))
+		}
+	}
+	if old == nil || old.Taint.Effect != t.Effect {
+		effects := []string{string(resourcev1.DeviceTaintEffectNoExecute), string(resourcev1.DeviceTaintEffectNoSchedule), string(resourcev1.DeviceTaintEffectNone)}
+		switch {
+		case t.Effect == "":
+			errs = append(errs, field.Required(tp.Child("effect"), ""))
+		case !slices.Contains(effects, string(t.Effect)):
+			errs = append(errs, field.NotSupported(tp.Child("effect"), t.Effect, effects))
+		}
+	}
+	return errs
+}
+
+// poolName is upstream's validatePoolName: DNS subdomains separated by slashes.
+func poolName(name string, p *field.Path) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(p, "")}
+	}
+	var errs field.ErrorList
+	if len(name) > resourcev1.PoolNameMaxLength {
+		errs = append(errs, field.TooLong(p, "", resourcev1.PoolNameMaxLength))
+	}
+	for _, part := range strings.Split(name, "/") {
+		errs = append(errs, dns1123Subdomain(part, p)...)
+	}
+	return errs
 }

@@ -15,7 +15,7 @@ import (
 // resourceAndServiceCIDRKinds are the resource.k8s.io kinds, ServiceCIDRs and IPAddresses.
 func resourceAndServiceCIDRKinds() []runtime.Object {
 	return []runtime.Object{
-		&resourcev1.DeviceClass{}, &resourcev1.ResourceClaim{}, &resourcev1.ResourceClaimTemplate{}, &resourcev1.ResourceSlice{},
+		&resourcev1.DeviceClass{}, &resourcev1.ResourceClaim{}, &resourcev1.ResourceClaimTemplate{}, &resourcev1.ResourceSlice{}, &resourcev1.DeviceTaintRule{},
 		&networkingv1.ServiceCIDR{}, &networkingv1.IPAddress{},
 	}
 }
@@ -115,5 +115,47 @@ func TestResourceClaimStatusUpdate(t *testing.T) {
 	want := `[status.reservedFor[1]: Duplicate value: "u" status.reservedFor[2].resource: Required value status.reservedFor[2].name: Required value status.reservedFor[2].uid: Required value]`
 	if errs := ValidateUpdate(reserved, old); fmt.Sprint(errs) != want {
 		t.Errorf("reservedFor:\n got %v\nwant %s", errs, want)
+	}
+}
+
+// TestDeviceTaintRule checks upstream's errors for DeviceTaintRules: the selector's names,
+// the taint's key, value and effect, and an effect checked on update only when it changes.
+func TestDeviceTaintRule(t *testing.T) {
+	str := func(s string) *string { return &s }
+	rule := func(sel *resourcev1.DeviceTaintSelector, taint resourcev1.DeviceTaint) *resourcev1.DeviceTaintRule {
+		return &resourcev1.DeviceTaintRule{ObjectMeta: metav1.ObjectMeta{Name: "r", ResourceVersion: "1"}, Spec: resourcev1.DeviceTaintRuleSpec{DeviceSelector: sel, Taint: taint}}
+	}
+	ok := resourcev1.DeviceTaint{Key: "example.com/k", Effect: resourcev1.DeviceTaintEffectNoSchedule}
+	for _, tc := range []struct {
+		name string
+		r    *resourcev1.DeviceTaintRule
+		want string
+	}{
+		{"valid", rule(&resourcev1.DeviceTaintSelector{Driver: str("gpu.example.com"), Pool: str("a/b"), Device: str("gpu-0")}, ok), "[]"},
+		{"bad pool", rule(&resourcev1.DeviceTaintSelector{Pool: str("a//b")}, ok),
+			`[spec.deviceSelector.pool: Invalid value: "": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')]`},
+		{"bad device", rule(&resourcev1.DeviceTaintSelector{Device: str("GPU")}, ok),
+			`[spec.deviceSelector.device: Invalid value: "GPU": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')]`},
+		{"no effect", rule(nil, resourcev1.DeviceTaint{Key: "k"}), `[spec.taint.effect: Required value]`},
+		{"no key", rule(nil, resourcev1.DeviceTaint{Effect: resourcev1.DeviceTaintEffectNone}), `[spec.taint.key: Invalid value: "": name part must be non-empty spec.taint.key: Invalid value: "": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')]`},
+		{"bad value", rule(nil, resourcev1.DeviceTaint{Key: "k", Value: "-x", Effect: resourcev1.DeviceTaintEffectNone}),
+			`[spec.taint.value: Invalid value: "-x": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := fmt.Sprint(DeviceTaintRule(tc.r)); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+	// An effect no longer supported passes an update that keeps it, as upstream.
+	old := rule(nil, resourcev1.DeviceTaint{Key: "k", Effect: "Legacy"})
+	upd := old.DeepCopy()
+	upd.Spec.Taint.Value = "v"
+	if errs := DeviceTaintRuleUpdate(upd, old); len(errs) != 0 {
+		t.Errorf("update keeping the effect: %v", errs)
+	}
+	upd.Spec.Taint.Effect = "Other"
+	if got := fmt.Sprint(DeviceTaintRuleUpdate(upd, old)); got != `[spec.taint.effect: Unsupported value: "Other": supported values: "NoExecute", "NoSchedule", "None"]` {
+		t.Errorf("update changing the effect: %s", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -15,6 +16,11 @@ import (
 
 // CertificateSigningRequest is the strategy of certificatesigningrequests.
 type CertificateSigningRequest struct{}
+
+// Fields adds upstream's field label spec.signerName.
+func (CertificateSigningRequest) Fields(obj runtime.Object, set fields.Set) {
+	set["spec.signerName"] = obj.(*certificatesv1.CertificateSigningRequest).Spec.SignerName
+}
 
 // ConvertToTable prints upstream's columns.
 func (CertificateSigningRequest) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {

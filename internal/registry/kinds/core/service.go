@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -16,6 +17,14 @@ import (
 
 // Service is the strategy of services.
 type Service struct{}
+
+// Fields adds upstream's field labels: spec.clusterIP and spec.type (a kubelet and
+// kube-proxy watch Services without headless ones: spec.clusterIP!=None).
+func (Service) Fields(obj runtime.Object, set fields.Set) {
+	o := obj.(*corev1.Service)
+	set["spec.clusterIP"] = o.Spec.ClusterIP
+	set["spec.type"] = string(o.Spec.Type)
+}
 
 // Default sets upstream's defaults.
 func (Service) Default(obj runtime.Object) { defaults.Service(obj.(*corev1.Service)) }

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Builds the upstream components a quotad cluster runs, each from a module of its own, and
+# prints the directory holding them:
+#
+#   kube-scheduler, kubemark   k8s.io/kubernetes (hack/cluster/go.mod, the version quotad emulates)
+#   kwok                       sigs.k8s.io/kwok (hack/cluster/kwok/go.mod)
+#   kwok-stages.yaml           the stages kwokctl gives kwok by default, from that module:
+#                              node-initialize, node-heartbeat-with-lease (run kwok with
+#                              --node-lease-duration-seconds), pod-ready, pod-complete, pod-delete
+#
+# Binaries are cached under $COMPONENTS_DIR (default: quotad-components/ next to the Go build
+# cache), one directory per hash of the modules' go.mod and go.sum, so a second run builds
+# nothing. Builds run with GOFLAGS=-p=1 under nice, to leave the CPU to others.
+#
+#   hack/cluster/build.sh                      kube-scheduler and kwok
+#   hack/cluster/build.sh kubemark             kubemark too (a hollow kubelet)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+want=(kwok kube-scheduler "$@")
+
+# The version of the k8s.io/kubernetes require line, stamped into the binaries as upstream's
+# release builds do (kube-scheduler reports it and checks it against the server's).
+kv=$(awk '$1=="k8s.io/kubernetes"{print $2} $1=="require" && $2=="k8s.io/kubernetes"{print $3}' "$here/go.mod" | head -n1)
+wv=$(awk '$1=="sigs.k8s.io/kwok"{print $2} $1=="require" && $2=="sigs.k8s.io/kwok"{print $3}' "$here/kwok/go.mod" | head -n1)
+minor=${kv#v1.}; minor=${minor%%.*}
+# The cache key: the modules, and layout, bumped by hand when what this script puts in the
+# directory changes (the script itself is not hashed, so editing it rebuilds nothing).
+layout=1
+key=$({ echo "layout $layout"; cat "$here/go.mod" "$here/go.sum" "$here/kwok/go.mod" "$here/kwok/go.sum"; } | sha256sum | cut -c1-12)
+base=${COMPONENTS_DIR:-$(dirname "$(go env GOCACHE)")/quotad-components}
+dir=$base/$kv-kwok-$wv-$key
+mkdir -p "$dir"
+
+pkg=k8s.io/component-base/version
+ldk="-X $pkg.gitVersion=$kv -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
+build() { # name module-dir package ldflags
+	local name=$1 mod=$2 p=$3 ld=$4
+	[[ -x $dir/$name ]] && return
+	echo "building $name ($p) into $dir" >&2
+	local start=$SECONDS
+	# Built to a temporary name first: a concurrent or interrupted build never leaves half a binary.
+	(cd "$mod" && GOFLAGS=-p=1 nice -n 19 go build -trimpath -ldflags "$ld" -o "$dir/.$name.$$" "$p")
+	mv "$dir/.$name.$$" "$dir/$name"
+	echo "built $name in $((SECONDS - start))s" >&2
+}
+for w in "${want[@]}"; do
+	case $w in
+	kube-scheduler) build kube-scheduler "$here" k8s.io/kubernetes/cmd/kube-scheduler "$ldk" ;;
+	kubemark) build kubemark "$here" k8s.io/kubernetes/cmd/kubemark "$ldk" ;;
+	kwok) build kwok "$here/kwok" sigs.k8s.io/kwok/cmd/kwok "" ;;
+	*) echo "unknown component $w" >&2; exit 2 ;;
+	esac
+done
+# kwok alone runs no stages: kwokctl passes these (its getDefaultNodeStages with a lease,
+# getDefaultPodStages).
+if [[ ! -f $dir/kwok-stages.yaml ]]; then
+	src=$(cd "$here/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
+	for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+		pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+		echo "---"
+		cat "$src/kustomize/stage/$f"
+	done >"$dir/.kwok-stages.yaml.$$"
+	mv "$dir/.kwok-stages.yaml.$$" "$dir/kwok-stages.yaml"
+fi
+echo "$dir"
