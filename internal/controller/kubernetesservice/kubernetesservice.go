@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/registry"
@@ -50,30 +51,35 @@ type Controller struct {
 	loop     *controller.Loop
 	self     Endpoint
 	interval time.Duration
-	now      func() time.Time
+	clock    clock.WithTicker
 }
 
 // New returns the controller of replica self; interval 0 is DefaultInterval.
 func New(store controller.Client, log *slog.Logger, panics controller.PanicObserver, self Endpoint, interval time.Duration) *Controller {
+	return NewWithClock(store, log, panics, self, interval, clock.RealClock{})
+}
+
+// NewWithClock is New with the clock its heartbeats and ticks read.
+func NewWithClock(store controller.Client, log *slog.Logger, panics controller.PanicObserver, self Endpoint, interval time.Duration, clk clock.WithTicker) *Controller {
 	if log == nil {
 		log = slog.Default()
 	}
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	return &Controller{store: store, log: log, loop: controller.NewLoop("kubernetes-service", store, log, panics, nil), self: self, interval: interval, now: time.Now}
+	return &Controller{store: store, log: log, loop: controller.NewLoop("kubernetes-service", store, log, panics, nil), self: self, interval: interval, clock: clk}
 }
 
 // Start reconciles every interval until ctx ends (call Reconcile first to have the objects
 // before serving).
 func (c *Controller) Start(ctx context.Context) error {
-	t := time.NewTicker(c.interval)
+	t := c.clock.NewTicker(c.interval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-t.C:
+		case <-t.C():
 		}
 		c.loop.Guard("reconcile", func() {
 			if err := c.Reconcile(ctx); err != nil && ctx.Err() == nil {
@@ -119,7 +125,7 @@ func Heartbeats(ep *corev1.Endpoints) map[string]time.Time {
 
 func (c *Controller) reconcileEndpoints(ctx context.Context) (map[string]time.Time, error) {
 	res := c.res("v1", "endpoints")
-	now := c.now().UTC().Truncate(time.Second)
+	now := c.clock.Now().UTC().Truncate(time.Second)
 	var beats map[string]time.Time
 	build := func(cur *corev1.Endpoints) *corev1.Endpoints {
 		beats = Heartbeats(cur)
