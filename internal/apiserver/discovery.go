@@ -250,10 +250,12 @@ func podSubresources() []metav1.APIResource {
 	return []metav1.APIResource{
 		{Name: "pods/attach", Namespaced: true, Kind: "PodAttachOptions", Verbs: connect},
 		{Name: "pods/binding", Namespaced: true, Kind: "Binding", Verbs: metav1.Verbs{"create"}},
+		{Name: "pods/ephemeralcontainers", Namespaced: true, Kind: "Pod", Verbs: metav1.Verbs{"get", "patch", "update"}},
 		{Name: "pods/eviction", Namespaced: true, Group: "policy", Version: "v1", Kind: "Eviction", Verbs: metav1.Verbs{"create"}},
 		{Name: "pods/exec", Namespaced: true, Kind: "PodExecOptions", Verbs: connect},
 		{Name: "pods/log", Namespaced: true, Kind: "Pod", Verbs: metav1.Verbs{"get"}},
 		{Name: "pods/portforward", Namespaced: true, Kind: "PodPortForwardOptions", Verbs: connect},
 		{Name: "pods/proxy", Namespaced: true, Kind: "PodProxyOptions", Verbs: metav1.Verbs{"create", "delete", "get", "patch", "update"}},
+		{Name: "pods/resize", Namespaced: true, Kind: "Pod", Verbs: metav1.Verbs{"get", "patch", "update"}},
 	}
 }

@@ -64,6 +64,12 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 		}
 		s.servePodSubresource(w, r, res, info)
 		return
+	case "resize", "ephemeralcontainers":
+		if res.Type == nil || res.GVR != corev1.SchemeGroupVersion.WithResource("pods") || info.Name == "" ||
+			(info.Verb != "get" && info.Verb != "update" && info.Verb != "patch") {
+			writeError(w, notFoundPath())
+			return
+		}
 	case "status":
 		if !res.Status {
 			writeError(w, notFoundPath())

@@ -58,7 +58,7 @@ func connectSubresource(sub string) bool {
 // answer 404 for any other); it keeps the subresource label's values bounded.
 func servedSubresource(sub string) bool {
 	switch sub {
-	case "", "status", "scale", "binding", "eviction", "token", "approval", "finalize":
+	case "", "status", "scale", "binding", "eviction", "token", "approval", "finalize", "resize", "ephemeralcontainers":
 		return true
 	}
 	return connectSubresource(sub)

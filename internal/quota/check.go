@@ -84,10 +84,14 @@ type quotaPlan struct {
 // `status unknown for quota: <q>, resources: ...`, `quota usage is negative for
 // resource(s): ...`, `insufficient quota to consume: ...`, `exceeded quota: <q>,
 // requested: ..., used: ..., limited: ...`. Uncovered limited scopes give a plain error
-// (`insufficient quota to match these scopes: [...]`, HTTP 500 upstream). Writes to the
-// status subresource are charged, credited and checked exactly like the others: upstream
-// does not evaluate them in admission at all (its controller recounts later), quotad never
-// lets any write raise usage above hard.
+// (`insufficient quota to match these scopes: [...]`, HTTP 500 upstream).
+//
+// Writes to the status subresource (IsReport) are facts reported by nodes and controllers
+// (a pod's phase, what its node allocated and runs after a resize, a PVC's
+// status.allocatedResources after a volume expansion): they are charged and credited
+// exactly like the others, in the same transaction, but never refused. Upstream never
+// evaluates them in admission (its controller recounts later) and so never refuses them;
+// usage may then exceed hard, which only blocks further requests (design.md §2, I2).
 //
 // Dry-run requests are checked exactly like others; the caller simply does not commit the
 // returned quotas.
@@ -100,6 +104,10 @@ func CheckRequest(quotas []corev1.ResourceQuota, req Request, reg Registry, limi
 	}
 	return p.Check(quotas)
 }
+
+// IsReport reports whether a write to subresource reports facts (the status
+// subresource), which quota records and never refuses.
+func IsReport(subresource string) bool { return subresource == "status" }
 
 // Prepared is the part of a request's decision that does not depend on the quotas: its
 // evaluator, the usage of its objects and what the limitedResources configuration asks of
@@ -208,6 +216,9 @@ func (p *Prepared) Check(quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota,
 	p.findings = nil
 	req, ev, newObj, oldObj := p.req, p.ev, p.newObj, p.oldObj
 	newUsage, oldUsage := p.newUsage, p.oldUsage
+	if IsReport(req.Subresource) {
+		return p.record(quotas), nil
+	}
 
 	// 6. Relate every quota to the request, in order: collect the scopes that cover the new
 	// object, then for quotas matching the new object run the constraint and status checks
@@ -319,8 +330,8 @@ func (p *Prepared) Check(quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota,
 			continue
 		}
 		newUsed := applyDelta(rq.Status.Used, delta)
-		// Every increase is checked, whatever the subresource (I2): a pod flipped back
-		// from Succeeded to Running through /status consumes again.
+		// Every increase a request makes is checked (I2); reported facts were recorded
+		// above (record).
 		var exceeded, raised []corev1.ResourceName
 		annotated := len(rq.Annotations) > 0
 		for name, d := range delta {
@@ -379,6 +390,44 @@ func (p *Prepared) Check(quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota,
 		changed = append(changed, out)
 	}
 	return changed, nil
+}
+
+// record applies a reported fact's delta to every quota matching its old or new object,
+// refusing nothing and finding nothing (see IsReport). A quota whose scopes cannot be
+// evaluated for the object counts none of its versions, as Check and CalculateUsage agree.
+func (p *Prepared) record(quotas []corev1.ResourceQuota) []corev1.ResourceQuota {
+	var changed []corev1.ResourceQuota
+	for i := range quotas {
+		rq := &quotas[i]
+		restricted := p.ev.MatchingResources(ResourceNames(rq.Status.Hard))
+		if len(restricted) == 0 {
+			continue
+		}
+		selectors := ScopeSelectors(rq)
+		var add, sub corev1.ResourceList
+		if p.newObj != nil {
+			if ok, _ := matchesAllScopes(p.ev, selectors, p.newObj); ok {
+				add = p.newUsage
+			}
+		}
+		if p.oldObj != nil {
+			if ok, _ := matchesAllScopes(p.ev, selectors, p.oldObj); ok {
+				sub = p.oldUsage
+			}
+		}
+		delta := quotaDelta(add, sub, rq.Status.Hard)
+		if len(delta) == 0 {
+			continue
+		}
+		newUsed := applyDelta(rq.Status.Used, delta)
+		if Equals(newUsed, rq.Status.Used) {
+			continue
+		}
+		out := *rq
+		out.Status.Used = newUsed
+		changed = append(changed, out)
+	}
+	return changed
 }
 
 // anyMatchNew reports whether a plan matched the new object.

@@ -221,29 +221,6 @@ func TestCheckRequestRefusals(t *testing.T) {
 			req:    create(customGR, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Foo"}}),
 		},
 		{
-			name:   "status write raising usage beyond hard (pod Succeeded back to Running)",
-			quotas: []corev1.ResourceQuota{rq(t, "q", []string{"pods=2"}, []string{"pods=2"})},
-			req: func() quota.Request {
-				done := podOf("done", ctr(t, "c", nil, nil))
-				done.ResourceVersion = "7"
-				done.Status.Phase = corev1.PodSucceeded
-				running := done.DeepCopy()
-				running.Status.Phase = corev1.PodRunning
-				return update(podsGR, "status", running, done)
-			}(),
-		},
-		{
-			name:   "PVC allocatedResources beyond requests.storage through status",
-			quotas: []corev1.ResourceQuota{rq(t, "storage", []string{"requests.storage=15Gi"}, []string{"requests.storage=10Gi"})},
-			req: func() quota.Request {
-				old := goldPVC.DeepCopy()
-				old.ResourceVersion = "4"
-				allocated := old.DeepCopy()
-				allocated.Status.AllocatedResources = rl(t, "storage=20Gi")
-				return update(pvcGR, "status", allocated, old)
-			}(),
-		},
-		{
 			name:   "PVC resize beyond requests.storage",
 			quotas: []corev1.ResourceQuota{rq(t, "storage", []string{"requests.storage=15Gi"}, []string{"requests.storage=10Gi"})},
 			req: func() quota.Request {

@@ -32,7 +32,12 @@ func storageTxnPut(key string, value []byte) storage.Txn {
 // step:
 //
 //   - I1: every stored quota's status.used is what its stored objects charge;
-//   - I2: a committed transaction raises no used[r] above an (Enforce) quota's spec.hard[r];
+//   - I2: no admitted request raises used[r] above an (Enforce) quota's spec.hard[r]: the
+//     committed writes are replayed in batch order on the quotas as stored before, each
+//     moving used by what the evaluator says its objects charge; a request (any write
+//     but /status) that raises a name must leave it within hard, a reported fact (a
+//     /status write: a pod's phase, what its node allocated) is recorded exactly and may
+//     take it past hard;
 //   - every write of a committed transaction got the oracle's decision (admitted, or the
 //     same refusal), on the quotas stored when it committed, in batch order, and every
 //     quota it charged is stored with the oracle's status.used;
@@ -54,7 +59,7 @@ func TestPlanBatchProperties(t *testing.T) {
 	// The run covers what it claims to.
 	for _, what := range []string{"committed", "refused", "conflict", "objectChanged", "pipelined", "redo", "tooLarge",
 		"txnFailed", "ambiguous", "planError", "interference", "quotaWrite", "dryRun", "unprepared", "injectedError",
-		"graceful", "gracefulPending"} {
+		"graceful", "gracefulPending", "reportedPastHard"} {
 		if total[what] == 0 {
 			t.Errorf("no %s in the run", what)
 		}
@@ -159,6 +164,15 @@ func (r *propRun) genWrite() *write {
 		case 6:
 			w = r.dropFinalizers(name)
 		case 0:
+			if r.rng.IntN(2) == 0 {
+				// The node reports what it allocated after a resize (a fact, never refused).
+				c := r.pick("100m", "1", "2", "3")
+				w = r.podUpdate("status", name, func(p *corev1.Pod) {
+					p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", AllocatedResources: hardOf("cpu", c)}}
+				})
+				r.logf("pod %s/status allocated cpu %s", name, c)
+				break
+			}
 			phase := corev1.PodPhase(r.pick(string(corev1.PodSucceeded), string(corev1.PodFailed), string(corev1.PodRunning)))
 			w = r.podUpdate("status", name, func(p *corev1.Pod) { p.Status.Phase = phase })
 			r.logf("pod %s/status phase %s", name, phase)
@@ -525,20 +539,86 @@ func (r *propRun) finishChecked(plan *batchPlan, writes []*write) int64 {
 				r.fatalf("quota %s stored used %v, oracle %v", name, q.Status.Used, want.Status.Used)
 			}
 		}
-		// I2: nothing raised above an Enforce quota's hard.
-		old, ok := before[name]
-		if quotaBatch || !ok || old.UID != q.UID || quota.EnforcementOf(q.Annotations) != quota.Enforce {
-			continue
-		}
-		for res, hard := range q.Spec.Hard {
-			now, prev := q.Status.Used[res], old.Status.Used[res]
-			if now.Cmp(prev) > 0 && now.Cmp(hard) > 0 {
-				r.fatalf("I2: quota %s %s raised from %s to %s, hard %s", name, res, prev.String(), now.String(), hard.String())
-			}
-		}
+	}
+	if !quotaBatch {
+		r.checkI2(before, after, plan, writes)
 	}
 	r.checkI1(fmt.Sprintf("seed %d round %d", r.seed, r.roundNo))
 	return rev
+}
+
+// checkI2 replays a committed batch's admitted writes in order on each Enforce quota as
+// stored before (and still stored, the same quota), each moving used[r] by its objects'
+// usage delta as the evaluator computes it: a request that raises a name must leave it
+// within spec.hard; a reported fact (/status) may take it anywhere. The replay must end
+// at the stored used.
+func (r *propRun) checkI2(before, after map[string]*corev1.ResourceQuota, plan *batchPlan, writes []*write) {
+	for name, q := range after {
+		old, ok := before[name]
+		if !ok || old.UID != q.UID || quota.EnforcementOf(q.Annotations) != quota.Enforce {
+			continue
+		}
+		used := old.Status.Used.DeepCopy()
+		for i, w := range writes {
+			if plan.results[i] != nil || w.attrs.DryRun {
+				continue
+			}
+			delta := r.usageDelta(w)
+			report := quota.IsReport(w.attrs.Subresource)
+			for res, hard := range q.Spec.Hard {
+				d, ok := delta[res]
+				if !ok || d.IsZero() {
+					continue
+				}
+				prev := used[res]
+				now := prev.DeepCopy()
+				now.Add(d)
+				used[res] = now
+				if d.Sign() > 0 && now.Cmp(hard) > 0 {
+					if !report {
+						r.fatalf("I2: %s %s/%s raised quota %s %s from %s to %s, hard %s", w.attrs.Operation, w.attrs.Name, w.attrs.Subresource, name, res, prev.String(), now.String(), hard.String())
+					}
+					r.stats["reportedPastHard"]++
+				}
+			}
+		}
+		for res := range q.Spec.Hard {
+			if got, want := q.Status.Used[res], used[res]; got.Cmp(want) != 0 {
+				r.fatalf("quota %s %s stored %s, replay of the batch gives %s", name, res, got.String(), want.String())
+			}
+		}
+	}
+}
+
+// usageDelta is what a write moves usage by, per name: its new object's usage less its old
+// object's, as the evaluator computes them (no scopes: the run's quotas have none).
+func (r *propRun) usageDelta(w *write) corev1.ResourceList {
+	ev := r.reg.Get(w.attrs.Resource.GroupResource())
+	delta := corev1.ResourceList{}
+	if ev == nil || !ev.Handles(w.attrs.Subresource) {
+		return delta
+	}
+	usage := func(obj runtime.Object, sign int) {
+		if obj == nil {
+			return
+		}
+		u, err := ev.Usage(obj)
+		if err != nil {
+			r.fatalf("usage: %v", err)
+		}
+		for name, v := range u {
+			v = v.DeepCopy()
+			if sign < 0 {
+				v.Neg()
+			}
+			cur := delta[name]
+			cur.Add(v)
+			delta[name] = cur
+		}
+	}
+	usage(w.attrs.Object, 1)
+	usage(w.attrs.OldObject, -1)
+	return delta
 }
 
 // oracle decides writes in order with quota.CheckRequest on the stored quotas as admission

@@ -189,7 +189,7 @@ func TestPodSubresourceDiscovery(t *testing.T) {
 			pods = append(pods, r.Name)
 		}
 	}
-	want := []string{"pods", "pods/attach", "pods/binding", "pods/eviction", "pods/exec", "pods/log", "pods/portforward", "pods/proxy", "pods/status"}
+	want := []string{"pods", "pods/attach", "pods/binding", "pods/ephemeralcontainers", "pods/eviction", "pods/exec", "pods/log", "pods/portforward", "pods/proxy", "pods/resize", "pods/status"}
 	if strings.Join(pods, ",") != strings.Join(want, ",") {
 		t.Errorf("pod resources %v, want %v", pods, want)
 	}

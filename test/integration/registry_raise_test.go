@@ -22,10 +22,11 @@ func setPodPhase(ctx context.Context, s *servertest.Server, ns, name string, pha
 	return err
 }
 
-// TestRegistryStatusFlipIsChecked: a pod flipped from Succeeded back to Running through
-// /status raises usage, so it is checked against hard like any other write (I2): refused
-// with upstream's 403 and nothing changes.
-func TestRegistryStatusFlipIsChecked(t *testing.T) {
+// TestRegistryStatusFlipIsRecorded: a pod flipped from Succeeded back to Running through
+// /status raises usage, but a /status write reports a fact (design.md §2, I2): it is
+// recorded exactly, even past hard, as upstream never refuses it. Requests are then refused
+// until usage falls; credits always pass.
+func TestRegistryStatusFlipIsRecorded(t *testing.T) {
 	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
@@ -45,36 +46,27 @@ func TestRegistryStatusFlipIsChecked(t *testing.T) {
 		}
 	}
 	expectUsed(t, s, "flip", "q", map[string]string{"pods": "2"})
-	before, err := pods.Get(ctx, "done", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Repeated, every flip is refused: usage never passes hard.
-	for i := 0; i < 3; i++ {
-		err := setPodPhase(ctx, s, "flip", "done", corev1.PodRunning)
-		expectForbidden(t, err, `pods "done" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2`)
-	}
-	expectUsed(t, s, "flip", "q", map[string]string{"pods": "2"})
-	after, err := pods.Get(ctx, "done", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if after.Status.Phase != corev1.PodSucceeded || after.ResourceVersion != before.ResourceVersion {
-		t.Errorf("refused flip changed the pod: phase %s rv %s (was %s)", after.Status.Phase, after.ResourceVersion, before.ResourceVersion)
-	}
-	// A credit always passes, and then the flip fits.
-	if err := setPodPhase(ctx, s, "flip", "a", corev1.PodFailed); err != nil {
-		t.Fatal(err)
-	}
 	if err := setPodPhase(ctx, s, "flip", "done", corev1.PodRunning); err != nil {
-		t.Fatalf("flip within hard: %v", err)
+		t.Fatalf("reported flip refused: %v", err)
+	}
+	expectUsed(t, s, "flip", "q", map[string]string{"pods": "3"})
+	_, err := pods.Create(ctx, pod("c", "", ""), metav1.CreateOptions{})
+	expectForbidden(t, err, `pods "c" is forbidden: exceeded quota: q, requested: pods=1, used: pods=3, limited: pods=2`)
+	for _, name := range []string{"a", "b"} {
+		if err := setPodPhase(ctx, s, "flip", name, corev1.PodFailed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expectUsed(t, s, "flip", "q", map[string]string{"pods": "1"})
+	if _, err := pods.Create(ctx, pod("c", "", ""), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create within hard: %v", err)
 	}
 	expectUsed(t, s, "flip", "q", map[string]string{"pods": "2"})
 }
 
-// TestRegistryRaisingUpdatesAreChecked: every kind of update that raises usage, through
-// the object or its /status, by update or patch, is refused over hard with upstream's text
-// and changes nothing.
+// TestRegistryRaisingUpdatesAreChecked: every kind of request that raises usage, by update
+// or patch, is refused over hard with upstream's text and changes nothing; the facts a
+// /status write reports are recorded even past hard.
 func TestRegistryRaisingUpdatesAreChecked(t *testing.T) {
 	t.Parallel()
 	s := servertest.Start(t)
@@ -129,21 +121,6 @@ func TestRegistryRaisingUpdatesAreChecked(t *testing.T) {
 		want string
 	}{
 		{
-			name:  "pod Failed to Pending through /status",
-			write: func() error { return setPodPhase(ctx, s, "raise", "failed", corev1.PodPending) },
-			get:   rvOf(func() (metav1.Object, error) { return pods.Get(ctx, "failed", metav1.GetOptions{}) }),
-			want:  `pods "failed" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1`,
-		},
-		{
-			name: "pod Failed to Running through a /status merge patch",
-			write: func() error {
-				_, err := pods.Patch(ctx, "failed", types.MergePatchType, []byte(`{"status":{"phase":"Running"}}`), metav1.PatchOptions{}, "status")
-				return err
-			},
-			get:  rvOf(func() (metav1.Object, error) { return pods.Get(ctx, "failed", metav1.GetOptions{}) }),
-			want: `pods "failed" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1`,
-		},
-		{
 			name: "service ClusterIP to NodePort",
 			write: func() error {
 				_, err := svcs.Patch(ctx, "web", types.MergePatchType, []byte(`{"spec":{"type":"NodePort"}}`), metav1.PatchOptions{})
@@ -175,20 +152,6 @@ func TestRegistryRaisingUpdatesAreChecked(t *testing.T) {
 			get:  rvOf(func() (metav1.Object, error) { return pvcs.Get(ctx, "data", metav1.GetOptions{}) }),
 			want: `persistentvolumeclaims "data" is forbidden: exceeded quota: q, requested: requests.storage=4Gi, used: requests.storage=1Gi, limited: requests.storage=2Gi`,
 		},
-		{
-			name: "claim allocatedResources raised through /status",
-			write: func() error {
-				c, err := pvcs.Get(ctx, "data", metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
-				c.Status.AllocatedResources = rl("storage", "3Gi")
-				_, err = pvcs.UpdateStatus(ctx, c, metav1.UpdateOptions{})
-				return err
-			},
-			get:  rvOf(func() (metav1.Object, error) { return pvcs.Get(ctx, "data", metav1.GetOptions{}) }),
-			want: `persistentvolumeclaims "data" is forbidden: exceeded quota: q, requested: requests.storage=2Gi, used: requests.storage=1Gi, limited: requests.storage=2Gi`,
-		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,6 +166,19 @@ func TestRegistryRaisingUpdatesAreChecked(t *testing.T) {
 			expectUsed(t, s, "raise", "q", want)
 		})
 	}
+
+	// The same raises reported through /status are facts (design.md §2, I2): recorded
+	// exactly, past hard, by update and by patch.
+	if err := setPodPhase(ctx, s, "raise", "failed", corev1.PodPending); err != nil {
+		t.Fatalf("pod Failed to Pending through /status: %v", err)
+	}
+	want["pods"] = "2"
+	expectUsed(t, s, "raise", "q", want)
+	if _, err := pvcs.Patch(ctx, "data", types.MergePatchType, []byte(`{"status":{"allocatedResources":{"storage":"3Gi"}}}`), metav1.PatchOptions{}, "status"); err != nil {
+		t.Fatalf("claim allocatedResources through a /status merge patch: %v", err)
+	}
+	want["requests.storage"] = "3Gi"
+	expectUsed(t, s, "raise", "q", want)
 }
 
 // rvOf returns a function reading an object's resourceVersion.

@@ -285,11 +285,13 @@ func usesCrossNamespacePodAffinity(pod *corev1.Pod) bool {
 }
 
 // PodRequests returns a pod's effective requests, with upstream's rules (component-helpers
-// PodRequests, spec only): the sidecar-aware aggregate of podresources.Aggregate; then
+// PodRequests with the status resources, as upstream's 1.37 evaluator asks): the
+// sidecar-aware aggregates of the spec, of what the node allocated and of what the
+// containers actually run with, the larger per name (podresources.ChargedRequests); then
 // pod-level spec.resources.requests replace cpu, memory and hugepages-*; then spec.overhead
 // is added to every name.
 func PodRequests(pod *corev1.Pod) corev1.ResourceList {
-	reqs := podresources.Aggregate(pod, podresources.ContainerRequests)
+	reqs := podresources.ChargedRequests(pod)
 	if podLevelRequestsSet(pod) {
 		applyPodLevel(reqs, pod.Spec.Resources.Requests)
 	}
@@ -299,11 +301,12 @@ func PodRequests(pod *corev1.Pod) corev1.ResourceList {
 	return quota.Add(reqs, pod.Spec.Overhead)
 }
 
-// PodLimits returns a pod's effective limits: the same aggregation over limits, pod-level
+// PodLimits returns a pod's effective limits: the larger of the spec's and the actual
+// aggregated limits (podresources.ChargedLimits), pod-level
 // limits replacing cpu, memory and hugepages-* when pod-level resources are set, and
 // spec.overhead added only to limits that exist and are not zero.
 func PodLimits(pod *corev1.Pod) corev1.ResourceList {
-	limits := podresources.Aggregate(pod, podresources.ContainerLimits)
+	limits := podresources.ChargedLimits(pod)
 	if podLevelResourcesSet(pod) {
 		applyPodLevel(limits, pod.Spec.Resources.Limits)
 	}

@@ -5,9 +5,11 @@
 // the two per name. It also says which names pod-level resources (spec.resources) may set.
 //
 // Invariants:
-//   - Pure functions of the pod spec: no IO, no package-level mutable state; the pod's
+//   - Pure functions of the pod: no IO, no package-level mutable state; the pod's
 //     status, ephemeral containers, spec.overhead and spec.resources are never read by
-//     Aggregate. What each caller does with overhead and pod-level values is its own
+//     Aggregate. ChargedRequests and ChargedLimits (what quota charges a pod whose node
+//     reports allocated and actual resources, in-place resize) read the container
+//     statuses and the PodResizePending condition, never pod-level status. What each caller does with overhead and pod-level values is its own
 //     policy and stays in the caller.
 //   - Inputs are read-only: every returned list is a fresh map of deep copies.
 //   - Quantities are added and compared by package quantity (never scaling by a huge

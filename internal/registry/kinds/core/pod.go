@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -45,13 +46,92 @@ func (Pod) PrepareForCreate(obj runtime.Object, _ auth.User, _ metav1.Time) {
 	o.Status.QOSClass = quota.ComputePodQOS(o)
 }
 
-// PrepareForUpdate keeps the pod-level resources an update from a client that does not know
-// them dropped (1.37's PodLevelResourcesFixDefaulting).
+// PrepareForUpdate is upstream's PrepareForUpdate of the pod's strategies (the store has
+// kept the status of every write but /status):
+//   - the pod itself keeps the pod-level resources an update from a client that does not
+//     know them dropped (1.37's PodLevelResourcesFixDefaulting);
+//   - pods/resize keeps everything of the stored pod but the containers' and init
+//     containers' resources and resizePolicy and spec.resources (pod-level resize, beta
+//     1.36), which it defaults as on create when set; a resize that adds, removes or
+//     renames containers is left as sent, for validation to refuse;
+//   - pods/ephemeralcontainers keeps everything but spec.ephemeralContainers.
+//
+// Both subresources keep the stored metadata (upstream's ResetObjectMetaForStatus) and,
+// like the pod itself, bump metadata.generation when the spec changes.
 func (Pod) PrepareForUpdate(obj, old runtime.Object, subresource string, _ metav1.Time) {
 	o, prev := obj.(*corev1.Pod), old.(*corev1.Pod)
-	if subresource == "" && o.Spec.Resources == nil && prev.Spec.Resources != nil {
-		o.Spec.Resources = prev.Spec.Resources.DeepCopy()
+	switch subresource {
+	case "":
+		if o.Spec.Resources == nil && prev.Spec.Resources != nil {
+			o.Spec.Resources = prev.Spec.Resources.DeepCopy()
+		}
+		return
+	case "resize":
+		defaults.Pod(o) // as decoding defaults every body upstream (requests from limits)
+		keepResizeOnly(o, prev)
+		if o.Spec.Resources == nil && prev.Spec.Resources != nil {
+			o.Spec.Resources = prev.Spec.Resources.DeepCopy()
+		}
+		if o.Spec.Resources != nil {
+			defaults.PodLevelResources(o)
+		}
+	case "ephemeralcontainers":
+		ecs := o.Spec.EphemeralContainers
+		o.Spec = *prev.Spec.DeepCopy()
+		o.Spec.EphemeralContainers = ecs
+	default:
+		return
 	}
+	o.Status = *prev.Status.DeepCopy()
+	o.Labels, o.Annotations = prev.Labels, prev.Annotations
+	o.Finalizers, o.OwnerReferences = prev.Finalizers, prev.OwnerReferences
+	if !apiequality.Semantic.DeepEqual(o.Spec, prev.Spec) {
+		o.Generation = prev.Generation + 1
+	}
+}
+
+// keepResizeOnly is upstream's dropNonResizeUpdates: o gets the stored spec, with o's
+// container resources and resize policies and o's spec.resources; unless o adds, removes,
+// reorders or renames containers, which it keeps as sent for validation to refuse.
+func keepResizeOnly(o, prev *corev1.Pod) {
+	if len(o.Spec.Containers) != len(prev.Spec.Containers) || len(o.Spec.InitContainers) != len(prev.Spec.InitContainers) {
+		return
+	}
+	merge := func(cs, olds []corev1.Container) ([]corev1.Container, bool) {
+		if len(cs) == 0 {
+			return cs, true
+		}
+		out := make([]corev1.Container, len(olds))
+		for i := range olds {
+			if cs[i].Name != olds[i].Name {
+				return cs, false
+			}
+			out[i] = *olds[i].DeepCopy()
+			out[i].Resources = cs[i].Resources
+			out[i].ResizePolicy = cs[i].ResizePolicy
+		}
+		return out, true
+	}
+	podLevel := o.Spec.Resources
+	containers, _ := merge(o.Spec.Containers, prev.Spec.Containers)
+	inits, _ := merge(o.Spec.InitContainers, prev.Spec.InitContainers)
+	o.Spec = *prev.Spec.DeepCopy()
+	o.Spec.Resources = podLevel
+	o.Spec.Containers = containers
+	o.Spec.InitContainers = inits
+}
+
+// ValidateSubresourceUpdate validates pods/resize (upstream's ValidatePodResize) and
+// pods/ephemeralcontainers (ValidatePodEphemeralContainersUpdate).
+func (Pod) ValidateSubresourceUpdate(subresource string, obj, old runtime.Object) (field.ErrorList, bool) {
+	o, prev := obj.(*corev1.Pod), old.(*corev1.Pod)
+	switch subresource {
+	case "resize":
+		return validation.PodResize(o, prev, quota.PodQOS(prev) != quota.ComputePodQOS(o)), true
+	case "ephemeralcontainers":
+		return validation.PodEphemeralContainersUpdate(o, prev), true
+	}
+	return nil, false
 }
 
 // GracePeriod is upstream's CheckGracefulDelete: the requested period, else
