@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"log/slog"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -90,6 +91,10 @@ type objectCache struct {
 	// readers never modify them, and copying a cluster quota's status per transaction cost
 	// more than the rest of its event).
 	shared bool
+	// keep, when set, is what the cache stores of an object once applied has seen it (nil:
+	// the object): the Node authorizer's caches keep only names and revisions, the graph
+	// holding what it needs of each pod.
+	keep func(runtime.Object) runtime.Object
 }
 
 func rvOf(m metav1.Object) int64 {
@@ -210,7 +215,32 @@ func (c *objectCache) set(obj runtime.Object, deleted bool) {
 	if c.byNS[ns] == nil {
 		c.byNS[ns] = map[string]runtime.Object{}
 	}
+	if c.keep != nil {
+		obj = c.keep(obj)
+	}
 	c.byNS[ns][m.GetName()] = obj
+}
+
+// metaOnly is an object of obj's type holding only its name, namespace, UID and
+// resourceVersion.
+func metaOnly(obj runtime.Object) runtime.Object {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return obj
+	}
+	out, ok := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(runtime.Object)
+	if !ok {
+		return obj
+	}
+	om, err := meta.Accessor(out)
+	if err != nil {
+		return obj
+	}
+	om.SetName(m.GetName())
+	om.SetNamespace(m.GetNamespace())
+	om.SetUID(m.GetUID())
+	om.SetResourceVersion(m.GetResourceVersion())
+	return out
 }
 
 // run keeps the cache current with listWatch.

@@ -23,8 +23,8 @@ import (
 	"github.com/quotad/quotad/internal/registry"
 )
 
-// nodeGraphFeed keeps the Node authorizer's graph current: a watch-fed cache per kind the
-// graph follows (pods, PersistentVolumes, VolumeAttachments, ResourceSlices and, when
+// nodeGraphFeed keeps the Node authorizer's graph current: a watch-fed cache (of names and
+// revisions only) per kind the graph follows (pods, PersistentVolumes, VolumeAttachments, ResourceSlices and, when
 // served, PodCertificateRequests), also fed by this replica's own commits at once, each
 // change handed to the graph as the cache applies it. The authorizer checks storage before
 // refusing, so the caches' lag never refuses what a node may do.
@@ -46,7 +46,7 @@ func newNodeGraphFeed(ctx context.Context, store *registry.Store, log *slog.Logg
 		if res == nil {
 			continue
 		}
-		c := &objectCache{byNS: map[string]map[string]runtime.Object{}, applied: f.apply, shared: true}
+		c := &objectCache{byNS: map[string]map[string]runtime.Object{}, applied: f.apply, shared: true, keep: metaOnly}
 		f.caches[gvr] = c
 		go c.run(ctx, store, res, log)
 	}
@@ -56,7 +56,9 @@ func newNodeGraphFeed(ctx context.Context, store *registry.Store, log *slog.Logg
 // observe applies this replica's committed writes at once.
 func (f *nodeGraphFeed) observe(res *registry.Resource, obj runtime.Object, deleted bool) {
 	if c := f.caches[res.GVR]; c != nil {
-		c.observe(obj.DeepCopyObject(), deleted)
+		// The graph reads the object as the cache applies it; the cache keeps only its name
+		// and revision (metaOnly), so no copy is needed.
+		c.observe(obj, deleted)
 	}
 }
 
