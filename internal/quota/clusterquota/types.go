@@ -105,4 +105,3 @@ type AppliedClusterResourceQuotaList struct {
 	// Items is a list of AppliedClusterResourceQuota
 	Items []AppliedClusterResourceQuota `json:"items"`
 }
-

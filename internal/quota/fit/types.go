@@ -104,4 +104,3 @@ type ResourceFit struct {
 	// Fits reports whether used + requested ≤ hard.
 	Fits bool `json:"fits"`
 }
-
