@@ -15,6 +15,7 @@
 #
 #   hack/cluster/build.sh                      kube-scheduler and kwok
 #   hack/cluster/build.sh kubemark             kubemark too (a hollow kubelet)
+#   BUILD=no hack/cluster/build.sh ...         build nothing: exit 3 when one is not built yet
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,6 +39,10 @@ ldk="-X $pkg.gitVersion=$kv -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.g
 build() { # name module-dir package ldflags
 	local name=$1 mod=$2 p=$3 ld=$4
 	[[ -x $dir/$name ]] && return
+	if [[ ${BUILD:-} == no ]]; then
+		echo "$name is not built yet (hack/cluster/build.sh builds it)" >&2
+		exit 3
+	fi
 	echo "building $name ($p) into $dir" >&2
 	local start=$SECONDS
 	# Built to a temporary name first: a concurrent or interrupted build never leaves half a binary.
