@@ -21,6 +21,10 @@ type Client interface {
 	// ListObjects reads every object of res in ns ("" for all) at one revision, which it
 	// returns.
 	ListObjects(ctx context.Context, res *registry.Resource, ns string) ([]runtime.Object, int64, error)
+	// ListEach hands page every object of res in ns ("" for all) matching opts, read at one
+	// revision pageSize at a time: a controller going over a large resource keeps only what
+	// it needs of each object (page's slice is reused; its objects are the caller's).
+	ListEach(ctx context.Context, res *registry.Resource, ns string, opts registry.ListOptions, pageSize int64, page func(rv string, items []runtime.Object) error) error
 	// Watch streams the changes of res in ns.
 	Watch(ctx context.Context, res *registry.Resource, ns string, opts registry.WatchOptions) (<-chan registry.Event, error)
 	// Create, Update and Delete are admitted writes.

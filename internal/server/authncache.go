@@ -185,6 +185,6 @@ func (s *revSet[T]) install(objs []runtime.Object, rev int64) {
 
 // run keeps the set current with a list and watch of res in namespace ns ("": all).
 func (s *revSet[T]) run(ctx context.Context, store *registry.Store, res *registry.Resource, ns string, log *slog.Logger, what string) {
-	listWatchIn(ctx, store, res, ns, log, what, false, s.install,
+	listWatchIn(ctx, store, res, ns, log, what, false, nil, s.install,
 		func(obj runtime.Object, deleted bool) { s.observe(obj, deleted, true) }, nil)
 }

@@ -153,14 +153,17 @@ func startLeaderControllers(ctx context.Context, run func(context.Context, strin
 		return pki.LoadAuthority(filepath.Join(cfg.DataDir, "ca.crt"), filepath.Join(cfg.DataDir, "ca.key"))
 	}).Start)
 	run(ctx, "garbagecollector", garbagecollector.New(store, log, garbagecollector.Options{Panics: m}).Start)
+	// One view of each pod, shared by the controllers that watch every pod.
+	views := controller.NewPodViews()
 	run(ctx, "node-lifecycle-controller", nodelifecycle.New(store, nodelifecycle.Options{
 		MonitorPeriod: cfg.NodeMonitorPeriod, GracePeriod: cfg.NodeMonitorGracePeriod, StartupGracePeriod: cfg.NodeStartupGracePeriod,
 		EvictionRate: cfg.NodeEvictionRate, SecondaryEvictionRate: cfg.SecondaryNodeEvictionRate,
 		LargeClusterThreshold: cfg.LargeClusterSizeThreshold, UnhealthyZoneThreshold: cfg.UnhealthyZoneThreshold,
-		Panics: m, Log: log}).Start)
-	run(ctx, "taint-eviction-controller", tainteviction.New(store, tainteviction.Options{Panics: m, Log: log}).Start)
-	run(ctx, "endpoints", endpoints.New(store, endpoints.Options{Panics: m, Log: log}).Start)
-	run(ctx, "endpointslice", endpointslice.New(store, endpointslice.Options{MaxEndpointsPerSlice: cfg.MaxEndpointsPerSlice, Panics: m, Log: log}).Start)
+		PodViews: views, Panics: m, Log: log}).Start)
+	run(ctx, "taint-eviction-controller", tainteviction.New(store, tainteviction.Options{PodViews: views, Panics: m, Log: log}).Start)
+	run(ctx, "endpoints", endpoints.New(store, endpoints.Options{PodViews: views, Panics: m, Log: log}).Start)
+	run(ctx, "endpointslice", endpointslice.New(store, endpointslice.Options{MaxEndpointsPerSlice: cfg.MaxEndpointsPerSlice,
+		PodViews: views, Panics: m, Log: log}).Start)
 	run(ctx, "podgc", podgc.New(store, log, podgc.Options{TerminatedPodThreshold: cfg.TerminatedPodGCThreshold,
 		CheckPeriod: cfg.PodGCCheckPeriod, Quarantine: cfg.PodGCQuarantine, Panics: m}).Start)
 	run(ctx, "ttlafterfinished", ttlafterfinished.New(store, log, ttlafterfinished.Options{Panics: m}).Start)

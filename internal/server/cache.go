@@ -95,6 +95,8 @@ type objectCache struct {
 	// the object): the Node authorizer's caches keep only names and revisions, the graph
 	// holding what it needs of each pod.
 	keep func(runtime.Object) runtime.Object
+	// listing holds the keys installPage has seen of the list being installed.
+	listing map[string]bool
 }
 
 func rvOf(m metav1.Object) int64 {
@@ -124,7 +126,11 @@ func (c *objectCache) install(objs []runtime.Object, rev int64) {
 			c.changed()
 		}
 	}()
-	listed := map[string]bool{}
+	listed := c.listing
+	c.listing = nil
+	if listed == nil {
+		listed = map[string]bool{}
+	}
 	for _, o := range objs {
 		if m, err := meta.Accessor(o); err == nil {
 			listed[m.GetNamespace()+"/"+m.GetName()] = true
@@ -147,6 +153,26 @@ func (c *objectCache) install(objs []runtime.Object, rev int64) {
 		}
 	}
 	c.synced = true
+}
+
+// installPage applies one page of a list that install(nil, rev) ends: a cache keeping
+// only part of each object holds one page of whole objects while it lists, not all of
+// them.
+func (c *objectCache) installPage(objs []runtime.Object) {
+	c.mu.Lock()
+	if c.listing == nil {
+		c.listing = map[string]bool{}
+	}
+	for _, o := range objs {
+		if m, err := meta.Accessor(o); err == nil {
+			c.listing[m.GetNamespace()+"/"+m.GetName()] = true
+		}
+		c.observeLocked(o, false)
+	}
+	c.mu.Unlock()
+	if c.changed != nil {
+		c.changed()
+	}
 }
 
 func (c *objectCache) observeLocked(obj runtime.Object, deleted bool) {
@@ -221,33 +247,29 @@ func (c *objectCache) set(obj runtime.Object, deleted bool) {
 	c.byNS[ns][m.GetName()] = obj
 }
 
-// metaOnly is an object of obj's type holding only its name, namespace, UID and
-// resourceVersion.
+// metaOnly is what the Node authorizer's caches keep of an object: its kind, name,
+// namespace, UID and resourceVersion (a PartialObjectMetadata is a fifth of a Pod).
 func metaOnly(obj runtime.Object) runtime.Object {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return obj
 	}
-	out, ok := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(runtime.Object)
-	if !ok {
-		return obj
-	}
-	om, err := meta.Accessor(out)
-	if err != nil {
-		return obj
-	}
-	om.SetName(m.GetName())
-	om.SetNamespace(m.GetNamespace())
-	om.SetUID(m.GetUID())
-	om.SetResourceVersion(m.GetResourceVersion())
+	out := &metav1.PartialObjectMetadata{}
+	out.Kind = reflect.TypeOf(obj).Elem().Name()
+	out.Name, out.Namespace, out.UID, out.ResourceVersion = m.GetName(), m.GetNamespace(), m.GetUID(), m.GetResourceVersion()
 	return out
 }
 
 // run keeps the cache current with listWatch.
 func (c *objectCache) run(ctx context.Context, store *registry.Store, res *registry.Resource, log *slog.Logger) {
-	listWatchShared(ctx, store, res, log, "admission cache", c.shared, c.install, c.observe, func() {
+	var page func([]runtime.Object)
+	if c.keep != nil {
+		page = c.installPage
+	}
+	listWatchIn(ctx, store, res, "", log, "admission cache", c.shared, page, c.install, c.observe, func() {
 		c.mu.Lock()
 		c.synced = false
+		c.listing = nil
 		c.mu.Unlock()
 	})
 }
@@ -261,18 +283,33 @@ func listWatch(ctx context.Context, store *registry.Store, res *registry.Resourc
 	listWatchShared(ctx, store, res, log, what, false, install, observe, unsynced)
 }
 
+// listPage is how many objects a paged list reads at a time.
+const listPage = 500
+
 // listWatchShared is listWatch, handing observe the watch hub's objects themselves when
 // shared (observe and whoever reads what it keeps must not modify them).
 func listWatchShared(ctx context.Context, store *registry.Store, res *registry.Resource, log *slog.Logger, what string, shared bool,
 	install func(objs []runtime.Object, rev int64), observe func(obj runtime.Object, deleted bool), unsynced func()) {
-	listWatchIn(ctx, store, res, "", log, what, shared, install, observe, unsynced)
+	listWatchIn(ctx, store, res, "", log, what, shared, nil, install, observe, unsynced)
 }
 
-// listWatchIn is listWatchShared over one namespace ("": all).
+// listWatchIn is listWatchShared over one namespace ("": all). With page set, the list is
+// read a page at a time, each handed to page, and install is then called with no objects.
 func listWatchIn(ctx context.Context, store *registry.Store, res *registry.Resource, ns string, log *slog.Logger, what string, shared bool,
-	install func(objs []runtime.Object, rev int64), observe func(obj runtime.Object, deleted bool), unsynced func()) {
+	page func(objs []runtime.Object), install func(objs []runtime.Object, rev int64), observe func(obj runtime.Object, deleted bool), unsynced func()) {
 	for ctx.Err() == nil {
-		objs, rev, err := store.ListObjects(ctx, res, ns)
+		var objs []runtime.Object
+		var rev int64
+		var err error
+		if page != nil {
+			err = store.ListEach(ctx, res, ns, registry.ListOptions{}, listPage, func(rv string, items []runtime.Object) error {
+				rev, err = strconv.ParseInt(rv, 10, 64)
+				page(items)
+				return err
+			})
+		} else {
+			objs, rev, err = store.ListObjects(ctx, res, ns)
+		}
 		if err == nil {
 			var events <-chan registry.Event
 			events, err = store.Watch(ctx, res, ns, registry.WatchOptions{ResourceVersion: strconv.FormatInt(rev, 10), Shared: shared})

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -62,10 +63,27 @@ func (f *nodeGraphFeed) observe(res *registry.Resource, obj runtime.Object, dele
 	}
 }
 
-// apply hands one change to the graph.
+// apply hands one change to the graph. A removal a relist finds is of what the cache kept
+// (metaOnly: a PartialObjectMetadata naming the kind).
 func (f *nodeGraphFeed) apply(obj runtime.Object, deleted bool) {
 	g := f.graph
 	switch o := obj.(type) {
+	case *metav1.PartialObjectMetadata:
+		if !deleted {
+			return
+		}
+		switch o.Kind {
+		case "Pod":
+			g.DeletePod(o.Namespace, o.Name)
+		case "PersistentVolume":
+			g.DeletePV(o.Name)
+		case "VolumeAttachment":
+			g.DeleteVolumeAttachment(o.Name)
+		case "ResourceSlice":
+			g.DeleteResourceSlice(o.Name)
+		case "PodCertificateRequest":
+			g.DeletePodCertificateRequest(o.Namespace, o.Name)
+		}
 	case *corev1.Pod:
 		if deleted {
 			g.DeletePod(o.Namespace, o.Name)

@@ -361,8 +361,11 @@ func Desired(svc *corev1.Service, current *corev1.Endpoints, pods []*corev1.Pod)
 
 // Options configures the controller.
 type Options struct {
-	Panics controller.PanicObserver
-	Log    *slog.Logger
+	// PodViews, when set, shares the views of pods its cache keeps with the other
+	// controllers watching every pod (nil: views of its own).
+	PodViews *controller.PodViews
+	Panics   controller.PanicObserver
+	Log      *slog.Logger
 }
 
 // Controller is the endpoints controller.
@@ -380,7 +383,7 @@ func New(store controller.Client, opts Options) *Controller {
 		opts.Log = slog.Default()
 	}
 	return &Controller{store: store, log: opts.Log, loop: controller.NewLoop(ControllerName, store, opts.Log, opts.Panics, nil),
-		rec: record.NewRecorder(store, ControllerName, clock.RealClock{}, opts.Log), w: endpointslice.NewWatcher()}
+		rec: record.NewRecorder(store, ControllerName, clock.RealClock{}, opts.Log), w: endpointslice.NewWatcher(opts.PodViews)}
 }
 
 // Start runs the controller until ctx ends.

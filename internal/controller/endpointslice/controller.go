@@ -31,11 +31,13 @@ var (
 // change turned into the keys ("ns/name") of the Services that select it before or after.
 type Watcher struct {
 	Services, Pods *controller.Cache
+	// views makes the pods Pods keeps (controller.PodView).
+	views *controller.PodViews
 }
 
-// NewWatcher returns empty caches.
-func NewWatcher() *Watcher {
-	return &Watcher{Services: controller.NewCache(), Pods: controller.NewCache()}
+// NewWatcher returns empty caches whose pods are views made by views (nil: unshared).
+func NewWatcher(views *controller.PodViews) *Watcher {
+	return &Watcher{Services: controller.NewCache(), Pods: controller.NewCache(), views: views}
 }
 
 // ServiceChanged records a Service event and returns its key.
@@ -48,7 +50,7 @@ func (w *Watcher) ServiceChanged(svc *corev1.Service, deleted bool) string {
 // before.
 func (w *Watcher) PodChanged(pod *corev1.Pod, deleted bool) []string {
 	prev, _ := w.Pods.Get(pod.Namespace, pod.Name).(*corev1.Pod)
-	w.Pods.Feed(nil)(pod, deleted)
+	w.Pods.Feed(nil)(w.views.View(pod), deleted)
 	var keys []string
 	for _, o := range w.Services.List(pod.Namespace) {
 		svc, ok := o.(*corev1.Service)
@@ -77,8 +79,11 @@ func (w *Watcher) SelectedPods(svc *corev1.Service) []*corev1.Pod {
 type Options struct {
 	// MaxEndpointsPerSlice is --max-endpoints-per-slice (0: 100).
 	MaxEndpointsPerSlice int
-	Panics               controller.PanicObserver
-	Log                  *slog.Logger
+	// PodViews, when set, shares the views of pods its cache keeps with the other
+	// controllers watching every pod (nil: views of its own).
+	PodViews *controller.PodViews
+	Panics   controller.PanicObserver
+	Log      *slog.Logger
 }
 
 // Controller is the EndpointSlice controller.
@@ -100,7 +105,7 @@ func New(store controller.Client, opts Options) *Controller {
 		opts.MaxEndpointsPerSlice = DefaultMaxEndpointsPerSlice
 	}
 	return &Controller{store: store, opts: opts, log: opts.Log, loop: controller.NewLoop("endpointslice", store, opts.Log, opts.Panics, nil),
-		w: NewWatcher(), nodes: controller.NewCache()}
+		w: NewWatcher(opts.PodViews), nodes: controller.NewCache()}
 }
 
 func (c *Controller) res(gvr schema.GroupVersionResource) *registry.Resource {

@@ -174,6 +174,21 @@ func (c *Client) ListObjects(ctx context.Context, res *registry.Resource, ns str
 	return c.list(res, ns), c.rev, nil
 }
 
+// ListEach implements controller.Client: one page of every object matching opts.
+func (c *Client) ListEach(ctx context.Context, res *registry.Resource, ns string, opts registry.ListOptions, pageSize int64, page func(rv string, items []runtime.Object) error) error {
+	objs, rev, err := c.ListObjects(ctx, res, ns)
+	if err != nil {
+		return err
+	}
+	var items []runtime.Object
+	for _, o := range objs {
+		if opts.Selector.Matches(res, o) {
+			items = append(items, o)
+		}
+	}
+	return page(strconv.FormatInt(rev, 10), items)
+}
+
 func (c *Client) list(res *registry.Resource, ns string) []runtime.Object {
 	p := prefix(res, ns)
 	var keys []string

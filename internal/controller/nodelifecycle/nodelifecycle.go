@@ -82,9 +82,12 @@ type Options struct {
 	LargeClusterThreshold  int32
 	UnhealthyZoneThreshold float32
 	// Clock is the one clock (nil: the real clock).
-	Clock  clock.WithTicker
-	Panics controller.PanicObserver
-	Log    *slog.Logger
+	Clock clock.WithTicker
+	// PodViews, when set, shares the views of pods its cache keeps with the other
+	// controllers watching every pod (nil: views of its own).
+	PodViews *controller.PodViews
+	Panics   controller.PanicObserver
+	Log      *slog.Logger
 }
 
 func (o *Options) defaults() {
@@ -254,7 +257,7 @@ func (c *Controller) PodChanged(p *corev1.Pod, deleted bool) bool {
 	if prev := c.pods.Get(p.Namespace, p.Name); prev != nil {
 		old = prev.(*corev1.Pod).Spec.NodeName
 	}
-	c.pods.Feed(nil)(p, deleted)
+	c.pods.Feed(nil)(c.opts.PodViews.View(p), deleted)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old != "" && (deleted || old != p.Spec.NodeName) {

@@ -91,24 +91,37 @@ func (c *Controller) Start(ctx context.Context) error {
 	}
 }
 
+// podPage is how many pods a pass reads at a time.
+const podPage = 500
+
 // GC runs one pass of the collector (upstream's gc): the terminated, out-of-service,
-// orphaned and unscheduled terminating passes, in that order, on pods and nodes read
-// from storage now.
+// orphaned and unscheduled terminating passes, in that order, on nodes and pods read
+// from storage now. Pods are read a page at a time and only those a pass may act on are
+// kept (terminated, terminating, or bound to a node not listed), so a pass over a large
+// cluster holds a page of pods, not all of them.
 func (c *Controller) GC(ctx context.Context) {
-	objs, _, err := c.store.ListObjects(ctx, c.pods(), "")
-	if err != nil {
-		c.log.Error("podgc: listing pods", "err", err)
-		return
-	}
 	nobjs, _, err := c.store.ListObjects(ctx, c.nodes(), "")
 	if err != nil {
 		c.log.Error("podgc: listing nodes", "err", err)
 		return
 	}
-	pods := typed[*corev1.Pod](objs)
 	nodes := map[string]*corev1.Node{}
 	for _, n := range typed[*corev1.Node](nobjs) {
 		nodes[n.Name] = n
+	}
+	var pods []*corev1.Pod
+	err = c.store.ListEach(ctx, c.pods(), "", registry.ListOptions{}, podPage, func(_ string, items []runtime.Object) error {
+		for _, o := range items {
+			p, ok := o.(*corev1.Pod)
+			if ok && (isTerminated(p) || p.DeletionTimestamp != nil || (p.Spec.NodeName != "" && nodes[p.Spec.NodeName] == nil)) {
+				pods = append(pods, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		c.log.Error("podgc: listing pods", "err", err)
+		return
 	}
 	if c.opts.TerminatedPodThreshold > 0 {
 		c.gcTerminated(ctx, pods)

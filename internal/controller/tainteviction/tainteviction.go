@@ -34,6 +34,9 @@ type Options struct {
 	Clock  clock.WithDelayedExecution
 	Panics controller.PanicObserver
 	Log    *slog.Logger
+	// PodViews, when set, shares the views of pods its cache keeps with the other
+	// controllers watching every pod (nil: views of its own).
+	PodViews *controller.PodViews
 	// Evicted, when set, is called after each eviction's delete with the pod's
 	// "namespace/name" and the delete's error (tests wait on it).
 	Evicted func(key string, err error)
@@ -164,7 +167,7 @@ func noExecuteOrEmpty(t []corev1.Taint) []corev1.Taint {
 func (c *Controller) PodChanged(p *corev1.Pod, deleted bool) bool {
 	key := p.Namespace + "/" + p.Name
 	prev, _ := c.pods.Get(p.Namespace, p.Name).(*corev1.Pod)
-	c.pods.Feed(nil)(p, deleted)
+	c.pods.Feed(nil)(c.opts.PodViews.View(p), deleted)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if prev != nil && prev.Spec.NodeName != "" && (deleted || prev.Spec.NodeName != p.Spec.NodeName) {

@@ -1,0 +1,73 @@
+package controller
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func viewTestPod(rv string) *corev1.Pod {
+	always := corev1.ContainerRestartPolicyAlways
+	now := metav1.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: "u1", ResourceVersion: rv, Generation: 2,
+			Labels: map[string]string{"app": "web"}, Annotations: map[string]string{"big": "x"}, DeletionTimestamp: &now,
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}},
+		Spec: corev1.PodSpec{NodeName: "n1", Hostname: "h", Subdomain: "s",
+			Tolerations: []corev1.Toleration{{Key: "node.kubernetes.io/unreachable", Effect: corev1.TaintEffectNoExecute}},
+			Containers: []corev1.Container{
+				{Name: "app", Image: "nginx", Command: []string{"run"}, Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 80}}},
+				{Name: "noports", Image: "busybox"},
+			},
+			InitContainers: []corev1.Container{
+				{Name: "sidecar", RestartPolicy: &always, Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: 9090}}},
+				{Name: "setup", Ports: []corev1.ContainerPort{{Name: "ignored", ContainerPort: 1}}},
+			},
+			Volumes: []corev1.Volume{{Name: "v"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1", PodIPs: []corev1.PodIP{{IP: "10.0.0.1"}},
+			Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}, {Type: corev1.PodReady, Status: corev1.ConditionFalse}}},
+	}
+}
+
+// TestPodView: a view keeps what the pod-watching controllers read and nothing else.
+func TestPodView(t *testing.T) {
+	p := viewTestPod("5")
+	v := PodView(p)
+	always := corev1.ContainerRestartPolicyAlways
+	want := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: "u1", ResourceVersion: "5", Generation: 2,
+			Labels: p.Labels, DeletionTimestamp: p.DeletionTimestamp},
+		Spec: corev1.PodSpec{NodeName: "n1", Hostname: "h", Subdomain: "s", Tolerations: p.Spec.Tolerations,
+			Containers:     []corev1.Container{{Name: "app", Ports: p.Spec.Containers[0].Ports}},
+			InitContainers: []corev1.Container{{Name: "sidecar", RestartPolicy: &always, Ports: p.Spec.InitContainers[0].Ports}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1", PodIPs: p.Status.PodIPs,
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}},
+	}
+	if !equality.Semantic.DeepEqual(v, want) {
+		t.Fatalf("view:\n%+v\nwant:\n%+v", v, want)
+	}
+}
+
+// TestPodViewsShared: the controllers share one view per pod version; a new version gets
+// a new view; a nil PodViews makes views without sharing.
+func TestPodViewsShared(t *testing.T) {
+	views := NewPodViews()
+	a, b := views.View(viewTestPod("5")), views.View(viewTestPod("5"))
+	if a != b {
+		t.Fatal("two views of one pod version")
+	}
+	c := views.View(viewTestPod("6"))
+	if c == a || c.ResourceVersion != "6" {
+		t.Fatalf("a new version shares the old view: %v", c.ResourceVersion)
+	}
+	if n := views.Len(); n != 2 {
+		t.Fatalf("views held: %d, want 2", n)
+	}
+	var none *PodViews
+	if x, y := none.View(viewTestPod("5")), none.View(viewTestPod("5")); x == y || !equality.Semantic.DeepEqual(x, y) {
+		t.Fatal("a nil PodViews shares views or makes different ones")
+	}
+}
