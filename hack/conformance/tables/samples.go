@@ -207,7 +207,9 @@ func kinds() [][]Sample {
 		{
 			{"time added", &resourcev1.DeviceTaintRule{ObjectMeta: om("maintenance", "", 2*hour), Spec: resourcev1.DeviceTaintRuleSpec{DeviceSelector: &resourcev1.DeviceTaintSelector{Driver: ptr.To("gpu.example.com")},
 				Taint: resourcev1.DeviceTaint{Key: "example.com/maintenance", Value: "planned", Effect: resourcev1.DeviceTaintEffectNoExecute, TimeAdded: agop(90 * min)}}}},
-			{"no value", &resourcev1.DeviceTaintRule{ObjectMeta: om("unhealthy", "", 20*sec), Spec: resourcev1.DeviceTaintRuleSpec{Taint: resourcev1.DeviceTaint{Key: "example.com/unhealthy", Effect: resourcev1.DeviceTaintEffectNoSchedule}}}},
+			{"no value", &resourcev1.DeviceTaintRule{ObjectMeta: om("unhealthy", "", 20*sec), Spec: resourcev1.DeviceTaintRuleSpec{Taint: resourcev1.DeviceTaint{Key: "example.com/unhealthy", Effect: resourcev1.DeviceTaintEffectNoSchedule,
+				TimeAdded: agop(15 * sec)}}}}, // defaulting would set it to the wall clock
+
 		},
 		resourceClaims(),
 		{
