@@ -384,7 +384,9 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, res *registry.Reso
 		Selector: sel, Limit: limit, Continue: q.Get("continue"),
 		ResourceVersion: q.Get("resourceVersion"), ResourceVersionMatch: q.Get("resourceVersionMatch"),
 	}
-	if limit == 0 {
+	// A Table of a kind whose printer looks across the list is converted whole, as
+	// upstream converts a list (registry.ListTableConvertor); other unlimited lists stream.
+	if limit == 0 && !(acc.table && s.cfg.Store != nil && s.cfg.Store.ConvertsListWhole(res)) {
 		s.streamList(w, r, res, info.Namespace, acc, opts)
 		return
 	}
@@ -396,13 +398,21 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, res *registry.Reso
 	s.writeListResult(w, r, res, acc, lr)
 }
 
+// listTable converts a list's items to a Table: Config.ListTable, else Config.Table.
+func (s *Server) listTable() TableConverter {
+	if s.cfg.ListTable != nil {
+		return s.cfg.ListTable
+	}
+	return s.cfg.Table
+}
+
 // writeListResult answers a list read whole (a page of a limited list): as a Table,
 // PartialObjectMetadataList or the kind's list, as acc asks.
 func (s *Server) writeListResult(w http.ResponseWriter, r *http.Request, res *registry.Resource, acc accept, lr *registry.ListResult) {
 	lm := metav1.ListMeta{ResourceVersion: lr.ResourceVersion, Continue: lr.Continue, RemainingItemCount: lr.Remaining}
 	switch {
 	case acc.table && s.cfg.Table != nil:
-		t, err := s.cfg.Table(res, lr.Items, s.cfg.Clock(), includePolicy(r))
+		t, err := s.listTable()(res, lr.Items, s.cfg.Clock(), includePolicy(r))
 		if err != nil {
 			writeError(w, err)
 			return

@@ -257,7 +257,7 @@ func (s *Server) listItems(l *listStream, res *registry.Resource, acc accept, ta
 	}
 	switch {
 	case table:
-		t, err := s.cfg.Table(res, items, now, policy)
+		t, err := s.listTable()(res, items, now, policy)
 		if err != nil {
 			return err
 		}

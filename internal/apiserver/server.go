@@ -53,9 +53,13 @@ type Config struct {
 	Auth  Authenticator
 	// Authz authorizes every authenticated API request (and impersonation); nil allows
 	// every authenticated user everything.
-	Authz   auth.Authorizer
-	Table   TableConverter
-	OpenAPI OpenAPI
+	Authz auth.Authorizer
+	// Table converts one object (a GET, a watch event); ListTable converts a list's items,
+	// or one page of them (nil: Table). They differ for the kinds whose printer looks
+	// across a list (registry.ListTableConvertor).
+	Table     TableConverter
+	ListTable TableConverter
+	OpenAPI   OpenAPI
 	// Extra serves non-API paths (metrics, debug) before authentication checks of API paths;
 	// keys are exact paths or prefixes ending in "/". Their requests must carry good API
 	// credentials, unless the handler is SelfAuthenticating.

@@ -86,6 +86,15 @@ type TableConvertor interface {
 	ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error)
 }
 
+// ListTableConvertor is the optional Table conversion of a list, for kinds whose
+// printer looks across the list's items (upstream's StorageClass list marks only the
+// effective default, its FlowSchema list orders by matching precedence). A kind without
+// it converts a list as ConvertToTable does; a GET and each watch event convert one
+// object with ConvertToTable, as upstream prints one object.
+type ListTableConvertor interface {
+	ConvertListToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error)
+}
+
 // Fields returns the field set a field selector is matched against: metadata.name,
 // metadata.namespace, and the fields the kind's strategy labels.
 func (r *Resource) Fields(obj runtime.Object) fields.Set {
@@ -142,4 +151,20 @@ func (s *Store) ConvertToTable(res *Resource, objs []runtime.Object, now time.Ti
 		return tc.ConvertToTable(objs, now, include)
 	}
 	return table.DefaultPrinter(schema.GroupVersionKind{}).Convert(objs, now, include, false)
+}
+
+// ConvertsListWhole reports whether res's Table of a list depends on the list as a whole
+// (its strategy is a ListTableConvertor), so a list is converted at once, not page by page.
+func (s *Store) ConvertsListWhole(res *Resource) bool {
+	_, ok := s.strategy(res).(ListTableConvertor)
+	return ok
+}
+
+// ConvertListToTable renders the items of a list (or of one page of it) of res as a
+// Table: with the kind's ListTableConvertor, else as ConvertToTable.
+func (s *Store) ConvertListToTable(res *Resource, objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
+	if tc, ok := s.strategy(res).(ListTableConvertor); ok {
+		return tc.ConvertListToTable(objs, now, include)
+	}
+	return s.ConvertToTable(res, objs, now, include)
 }

@@ -17,7 +17,8 @@ import (
 // v1.37.2's printers (pkg/printers/internalversion), name, type, format, priority and
 // description, as recorded in testdata/upstream-columns.json (generated from that module's
 // AddHandlers); a kind upstream has no printer for gets its default columns (Name, Created
-// At). quotad's own kinds (clusterquota's and quotareviews) and the kinds of the servers
+// At), and so does a kind whose storage upstream builds with the default convertor though
+// a printer exists (CSIStorageCapacity: testdata/upstream-tables says which). quotad's own kinds (clusterquota's and quotareviews) and the kinds of the servers
 // upstream aggregates (CRDs, APIServices) keep their own printers.
 func TestTableColumnsAsUpstream(t *testing.T) {
 	b, err := os.ReadFile("testdata/upstream-columns.json")
@@ -29,6 +30,7 @@ func TestTableColumnsAsUpstream(t *testing.T) {
 		t.Fatal(err)
 	}
 	own := map[string]bool{"quota.openshift.io": true, "quotad.dev": true, "apiextensions.k8s.io": true, "apiregistration.k8s.io": true}
+	tables := readUpstreamTables(t)
 	cat := NewCatalogue()
 	s := &Store{cfg: Config{Catalogue: cat}}
 	checked := 0
@@ -47,7 +49,11 @@ func TestTableColumnsAsUpstream(t *testing.T) {
 			key = "/Event" // one internal type, printed by core's Event printer
 		}
 		want, ok := upstream[key]
-		if !ok {
+		stored := res
+		if res.Storage != nil {
+			stored = res.Storage.Resource
+		}
+		if u := tables[schema.GroupKind{Group: stored.GVR.Group, Kind: stored.Kind}]; !ok || (u != nil && u.Convertor == "default") {
 			dt, _ := table.DefaultPrinter(schema.GroupVersionKind{}).Convert(nil, time.Now(), metav1.IncludeNone, false)
 			want = dt.ColumnDefinitions
 		}

@@ -514,7 +514,7 @@ func Run(ctx context.Context, cfg Config) error {
 	oa := newOpenAPI(cat)
 	fieldMgrs = newFieldManagers(oa)
 	api := apiserver.New(apiserver.Config{
-		Store: store, Auth: auth, Authz: authz, Table: store.ConvertToTable, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: fieldMgrs,
+		Store: store, Auth: auth, Authz: authz, Table: store.ConvertToTable, ListTable: store.ConvertListToTable, OpenAPI: oa, Extra: extra, Logger: log, FieldManagers: fieldMgrs,
 		Version:        CurrentVersion(),
 		RequestTimeout: cfg.RequestTimeout, MinRequestTimeout: cfg.MinRequestTimeout,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,

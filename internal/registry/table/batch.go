@@ -58,7 +58,8 @@ func JobPrinter() Printer {
 		})
 }
 
-// jobStatus: Complete, Failed, Terminating, Suspended, FailureTarget, else Running.
+// jobStatus: Complete, Failed, Terminating, Suspended, FailureTarget, SuccessCriteriaMet,
+// else Running.
 func jobStatus(j *batchv1.Job) string {
 	switch {
 	case jobCondition(j, batchv1.JobComplete):
@@ -71,6 +72,8 @@ func jobStatus(j *batchv1.Job) string {
 		return "Suspended"
 	case jobCondition(j, batchv1.JobFailureTarget):
 		return "FailureTarget"
+	case jobCondition(j, batchv1.JobSuccessCriteriaMet):
+		return "SuccessCriteriaMet"
 	}
 	return "Running"
 }

@@ -6,7 +6,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Annotations marking the default StorageClass.
@@ -42,7 +44,43 @@ func PriorityClassPrinter() Printer {
 
 // ---- StorageClass ----
 
-func StorageClassPrinter() Printer {
+// StorageClassPrinter prints one StorageClass as upstream's printStorageClass does: a
+// GET or a watch event never marks " (default)"; StorageClassListPrinter does.
+func StorageClassPrinter() Printer { return storageClassPrinter("") }
+
+// StorageClassListPrinter prints a list of StorageClasses as upstream's
+// printStorageClassList: only the effective default is named "<name> (default)", the most
+// recently created class with a default annotation (the alphabetically first name among
+// those created at the same time).
+func StorageClassListPrinter(objs []runtime.Object) Printer {
+	var def metav1.Object
+	for _, obj := range objs {
+		m, err := meta.Accessor(obj)
+		if err != nil || !isDefaultStorageClass(m.GetAnnotations()) {
+			continue
+		}
+		created, defCreated := m.GetCreationTimestamp(), metav1.Time{}
+		if def != nil {
+			defCreated = def.GetCreationTimestamp()
+		}
+		switch {
+		case def == nil, created.After(defCreated.Time):
+			def = m
+		case created.Equal(&defCreated) && m.GetName() < def.GetName():
+			def = m
+		}
+	}
+	if def == nil {
+		return storageClassPrinter("")
+	}
+	return storageClassPrinter(def.GetName())
+}
+
+func isDefaultStorageClass(a map[string]string) bool {
+	return a[isDefaultStorageClassAnnotation] == "true" || a[betaIsDefaultStorageClassAnnotation] == "true"
+}
+
+func storageClassPrinter(effectiveDefault string) Printer {
 	return typedPrinter(storagev1.SchemeGroupVersion.WithKind("StorageClass"), func() *storagev1.StorageClass { return &storagev1.StorageClass{} },
 		func() []metav1.TableColumnDefinition {
 			d := storagev1.StorageClass{}.SwaggerDoc()
@@ -57,7 +95,7 @@ func StorageClassPrinter() Printer {
 		},
 		func(sc *storagev1.StorageClass, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
 			name := sc.Name
-			if sc.Annotations[isDefaultStorageClassAnnotation] == "true" || sc.Annotations[betaIsDefaultStorageClassAnnotation] == "true" {
+			if effectiveDefault != "" && sc.Name == effectiveDefault {
 				name += " (default)"
 			}
 			reclaim := string(corev1.PersistentVolumeReclaimDelete)

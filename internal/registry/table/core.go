@@ -431,6 +431,9 @@ func NodePrinter() Printer {
 			if runtimeVersion == "" {
 				runtimeVersion = "<unknown>"
 			}
+			if arch := n.Status.NodeInfo.Architecture; arch != "" {
+				kernel += " (" + arch + ")"
+			}
 			return []interface{}{
 				n.Name, strings.Join(status, ","), roles, since(n.CreationTimestamp, now), n.Status.NodeInfo.KubeletVersion,
 				nodeAddress(n, corev1.NodeInternalIP), nodeAddress(n, corev1.NodeExternalIP), osImage, kernel, runtimeVersion,

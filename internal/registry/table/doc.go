@@ -17,6 +17,12 @@
 //   - Time-dependent cells (AGE, restarts "N (Xs ago)", Job DURATION, CronJob
 //     LAST SCHEDULE, Event times, custom "date" columns) are computed from the
 //     injected now, never from the wall clock.
+//   - One object (a GET, a watch event) prints as upstream prints one; a list prints
+//     as upstream's list printer, which for StorageClass marks only the effective
+//     default and for FlowSchema orders by matching precedence (StorageClassListPrinter,
+//     SortFlowSchemas; the strategies' ConvertListToTable).
+//   - internal/registry's TestTableCellsAsUpstream compares every served kind's cells
+//     with upstream's, recorded by hack/conformance/tables.
 //   - Input objects are read-only: a row's Object is either the object itself,
 //     a deep copy with apiVersion/kind filled in, or a fresh
 //     PartialObjectMetadata.

@@ -1,12 +1,16 @@
 package table
 
 import (
+	"slices"
+	"sort"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	certificatesv1beta1 "k8s.io/api/certificates/v1beta1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
 )
 
@@ -39,6 +43,35 @@ func FlowSchemaPrinter() Printer {
 			}
 			return []interface{}{o.Name, o.Spec.PriorityLevelConfiguration.Name, int64(o.Spec.MatchingPrecedence), dm, since(o.CreationTimestamp, now), missing}, nil
 		})
+}
+
+// SortFlowSchemas returns the FlowSchemas of a list in the order upstream's
+// printFlowSchemaList prints them (FlowSchemaSequence): by matching precedence, then by
+// name. The list itself is not changed; objects of other types keep their places last.
+func SortFlowSchemas(objs []runtime.Object) []runtime.Object {
+	out := slices.Clone(objs)
+	key := func(obj runtime.Object) (int32, string, bool) {
+		switch fs := obj.(type) {
+		case *flowcontrolv1.FlowSchema:
+			return fs.Spec.MatchingPrecedence, fs.Name, true
+		case *unstructured.Unstructured:
+			p, _, _ := unstructured.NestedInt64(fs.Object, "spec", "matchingPrecedence")
+			return int32(p), fs.GetName(), true
+		}
+		return 0, "", false
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		ip, in, iok := key(out[i])
+		jp, jn, jok := key(out[j])
+		if iok != jok {
+			return iok
+		}
+		if ip != jp {
+			return ip < jp
+		}
+		return in < jn
+	})
+	return out
 }
 
 func PriorityLevelPrinter() Printer {

@@ -99,7 +99,8 @@ func ingressAddress(s networkingv1.IngressLoadBalancerStatus) string {
 
 // ---- IngressClass ----
 
-// IngressClassPrinter prints NAME CONTROLLER PARAMETERS AGE.
+// IngressClassPrinter prints NAME CONTROLLER PARAMETERS AGE; a class annotated as the
+// default is named "<name> (default)".
 func IngressClassPrinter() Printer {
 	return typedPrinter(networkingv1.SchemeGroupVersion.WithKind("IngressClass"), func() *networkingv1.IngressClass { return &networkingv1.IngressClass{} },
 		func() []metav1.TableColumnDefinition {
@@ -119,6 +120,10 @@ func IngressClassPrinter() Printer {
 				}
 				params += "/" + p.Name
 			}
-			return []interface{}{ic.Name, ic.Spec.Controller, params, since(ic.CreationTimestamp, now)}, nil
+			name := ic.Name
+			if ic.Annotations[networkingv1.AnnotationIsDefaultIngressClass] == "true" {
+				name += " (default)"
+			}
+			return []interface{}{name, ic.Spec.Controller, params, since(ic.CreationTimestamp, now)}, nil
 		})
 }

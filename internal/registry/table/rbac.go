@@ -59,11 +59,7 @@ func bindingCells(name string, ref rbacv1.RoleRef, subjects []rbacv1.Subject, cr
 	for _, s := range subjects {
 		switch s.Kind {
 		case rbacv1.ServiceAccountKind:
-			if s.Namespace != "" {
-				sas = append(sas, s.Namespace+"/"+s.Name)
-			} else {
-				sas = append(sas, s.Name)
-			}
+			sas = append(sas, s.Namespace+"/"+s.Name) // "/name" when the namespace is empty, as upstream
 		case rbacv1.UserKind:
 			users = append(users, s.Name)
 		case rbacv1.GroupKind:

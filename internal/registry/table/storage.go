@@ -88,23 +88,11 @@ func VolumeAttachmentPrinter() Printer {
 		})
 }
 
+// CSIStorageCapacityPrinter is the default printer (Name, Created At): kube-apiserver's
+// csistoragecapacities storage uses rest.NewDefaultTableConvertor, though
+// pkg/printers/internalversion has a CSIStorageCapacity printer.
 func CSIStorageCapacityPrinter() Printer {
-	return typedPrinter(storagev1.SchemeGroupVersion.WithKind("CSIStorageCapacity"), func() *storagev1.CSIStorageCapacity { return &storagev1.CSIStorageCapacity{} },
-		func() []metav1.TableColumnDefinition {
-			d := storagev1.CSIStorageCapacity{}.SwaggerDoc()
-			return []metav1.TableColumnDefinition{
-				nameColumn(),
-				{Name: "StorageClassName", Type: "string", Description: d["storageClassName"]},
-				{Name: "Capacity", Type: "string", Description: d["capacity"]},
-			}
-		},
-		func(o *storagev1.CSIStorageCapacity, now time.Time) ([]interface{}, []metav1.TableRowCondition) {
-			capacity := "<unset>"
-			if o.Capacity != nil {
-				capacity = o.Capacity.String()
-			}
-			return []interface{}{o.Name, o.StorageClassName, capacity}, nil
-		})
+	return DefaultPrinter(storagev1.SchemeGroupVersion.WithKind("CSIStorageCapacity"))
 }
 
 func VolumeAttributesClassPrinter() Printer {

@@ -142,13 +142,15 @@ func TestClusterScopedCells(t *testing.T) {
 			[]interface{}{"low", int64(-5), false, "60m", ""}},
 		{"storage class defaults", &storagev1.StorageClass{ObjectMeta: objMeta("standard", time.Hour), Provisioner: "rancher.io/local-path"},
 			[]interface{}{"standard", "rancher.io/local-path", "Delete", "Immediate", false, "60m"}},
-		{"default storage class", &storagev1.StorageClass{
+		// A StorageClass alone (a GET, a watch event) is never marked " (default)" upstream;
+		// only a list marks its effective default (TestTableCellsAsUpstream in internal/registry).
+		{"default storage class alone", &storagev1.StorageClass{
 			ObjectMeta:  metav1.ObjectMeta{Name: "fast", CreationTimestamp: ago(time.Hour), Annotations: map[string]string{"storageclass.kubernetes.io/is-default-class": "true"}},
 			Provisioner: "csi.example.com", ReclaimPolicy: &retain, VolumeBindingMode: &wait, AllowVolumeExpansion: ptr(true)},
-			[]interface{}{"fast (default)", "csi.example.com", "Retain", "WaitForFirstConsumer", true, "60m"}},
-		{"beta default storage class", &storagev1.StorageClass{
+			[]interface{}{"fast", "csi.example.com", "Retain", "WaitForFirstConsumer", true, "60m"}},
+		{"beta default storage class alone", &storagev1.StorageClass{
 			ObjectMeta: metav1.ObjectMeta{Name: "old", CreationTimestamp: ago(time.Hour), Annotations: map[string]string{"storageclass.beta.kubernetes.io/is-default-class": "true"}}},
-			[]interface{}{"old (default)", "", "Delete", "Immediate", false, "60m"}},
+			[]interface{}{"old", "", "Delete", "Immediate", false, "60m"}},
 		{"not default when false", &storagev1.StorageClass{
 			ObjectMeta: metav1.ObjectMeta{Name: "no", CreationTimestamp: ago(time.Hour), Annotations: map[string]string{"storageclass.kubernetes.io/is-default-class": "True"}}},
 			[]interface{}{"no", "", "Delete", "Immediate", false, "60m"}},

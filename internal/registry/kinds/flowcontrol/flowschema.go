@@ -33,3 +33,8 @@ func (FlowSchema) ValidateUpdate(obj, old runtime.Object) field.ErrorList {
 func (FlowSchema) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
 	return table.FlowSchemaPrinter().Convert(objs, now, include, false)
 }
+
+// ConvertListToTable prints a list by matching precedence, then name.
+func (FlowSchema) ConvertListToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
+	return table.FlowSchemaPrinter().Convert(table.SortFlowSchemas(objs), now, include, false)
+}

@@ -25,7 +25,8 @@ func (CSIStorageCapacity) ValidateUpdate(obj, old runtime.Object) field.ErrorLis
 	return validation.CSIStorageCapacityUpdate(obj.(*storagev1.CSIStorageCapacity), old.(*storagev1.CSIStorageCapacity))
 }
 
-// ConvertToTable prints upstream's columns.
+// ConvertToTable prints upstream's default columns (Name, Created At): its storage uses
+// the default convertor.
 func (CSIStorageCapacity) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
 	return table.CSIStorageCapacityPrinter().Convert(objs, now, include, false)
 }

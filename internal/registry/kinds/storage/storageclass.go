@@ -33,3 +33,8 @@ func (StorageClass) ValidateUpdate(obj, old runtime.Object) field.ErrorList {
 func (StorageClass) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
 	return table.StorageClassPrinter().Convert(objs, now, include, false)
 }
+
+// ConvertListToTable prints a list, marking its effective default class.
+func (StorageClass) ConvertListToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
+	return table.StorageClassListPrinter(objs).Convert(objs, now, include, false)
+}
