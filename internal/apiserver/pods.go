@@ -11,18 +11,14 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/registry/kinds/core"
-	"github.com/quotad/quotad/internal/registry/kinds/policy"
 )
 
 // endpointsGVR is core/v1 Endpoints, which upstream answers with endpointsDeprecated as a
@@ -146,125 +142,6 @@ func (s *Server) bind(w http.ResponseWriter, r *http.Request, res *registry.Reso
 		return
 	}
 	writeJSON(w, http.StatusCreated, createdStatus())
-}
-
-// evictPod is pods/eviction (policy/v1 Eviction): the pod is deleted unless the one
-// PodDisruptionBudget selecting it allows no disruption, as upstream's EvictionREST.
-//  1. A pod that is Succeeded, Failed, Pending or being deleted is deleted at once.
-//  2. No budget selects it: deleted. More than one: upstream's 500.
-//  3. One budget: an unready pod is deleted without using a disruption when the budget
-//     is healthy enough (or its policy is AlwaysAllow); otherwise the budget's
-//     disruptionsAllowed is checked and decremented, recording the pod in disruptedPods,
-//     in the budget's own guarded write; then the pod is deleted.
-func (s *Server) evictPod(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
-	ctx := r.Context()
-	var ev policyv1.Eviction
-	if err := decodeSubresourceBody(r, "Eviction", &ev); err != nil {
-		writeError(w, err)
-		return
-	}
-	if ev.Namespace != "" && ev.Namespace != info.Namespace {
-		writeError(w, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
-		return
-	}
-	if ev.Name != info.Name {
-		writeError(w, apierrors.NewBadRequest("name in URL does not match name in Eviction object"))
-		return
-	}
-	q := query(r)
-	dryRun := len(q["dryRun"]) > 0
-	var del metav1.DeleteOptions
-	if ev.DeleteOptions != nil {
-		del = *ev.DeleteOptions
-	}
-	if dryRun && len(del.DryRun) == 0 {
-		del.DryRun = q["dryRun"]
-	}
-	dryRun = dryRun || len(del.DryRun) > 0
-	if s.cfg.EvictionAdmission != nil {
-		a := &admission.Attributes{Operation: admission.Create, Resource: res.GVR, Subresource: "eviction", Kind: policyv1.SchemeGroupVersion.WithKind("Eviction"),
-			Namespace: info.Namespace, Name: info.Name, Object: &ev, DryRun: dryRun}
-		if err := s.cfg.EvictionAdmission(ctx, a); err != nil {
-			writeError(w, err)
-			return
-		}
-	}
-	obj, err := s.cfg.Store.Get(ctx, res, info.Namespace, info.Name)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	pod := obj.(*corev1.Pod)
-	if err := s.checkDisruptionBudget(ctx, pod, dryRun); err != nil {
-		writeError(w, err)
-		return
-	}
-	if _, err := s.cfg.Store.Delete(ctx, res, info.Namespace, info.Name, del, registry.WriteOptions{DryRun: dryRun}); err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, createdStatus())
-}
-
-// checkDisruptionBudget returns the refusal of evicting pod, or nil after taking one
-// disruption from the budget that selects it (when one must be taken).
-func (s *Server) checkDisruptionBudget(ctx context.Context, pod *corev1.Pod, dryRun bool) error {
-	switch {
-	case pod.Status.Phase == corev1.PodSucceeded, pod.Status.Phase == corev1.PodFailed, pod.Status.Phase == corev1.PodPending, pod.DeletionTimestamp != nil:
-		return nil
-	}
-	pdbRes := s.cfg.Store.Catalogue().Get(policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"))
-	if pdbRes == nil {
-		return nil
-	}
-	objs, _, err := s.cfg.Store.ListObjects(ctx, pdbRes, pod.Namespace)
-	if err != nil {
-		return err
-	}
-	var matching []*policyv1.PodDisruptionBudget
-	for _, o := range objs {
-		pdb, ok := o.(*policyv1.PodDisruptionBudget)
-		if !ok {
-			continue
-		}
-		// policy/v1: a nil selector selects nothing, an empty one every pod.
-		if pdb.Spec.Selector == nil {
-			continue
-		}
-		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
-		if err != nil || !sel.Matches(labels.Set(pod.Labels)) {
-			continue
-		}
-		matching = append(matching, pdb)
-	}
-	switch len(matching) {
-	case 0:
-		return nil
-	case 1:
-	default:
-		return apierrors.NewInternalError(fmt.Errorf("%s", policy.EvictionManyBudgets))
-	}
-	budget := matching[0]
-	if !core.Ready(pod) {
-		policy := policyv1.IfHealthyBudget
-		if budget.Spec.UnhealthyPodEvictionPolicy != nil {
-			policy = *budget.Spec.UnhealthyPodEvictionPolicy
-		}
-		if policy == policyv1.AlwaysAllow {
-			return nil
-		}
-		if budget.Status.ObservedGeneration == budget.Generation && budget.Status.CurrentHealthy >= budget.Status.DesiredHealthy && budget.Status.DesiredHealthy > 0 {
-			return nil
-		}
-	}
-	_, err = s.cfg.Store.Update(ctx, pdbRes, budget.Namespace, budget.Name, "status", func(cur runtime.Object) (runtime.Object, error) {
-		pdb := cur.(*policyv1.PodDisruptionBudget)
-		if err := policy.TakeDisruption(pdb, pod.Name); err != nil {
-			return nil, err
-		}
-		return pdb, nil
-	}, registry.WriteOptions{DryRun: dryRun})
-	return err
 }
 
 // podContainer is upstream's validateContainer: the named container, or the only one.

@@ -37,8 +37,7 @@ const (
 // Job's pods succeed or a deleted pod's node confirms its deletion, never exceeded.
 //
 // A deleted pod terminates through its node's confirmation (kwok's pod-delete stage).
-// Not covered yet: node failure and eviction (the node lifecycle controller is not in this
-// tree).
+// Node failure is TestNodeDeath's, eviction by kubectl drain TestDrainWithPodDisruptionBudget's.
 func TestSchedulerAndKWOK(t *testing.T) {
 	requireKubectl(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)

@@ -7,6 +7,10 @@
 // exactly and is never exceeded. TestHollowKubelets runs hollow kubelets (kubemark
 // --morph=kubelet, the kubelet's own code with a fake runtime, from hack/cluster) that join
 // with a bootstrap token through the CSR flow and run pods under their node identity.
+// TestNodeDeath kills the kwok process of two nodes (a second kwok, managing its own
+// nodes) and follows the node lifecycle, taint eviction and pod GC controllers, and the
+// quota, until the nodes' pods are replaced; TestDrainWithPodDisruptionBudget runs kubectl
+// drain against a PodDisruptionBudget.
 //
 // The components (kube-scheduler, kubemark, kwok) are built by hack/cluster/build.sh and cached next to the Go build cache
 // (quotad-components/), so only the first run builds them: several minutes on a small
@@ -14,7 +18,8 @@
 //
 //	go test -timeout 30m ./test/cluster/
 //
-// Nothing is skipped: a missing kubectl, go toolchain or a failed build fails the tests.
+// Outside CI the tests skip until the components are built (saying how); a missing
+// kubectl, go toolchain or a failed build fails them.
 // Nothing is measured by time: every wait is a watch or a poll of a condition under a
 // context deadline.
 package cluster

@@ -153,6 +153,13 @@ func (p *proc) stop(t *testing.T) {
 	}
 }
 
+// kill stops the component at once with SIGKILL (a machine losing power: nothing it would
+// do on its way out happens) and waits for it to be gone.
+func (p *proc) kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}
+
 // exited reports a component that stopped on its own.
 func (p *proc) exited() error {
 	select {
@@ -184,8 +191,18 @@ type cluster struct {
 	quotad     *proc
 	scheduler  *proc
 	kwok       *proc
+	opts       clusterOptions
 	// extra are further components (hollow kubelets), checked by alive and noRefusals.
 	extra []*proc
+}
+
+// clusterOptions are what a test changes of the cluster startCluster runs.
+type clusterOptions struct {
+	// quotadArgs are further quotad flags (the node lifecycle controller's periods).
+	quotadArgs []string
+	// leaseSeconds is kwok's --node-lease-duration-seconds (0: 40, the kubelet's default);
+	// its nodes renew their Leases every quarter of it.
+	leaseSeconds int
 }
 
 // startCluster starts quotad on a fresh data dir, then kube-scheduler (leader election on
@@ -193,7 +210,16 @@ type cluster struct {
 // all with quotad's admin kubeconfig.
 func startCluster(ctx context.Context, t *testing.T) *cluster {
 	t.Helper()
-	c := &cluster{t: t, dir: t.TempDir()}
+	return startClusterWith(ctx, t, clusterOptions{})
+}
+
+// startClusterWith is startCluster with options.
+func startClusterWith(ctx context.Context, t *testing.T, opts clusterOptions) *cluster {
+	t.Helper()
+	if opts.leaseSeconds == 0 {
+		opts.leaseSeconds = 40
+	}
+	c := &cluster{t: t, dir: t.TempDir(), opts: opts}
 	c.quotad = c.startQuotad(ctx)
 	cfg, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
 	if err != nil {
@@ -205,18 +231,26 @@ func startCluster(ctx context.Context, t *testing.T) *cluster {
 	}
 	c.scheduler = startProc(t, c.dir, "kube-scheduler", filepath.Join(components, "kube-scheduler"), nil,
 		"--kubeconfig="+c.kubeconfig, "--leader-elect=true", "--secure-port=0", "-v=2")
-	// kwok runs the stages kwokctl gives it by default (hack/cluster/build.sh copies them
-	// from its module), its nodes heartbeating through Leases in kube-node-lease. HOME is
-	// the test's so that no ~/.kwok configuration adds to them.
-	home := filepath.Join(c.dir, "home")
+	c.kwok = c.startKWOK("kwok", "fake")
+	return c
+}
+
+// startKWOK runs a kwok process managing the nodes annotated kwok.x-k8s.io/node=<value>
+// (and the pods bound to them): it runs the stages kwokctl gives it by default
+// (hack/cluster/build.sh copies them from its module), its nodes heartbeating through
+// Leases in kube-node-lease, held under an identity of its own. HOME is a directory of the
+// test's, so that no ~/.kwok configuration adds to them.
+func (c *cluster) startKWOK(name, value string) *proc {
+	t := c.t
+	t.Helper()
+	home := filepath.Join(c.dir, "home-"+name)
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	c.kwok = startProc(t, c.dir, "kwok", filepath.Join(components, "kwok"), []string{"HOME=" + home},
+	return startProc(t, c.dir, name, filepath.Join(components, "kwok"), []string{"HOME=" + home},
 		"--config="+filepath.Join(components, "kwok-stages.yaml"), "--kubeconfig="+c.kubeconfig,
-		"--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
-		"--node-lease-duration-seconds=40")
-	return c
+		"--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node="+value,
+		fmt.Sprintf("--node-lease-duration-seconds=%d", c.opts.leaseSeconds))
 }
 
 // startQuotad runs the quotad binary and waits for the kubeconfig line it prints.
@@ -228,7 +262,7 @@ func (c *cluster) startQuotad(ctx context.Context) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.cmd = exec.Command(quotadBin, "--data-dir", filepath.Join(c.dir, "data"), "--secure-port", "0")
+	p.cmd = exec.Command(quotadBin, append([]string{"--data-dir", filepath.Join(c.dir, "data"), "--secure-port", "0"}, c.opts.quotadArgs...)...)
 	p.cmd.Stderr = f
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {

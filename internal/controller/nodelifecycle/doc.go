@@ -6,7 +6,9 @@
 //     renewal within --node-monitor-grace-period, or --node-startup-grace-period for a node
 //     that never posted one) Ready=Unknown, with MemoryPressure, DiskPressure and PIDPressure,
 //     with upstream's reasons and messages ("NodeStatusUnknown", "Kubelet stopped posting
-//     node status.");
+//     node status."), once a read of the node's Lease from storage confirmed the Lease
+//     the watch delivered (upstream's NodeControllerLeaseCircuitBreaker, on by default in
+//     v1.37: while the watch is behind, no node's health is judged);
 //   - keeps the NoSchedule taints of node conditions (node.kubernetes.io/not-ready,
 //     unreachable, memory-pressure, disk-pressure, pid-pressure, network-unavailable and
 //     unschedulable) in step with them;

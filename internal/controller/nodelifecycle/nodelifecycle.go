@@ -2,9 +2,11 @@ package nodelifecycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -157,6 +159,28 @@ type Controller struct {
 	zones    map[string]ZoneState
 	tainters map[string]*tainter
 	retry    map[string]bool // nodes whose pods must be marked not ready again
+	// leaseRev is the highest revision of a Lease the watch delivered; leaseWait the
+	// revision a read of storage showed a Lease at, which the watch must reach before
+	// node health is judged again (the lease circuit breaker).
+	leaseRev, leaseWait int64
+}
+
+// errLeasesBehind stops a node's health update while the Leases the watch delivered are
+// behind storage (upstream's NodeControllerLeaseCircuitBreaker, beta and on by default
+// in v1.37): no node is marked Unknown on a Lease the cache has not caught up with.
+var errLeasesBehind = errors.New("node leases cache is behind storage")
+
+// sawLease records the revision of a Lease event.
+func (c *Controller) sawLease(l *coordv1.Lease) {
+	rv, err := strconv.ParseInt(l.ResourceVersion, 10, 64)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rv > c.leaseRev {
+		c.leaseRev = rv
+	}
 }
 
 // New returns the controller.
@@ -196,6 +220,7 @@ func (c *Controller) Start(ctx context.Context) error {
 		}
 	})))
 	go c.loop.Watch(ctx, c.res(leasesGVR), controller.On(func(l *coordv1.Lease, deleted bool) {
+		c.sawLease(l)
 		if l.Namespace == corev1.NamespaceNodeLease {
 			c.leases.Feed(nil)(l, deleted)
 		}
@@ -241,6 +266,7 @@ func (c *Controller) Feed(obj runtime.Object, deleted bool) {
 	case *corev1.Node:
 		c.nodes.Feed(nil)(o, deleted)
 	case *coordv1.Lease:
+		c.sawLease(o)
 		if o.Namespace == corev1.NamespaceNodeLease {
 			c.leases.Feed(nil)(o, deleted)
 		}
@@ -374,7 +400,7 @@ func (c *Controller) Monitor(ctx context.Context) error {
 		var err error
 		for try := 0; try < 5; try++ {
 			observed, current, err = c.updateHealth(ctx, node)
-			if err == nil {
+			if err == nil || errors.Is(err, errLeasesBehind) {
 				break
 			}
 			obj, gerr := c.store.Get(ctx, c.res(nodesGVR), "", node.Name)
@@ -385,7 +411,7 @@ func (c *Controller) Monitor(ctx context.Context) error {
 			node = obj.(*corev1.Node)
 		}
 		if err != nil {
-			c.log.Warn("failed to update node health", "controller", "nodelifecycle", "node", node.Name, "err", err)
+			c.log.Warn("Update health of Node from Controller error, Skipping - no pods will be evicted", "controller", "nodelifecycle", "node", node.Name, "err", err)
 			continue
 		}
 		if _, excluded := node.Labels[labelNodeDisruptionExclusion]; !excluded {
@@ -482,10 +508,18 @@ func (c *Controller) nodeEvent(ctx context.Context, n *corev1.Node, typ, reason,
 // updateHealth is upstream's tryUpdateNodeHealth: it records what it sees of node and,
 // once the node's grace period passed without a new heartbeat or lease renewal, writes
 // its conditions Unknown. It returns the Ready condition seen and the one now current.
+//
+// Upstream's lease circuit breaker: before marking a node Unknown, its Lease is read from
+// storage; when that is not the Lease last seen renewed, the Leases cache is behind, and
+// no node's health is updated (errLeasesBehind) until the watch delivered that revision.
 func (c *Controller) updateHealth(ctx context.Context, node *corev1.Node) (corev1.NodeCondition, *corev1.NodeCondition, error) {
 	c.mu.Lock()
 	h := c.healths[node.Name].copy()
+	behind := c.leaseWait > c.leaseRev
 	c.mu.Unlock()
+	if behind {
+		return corev1.NodeCondition{}, nil, errLeasesBehind
+	}
 	defer func() {
 		c.mu.Lock()
 		c.healths[node.Name] = h
@@ -530,12 +564,15 @@ func (c *Controller) updateHealth(ctx context.Context, node *corev1.Node) (corev
 	if o, ok := c.leases.Get(corev1.NamespaceNodeLease, node.Name).(*coordv1.Lease); ok {
 		lease = o
 	}
-	if lease != nil && lease.Spec.RenewTime != nil && (savedLease == nil || savedLease.Spec.RenewTime == nil || savedLease.Spec.RenewTime.Before(lease.Spec.RenewTime)) {
+	if lease != nil && (savedLease == nil || savedLease.Spec.RenewTime.Before(lease.Spec.RenewTime)) {
 		h.lease = lease
 		h.probe = now
 	}
 	if !now.After(h.probe.Add(grace)) {
 		return observed, current, nil
+	}
+	if err := c.leaseCurrent(ctx, node.Name, h.lease); err != nil {
+		return corev1.NodeCondition{}, nil, err
 	}
 	// The grace period passed: Ready and the pressure conditions become Unknown
 	// (NetworkUnavailable is the control plane's).
@@ -577,6 +614,34 @@ func (c *Controller) updateHealth(ctx context.Context, node *corev1.Node) (corev
 	}
 	h = &health{status: &node.Status, probe: h.probe, transition: now, lease: lease}
 	return observed, current, nil
+}
+
+// leaseCurrent reads node's Lease from storage: errLeasesBehind, recording the revision
+// to wait for, unless it is seen (the Lease last seen renewed) or there is none.
+func (c *Controller) leaseCurrent(ctx context.Context, node string, seen *coordv1.Lease) error {
+	obj, err := c.store.Get(ctx, c.res(leasesGVR), corev1.NamespaceNodeLease, node)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("%w: error looking up lease to verify node %s: %v", errLeasesBehind, node, err)
+	}
+	live := obj.(*coordv1.Lease)
+	var seenRV string
+	if seen != nil {
+		seenRV = seen.ResourceVersion
+	}
+	if live.ResourceVersion == seenRV {
+		return nil
+	}
+	if rv, err := strconv.ParseInt(live.ResourceVersion, 10, 64); err == nil {
+		c.mu.Lock()
+		if rv > c.leaseWait {
+			c.leaseWait = rv
+		}
+		c.mu.Unlock()
+	}
+	return fmt.Errorf("%w: read lease %s at revision %s, seen at %q", errLeasesBehind, node, live.ResourceVersion, seenRV)
 }
 
 // taintBasedEviction is upstream's processTaintBaseEviction.

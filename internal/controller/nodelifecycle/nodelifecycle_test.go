@@ -337,3 +337,37 @@ func TestZoneStates(t *testing.T) {
 		})
 	}
 }
+
+// TestLeaseCircuitBreaker: a node whose Lease was renewed in storage while the watch has
+// not delivered the renewal yet is not marked Unknown, nor is any other node, until the
+// watch caught up (upstream's NodeControllerLeaseCircuitBreaker); then the renewed node
+// stays Ready and the silent one becomes Unknown.
+func TestLeaseCircuitBreaker(t *testing.T) {
+	e := newEnv(t, readyNode("n1", ""), readyNode("n2", ""), lease("n1"), lease("n2"))
+	e.monitor()
+	// n1's kubelet renews its Lease; the controller's watch lags behind.
+	now := metav1.NewMicroTime(t0.Add(40 * time.Second))
+	if _, err := e.fc.Update(e.ctx, e.fc.Catalogue().Get(leasesGVR), corev1.NamespaceNodeLease, "n1", "", func(cur runtime.Object) (runtime.Object, error) {
+		l := cur.(*coordv1.Lease)
+		l.Spec.RenewTime = &now
+		return l, nil
+	}, registry.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ready := func(name string) corev1.ConditionStatus { return readyCondition(&e.node(name).Status).Status }
+	e.clk.Step(DefaultGracePeriod + time.Second)
+	for pass := 0; pass < 2; pass++ {
+		if err := e.c.Monitor(e.ctx); err != nil {
+			t.Fatal(err)
+		}
+		if ready("n1") != corev1.ConditionTrue || ready("n2") != corev1.ConditionTrue {
+			t.Fatalf("pass %d with the Leases cache behind: n1 %s, n2 %s; want both True", pass, ready("n1"), ready("n2"))
+		}
+	}
+	// The watch delivers the renewal.
+	e.refresh()
+	e.monitor()
+	if ready("n1") != corev1.ConditionTrue || ready("n2") != corev1.ConditionUnknown {
+		t.Errorf("with the Leases cache current: n1 %s, n2 %s; want True, Unknown", ready("n1"), ready("n2"))
+	}
+}

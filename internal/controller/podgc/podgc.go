@@ -251,7 +251,8 @@ func (c *Controller) gcUnscheduledTerminating(ctx context.Context, pods []*corev
 }
 
 // forceDelete is upstream's markFailedAndDeletePodWithCondition: a pod not yet Succeeded
-// or Failed is written Failed (with cond, when set) through /status, guarded by its UID;
+// or Failed is written Failed (with cond, when set), status and condition observing its
+// generation, through /status, guarded by its UID;
 // then it is deleted with grace 0. Errors are logged; a pod already gone is not one.
 func (c *Controller) forceDelete(ctx context.Context, p *corev1.Pod, cond *corev1.PodCondition, why string) {
 	c.log.Info("PodGC is force deleting Pod", "pod", p.Namespace+"/"+p.Name, "reason", why)
@@ -280,8 +281,13 @@ func (c *Controller) markFailed(ctx context.Context, p *corev1.Pod, cond *corev1
 		}
 		pod = pod.DeepCopy()
 		pod.Status.Phase = corev1.PodFailed
+		// The status and the condition observe the pod's generation (upstream's
+		// PodObservedGenerationTracking, GA and locked on since v1.35).
+		pod.Status.ObservedGeneration = pod.Generation
 		if cond != nil {
-			setCondition(&pod.Status, *cond, metav1.NewTime(c.opts.Clock.Now()))
+			cond := *cond
+			cond.ObservedGeneration = pod.Generation
+			setCondition(&pod.Status, cond, metav1.NewTime(c.opts.Clock.Now()))
 		}
 		return pod, nil
 	}, registry.WriteOptions{})

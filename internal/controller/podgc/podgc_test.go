@@ -58,6 +58,7 @@ func phase(ph corev1.PodPhase, reason string) podOpt {
 func created(d time.Duration) podOpt {
 	return func(p *corev1.Pod) { p.CreationTimestamp = metav1.NewTime(t0.Add(d)) }
 }
+func generation(g int64) podOpt { return func(p *corev1.Pod) { p.Generation = g } }
 func terminating() podOpt {
 	return func(p *corev1.Pod) {
 		ts, g := metav1.NewTime(t0.Add(30*time.Second)), int64(30)
@@ -131,7 +132,7 @@ func TestTerminatedBeyondThreshold(t *testing.T) {
 func TestOrphanedAfterQuarantine(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
 	c, rc := newGC(clk, 0)
-	rc.Add(mkNode("n1", true), mkPod("kept", on("n1")), mkPod("orphan", on("gone")), mkPod("done", on("gone"), phase(corev1.PodSucceeded, "")),
+	rc.Add(mkNode("n1", true), mkPod("kept", on("n1")), mkPod("orphan", on("gone"), generation(3)), mkPod("done", on("gone"), phase(corev1.PodSucceeded, "")),
 		mkPod("late", on("late")), mkPod("pending"))
 	ctx := context.Background()
 	c.GC(ctx)
@@ -166,12 +167,12 @@ func TestOrphanedAfterQuarantine(t *testing.T) {
 	if marked == nil {
 		t.Fatal("the orphan was not marked before its deletion")
 	}
-	if marked.Status.Phase != corev1.PodFailed || len(marked.Status.Conditions) != 1 {
+	if marked.Status.Phase != corev1.PodFailed || marked.Status.ObservedGeneration != 3 || len(marked.Status.Conditions) != 1 {
 		t.Fatalf("orphan marked %+v", marked.Status)
 	}
 	cond := marked.Status.Conditions[0]
 	if cond.Type != corev1.DisruptionTarget || cond.Status != corev1.ConditionTrue || cond.Reason != "DeletionByPodGC" ||
-		cond.Message != "PodGC: node no longer exists" || !cond.LastTransitionTime.Time.Equal(clk.Now()) {
+		cond.Message != "PodGC: node no longer exists" || cond.ObservedGeneration != 3 || !cond.LastTransitionTime.Time.Equal(clk.Now()) {
 		t.Errorf("orphan's condition %+v", cond)
 	}
 	if got := strings.Join(rc.graces, " "); got != "done:0s orphan:0s" {
