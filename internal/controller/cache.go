@@ -55,6 +55,22 @@ func (c *Cache) Get(ns, name string) runtime.Object {
 	return c.objs[ns][name]
 }
 
+// All returns every cached object, sorted by namespace and name.
+func (c *Cache) All() []runtime.Object {
+	c.mu.RLock()
+	namespaces := make([]string, 0, len(c.objs))
+	for ns := range c.objs {
+		namespaces = append(namespaces, ns)
+	}
+	c.mu.RUnlock()
+	sort.Strings(namespaces)
+	var out []runtime.Object
+	for _, ns := range namespaces {
+		out = append(out, c.List(ns)...)
+	}
+	return out
+}
+
 // List returns the cached objects of ns, sorted by name.
 func (c *Cache) List(ns string) []runtime.Object {
 	c.mu.RLock()

@@ -69,9 +69,9 @@ func (v *PodViews) Len() int {
 }
 
 // PodView is the part of p the pod-watching controllers read: name, namespace, UID,
-// resourceVersion, generation, labels, deletion timestamp; the node, hostname, subdomain,
+// resourceVersion, generation, labels, creation and deletion timestamps; the node, hostname, subdomain,
 // tolerations and the containers' (and restartable init containers') names and ports;
-// the phase, pod IPs and Ready condition. Maps and slices are p's own (read-only).
+// the phase, reason, pod IPs and Ready condition. Maps and slices are p's own (read-only).
 func PodView(p *corev1.Pod) *corev1.Pod {
 	out := &corev1.Pod{}
 	out.Name, out.Namespace, out.UID, out.ResourceVersion = p.Name, p.Namespace, p.UID, p.ResourceVersion
@@ -81,7 +81,7 @@ func PodView(p *corev1.Pod) *corev1.Pod {
 	out.Spec.Tolerations = p.Spec.Tolerations
 	out.Spec.Containers = portsOnly(p.Spec.Containers, false)
 	out.Spec.InitContainers = portsOnly(p.Spec.InitContainers, true)
-	out.Status.Phase, out.Status.PodIP, out.Status.PodIPs = p.Status.Phase, p.Status.PodIP, p.Status.PodIPs
+	out.Status.Phase, out.Status.Reason, out.Status.PodIP, out.Status.PodIPs = p.Status.Phase, p.Status.Reason, p.Status.PodIP, p.Status.PodIPs
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady {
 			out.Status.Conditions = []corev1.PodCondition{c}

@@ -165,7 +165,7 @@ func startLeaderControllers(ctx context.Context, run func(context.Context, strin
 	run(ctx, "endpointslice", endpointslice.New(store, endpointslice.Options{MaxEndpointsPerSlice: cfg.MaxEndpointsPerSlice,
 		PodViews: views, Panics: m, Log: log}).Start)
 	run(ctx, "podgc", podgc.New(store, log, podgc.Options{TerminatedPodThreshold: cfg.TerminatedPodGCThreshold,
-		CheckPeriod: cfg.PodGCCheckPeriod, Quarantine: cfg.PodGCQuarantine, Panics: m}).Start)
+		CheckPeriod: cfg.PodGCCheckPeriod, Quarantine: cfg.PodGCQuarantine, PodViews: views, Panics: m}).Start)
 	run(ctx, "ttlafterfinished", ttlafterfinished.New(store, log, ttlafterfinished.Options{Panics: m}).Start)
 	run(ctx, "resourceclaim", resourceclaim.New(store, log, resourceclaim.Options{Panics: m}).Start)
 }

@@ -38,6 +38,9 @@ type Options struct {
 	// Clock drives the check period and the quarantine (nil: the real clock).
 	Clock  clock.WithTicker
 	Panics controller.PanicObserver
+	// PodViews, when set, shares the views of pods the collector's cache keeps with the
+	// other controllers watching every pod (nil: views of its own).
+	PodViews *controller.PodViews
 }
 
 // Controller is the pod garbage collector.
@@ -46,6 +49,9 @@ type Controller struct {
 	log   *slog.Logger
 	loop  *controller.Loop
 	opts  Options
+	// cache holds a view (controller.PodView) of every pod, fed by Start's watch, as
+	// upstream's collector reads its informer: a pass decodes no pod.
+	cache *controller.Cache
 	// quarantine holds each missing node's name and when its quarantine ends. Only the
 	// collector's goroutine uses it.
 	quarantine map[string]time.Time
@@ -65,7 +71,7 @@ func New(store controller.Client, log *slog.Logger, opts Options) *Controller {
 	if opts.Quarantine <= 0 {
 		opts.Quarantine = DefaultQuarantine
 	}
-	return &Controller{store: store, log: log, opts: opts, quarantine: map[string]time.Time{},
+	return &Controller{store: store, log: log, opts: opts, quarantine: map[string]time.Time{}, cache: controller.NewCache(),
 		loop: controller.NewLoop("podgc", store, log, opts.Panics, opts.Clock)}
 }
 
@@ -79,6 +85,7 @@ func (c *Controller) nodes() *registry.Resource {
 
 // Start collects at once and then every check period until ctx ends.
 func (c *Controller) Start(ctx context.Context) error {
+	go c.loop.Watch(ctx, c.pods(), controller.On(c.PodChanged))
 	t := c.opts.Clock.NewTicker(c.opts.CheckPeriod)
 	defer t.Stop()
 	for {
@@ -91,14 +98,15 @@ func (c *Controller) Start(ctx context.Context) error {
 	}
 }
 
-// podPage is how many pods a pass reads at a time.
-const podPage = 500
+// PodChanged records a pod event in the collector's cache.
+func (c *Controller) PodChanged(p *corev1.Pod, deleted bool) {
+	c.cache.Feed(nil)(c.opts.PodViews.View(p), deleted)
+}
 
 // GC runs one pass of the collector (upstream's gc): the terminated, out-of-service,
-// orphaned and unscheduled terminating passes, in that order, on nodes and pods read
-// from storage now. Pods are read a page at a time and only those a pass may act on are
-// kept (terminated, terminating, or bound to a node not listed), so a pass over a large
-// cluster holds a page of pods, not all of them.
+// orphaned and unscheduled terminating passes, in that order, on the nodes read from
+// storage now and the pods of the cache that a pass may act on (terminated, terminating,
+// or bound to a node not listed). A pod gone since the cache saw it is no error.
 func (c *Controller) GC(ctx context.Context) {
 	nobjs, _, err := c.store.ListObjects(ctx, c.nodes(), "")
 	if err != nil {
@@ -110,18 +118,11 @@ func (c *Controller) GC(ctx context.Context) {
 		nodes[n.Name] = n
 	}
 	var pods []*corev1.Pod
-	err = c.store.ListEach(ctx, c.pods(), "", registry.ListOptions{}, podPage, func(_ string, items []runtime.Object) error {
-		for _, o := range items {
-			p, ok := o.(*corev1.Pod)
-			if ok && (isTerminated(p) || p.DeletionTimestamp != nil || (p.Spec.NodeName != "" && nodes[p.Spec.NodeName] == nil)) {
-				pods = append(pods, p)
-			}
+	for _, o := range c.cache.All() {
+		p, ok := o.(*corev1.Pod)
+		if ok && (isTerminated(p) || p.DeletionTimestamp != nil || (p.Spec.NodeName != "" && nodes[p.Spec.NodeName] == nil)) {
+			pods = append(pods, p)
 		}
-		return nil
-	})
-	if err != nil {
-		c.log.Error("podgc: listing pods", "err", err)
-		return
 	}
 	if c.opts.TerminatedPodThreshold > 0 {
 		c.gcTerminated(ctx, pods)
