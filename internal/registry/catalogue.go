@@ -229,7 +229,7 @@ func Builtins() []*Resource {
 	stored := []*Resource{
 		builtin(coreGV, "namespaces", "Namespace", false, corev1.Namespace{}, corev1.NamespaceList{}, []string{"ns"}, core.Namespace{}, withStatus),
 		builtin(coreGV, "nodes", "Node", false, corev1.Node{}, corev1.NodeList{}, []string{"no"}, core.Node{}, withStatus),
-		builtin(coreGV, "pods", "Pod", true, corev1.Pod{}, corev1.PodList{}, []string{"po"}, core.Pod{}, withStatus, withAll, withSharedWrites),
+		builtin(coreGV, "pods", "Pod", true, corev1.Pod{}, corev1.PodList{}, []string{"po"}, core.Pod{}, withStatus, withGeneration, withAll, withSharedWrites),
 		builtin(coreGV, "services", "Service", true, corev1.Service{}, corev1.ServiceList{}, []string{"svc"}, core.Service{}, withStatus, withAll),
 		builtin(coreGV, "secrets", "Secret", true, corev1.Secret{}, corev1.SecretList{}, nil, core.Secret{}),
 		builtin(coreGV, "configmaps", "ConfigMap", true, corev1.ConfigMap{}, corev1.ConfigMapList{}, []string{"cm"}, core.ConfigMap{}),
