@@ -66,6 +66,16 @@ func stubRequest(t *testing.T) ([]byte, ed25519.PublicKey) {
 	return der, pub
 }
 
+// fixedStubRequest is a stub PKCS#10 request of a fixed Ed25519 key (Ed25519 signatures
+// are deterministic), for fixtures built without a *testing.T.
+func fixedStubRequest() []byte {
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{}, ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)))
+	if err != nil {
+		panic(err)
+	}
+	return der
+}
+
 // signerCA is a signer's CA issuing leaf certificates to requested keys.
 type signerCA struct {
 	cert *x509.Certificate

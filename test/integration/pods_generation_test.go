@@ -145,4 +145,3 @@ func TestPodGeneration(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
