@@ -14,6 +14,7 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -88,5 +89,40 @@ func TestPodCertificateRequestIssued(t *testing.T) {
 				t.Errorf("\n got %s\nwant %s", g, tt.want)
 			}
 		})
+	}
+}
+
+// TestPodCertificateVolume: a pod's podCertificate projected sources, checked as upstream's
+// validateProjectionSources (texts as upstream's ValidatePodCreate gives for this pod).
+func TestPodCertificateVolume(t *testing.T) {
+	i32 := func(v int32) *int32 { return &v }
+	i64 := func(v int64) *int64 { return &v }
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}, Spec: corev1.PodSpec{
+		Containers:    []corev1.Container{{Name: "c", Image: "i", ImagePullPolicy: "Always", TerminationMessagePolicy: "File"}},
+		RestartPolicy: "Always", DNSPolicy: "ClusterFirst", SchedulerName: "default-scheduler",
+		SecurityContext: &corev1.PodSecurityContext{}, TerminationGracePeriodSeconds: i64(30),
+		Volumes: []corev1.Volume{{Name: "cert", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{DefaultMode: i32(0o644), Sources: []corev1.VolumeProjection{
+			{PodCertificate: &corev1.PodCertificateProjection{SignerName: "kubernetes.io/x", KeyType: "DSA", MaxExpirationSeconds: i32(100000)}},
+			{PodCertificate: &corev1.PodCertificateProjection{SignerName: "example.com/x", KeyType: "ED25519", CredentialBundlePath: "a.pem", KeyPath: "a.pem", MaxExpirationSeconds: i32(60), User: i64(-1)}},
+		}}}}}}}
+	want := []string{
+		`spec.volumes[0].projected.sources[0].podCertificate.keyType: Unsupported value: "DSA": supported values: "RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384", "ECDSAP521", "ED25519"`,
+		`spec.volumes[0].projected.sources[0].podCertificate.maxExpirationSeconds: Invalid value: 100000: if provided, maxExpirationSeconds must be <= 86400`,
+		`spec.volumes[0].projected.sources[0].podCertificate: Required value: specify at least one of credentialBundlePath, keyPath, and certificateChainPath`,
+		`spec.volumes[0].projected.sources[1].podCertificate.user: Invalid value: -1: must be between 0 and 2147483647, inclusive`,
+		`spec.volumes[0].projected.sources[1].podCertificate.maxExpirationSeconds: Invalid value: 60: if provided, maxExpirationSeconds must be >= 3600`,
+		`spec.volumes[0].projected: Invalid value: "a.pem": conflicting duplicate paths`,
+	}
+	var got []string
+	for _, e := range Pod(p) {
+		got = append(got, e.Error())
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
+	}
+	// A valid source passes.
+	p.Spec.Volumes[0].Projected.Sources = []corev1.VolumeProjection{{PodCertificate: &corev1.PodCertificateProjection{SignerName: "example.com/x", KeyType: "ED25519", CredentialBundlePath: "bundle.pem"}}}
+	if errs := Pod(p); len(errs) > 0 {
+		t.Errorf("valid podCertificate source: %v", errs)
 	}
 }
