@@ -229,7 +229,7 @@ func Builtins() []*Resource {
 	stored := []*Resource{
 		builtin(coreGV, "namespaces", "Namespace", false, corev1.Namespace{}, corev1.NamespaceList{}, []string{"ns"}, core.Namespace{}, withStatus),
 		builtin(coreGV, "nodes", "Node", false, corev1.Node{}, corev1.NodeList{}, []string{"no"}, core.Node{}, withStatus),
-		builtin(coreGV, "pods", "Pod", true, corev1.Pod{}, corev1.PodList{}, []string{"po"}, core.Pod{}, withStatus, withAll, withSharedWrites),
+		builtin(coreGV, "pods", "Pod", true, corev1.Pod{}, corev1.PodList{}, []string{"po"}, core.Pod{}, withStatus, withGeneration, withAll, withSharedWrites),
 		builtin(coreGV, "services", "Service", true, corev1.Service{}, corev1.ServiceList{}, []string{"svc"}, core.Service{}, withStatus, withAll),
 		builtin(coreGV, "secrets", "Secret", true, corev1.Secret{}, corev1.SecretList{}, nil, core.Secret{}),
 		builtin(coreGV, "configmaps", "ConfigMap", true, corev1.ConfigMap{}, corev1.ConfigMapList{}, []string{"cm"}, core.ConfigMap{}),
@@ -265,6 +265,7 @@ func Builtins() []*Resource {
 		builtin(storagev1.SchemeGroupVersion, "csistoragecapacities", "CSIStorageCapacity", true, storagev1.CSIStorageCapacity{}, storagev1.CSIStorageCapacityList{}, nil, storage.CSIStorageCapacity{}),
 		builtin(storagev1.SchemeGroupVersion, "volumeattributesclasses", "VolumeAttributesClass", false, storagev1.VolumeAttributesClass{}, storagev1.VolumeAttributesClassList{}, []string{"vac"}, storage.VolumeAttributesClass{}),
 		builtin(certificatesv1.SchemeGroupVersion, "certificatesigningrequests", "CertificateSigningRequest", false, certificatesv1.CertificateSigningRequest{}, certificatesv1.CertificateSigningRequestList{}, []string{"csr"}, certificates.CertificateSigningRequest{}, withStatus),
+		builtin(certificatesv1.SchemeGroupVersion, "podcertificaterequests", "PodCertificateRequest", true, certificatesv1.PodCertificateRequest{}, certificatesv1.PodCertificateRequestList{}, nil, certificates.PodCertificateRequest{}, withStatus),
 		builtin(admissionregistrationv1.SchemeGroupVersion, "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", false, admissionregistrationv1.MutatingWebhookConfiguration{}, admissionregistrationv1.MutatingWebhookConfigurationList{}, nil, admissionregistration.MutatingWebhookConfiguration{}, withGeneration, withAPIExtensions),
 		builtin(admissionregistrationv1.SchemeGroupVersion, "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", false, admissionregistrationv1.ValidatingWebhookConfiguration{}, admissionregistrationv1.ValidatingWebhookConfigurationList{}, nil, admissionregistration.ValidatingWebhookConfiguration{}, withGeneration, withAPIExtensions),
 		builtin(admissionregistrationv1.SchemeGroupVersion, "validatingadmissionpolicies", "ValidatingAdmissionPolicy", false, admissionregistrationv1.ValidatingAdmissionPolicy{}, admissionregistrationv1.ValidatingAdmissionPolicyList{}, nil, admissionregistration.ValidatingAdmissionPolicy{}, withStatus, withGeneration, withAPIExtensions),

@@ -192,6 +192,11 @@ func (s *Store) validate(res *Resource, obj, oldObj runtime.Object) field.ErrorL
 
 // validateUpdate runs the subresource's own validation when it has one, else the kind's.
 func (s *Store) validateUpdate(res *Resource, subresource string, obj, oldObj runtime.Object) field.ErrorList {
+	if v, ok := s.strategy(res).(ClockedSubresourceValidator); ok && subresource != "" {
+		if errs, ok := v.ValidateSubresourceUpdateAt(subresource, obj, oldObj, s.cfg.Clock()); ok {
+			return errs
+		}
+	}
 	if v, ok := s.strategy(res).(SubresourceValidator); ok && subresource != "" {
 		if errs, ok := v.ValidateSubresourceUpdate(subresource, obj, oldObj); ok {
 			return errs

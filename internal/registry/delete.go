@@ -82,12 +82,11 @@ func (s *Store) Delete(ctx context.Context, res *Resource, ns, name string, opts
 			if res2 != nil {
 				r = &DeleteResult{Object: res2.Object, Deleted: true}
 				if stamp != nil {
-					// Upstream stamps a graceful kind before removing it; the answer shows it.
-					// (A copy: AfterCommit's watchers may hold the object.)
-					at, grace := stamp.at, stamp.grace
+					// Upstream stamps a graceful kind (and bumps its generation) before
+					// removing it; the answer shows it. (A copy: AfterCommit's watchers may
+					// hold the object.)
 					r.Object = res2.Object.DeepCopyObject()
-					objectMeta(r.Object).SetDeletionTimestamp(&at)
-					objectMeta(r.Object).SetDeletionGracePeriodSeconds(&grace)
+					stampDeleting(objectMeta(r.Object), stamp, metav1.Time{})
 				}
 			}
 		}
@@ -202,15 +201,16 @@ func gracefulStamp(gd GracefulDeleter, old runtime.Object, requested *int64, now
 	return &deletionStamp{at: metav1.NewTime(at), grace: period}, false
 }
 
-// stampDeleting marks m deleting: with stamp when set (a graceful delete; a first one
-// bumps a tracked generation, as upstream), otherwise, when not yet deleting, at now
-// with no grace period.
+// stampDeleting marks m deleting: with stamp when set (a graceful delete), otherwise,
+// when not yet deleting, at now with no grace period. Either way a first mark bumps a
+// tracked generation, as upstream (BeforeDelete for graceful kinds, markAsDeleting for
+// the others): whoever acts on the object sees it change.
 func stampDeleting(m metav1.Object, stamp *deletionStamp, now metav1.Time) {
+	if m.GetDeletionTimestamp() == nil && m.GetGeneration() > 0 {
+		m.SetGeneration(m.GetGeneration() + 1)
+	}
 	switch {
 	case stamp != nil:
-		if m.GetDeletionTimestamp() == nil && m.GetGeneration() > 0 {
-			m.SetGeneration(m.GetGeneration() + 1)
-		}
 		at, grace := stamp.at, stamp.grace
 		m.SetDeletionTimestamp(&at)
 		m.SetDeletionGracePeriodSeconds(&grace)

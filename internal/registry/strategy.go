@@ -60,6 +60,13 @@ type SubresourceValidator interface {
 	ValidateSubresourceUpdate(subresource string, obj, old runtime.Object) (field.ErrorList, bool)
 }
 
+// ClockedSubresourceValidator is a SubresourceValidator whose rules read the server's
+// clock, given as now (the store's clock): a PodCertificateRequest's issued certificate
+// must begin within 5 minutes of it. The store asks it before SubresourceValidator.
+type ClockedSubresourceValidator interface {
+	ValidateSubresourceUpdateAt(subresource string, obj, old runtime.Object, now time.Time) (field.ErrorList, bool)
+}
+
 // GracefulDeleter is a kind deleted gracefully (upstream's RESTGracefulDeleteStrategy):
 // GracePeriod returns the grace period in seconds of a first delete of obj, given the
 // period the request asked for (nil: none); 0 removes it at once, a positive period

@@ -23,15 +23,21 @@ func bootstrapFlowControl(ctx context.Context, store *registry.Store, log *slog.
 }
 
 // certAdmission adds upstream's CertificateApproval and CertificateSigning checks after the
-// admission chain; they ask the same rule resolver as RBAC escalation prevention.
+// admission chain, and the "sign" check of PodCertificateRequest status writes (upstream's
+// validation) before it; they ask the same rule resolver as RBAC escalation prevention.
 type certAdmission struct {
 	registry.Admission
 	escalation *rbacescalation.Checker
 }
 
 func (a certAdmission) Validate(ctx context.Context, attrs *admission.Attributes) error {
+	c := &certificates.Checker{Resolver: a.escalation.Resolver}
+	// A PodCertificateRequest's signer check is upstream's validation, before the chain.
+	if err := c.ValidatePodCertificateRequestStatus(ctx, attrs); err != nil {
+		return err
+	}
 	if err := a.Admission.Validate(ctx, attrs); err != nil {
 		return err
 	}
-	return (&certificates.Checker{Resolver: a.escalation.Resolver}).Validate(ctx, attrs)
+	return c.Validate(ctx, attrs)
 }

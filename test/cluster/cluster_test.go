@@ -455,12 +455,6 @@ func (c *cluster) noRefusals() {
 			c.t.Fatal(err)
 		}
 		for _, l := range strings.Split(string(b), "\n") {
-			// A kubelet's PodCertificateRequest informer: certificates.k8s.io/v1
-			// PodCertificateRequests are not served yet (only pods with podCertificate
-			// projected volumes need them).
-			if strings.Contains(l, "*v1.PodCertificateRequest") {
-				continue
-			}
 			for _, bad := range []string{"the server could not find the requested resource", "field label not supported", "is forbidden", "handlers are not fully synchronized"} {
 				if strings.Contains(l, bad) {
 					c.t.Errorf("%s: %s", p.name, l)

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
@@ -29,7 +30,7 @@ func TestEveryKindManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := string(manifest) + "---\n" + csrObject(t)
+	doc := string(manifest) + "---\n" + csrObject(t) + "---\n" + pcrObject(t)
 	// 1. Every creatable built-in kind the server lists is in the manifest.
 	have := map[string]bool{}
 	for _, d := range strings.Split(doc, "\n---\n") {
@@ -113,4 +114,30 @@ spec:
   signerName: kubernetes.io/kube-apiserver-client
   usages: [client auth]
   request: ` + req + "\n"
+}
+
+// pcrObject is a PodCertificateRequest with a kubelet's stub request for a fresh key (it
+// must parse, its signature verify).
+func pcrObject(t *testing.T) string {
+	t.Helper()
+	_, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return `apiVersion: certificates.k8s.io/v1
+kind: PodCertificateRequest
+metadata: {name: every, namespace: every}
+spec:
+  signerName: example.com/every
+  podName: web
+  podUID: 00000000-0000-0000-0000-000000000001
+  serviceAccountName: builder
+  serviceAccountUID: 00000000-0000-0000-0000-000000000002
+  nodeName: node-1
+  nodeUID: 00000000-0000-0000-0000-000000000003
+  stubPKCS10Request: ` + base64.StdEncoding.EncodeToString(der) + "\n"
 }

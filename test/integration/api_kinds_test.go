@@ -273,10 +273,11 @@ func TestTypedCRUDEveryKind(t *testing.T) {
 	}{
 		{"pods", kindCase[*corev1.Pod, *corev1.PodList]{
 			client: core.Pods(ns), obj: &corev1.Pod{ObjectMeta: meta("p"), Spec: podTemplate("web").Spec},
-			spec:     func(o *corev1.Pod) { o.Spec.Containers[0].Image = "nginx:2" },
-			specOf:   func(o *corev1.Pod) interface{} { return o.Spec.Containers[0].Image },
-			status:   func(o *corev1.Pod) { o.Status.Phase = corev1.PodRunning; o.Status.PodIP = "10.0.0.9" },
-			statusOf: func(o *corev1.Pod) interface{} { return [2]string{string(o.Status.Phase), o.Status.PodIP} },
+			spec:       func(o *corev1.Pod) { o.Spec.Containers[0].Image = "nginx:2" },
+			specOf:     func(o *corev1.Pod) interface{} { return o.Spec.Containers[0].Image },
+			status:     func(o *corev1.Pod) { o.Status.Phase = corev1.PodRunning; o.Status.PodIP = "10.0.0.9" },
+			statusOf:   func(o *corev1.Pod) interface{} { return [2]string{string(o.Status.Phase), o.Status.PodIP} },
+			generation: true,
 		}.run},
 		{"services", kindCase[*corev1.Service, *corev1.ServiceList]{
 			client: core.Services(ns), obj: &corev1.Service{ObjectMeta: meta("svc"), Spec: corev1.ServiceSpec{

@@ -6,6 +6,12 @@
 // a request for a signer they do not own, such as kubernetes.io/kube-apiserver-client,
 // which issues credentials for any identity.
 //
+// It also holds the "sign" check of a PodCertificateRequest /status write
+// (ValidatePodCertificateRequestStatus), which upstream makes in the kind's status strategy:
+// changing the status needs "sign" on the request's signer, and its refusal is a 422
+// (`PodCertificateRequest.certificates.k8s.io "x" is invalid: spec.signerName: Forbidden:
+// User "u" is not permitted to "sign" for signer "y"`).
+//
 // Invariants:
 //   - Only /approval and /status writes of CertificateSigningRequests are checked; in-process
 //     controllers (no request user) and system:masters are not.

@@ -43,10 +43,12 @@ var (
 	csiNodeResource  = schema.GroupResource{Group: storagev1.GroupName, Resource: "csinodes"}
 	sliceResource    = schema.GroupResource{Group: resourcev1.GroupName, Resource: "resourceslices"}
 	csrResource      = schema.GroupResource{Group: certificatesv1.GroupName, Resource: "certificatesigningrequests"}
+	pcrResource      = schema.GroupResource{Group: certificatesv1.GroupName, Resource: "podcertificaterequests"}
 	podsGVR          = corev1.SchemeGroupVersion.WithResource("pods")
 	nodesGVR         = corev1.SchemeGroupVersion.WithResource("nodes")
 	pvcsGVR          = corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims")
 	pvsGVR           = corev1.SchemeGroupVersion.WithResource("persistentvolumes")
+	sasGVR           = corev1.SchemeGroupVersion.WithResource("serviceaccounts")
 	csiDriversGVR    = storagev1.SchemeGroupVersion.WithResource("csidrivers")
 	mirrorAnnotation = corev1.MirrorPodAnnotationKey
 )
@@ -55,7 +57,9 @@ var (
 type Plugin struct {
 	r admission.Reader
 	// Authorizer decides whether a node may ask a token for an audience its pod does not
-	// use (upstream's request-serviceaccounts-token-audience check); nil refuses them.
+	// use (upstream's request-serviceaccounts-token-audience check), and a pod certificate
+	// for a signer its pod does not mount (request-serviceaccounts-podcertificate-signer);
+	// nil refuses them.
 	Authorizer auth.Authorizer
 }
 
@@ -128,6 +132,8 @@ func (p *Plugin) admit(ctx context.Context, a *admission.Attributes) error {
 		return admitResourceSlice(nodeName, a)
 	case csrResource:
 		return admitCSR(nodeName, a)
+	case pcrResource:
+		return p.admitPodCertificateRequest(ctx, nodeName, a)
 	}
 	return nil
 }

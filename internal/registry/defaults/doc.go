@@ -10,7 +10,8 @@
 // admissionregistration/v1 webhook configurations and admission policies;
 // flowcontrol/v1 FlowSchema and PriorityLevelConfiguration; apiregistration/v1
 // APIService; discovery/v1 EndpointSlice; networking/v1 NetworkPolicy and
-// IngressClass; autoscaling/v2 and v1 HorizontalPodAutoscaler), written
+// IngressClass; autoscaling/v2 and v1 HorizontalPodAutoscaler; certificates/v1
+// PodCertificateRequest), written
 // after upstream's SetDefaults_* functions and their generated callers
 // (defaulter-gen, including declarative +default markers).
 //

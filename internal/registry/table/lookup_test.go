@@ -284,6 +284,8 @@ func storageAdmissionFlowControlKind(obj runtime.Object) (schema.GroupKind, bool
 		gv, kind = storagev1.SchemeGroupVersion, "VolumeAttributesClass"
 	case *certificatesv1.CertificateSigningRequest:
 		gv, kind = certificatesv1.SchemeGroupVersion, "CertificateSigningRequest"
+	case *certificatesv1.PodCertificateRequest:
+		gv, kind = certificatesv1.SchemeGroupVersion, "PodCertificateRequest"
 	case *admissionregistrationv1.MutatingWebhookConfiguration:
 		gv, kind = admissionGV, "MutatingWebhookConfiguration"
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:
@@ -319,7 +321,7 @@ func storageAdmissionFlowControlPrinter(gk schema.GroupKind) (Printer, bool) {
 		p = map[string]func() Printer{"CSIDriver": CSIDriverPrinter, "CSINode": CSINodePrinter, "VolumeAttachment": VolumeAttachmentPrinter,
 			"CSIStorageCapacity": CSIStorageCapacityPrinter, "VolumeAttributesClass": VolumeAttributesClassPrinter}[gk.Kind]
 	case certificatesv1.GroupName:
-		p = map[string]func() Printer{"CertificateSigningRequest": CSRPrinter}[gk.Kind]
+		p = map[string]func() Printer{"CertificateSigningRequest": CSRPrinter, "PodCertificateRequest": PodCertificateRequestPrinter}[gk.Kind]
 	case admissionregistrationv1.GroupName:
 		p = map[string]func() Printer{"MutatingWebhookConfiguration": MutatingWebhookPrinter, "ValidatingWebhookConfiguration": ValidatingWebhookPrinter,
 			"ValidatingAdmissionPolicy": ValidatingAdmissionPolicyPrinter, "ValidatingAdmissionPolicyBinding": ValidatingAdmissionPolicyBindingPrinter,

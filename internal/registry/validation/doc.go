@@ -11,7 +11,9 @@
 // ClusterRoleBinding (rbac.go); storage.k8s.io CSIDriver, CSINode,
 // VolumeAttachment, CSIStorageCapacity and VolumeAttributesClass
 // (storage.go); CertificateSigningRequest with its /status and /approval
-// rules (certificates.go, ValidateSubresourceUpdate); admissionregistration
+// rules (certificates.go, ValidateSubresourceUpdate) and PodCertificateRequest with its
+// /status rules (podcertificaterequest.go; the status rules take the server's time as an
+// argument); admissionregistration
 // webhook configurations and admission policies and bindings
 // (admissionregistration.go; CEL expressions are checked for presence, not
 // compiled); FlowSchema and PriorityLevelConfiguration with upstream's

@@ -228,6 +228,22 @@ func resourcesRemoved(list, old corev1.ResourceList) bool {
 	return false
 }
 
+// PodStatusObservedGenerations is the part of upstream's ValidatePodStatusUpdate that
+// checks observed generations: each condition's, then the status's, non-negative.
+func PodStatusObservedGenerations(p *corev1.Pod) field.ErrorList {
+	var errs field.ErrorList
+	sp := field.NewPath("status")
+	for i, c := range p.Status.Conditions {
+		if c.ObservedGeneration < 0 {
+			errs = append(errs, field.Invalid(sp.Child("conditions").Index(i).Child("observedGeneration"), c.ObservedGeneration, "must be a non-negative integer"))
+		}
+	}
+	if p.Status.ObservedGeneration < 0 {
+		errs = append(errs, field.Invalid(sp.Child("observedGeneration"), p.Status.ObservedGeneration, "must be a non-negative integer"))
+	}
+	return errs
+}
+
 // PodEphemeralContainersUpdate is upstream's ValidatePodEphemeralContainersUpdate
 // (pods/ephemeralcontainers): n and o differ only in spec.ephemeralContainers once the
 // strategy prepared n; existing ephemeral containers may be neither removed nor changed.

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -325,10 +327,61 @@ func projectedSource(s *corev1.ProjectedVolumeSource, p *field.Path) field.Error
 		}
 		if src.PodCertificate != nil {
 			n++
+			errs = append(errs, podCertificateProjection(src.PodCertificate, sp.Child("podCertificate"), p, paths)...)
 		}
 		if n > 1 {
 			errs = append(errs, field.Forbidden(sp, "may not specify more than 1 volume type per source"))
 		}
+	}
+	return errs
+}
+
+// podCertificateKeyTypes are the key types a podCertificate projection may ask for.
+var podCertificateKeyTypes = []string{"RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384", "ECDSAP521", "ED25519"}
+
+// podCertificateProjection is upstream's check of a podCertificate projected source (at
+// pp, in the projected volume at p, whose file paths so far are paths): the signer, user
+// annotations and user, a supported key type, maxExpirationSeconds within the signer's
+// range, and at least one file path, each local and not another source's.
+func podCertificateProjection(pc *corev1.PodCertificateProjection, pp, p *field.Path, paths sets.Set[string]) field.ErrorList {
+	errs := signerName(pp.Child("signerName"), pc.SignerName)
+	if pc.UserAnnotations != nil {
+		errs = append(errs, userAnnotations(pc.UserAnnotations, pp.Child("userAnnotations"))...)
+	}
+	if pc.User != nil {
+		for _, msg := range utilvalidation.IsValidUserID(*pc.User) {
+			errs = append(errs, field.Invalid(pp.Child("user"), *pc.User, msg))
+		}
+	}
+	if !slices.Contains(podCertificateKeyTypes, pc.KeyType) {
+		errs = append(errs, field.NotSupported(pp.Child("keyType"), pc.KeyType, podCertificateKeyTypes))
+	}
+	if e := pc.MaxExpirationSeconds; e != nil {
+		if *e < pcrMinMaxExpirationSeconds {
+			errs = append(errs, field.Invalid(pp.Child("maxExpirationSeconds"), *e, "if provided, maxExpirationSeconds must be >= 3600"))
+		}
+		maxMax := int32(pcrMaxMaxExpirationSeconds)
+		if isKubernetesSignerName(pc.SignerName) {
+			maxMax = pcrKubernetesMaxMaxExpirationSeconds
+		}
+		if *e > maxMax {
+			errs = append(errs, field.Invalid(pp.Child("maxExpirationSeconds"), *e, fmt.Sprintf("if provided, maxExpirationSeconds must be <= %d", maxMax)))
+		}
+	}
+	files := 0
+	for _, f := range []struct{ name, path string }{{"credentialBundlePath", pc.CredentialBundlePath}, {"keyPath", pc.KeyPath}, {"certificateChainPath", pc.CertificateChainPath}} {
+		if f.path == "" {
+			continue
+		}
+		files++
+		errs = append(errs, localNonReservedPath(f.path, pp.Child(f.name))...)
+		if paths.Has(f.path) {
+			errs = append(errs, field.Invalid(p, f.path, "conflicting duplicate paths"))
+		}
+		paths.Insert(f.path)
+	}
+	if files == 0 {
+		errs = append(errs, field.Required(pp, "specify at least one of credentialBundlePath, keyPath, and certificateChainPath"))
 	}
 	return errs
 }

@@ -57,7 +57,10 @@ func (Pod) PrepareForCreate(obj runtime.Object, _ auth.User, _ metav1.Time) {
 //   - pods/ephemeralcontainers keeps everything but spec.ephemeralContainers.
 //
 // Both subresources keep the stored metadata (upstream's ResetObjectMetaForStatus) and,
-// like the pod itself, bump metadata.generation when the spec changes.
+// like the pod itself (the store counts its spec changes: pods track their generation,
+// created at 1), bump metadata.generation when the spec changes. pods/status and
+// pods/binding never do; pods/status keeps the stored status.observedGeneration, and each
+// condition's, when the write leaves them 0 (upstream's preserveOldObservedGeneration).
 func (Pod) PrepareForUpdate(obj, old runtime.Object, subresource string, _ metav1.Time) {
 	o, prev := obj.(*corev1.Pod), old.(*corev1.Pod)
 	switch subresource {
@@ -65,6 +68,9 @@ func (Pod) PrepareForUpdate(obj, old runtime.Object, subresource string, _ metav
 		if o.Spec.Resources == nil && prev.Spec.Resources != nil {
 			o.Spec.Resources = prev.Spec.Resources.DeepCopy()
 		}
+		return
+	case "status":
+		keepObservedGeneration(o, prev)
 		return
 	case "resize":
 		defaults.Pod(o) // as decoding defaults every body upstream (requests from limits)
@@ -87,6 +93,30 @@ func (Pod) PrepareForUpdate(obj, old runtime.Object, subresource string, _ metav
 	o.Finalizers, o.OwnerReferences = prev.Finalizers, prev.OwnerReferences
 	if !apiequality.Semantic.DeepEqual(o.Spec, prev.Spec) {
 		o.Generation = prev.Generation + 1
+	}
+}
+
+// keepObservedGeneration is upstream's preserveOldObservedGeneration: a status write that
+// leaves status.observedGeneration 0 keeps the stored one, and a condition that leaves its
+// observedGeneration 0 keeps that of the stored condition of its type in the same place
+// among those of its type (validation allows several of a type).
+func keepObservedGeneration(o, prev *corev1.Pod) {
+	if o.Status.ObservedGeneration == 0 {
+		o.Status.ObservedGeneration = prev.Status.ObservedGeneration
+	}
+	byType := map[corev1.PodConditionType][]int64{}
+	for _, c := range prev.Status.Conditions {
+		byType[c.Type] = append(byType[c.Type], c.ObservedGeneration)
+	}
+	for i := range o.Status.Conditions {
+		c := &o.Status.Conditions[i]
+		gen := int64(0)
+		if gens := byType[c.Type]; len(gens) > 0 {
+			gen, byType[c.Type] = gens[0], gens[1:]
+		}
+		if c.ObservedGeneration == 0 {
+			c.ObservedGeneration = gen
+		}
 	}
 }
 
@@ -122,10 +152,13 @@ func keepResizeOnly(o, prev *corev1.Pod) {
 }
 
 // ValidateSubresourceUpdate validates pods/resize (upstream's ValidatePodResize) and
-// pods/ephemeralcontainers (ValidatePodEphemeralContainersUpdate).
+// pods/ephemeralcontainers (ValidatePodEphemeralContainersUpdate); pods/status as the pod
+// itself, and its observed generations non-negative.
 func (Pod) ValidateSubresourceUpdate(subresource string, obj, old runtime.Object) (field.ErrorList, bool) {
 	o, prev := obj.(*corev1.Pod), old.(*corev1.Pod)
 	switch subresource {
+	case "status":
+		return append(validation.PodUpdate(o, prev), validation.PodStatusObservedGenerations(o)...), true
 	case "resize":
 		return validation.PodResize(o, prev, quota.PodQOS(prev) != quota.ComputePodQOS(o)), true
 	case "ephemeralcontainers":
