@@ -154,6 +154,7 @@ func kinds() [][]Sample {
 		},
 		controllerRevisions(), daemonSets(), deployments(), replicaSets(), statefulSets(),
 		csrs(),
+		podCertificateRequests(),
 		{
 			{"held", &coordinationv1.Lease{ObjectMeta: om("kube-controller-manager", "kube-system", 50*hour), Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("node-1_0a1b"), LeaseDurationSeconds: ptr.To[int32](15)}}},
 			{"free", &coordinationv1.Lease{ObjectMeta: om("free", "kube-system", 30*sec)}},
@@ -653,6 +654,25 @@ func csrs() []Sample {
 			certificatesv1.CertificateSigningRequestStatus{Conditions: []certificatesv1.CertificateSigningRequestCondition{c(certificatesv1.CertificateDenied), c(certificatesv1.CertificateApproved)}}),
 		csr("failed", 5*min, certificatesv1.CertificateSigningRequestSpec{SignerName: "example.com/signer", Username: "carol", ExpirationSeconds: ptr.To[int32](600)},
 			certificatesv1.CertificateSigningRequestStatus{Conditions: []certificatesv1.CertificateSigningRequestCondition{c(certificatesv1.CertificateApproved), c(certificatesv1.CertificateFailed)}}),
+	}
+}
+
+func podCertificateRequests() []Sample {
+	pcr := func(name string, age time.Duration, annotations map[string]string, conds ...string) Sample {
+		o := &certificatesv1.PodCertificateRequest{ObjectMeta: om(name, "team-a", age),
+			Spec: certificatesv1.PodCertificateRequestSpec{SignerName: "example.com/signer", PodName: "web-0", PodUID: "11111111-2222-3333-4444-555555555555",
+				ServiceAccountName: "web", ServiceAccountUID: "66666666-7777-8888-9999-000000000000", NodeName: "node-1", NodeUID: "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee",
+				MaxExpirationSeconds: ptr.To[int32](86400), UnverifiedUserAnnotations: annotations}}
+		for _, c := range conds {
+			o.Status.Conditions = append(o.Status.Conditions, metav1.Condition{Type: c, Status: metav1.ConditionTrue, Reason: "R", Message: "m"})
+		}
+		return Sample{name, o}
+	}
+	return []Sample{
+		pcr("pending", 30*sec, nil),
+		pcr("issued", 3*hour, map[string]string{"example.com/a": "1", "example.com/b": "2"}, certificatesv1.PodCertificateRequestConditionTypeIssued),
+		pcr("denied", 5*day, nil, certificatesv1.PodCertificateRequestConditionTypeDenied),
+		pcr("failed", 5*min, map[string]string{"x": "y"}, certificatesv1.PodCertificateRequestConditionTypeFailed),
 	}
 }
 
