@@ -66,9 +66,13 @@ func NewLoop(name string, store Client, log *slog.Logger, panics PanicObserver, 
 	return &Loop{name: name, store: store, log: log, panics: panics, throttle: NewThrottle(clk, DefaultThrottleInterval), clock: clk}
 }
 
-// Watch delivers the current objects of res and then every change to h until ctx ends,
-// re-listing after any watch error (such as compaction). A handler that panics loses
-// that one event (the panic is logged and counted); the next events are delivered.
+// Watch delivers the current objects of res and then every change to h until ctx ends.
+// After a watch ends (this watcher fell behind the hub, a storage error) it watches again
+// from the last revision it saw, so the changes it missed, deletions included, are
+// delivered as they happened; only when that revision is compacted away does it start
+// over from the current objects (a deletion missed then is not delivered). A handler that
+// panics loses that one event (the panic is logged and counted); the next events are
+// delivered.
 func (l *Loop) Watch(ctx context.Context, res *registry.Resource, h Handler) {
 	if res == nil {
 		l.log.Error("watch of a resource that is not served", "controller", l.name)
@@ -76,9 +80,17 @@ func (l *Loop) Watch(ctx context.Context, res *registry.Resource, h Handler) {
 	}
 	key := "watch " + res.GVR.String()
 	backoff := 100 * time.Millisecond
+	var last int64 // the last revision seen (0: none yet)
 	for ctx.Err() == nil {
-		events, err := l.store.Watch(ctx, res, "", registry.WatchOptions{Shared: true})
+		opts := registry.WatchOptions{Shared: true, Bookmarks: true}
+		if last > 0 {
+			opts.ResourceVersion = strconv.FormatInt(last, 10)
+		}
+		events, err := l.store.Watch(ctx, res, "", opts)
 		if err != nil {
+			if expired(err) {
+				last = 0
+			}
 			l.failed(ctx, key, "watch failed, retrying", err, "resource", res.GVR.String())
 			select {
 			case <-ctx.Done():
@@ -98,9 +110,32 @@ func (l *Loop) Watch(ctx context.Context, res *registry.Resource, h Handler) {
 				l.handle(h, res, ev.Object, false)
 			case watch.Deleted:
 				l.handle(h, res, ev.Object, true)
+			case watch.Error:
+				if expired(apierrors.FromObject(ev.Object)) {
+					last = 0
+				}
+				continue
+			}
+			if rv := revisionOf(ev.Object); rv > last {
+				last = rv
 			}
 		}
 	}
+}
+
+// expired reports a watch refused because its revision is compacted away (410).
+func expired(err error) bool {
+	return apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
+}
+
+// revisionOf is obj's resourceVersion as a revision (0 when it has none).
+func revisionOf(obj runtime.Object) int64 {
+	m, err := Meta(obj)
+	if err != nil {
+		return 0
+	}
+	rv, _ := strconv.ParseInt(m.GetResourceVersion(), 10, 64)
+	return rv
 }
 
 // handle runs one handler call, recovering a panic.
