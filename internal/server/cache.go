@@ -139,10 +139,10 @@ func (c *objectCache) install(objs []runtime.Object, rev int64) {
 	}
 	for ns, byName := range c.byNS {
 		for name, o := range byName {
-			if m, err := meta.Accessor(o); err == nil && !listed[ns+"/"+name] && rvOf(m) <= rev {
+			if r, ok := storedRev(o); ok && !listed[ns+"/"+name] && r <= rev {
 				delete(byName, name)
 				if c.applied != nil {
-					c.applied(o, true)
+					c.applied(removed(o, ns, name), true)
 				}
 			}
 		}
@@ -183,7 +183,7 @@ func (c *objectCache) observeLocked(obj runtime.Object, deleted bool) {
 	ns, name, rev := m.GetNamespace(), m.GetName(), rvOf(m)
 	key := ns + "/" + name
 	if cur, ok := c.byNS[ns][name]; ok {
-		if cm, err := meta.Accessor(cur); err == nil && rvOf(cm) >= rev && rev > 0 {
+		if r, ok := storedRev(cur); ok && r >= rev && rev > 0 {
 			return
 		}
 	}
@@ -247,16 +247,47 @@ func (c *objectCache) set(obj runtime.Object, deleted bool) {
 	c.byNS[ns][m.GetName()] = obj
 }
 
-// metaOnly is what the Node authorizer's caches keep of an object: its kind, name,
-// namespace, UID and resourceVersion (a PartialObjectMetadata is a fifth of a Pod).
+// metaOnly is what the Node authorizer's caches keep of an object: its kind and revision
+// (the map holding it names it), 24 bytes where a Pod struct is 1,240.
 func metaOnly(obj runtime.Object) runtime.Object {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return obj
 	}
+	return &keptRev{kind: reflect.TypeOf(obj).Elem().Name(), rev: rvOf(m)}
+}
+
+// keptRev is an object of kind at revision rev, as metaOnly keeps it.
+type keptRev struct {
+	kind string
+	rev  int64
+}
+
+func (k *keptRev) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
+func (k *keptRev) DeepCopyObject() runtime.Object   { c := *k; return &c }
+
+// storedRev is the revision of what a cache holds.
+func storedRev(o runtime.Object) (int64, bool) {
+	if k, ok := o.(*keptRev); ok {
+		return k.rev, true
+	}
+	m, err := meta.Accessor(o)
+	if err != nil {
+		return 0, false
+	}
+	return rvOf(m), true
+}
+
+// removed is the object a cache tells applied it removed: what it holds, or for a
+// keptRev a PartialObjectMetadata naming its kind, namespace and name.
+func removed(o runtime.Object, ns, name string) runtime.Object {
+	k, ok := o.(*keptRev)
+	if !ok {
+		return o
+	}
 	out := &metav1.PartialObjectMetadata{}
-	out.Kind = reflect.TypeOf(obj).Elem().Name()
-	out.Name, out.Namespace, out.UID, out.ResourceVersion = m.GetName(), m.GetNamespace(), m.GetUID(), m.GetResourceVersion()
+	out.Kind, out.Namespace, out.Name = k.kind, ns, name
+	out.ResourceVersion = strconv.FormatInt(k.rev, 10)
 	return out
 }
 

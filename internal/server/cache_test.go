@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,5 +57,37 @@ func TestCacheInstallKeepsLaterCommits(t *testing.T) {
 	}
 	if o, _ := c.get("", "doomed"); o.(*corev1.Namespace).Status.Phase != corev1.NamespaceTerminating {
 		t.Error("a terminating namespace went back to active")
+	}
+}
+
+// TestKeptRevisionsCache: a cache keeping only revisions (the Node authorizer's) orders
+// changes by them, lists a page at a time, and tells applied of an object a relist no
+// longer holds as a PartialObjectMetadata of its kind, namespace and name.
+func TestKeptRevisionsCache(t *testing.T) {
+	t.Parallel()
+	var applied []string
+	c := &objectCache{byNS: map[string]map[string]runtime.Object{}, keep: metaOnly, applied: func(obj runtime.Object, deleted bool) {
+		switch o := obj.(type) {
+		case *corev1.Pod:
+			applied = append(applied, fmt.Sprintf("pod %s/%s rv=%s deleted=%v", o.Namespace, o.Name, o.ResourceVersion, deleted))
+		case *metav1.PartialObjectMetadata:
+			applied = append(applied, fmt.Sprintf("%s %s/%s rv=%s deleted=%v", o.Kind, o.Namespace, o.Name, o.ResourceVersion, deleted))
+		}
+	}}
+	pod := func(name, rv string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
+	}
+	c.installPage([]runtime.Object{pod("a", "4"), pod("b", "5")})
+	c.install(nil, 5)
+	c.observe(pod("a", "3"), false) // older than what the cache holds: ignored
+	c.observe(pod("a", "7"), false)
+	c.installPage([]runtime.Object{pod("a", "7")}) // a relist at 8 without b
+	c.install(nil, 8)
+	want := []string{"pod ns/a rv=4 deleted=false", "pod ns/b rv=5 deleted=false", "pod ns/a rv=7 deleted=false", "Pod ns/b rv=5 deleted=true"}
+	if fmt.Sprint(applied) != fmt.Sprint(want) {
+		t.Fatalf("applied:\n%q\nwant:\n%q", applied, want)
+	}
+	if r, ok := storedRev(c.byNS["ns"]["a"]); !ok || r != 7 {
+		t.Fatalf("a kept at %d, want 7", r)
 	}
 }
