@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/registry/selector"
 )
 
 // serveResource handles every verb on a resource path.
@@ -306,10 +307,10 @@ func includePolicy(r *http.Request) metav1.IncludeObjectPolicy {
 // instead of taking it from other tenants' requests.
 const HeavySelectorBytes = 4096
 
-// selectors parses labelSelector and fieldSelector into a compiled registry.Selector,
+// selectors parses labelSelector and fieldSelector into a compiled selector.Selector,
 // whose matching of an object costs about the object's labels and fields whatever the
 // selector's size. Long selectors are parsed as long reads.
-func (s *Server) selectors(r *http.Request, res *registry.Resource, info requestInfo) (registry.Selector, error) {
+func (s *Server) selectors(r *http.Request, res *registry.Resource, info requestInfo) (selector.Selector, error) {
 	q := query(r)
 	ls, fs := q.Get("labelSelector"), q.Get("fieldSelector")
 	if info.Name != "" {
@@ -324,18 +325,18 @@ func (s *Server) selectors(r *http.Request, res *registry.Resource, info request
 	if len(ls)+len(fs) >= HeavySelectorBytes {
 		seat, err := s.pager.take(r.Context(), s.requestTicket(r.Context()))
 		if err != nil {
-			return registry.Selector{}, err
+			return selector.Selector{}, err
 		}
 		defer seat.done()
 	}
-	sel, err := registry.ParseSelectors(ls, fs)
+	sel, err := selector.Parse(ls, fs)
 	if err != nil {
-		return registry.Selector{}, apierrors.NewBadRequest(err.Error())
+		return selector.Selector{}, apierrors.NewBadRequest(err.Error())
 	}
 	if sel.Field != nil {
 		for _, req := range sel.Field.Requirements() {
 			if !supportedField(res, req.Field) {
-				return registry.Selector{}, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
+				return selector.Selector{}, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
 			}
 		}
 	}
@@ -353,11 +354,11 @@ func supportedField(res *registry.Resource, key string) bool {
 
 // readQuery reads what list and watch share: the answer's media type and the selectors.
 // ok is false when it already answered with an error.
-func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) (accept, registry.Selector, bool) {
+func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) (accept, selector.Selector, bool) {
 	acc, err := negotiate(r)
 	if err != nil {
 		writeError(w, err)
-		return acc, registry.Selector{}, false
+		return acc, selector.Selector{}, false
 	}
 	sel, err := s.selectors(r, res, info)
 	if err != nil {

@@ -12,12 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/quotad/quotad/internal/registry/selector"
 	"github.com/quotad/quotad/internal/storage"
 )
 
 // WatchOptions are the watch parameters of kube-apiserver.
 type WatchOptions struct {
-	Selector        Selector
+	Selector        selector.Selector
 	ResourceVersion string
 	// Bookmarks asks for BOOKMARK events carrying the current revision.
 	Bookmarks bool
@@ -289,7 +290,7 @@ func (s *Store) compactedRevision(ctx context.Context, res *Resource, from int64
 
 // translate turns a decoded storage event into a watch event, applying selector
 // transitions. The event's objects are shared: it returns deep copies unless shared.
-func translate(res *Resource, ev decodedEvent, sel Selector, shared bool) (Event, bool) {
+func translate(res *Resource, ev decodedEvent, sel selector.Selector, shared bool) (Event, bool) {
 	cp := func(o runtime.Object) runtime.Object {
 		if shared {
 			return o
