@@ -26,7 +26,7 @@
 //     into or out of a cluster quota and a cluster quota's own writes recompute what they
 //     change at one revision, guarded by the usage epochs they counted. A cluster quota is
 //     one key; its entries are stored without their hard when it is spec.quota.hard's text
-//     and every decode puts it back (clusterquotaencode.go), so readers see OpenShift's shape.
+//     and every decode puts it back (codec/clusterquota.go), so readers see OpenShift's shape.
 //   - Every write that raises usage, through any subresource, is checked against hard in
 //     the transaction that commits it; a write that changes nothing writes nothing.
 //   - Quota findings (quota.Prepared.Findings of the check a write's commit or refusal was
