@@ -14,6 +14,11 @@
 // labels, table) and has no per-kind switch beyond the IO a strategy cannot do (Service
 // allocations, quota status, namespace finalization).
 //
+// The store composes packages that know nothing of it: codec (request bodies and stored
+// forms, seeing a Resource as a codec.Kind), selector (label and field selectors; a
+// Resource gives an object's field labels) and watchhub (one storage watch per resource
+// fanned out to its watchers).
+//
 // Invariants:
 //   - Objects handed out by the store are fresh decodes; callers may change them.
 //   - Every write in a namespace bumps the usage epoch of each group-resource it writes in
