@@ -21,6 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/registry/codec"
+	"github.com/quotad/quotad/internal/registry/selector"
 )
 
 // serveResource handles every verb on a resource path.
@@ -197,7 +199,7 @@ const (
 func checkBodyType(r *http.Request, protobuf bool) error {
 	accepted := []string{jsonMediaType, yamlMediaType}
 	if protobuf {
-		accepted = append(accepted, registry.ProtobufContentType)
+		accepted = append(accepted, codec.ProtobufContentType)
 	}
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
@@ -220,7 +222,7 @@ func unsupportedMediaType(accepted []string) error {
 // writeOptions reads and validates the options of a write (verb "create", "update" or
 // "patch"; patchType for patches) as upstream does: an invalid dryRun, fieldValidation,
 // fieldManager or force is 422 on CreateOptions, UpdateOptions or PatchOptions.
-func writeOptions(r *http.Request, verb, patchType string) (registry.WriteOptions, registry.FieldValidation, error) {
+func writeOptions(r *http.Request, verb, patchType string) (registry.WriteOptions, codec.FieldValidation, error) {
 	q := query(r)
 	dryRun, fv, fm := q["dryRun"], q.Get("fieldValidation"), q.Get("fieldManager")
 	var errs field.ErrorList
@@ -248,9 +250,9 @@ func writeOptions(r *http.Request, verb, patchType string) (registry.WriteOption
 		return registry.WriteOptions{}, "", apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: kind}, "", errs)
 	}
 	if fv == "" {
-		fv = string(registry.FieldValidationWarn)
+		fv = string(codec.FieldValidationWarn)
 	}
-	return registry.WriteOptions{DryRun: len(dryRun) > 0}, registry.FieldValidation(fv), nil
+	return registry.WriteOptions{DryRun: len(dryRun) > 0}, codec.FieldValidation(fv), nil
 }
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
@@ -306,10 +308,10 @@ func includePolicy(r *http.Request) metav1.IncludeObjectPolicy {
 // instead of taking it from other tenants' requests.
 const HeavySelectorBytes = 4096
 
-// selectors parses labelSelector and fieldSelector into a compiled registry.Selector,
+// selectors parses labelSelector and fieldSelector into a compiled selector.Selector,
 // whose matching of an object costs about the object's labels and fields whatever the
 // selector's size. Long selectors are parsed as long reads.
-func (s *Server) selectors(r *http.Request, res *registry.Resource, info requestInfo) (registry.Selector, error) {
+func (s *Server) selectors(r *http.Request, res *registry.Resource, info requestInfo) (selector.Selector, error) {
 	q := query(r)
 	ls, fs := q.Get("labelSelector"), q.Get("fieldSelector")
 	if info.Name != "" {
@@ -324,18 +326,18 @@ func (s *Server) selectors(r *http.Request, res *registry.Resource, info request
 	if len(ls)+len(fs) >= HeavySelectorBytes {
 		seat, err := s.pager.take(r.Context(), s.requestTicket(r.Context()))
 		if err != nil {
-			return registry.Selector{}, err
+			return selector.Selector{}, err
 		}
 		defer seat.done()
 	}
-	sel, err := registry.ParseSelectors(ls, fs)
+	sel, err := selector.Parse(ls, fs)
 	if err != nil {
-		return registry.Selector{}, apierrors.NewBadRequest(err.Error())
+		return selector.Selector{}, apierrors.NewBadRequest(err.Error())
 	}
 	if sel.Field != nil {
 		for _, req := range sel.Field.Requirements() {
 			if !supportedField(res, req.Field) {
-				return registry.Selector{}, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
+				return selector.Selector{}, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
 			}
 		}
 	}
@@ -353,11 +355,11 @@ func supportedField(res *registry.Resource, key string) bool {
 
 // readQuery reads what list and watch share: the answer's media type and the selectors.
 // ok is false when it already answered with an error.
-func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) (accept, registry.Selector, bool) {
+func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) (accept, selector.Selector, bool) {
 	acc, err := negotiate(r)
 	if err != nil {
 		writeError(w, err)
-		return acc, registry.Selector{}, false
+		return acc, selector.Selector{}, false
 	}
 	sel, err := s.selectors(r, res, info)
 	if err != nil {
@@ -513,20 +515,20 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, res *registry.Re
 }
 
 // decodeBody reads and decodes the request body as an object of res.
-func (s *Server) decodeBody(r *http.Request, res *registry.Resource, fv registry.FieldValidation) (runtime.Object, []string, error) {
+func (s *Server) decodeBody(r *http.Request, res *registry.Resource, fv codec.FieldValidation) (runtime.Object, []string, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	var d *registry.Decoded
-	if ct := r.Header.Get("Content-Type"); registry.IsProtobuf(ct) {
+	var d *codec.Decoded
+	if ct := r.Header.Get("Content-Type"); codec.IsProtobuf(ct) {
 		var j []byte
-		if j, err = registry.ProtobufToJSON(res, body); err == nil {
+		if j, err = codec.ProtobufToJSON(res, body); err == nil {
 			auditRequestJSON(r, j)
-			d, err = registry.Decode(res, j, fv)
+			d, err = codec.Decode(res, j, fv)
 		}
 	} else {
-		d, err = registry.DecodeBody(res, body, ct, fv)
+		d, err = codec.DecodeBody(res, body, ct, fv)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -556,7 +558,7 @@ func (s *Server) finalize(w http.ResponseWriter, r *http.Request, res *registry.
 		writeError(w, err)
 		return
 	}
-	obj, _, err := s.decodeBody(r, res, registry.FieldValidationIgnore)
+	obj, _, err := s.decodeBody(r, res, codec.FieldValidationIgnore)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -581,8 +583,8 @@ func deleteOptions(r *http.Request) (metav1.DeleteOptions, error) {
 			return o, err
 		}
 	}
-	if len(body) > 0 && registry.IsProtobuf(r.Header.Get("Content-Type")) {
-		if err := registry.DecodeProtobuf(body, &o); err != nil {
+	if len(body) > 0 && codec.IsProtobuf(r.Header.Get("Content-Type")) {
+		if err := codec.DecodeProtobuf(body, &o); err != nil {
 			return o, apierrors.NewBadRequest(err.Error())
 		}
 	} else if len(body) > 0 {

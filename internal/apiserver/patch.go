@@ -20,6 +20,7 @@ import (
 
 	boundedpatch "github.com/quotad/quotad/internal/jsonpatch"
 	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/registry/codec"
 )
 
 // Patch media types.
@@ -174,13 +175,13 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, res *registry.Res
 
 // patchWith returns the update that applies patch (of type pt) to the current object and
 // decodes the result under fv, keeping the decoding's warnings in *warnings.
-func (s *Server) patchWith(ctx context.Context, res *registry.Resource, pt string, patch []byte, fv registry.FieldValidation, warnings *[]string) registry.UpdateFunc {
+func (s *Server) patchWith(ctx context.Context, res *registry.Resource, pt string, patch []byte, fv codec.FieldValidation, warnings *[]string) registry.UpdateFunc {
 	return func(cur runtime.Object) (runtime.Object, error) {
 		patched, err := s.applyPatch(ctx, res, pt, cur, patch)
 		if err != nil {
 			return nil, err
 		}
-		d, err := registry.Decode(res, patched, fv)
+		d, err := codec.Decode(res, patched, fv)
 		if err != nil {
 			return nil, err
 		}
@@ -192,8 +193,8 @@ func (s *Server) patchWith(ctx context.Context, res *registry.Resource, pt strin
 // apply serves a server-side apply patch. quotad keeps no managedFields: the applied
 // configuration is merged onto the live object (strategic merge for built-in kinds, JSON
 // merge for custom resources), and a missing object is created from it.
-func (s *Server) apply(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo, acc accept, opts registry.WriteOptions, fv registry.FieldValidation, body []byte) {
-	applied, err := registry.ToJSON(body, "application/yaml")
+func (s *Server) apply(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo, acc accept, opts registry.WriteOptions, fv codec.FieldValidation, body []byte) {
+	applied, err := codec.ToJSON(body, "application/yaml")
 	if err != nil {
 		writeError(w, err)
 		return
@@ -229,8 +230,8 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, res *registry.Res
 
 // decodeApplied decodes an applied configuration as the resource's kind and checks that
 // it names the object of the URL.
-func decodeApplied(res *registry.Resource, info requestInfo, applied []byte, fv registry.FieldValidation) (*registry.Decoded, error) {
-	d, err := registry.Decode(res, applied, fv)
+func decodeApplied(res *registry.Resource, info requestInfo, applied []byte, fv codec.FieldValidation) (*codec.Decoded, error) {
+	d, err := codec.Decode(res, applied, fv)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +252,7 @@ func decodeApplied(res *registry.Resource, info requestInfo, applied []byte, fv 
 // patch object (...): .x: field not declared in schema", whatever fieldValidation says);
 // fieldValidation=Strict|Warn then checks the YAML for duplicate keys ("error strict
 // decoding YAML: ...", or its lines as warnings).
-func (s *Server) applyManaged(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo, acc accept, opts registry.WriteOptions, fv registry.FieldValidation, body, applied []byte) {
+func (s *Server) applyManaged(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo, acc accept, opts registry.WriteOptions, fv codec.FieldValidation, body, applied []byte) {
 	q := query(r)
 	manager, force := q.Get("fieldManager"), q.Get("force") == "true"
 	fm, err := s.cfg.FieldManagers.For(res)
@@ -262,7 +263,7 @@ func (s *Server) applyManaged(w http.ResponseWriter, r *http.Request, res *regis
 	// 1. The applied configuration: checked by decoding it as the resource's kind (errors
 	// and unknown-field warnings as for any write), applied as the fields it names (a typed
 	// object would name every field of its structs).
-	if _, err := decodeApplied(res, info, applied, registry.FieldValidationIgnore); err != nil {
+	if _, err := decodeApplied(res, info, applied, codec.FieldValidationIgnore); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -283,9 +284,9 @@ func (s *Server) applyManaged(w http.ResponseWriter, r *http.Request, res *regis
 			return nil, err
 		}
 		warnings = nil
-		if fv == registry.FieldValidationStrict || fv == registry.FieldValidationWarn {
+		if fv == codec.FieldValidationStrict || fv == codec.FieldValidationWarn {
 			if err := yaml.UnmarshalStrict(body, &map[string]interface{}{}); err != nil {
-				if fv == registry.FieldValidationStrict {
+				if fv == codec.FieldValidationStrict {
 					return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding YAML: %v", err))
 				}
 				for _, line := range strings.Split(err.Error(), "\n") {

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/registry/codec"
 	"github.com/quotad/quotad/internal/registry/kinds/core"
 )
 
@@ -69,13 +70,13 @@ func decodeSubresourceBody(r *http.Request, kind string, into runtime.Object) er
 		return err
 	}
 	ct := r.Header.Get("Content-Type")
-	if registry.IsProtobuf(ct) {
-		if err := registry.DecodeProtobuf(body, into); err != nil {
+	if codec.IsProtobuf(ct) {
+		if err := codec.DecodeProtobuf(body, into); err != nil {
 			return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, "v1", kind, err))
 		}
 		return nil
 	}
-	j, err := registry.ToJSON(body, ct)
+	j, err := codec.ToJSON(body, ct)
 	if err != nil {
 		return err
 	}

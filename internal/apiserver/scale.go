@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/registry/codec"
 )
 
 // scaleOf reads the Scale view of a workload (replicas and label selector).
@@ -192,13 +193,13 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, res *registr
 // decodeScale decodes an autoscaling/v1 Scale request body: JSON, YAML or protobuf (client-go's
 // typed clients send protobuf).
 func decodeScale(body []byte, contentType string, into *autoscalingv1.Scale) error {
-	if registry.IsProtobuf(contentType) {
-		if err := registry.DecodeProtobuf(body, into); err != nil {
+	if codec.IsProtobuf(contentType) {
+		if err := codec.DecodeProtobuf(body, into); err != nil {
 			return apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err))
 		}
 		return nil
 	}
-	j, err := registry.ToJSON(body, contentType)
+	j, err := codec.ToJSON(body, contentType)
 	if err != nil {
 		return err
 	}

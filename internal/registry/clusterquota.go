@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/quotad/quotad/internal/quota/clusterquota"
+	"github.com/quotad/quotad/internal/registry/codec"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -410,7 +411,7 @@ func (s *Store) commitClusterQuota(ctx context.Context, w *write) (int64, error)
 				return 0, nil
 			}
 			txn.Compares = append(txn.Compares, usageGuards(read, rev)...)
-			b, err := encodeForStorage(crq, res.GVK())
+			b, err := codec.EncodeForStorage(crq, res.GVK())
 			if err != nil {
 				return 0, internalError(err)
 			}
@@ -538,7 +539,7 @@ func (s *Store) moveNamespace(ctx context.Context, base storage.Txn, ns string, 
 		} else {
 			moved = clusterquota.Without(h.obj, ns)
 		}
-		b, err := encodeClusterQuota(moved)
+		b, err := codec.EncodeClusterQuota(moved)
 		if err != nil {
 			return 0, internalError(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/clusterquota"
+	"github.com/quotad/quotad/internal/registry/codec"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -98,7 +99,7 @@ func (s *Store) RepairClusterQuota(ctx context.Context, c ClusterQuotaCheck) err
 	}
 	crq := obj.(*clusterquota.ClusterResourceQuota)
 	crq.Status = *c.Computed.DeepCopy()
-	b, err := encodeForStorage(crq, res.GVK())
+	b, err := codec.EncodeForStorage(crq, res.GVK())
 	if err != nil {
 		return err
 	}

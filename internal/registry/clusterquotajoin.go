@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/quotad/quotad/internal/registry/codec"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -150,7 +151,7 @@ func (s *Store) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken,
 	// 2. The cluster quota once, guarded by the revision it was read at.
 	txn.Compares = append(txn.Compares, h.stored.guard(h.key))
 	if final != nil {
-		b, err := encodeClusterQuota(final.obj)
+		b, err := codec.EncodeClusterQuota(final.obj)
 		if err != nil {
 			fail(internalError(err))
 			return batch, nil

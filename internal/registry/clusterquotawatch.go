@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/quotad/quotad/internal/quota/clusterquota"
+	"github.com/quotad/quotad/internal/registry/selector"
 )
 
 // watchApplied watches the AppliedClusterResourceQuotas of namespace ns: the cluster quotas'
@@ -24,7 +25,7 @@ func (s *Store) watchApplied(ctx context.Context, res *Resource, ns string, opts
 		}
 	}
 	sel := opts.Selector
-	opts.Selector = Selector{}
+	opts.Selector = selector.Selector{}
 	opts.Shared = true
 	src, err := s.Watch(ctx, s.cfg.Catalogue.Get(crqGVR), "", opts)
 	if err != nil {

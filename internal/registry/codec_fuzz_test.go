@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,10 +11,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/quotad/quotad/internal/quota/quotatest"
+	"github.com/quotad/quotad/internal/registry/codec"
 )
 
 // fuzzResources are the decode targets: typed kinds with nested structs, quantities and
@@ -38,6 +43,26 @@ func fuzzResources() []*Resource {
 	return append(out, CustomResources(crd)...)
 }
 
+// protobufPod encodes a pod whose container requests cpu as text, without parsing text
+// (ParseQuantity would stall on some of them): an int64 mantissa and exponent formatted
+// as DecimalExponent encode as exactly that text.
+func protobufPod(t testing.TB, mantissa int64, exp int32) []byte {
+	q := resource.NewScaledQuantity(mantissa, resource.Scale(exp))
+	q.Format = resource.DecimalExponent
+	pod := &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i", Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{"cpu": *q},
+		}}}},
+	}
+	var buf bytes.Buffer
+	if err := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme).Encode(pod, &buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 // FuzzDecode feeds arbitrary bodies through ToJSON, ProtobufToJSON and Decode: they never
 // panic, every refusal is a 4xx Status, and no input takes longer than
 // quotatest.StallBound (the quantity seeds below kept a core busy for minutes).
@@ -58,12 +83,12 @@ func FuzzDecode(f *testing.F) {
 		"apiVersion: v1\nkind: ResourceQuota\nspec:\n  hard:\n    pods: 1e-1000000000\n    cpu: \"1e-1000000000\"\n",
 		`{"apiVersion":"v1","kind":"Pod","spec":{"overhead":{"cpu":"1.` + strings.Repeat("0", 1<<20) + `1"}}}`,
 	} {
-		for _, ct := range []string{"application/json", "application/yaml", ProtobufContentType} {
+		for _, ct := range []string{"application/json", "application/yaml", codec.ProtobufContentType} {
 			f.Add([]byte(seed), ct, uint8(0))
 		}
 	}
-	f.Add(protobufPod(f, 1, -1000000000), ProtobufContentType, uint8(0))
-	f.Add(protobufPod(f, 1, 1000000000), ProtobufContentType, uint8(0))
+	f.Add(protobufPod(f, 1, -1000000000), codec.ProtobufContentType, uint8(0))
+	f.Add(protobufPod(f, 1, 1000000000), codec.ProtobufContentType, uint8(0))
 	resources := fuzzResources()
 	f.Fuzz(func(t *testing.T, body []byte, contentType string, which uint8) {
 		res := resources[int(which)%len(resources)]
@@ -77,18 +102,18 @@ func FuzzDecode(f *testing.F) {
 func decodeOne(res *Resource, body []byte, contentType string) error {
 	var j []byte
 	var err error
-	if IsProtobuf(contentType) {
-		j, err = ProtobufToJSON(res, body)
+	if codec.IsProtobuf(contentType) {
+		j, err = codec.ProtobufToJSON(res, body)
 	} else {
-		j, err = ToJSON(body, contentType)
+		j, err = codec.ToJSON(body, contentType)
 	}
 	if err != nil {
 		return clientError(err)
 	}
-	for _, fv := range []FieldValidation{FieldValidationStrict, FieldValidationWarn, FieldValidationIgnore} {
-		d, err := Decode(res, j, fv)
-		if !IsProtobuf(contentType) {
-			d, err = DecodeBody(res, body, contentType, fv)
+	for _, fv := range []codec.FieldValidation{codec.FieldValidationStrict, codec.FieldValidationWarn, codec.FieldValidationIgnore} {
+		d, err := codec.Decode(res, j, fv)
+		if !codec.IsProtobuf(contentType) {
+			d, err = codec.DecodeBody(res, body, contentType, fv)
 		}
 		if err != nil {
 			if err := clientError(err); err != nil {
@@ -100,14 +125,14 @@ func decodeOne(res *Resource, body []byte, contentType string) error {
 			return fmt.Errorf("decoded %v as %v", res.GVK(), d.Object.GetObjectKind().GroupVersionKind())
 		}
 		// What decodes also encodes and reads back.
-		b, err := encodeForStorage(d.Object, res.GVK())
+		b, err := codec.EncodeForStorage(d.Object, res.GVK())
 		if err != nil {
 			return fmt.Errorf("encode of a decoded %s: %v", res.Kind, err)
 		}
 		if _, err := decodeStored(res, b, 7); err != nil {
 			return fmt.Errorf("stored %s does not decode: %v\n%s", res.Kind, err, b)
 		}
-		if fv == FieldValidationIgnore && len(d.Warnings) > 0 {
+		if fv == codec.FieldValidationIgnore && len(d.Warnings) > 0 {
 			return fmt.Errorf("Ignore reported warnings %v", d.Warnings)
 		}
 	}

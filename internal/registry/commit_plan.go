@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/quota/clusterquota"
+	"github.com/quotad/quotad/internal/registry/codec"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -45,7 +46,7 @@ type nsState struct {
 	// everything was read at.
 	setRev, readRev int64
 	// enc encodes the quotas of this chain of states.
-	enc *quotaEncoder
+	enc *codec.QuotaEncoder
 	// crqSetRev is the cluster-quota-set key's mod revision at readRev (0: never written);
 	// crqs the cluster quotas selecting the namespace then. held are those cluster quotas
 	// as a solo batch holding their slots found them (clusterquota.go).
@@ -362,7 +363,7 @@ func planBatch(in planInput) (*batchPlan, error) {
 			plan.crqWrites = append(plan.crqWrites, crqWrite{slot: h.slot, obj: charged})
 			continue
 		}
-		b, err := encodeClusterQuota(charged)
+		b, err := codec.EncodeClusterQuota(charged)
 		if err != nil {
 			return fail(internalError(err))
 		}
@@ -375,7 +376,7 @@ func planBatch(in planInput) (*batchPlan, error) {
 		if !touched[j] {
 			continue
 		}
-		b, err := st.enc.encode(q)
+		b, err := st.enc.Encode(q)
 		if err != nil {
 			return fail(internalError(err))
 		}
@@ -420,7 +421,7 @@ func planBatch(in planInput) (*batchPlan, error) {
 // rev (kvs, in key order). The quota-set key's revision and the cluster quotas binding the
 // namespace are read apart (readStateOnce).
 func decodeState(qres *Resource, kvs []storage.KV, rev int64) (*nsState, error) {
-	st := &nsState{readRev: rev, enc: newQuotaEncoder(qres.GVK())}
+	st := &nsState{readRev: rev, enc: codec.NewQuotaEncoder(qres.GVK())}
 	for _, kv := range kvs {
 		obj, err := decodeKV(qres, kv)
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/auth"
+	"github.com/quotad/quotad/internal/registry/codec"
 )
 
 // WriteOptions are the options common to every write.
@@ -160,7 +161,7 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 		rv := strconv.FormatInt(rev, 10)
 		m.SetResourceVersion(rv)
 		if res.Type != nil && res.Storage == nil { // typed objects encode kind, apiVersion, then metadata
-			result.JSON = withResourceVersion(w.value, rv)
+			result.JSON = codec.WithResourceVersion(w.value, rv)
 		}
 		if s.cfg.AfterCommit != nil {
 			s.cfg.AfterCommit(res, obj, false)

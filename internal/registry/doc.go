@@ -14,6 +14,11 @@
 // labels, table) and has no per-kind switch beyond the IO a strategy cannot do (Service
 // allocations, quota status, namespace finalization).
 //
+// The store composes packages that know nothing of it: codec (request bodies and stored
+// forms, seeing a Resource as a codec.Kind), selector (label and field selectors; a
+// Resource gives an object's field labels) and watchhub (one storage watch per resource
+// fanned out to its watchers).
+//
 // Invariants:
 //   - Objects handed out by the store are fresh decodes; callers may change them.
 //   - Every write in a namespace bumps the usage epoch of each group-resource it writes in
@@ -26,7 +31,7 @@
 //     into or out of a cluster quota and a cluster quota's own writes recompute what they
 //     change at one revision, guarded by the usage epochs they counted. A cluster quota is
 //     one key; its entries are stored without their hard when it is spec.quota.hard's text
-//     and every decode puts it back (clusterquotaencode.go), so readers see OpenShift's shape.
+//     and every decode puts it back (codec/clusterquota.go), so readers see OpenShift's shape.
 //   - Every write that raises usage, through any subresource, is checked against hard in
 //     the transaction that commits it; a write that changes nothing writes nothing.
 //   - Quota findings (quota.Prepared.Findings of the check a write's commit or refusal was

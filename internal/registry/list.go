@@ -15,12 +15,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/quotad/quotad/internal/registry/selector"
 	"github.com/quotad/quotad/internal/storage"
 )
 
 // ListOptions are the list parameters of kube-apiserver.
 type ListOptions struct {
-	Selector        Selector
+	Selector        selector.Selector
 	Limit           int64
 	Continue        string
 	ResourceVersion string

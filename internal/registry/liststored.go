@@ -9,11 +9,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/quotad/quotad/internal/quota/clusterquota"
+	"github.com/quotad/quotad/internal/registry/codec"
 	"github.com/quotad/quotad/internal/storage"
 )
 
 // Un-paged JSON lists are answered from the stored bytes. A stored object is its kind's
-// JSON encoding without metadata.resourceVersion (encodeForStorage), and decoding it and
+// JSON encoding without metadata.resourceVersion (codec.EncodeForStorage), and decoding it and
 // encoding it again gives the same bytes: what the list writes is the stored value with
 // the key's mod revision put where encoding/json puts resourceVersion. Lists of 20,000 pods
 // then cost their reading and copying, not a decode and an encode of every object (which
@@ -79,7 +80,7 @@ func appendStoredJSON(dst []byte, res *Resource, head []byte, kv storage.KV) ([]
 	if err != nil {
 		return dst, internalError(err)
 	}
-	b, err := Encode(obj, res.GVK())
+	b, err := codec.Encode(obj, res.GVK())
 	if err != nil {
 		return dst, internalError(err)
 	}

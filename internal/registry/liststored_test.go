@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/quotad/quotad/internal/registry/codec"
 )
 
 // TestAppendStored: a stored object with its resourceVersion put in is byte for byte the
@@ -44,7 +46,7 @@ func TestAppendStored(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			stored, err := encodeForStorage(tc.obj, tc.res.GVK())
+			stored, err := codec.EncodeForStorage(tc.obj, tc.res.GVK())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +58,7 @@ func TestAppendStored(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := Encode(obj, tc.res.GVK())
+			want, err := codec.Encode(obj, tc.res.GVK())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/quotad/quotad/internal/quota"
+	"github.com/quotad/quotad/internal/registry/codec"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -95,7 +96,7 @@ func (s *Store) RepairQuota(ctx context.Context, c QuotaCheck) error {
 		return nil
 	}
 	rq.Status = *c.Computed.DeepCopy()
-	b, err := encodeForStorage(rq, qres.GVK())
+	b, err := codec.EncodeForStorage(rq, qres.GVK())
 	if err != nil {
 		return err
 	}

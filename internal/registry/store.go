@@ -20,6 +20,7 @@ import (
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/quantity"
+	"github.com/quotad/quotad/internal/registry/watchhub"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -113,7 +114,7 @@ type Config struct {
 type Store struct {
 	cfg      Config
 	queues   [64]queueShard
-	hubs     hubs
+	hubs     watchhub.Hubs
 	combiner combiner
 	crq      crqSlots
 }

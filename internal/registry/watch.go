@@ -12,12 +12,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/quotad/quotad/internal/registry/selector"
+	"github.com/quotad/quotad/internal/registry/watchhub"
 	"github.com/quotad/quotad/internal/storage"
 )
 
 // WatchOptions are the watch parameters of kube-apiserver.
 type WatchOptions struct {
-	Selector        Selector
+	Selector        selector.Selector
 	ResourceVersion string
 	// Bookmarks asks for BOOKMARK events carrying the current revision.
 	Bookmarks bool
@@ -206,14 +208,14 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 		}
 		var evs []Event
 		for wr := range src {
-			if wr.err != nil {
-				st := s.errorStatus(ctx, res, wr.err, from)
+			if wr.Err != nil {
+				st := s.errorStatus(ctx, res, wr.Err, from)
 				send(Event{Type: watch.Error, Object: st})
 				return
 			}
-			if len(wr.events) == 0 {
-				if opts.Bookmarks && wr.rev > 0 {
-					if !send(Event{Type: watch.Bookmark, Object: s.bookmark(res, wr.rev)}) {
+			if len(wr.Events) == 0 {
+				if opts.Bookmarks && wr.Rev > 0 {
+					if !send(Event{Type: watch.Bookmark, Object: s.bookmark(res, wr.Rev)}) {
 						return
 					}
 				}
@@ -222,8 +224,8 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 			// The revision's events are translated first, so that all but the last one sent
 			// are marked MidRevision.
 			evs = evs[:0]
-			for _, ev := range wr.events {
-				if !inNamespace(ev.key, prefix) {
+			for _, ev := range wr.Events {
+				if !inNamespace(ev.Key, prefix) {
 					continue
 				}
 				if e, ok := translate(res, ev, opts.Selector, opts.Shared); ok {
@@ -289,31 +291,31 @@ func (s *Store) compactedRevision(ctx context.Context, res *Resource, from int64
 
 // translate turns a decoded storage event into a watch event, applying selector
 // transitions. The event's objects are shared: it returns deep copies unless shared.
-func translate(res *Resource, ev decodedEvent, sel Selector, shared bool) (Event, bool) {
+func translate(res *Resource, ev watchhub.Event, sel selector.Selector, shared bool) (Event, bool) {
 	cp := func(o runtime.Object) runtime.Object {
 		if shared {
 			return o
 		}
 		return o.DeepCopyObject()
 	}
-	cur := ev.cur
-	hadPrev := ev.prev != nil
+	cur := ev.Cur
+	hadPrev := ev.Prev != nil
 	var prev runtime.Object
 	// The previous state is decoded only when needed: deletions, and selector transitions.
-	if hadPrev && (ev.typ == storage.EventDelete || !sel.Empty()) {
-		if prev = ev.prev.get(); prev == nil {
+	if hadPrev && (ev.Type == storage.EventDelete || !sel.Empty()) {
+		if prev = ev.Prev.Get(); prev == nil {
 			hadPrev = false
 		}
 	}
 	curOK := cur != nil && sel.Matches(res, cur)
 	prevOK := hadPrev && (prev == nil || sel.Matches(res, prev))
 	switch {
-	case ev.typ == storage.EventDelete:
+	case ev.Type == storage.EventDelete:
 		if prev == nil || !prevOK {
 			return Event{}, false
 		}
 		obj := prev.DeepCopyObject()
-		objectMeta(obj).SetResourceVersion(strconv.FormatInt(ev.rev, 10))
+		objectMeta(obj).SetResourceVersion(strconv.FormatInt(ev.Rev, 10))
 		return Event{Type: watch.Deleted, Object: obj}, true
 	case curOK && !hadPrev:
 		return Event{Type: watch.Added, Object: cp(cur)}, true

@@ -18,6 +18,7 @@ import (
 	"github.com/quotad/quotad/internal/auth"
 	"github.com/quotad/quotad/internal/quota/fit"
 	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/registry/codec"
 )
 
 var (
@@ -70,7 +71,7 @@ func quotaReview(store *registry.Store, plugin *quotafit.Plugin) apiserver.Revie
 			return nil, reviewInvalid(qr, field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), *r, "must be greater than or equal to 0")})
 		}
 		// 2. Decoded exactly as a create's body (upstream's 400 and 422 texts).
-		d, err := registry.Decode(res, qr.Spec.Object.Raw, registry.FieldValidationStrict)
+		d, err := codec.Decode(res, qr.Spec.Object.Raw, codec.FieldValidationStrict)
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/registry/selector"
 	"github.com/quotad/quotad/internal/server/servertest"
 	"github.com/quotad/quotad/internal/storage"
 )
@@ -64,7 +65,7 @@ func TestWatchRevisionTogether(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			events, err := s.Store.Watch(ctx, res, ns, registry.WatchOptions{ResourceVersion: fmt.Sprint(before), Selector: registry.Selector{Label: sel}})
+			events, err := s.Store.Watch(ctx, res, ns, registry.WatchOptions{ResourceVersion: fmt.Sprint(before), Selector: selector.Selector{Label: sel}})
 			if err != nil {
 				t.Fatal(err)
 			}

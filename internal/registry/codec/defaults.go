@@ -1,4 +1,4 @@
-package registry
+package codec
 
 import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -11,13 +11,12 @@ import (
 // kube-apiserver applies them to requests and to objects read from storage: a property
 // with a default that is absent, or null and not nullable, gets a copy of the default; then
 // every present value is defaulted by its own schema (so a defaulted object gets its nested
-// defaults too). A version without a schema defaults nothing.
-func defaultCustom(res *Resource, u *unstructured.Unstructured) {
-	v := res.CRDVersion()
-	if v == nil || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+// defaults too). A version without a schema (s nil) defaults nothing.
+func defaultCustom(s *apiextensionsv1.JSONSchemaProps, u *unstructured.Unstructured) {
+	if s == nil {
 		return
 	}
-	defaultValue(u.Object, v.Schema.OpenAPIV3Schema)
+	defaultValue(u.Object, s)
 }
 
 func defaultValue(x interface{}, s *apiextensionsv1.JSONSchemaProps) {
@@ -57,9 +56,12 @@ func defaultValue(x interface{}, s *apiextensionsv1.JSONSchemaProps) {
 	}
 }
 
-// defaultDecoded defaults a custom resource decoded from storage or a request.
-func defaultDecoded(res *Resource, obj runtime.Object) {
-	if u, ok := obj.(*unstructured.Unstructured); ok && res.CRD != nil {
-		defaultCustom(res, u)
+// DefaultCustom defaults a custom resource of res decoded from storage (objects stored
+// before a default was added get it on read), as Decode defaults the ones of requests.
+// Objects of built-in kinds are left as they are.
+func DefaultCustom(res Kind, obj runtime.Object) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		s, _ := res.CustomSchema()
+		defaultCustom(s, u)
 	}
 }

@@ -1,4 +1,4 @@
-package registry
+package codec
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 
 // A cluster quota selecting many namespaces carries a status entry for each, and every
 // joined transaction rewrites it: encoding it reflectively costs more than the rest of the
-// round. encodeClusterQuota encodes everything but the status reflectively (small) and writes
+// round. EncodeClusterQuota encodes everything but the status reflectively (small) and writes
 // the status by hand, exactly as encoding/json writes it (fields in declaration order,
 // resource lists with sorted keys, empty lists omitted); a name or value JSON would escape
 // falls back to the reflective encoding.
@@ -20,18 +20,21 @@ import (
 // Every entry's hard is spec.quota.hard (clusterquota.Status and Charge make it so), and
 // OpenShift's format repeats it in each of them: a third of the bytes etcd writes per
 // joined transaction. The stored form leaves an entry's hard out when it equals
-// spec.quota.hard, and decoding puts it back (clusterquota.FillEntryHard, in decodeStored),
+// spec.quota.hard, and decoding puts it back (clusterquota.FillEntryHard, in the registry's decodeStored),
 // so every reader still sees OpenShift's shape; a value stored with the hards (before this
 // form, or by the reflective fallback) reads the same.
+
+// clusterQuotaGVK is the stored form's kind.
+var clusterQuotaGVK = clusterquota.SchemeGroupVersion.WithKind("ClusterResourceQuota")
 
 // emptyStatusSuffix is how encoding/json ends an object whose status is the zero value.
 const emptyStatusSuffix = `"status":{"total":{},"namespaces":null}}`
 
-// encodeClusterQuota returns the stored form of a cluster quota. crq is not modified.
-func encodeClusterQuota(crq *clusterquota.ClusterResourceQuota) ([]byte, error) {
+// EncodeClusterQuota returns the stored form of a cluster quota. crq is not modified.
+func EncodeClusterQuota(crq *clusterquota.ClusterResourceQuota) ([]byte, error) {
 	bare := *crq
 	bare.Status = clusterquota.ClusterResourceQuotaStatus{}
-	base, err := encodeForStorage(&bare, crqGVR.GroupVersion().WithKind("ClusterResourceQuota"))
+	base, err := EncodeForStorage(&bare, clusterQuotaGVK)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +94,7 @@ func sameText(a, b corev1.ResourceList) bool {
 
 func encodeFull(crq *clusterquota.ClusterResourceQuota) ([]byte, error) {
 	cp := *crq
-	return encodeForStorage(&cp, crqGVR.GroupVersion().WithKind("ClusterResourceQuota"))
+	return EncodeForStorage(&cp, clusterQuotaGVK)
 }
 
 // appendQuotaStatus appends a ResourceQuotaStatus as encoding/json writes it.

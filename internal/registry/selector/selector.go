@@ -1,4 +1,4 @@
-package registry
+package selector
 
 import (
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -7,9 +7,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// Selector is a parsed label and field selector. One made by NewSelector is compiled:
+// Selector is a parsed label and field selector. One made by New is compiled:
 // matching an object costs about as much as the object's labels and fields, whatever the
-// selector's size (see selector.go); one made as a literal matches as apimachinery's
+// selector's size (see compile.go); one made as a literal matches as apimachinery's
 // selectors do, requirement by requirement.
 type Selector struct {
 	Label labels.Selector
@@ -19,9 +19,16 @@ type Selector struct {
 	fields *fieldMatcher
 }
 
-// Matches reports whether obj, of resource res, satisfies both selectors (nil selectors
-// match everything).
-func (s Selector) Matches(res *Resource, obj runtime.Object) bool {
+// Fielder gives an object's field labels: a field selector matches the set it returns.
+// registry.Resource is one (its Strategy's FieldLabeler, or metadata.name and
+// metadata.namespace).
+type Fielder interface {
+	Fields(obj runtime.Object) fields.Set
+}
+
+// Matches reports whether obj, whose field labels res gives, satisfies both selectors
+// (nil selectors match everything).
+func (s Selector) Matches(res Fielder, obj runtime.Object) bool {
 	if s.Label != nil && !s.Label.Empty() {
 		m, err := meta.Accessor(obj)
 		if err != nil {

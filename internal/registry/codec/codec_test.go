@@ -1,4 +1,4 @@
-package registry
+package codec
 
 import (
 	"encoding/json"
@@ -15,11 +15,11 @@ func TestWithResourceVersion(t *testing.T) {
 		{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", Labels: map[string]string{"a": "b"}}},
 		{},
 	} {
-		stored, err := encodeForStorage(p, corev1.SchemeGroupVersion.WithKind("Pod"))
+		stored, err := EncodeForStorage(p, corev1.SchemeGroupVersion.WithKind("Pod"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := withResourceVersion(stored, "42")
+		got := WithResourceVersion(stored, "42")
 		var back corev1.Pod
 		if err := json.Unmarshal(got, &back); err != nil {
 			t.Fatalf("%s: %v", got, err)
@@ -31,7 +31,7 @@ func TestWithResourceVersion(t *testing.T) {
 			t.Errorf("spliced %s decodes to %+v", got, back.ObjectMeta)
 		}
 	}
-	if withResourceVersion([]byte(`{"kind":"X"}`), "1") != nil {
+	if WithResourceVersion([]byte(`{"kind":"X"}`), "1") != nil {
 		t.Error("JSON without metadata must not be spliced")
 	}
 }

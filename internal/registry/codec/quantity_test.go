@@ -1,4 +1,4 @@
-package registry
+package codec
 
 import (
 	"bytes"
@@ -42,16 +42,15 @@ func protobufPod(t testing.TB, mantissa int64, exp int32) []byte {
 // its field, from every decoder, before anything parses it; the same text elsewhere than
 // in a quantity field is only a string.
 func TestDecodeRefusesQuantityTexts(t *testing.T) {
-	cat := NewCatalogue()
-	pods := cat.Get(corev1.SchemeGroupVersion.WithResource("pods"))
-	quotas := cat.Get(corev1.SchemeGroupVersion.WithResource("resourcequotas"))
-	configMaps := cat.Get(corev1.SchemeGroupVersion.WithResource("configmaps"))
+	pods := builtinKind(corev1.SchemeGroupVersion.WithResource("pods"), "Pod", corev1.Pod{})
+	quotas := builtinKind(corev1.SchemeGroupVersion.WithResource("resourcequotas"), "ResourceQuota", corev1.ResourceQuota{})
+	configMaps := builtinKind(corev1.SchemeGroupVersion.WithResource("configmaps"), "ConfigMap", corev1.ConfigMap{})
 	podJSON := func(cpu string) string {
 		return `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":` + cpu + `}}}]}}`
 	}
 	tests := []struct {
 		name, contentType string
-		res               *Resource
+		res               Kind
 		body              []byte
 		want              string
 	}{
@@ -130,24 +129,24 @@ func FuzzQuantityScan(f *testing.F) {
 // included), is a 422 naming its field from every decoder and in every kind that holds
 // quantities; values at the bound decode.
 func TestDecodeRefusesQuantitiesBeyondBound(t *testing.T) {
-	cat := NewCatalogue()
 	kinds := []struct {
 		resource, kind, field string
+		obj                   interface{}
 		body                  func(q string) string
 	}{
-		{"pods", "Pod", "spec.containers[0].resources.requests[memory]", func(q string) string {
+		{"pods", "Pod", "spec.containers[0].resources.requests[memory]", corev1.Pod{}, func(q string) string {
 			return `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"},"spec":{"containers":[{"name":"c","image":"i","resources":{"requests":{"memory":` + q + `}}}]}}`
 		}},
-		{"pods", "Pod", "spec.overhead[cpu]", func(q string) string {
+		{"pods", "Pod", "spec.overhead[cpu]", corev1.Pod{}, func(q string) string {
 			return `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"},"spec":{"overhead":{"cpu":` + q + `},"containers":[{"name":"c","image":"i"}]}}`
 		}},
-		{"resourcequotas", "ResourceQuota", "spec.hard[cpu]", func(q string) string {
+		{"resourcequotas", "ResourceQuota", "spec.hard[cpu]", corev1.ResourceQuota{}, func(q string) string {
 			return `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"x"},"spec":{"hard":{"cpu":` + q + `}}}`
 		}},
-		{"limitranges", "LimitRange", "spec.limits[0].max[memory]", func(q string) string {
+		{"limitranges", "LimitRange", "spec.limits[0].max[memory]", corev1.LimitRange{}, func(q string) string {
 			return `{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"x"},"spec":{"limits":[{"type":"Container","max":{"memory":` + q + `}}]}}`
 		}},
-		{"persistentvolumeclaims", "PersistentVolumeClaim", "spec.resources.requests[storage]", func(q string) string {
+		{"persistentvolumeclaims", "PersistentVolumeClaim", "spec.resources.requests[storage]", corev1.PersistentVolumeClaim{}, func(q string) string {
 			return `{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"x"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":` + q + `}}}}`
 		}},
 	}
@@ -173,7 +172,7 @@ func TestDecodeRefusesQuantitiesBeyondBound(t *testing.T) {
 		{"9223372036854775807000m", ""},
 	}
 	for _, k := range kinds {
-		res := cat.Get(corev1.SchemeGroupVersion.WithResource(k.resource))
+		res := builtinKind(corev1.SchemeGroupVersion.WithResource(k.resource), k.kind, k.obj)
 		for _, f := range forms {
 			want := ""
 			if f.want != "" {
@@ -209,7 +208,7 @@ func TestDecodeRefusesQuantitiesBeyondBound(t *testing.T) {
 	}
 	// Protobuf: a pod encoded with an in-bound text of the same length, then that text
 	// replaced in the encoded bytes.
-	pods := cat.Get(corev1.SchemeGroupVersion.WithResource("pods"))
+	pods := builtinKind(corev1.SchemeGroupVersion.WithResource("pods"), "Pod", corev1.Pod{})
 	for _, tc := range []struct{ in, out, want string }{
 		{"7Ei", "8Ei", large},
 		{"7Ei", "9Ei", large},

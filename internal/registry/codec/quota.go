@@ -1,4 +1,4 @@
-package registry
+package codec
 
 import (
 	"bytes"
@@ -12,42 +12,42 @@ import (
 // A batch changes only status.used of the quotas it touches (quota.Prepared.Check returns
 // quotas that share everything else), and status.used is the last field of a stored quota.
 // So a quota's stored form is a prefix that stays the same along a namespace's chain of
-// planned states, followed by status.used and the two closing braces. quotaEncoder keeps
+// planned states, followed by status.used and the two closing braces. QuotaEncoder keeps
 // each quota's prefix, so that encoding a quota with every batch costs the few bytes of its
 // usage instead of a reflective encoding of the whole object (most of a one-write batch's
 // planning). Each prefix is checked once against the full encoding; a quota whose encoding
 // does not have that shape is encoded in full every time.
 
-// quotaEncoder holds the prefixes of one chain of planned states. Plans of a namespace run
+// QuotaEncoder holds the prefixes of one chain of planned states. Plans of a namespace run
 // one at a time, and a chain ends whenever quotas are read again, so it needs no lock.
-type quotaEncoder struct {
+type QuotaEncoder struct {
 	gvk schema.GroupVersionKind
 	// prefixes maps a quota's name to its stored form up to status.used (nil: encode it in
 	// full).
 	prefixes map[string][]byte
 }
 
-func newQuotaEncoder(gvk schema.GroupVersionKind) *quotaEncoder {
-	return &quotaEncoder{gvk: gvk, prefixes: map[string][]byte{}}
+func NewQuotaEncoder(gvk schema.GroupVersionKind) *QuotaEncoder {
+	return &QuotaEncoder{gvk: gvk, prefixes: map[string][]byte{}}
 }
 
 // encode returns q's stored form. q must share everything but status.used with the quota of
 // that name the encoder saw first.
-func (e *quotaEncoder) encode(q *corev1.ResourceQuota) ([]byte, error) {
+func (e *QuotaEncoder) Encode(q *corev1.ResourceQuota) ([]byte, error) {
 	prefix, known := e.prefixes[q.Name]
 	if known && prefix != nil {
 		if b, ok := spliceUsed(prefix, q.Status.Used); ok {
 			return b, nil
 		}
 	}
-	full, err := encodeForStorage(q, e.gvk)
+	full, err := EncodeForStorage(q, e.gvk)
 	if err != nil || known {
 		return full, err
 	}
 	e.prefixes[q.Name] = nil
 	bare := *q
 	bare.Status.Used = nil
-	base, err := encodeForStorage(&bare, e.gvk)
+	base, err := EncodeForStorage(&bare, e.gvk)
 	if err != nil || !bytes.HasSuffix(base, []byte("}}")) {
 		return full, nil
 	}

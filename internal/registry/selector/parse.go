@@ -1,4 +1,4 @@
-package registry
+package selector
 
 import (
 	"fmt"
@@ -16,18 +16,18 @@ import (
 // A label selector's text may be a request line long (1 MiB). apimachinery's parser copies
 // every token, builds a set per requirement, and checks each value with a regular
 // expression: an 890 KB selector took a quarter of a second of a core and many megabytes
-// of garbage, which the collector then took from every other request. ParseSelectors reads
+// of garbage, which the collector then took from every other request. Parse reads
 // the text once, keeps its tokens as slices of it, checks keys and values by hand, and
-// compiles the requirements straight into the rules of selector.go. It accepts exactly
+// compiles the requirements straight into the rules of compile.go. It accepts exactly
 // the texts apimachinery's labels.Parse accepts, with the same meaning, and refuses the
 // others with the same message (TestLabelParseAsApimachinery, FuzzLabelParse): where a
 // message depends on apimachinery's field errors, it asks apimachinery for that one
 // requirement's message.
 
-// ParseSelectors parses a label selector and a field selector as a list's query gives
+// Parse parses a label selector and a field selector as a list's query gives
 // them (either may be empty), returning the compiled selector or the error labels.Parse
 // or fields.ParseSelector returns.
-func ParseSelectors(label, field string) (Selector, error) {
+func Parse(label, field string) (Selector, error) {
 	var s Selector
 	if label != "" {
 		terms, err := parseLabelTerms(label)
@@ -54,7 +54,7 @@ func ParseSelectors(label, field string) (Selector, error) {
 	return s, nil
 }
 
-// parsedLabels is the labels.Selector of a text ParseSelectors compiled: matching goes
+// parsedLabels is the labels.Selector of a text Parse compiled: matching goes
 // through the compiled rules; anything else asks apimachinery's parse of the same text,
 // made once, when first asked.
 type parsedLabels struct {

@@ -1,4 +1,4 @@
-package registry
+package codec
 
 import (
 	"encoding/json"
@@ -36,8 +36,8 @@ func IsProtobuf(contentType string) bool {
 }
 
 // ProtobufToJSON decodes a protobuf body of a built-in kind and returns its JSON.
-func ProtobufToJSON(res *Resource, body []byte) ([]byte, error) {
-	if res.Type == nil {
+func ProtobufToJSON(res Kind, body []byte) ([]byte, error) {
+	if res.GoType() == nil {
 		return nil, apierrors.NewGenericServerResponse(415, "create", res.GroupResource(), "", "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml", 0, false)
 	}
 	if err := checkProtobufQuantityTexts(res, body); err != nil {

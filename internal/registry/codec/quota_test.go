@@ -1,4 +1,4 @@
-package registry
+package codec
 
 import (
 	"bytes"
@@ -54,7 +54,7 @@ func TestQuotaEncoderMatchesJSON(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			enc := newQuotaEncoder(gvk)
+			enc := NewQuotaEncoder(gvk)
 			for round := 0; round < 50; round++ {
 				q := c.quota()
 				switch {
@@ -71,11 +71,11 @@ func TestQuotaEncoderMatchesJSON(t *testing.T) {
 						}
 					}
 				}
-				want, err := encodeForStorage(q, gvk)
+				want, err := EncodeForStorage(q, gvk)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := enc.encode(q)
+				got, err := enc.Encode(q)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -99,13 +99,13 @@ func TestQuotaEncoderFallsBack(t *testing.T) {
 	q := &corev1.ResourceQuota{}
 	q.Name = "odd"
 	q.Status.Used = corev1.ResourceList{"pods": resource.MustParse("1")}
-	enc := newQuotaEncoder(gvk)
-	if _, err := enc.encode(q); err != nil {
+	enc := NewQuotaEncoder(gvk)
+	if _, err := enc.Encode(q); err != nil {
 		t.Fatal(err)
 	}
 	q.Status.Used = corev1.ResourceList{"pods": resource.MustParse("2"), `a<b`: resource.MustParse("1")}
-	want, _ := encodeForStorage(q, gvk)
-	got, err := enc.encode(q)
+	want, _ := EncodeForStorage(q, gvk)
+	got, err := enc.Encode(q)
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("got %s, %v; want %s", got, err, want)
 	}
@@ -127,17 +127,17 @@ func BenchmarkQuotaEncode(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			q.Status.Used = used(i)
-			if _, err := encodeForStorage(q, gvk); err != nil {
+			if _, err := EncodeForStorage(q, gvk); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("spliced", func(b *testing.B) {
-		enc := newQuotaEncoder(gvk)
+		enc := NewQuotaEncoder(gvk)
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			q.Status.Used = used(i)
-			if _, err := enc.encode(q); err != nil {
+			if _, err := enc.Encode(q); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,4 +1,4 @@
-package registry
+package selector
 
 import (
 	"math/rand"
@@ -10,14 +10,14 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// sameAsApimachinery checks that ParseSelectors and labels.Parse agree on text: the same
+// sameAsApimachinery checks that Parse and labels.Parse agree on text: the same
 // error message, or selectors compiled to the same rules.
 func sameAsApimachinery(t *testing.T, text string) {
 	t.Helper()
 	want, wantErr := labels.Parse(text)
-	got, gotErr := ParseSelectors(text, "")
+	got, gotErr := Parse(text, "")
 	if (wantErr == nil) != (gotErr == nil) {
-		t.Fatalf("%q: labels.Parse error %v, ParseSelectors error %v", text, wantErr, gotErr)
+		t.Fatalf("%q: labels.Parse error %v, Parse error %v", text, wantErr, gotErr)
 	}
 	if wantErr != nil {
 		if wantErr.Error() != gotErr.Error() {
@@ -28,7 +28,7 @@ func sameAsApimachinery(t *testing.T, text string) {
 	if want.Empty() != got.Empty() {
 		t.Fatalf("%q: Empty %v, want %v", text, got.Empty(), want.Empty())
 	}
-	compiled := NewSelector(want, nil)
+	compiled := New(want, nil)
 	if !reflect.DeepEqual(compiled.labels, got.labels) {
 		t.Fatalf("%q: compiled rules differ:\nfrom labels.Parse: %+v\nParseSelectors:    %+v", text, compiled.labels, got.labels)
 	}
@@ -84,7 +84,7 @@ func TestLabelParseAsApimachineryRandom(t *testing.T) {
 	}
 }
 
-// FuzzLabelParse: go test -fuzz FuzzLabelParse ./internal/registry
+// FuzzLabelParse: go test -fuzz FuzzLabelParse ./internal/registry/selector
 func FuzzLabelParse(f *testing.F) {
 	r := rand.New(rand.NewSource(2))
 	for range 64 {
@@ -114,13 +114,13 @@ func BenchmarkParseLongSelector(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			NewSelector(l, nil)
+			New(l, nil)
 		}
 	})
-	b.Run("ParseSelectors", func(b *testing.B) {
+	b.Run("Parse", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := ParseSelectors(text, ""); err != nil {
+			if _, err := Parse(text, ""); err != nil {
 				b.Fatal(err)
 			}
 		}

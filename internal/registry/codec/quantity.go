@@ -1,4 +1,4 @@
-package registry
+package codec
 
 import (
 	"bytes"
@@ -35,14 +35,14 @@ var quantityType = reflect.TypeOf(resource.Quantity{})
 
 // checkQuantityTexts refuses a JSON body of res whose quantity fields hold a text
 // quantity.CheckText refuses. Malformed JSON is left to the decoder.
-func checkQuantityTexts(res *Resource, body []byte) error {
-	if res.Type == nil || !mayHoldRefusedQuantity(body) {
+func checkQuantityTexts(res Kind, body []byte) error {
+	if res.GoType() == nil || !mayHoldRefusedQuantity(body) {
 		return nil
 	}
 	w := &quantityWalk{}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	if err := w.jsonValue(dec, res.Type, nil); err != nil {
+	if err := w.jsonValue(dec, res.GoType(), nil); err != nil {
 		return nil
 	}
 	return w.result(res)
@@ -50,8 +50,8 @@ func checkQuantityTexts(res *Resource, body []byte) error {
 
 // checkProtobufQuantityTexts is checkQuantityTexts for a Kubernetes protobuf body (the
 // "k8s\x00" magic, then a runtime.Unknown whose raw field is the object).
-func checkProtobufQuantityTexts(res *Resource, body []byte) error {
-	if res.Type == nil || !bytes.HasPrefix(body, []byte("k8s\x00")) {
+func checkProtobufQuantityTexts(res Kind, body []byte) error {
+	if res.GoType() == nil || !bytes.HasPrefix(body, []byte("k8s\x00")) {
 		return nil
 	}
 	raw, ok := protoField(body[4:], 2)
@@ -68,7 +68,7 @@ func checkProtobufQuantityTexts(res *Resource, body []byte) error {
 // protobufType returns the Go type the protobuf serializer decodes a runtime.Unknown
 // into: the kind its typeMeta names (which need not be res's: the serializer creates
 // that kind, and the mismatch is reported after decoding), else res's.
-func protobufType(res *Resource, unknown []byte) reflect.Type {
+func protobufType(res Kind, unknown []byte) reflect.Type {
 	gvk := res.GVK()
 	if tm, ok := protoField(unknown, 1); ok {
 		if v, ok := protoField(tm, 1); ok && len(v) > 0 {
@@ -82,7 +82,7 @@ func protobufType(res *Resource, unknown []byte) reflect.Type {
 	}
 	obj, err := protobufScheme.New(gvk)
 	if err != nil {
-		return res.Type
+		return res.GoType()
 	}
 	return reflect.TypeOf(obj)
 }
@@ -137,7 +137,7 @@ type quantityWalk struct {
 }
 
 // result is the 422 for the refused texts, or nil.
-func (w *quantityWalk) result(res *Resource) error {
+func (w *quantityWalk) result(res Kind) error {
 	if len(w.errs) == 0 {
 		return nil
 	}

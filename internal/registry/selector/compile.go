@@ -1,4 +1,4 @@
-package registry
+package selector
 
 import (
 	"strconv"
@@ -11,15 +11,15 @@ import (
 // A selector's text may be as long as a request line (1 MiB): tens of thousands of
 // requirements, or one `in` of a hundred thousand values. apimachinery's selectors match
 // requirement by requirement and value by value, so such a selector cost a millisecond per
-// object, and a list of a few thousand objects seconds of a core. NewSelector compiles the
+// object, and a list of a few thousand objects seconds of a core. New compiles the
 // requirements once into one rule per key (the intersection of its allowed values, the
 // union of its refused values, the tightest bounds), so that matching an object walks the
 // object's labels and the keys it must have, never the selector: a selector whose keys that
 // must exist outnumber the object's labels cannot match it. The rules keep apimachinery's
 // semantics requirement for requirement.
 
-// NewSelector returns the compiled selector of l and f (either may be nil).
-func NewSelector(l labels.Selector, f fields.Selector) Selector {
+// New returns the compiled selector of l and f (either may be nil).
+func New(l labels.Selector, f fields.Selector) Selector {
 	s := Selector{Label: l, Field: f}
 	if l != nil && !l.Empty() {
 		if reqs, ok := l.Requirements(); ok {

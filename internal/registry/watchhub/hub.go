@@ -1,0 +1,436 @@
+package watchhub
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/quotad/quotad/internal/storage"
+)
+
+// A watch hub runs ONE storage watch per resource and decodes every event once for all the
+// watchers of that resource (controllers, informers, kubectl get -w), as kube-apiserver's
+// watch cache does. It keeps the last hubHistory batches so a watcher starting a little in
+// the past (the revision of its list) is served from memory; older starts use a watch of
+// their own (Direct). Objects in the hub are shared: the store hands watchers deep copies.
+
+const (
+	hubHistory   = 512
+	hubSubBuffer = 2048
+)
+
+// Event is a storage event with its objects decoded (shared, read-only).
+type Event struct {
+	Type storage.EventType
+	Key  string
+	Rev  int64
+	Cur  runtime.Object
+	// Prev is the previous state: decoded at once for deletions, on first use for updates
+	// (only watchers with selectors need it), shared by every watcher.
+	Prev *Lazy
+}
+
+// Batch is what a watcher receives: the events of one revision, a progress notification
+// (no events), or a terminal error.
+type Batch struct {
+	Rev    int64
+	Events []Event
+	Err    error
+}
+
+// Source is what a hub watches: one resource's keys, and how their events are decoded.
+type Source struct {
+	// Storage is watched under Prefix.
+	Storage storage.Store
+	Prefix  string
+	// KeepsValues makes the hub keep every key's stored value and watch without previous
+	// values, which it then fills in itself (registry.Resource.HubKeepsValues).
+	KeepsValues bool
+	// EachPage reads every key under a prefix at a revision (0: the latest), page by page,
+	// and returns that revision; used when KeepsValues.
+	EachPage func(ctx context.Context, prefix string, rev int64, f func([]storage.KV) bool) (int64, error)
+	// Decode decodes events; taken, when not nil, holds for each event an object offered
+	// for its value (see Hub.Offer) that stands for its decoding.
+	Decode func(evs []storage.Event, taken []runtime.Object) []Event
+}
+
+type hubSub struct {
+	ch   chan Batch
+	from int64
+	// behind is set (under the hub's lock) when the watcher fell behind and was dropped.
+	behind bool
+}
+
+// Hub is the fan-out of one resource's storage watch to its watchers, with a bounded
+// history and bounded per-watcher backlogs.
+type Hub struct {
+	src     Source
+	owner   any
+	mu      sync.Mutex
+	running bool
+	lastRev int64
+	// floor: every event after floor is either in history or still to come.
+	floor   int64
+	history []Batch
+	subs    map[*hubSub]struct{}
+	// stop ends the running storage watch (the hub stops when its last watcher leaves);
+	// epoch tells the runs apart, so a stopped run cannot touch a newer one's watchers.
+	stop  context.CancelFunc
+	epoch int64
+	// offers are objects this replica's writers are committing, by key, so that the hub
+	// need not decode them again (see registry.Resource.SharesWrites).
+	offers map[string]offer
+}
+
+// offer is an object being committed and the exact bytes it is stored as.
+type offer struct {
+	value []byte
+	obj   runtime.Object
+}
+
+// maxOffers bounds the offers a hub keeps: offers of writes that failed are never taken,
+// so past this many the hub forgets them all (and decodes those events instead).
+const maxOffers = 1024
+
+// Hubs is a set of hubs by name (the zero value is empty and ready).
+type Hubs struct {
+	mu sync.Mutex
+	m  map[string]*Hub
+}
+
+// Get returns the hub named key of owner, making it when there is none or the one there
+// is another owner's (a resource replaced in the catalogue gets a hub of its own); src
+// gives the new hub's source.
+func (hs *Hubs) Get(key string, owner any, src func() Source) *Hub {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	if hs.m == nil {
+		hs.m = map[string]*Hub{}
+	}
+	h := hs.m[key]
+	if h == nil || h.owner != owner {
+		h = &Hub{src: src(), owner: owner, subs: map[*hubSub]struct{}{}}
+		hs.m[key] = h
+	}
+	return h
+}
+
+// Lookup returns the hub named key of owner, or nil.
+func (hs *Hubs) Lookup(key string, owner any) *Hub {
+	hs.mu.Lock()
+	h := hs.m[key]
+	hs.mu.Unlock()
+	if h == nil || h.owner != owner {
+		return nil
+	}
+	return h
+}
+
+// Watch streams the batches with revisions after from, until ctx ends or an error batch;
+// nil when the hub cannot serve from (its history no longer holds every event after it,
+// or replaying it would fill half a watcher's backlog): Direct serves those.
+func (h *Hub) Watch(ctx context.Context, from int64) <-chan Batch {
+	if sub := h.subscribe(from); sub != nil {
+		out := make(chan Batch)
+		go func() {
+			defer close(out)
+			defer h.unsubscribe(sub)
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case b, ok := <-sub.ch:
+					if !ok {
+						h.mu.Lock()
+						behind := sub.behind
+						h.mu.Unlock()
+						if behind {
+							select {
+							case out <- Batch{Err: fmt.Errorf("watcher of %s fell behind", h.src.Prefix)}:
+							case <-ctx.Done():
+							}
+						}
+						return
+					}
+					if b.Err == nil && len(b.Events) > 0 && b.Rev <= sub.from {
+						continue
+					}
+					select {
+					case out <- b:
+					case <-ctx.Done():
+						return
+					}
+					if b.Err != nil {
+						return
+					}
+				}
+			}
+		}()
+		return out
+	}
+	return nil
+}
+
+// subscribe registers a watcher from revision from; nil means the hub cannot serve it.
+func (h *Hub) subscribe(from int64) *hubSub {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	sub := &hubSub{ch: make(chan Batch, hubSubBuffer), from: from}
+	if !h.running {
+		h.running = true
+		h.lastRev, h.floor = from, from
+		h.history = nil
+		h.offers = nil
+		ctx, cancel := context.WithCancel(context.Background())
+		h.stop = cancel
+		h.epoch++
+		go h.run(ctx, cancel, from, h.epoch)
+		h.subs[sub] = struct{}{}
+		return sub
+	}
+	if from < h.lastRev {
+		// Replay from history if it holds every event after from.
+		if from < h.floor {
+			return nil
+		}
+		i := 0
+		for i < len(h.history) && h.history[i].Rev <= from {
+			i++
+		}
+		if len(h.history)-i > hubSubBuffer/2 {
+			return nil
+		}
+		for _, b := range h.history[i:] {
+			sub.ch <- b
+		}
+	}
+	h.subs[sub] = struct{}{}
+	return sub
+}
+
+func (h *Hub) unsubscribe(sub *hubSub) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.subs, sub)
+	if len(h.subs) == 0 && h.running {
+		h.running = false
+		h.history = nil
+		h.offers = nil
+		h.stop()
+	}
+}
+
+// run is the hub's storage watch.
+func (h *Hub) run(ctx context.Context, cancel context.CancelFunc, from, epoch int64) {
+	defer cancel()
+	var src <-chan storage.WatchResult
+	var values *keptValues
+	if h.src.KeepsValues {
+		var err error
+		if values, from, err = keepValues(ctx, h.src, from); err != nil {
+			h.deliver(Batch{Err: err}, epoch)
+			return
+		}
+		src = h.src.Storage.WatchWithoutPrev(ctx, h.src.Prefix, from)
+	} else {
+		src = h.src.Storage.Watch(ctx, h.src.Prefix, from)
+	}
+	for wr := range src {
+		b := Batch{Rev: wr.Revision, Err: wr.Err}
+		if wr.Err == nil {
+			if values != nil {
+				values.fill(wr.Events)
+			}
+			b.Events = h.src.Decode(wr.Events, h.takeOffers(wr.Events))
+		}
+		if !h.deliver(b, epoch) {
+			return
+		}
+	}
+	h.deliver(Batch{Err: fmt.Errorf("watch of %s ended", h.src.Prefix)}, epoch)
+}
+
+// deliver fans a batch out; it stops the hub after an error. Watchers that cannot keep up
+// are ended with an error and re-list, as upstream ends slow watchers.
+func (h *Hub) deliver(b Batch, epoch int64) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if epoch != h.epoch || !h.running {
+		return false // this run was stopped
+	}
+	if b.Err != nil {
+		for sub := range h.subs {
+			select {
+			case sub.ch <- b:
+			default:
+			}
+			close(sub.ch)
+			delete(h.subs, sub)
+		}
+		h.running = false
+		h.history = nil
+		h.offers = nil
+		return false
+	}
+	if len(b.Events) > 0 {
+		h.history = append(h.history, b)
+		// Trim in chunks so that keeping history costs O(1) per batch.
+		if len(h.history) >= 2*hubHistory {
+			drop := len(h.history) - hubHistory
+			h.floor = h.history[drop-1].Rev
+			h.history = append(h.history[:0:0], h.history[drop:]...)
+		}
+	}
+	if b.Rev > h.lastRev {
+		h.lastRev = b.Rev
+	}
+	for sub := range h.subs {
+		select {
+		case sub.ch <- b:
+		default:
+			sub.behind = true
+			close(sub.ch)
+			delete(h.subs, sub)
+		}
+	}
+	return true
+}
+
+// keptValues is the stored value of every key under a prefix, as a watch without previous
+// values goes: it gives each event the previous value storage would have sent.
+type keptValues struct {
+	kvs map[string]*storage.KV
+}
+
+// keepValues reads every key of src at revision rev (0: the latest, which it returns).
+func keepValues(ctx context.Context, src Source, rev int64) (*keptValues, int64, error) {
+	v := &keptValues{kvs: map[string]*storage.KV{}}
+	rev, err := src.EachPage(ctx, src.Prefix, rev, func(kvs []storage.KV) bool {
+		for i := range kvs {
+			v.kvs[kvs[i].Key] = &kvs[i]
+		}
+		return true
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return v, rev, nil
+}
+
+// fill sets each event's previous value and records its new one.
+func (v *keptValues) fill(evs []storage.Event) {
+	for i := range evs {
+		ev := &evs[i]
+		ev.PrevKV = v.kvs[ev.KV.Key]
+		if ev.Type == storage.EventDelete {
+			delete(v.kvs, ev.KV.Key)
+		} else {
+			v.kvs[ev.KV.Key] = &ev.KV
+		}
+	}
+}
+
+// Direct is a watch of its own, for starts a hub's history does not cover: src's storage
+// watch from revision from, decoded, until ctx ends or an error batch.
+func Direct(ctx context.Context, src Source, from int64) <-chan Batch {
+	out := make(chan Batch, 64)
+	go func() {
+		defer close(out)
+		for wr := range src.Storage.Watch(ctx, src.Prefix, from) {
+			b := Batch{Rev: wr.Revision, Err: wr.Err}
+			if wr.Err == nil {
+				b.Events = src.Decode(wr.Events, nil)
+			}
+			select {
+			case out <- b:
+			case <-ctx.Done():
+				return
+			}
+			if b.Err != nil {
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// Offer gives the hub, when it runs, the object about to be stored as value at key; the
+// hub takes it only if an event's value is byte for byte that value. obj returns the
+// object, which nothing may modify afterwards; it is called only when the hub runs.
+func (h *Hub) Offer(key string, value []byte, obj func() runtime.Object) {
+	h.mu.Lock()
+	running := h.running
+	h.mu.Unlock()
+	if !running {
+		return
+	}
+	o := offer{value: value, obj: obj()}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.running {
+		return
+	}
+	if h.offers == nil || len(h.offers) >= maxOffers {
+		h.offers = map[string]offer{}
+	}
+	h.offers[key] = o
+}
+
+// takeOffers removes the offers matching puts of evs and returns, for each event, the
+// object (with its resourceVersion set) that stands for its decoded value, or nil.
+func (h *Hub) takeOffers(evs []storage.Event) []runtime.Object {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.offers) == 0 {
+		return nil
+	}
+	var out []runtime.Object
+	for i, ev := range evs {
+		o, ok := h.offers[ev.KV.Key]
+		if !ok || ev.Type != storage.EventPut || !bytes.Equal(o.value, ev.KV.Value) {
+			continue
+		}
+		m, err := meta.Accessor(o.obj)
+		if err != nil {
+			continue // decoded instead
+		}
+		delete(h.offers, ev.KV.Key)
+		m.SetResourceVersion(strconv.FormatInt(ev.KV.ModRevision, 10))
+		if out == nil {
+			out = make([]runtime.Object, len(evs))
+		}
+		out[i] = o.obj
+	}
+	return out
+}
+
+// Decoder decodes a stored value.
+type Decoder interface {
+	DecodeKV(kv *storage.KV) (runtime.Object, error)
+}
+
+// Lazy is a stored value decoded at most once, when first needed.
+type Lazy struct {
+	dec  Decoder
+	kv   *storage.KV
+	once sync.Once
+	obj  runtime.Object
+}
+
+// NewLazy returns kv, to be decoded by dec when first needed.
+func NewLazy(dec Decoder, kv *storage.KV) *Lazy { return &Lazy{dec: dec, kv: kv} }
+
+// Get returns the decoded object, or nil when the value cannot be decoded.
+func (l *Lazy) Get() runtime.Object {
+	l.once.Do(func() {
+		if obj, err := l.dec.DecodeKV(l.kv); err == nil {
+			l.obj = obj
+		}
+	})
+	return l.obj
+}

@@ -1,0 +1,149 @@
+package watchhub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/quotad/quotad/internal/storage"
+)
+
+// configMaps is a Source of ConfigMaps stored as JSON under /cm/, on embedded etcd.
+func configMaps(t *testing.T) (Source, storage.Store) {
+	t.Helper()
+	e, err := storage.StartEmbedded(t.Context(), t.TempDir(), nil, storage.WithUnsafeNoFsync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	st := e.Store()
+	dec := jsonDecoder{}
+	return Source{
+		Storage: st,
+		Prefix:  "/cm/",
+		Decode: func(evs []storage.Event, taken []runtime.Object) []Event {
+			out := make([]Event, 0, len(evs))
+			for i, ev := range evs {
+				de := Event{Type: ev.Type, Key: ev.KV.Key, Rev: ev.KV.ModRevision}
+				if taken != nil && taken[i] != nil {
+					de.Cur = taken[i]
+				} else if ev.Type == storage.EventPut {
+					de.Cur, _ = dec.DecodeKV(&ev.KV)
+				}
+				if ev.PrevKV != nil {
+					de.Prev = NewLazy(dec, ev.PrevKV)
+				}
+				out = append(out, de)
+			}
+			return out
+		},
+	}, st
+}
+
+type jsonDecoder struct{}
+
+func (jsonDecoder) DecodeKV(kv *storage.KV) (runtime.Object, error) {
+	cm := &corev1.ConfigMap{}
+	if err := json.Unmarshal(kv.Value, cm); err != nil {
+		return nil, err
+	}
+	cm.ResourceVersion = fmt.Sprint(kv.ModRevision)
+	return cm, nil
+}
+
+func put(t *testing.T, st storage.Store, name string, value []byte) int64 {
+	t.Helper()
+	r, err := st.Txn(t.Context(), storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: "/cm/" + name, Value: value}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Revision
+}
+
+func cmJSON(name, v string) []byte {
+	b, _ := json.Marshal(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"v": v}})
+	return b
+}
+
+// next returns the next batch with events, failing after a deadline.
+func next(t *testing.T, ch <-chan Batch) Batch {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case b, ok := <-ch:
+			if !ok {
+				t.Fatal("watch ended")
+			}
+			if b.Err != nil {
+				t.Fatal(b.Err)
+			}
+			if len(b.Events) > 0 {
+				return b
+			}
+		case <-deadline:
+			t.Fatal("no batch within 30s")
+		}
+	}
+}
+
+// TestHubFansOutAndReplaysHistory: every watcher of a hub gets each committed change in
+// revision order, a watcher starting at an earlier revision gets the hub's history first,
+// and an offered object stands for the event whose value is the offered one.
+func TestHubFansOutAndReplaysHistory(t *testing.T) {
+	t.Parallel()
+	src, st := configMaps(t)
+	first := put(t, st, "a", cmJSON("a", "0"))
+	var hubs Hubs
+	owner := new(int)
+	h := hubs.Get("cm", owner, func() Source { return src })
+	if again := hubs.Get("cm", owner, func() Source { t.Fatal("a second source for the same owner"); return Source{} }); again != h {
+		t.Fatal("Get made a second hub for the same owner")
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	w1 := h.Watch(ctx, first)
+	if w1 == nil {
+		t.Fatal("a hub that is not running must serve any start")
+	}
+	r1 := put(t, st, "a", cmJSON("a", "1"))
+	offered := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b"}, Data: map[string]string{"v": "offered"}}
+	value := cmJSON("b", "2")
+	if hubs.Lookup("cm", owner) != h || hubs.Lookup("cm", new(int)) != nil {
+		t.Fatal("Lookup does not find the owner's hub only")
+	}
+	h.Offer("/cm/b", value, func() runtime.Object { return offered })
+	r2 := put(t, st, "b", value)
+
+	b := next(t, w1)
+	if b.Rev != r1 || b.Events[0].Cur.(*corev1.ConfigMap).Data["v"] != "1" || b.Events[0].Prev.Get().(*corev1.ConfigMap).Data["v"] != "0" {
+		t.Fatalf("first batch %+v, want a's update at %d", b, r1)
+	}
+	b = next(t, w1)
+	if b.Rev != r2 || b.Events[0].Cur != runtime.Object(offered) || offered.ResourceVersion != fmt.Sprint(r2) {
+		t.Fatalf("second batch %+v: want the offered object at revision %d", b, r2)
+	}
+	// A second watcher from the first revision is served from history.
+	w2 := h.Watch(ctx, first)
+	if w2 == nil {
+		t.Fatal("history holds every event after the first revision")
+	}
+	for _, want := range []int64{r1, r2} {
+		if b := next(t, w2); b.Rev != want {
+			t.Fatalf("replayed batch at %d, want %d", b.Rev, want)
+		}
+	}
+	// Direct serves the same events with a watch of its own.
+	d := Direct(ctx, src, first)
+	for _, want := range []int64{r1, r2} {
+		if b := next(t, d); b.Rev != want {
+			t.Fatalf("direct batch at %d, want %d", b.Rev, want)
+		}
+	}
+}
