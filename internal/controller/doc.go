@@ -2,16 +2,21 @@
 // lives in its own sub-package (namespace, crd, quotaverify, workloads,
 // garbagecollector, etcdsnapshot…) and, unless it is a timer (etcdsnapshot), runs on a Loop:
 //
-//   - Loop.Watch: a watch of the registry that survives compaction and restarts
-//     (re-listing), delivering every object to a Handler;
+//   - Loop.Watch: a watch of the registry delivering every object to a Handler; when it
+//     ends (the watcher fell behind, a storage error) it resumes from the last revision
+//     it saw, so missed changes, deletions included, are delivered; only a compacted
+//     revision makes it start over from the current objects;
 //   - Loop.Process: workers over a rate-limited work queue (NewQueue) of string keys;
 //   - Throttle: the rate limiter of repeated identical failure log lines (first failure
 //     logged, repeats counted and summarised at most once per interval), usable by any
 //     component;
-//   - As, On and Meta: checked access to objects of any kind, typed or unstructured.
+//   - As, On and Meta: checked access to objects of any kind, typed or unstructured;
+//   - Cache: a watch-fed view of one resource (an informer's store);
+//   - PodViews: the one shared, read-only view of each pod version (PodView) that the
+//     controllers watching every pod keep, so a large cluster's pods are held once, small.
 //
-// Invariants: controllers are level-triggered (every object is seen at start and after any
-// watch restart), idempotent, and write only through the registry store, so every write is
+// Invariants: controllers are level-triggered (every object is seen at start, and every change
+// after it), idempotent, and write only through the registry store, so every write is
 // admitted and quota-accounted like a user's. No object can take the server down: a panic
 // in a handler or a sync is recovered, logged once at Error with its stack, reported to
 // the PanicObserver (quotad_controller_panics_total), and a panicking sync's key is
