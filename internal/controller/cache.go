@@ -17,6 +17,12 @@ type Cache struct {
 	objs map[string]map[string]runtime.Object // namespace → name → object
 }
 
+// named is what a cache keys objects by (metav1.Object has it, and so has a PodView).
+type named interface {
+	GetNamespace() string
+	GetName() string
+}
+
 // NewCache returns an empty cache.
 func NewCache() *Cache {
 	return &Cache{objs: map[string]map[string]runtime.Object{}}
@@ -25,8 +31,14 @@ func NewCache() *Cache {
 // Feed returns a handler that records each event in the cache, then calls next (when set).
 func (c *Cache) Feed(next Handler) Handler {
 	return func(obj runtime.Object, deleted bool) {
-		m, err := Meta(obj)
-		if err == nil {
+		m, ok := obj.(named)
+		if !ok {
+			var err error
+			if m, err = Meta(obj); err != nil {
+				m = nil
+			}
+		}
+		if m != nil {
 			c.mu.Lock()
 			ns, name := m.GetNamespace(), m.GetName()
 			if deleted {

@@ -6,93 +6,94 @@ import (
 	"weak"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// PodViews makes the pods the controllers watching every pod keep in their caches (node
-// lifecycle, taint eviction, Endpoints, EndpointSlices): a copy holding only the fields
-// they read, shared by all of them. A watched pod is the whole object (its volumes,
-// containers' commands, environment, managed fields: several KB); a view is a fraction
-// of it, and the one view of a pod's version is shared for as long as any cache holds it,
-// so a large cluster's pods cost one view each, not one whole pod per controller.
-//
-// Views are read-only. A nil *PodViews makes views without sharing them.
-type PodViews struct {
-	mu    sync.Mutex
-	views map[viewKey]weak.Pointer[corev1.Pod]
+// PodView is the part of a pod that the controllers watching every pod read (node
+// lifecycle, taint eviction, Endpoints, EndpointSlices, pod GC), what their caches keep
+// instead of the pod: a watched pod is the whole object (volumes, commands, environment,
+// managed fields: several KB), a view about 350 bytes plus the maps and slices it shares
+// with the pod it was made of. Views are read-only; Pod makes a pod of one.
+type PodView struct {
+	Namespace, Name, ResourceVersion string
+	UID                              types.UID
+	Generation                       int64
+	Labels                           map[string]string
+	CreationTimestamp                metav1.Time
+	DeletionTimestamp                *metav1.Time
+	NodeName, Hostname, Subdomain    string
+	Tolerations                      []corev1.Toleration
+	// Containers and InitContainers keep the names, ports and restart policies of the
+	// containers with ports (init containers: the restartable ones, whose ports a Service
+	// may name).
+	Containers, InitContainers []corev1.Container
+	Phase                      corev1.PodPhase
+	Reason, PodIP              string
+	PodIPs                     []corev1.PodIP
+	// Ready is the status of the Ready condition ("" when the pod has none).
+	Ready corev1.ConditionStatus
 }
 
-type viewKey struct {
-	uid types.UID
-	rv  string
-}
+// GetObjectKind implements runtime.Object (a view has no kind of its own).
+func (v *PodView) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
 
-// NewPodViews returns an empty set of shared views.
-func NewPodViews() *PodViews {
-	return &PodViews{views: map[viewKey]weak.Pointer[corev1.Pod]{}}
-}
+// DeepCopyObject implements runtime.Object: a shallow copy, the view being read-only.
+func (v *PodView) DeepCopyObject() kruntime.Object { c := *v; return &c }
 
-// View returns the view of p: the one already made of p's UID and resourceVersion while
-// any holder keeps it, else a new one.
-func (v *PodViews) View(p *corev1.Pod) *corev1.Pod {
-	if v == nil || p.ResourceVersion == "" || p.UID == "" {
-		return PodView(p)
+// GetNamespace and GetName name the view's pod (for Cache).
+func (v *PodView) GetNamespace() string { return v.Namespace }
+
+// GetName is the pod's name.
+func (v *PodView) GetName() string { return v.Name }
+
+// Pod returns a pod holding what the view holds (its maps and slices shared: read-only).
+func (v *PodView) Pod() *corev1.Pod {
+	p := &corev1.Pod{}
+	p.Namespace, p.Name, p.UID, p.ResourceVersion = v.Namespace, v.Name, v.UID, v.ResourceVersion
+	p.Generation, p.Labels, p.CreationTimestamp, p.DeletionTimestamp = v.Generation, v.Labels, v.CreationTimestamp, v.DeletionTimestamp
+	p.Spec.NodeName, p.Spec.Hostname, p.Spec.Subdomain = v.NodeName, v.Hostname, v.Subdomain
+	p.Spec.Tolerations, p.Spec.Containers, p.Spec.InitContainers = v.Tolerations, v.Containers, v.InitContainers
+	p.Status.Phase, p.Status.Reason, p.Status.PodIP, p.Status.PodIPs = v.Phase, v.Reason, v.PodIP, v.PodIPs
+	if v.Ready != "" {
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: v.Ready}}
 	}
-	k := viewKey{p.UID, p.ResourceVersion}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if w, ok := v.views[k]; ok {
-		if view := w.Value(); view != nil {
-			return view
-		}
+	return p
+}
+
+// ViewOf returns the view of p (PodView).
+func ViewOf(p *corev1.Pod) *PodView {
+	v := &PodView{
+		Namespace: p.Namespace, Name: p.Name, ResourceVersion: p.ResourceVersion, UID: p.UID,
+		Generation: p.Generation, Labels: p.Labels, CreationTimestamp: p.CreationTimestamp, DeletionTimestamp: p.DeletionTimestamp,
+		NodeName: p.Spec.NodeName, Hostname: p.Spec.Hostname, Subdomain: p.Spec.Subdomain, Tolerations: p.Spec.Tolerations,
+		Containers: portsOnly(p.Spec.Containers, false), InitContainers: portsOnly(p.Spec.InitContainers, true),
+		Phase: p.Status.Phase, Reason: p.Status.Reason, PodIP: p.Status.PodIP, PodIPs: p.Status.PodIPs,
 	}
-	view := PodView(p)
-	v.views[k] = weak.Make(view)
-	runtime.AddCleanup(view, v.forget, k)
-	return view
-}
-
-// forget drops k once its view is gone (unless a newer view took its place).
-func (v *PodViews) forget(k viewKey) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if w, ok := v.views[k]; ok && w.Value() == nil {
-		delete(v.views, k)
-	}
-}
-
-// Len is how many views are held (for tests).
-func (v *PodViews) Len() int {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return len(v.views)
-}
-
-// PodView is the part of p the pod-watching controllers read: name, namespace, UID,
-// resourceVersion, generation, labels, creation and deletion timestamps; the node, hostname, subdomain,
-// tolerations and the containers' (and restartable init containers') names and ports;
-// the phase, reason, pod IPs and Ready condition. Maps and slices are p's own (read-only).
-func PodView(p *corev1.Pod) *corev1.Pod {
-	out := &corev1.Pod{}
-	out.Name, out.Namespace, out.UID, out.ResourceVersion = p.Name, p.Namespace, p.UID, p.ResourceVersion
-	out.Generation, out.Labels, out.DeletionTimestamp = p.Generation, p.Labels, p.DeletionTimestamp
-	out.CreationTimestamp = p.CreationTimestamp
-	out.Spec.NodeName, out.Spec.Hostname, out.Spec.Subdomain = p.Spec.NodeName, p.Spec.Hostname, p.Spec.Subdomain
-	out.Spec.Tolerations = p.Spec.Tolerations
-	out.Spec.Containers = portsOnly(p.Spec.Containers, false)
-	out.Spec.InitContainers = portsOnly(p.Spec.InitContainers, true)
-	out.Status.Phase, out.Status.Reason, out.Status.PodIP, out.Status.PodIPs = p.Status.Phase, p.Status.Reason, p.Status.PodIP, p.Status.PodIPs
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady {
-			out.Status.Conditions = []corev1.PodCondition{c}
+			v.Ready = c.Status
 			break
 		}
 	}
-	return out
+	return v
+}
+
+// CachedPod is the pod a cache holds as a view (or as a pod), nil when it holds none.
+func CachedPod(o kruntime.Object) *corev1.Pod {
+	switch p := o.(type) {
+	case *PodView:
+		return p.Pod()
+	case *corev1.Pod:
+		return p
+	}
+	return nil
 }
 
 // portsOnly keeps each container's name, ports and restart policy (init containers: only
-// the restartable ones, whose ports a Service may name); nil when none has ports.
+// the restartable ones); nil when none has ports.
 func portsOnly(cs []corev1.Container, init bool) []corev1.Container {
 	var out []corev1.Container
 	for _, c := range cs {
@@ -105,4 +106,59 @@ func portsOnly(cs []corev1.Container, init bool) []corev1.Container {
 		out = append(out, corev1.Container{Name: c.Name, Ports: c.Ports, RestartPolicy: c.RestartPolicy})
 	}
 	return out
+}
+
+// PodViews shares views: the controllers watching every pod are each handed the same
+// pod object for one change, and the one view made of it is shared by all their caches
+// for as long as any holds it, so a large cluster's pods cost one view each, not one per
+// controller. A nil *PodViews makes views without sharing them.
+type PodViews struct {
+	mu    sync.Mutex
+	views map[viewKey]weak.Pointer[PodView]
+}
+
+type viewKey struct {
+	uid types.UID
+	rv  string
+}
+
+// NewPodViews returns an empty set of shared views.
+func NewPodViews() *PodViews {
+	return &PodViews{views: map[viewKey]weak.Pointer[PodView]{}}
+}
+
+// View returns the view of p: the one already made of p's UID and resourceVersion while
+// any holder keeps it, else a new one.
+func (s *PodViews) View(p *corev1.Pod) *PodView {
+	if s == nil || p.ResourceVersion == "" || p.UID == "" {
+		return ViewOf(p)
+	}
+	k := viewKey{p.UID, p.ResourceVersion}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if w, ok := s.views[k]; ok {
+		if v := w.Value(); v != nil {
+			return v
+		}
+	}
+	v := ViewOf(p)
+	s.views[k] = weak.Make(v)
+	runtime.AddCleanup(v, s.forget, k)
+	return v
+}
+
+// forget drops k once its view is gone (unless a newer view took its place).
+func (s *PodViews) forget(k viewKey) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if w, ok := s.views[k]; ok && w.Value() == nil {
+		delete(s.views, k)
+	}
+}
+
+// Len is how many views are held (for tests).
+func (s *PodViews) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.views)
 }

@@ -27,15 +27,15 @@ func viewTestPod(rv string) *corev1.Pod {
 				{Name: "setup", Ports: []corev1.ContainerPort{{Name: "ignored", ContainerPort: 1}}},
 			},
 			Volumes: []corev1.Volume{{Name: "v"}}},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1", PodIPs: []corev1.PodIP{{IP: "10.0.0.1"}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, Reason: "r", PodIP: "10.0.0.1", PodIPs: []corev1.PodIP{{IP: "10.0.0.1"}},
 			Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}, {Type: corev1.PodReady, Status: corev1.ConditionFalse}}},
 	}
 }
 
-// TestPodView: a view keeps what the pod-watching controllers read and nothing else.
+// TestPodView: a view keeps what the pod-watching controllers read and nothing else, and
+// the pod it makes holds exactly that.
 func TestPodView(t *testing.T) {
 	p := viewTestPod("5")
-	v := PodView(p)
 	always := corev1.ContainerRestartPolicyAlways
 	want := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: "u1", ResourceVersion: "5", Generation: 2,
@@ -43,11 +43,23 @@ func TestPodView(t *testing.T) {
 		Spec: corev1.PodSpec{NodeName: "n1", Hostname: "h", Subdomain: "s", Tolerations: p.Spec.Tolerations,
 			Containers:     []corev1.Container{{Name: "app", Ports: p.Spec.Containers[0].Ports}},
 			InitContainers: []corev1.Container{{Name: "sidecar", RestartPolicy: &always, Ports: p.Spec.InitContainers[0].Ports}}},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1", PodIPs: p.Status.PodIPs,
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, Reason: "r", PodIP: "10.0.0.1", PodIPs: p.Status.PodIPs,
 			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}},
 	}
-	if !equality.Semantic.DeepEqual(v, want) {
-		t.Fatalf("view:\n%+v\nwant:\n%+v", v, want)
+	v := ViewOf(p)
+	if got := v.Pod(); !equality.Semantic.DeepEqual(got, want) {
+		t.Fatalf("view's pod:\n%+v\nwant:\n%+v", got, want)
+	}
+	if got := CachedPod(v); !equality.Semantic.DeepEqual(got, want) {
+		t.Fatalf("CachedPod of a view:\n%+v", got)
+	}
+	if CachedPod(p) != p || CachedPod(nil) != nil {
+		t.Fatal("CachedPod of a pod or of nothing")
+	}
+	// A pod without a Ready condition: none in the view's pod.
+	p.Status.Conditions = p.Status.Conditions[:1]
+	if got := ViewOf(p).Pod().Status.Conditions; got != nil {
+		t.Fatalf("conditions %v, want none", got)
 	}
 }
 
@@ -67,7 +79,7 @@ func TestPodViewsShared(t *testing.T) {
 		t.Fatalf("views held: %d, want 2", n)
 	}
 	var none *PodViews
-	if x, y := none.View(viewTestPod("5")), none.View(viewTestPod("5")); x == y || !equality.Semantic.DeepEqual(x, y) {
+	if x, y := none.View(viewTestPod("5")), none.View(viewTestPod("5")); x == y || !equality.Semantic.DeepEqual(x.Pod(), y.Pod()) {
 		t.Fatal("a nil PodViews shares views or makes different ones")
 	}
 }

@@ -49,7 +49,7 @@ func (w *Watcher) ServiceChanged(svc *corev1.Service, deleted bool) string {
 // PodChanged records a pod event and returns the keys of the Services selecting it now or
 // before.
 func (w *Watcher) PodChanged(pod *corev1.Pod, deleted bool) []string {
-	prev, _ := w.Pods.Get(pod.Namespace, pod.Name).(*corev1.Pod)
+	prev := controller.CachedPod(w.Pods.Get(pod.Namespace, pod.Name))
 	w.Pods.Feed(nil)(w.views.View(pod), deleted)
 	var keys []string
 	for _, o := range w.Services.List(pod.Namespace) {
@@ -68,7 +68,7 @@ func (w *Watcher) PodChanged(pod *corev1.Pod, deleted bool) []string {
 func (w *Watcher) SelectedPods(svc *corev1.Service) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, o := range w.Pods.List(svc.Namespace) {
-		if p, ok := o.(*corev1.Pod); ok && Selects(svc, p) {
+		if p := controller.CachedPod(o); p != nil && Selects(svc, p) {
 			out = append(out, p)
 		}
 	}

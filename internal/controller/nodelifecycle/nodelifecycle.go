@@ -280,8 +280,8 @@ func (c *Controller) Feed(obj runtime.Object, deleted bool) {
 func (c *Controller) PodChanged(p *corev1.Pod, deleted bool) bool {
 	key := p.Namespace + "/" + p.Name
 	var old string
-	if prev := c.pods.Get(p.Namespace, p.Name); prev != nil {
-		old = prev.(*corev1.Pod).Spec.NodeName
+	if prev, ok := c.pods.Get(p.Namespace, p.Name).(*controller.PodView); ok {
+		old = prev.NodeName
 	}
 	c.pods.Feed(nil)(c.opts.PodViews.View(p), deleted)
 	c.mu.Lock()
@@ -314,8 +314,8 @@ func (c *Controller) podsOf(node string) []*corev1.Pod {
 	out := make([]*corev1.Pod, 0, len(keys))
 	for _, k := range keys {
 		ns, name := splitKey(k)
-		if o, ok := c.pods.Get(ns, name).(*corev1.Pod); ok && o.Spec.NodeName == node {
-			out = append(out, o)
+		if o, ok := c.pods.Get(ns, name).(*controller.PodView); ok && o.NodeName == node {
+			out = append(out, o.Pod())
 		}
 	}
 	return out
@@ -960,8 +960,8 @@ func setPodNotReady(pod *corev1.Pod, now time.Time) bool {
 // not Ready.
 func (c *Controller) ProcessPod(ctx context.Context, key string) error {
 	ns, name := splitKey(key)
-	pod, ok := c.pods.Get(ns, name).(*corev1.Pod)
-	if !ok || pod.Spec.NodeName == "" {
+	pod := controller.CachedPod(c.pods.Get(ns, name))
+	if pod == nil || pod.Spec.NodeName == "" {
 		return nil
 	}
 	c.mu.Lock()

@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sort"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/controller"
@@ -52,6 +55,12 @@ type Controller struct {
 	// cache holds a view (controller.PodView) of every pod, fed by Start's watch, as
 	// upstream's collector reads its informer: a pass decodes no pod.
 	cache *controller.Cache
+	// mu guards removed: the UIDs of the pods the collector removed that its cache still
+	// holds (upstream's expectations). A pass that ran before the cache saw a removal would
+	// count that pod again: a pod it had just failed and removed as an orphan would be a
+	// terminated pod over the threshold, and a live terminated pod would go in its place.
+	mu      sync.Mutex
+	removed map[types.UID]bool
 	// quarantine holds each missing node's name and when its quarantine ends. Only the
 	// collector's goroutine uses it.
 	quarantine map[string]time.Time
@@ -71,7 +80,7 @@ func New(store controller.Client, log *slog.Logger, opts Options) *Controller {
 	if opts.Quarantine <= 0 {
 		opts.Quarantine = DefaultQuarantine
 	}
-	return &Controller{store: store, log: log, opts: opts, quarantine: map[string]time.Time{}, cache: controller.NewCache(),
+	return &Controller{store: store, log: log, opts: opts, quarantine: map[string]time.Time{}, cache: controller.NewCache(), removed: map[types.UID]bool{},
 		loop: controller.NewLoop("podgc", store, log, opts.Panics, opts.Clock)}
 }
 
@@ -101,6 +110,11 @@ func (c *Controller) Start(ctx context.Context) error {
 // PodChanged records a pod event in the collector's cache.
 func (c *Controller) PodChanged(p *corev1.Pod, deleted bool) {
 	c.cache.Feed(nil)(c.opts.PodViews.View(p), deleted)
+	if deleted {
+		c.mu.Lock()
+		delete(c.removed, p.UID)
+		c.mu.Unlock()
+	}
 }
 
 // GC runs one pass of the collector (upstream's gc): the terminated, out-of-service,
@@ -118,10 +132,13 @@ func (c *Controller) GC(ctx context.Context) {
 		nodes[n.Name] = n
 	}
 	var pods []*corev1.Pod
+	c.mu.Lock()
+	removed := maps.Clone(c.removed)
+	c.mu.Unlock()
 	for _, o := range c.cache.All() {
-		p, ok := o.(*corev1.Pod)
-		if ok && (isTerminated(p) || p.DeletionTimestamp != nil || (p.Spec.NodeName != "" && nodes[p.Spec.NodeName] == nil)) {
-			pods = append(pods, p)
+		v, ok := o.(*controller.PodView)
+		if ok && !removed[v.UID] && (isTerminatedPhase(v.Phase) || v.DeletionTimestamp != nil || (v.NodeName != "" && nodes[v.NodeName] == nil)) {
+			pods = append(pods, v.Pod())
 		}
 	}
 	if c.opts.TerminatedPodThreshold > 0 {
@@ -145,7 +162,11 @@ func typed[T runtime.Object](objs []runtime.Object) []T {
 // isTerminated is upstream's isPodTerminated: a phase other than Pending, Running and
 // Unknown (an empty phase included).
 func isTerminated(p *corev1.Pod) bool {
-	switch p.Status.Phase {
+	return isTerminatedPhase(p.Status.Phase)
+}
+
+func isTerminatedPhase(phase corev1.PodPhase) bool {
+	switch phase {
 	case corev1.PodPending, corev1.PodRunning, corev1.PodUnknown:
 		return false
 	}
@@ -263,6 +284,12 @@ func (c *Controller) forceDelete(ctx context.Context, p *corev1.Pod, cond *corev
 	}
 	if err != nil && !apierrors.IsNotFound(err) {
 		c.log.Error("podgc: failed to delete pod", "pod", p.Namespace+"/"+p.Name, "reason", why, "err", err)
+		return
+	}
+	if v, ok := c.cache.Get(p.Namespace, p.Name).(*controller.PodView); ok && v.UID == p.UID {
+		c.mu.Lock()
+		c.removed[p.UID] = true
+		c.mu.Unlock()
 	}
 }
 

@@ -235,3 +235,40 @@ func TestStartRunsEveryPeriod(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestPassSkipsPodsItRemoved: a pass that runs before the cache has seen the removals of
+// the previous one does not count those pods again (upstream's expectations): an orphan
+// the collector failed and removed, still cached as Failed, does not make the next pass
+// count one terminated pod too many and remove a live one.
+func TestPassSkipsPodsItRemoved(t *testing.T) {
+	clk := clocktesting.NewFakeClock(t0)
+	c, rc := newGC(clk, 2)
+	rc.Add(mkNode("n1", true),
+		mkPod("done-a", on("n1"), phase(corev1.PodSucceeded, ""), created(1*time.Second)),
+		mkPod("done-b", on("n1"), phase(corev1.PodSucceeded, ""), created(2*time.Second)),
+		mkPod("orphan", on("gone"), created(3*time.Second)),
+	)
+	gc(context.Background(), c, rc) // the orphan's node enters quarantine
+	clk.Step(DefaultQuarantine + time.Second)
+	gc(context.Background(), c, rc) // the orphan is failed and removed
+	if got, want := names(rc.Client), "done-a,done-b"; got != want {
+		t.Fatalf("after the orphan pass: %s, want %s", got, want)
+	}
+	// The cache has seen the orphan's Failed status, not its removal yet.
+	orphan := mkPod("orphan", on("gone"), phase(corev1.PodFailed, ""), created(3*time.Second))
+	for _, o := range c.cache.All() {
+		if v := o.(*controller.PodView); v.Name == "orphan" {
+			orphan.UID = v.UID
+		}
+	}
+	c.PodChanged(orphan, false)
+	c.GC(context.Background())
+	if got, want := names(rc.Client), "done-a,done-b"; got != want {
+		t.Fatalf("a pass on the stale cache removed a terminated pod under the threshold: left %s, want %s", got, want)
+	}
+	// Once the cache sees the removal, the pod is forgotten.
+	c.PodChanged(orphan, true)
+	if len(c.removed) != 0 {
+		t.Fatalf("removals still expected: %v", c.removed)
+	}
+}

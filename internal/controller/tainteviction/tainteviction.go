@@ -166,7 +166,7 @@ func noExecuteOrEmpty(t []corev1.Taint) []corev1.Taint {
 // node or tolerations (upstream's PodUpdated).
 func (c *Controller) PodChanged(p *corev1.Pod, deleted bool) bool {
 	key := p.Namespace + "/" + p.Name
-	prev, _ := c.pods.Get(p.Namespace, p.Name).(*corev1.Pod)
+	prev := controller.CachedPod(c.pods.Get(p.Namespace, p.Name))
 	c.pods.Feed(nil)(c.opts.PodViews.View(p), deleted)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -211,19 +211,19 @@ func (c *Controller) HandleNode(ctx context.Context, name string) {
 	now := c.clock.Now()
 	for _, k := range keys {
 		ns, n, _ := strings.Cut(k, "/")
-		pod, ok := c.pods.Get(ns, n).(*corev1.Pod)
+		pod, ok := c.pods.Get(ns, n).(*controller.PodView)
 		if !ok {
 			continue
 		}
-		c.processPod(ctx, k, pod.Spec.Tolerations, taints, now)
+		c.processPod(ctx, k, pod.Tolerations, taints, now)
 	}
 }
 
 // HandlePod is upstream's handlePodUpdate.
 func (c *Controller) HandlePod(ctx context.Context, key string) {
 	ns, name, _ := strings.Cut(key, "/")
-	pod, ok := c.pods.Get(ns, name).(*corev1.Pod)
-	if !ok {
+	pod := controller.CachedPod(c.pods.Get(ns, name))
+	if pod == nil {
 		c.cancel(ctx, key)
 		return
 	}
