@@ -263,3 +263,16 @@ func (Pod) Fields(obj runtime.Object, set fields.Set) {
 	set["status.podIP"] = o.Status.PodIP
 	set["status.nominatedNodeName"] = o.Status.NominatedNodeName
 }
+
+// ConvertFieldLabel is upstream's field label conversion of v1 Pods: spec.host is the old
+// name of spec.nodeName; status.podIPs is accepted though no pod is labelled with it, so it
+// matches an empty value.
+func (Pod) ConvertFieldLabel(label, value string) (string, string, error) {
+	switch label {
+	case "metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs", "status.nominatedNodeName":
+		return label, value, nil
+	case "spec.host":
+		return "spec.nodeName", value, nil
+	}
+	return "", "", fmt.Errorf("field label not supported: %s", label)
+}
