@@ -334,23 +334,17 @@ func (s *Server) selectors(r *http.Request, res *registry.Resource, info request
 	if err != nil {
 		return selector.Selector{}, apierrors.NewBadRequest(err.Error())
 	}
-	if sel.Field != nil {
-		for _, req := range sel.Field.Requirements() {
-			if !supportedField(res, req.Field) {
-				return selector.Selector{}, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
-			}
+	// Field labels are converted as kube-apiserver's list and watch handlers do
+	// (ConvertFieldLabel, per kind): the first one the kind refuses answers 400 with the
+	// conversion's text.
+	if sel.Field != nil && !sel.Field.Empty() {
+		f, err := sel.Field.Transform(res.ConvertFieldLabel)
+		if err != nil {
+			return selector.Selector{}, apierrors.NewBadRequest(err.Error())
 		}
+		sel = sel.WithField(f)
 	}
 	return sel, nil
-}
-
-// supportedField reports whether a field selector key is registered for the resource.
-func supportedField(res *registry.Resource, key string) bool {
-	if key == "metadata.name" || key == "metadata.namespace" {
-		return true
-	}
-	_, ok := res.Fields(res.New())[key]
-	return ok
 }
 
 // readQuery reads what list and watch share: the answer's media type and the selectors.

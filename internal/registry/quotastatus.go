@@ -25,10 +25,14 @@ import (
 
 // statusKeepsMeta reports whether a /status write applies the object's metadata (labels,
 // annotations, finalizers, owners) as upstream's status strategy of the kind does: a
-// Namespace's status strategy keeps only the spec.
+// Namespace's status strategy keeps only the spec, a Pod's the spec and the owner
+// references (its strategy's PrepareForUpdate restores those).
 func statusKeepsMeta(obj runtime.Object) bool {
-	_, ok := obj.(*corev1.Namespace)
-	return ok
+	switch obj.(type) {
+	case *corev1.Namespace, *corev1.Pod:
+		return true
+	}
+	return false
 }
 
 // writtenQuotaStatus sets a /status write's quota status: status.hard as written and

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -87,6 +88,14 @@ type FieldLabeler interface {
 	Fields(obj runtime.Object, set fields.Set)
 }
 
+// FieldLabelConverter is the kind's field label conversion (upstream's
+// AddFieldLabelConversionFunc): the label a field selector's label becomes, with its value,
+// or the error a list or watch answers with 400 Bad Request. A built-in kind without one
+// accepts metadata.name and metadata.namespace (runtime.DefaultMetaV1FieldSelectorConversion).
+type FieldLabelConverter interface {
+	ConvertFieldLabel(label, value string) (string, string, error)
+}
+
 // TableConvertor renders objects of the kind as a Table (upstream's TableConvertor): every
 // object is of the kind, typed or unstructured.
 type TableConvertor interface {
@@ -100,6 +109,24 @@ type TableConvertor interface {
 // object with ConvertToTable, as upstream prints one object.
 type ListTableConvertor interface {
 	ConvertListToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error)
+}
+
+// ConvertFieldLabel converts a field selector's label and value as kube-apiserver's
+// handlers do before a list or watch (the scheme's ConvertFieldLabel): the kind's
+// FieldLabelConverter, else, for a custom resource, metadata.name and (namespaced only)
+// metadata.namespace as apiextensions-apiserver's converter (a CRD's selectableFields are
+// not served), else runtime.DefaultMetaV1FieldSelectorConversion.
+func (r *Resource) ConvertFieldLabel(label, value string) (string, string, error) {
+	if c, ok := r.Strategy.(FieldLabelConverter); ok {
+		return c.ConvertFieldLabel(label, value)
+	}
+	if r.CRD != nil {
+		if label == "metadata.name" || (r.Namespaced && label == "metadata.namespace") {
+			return label, value, nil
+		}
+		return "", "", fmt.Errorf("field label not supported: %s", label)
+	}
+	return runtime.DefaultMetaV1FieldSelectorConversion(label, value)
 }
 
 // Fields returns the field set a field selector is matched against: metadata.name,

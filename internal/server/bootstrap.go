@@ -30,6 +30,7 @@ import (
 	"github.com/quotad/quotad/internal/controller/garbagecollector"
 	"github.com/quotad/quotad/internal/controller/namespace"
 	"github.com/quotad/quotad/internal/controller/nodelifecycle"
+	"github.com/quotad/quotad/internal/controller/pcrcleaner"
 	"github.com/quotad/quotad/internal/controller/podgc"
 	"github.com/quotad/quotad/internal/controller/quotaverify"
 	"github.com/quotad/quotad/internal/controller/resourceclaim"
@@ -168,4 +169,6 @@ func startLeaderControllers(ctx context.Context, run func(context.Context, strin
 		CheckPeriod: cfg.PodGCCheckPeriod, Quarantine: cfg.PodGCQuarantine, PodViews: views, Panics: m}).Start)
 	run(ctx, "ttlafterfinished", ttlafterfinished.New(store, log, ttlafterfinished.Options{Panics: m}).Start)
 	run(ctx, "resourceclaim", resourceclaim.New(store, log, resourceclaim.Options{Panics: m}).Start)
+	run(ctx, "podcertificaterequest-cleaner-controller", pcrcleaner.New(store, log, pcrcleaner.Options{
+		Period: cfg.PodCertificateRequestCleanerPeriod, Threshold: cfg.PodCertificateRequestCleanerThreshold, Panics: m}).Start)
 }

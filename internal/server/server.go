@@ -181,6 +181,12 @@ type Config struct {
 	LeaderElectNoRelease     bool
 	OnLeading                func(started bool)
 
+	// PodCertificateRequestCleanerPeriod and PodCertificateRequestCleanerThreshold
+	// replace upstream's 5 minutes between the PodCertificateRequest cleaner's passes and
+	// 15 minutes a request lives (zero: those; for tests only).
+	PodCertificateRequestCleanerPeriod    time.Duration
+	PodCertificateRequestCleanerThreshold time.Duration
+
 	// Scheduled etcd snapshots, as k3s's flags: --etcd-snapshot-schedule-cron ("": none),
 	// --etcd-snapshot-retention (0: 5) and --etcd-snapshot-dir ("": <data-dir>/snapshots).
 	// Taken by the leader only, with leader election. See snapshots.go.

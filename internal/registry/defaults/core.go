@@ -41,6 +41,37 @@ func Pod(p *corev1.Pod) {
 	PodSpec(&p.Spec)
 }
 
+// PodStatus sets the defaults decoding gives a pod's status (upstream's
+// SetDefaults_PodStatus and the status's resource lists in SetObjectDefaults_Pod): podIP
+// and podIPs kept in step (the list from podIP when it is missing or its first address
+// differs, podIP from the list when podIP is missing), and the containers' and the pod's
+// allocated and actual resources rounded up to milli precision.
+func PodStatus(st *corev1.PodStatus) {
+	hasIP, hasIPs := st.PodIP != "", len(st.PodIPs) > 0
+	switch {
+	case hasIP && !hasIPs:
+		st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
+	case !hasIP && hasIPs:
+		st.PodIP = st.PodIPs[0].IP
+	case hasIP && hasIPs && st.PodIPs[0].IP != st.PodIP:
+		st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
+	}
+	for _, cs := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses, st.EphemeralContainerStatuses} {
+		for i := range cs {
+			resourceList(cs[i].AllocatedResources)
+			if r := cs[i].Resources; r != nil {
+				resourceList(r.Limits)
+				resourceList(r.Requests)
+			}
+		}
+	}
+	resourceList(st.AllocatedResources)
+	if r := st.Resources; r != nil {
+		resourceList(r.Limits)
+		resourceList(r.Requests)
+	}
+}
+
 // requestsFromLimits copies each limit into requests where no request for the
 // same resource is set.
 func requestsFromLimits(cs []corev1.Container) {

@@ -36,6 +36,16 @@ func New(l labels.Selector, f fields.Selector) Selector {
 	return s
 }
 
+// WithField returns s with its field selector replaced by f (compiled; the label
+// selector's compiled rules are kept).
+func (s Selector) WithField(f fields.Selector) Selector {
+	s.Field, s.fields = f, nil
+	if f != nil && !f.Empty() {
+		s.fields = compileFields(f.Requirements())
+	}
+	return s
+}
+
 // keyRule is every requirement on one label key.
 type keyRule struct {
 	mustExist, mustNotExist bool

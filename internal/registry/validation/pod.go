@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -23,7 +24,7 @@ import (
 
 // Pod validates a Pod on create (upstream ValidatePodCreate).
 func Pod(pod *corev1.Pod) field.ErrorList {
-	errs := podMetadataAndSpec(pod)
+	errs := podMetadataAndSpec(pod, nil)
 	sp := field.NewPath("spec")
 	if len(pod.Spec.EphemeralContainers) > 0 {
 		errs = append(errs, field.Forbidden(sp.Child("ephemeralContainers"), "cannot be set on create"))
@@ -34,11 +35,12 @@ func Pod(pod *corev1.Pod) field.ErrorList {
 	return errs
 }
 
-// podMetadataAndSpec is upstream validatePodMetadataAndSpec.
-func podMetadataAndSpec(pod *corev1.Pod) field.ErrorList {
+// podMetadataAndSpec is upstream validatePodMetadataAndSpec; old is the stored pod of an
+// update (nil on create).
+func podMetadataAndSpec(pod, old *corev1.Pod) field.ErrorList {
 	sp := field.NewPath("spec")
 	errs := objectMeta(&pod.ObjectMeta, true, nameIsDNSSubdomain, metaPath)
-	errs = append(errs, podSpecificAnnotations(pod.Annotations, &pod.Spec, metaPath.Child("annotations"))...)
+	errs = append(errs, podSpecificAnnotations(pod.Annotations, &pod.Spec, metaPath.Child("annotations"), old != nil && invalidDeletionCost(old.Annotations))...)
 	errs = append(errs, podSpec(&pod.Spec, pod.Name, sp, true)...)
 	if pod.Spec.ServiceAccountName == "" {
 		for vi, v := range pod.Spec.Volumes {
@@ -70,50 +72,33 @@ func containersOnlyForPod(cs []corev1.Container, p *field.Path) field.ErrorList 
 
 const mirrorPodAnnotation = "kubernetes.io/config.mirror"
 
-// podSpecificAnnotations is upstream ValidatePodSpecificAnnotations (the
-// mirror-pod and deletion-cost rules).
-func podSpecificAnnotations(a map[string]string, spec *corev1.PodSpec, p *field.Path) field.ErrorList {
+// podSpecificAnnotations is upstream ValidatePodSpecificAnnotations (the mirror-pod and
+// deletion-cost rules); allowInvalidCost is set for an update of a pod whose stored
+// deletion cost is already invalid (upstream's AllowInvalidPodDeletionCost).
+func podSpecificAnnotations(a map[string]string, spec *corev1.PodSpec, p *field.Path, allowInvalidCost bool) field.ErrorList {
 	var errs field.ErrorList
 	if v, ok := a[mirrorPodAnnotation]; ok && spec.NodeName == "" {
 		errs = append(errs, field.Invalid(p.Key(mirrorPodAnnotation), v, "must set spec.nodeName if mirror pod annotation is set"))
 	}
-	if v, ok := a[corev1.PodDeletionCost]; ok {
-		if _, err := parseInt32Strict(v); err != nil {
-			errs = append(errs, field.Invalid(p.Key(corev1.PodDeletionCost), v, "must be a 32bit integer"))
-		}
+	if !allowInvalidCost && invalidDeletionCost(a) {
+		errs = append(errs, field.Invalid(p.Key(corev1.PodDeletionCost), a[corev1.PodDeletionCost], "must be a 32bit integer"))
 	}
 	return errs
 }
 
-// parseInt32Strict parses a decimal int32 with no sign other than a leading
-// minus and no leading or trailing space (upstream strconv.ParseInt(v,10,32)).
-func parseInt32Strict(v string) (int32, error) {
-	var n int64
-	neg := false
-	s := v
-	if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
-		neg = s[0] == '-'
-		s = s[1:]
+// invalidDeletionCost reports a controller.kubernetes.io/pod-deletion-cost annotation
+// that upstream's GetDeletionCostFromPodAnnotations refuses: not a decimal int32, or
+// written with a plus sign or a leading zero ("-0" and "-08" pass, as upstream's).
+func invalidDeletionCost(a map[string]string) bool {
+	v, ok := a[corev1.PodDeletionCost]
+	if !ok {
+		return false
 	}
-	if s == "" {
-		return 0, fmt.Errorf("invalid")
+	if v == "" || !(v[0] == '-' || v == "0" || (v[0] >= '1' && v[0] <= '9')) {
+		return true
 	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return 0, fmt.Errorf("invalid")
-		}
-		n = n*10 + int64(r-'0')
-		if n > math.MaxInt32+1 {
-			return 0, fmt.Errorf("range")
-		}
-	}
-	if neg {
-		n = -n
-	}
-	if n > math.MaxInt32 || n < math.MinInt32 {
-		return 0, fmt.Errorf("range")
-	}
-	return int32(n), nil
+	_, err := strconv.ParseInt(v, 10, 32)
+	return err != nil
 }
 
 // podSpec is upstream ValidatePodSpec. podName is set only for Pod objects
@@ -420,7 +405,7 @@ func tolerations(ts []corev1.Toleration, p *field.Path) field.ErrorList {
 // and a negative terminationGracePeriodSeconds (to 1) may change in spec.
 func PodUpdate(n, o *corev1.Pod) field.ErrorList {
 	errs := objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)
-	errs = append(errs, podMetadataAndSpec(n)...)
+	errs = append(errs, podMetadataAndSpec(n, o)...)
 	ap := metaPath.Child("annotations")
 	for k, ov := range o.Annotations {
 		if nv, ok := n.Annotations[k]; ok && nv == ov {
@@ -576,7 +561,7 @@ func PodTemplateUpdate(n, o *corev1.PodTemplate) field.ErrorList {
 func podTemplateSpec(t *corev1.PodTemplateSpec, p *field.Path) field.ErrorList {
 	errs := metav1validation.ValidateLabels(t.Labels, p.Child("labels"))
 	errs = append(errs, annotations(t.Annotations, p.Child("annotations"))...)
-	errs = append(errs, podSpecificAnnotations(t.Annotations, &t.Spec, p.Child("annotations"))...)
+	errs = append(errs, podSpecificAnnotations(t.Annotations, &t.Spec, p.Child("annotations"), false)...)
 	errs = append(errs, podSpec(&t.Spec, "", p.Child("spec"), false)...)
 	if len(t.Spec.EphemeralContainers) > 0 {
 		errs = append(errs, field.Forbidden(p.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))

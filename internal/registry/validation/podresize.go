@@ -18,7 +18,7 @@ import (
 func PodResize(n, o *corev1.Pod, qosChanged bool) field.ErrorList {
 	// 1. The pod's metadata and spec, and whether it may be resized at all.
 	errs := objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)
-	errs = append(errs, podMetadataAndSpec(n)...)
+	errs = append(errs, podMetadataAndSpec(n, o)...)
 	if _, ok := o.Annotations[mirrorPodAnnotation]; ok {
 		return field.ErrorList{field.Forbidden(field.NewPath(""), "static pods cannot be resized")}
 	}
@@ -228,22 +228,6 @@ func resourcesRemoved(list, old corev1.ResourceList) bool {
 	return false
 }
 
-// PodStatusObservedGenerations is the part of upstream's ValidatePodStatusUpdate that
-// checks observed generations: each condition's, then the status's, non-negative.
-func PodStatusObservedGenerations(p *corev1.Pod) field.ErrorList {
-	var errs field.ErrorList
-	sp := field.NewPath("status")
-	for i, c := range p.Status.Conditions {
-		if c.ObservedGeneration < 0 {
-			errs = append(errs, field.Invalid(sp.Child("conditions").Index(i).Child("observedGeneration"), c.ObservedGeneration, "must be a non-negative integer"))
-		}
-	}
-	if p.Status.ObservedGeneration < 0 {
-		errs = append(errs, field.Invalid(sp.Child("observedGeneration"), p.Status.ObservedGeneration, "must be a non-negative integer"))
-	}
-	return errs
-}
-
 // PodEphemeralContainersUpdate is upstream's ValidatePodEphemeralContainersUpdate
 // (pods/ephemeralcontainers): n and o differ only in spec.ephemeralContainers once the
 // strategy prepared n; existing ephemeral containers may be neither removed nor changed.
@@ -251,7 +235,7 @@ func PodStatusObservedGenerations(p *corev1.Pod) field.ErrorList {
 // internal types, whose JSON has Go field names).
 func PodEphemeralContainersUpdate(n, o *corev1.Pod) field.ErrorList {
 	errs := objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)
-	errs = append(errs, podMetadataAndSpec(n)...)
+	errs = append(errs, podMetadataAndSpec(n, o)...)
 	errs = append(errs, podSpecificAnnotationUpdates(n, o, metaPath.Child("annotations"))...)
 	if _, ok := o.Annotations[mirrorPodAnnotation]; ok {
 		return field.ErrorList{field.Forbidden(field.NewPath(""), "static pods do not support ephemeral containers")}
@@ -298,5 +282,5 @@ func podSpecificAnnotationUpdates(n, o *corev1.Pod, p *field.Path) field.ErrorLi
 			errs = append(errs, field.Forbidden(p.Key(k), "may not add mirror pod annotation"))
 		}
 	}
-	return append(errs, podSpecificAnnotations(n.Annotations, &n.Spec, p)...)
+	return append(errs, podSpecificAnnotations(n.Annotations, &n.Spec, p, invalidDeletionCost(o.Annotations))...)
 }

@@ -47,3 +47,12 @@ func (Job) PrepareForCreate(obj runtime.Object, _ auth.User, _ metav1.Time) {
 func (Job) Fields(obj runtime.Object, set fields.Set) {
 	set["status.successful"] = fmt.Sprint(obj.(*batchv1.Job).Status.Succeeded)
 }
+
+// ConvertFieldLabel is upstream's field label conversion of batch/v1 Jobs.
+func (Job) ConvertFieldLabel(label, value string) (string, string, error) {
+	switch label {
+	case "metadata.name", "metadata.namespace", "status.successful":
+		return label, value, nil
+	}
+	return "", "", fmt.Errorf("field label %q not supported for Job", label)
+}

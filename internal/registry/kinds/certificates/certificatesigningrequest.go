@@ -1,6 +1,7 @@
 package certificates
 
 import (
+	"fmt"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -111,4 +112,14 @@ func conditionTimes(n, o *certificatesv1.CertificateSigningRequest, now metav1.T
 			}
 		}
 	}
+}
+
+// ConvertFieldLabel is upstream's field label conversion of certificates.k8s.io/v1
+// CertificateSigningRequests (no metadata.namespace: they are cluster-scoped).
+func (CertificateSigningRequest) ConvertFieldLabel(label, value string) (string, string, error) {
+	switch label {
+	case "metadata.name", "spec.signerName":
+		return label, value, nil
+	}
+	return "", "", fmt.Errorf("field label not supported: %s", label)
 }

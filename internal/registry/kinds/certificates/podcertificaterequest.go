@@ -1,6 +1,7 @@
 package certificates
 
 import (
+	"fmt"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -61,4 +62,15 @@ func (PodCertificateRequest) Fields(obj runtime.Object, set fields.Set) {
 // ConvertToTable prints upstream's columns.
 func (PodCertificateRequest) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
 	return table.PodCertificateRequestPrinter().Convert(objs, now, include, false)
+}
+
+// ConvertFieldLabel is upstream's field label conversion of certificates.k8s.io/v1
+// PodCertificateRequests: metadata.namespace is not among them (a request is read in its
+// namespace's path).
+func (PodCertificateRequest) ConvertFieldLabel(label, value string) (string, string, error) {
+	switch label {
+	case "metadata.name", "spec.signerName", "spec.podName", "spec.nodeName":
+		return label, value, nil
+	}
+	return "", "", fmt.Errorf("field label not supported: %s", label)
 }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,4 +46,13 @@ func (Event) Fields(obj runtime.Object, set fields.Set) {
 	set["reportingComponent"] = o.ReportingController
 	set["source"] = o.Source.Component
 	set["type"] = o.Type
+}
+
+// ConvertFieldLabel is upstream's field label conversion of v1 Events.
+func (Event) ConvertFieldLabel(label, value string) (string, string, error) {
+	switch label {
+	case "involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type", "metadata.namespace", "metadata.name":
+		return label, value, nil
+	}
+	return "", "", fmt.Errorf("field label not supported: %s", label)
 }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -62,4 +63,13 @@ func (Namespace) PrepareForUpdate(obj, old runtime.Object, subresource string, _
 // Fields adds upstream's namespace field labels.
 func (Namespace) Fields(obj runtime.Object, set fields.Set) {
 	set["status.phase"] = string(obj.(*corev1.Namespace).Status.Phase)
+}
+
+// ConvertFieldLabel is upstream's field label conversion of v1 Namespaces (no metadata.namespace).
+func (Namespace) ConvertFieldLabel(label, value string) (string, string, error) {
+	switch label {
+	case "status.phase", "metadata.name":
+		return label, value, nil
+	}
+	return "", "", fmt.Errorf("field label not supported: %s", label)
 }

@@ -42,3 +42,12 @@ func (Node) PrepareForCreate(runtime.Object, auth.User, metav1.Time) {}
 func (Node) Fields(obj runtime.Object, set fields.Set) {
 	set["spec.unschedulable"] = fmt.Sprint(obj.(*corev1.Node).Spec.Unschedulable)
 }
+
+// ConvertFieldLabel is upstream's field label conversion of v1 Nodes (no metadata.namespace).
+func (Node) ConvertFieldLabel(label, value string) (string, string, error) {
+	switch label {
+	case "metadata.name", "spec.unschedulable":
+		return label, value, nil
+	}
+	return "", "", fmt.Errorf("field label not supported: %s", label)
+}

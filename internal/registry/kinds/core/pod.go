@@ -59,8 +59,8 @@ func (Pod) PrepareForCreate(obj runtime.Object, _ auth.User, _ metav1.Time) {
 // Both subresources keep the stored metadata (upstream's ResetObjectMetaForStatus) and,
 // like the pod itself (the store counts its spec changes: pods track their generation,
 // created at 1), bump metadata.generation when the spec changes. pods/status and
-// pods/binding never do; pods/status keeps the stored status.observedGeneration, and each
-// condition's, when the write leaves them 0 (upstream's preserveOldObservedGeneration).
+// pods/binding never do; pods/status is prepared as upstream's status strategy does
+// (prepareStatus).
 func (Pod) PrepareForUpdate(obj, old runtime.Object, subresource string, _ metav1.Time) {
 	o, prev := obj.(*corev1.Pod), old.(*corev1.Pod)
 	switch subresource {
@@ -70,7 +70,7 @@ func (Pod) PrepareForUpdate(obj, old runtime.Object, subresource string, _ metav
 		}
 		return
 	case "status":
-		keepObservedGeneration(o, prev)
+		prepareStatus(o, prev)
 		return
 	case "resize":
 		defaults.Pod(o) // as decoding defaults every body upstream (requests from limits)
@@ -94,6 +94,68 @@ func (Pod) PrepareForUpdate(obj, old runtime.Object, subresource string, _ metav
 	if !apiequality.Semantic.DeepEqual(o.Spec, prev.Spec) {
 		o.Generation = prev.Generation + 1
 	}
+}
+
+// prepareStatus is upstream's PrepareForUpdate of pods/status, after the status's
+// defaults decoding gives it upstream (defaults.PodStatus: podIP and podIPs in step). The
+// store has kept the stored spec and applies the write's labels, annotations and
+// finalizers (upstream's status strategy does not reset them); then:
+//   - the owner references stay as stored (old kubelets corrupted them);
+//   - a status without a QoS class, resource claim statuses, an extended resource claim
+//     status or node-allocatable claim statuses keeps the stored one (older clients drop
+//     fields they do not know; a non-nil empty list still clears);
+//   - observed generations left 0 keep the stored ones (keepObservedGeneration);
+//   - the fields of features off in v1.37 are dropped unless the stored status uses them
+//     (DropDisabledPodFields): volume health (CSIVolumeHealth), node-allocatable claim
+//     statuses (DRANodeAllocatableResources) and image volume statuses of volume mounts
+//     (ImageVolumeWithDigest).
+func prepareStatus(o, prev *corev1.Pod) {
+	defaults.PodStatus(&o.Status)
+	o.OwnerReferences = prev.OwnerReferences
+	st, ps := &o.Status, &prev.Status
+	if st.QOSClass == "" {
+		st.QOSClass = ps.QOSClass
+	}
+	if st.ResourceClaimStatuses == nil && ps.ResourceClaimStatuses != nil {
+		st.ResourceClaimStatuses = ps.ResourceClaimStatuses
+	}
+	if st.ExtendedResourceClaimStatus == nil && ps.ExtendedResourceClaimStatus != nil {
+		st.ExtendedResourceClaimStatus = ps.ExtendedResourceClaimStatus
+	}
+	if st.NodeAllocatableResourceClaimStatuses == nil && ps.NodeAllocatableResourceClaimStatuses != nil {
+		st.NodeAllocatableResourceClaimStatuses = ps.NodeAllocatableResourceClaimStatuses
+	}
+	keepObservedGeneration(o, prev)
+	if len(ps.VolumeHealth) == 0 {
+		st.VolumeHealth = nil
+	}
+	if len(ps.NodeAllocatableResourceClaimStatuses) == 0 {
+		st.NodeAllocatableResourceClaimStatuses = nil
+	}
+	if !volumeStatusInUse(ps) {
+		for _, cs := range [][]corev1.ContainerStatus{st.ContainerStatuses, st.InitContainerStatuses, st.EphemeralContainerStatuses} {
+			for i := range cs {
+				for j := range cs[i].VolumeMounts {
+					cs[i].VolumeMounts[j].VolumeStatus = nil
+				}
+			}
+		}
+	}
+}
+
+// volumeStatusInUse is upstream's imageVolumeWithDigestInUse: a volume mount of some
+// container's status has a volume status.
+func volumeStatusInUse(st *corev1.PodStatus) bool {
+	for _, cs := range [][]corev1.ContainerStatus{st.ContainerStatuses, st.InitContainerStatuses, st.EphemeralContainerStatuses} {
+		for _, c := range cs {
+			for _, m := range c.VolumeMounts {
+				if m.VolumeStatus != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // keepObservedGeneration is upstream's preserveOldObservedGeneration: a status write that
@@ -151,14 +213,14 @@ func keepResizeOnly(o, prev *corev1.Pod) {
 	o.Spec.InitContainers = inits
 }
 
-// ValidateSubresourceUpdate validates pods/resize (upstream's ValidatePodResize) and
-// pods/ephemeralcontainers (ValidatePodEphemeralContainersUpdate); pods/status as the pod
-// itself, and its observed generations non-negative.
+// ValidateSubresourceUpdate validates pods/status (upstream's ValidatePodStatusUpdate),
+// pods/resize (ValidatePodResize) and pods/ephemeralcontainers
+// (ValidatePodEphemeralContainersUpdate).
 func (Pod) ValidateSubresourceUpdate(subresource string, obj, old runtime.Object) (field.ErrorList, bool) {
 	o, prev := obj.(*corev1.Pod), old.(*corev1.Pod)
 	switch subresource {
 	case "status":
-		return append(validation.PodUpdate(o, prev), validation.PodStatusObservedGenerations(o)...), true
+		return validation.PodStatusUpdate(o, prev), true
 	case "resize":
 		return validation.PodResize(o, prev, quota.PodQOS(prev) != quota.ComputePodQOS(o)), true
 	case "ephemeralcontainers":
@@ -200,4 +262,17 @@ func (Pod) Fields(obj runtime.Object, set fields.Set) {
 	set["status.phase"] = string(o.Status.Phase)
 	set["status.podIP"] = o.Status.PodIP
 	set["status.nominatedNodeName"] = o.Status.NominatedNodeName
+}
+
+// ConvertFieldLabel is upstream's field label conversion of v1 Pods: spec.host is the old
+// name of spec.nodeName; status.podIPs is accepted though no pod is labelled with it, so it
+// matches an empty value.
+func (Pod) ConvertFieldLabel(label, value string) (string, string, error) {
+	switch label {
+	case "metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs", "status.nominatedNodeName":
+		return label, value, nil
+	case "spec.host":
+		return "spec.nodeName", value, nil
+	}
+	return "", "", fmt.Errorf("field label not supported: %s", label)
 }

@@ -42,3 +42,12 @@ func (ReplicationController) ConvertToTable(objs []runtime.Object, now time.Time
 func (ReplicationController) Fields(obj runtime.Object, set fields.Set) {
 	set["status.replicas"] = fmt.Sprint(obj.(*corev1.ReplicationController).Status.Replicas)
 }
+
+// ConvertFieldLabel is upstream's field label conversion of v1 ReplicationControllers.
+func (ReplicationController) ConvertFieldLabel(label, value string) (string, string, error) {
+	switch label {
+	case "metadata.name", "metadata.namespace", "status.replicas":
+		return label, value, nil
+	}
+	return "", "", fmt.Errorf("field label not supported: %s", label)
+}

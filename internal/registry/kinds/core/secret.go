@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -38,4 +39,13 @@ func (Secret) ConvertToTable(objs []runtime.Object, now time.Time, include metav
 // Fields adds upstream's secret field labels.
 func (Secret) Fields(obj runtime.Object, set fields.Set) {
 	set["type"] = string(obj.(*corev1.Secret).Type)
+}
+
+// ConvertFieldLabel is upstream's field label conversion of v1 Secrets.
+func (Secret) ConvertFieldLabel(label, value string) (string, string, error) {
+	switch label {
+	case "type", "metadata.namespace", "metadata.name":
+		return label, value, nil
+	}
+	return "", "", fmt.Errorf("field label not supported: %s", label)
 }

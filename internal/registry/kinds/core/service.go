@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -142,4 +143,13 @@ func ptrEqual[T comparable](a, b *T) bool {
 		return a == b
 	}
 	return *a == *b
+}
+
+// ConvertFieldLabel is upstream's field label conversion of v1 Services.
+func (Service) ConvertFieldLabel(label, value string) (string, string, error) {
+	switch label {
+	case "metadata.namespace", "metadata.name", "spec.clusterIP", "spec.type":
+		return label, value, nil
+	}
+	return "", "", fmt.Errorf("field label not supported: %s", label)
 }

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"fmt"
 	"time"
 
 	eventsv1 "k8s.io/api/events/v1"
@@ -31,15 +32,47 @@ func (Event) ConvertToTable(objs []runtime.Object, now time.Time, include metav1
 	return table.EventsV1Printer().Convert(objs, now, include, false)
 }
 
-// Fields adds upstream's field labels of events.k8s.io events.
+// Fields adds the field labels of the core/v1 event an events.k8s.io event is stored as
+// (upstream's ToSelectableFields of events): ConvertFieldLabel maps the selectors'
+// events.k8s.io labels to those.
 func (Event) Fields(obj runtime.Object, set fields.Set) {
 	o := obj.(*eventsv1.Event)
 	r := o.Regarding
-	for k, v := range map[string]string{"kind": r.Kind, "namespace": r.Namespace, "name": r.Name, "uid": string(r.UID),
-		"apiVersion": r.APIVersion, "resourceVersion": r.ResourceVersion, "fieldPath": r.FieldPath} {
-		set["regarding."+k] = v
-	}
+	set["involvedObject.kind"] = r.Kind
+	set["involvedObject.namespace"] = r.Namespace
+	set["involvedObject.name"] = r.Name
+	set["involvedObject.uid"] = string(r.UID)
+	set["involvedObject.apiVersion"] = r.APIVersion
+	set["involvedObject.resourceVersion"] = r.ResourceVersion
+	set["involvedObject.fieldPath"] = r.FieldPath
 	set["reason"] = o.Reason
-	set["reportingController"] = o.ReportingController
+	set["reportingComponent"] = o.ReportingController
+	set["source"] = o.DeprecatedSource.Component
 	set["type"] = o.Type
+}
+
+// eventLabels is upstream's mapping of events.k8s.io/v1 field labels to the core/v1
+// event's.
+var eventLabels = map[string]string{
+	"reason":                    "reason",
+	"regarding.kind":            "involvedObject.kind",
+	"regarding.namespace":       "involvedObject.namespace",
+	"regarding.name":            "involvedObject.name",
+	"regarding.uid":             "involvedObject.uid",
+	"regarding.apiVersion":      "involvedObject.apiVersion",
+	"regarding.resourceVersion": "involvedObject.resourceVersion",
+	"regarding.fieldPath":       "involvedObject.fieldPath",
+	"reportingController":       "reportingComponent",
+	"type":                      "type",
+	"metadata.namespace":        "metadata.namespace",
+	"metadata.name":             "metadata.name",
+}
+
+// ConvertFieldLabel is upstream's field label conversion of events.k8s.io/v1 Events: each
+// label becomes the stored core/v1 event's.
+func (Event) ConvertFieldLabel(label, value string) (string, string, error) {
+	if l, ok := eventLabels[label]; ok {
+		return l, value, nil
+	}
+	return "", "", fmt.Errorf("field label not supported: %s", label)
 }

@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"fmt"
 	"time"
 
 	resourcev1 "k8s.io/api/resource/v1"
@@ -36,4 +37,13 @@ func (ResourceSlice) ConvertToTable(objs []runtime.Object, now time.Time, includ
 func (ResourceSlice) Fields(obj runtime.Object, set fields.Set) {
 	o := obj.(*resourcev1.ResourceSlice)
 	set["spec.driver"], set["spec.nodeName"] = o.Spec.Driver, ptr.Deref(o.Spec.NodeName, "")
+}
+
+// ConvertFieldLabel is upstream's field label conversion of resource.k8s.io/v1 ResourceSlices.
+func (ResourceSlice) ConvertFieldLabel(label, value string) (string, string, error) {
+	switch label {
+	case "metadata.name", "spec.nodeName", "spec.driver", "spec.pool.name":
+		return label, value, nil
+	}
+	return "", "", fmt.Errorf("field label not supported for %s: %s", resourcev1.SchemeGroupVersion.WithKind("ResourceSlice"), label)
 }
