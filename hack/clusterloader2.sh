@@ -29,6 +29,10 @@
 #                                              pod-startup-latency phases)
 #   CL2_SRC=dir CL2_CONFIG=file ...            another clusterloader2 tree or test config
 #   CL2_OVERRIDES=file ...                     more overrides, after the script's own
+#   QUOTAD_ARGS=... APISERVER_ARGS=...         more flags for quotad, kube-apiserver and
+#   KCM_ARGS=...                               kube-controller-manager (e.g. KCM_ARGS=
+#                                              "--kube-api-qps=100 --kube-api-burst=100": its
+#                                              client's default is 20 requests/s, burst 30)
 #   WORK=dir hack/clusterloader2.sh            where binaries, data dirs, logs and reports go
 #
 # Per side and repetition, $WORK/<side>-<n>/ holds the components' logs, clusterloader2's log
@@ -89,9 +93,21 @@ awk '/^---$/ { flush(); buf = $0 "\n"; next } { buf = buf $0 "\n" } /^  name: po
 
 pids=()
 declare -A proc=() # component -> pid, for the side running
+# Stops the side's processes in the reverse order of their start (the clients, then the
+# apiserver, etcd last: a kube-apiserver whose etcd is gone hangs in its shutdown), each
+# SIGKILLed if it has not exited 30 s after SIGTERM.
 cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	local i p
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+		p=${pids[i]}
+		kill "$p" 2>/dev/null || continue
+		for _ in $(seq 1 300); do
+			[[ $(awk '{print $3}' "/proc/$p/stat" 2>/dev/null) =~ ^(Z|)$ ]] && break
+			sleep 0.1
+		done
+		kill -9 "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
 	pids=()
 }
 trap cleanup EXIT
@@ -168,7 +184,7 @@ EOF
 # processes.
 start_quotad() {
 	# The kubeconfig line is on stdout, the logs on stderr.
-	"$work/quotad" --data-dir "$d/data" --secure-port 0 >"$d/quotad.out" 2>"$d/quotad.log" &
+	"$work/quotad" --data-dir "$d/data" --secure-port 0 ${QUOTAD_ARGS:-} >"$d/quotad.out" 2>"$d/quotad.log" &
 	pids+=($!)
 	proc[quotad]=$!
 	kc=""
@@ -204,7 +220,7 @@ start_upstream() {
 		--service-account-issuer https://kubernetes.default.svc.cluster.local \
 		--service-account-key-file "$p/sa.pub" --service-account-signing-key-file "$p/sa.key" \
 		--service-cluster-ip-range 10.96.0.0/12 --authorization-mode Node,RBAC --allow-privileged=true \
-		--enable-bootstrap-token-auth=true --endpoint-reconciler-type=none
+		--enable-bootstrap-token-auth=true --endpoint-reconciler-type=none ${APISERVER_ARGS:-}
 	kc=$d/admin.kubeconfig
 	kubeconfig "$kc" "https://127.0.0.1:$port" "$p/admin.crt" "$p/admin.key" "$p/ca.crt"
 	kubeconfig "$d/controller-manager.kubeconfig" "https://127.0.0.1:$port" "$p/controller-manager.crt" "$p/controller-manager.key" "$p/ca.crt"
@@ -215,7 +231,7 @@ start_upstream() {
 		--leader-elect=true --use-service-account-credentials=true --controllers '*,bootstrapsigner,tokencleaner' \
 		--service-account-private-key-file "$p/sa.key" --root-ca-file "$p/ca.crt" \
 		--cluster-signing-cert-file "$p/ca.crt" --cluster-signing-key-file "$p/ca.key" \
-		--service-cluster-ip-range 10.96.0.0/12
+		--service-cluster-ip-range 10.96.0.0/12 ${KCM_ARGS:-}
 	cp=(kube-apiserver etcd kube-controller-manager)
 }
 
@@ -251,8 +267,9 @@ YAML
 
 	# 4. clusterloader2, between two scrapes of the apiserver's metrics and of the processes'
 	# CPU time.
-	local c before=() t0 rc=0
+	local c before=() t0 rc=0 load0
 	for c in "${cp[@]}" kube-scheduler kwok; do before+=("$(cpu_of "${proc[$c]}")"); done
+	load0=$(cut -d' ' -f1 /proc/loadavg)
 	kubectl --kubeconfig="$kc" get --raw /metrics >"$d/metrics-before.txt"
 	echo "== $side ($n): clusterloader2 (log: $d/cl2.log)" >&2
 	t0=$SECONDS
@@ -265,6 +282,9 @@ YAML
 	{
 		echo "exit=$rc"
 		echo "seconds=$secs"
+		# The machine's 1-minute load average as the test started and ended: other work on the
+		# machine shows here.
+		echo "load=$load0 / $(cut -d' ' -f1 /proc/loadavg)"
 		local i=0 total=0 rss=0
 		for c in "${cp[@]}" kube-scheduler kwok; do
 			local now used

@@ -344,6 +344,12 @@ func report(w io.Writer, runs []*run) {
 		return fmt.Sprintf("%d / %d", r.junitTests-r.junitFailures, r.junitTests)
 	})
 	row("test wall time (s)", func(r *run) string { return r.result["seconds"] })
+	row("machine load average, start / end", func(r *run) string {
+		if r.result["load"] == "" {
+			return "-"
+		}
+		return r.result["load"]
+	})
 	for _, p := range []string{"control-plane", "kube-apiserver", "etcd", "kube-controller-manager", "quotad", "kube-scheduler", "kwok"} {
 		p := p
 		if !anyRun(runs, func(r *run) bool { return r.result[p+".cpu"] != "" }) {
