@@ -253,7 +253,7 @@ func statefulSetSpec(s *appsv1.StatefulSetSpec, p *field.Path) field.ErrorList {
 	} else if !sel.Empty() && !sel.Matches(labels.Set(s.Template.Labels)) {
 		errs = append(errs, field.Invalid(tp.Child("metadata", "labels"), s.Template.Labels, "`selector` does not match template `labels`"))
 	}
-	errs = append(errs, podTemplateSpec(&s.Template, tp)...)
+	errs = append(errs, podTemplateSpec(statefulSetPodTemplate(s), tp)...)
 	if s.Template.Spec.RestartPolicy != corev1.RestartPolicyAlways {
 		errs = append(errs, field.NotSupported(tp.Child("spec", "restartPolicy"), s.Template.Spec.RestartPolicy, []string{string(corev1.RestartPolicyAlways)}))
 	}
@@ -267,6 +267,39 @@ func statefulSetSpec(s *appsv1.StatefulSetSpec, p *field.Path) field.ErrorList {
 		errs = append(errs, pvcSpec(&t.Spec, vp.Child("spec"))...)
 	}
 	return errs
+}
+
+// statefulSetPodTemplate is the template as upstream validates it: the volumes the controller
+// adds for the volumeClaimTemplates (a claim's volume replacing a template volume of the same
+// name) are there, so containers may mount them, and the hostname and subdomain the
+// controller sets are not.
+func statefulSetPodTemplate(s *appsv1.StatefulSetSpec) *corev1.PodTemplateSpec {
+	if s.Template.Spec.Subdomain == "" && s.Template.Spec.Hostname == "" && len(s.VolumeClaimTemplates) == 0 {
+		return &s.Template
+	}
+	t := s.Template.DeepCopy()
+	t.Spec.Subdomain, t.Spec.Hostname = "", ""
+	if len(s.VolumeClaimTemplates) > 0 {
+		claims := make(map[string]bool, len(s.VolumeClaimTemplates))
+		vols := make([]corev1.Volume, 0, len(s.VolumeClaimTemplates)+len(t.Spec.Volumes))
+		for i := range s.VolumeClaimTemplates {
+			name := s.VolumeClaimTemplates[i].Name
+			if claims[name] {
+				continue
+			}
+			claims[name] = true
+			vols = append(vols, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name},
+			}})
+		}
+		for _, v := range t.Spec.Volumes {
+			if !claims[v.Name] {
+				vols = append(vols, v)
+			}
+		}
+		t.Spec.Volumes = vols
+	}
+	return t
 }
 
 // StatefulSetUpdate validates an update of a StatefulSet: only replicas,
