@@ -298,7 +298,7 @@ func (c *DaemonSet) nodes(ctx context.Context) ([]*corev1.Node, error) {
 // orphans) grouped by target node, oldest first; taken holds every pod name of the
 // namespace.
 func (c *DaemonSet) podsByNode(ctx context.Context, ds *appsv1.DaemonSet, selector labels.Selector) (map[string][]*corev1.Pod, map[string]bool, error) {
-	all, _, err := c.store.ListObjects(ctx, c.store.Catalogue().Get(podGVR), ds.Namespace)
+	all, _, err := c.store.ListSelected(ctx, c.store.Catalogue().Get(podGVR), ds.Namespace, ownedOrAdoptable(ds.UID, selector))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -90,18 +90,24 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 	}
 	now := c.opts.Clock.Now()
 	// 1. The Job's pods (adopting matching orphans when a selector is set).
-	all, _, err := c.store.ListObjects(ctx, c.store.Catalogue().Get(podGVR), ns)
+	keep := func(m registry.StoredMeta) bool { return m.Controller == job.UID }
+	if job.Spec.Selector != nil {
+		sel, err := metav1.LabelSelectorAsSelector(job.Spec.Selector)
+		if err != nil {
+			return 0, nil
+		}
+		keep = ownedOrAdoptable(job.UID, sel)
+	}
+	all, _, err := c.store.ListSelected(ctx, c.store.Catalogue().Get(podGVR), ns, keep)
 	if err != nil {
 		return 0, err
 	}
-	taken := map[string]bool{}
 	var candidates []*corev1.Pod
 	for _, o := range all {
 		p, err := controller.As[*corev1.Pod](o)
 		if err != nil {
 			return 0, err
 		}
-		taken[p.Name] = true
 		candidates = append(candidates, p)
 	}
 	var pods []*corev1.Pod
@@ -186,7 +192,7 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 			ready = 0
 		}
 	case job.DeletionTimestamp == nil:
-		activeCount, manageErr = c.manage(ctx, job, &st, active, succeeded, succeededIdx, taken, suspended, now)
+		activeCount, manageErr = c.manage(ctx, job, &st, active, succeeded, succeededIdx, suspended, now)
 		if job.Spec.Completions == nil {
 			complete = succeeded > 0 && activeCount == 0
 		} else {
@@ -249,7 +255,7 @@ func jobCondition(t batchv1.JobConditionType, reason, msg string, now time.Time)
 }
 
 // manage is upstream's manageJob: it returns the number of active pods after its changes.
-func (c *Job) manage(ctx context.Context, job *batchv1.Job, st *batchv1.JobStatus, active []*corev1.Pod, succeeded int32, succeededIdx map[int]bool, taken map[string]bool, suspended bool, now time.Time) (int32, error) {
+func (c *Job) manage(ctx context.Context, job *batchv1.Job, st *batchv1.JobStatus, active []*corev1.Pod, succeeded int32, succeededIdx map[int]bool, suspended bool, now time.Time) (int32, error) {
 	n := int32(len(active))
 	if suspended {
 		if setJobCondition(st, batchv1.JobSuspended, corev1.ConditionTrue, "JobSuspended", "Job suspended", now) {

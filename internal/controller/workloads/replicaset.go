@@ -215,19 +215,18 @@ func (c *ReplicaSet) sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, nil
 	}
-	// 2. Its pods: active pods it controls or may adopt.
-	all, _, err := c.store.ListObjects(ctx, c.res(podGVR), ns)
+	// 2. Its pods: active pods it controls or may adopt (the others of the namespace are
+	// not decoded).
+	all, _, err := c.store.ListSelected(ctx, c.res(podGVR), ns, ownedOrAdoptable(rs.UID, selector))
 	if err != nil {
 		return 0, err
 	}
-	taken := make(map[string]bool, len(all))
 	var active []*corev1.Pod
 	for _, o := range all {
 		p, err := controller.As[*corev1.Pod](o)
 		if err != nil {
 			return 0, err
 		}
-		taken[p.Name] = true
 		if isPodActive(p) {
 			active = append(active, p)
 		}
@@ -239,7 +238,7 @@ func (c *ReplicaSet) sync(ctx context.Context, key string) (time.Duration, error
 	// 3. Create or delete pods, unless the owner is being deleted.
 	var manageErr error
 	if rs.DeletionTimestamp == nil {
-		manageErr = c.manageReplicas(ctx, obj, rs, owned, taken)
+		manageErr = c.manageReplicas(ctx, obj, rs, owned)
 	}
 	c.starved.set(key, manageErr != nil && isQuotaRefusal(manageErr))
 	// 4. Status from the pods seen at the start, as upstream.
@@ -282,7 +281,7 @@ func (c *ReplicaSet) updateStatus(ctx context.Context, obj runtime.Object, rs *a
 }
 
 // manageReplicas is upstream's manageReplicas.
-func (c *ReplicaSet) manageReplicas(ctx context.Context, owner runtime.Object, rs *appsv1.ReplicaSet, pods []*corev1.Pod, taken map[string]bool) error {
+func (c *ReplicaSet) manageReplicas(ctx context.Context, owner runtime.Object, rs *appsv1.ReplicaSet, pods []*corev1.Pod) error {
 	diff := len(pods) - int(*rs.Spec.Replicas)
 	ref := controllerRef(rs, c.kind)
 	switch {
@@ -451,6 +450,14 @@ func deletePod(ctx context.Context, store controller.Client, rec *record.Recorde
 	}
 	rec.Eventf(ctx, owner, corev1.EventTypeNormal, reasonSuccessfulDelete, "Deleted pod: %v", p.Name)
 	return nil
+}
+
+// ownedOrAdoptable keeps the pods the owner of uid controls and the orphans its selector
+// matches: all claimPods may own.
+func ownedOrAdoptable(uid types.UID, selector labels.Selector) func(registry.StoredMeta) bool {
+	return func(m registry.StoredMeta) bool {
+		return m.Controller == uid || (m.Controller == "" && selector.Matches(labels.Set(m.Labels)))
+	}
 }
 
 // claimPods is upstream's PodControllerRefManager.ClaimPods: keep owned pods that match,
