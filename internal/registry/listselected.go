@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 
@@ -13,7 +12,9 @@ import (
 )
 
 // StoredMeta is what ListSelected reads of a stored object before deciding to decode it:
-// its labels and the UID its controller owner reference names ("" when it has none).
+// the UID its controller owner reference names ("" when it has none) and, for an object
+// without a controller, its labels (an owner decides on its own objects by UID; only
+// orphans are matched by labels).
 type StoredMeta struct {
 	Labels     map[string]string
 	Controller types.UID
@@ -57,54 +58,128 @@ func metaOf(obj runtime.Object) StoredMeta {
 	if err != nil {
 		return StoredMeta{}
 	}
-	out := StoredMeta{Labels: m.GetLabels()}
+	var out StoredMeta
 	for _, r := range m.GetOwnerReferences() {
 		if r.Controller != nil && *r.Controller {
 			out.Controller = r.UID
 			break
 		}
 	}
+	if out.Controller == "" {
+		out.Labels = m.GetLabels()
+	}
 	return out
 }
 
-// storedMeta reads the labels and controller of a stored object from its JSON: the keys
-// before "metadata" are skipped, "metadata" alone is decoded, the rest is not read. ok is
-// false when the value does not start so.
-func storedMeta(value []byte) (StoredMeta, bool) {
-	dec := json.NewDecoder(bytes.NewReader(value))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return StoredMeta{}, false
-	}
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return StoredMeta{}, false
+// storedMeta reads the labels and controller of a stored object from its JSON (compact,
+// as stored): the top-level values before "metadata" and metadata's other values are
+// skipped by matching brackets and quotes, only "labels" and "ownerReferences" are
+// decoded, and nothing after metadata is read. ok is false on anything unexpected (the
+// caller then decodes the whole object).
+func storedMeta(v []byte) (StoredMeta, bool) {
+	var out StoredMeta
+	var rawLabels []byte
+	found := false
+	ok := eachKey(v, 0, func(key []byte, val []byte) bool {
+		if string(key) != "metadata" {
+			return true
 		}
-		if k != "metadata" {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return StoredMeta{}, false
+		found = true
+		if !eachKey(val, 0, func(k, mv []byte) bool {
+			switch string(k) {
+			case "labels":
+				rawLabels = mv
+			case "ownerReferences":
+				var refs []struct {
+					UID        types.UID `json:"uid"`
+					Controller *bool     `json:"controller"`
+				}
+				if json.Unmarshal(mv, &refs) != nil {
+					found = false
+				}
+				for _, r := range refs {
+					if r.Controller != nil && *r.Controller {
+						out.Controller = r.UID
+						break
+					}
+				}
 			}
-			continue
+			return true
+		}) {
+			found = false
 		}
-		var m struct {
-			Labels          map[string]string `json:"labels"`
-			OwnerReferences []struct {
-				UID        types.UID `json:"uid"`
-				Controller *bool     `json:"controller"`
-			} `json:"ownerReferences"`
+		return false // nothing after metadata is read
+	})
+	if ok && found && out.Controller == "" && rawLabels != nil && json.Unmarshal(rawLabels, &out.Labels) != nil {
+		return out, false
+	}
+	return out, ok && found
+}
+
+// eachKey calls f with each key of the JSON object starting at b[i] and the bytes of its
+// value, until f returns false; it reports whether the object read was well formed up to
+// there.
+func eachKey(b []byte, i int, f func(key, val []byte) bool) bool {
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i++
+	for i < len(b) && b[i] != '}' {
+		if b[i] == ',' {
+			i++
 		}
-		if err := dec.Decode(&m); err != nil {
-			return StoredMeta{}, false
+		end, ok := skipJSONValue(b, i)
+		if !ok || b[i] != '"' || end >= len(b) || b[end] != ':' {
+			return false
 		}
-		out := StoredMeta{Labels: m.Labels}
-		for _, r := range m.OwnerReferences {
-			if r.Controller != nil && *r.Controller {
-				out.Controller = r.UID
-				break
+		key := b[i+1 : end-1]
+		start := end + 1
+		vend, ok := skipJSONValue(b, start)
+		if !ok {
+			return false
+		}
+		if !f(key, b[start:vend]) {
+			return true
+		}
+		i = vend
+	}
+	return i < len(b)
+}
+
+// skipJSONValue returns the index just past the JSON value starting at b[i]: a string,
+// an object or array (brackets matched outside strings), or a literal.
+func skipJSONValue(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	switch b[i] {
+	case '"':
+		return skipJSONString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				e, ok := skipJSONString(b, j)
+				if !ok {
+					return 0, false
+				}
+				j = e - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, true
+				}
 			}
 		}
-		return out, true
+		return 0, false
+	default:
+		j := i
+		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' {
+			j++
+		}
+		return j, j > i
 	}
-	return StoredMeta{}, false
 }

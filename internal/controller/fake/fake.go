@@ -187,9 +187,11 @@ func (c *Client) ListSelected(ctx context.Context, res *registry.Resource, ns st
 		if err != nil {
 			continue
 		}
-		sm := registry.StoredMeta{Labels: m.GetLabels()}
+		var sm registry.StoredMeta
 		if ref := metav1.GetControllerOfNoCopy(m); ref != nil {
 			sm.Controller = ref.UID
+		} else {
+			sm.Labels = m.GetLabels()
 		}
 		if keep(sm) {
 			out = append(out, o)
