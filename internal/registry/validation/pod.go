@@ -597,12 +597,62 @@ func containers(cs []corev1.Container, vols map[string]corev1.VolumeSource, clai
 		if c.StartupProbe != nil {
 			errs = append(errs, startupProbe(c.StartupProbe, grace, cp.Child("startupProbe"))...)
 		}
-		if c.RestartPolicy != nil {
-			errs = append(errs, field.Forbidden(cp.Child("restartPolicy"), "may not be set for non-init containers"))
-		}
+		errs = append(errs, containerRestartPolicy(c.RestartPolicy, c.RestartPolicyRules, cp)...)
 	}
 	return append(errs, hostPortConflicts(cs, p)...)
 }
+
+// containerRestartPolicy is upstream validateContainerRestartPolicy with the
+// ContainerRestartRules and RestartAllContainersOnContainerExits gates on (their
+// v1.37 defaults), where validateInitContainerRestartPolicy reduces to it too:
+// a container's restartPolicy is Always, Never or OnFailure, and each of at most
+// 20 rules has a supported action and exitCodes with a supported operator and at
+// most 255 values.
+func containerRestartPolicy(rp *corev1.ContainerRestartPolicy, rules []corev1.ContainerRestartRule, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if rp == nil {
+		if len(rules) == 0 {
+			return nil
+		}
+		errs = append(errs, field.Required(p.Child("restartPolicy"), "must specify restartPolicy when restart rules are used"))
+	} else if !slices.Contains(containerRestartPolicies, *rp) {
+		errs = append(errs, field.NotSupported(p.Child("restartPolicy"), *rp, containerRestartPolicies))
+	}
+	if len(rules) > 20 {
+		errs = append(errs, field.TooMany(p.Child("restartPolicyRules"), len(rules), 20))
+	}
+	for i, r := range rules {
+		rip := p.Child("restartPolicyRules").Index(i)
+		if !slices.Contains(containerRestartRuleActions, r.Action) {
+			errs = append(errs, field.NotSupported(rip.Child("action"), r.Action, containerRestartRuleActions))
+		}
+		if r.ExitCodes == nil {
+			errs = append(errs, field.Required(rip.Child("exitCodes"), "must be specified"))
+			continue
+		}
+		if !slices.Contains(containerRestartRuleOperators, r.ExitCodes.Operator) {
+			errs = append(errs, field.NotSupported(rip.Child("exitCodes", "operator"), r.ExitCodes.Operator, containerRestartRuleOperators))
+		}
+		if len(r.ExitCodes.Values) > 255 {
+			errs = append(errs, field.TooMany(rip.Child("exitCodes", "values"), len(r.ExitCodes.Values), 255))
+		}
+	}
+	return errs
+}
+
+// The supported container restart policies, rule actions and exit-code operators,
+// sorted as upstream lists them in its NotSupported errors.
+var (
+	containerRestartPolicies = []corev1.ContainerRestartPolicy{
+		corev1.ContainerRestartPolicyAlways, corev1.ContainerRestartPolicyNever, corev1.ContainerRestartPolicyOnFailure,
+	}
+	containerRestartRuleActions = []corev1.ContainerRestartRuleAction{
+		corev1.ContainerRestartRuleActionRestart, corev1.ContainerRestartRuleActionRestartAllContainers,
+	}
+	containerRestartRuleOperators = []corev1.ContainerRestartRuleOnExitCodesOperator{
+		corev1.ContainerRestartRuleOnExitCodesOpIn, corev1.ContainerRestartRuleOnExitCodesOpNotIn,
+	}
+)
 
 // initContainers is upstream validateInitContainers.
 func initContainers(cs, regular []corev1.Container, vols map[string]corev1.VolumeSource, claims sets.Set[string], grace *int64, p *field.Path, rp corev1.RestartPolicy) field.ErrorList {
@@ -615,13 +665,8 @@ func initContainers(cs, regular []corev1.Container, vols map[string]corev1.Volum
 		c := &cs[i]
 		cp := p.Index(i)
 		errs = append(errs, containerCommon(c, vols, claims, cp, rp)...)
-		always := false
-		if c.RestartPolicy != nil {
-			if *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
-				errs = append(errs, field.NotSupported(cp.Child("restartPolicy"), *c.RestartPolicy, []corev1.ContainerRestartPolicy{corev1.ContainerRestartPolicyAlways}))
-			}
-			always = *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
-		}
+		errs = append(errs, containerRestartPolicy(c.RestartPolicy, c.RestartPolicyRules, cp)...)
+		always := c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(cp.Child("name"), c.Name))
 		} else if c.Name != "" {
@@ -793,7 +838,7 @@ func resizePolicy(ps []corev1.ContainerResizePolicy, p *field.Path, rp corev1.Re
 			errs = append(errs, field.NotSupported(p, rpol.RestartPolicy, []corev1.ResourceResizeRestartPolicy{corev1.NotRequired, corev1.RestartContainer}))
 		}
 		if rp == corev1.RestartPolicyNever && rpol.RestartPolicy != corev1.NotRequired {
-			errs = append(errs, field.Invalid(p, rpol.RestartPolicy, "must be 'NotRequired' when `restartPolicy` is 'Never'"))
+			errs = append(errs, field.Invalid(p, rpol.RestartPolicy, "must be 'NotRequired' when pod `restartPolicy` is 'Never'"))
 		}
 	}
 	return errs
