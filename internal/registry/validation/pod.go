@@ -32,7 +32,8 @@ func Pod(pod *corev1.Pod) field.ErrorList {
 	if pod.Spec.NodeName != "" && len(pod.Spec.SchedulingGates) != 0 {
 		errs = append(errs, field.Forbidden(sp.Child("nodeName"), "cannot be set until all schedulingGates have been cleared"))
 	}
-	return errs
+	errs = append(errs, seccompAnnotationsMatchFields(pod, sp)...)
+	return append(errs, appArmorAnnotationsMatchFields(pod, sp)...)
 }
 
 // podMetadataAndSpec is upstream validatePodMetadataAndSpec; old is the stored pod of an
@@ -72,18 +73,20 @@ func containersOnlyForPod(cs []corev1.Container, p *field.Path) field.ErrorList 
 
 const mirrorPodAnnotation = "kubernetes.io/config.mirror"
 
-// podSpecificAnnotations is upstream ValidatePodSpecificAnnotations (the mirror-pod and
-// deletion-cost rules); allowInvalidCost is set for an update of a pod whose stored
+// podSpecificAnnotations is upstream ValidatePodSpecificAnnotations (the mirror-pod,
+// tolerations, deletion-cost, seccomp and AppArmor annotations); allowInvalidCost is set for an update of a pod whose stored
 // deletion cost is already invalid (upstream's AllowInvalidPodDeletionCost).
 func podSpecificAnnotations(a map[string]string, spec *corev1.PodSpec, p *field.Path, allowInvalidCost bool) field.ErrorList {
 	var errs field.ErrorList
 	if v, ok := a[mirrorPodAnnotation]; ok && spec.NodeName == "" {
 		errs = append(errs, field.Invalid(p.Key(mirrorPodAnnotation), v, "must set spec.nodeName if mirror pod annotation is set"))
 	}
+	errs = append(errs, tolerationsAnnotation(a, p)...)
 	if !allowInvalidCost && invalidDeletionCost(a) {
 		errs = append(errs, field.Invalid(p.Key(corev1.PodDeletionCost), a[corev1.PodDeletionCost], "must be a 32bit integer"))
 	}
-	return errs
+	errs = append(errs, seccompAnnotations(a, p)...)
+	return append(errs, appArmorAnnotations(a, spec, p)...)
 }
 
 // invalidDeletionCost reports a controller.kubernetes.io/pod-deletion-cost annotation
@@ -406,20 +409,7 @@ func tolerations(ts []corev1.Toleration, p *field.Path) field.ErrorList {
 func PodUpdate(n, o *corev1.Pod) field.ErrorList {
 	errs := objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)
 	errs = append(errs, podMetadataAndSpec(n, o)...)
-	ap := metaPath.Child("annotations")
-	for k, ov := range o.Annotations {
-		if nv, ok := n.Annotations[k]; ok && nv == ov {
-			continue
-		}
-		if k == mirrorPodAnnotation {
-			errs = append(errs, field.Forbidden(ap.Key(k), "may not remove or update mirror pod annotation"))
-		}
-	}
-	for k := range n.Annotations {
-		if _, ok := o.Annotations[k]; !ok && k == mirrorPodAnnotation {
-			errs = append(errs, field.Forbidden(ap.Key(k), "may not add mirror pod annotation"))
-		}
-	}
+	errs = append(errs, podSpecificAnnotationUpdates(n, o, metaPath.Child("annotations"))...)
 	sp := field.NewPath("spec")
 	cErrs, stop := containerUpdates(n.Spec.Containers, o.Spec.Containers, sp.Child("containers"))
 	errs = append(errs, cErrs...)
