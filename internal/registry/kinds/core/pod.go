@@ -38,6 +38,16 @@ func (Pod) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.I
 	return table.PodPrinter().Convert(objs, now, include, false)
 }
 
+// UpdateWarnings is upstream's WarningsOnUpdate of the pod strategies: none for the pod
+// itself and its resize and ephemeralcontainers subresources; for pods/status, the
+// podIPs and hostIPs written in a non-standard form.
+func (Pod) UpdateWarnings(subresource string, obj runtime.Object) []string {
+	if subresource != "status" {
+		return nil
+	}
+	return validation.PodStatusWarnings(obj.(*corev1.Pod))
+}
+
 // PrepareForCreate resets the status: a new pod is Pending, with its containers' AppArmor
 // annotations copied to their fields (appArmorVersionSkew), its pod-level resources
 // defaulted (1.37, after admission added every container) and its QoS class.
