@@ -82,6 +82,13 @@ type Warner interface {
 	Warnings(obj runtime.Object) []string
 }
 
+// UpdateWarner returns the non-fatal warnings of an update that wrote obj through
+// subresource ("" for the object itself), as upstream's WarningsOnUpdate of the
+// subresource's strategy; the store asks it rather than Warner on updates.
+type UpdateWarner interface {
+	UpdateWarnings(subresource string, obj runtime.Object) []string
+}
+
 // FieldLabeler adds the kind's field selector labels (upstream's GetAttrs/ToSelectableFields)
 // to set, which already holds metadata.name and metadata.namespace.
 type FieldLabeler interface {

@@ -98,7 +98,14 @@ func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subreso
 		}
 	}
 	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
-	return &Result{Object: obj, Warnings: s.warnings(res, obj)}, nil
+	return &Result{Object: obj, Warnings: s.updateWarnings(res, subresource, obj)}, nil
+}
+
+func (s *Store) updateWarnings(res *Resource, subresource string, obj runtime.Object) []string {
+	if w, ok := s.strategy(res).(UpdateWarner); ok {
+		return w.UpdateWarnings(subresource, obj)
+	}
+	return s.warnings(res, obj)
 }
 
 // preparedUpdate is an update ready to commit (w), or what it turned out to be: a no-op

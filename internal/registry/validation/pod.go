@@ -32,7 +32,8 @@ func Pod(pod *corev1.Pod) field.ErrorList {
 	if pod.Spec.NodeName != "" && len(pod.Spec.SchedulingGates) != 0 {
 		errs = append(errs, field.Forbidden(sp.Child("nodeName"), "cannot be set until all schedulingGates have been cleared"))
 	}
-	return errs
+	errs = append(errs, seccompAnnotationsMatchFields(pod, sp)...)
+	return append(errs, appArmorAnnotationsMatchFields(pod, sp)...)
 }
 
 // podMetadataAndSpec is upstream validatePodMetadataAndSpec; old is the stored pod of an
@@ -72,18 +73,20 @@ func containersOnlyForPod(cs []corev1.Container, p *field.Path) field.ErrorList 
 
 const mirrorPodAnnotation = "kubernetes.io/config.mirror"
 
-// podSpecificAnnotations is upstream ValidatePodSpecificAnnotations (the mirror-pod and
-// deletion-cost rules); allowInvalidCost is set for an update of a pod whose stored
+// podSpecificAnnotations is upstream ValidatePodSpecificAnnotations (the mirror-pod,
+// tolerations, deletion-cost, seccomp and AppArmor annotations); allowInvalidCost is set for an update of a pod whose stored
 // deletion cost is already invalid (upstream's AllowInvalidPodDeletionCost).
 func podSpecificAnnotations(a map[string]string, spec *corev1.PodSpec, p *field.Path, allowInvalidCost bool) field.ErrorList {
 	var errs field.ErrorList
 	if v, ok := a[mirrorPodAnnotation]; ok && spec.NodeName == "" {
 		errs = append(errs, field.Invalid(p.Key(mirrorPodAnnotation), v, "must set spec.nodeName if mirror pod annotation is set"))
 	}
+	errs = append(errs, tolerationsAnnotation(a, p)...)
 	if !allowInvalidCost && invalidDeletionCost(a) {
 		errs = append(errs, field.Invalid(p.Key(corev1.PodDeletionCost), a[corev1.PodDeletionCost], "must be a 32bit integer"))
 	}
-	return errs
+	errs = append(errs, seccompAnnotations(a, p)...)
+	return append(errs, appArmorAnnotations(a, spec, p)...)
 }
 
 // invalidDeletionCost reports a controller.kubernetes.io/pod-deletion-cost annotation
@@ -406,20 +409,7 @@ func tolerations(ts []corev1.Toleration, p *field.Path) field.ErrorList {
 func PodUpdate(n, o *corev1.Pod) field.ErrorList {
 	errs := objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)
 	errs = append(errs, podMetadataAndSpec(n, o)...)
-	ap := metaPath.Child("annotations")
-	for k, ov := range o.Annotations {
-		if nv, ok := n.Annotations[k]; ok && nv == ov {
-			continue
-		}
-		if k == mirrorPodAnnotation {
-			errs = append(errs, field.Forbidden(ap.Key(k), "may not remove or update mirror pod annotation"))
-		}
-	}
-	for k := range n.Annotations {
-		if _, ok := o.Annotations[k]; !ok && k == mirrorPodAnnotation {
-			errs = append(errs, field.Forbidden(ap.Key(k), "may not add mirror pod annotation"))
-		}
-	}
+	errs = append(errs, podSpecificAnnotationUpdates(n, o, metaPath.Child("annotations"))...)
 	sp := field.NewPath("spec")
 	cErrs, stop := containerUpdates(n.Spec.Containers, o.Spec.Containers, sp.Child("containers"))
 	errs = append(errs, cErrs...)
@@ -597,12 +587,62 @@ func containers(cs []corev1.Container, vols map[string]corev1.VolumeSource, clai
 		if c.StartupProbe != nil {
 			errs = append(errs, startupProbe(c.StartupProbe, grace, cp.Child("startupProbe"))...)
 		}
-		if c.RestartPolicy != nil {
-			errs = append(errs, field.Forbidden(cp.Child("restartPolicy"), "may not be set for non-init containers"))
-		}
+		errs = append(errs, containerRestartPolicy(c.RestartPolicy, c.RestartPolicyRules, cp)...)
 	}
 	return append(errs, hostPortConflicts(cs, p)...)
 }
+
+// containerRestartPolicy is upstream validateContainerRestartPolicy with the
+// ContainerRestartRules and RestartAllContainersOnContainerExits gates on (their
+// v1.37 defaults), where validateInitContainerRestartPolicy reduces to it too:
+// a container's restartPolicy is Always, Never or OnFailure, and each of at most
+// 20 rules has a supported action and exitCodes with a supported operator and at
+// most 255 values.
+func containerRestartPolicy(rp *corev1.ContainerRestartPolicy, rules []corev1.ContainerRestartRule, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if rp == nil {
+		if len(rules) == 0 {
+			return nil
+		}
+		errs = append(errs, field.Required(p.Child("restartPolicy"), "must specify restartPolicy when restart rules are used"))
+	} else if !slices.Contains(containerRestartPolicies, *rp) {
+		errs = append(errs, field.NotSupported(p.Child("restartPolicy"), *rp, containerRestartPolicies))
+	}
+	if len(rules) > 20 {
+		errs = append(errs, field.TooMany(p.Child("restartPolicyRules"), len(rules), 20))
+	}
+	for i, r := range rules {
+		rip := p.Child("restartPolicyRules").Index(i)
+		if !slices.Contains(containerRestartRuleActions, r.Action) {
+			errs = append(errs, field.NotSupported(rip.Child("action"), r.Action, containerRestartRuleActions))
+		}
+		if r.ExitCodes == nil {
+			errs = append(errs, field.Required(rip.Child("exitCodes"), "must be specified"))
+			continue
+		}
+		if !slices.Contains(containerRestartRuleOperators, r.ExitCodes.Operator) {
+			errs = append(errs, field.NotSupported(rip.Child("exitCodes", "operator"), r.ExitCodes.Operator, containerRestartRuleOperators))
+		}
+		if len(r.ExitCodes.Values) > 255 {
+			errs = append(errs, field.TooMany(rip.Child("exitCodes", "values"), len(r.ExitCodes.Values), 255))
+		}
+	}
+	return errs
+}
+
+// The supported container restart policies, rule actions and exit-code operators,
+// sorted as upstream lists them in its NotSupported errors.
+var (
+	containerRestartPolicies = []corev1.ContainerRestartPolicy{
+		corev1.ContainerRestartPolicyAlways, corev1.ContainerRestartPolicyNever, corev1.ContainerRestartPolicyOnFailure,
+	}
+	containerRestartRuleActions = []corev1.ContainerRestartRuleAction{
+		corev1.ContainerRestartRuleActionRestart, corev1.ContainerRestartRuleActionRestartAllContainers,
+	}
+	containerRestartRuleOperators = []corev1.ContainerRestartRuleOnExitCodesOperator{
+		corev1.ContainerRestartRuleOnExitCodesOpIn, corev1.ContainerRestartRuleOnExitCodesOpNotIn,
+	}
+)
 
 // initContainers is upstream validateInitContainers.
 func initContainers(cs, regular []corev1.Container, vols map[string]corev1.VolumeSource, claims sets.Set[string], grace *int64, p *field.Path, rp corev1.RestartPolicy) field.ErrorList {
@@ -615,13 +655,8 @@ func initContainers(cs, regular []corev1.Container, vols map[string]corev1.Volum
 		c := &cs[i]
 		cp := p.Index(i)
 		errs = append(errs, containerCommon(c, vols, claims, cp, rp)...)
-		always := false
-		if c.RestartPolicy != nil {
-			if *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
-				errs = append(errs, field.NotSupported(cp.Child("restartPolicy"), *c.RestartPolicy, []corev1.ContainerRestartPolicy{corev1.ContainerRestartPolicyAlways}))
-			}
-			always = *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
-		}
+		errs = append(errs, containerRestartPolicy(c.RestartPolicy, c.RestartPolicyRules, cp)...)
+		always := c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(cp.Child("name"), c.Name))
 		} else if c.Name != "" {
@@ -793,7 +828,7 @@ func resizePolicy(ps []corev1.ContainerResizePolicy, p *field.Path, rp corev1.Re
 			errs = append(errs, field.NotSupported(p, rpol.RestartPolicy, []corev1.ResourceResizeRestartPolicy{corev1.NotRequired, corev1.RestartContainer}))
 		}
 		if rp == corev1.RestartPolicyNever && rpol.RestartPolicy != corev1.NotRequired {
-			errs = append(errs, field.Invalid(p, rpol.RestartPolicy, "must be 'NotRequired' when `restartPolicy` is 'Never'"))
+			errs = append(errs, field.Invalid(p, rpol.RestartPolicy, "must be 'NotRequired' when pod `restartPolicy` is 'Never'"))
 		}
 	}
 	return errs

@@ -588,3 +588,16 @@ func matchesExtendedResourceClaim(name corev1.ResourceName, c *corev1.Container,
 	}
 	return false
 }
+
+// PodStatusWarnings is upstream's podStatusStrategy.WarningsOnUpdate: a warning for each
+// pod IP and host IP not in its canonical form (utilvalidation.GetWarningsForIP).
+func PodStatusWarnings(pod *corev1.Pod) []string {
+	var ws []string
+	for i, ip := range pod.Status.PodIPs {
+		ws = append(ws, validation.GetWarningsForIP(field.NewPath("status", "podIPs").Index(i).Child("ip"), ip.IP)...)
+	}
+	for i, ip := range pod.Status.HostIPs {
+		ws = append(ws, validation.GetWarningsForIP(field.NewPath("status", "hostIPs").Index(i).Child("ip"), ip.IP)...)
+	}
+	return ws
+}

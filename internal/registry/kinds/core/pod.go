@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,11 +38,23 @@ func (Pod) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.I
 	return table.PodPrinter().Convert(objs, now, include, false)
 }
 
-// PrepareForCreate resets the status: a new pod is Pending, with its pod-level resources
+// UpdateWarnings is upstream's WarningsOnUpdate of the pod strategies: none for the pod
+// itself and its resize and ephemeralcontainers subresources; for pods/status, the
+// podIPs and hostIPs written in a non-standard form.
+func (Pod) UpdateWarnings(subresource string, obj runtime.Object) []string {
+	if subresource != "status" {
+		return nil
+	}
+	return validation.PodStatusWarnings(obj.(*corev1.Pod))
+}
+
+// PrepareForCreate resets the status: a new pod is Pending, with its containers' AppArmor
+// annotations copied to their fields (appArmorVersionSkew), its pod-level resources
 // defaulted (1.37, after admission added every container) and its QoS class.
 func (Pod) PrepareForCreate(obj runtime.Object, _ auth.User, _ metav1.Time) {
 	o := obj.(*corev1.Pod)
 	o.Status = corev1.PodStatus{Phase: corev1.PodPending}
+	appArmorVersionSkew(o)
 	defaults.PodLevelResources(o)
 	o.Status.QOSClass = quota.ComputePodQOS(o)
 }
@@ -275,4 +288,59 @@ func (Pod) ConvertFieldLabel(label, value string) (string, string, error) {
 		return "spec.nodeName", value, nil
 	}
 	return "", "", fmt.Errorf("field label not supported: %s", label)
+}
+
+// appArmorVersionSkew is upstream's applyAppArmorVersionSkew: outside Windows pods, a
+// container with a deprecated AppArmor annotation and no appArmorProfile of its own gets
+// the profile the annotation names, when that is valid and differs from the pod's.
+func appArmorVersionSkew(o *corev1.Pod) {
+	if o.Spec.OS != nil && o.Spec.OS.Name == corev1.Windows {
+		return
+	}
+	var podProfile *corev1.AppArmorProfile
+	if o.Spec.SecurityContext != nil {
+		podProfile = o.Spec.SecurityContext.AppArmorProfile
+	}
+	visit := func(c *corev1.Container) {
+		v, ok := o.Annotations[corev1.DeprecatedAppArmorBetaContainerAnnotationKeyPrefix+c.Name]
+		if !ok || (c.SecurityContext != nil && c.SecurityContext.AppArmorProfile != nil) {
+			return
+		}
+		prof := appArmorProfileForAnnotation(v)
+		if prof == nil || apiequality.Semantic.DeepEqual(prof, podProfile) {
+			return
+		}
+		if c.SecurityContext == nil {
+			c.SecurityContext = &corev1.SecurityContext{}
+		}
+		c.SecurityContext.AppArmorProfile = prof
+	}
+	for i := range o.Spec.InitContainers {
+		visit(&o.Spec.InitContainers[i])
+	}
+	for i := range o.Spec.Containers {
+		visit(&o.Spec.Containers[i])
+	}
+	for i := range o.Spec.EphemeralContainers {
+		visit((*corev1.Container)(&o.Spec.EphemeralContainers[i].EphemeralContainerCommon))
+	}
+}
+
+// appArmorProfileForAnnotation is upstream's ApparmorFieldForAnnotation, nil also where
+// upstream's ValidateAppArmorProfileField would refuse the profile (a localhost profile
+// padded with whitespace or longer than 4095 bytes).
+func appArmorProfileForAnnotation(v string) *corev1.AppArmorProfile {
+	switch {
+	case v == corev1.DeprecatedAppArmorBetaProfileNameUnconfined:
+		return &corev1.AppArmorProfile{Type: corev1.AppArmorProfileTypeUnconfined}
+	case v == corev1.DeprecatedAppArmorBetaProfileRuntimeDefault:
+		return &corev1.AppArmorProfile{Type: corev1.AppArmorProfileTypeRuntimeDefault}
+	case strings.HasPrefix(v, corev1.DeprecatedAppArmorBetaProfileNamePrefix):
+		name := strings.TrimPrefix(v, corev1.DeprecatedAppArmorBetaProfileNamePrefix)
+		if name == "" || strings.TrimSpace(name) != name || len(name) > 4095 {
+			return nil
+		}
+		return &corev1.AppArmorProfile{Type: corev1.AppArmorProfileTypeLocalhost, LocalhostProfile: &name}
+	}
+	return nil
 }
