@@ -247,13 +247,14 @@ func (s *dsync) write(ctx context.Context) error {
 func (s *dsync) replicaSets(ctx context.Context) ([]*appsv1.ReplicaSet, error) {
 	d := s.d
 	res := s.c.store.Catalogue().Get(replicaSetGVR)
-	objs, _, err := s.c.store.ListObjects(ctx, res, d.Namespace)
-	if err != nil {
-		return nil, err
-	}
 	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
 		return nil, nil
+	}
+	// Only the ReplicaSets it controls or may adopt are decoded.
+	objs, _, err := s.c.store.ListSelected(ctx, res, d.Namespace, ownedOrAdoptable(d.UID, sel))
+	if err != nil {
+		return nil, err
 	}
 	var out []*appsv1.ReplicaSet
 	var canAdopt *bool
@@ -791,7 +792,10 @@ func (s *dsync) oldPodsRunning(ctx context.Context, newRS *appsv1.ReplicaSet, ol
 	for _, rs := range oldRSs {
 		old[rs.UID] = true
 	}
-	pods, _, err := s.c.store.ListObjects(ctx, s.c.store.Catalogue().Get(podGVR), s.d.Namespace)
+	// Only the old ReplicaSets' pods are decoded.
+	pods, _, err := s.c.store.ListSelected(ctx, s.c.store.Catalogue().Get(podGVR), s.d.Namespace, func(m registry.StoredMeta) bool {
+		return old[m.Controller] && (newRS == nil || m.Controller != newRS.UID)
+	})
 	if err != nil {
 		return false, err
 	}
