@@ -81,18 +81,7 @@ func TestSchedulerAndKWOK(t *testing.T) {
 	t.Logf("kubectl get nodes:\n%s", out)
 
 	// 3. A namespace with a compute quota, watched: no state it ever shows exceeds hard.
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	hard := corev1.ResourceList{
-		corev1.ResourceRequestsCPU: resource.MustParse("4"), corev1.ResourceRequestsMemory: resource.MustParse("8Gi"),
-		corev1.ResourceLimitsCPU: resource.MustParse("8"), corev1.ResourceLimitsMemory: resource.MustParse("16Gi"),
-		corev1.ResourcePods: resource.MustParse("10"),
-	}
-	if _, err := cs.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "compute"}, Spec: corev1.ResourceQuotaSpec{Hard: hard}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	qw := c.watchQuota(ctx)
+	qw := c.computeQuota(ctx, ns, "4")
 
 	// 4. A Deployment of 4 × 250m rolls out: scheduled onto the nodes, Running and Ready.
 	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: appsv1.DeploymentSpec{
@@ -397,6 +386,24 @@ type quotaWatch struct {
 	max    corev1.ResourceList
 	cancel context.CancelFunc
 	done   chan struct{}
+}
+
+// computeQuota creates the namespace ns with a ResourceQuota "compute" whose requests.cpu
+// is cpu (requests.memory 8Gi, limits 8 CPUs and 16Gi, 10 pods), and watches it.
+func (c *cluster) computeQuota(ctx context.Context, ns, cpu string) *quotaWatch {
+	c.t.Helper()
+	if _, err := c.client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		c.t.Fatal(err)
+	}
+	hard := corev1.ResourceList{
+		corev1.ResourceRequestsCPU: resource.MustParse(cpu), corev1.ResourceRequestsMemory: resource.MustParse("8Gi"),
+		corev1.ResourceLimitsCPU: resource.MustParse("8"), corev1.ResourceLimitsMemory: resource.MustParse("16Gi"),
+		corev1.ResourcePods: resource.MustParse("10"),
+	}
+	if _, err := c.client.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "compute"}, Spec: corev1.ResourceQuotaSpec{Hard: hard}}, metav1.CreateOptions{}); err != nil {
+		c.t.Fatal(err)
+	}
+	return c.watchQuota(ctx)
 }
 
 // watchQuota watches the namespace's quotas until stopped, recording any used above hard

@@ -72,18 +72,7 @@ func TestNodeDeath(t *testing.T) {
 	c.nodesReady(ctx, dead...)
 
 	// 2. A Deployment of 4 × 250m fills them, under a quota with room for 6 such pods.
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	hard := corev1.ResourceList{
-		corev1.ResourceRequestsCPU: resource.MustParse("1500m"), corev1.ResourceRequestsMemory: resource.MustParse("8Gi"),
-		corev1.ResourceLimitsCPU: resource.MustParse("8"), corev1.ResourceLimitsMemory: resource.MustParse("16Gi"),
-		corev1.ResourcePods: resource.MustParse("10"),
-	}
-	if _, err := cs.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "compute"}, Spec: corev1.ResourceQuotaSpec{Hard: hard}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	qw := c.watchQuota(ctx)
+	qw := c.computeQuota(ctx, ns, "1500m")
 	tmpl := podTemplate(map[string]string{"app": "web"}, "250m", "256Mi", corev1.RestartPolicyAlways)
 	// Evicted 2s after their node's NoExecute taint, not DefaultTolerationSeconds' 300s.
 	for _, key := range []string{corev1.TaintNodeUnreachable, corev1.TaintNodeNotReady} {
