@@ -34,6 +34,8 @@
 #                                              "--kube-api-qps=100 --kube-api-burst=100": its
 #                                              client's default is 20 requests/s, burst 30)
 #   WORK=dir hack/clusterloader2.sh            where binaries, data dirs, logs and reports go
+#   SERVE=upstream hack/clusterloader2.sh      only that side's control plane, until interrupted
+#                                              (quotabench against it: docs/benchmarks.md)
 #
 # Per side and repetition, $WORK/<side>-<n>/ holds the components' logs, clusterloader2's log
 # (cl2.log) and reports (report/), the apiserver's /metrics just before and after the test,
@@ -304,6 +306,19 @@ YAML
 	echo "== $side ($n): clusterloader2 exited $rc after ${secs}s" >&2
 	cleanup
 }
+
+# SERVE=<side>: only that side's control plane (no scheduler, nodes or clusterloader2), until
+# interrupted, printing its kubeconfig: for quotabench against upstream on the same machine.
+if [[ -n ${SERVE:-} ]]; then
+	d=$work/serve-$SERVE
+	rm -rf "$d"
+	mkdir -p "$d"
+	proc=()
+	"start_$SERVE"
+	echo "KUBECONFIG=$kc (interrupt to stop)"
+	trap 'cleanup; exit 0' INT TERM
+	wait
+fi
 
 runs=()
 for n in $(seq 1 "$reps"); do

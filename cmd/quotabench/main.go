@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -101,6 +102,10 @@ func newAPI(o options) (*api, error) {
 		cfg, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
 		if err != nil {
 			return nil, fmt.Errorf("no --server and no usable kubeconfig: %w", err)
+		}
+		// Certificates named by path (as kube-apiserver's kubeconfigs name them) are read.
+		if err := rest.LoadTLSFiles(cfg); err != nil {
+			return nil, err
 		}
 		a.base, a.token = strings.TrimRight(cfg.Host, "/"), cfg.BearerToken
 		if len(cfg.CAData) > 0 {
