@@ -317,7 +317,10 @@ if [[ -n ${SERVE:-} ]]; then
 	"start_$SERVE"
 	echo "KUBECONFIG=$kc (interrupt to stop)"
 	trap 'cleanup; exit 0' INT TERM
-	wait
+	# Until interrupted, or until its processes end (killed one by one): never on to the runs.
+	wait || true
+	cleanup
+	exit 0
 fi
 
 runs=()
