@@ -29,15 +29,16 @@ type StoredMeta struct {
 // judged on that.
 func (s *Store) ListSelected(ctx context.Context, res *Resource, ns string, keep func(StoredMeta) bool) ([]runtime.Object, int64, error) {
 	var out []runtime.Object
+	var derr error
 	rev, err := s.eachPage(ctx, res.KeyPrefix(ns), 0, func(kvs []storage.KV) bool {
 		for _, kv := range kvs {
 			m, ok := storedMeta(kv.Value)
 			if ok && !keep(m) {
 				continue
 			}
-			obj, derr := decodeKV(res, kv)
-			if derr != nil {
-				continue
+			var obj runtime.Object
+			if obj, derr = decodeKV(res, kv); derr != nil {
+				return false // as ListObjects: an object that cannot be read fails the list
 			}
 			if !ok && !keep(metaOf(obj)) {
 				continue
@@ -46,6 +47,9 @@ func (s *Store) ListSelected(ctx context.Context, res *Resource, ns string, keep
 		}
 		return true
 	})
+	if err == nil {
+		err = derr
+	}
 	if err != nil {
 		return nil, 0, internalError(err)
 	}

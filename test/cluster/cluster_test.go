@@ -188,17 +188,7 @@ func TestSchedulerAndKWOK(t *testing.T) {
 	if _, err := cs.AppsV1().Deployments(ns).Patch(ctx, "web", "application/merge-patch+json", []byte(`{"spec":{"replicas":6}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	until(ctx, t, "the web ReplicaSet to report exceeded quota", c.listWatch(cs.AppsV1().RESTClient(), "replicasets", ns, fields.Everything()), &appsv1.ReplicaSet{},
-		func(os []runtime.Object) bool {
-			for _, o := range os {
-				for _, cond := range o.(*appsv1.ReplicaSet).Status.Conditions {
-					if cond.Type == appsv1.ReplicaSetReplicaFailure && cond.Status == corev1.ConditionTrue && strings.Contains(cond.Message, "exceeded quota: compute") {
-						return true
-					}
-				}
-			}
-			return false
-		})
+	c.untilQuotaRefused(ctx)
 	c.quotaMatchesPods(ctx, "after the refused scale-up", map[corev1.ResourceName]string{corev1.ResourceRequestsCPU: "4", corev1.ResourcePods: "5"})
 	out = c.must(ctx, "get", "pods", "-n", ns, "-o", "wide")
 	if !regexp.MustCompile(`(?m)^big\s+0/1\s+Pending\s+0\s+\S+\s+<none>\s+<none>\s`).MatchString(out) {
@@ -386,6 +376,23 @@ type quotaWatch struct {
 	max    corev1.ResourceList
 	cancel context.CancelFunc
 	done   chan struct{}
+}
+
+// untilQuotaRefused waits until a ReplicaSet of the test's namespace reports its pods
+// refused by the quota "compute" (its ReplicaFailure condition).
+func (c *cluster) untilQuotaRefused(ctx context.Context) {
+	c.t.Helper()
+	until(ctx, c.t, "the web ReplicaSet to report exceeded quota", c.listWatch(c.client.AppsV1().RESTClient(), "replicasets", ns, fields.Everything()), &appsv1.ReplicaSet{},
+		func(os []runtime.Object) bool {
+			for _, o := range os {
+				for _, cond := range o.(*appsv1.ReplicaSet).Status.Conditions {
+					if cond.Type == appsv1.ReplicaSetReplicaFailure && cond.Status == corev1.ConditionTrue && strings.Contains(cond.Message, "exceeded quota: compute") {
+						return true
+					}
+				}
+			}
+			return false
+		})
 }
 
 // computeQuota creates the namespace ns with a ResourceQuota "compute" whose requests.cpu

@@ -173,17 +173,7 @@ func TestNodeDeath(t *testing.T) {
 
 	// 7. The ReplicaSet replaces them: two replacements fit the quota beside the four
 	// terminating pods, the other two are refused until those go.
-	until(ctx, t, "the web ReplicaSet to report exceeded quota", c.listWatch(cs.AppsV1().RESTClient(), "replicasets", ns, fields.Everything()), &appsv1.ReplicaSet{},
-		func(os []runtime.Object) bool {
-			for _, o := range os {
-				for _, cond := range o.(*appsv1.ReplicaSet).Status.Conditions {
-					if cond.Type == appsv1.ReplicaSetReplicaFailure && cond.Status == corev1.ConditionTrue && strings.Contains(cond.Message, "exceeded quota: compute") {
-						return true
-					}
-				}
-			}
-			return false
-		})
+	c.untilQuotaRefused(ctx)
 	c.replacementsRunning(ctx, victimNames, healthy, 2)
 	c.quotaMatchesPods(ctx, "with the dead nodes' pods terminating", map[corev1.ResourceName]string{corev1.ResourceRequestsCPU: "1500m", corev1.ResourcePods: "6"})
 	out = c.must(ctx, "get", "pods", "-n", ns, "-o", "wide")

@@ -49,7 +49,7 @@ func (w *Watcher) ServiceChanged(svc *corev1.Service, deleted bool) string {
 // PodChanged records a pod event and returns the keys of the Services selecting it now or
 // before.
 func (w *Watcher) PodChanged(pod *corev1.Pod, deleted bool) []string {
-	prev := controller.CachedPod(w.Pods.Get(pod.Namespace, pod.Name))
+	prev, _ := w.Pods.Get(pod.Namespace, pod.Name).(*controller.PodView)
 	w.Pods.Feed(nil)(w.views.View(pod), deleted)
 	var keys []string
 	for _, o := range w.Services.List(pod.Namespace) {
@@ -57,7 +57,7 @@ func (w *Watcher) PodChanged(pod *corev1.Pod, deleted bool) []string {
 		if !ok || !Managed(svc) {
 			continue
 		}
-		if Selects(svc, pod) || (prev != nil && Selects(svc, prev)) {
+		if Selects(svc, pod) || (prev != nil && selectsLabels(svc, prev.Namespace, prev.Labels)) {
 			keys = append(keys, svc.Namespace+"/"+svc.Name)
 		}
 	}

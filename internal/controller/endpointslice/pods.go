@@ -71,10 +71,15 @@ func FindPort(pod *corev1.Pod, svcPort *corev1.ServicePort) (int, error) {
 // Selects reports whether svc's selector (non-empty) matches pod's labels in its
 // namespace.
 func Selects(svc *corev1.Service, pod *corev1.Pod) bool {
-	if svc.Spec.Selector == nil || svc.Namespace != pod.Namespace {
+	return selectsLabels(svc, pod.Namespace, pod.Labels)
+}
+
+// selectsLabels is Selects of a pod in ns with labels lbls.
+func selectsLabels(svc *corev1.Service, ns string, lbls map[string]string) bool {
+	if svc.Spec.Selector == nil || svc.Namespace != ns {
 		return false
 	}
-	return labels.Set(svc.Spec.Selector).AsSelectorPreValidated().Matches(labels.Set(pod.Labels))
+	return labels.Set(svc.Spec.Selector).AsSelectorPreValidated().Matches(labels.Set(lbls))
 }
 
 // Managed reports whether svc is one the endpoints controllers manage: it has a selector

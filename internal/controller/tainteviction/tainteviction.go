@@ -166,14 +166,14 @@ func noExecuteOrEmpty(t []corev1.Taint) []corev1.Taint {
 // node or tolerations (upstream's PodUpdated).
 func (c *Controller) PodChanged(p *corev1.Pod, deleted bool) bool {
 	key := p.Namespace + "/" + p.Name
-	prev := controller.CachedPod(c.pods.Get(p.Namespace, p.Name))
+	prev, _ := c.pods.Get(p.Namespace, p.Name).(*controller.PodView)
 	c.pods.Feed(nil)(c.opts.PodViews.View(p), deleted)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if prev != nil && prev.Spec.NodeName != "" && (deleted || prev.Spec.NodeName != p.Spec.NodeName) {
-		delete(c.podsOn[prev.Spec.NodeName], key)
-		if len(c.podsOn[prev.Spec.NodeName]) == 0 {
-			delete(c.podsOn, prev.Spec.NodeName)
+	if prev != nil && prev.NodeName != "" && (deleted || prev.NodeName != p.Spec.NodeName) {
+		delete(c.podsOn[prev.NodeName], key)
+		if len(c.podsOn[prev.NodeName]) == 0 {
+			delete(c.podsOn, prev.NodeName)
 		}
 	}
 	if !deleted && p.Spec.NodeName != "" {
@@ -182,7 +182,7 @@ func (c *Controller) PodChanged(p *corev1.Pod, deleted bool) bool {
 		}
 		c.podsOn[p.Spec.NodeName][key] = true
 	}
-	if prev != nil && !deleted && equality.Semantic.DeepEqual(prev.Spec.Tolerations, p.Spec.Tolerations) && prev.Spec.NodeName == p.Spec.NodeName {
+	if prev != nil && !deleted && equality.Semantic.DeepEqual(prev.Tolerations, p.Spec.Tolerations) && prev.NodeName == p.Spec.NodeName {
 		return false
 	}
 	return true
