@@ -12,6 +12,11 @@
 //     component;
 //   - As, On and Meta: checked access to objects of any kind, typed or unstructured;
 //   - Cache: a watch-fed view of one resource (an informer's store);
+//   - Index (fed by Loop.WatchIndex): an informer with a controller-UID index, Synced, and
+//     the revision it has reached; Revisions records the revision of each write a sync
+//     makes for an owner, and the owner's next sync waits until its Index holds it
+//     (upstream's expectations, as revisions). A start-over from the current objects
+//     removes, and delivers the deletion of, what was not listed again;
 //   - PodViews: the one shared, read-only view of each pod version (PodView) that the
 //     controllers watching every pod keep, so a large cluster's pods are held once, small.
 //

@@ -13,15 +13,17 @@ import (
 )
 
 // PodView is the part of a pod that the controllers watching every pod read (node
-// lifecycle, taint eviction, Endpoints, EndpointSlices, pod GC), what their caches keep
+// lifecycle, taint eviction, Endpoints, EndpointSlices, pod GC, ReplicaSets), what their
+// caches keep
 // instead of the pod: a watched pod is the whole object (volumes, commands, environment,
-// managed fields: several KB), a view about 350 bytes plus the maps and slices it shares
+// managed fields: several KB), a view about 400 bytes plus the maps and slices it shares
 // with the pod it was made of. Views are read-only; Pod makes a pod of one.
 type PodView struct {
 	Namespace, Name, ResourceVersion string
 	UID                              types.UID
 	Generation                       int64
 	Labels                           map[string]string
+	OwnerReferences                  []metav1.OwnerReference
 	CreationTimestamp                metav1.Time
 	DeletionTimestamp                *metav1.Time
 	NodeName, Hostname, Subdomain    string
@@ -33,8 +35,12 @@ type PodView struct {
 	Phase                      corev1.PodPhase
 	Reason, PodIP              string
 	PodIPs                     []corev1.PodIP
-	// Ready is the status of the Ready condition ("" when the pod has none).
-	Ready corev1.ConditionStatus
+	// Ready is the status of the Ready condition ("" when the pod has none), ReadySince its
+	// last transition.
+	Ready      corev1.ConditionStatus
+	ReadySince metav1.Time
+	// Restarts is the most restarts of any container (what ranks pods for deletion).
+	Restarts int32
 }
 
 // GetObjectKind implements runtime.Object (a view has no kind of its own).
@@ -54,11 +60,15 @@ func (v *PodView) Pod() *corev1.Pod {
 	p := &corev1.Pod{}
 	p.Namespace, p.Name, p.UID, p.ResourceVersion = v.Namespace, v.Name, v.UID, v.ResourceVersion
 	p.Generation, p.Labels, p.CreationTimestamp, p.DeletionTimestamp = v.Generation, v.Labels, v.CreationTimestamp, v.DeletionTimestamp
+	p.OwnerReferences = v.OwnerReferences
 	p.Spec.NodeName, p.Spec.Hostname, p.Spec.Subdomain = v.NodeName, v.Hostname, v.Subdomain
 	p.Spec.Tolerations, p.Spec.Containers, p.Spec.InitContainers = v.Tolerations, v.Containers, v.InitContainers
 	p.Status.Phase, p.Status.Reason, p.Status.PodIP, p.Status.PodIPs = v.Phase, v.Reason, v.PodIP, v.PodIPs
 	if v.Ready != "" {
-		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: v.Ready}}
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: v.Ready, LastTransitionTime: v.ReadySince}}
+	}
+	if v.Restarts > 0 {
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{RestartCount: v.Restarts}}
 	}
 	return p
 }
@@ -67,16 +77,19 @@ func (v *PodView) Pod() *corev1.Pod {
 func ViewOf(p *corev1.Pod) *PodView {
 	v := &PodView{
 		Namespace: p.Namespace, Name: p.Name, ResourceVersion: p.ResourceVersion, UID: p.UID,
-		Generation: p.Generation, Labels: p.Labels, CreationTimestamp: p.CreationTimestamp, DeletionTimestamp: p.DeletionTimestamp,
+		Generation: p.Generation, Labels: p.Labels, OwnerReferences: p.OwnerReferences, CreationTimestamp: p.CreationTimestamp, DeletionTimestamp: p.DeletionTimestamp,
 		NodeName: p.Spec.NodeName, Hostname: p.Spec.Hostname, Subdomain: p.Spec.Subdomain, Tolerations: p.Spec.Tolerations,
 		Containers: portsOnly(p.Spec.Containers, false), InitContainers: portsOnly(p.Spec.InitContainers, true),
 		Phase: p.Status.Phase, Reason: p.Status.Reason, PodIP: p.Status.PodIP, PodIPs: p.Status.PodIPs,
 	}
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady {
-			v.Ready = c.Status
+			v.Ready, v.ReadySince = c.Status, c.LastTransitionTime
 			break
 		}
+	}
+	for _, c := range p.Status.ContainerStatuses {
+		v.Restarts = max(v.Restarts, c.RestartCount)
 	}
 	return v
 }

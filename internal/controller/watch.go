@@ -70,10 +70,21 @@ func NewLoop(name string, store Client, log *slog.Logger, panics PanicObserver, 
 // After a watch ends (this watcher fell behind the hub, a storage error) it watches again
 // from the last revision it saw, so the changes it missed, deletions included, are
 // delivered as they happened; only when that revision is compacted away does it start
-// over from the current objects (a deletion missed then is not delivered). A handler that
-// panics loses that one event (the panic is logged and counted); the next events are
-// delivered.
+// over from the current objects (a deletion missed then is not delivered to h; an Index
+// fed by WatchIndex delivers it). A handler that panics loses that one event (the panic
+// is logged and counted); the next events are delivered.
 func (l *Loop) Watch(ctx context.Context, res *registry.Resource, h Handler) {
+	l.watch(ctx, res, h, nil)
+}
+
+// WatchIndex feeds x from a watch of res as Watch does, telling x when the current
+// objects have all been delivered and which revision it has reached; next (may be nil)
+// is called after x has recorded each event.
+func (l *Loop) WatchIndex(ctx context.Context, res *registry.Resource, x *Index, next Handler) {
+	l.watch(ctx, res, x.Feed(next), x)
+}
+
+func (l *Loop) watch(ctx context.Context, res *registry.Resource, h Handler, x *Index) {
 	if res == nil {
 		l.log.Error("watch of a resource that is not served", "controller", l.name)
 		return
@@ -85,6 +96,12 @@ func (l *Loop) Watch(ctx context.Context, res *registry.Resource, h Handler) {
 		opts := registry.WatchOptions{Shared: true, Bookmarks: true}
 		if last > 0 {
 			opts.ResourceVersion = strconv.FormatInt(last, 10)
+		} else {
+			// The current objects first, then a bookmark at the revision they were read at.
+			opts.SendInitialEvents = true
+			if x != nil {
+				x.listing()
+			}
 		}
 		events, err := l.store.Watch(ctx, res, "", opts)
 		if err != nil {
@@ -116,8 +133,28 @@ func (l *Loop) Watch(ctx context.Context, res *registry.Resource, h Handler) {
 				}
 				continue
 			}
-			if rv := revisionOf(ev.Object); rv > last {
+			// The current objects carry the revisions they were written at, not the one
+			// they were read at: the watch resumes from the list's revision, given by the
+			// bookmark that ends them (a watch ended before it starts over).
+			if ev.Initial && ev.Type != watch.Bookmark {
+				continue
+			}
+			// One transaction's objects share a revision (a group commit's pods): the
+			// revision is reached with its last event (a watch that ends between them
+			// resumes before it, delivering its first events again).
+			if ev.MidRevision {
+				continue
+			}
+			rv := revisionOf(ev.Object)
+			if rv > last {
 				last = rv
+			}
+			if x != nil {
+				if ev.Type == watch.Bookmark && ev.Initial {
+					x.listed(rv)
+				} else {
+					x.reached(rv)
+				}
 			}
 		}
 	}

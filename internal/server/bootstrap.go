@@ -137,7 +137,9 @@ func runner(wg *sync.WaitGroup, log *slog.Logger) func(ctx context.Context, name
 // replica that leads again after losing the lease starts fresh ones).
 // authz decides for the requesters of certificates csrapproving approves.
 func startLeaderControllers(ctx context.Context, run func(context.Context, string, func(context.Context) error), store *registry.Store, log *slog.Logger, cfg Config, m *metrics, caPEM []byte, authz auth.Authorizer) {
-	wopts := workloads.Options{Panics: m}
+	// One view of each pod, shared by the controllers that watch every pod.
+	views := controller.NewPodViews()
+	wopts := workloads.Options{Panics: m, PodViews: views}
 	run(ctx, "namespace", namespace.New(store, caPEM, log, namespace.Options{Panics: m}).Start)
 	run(ctx, "clusterrole-aggregation", clusterroleaggregation.New(store, log, m).Start)
 	run(ctx, "resourcequota", quotaverify.New(store, cfg.ResourceQuotaSyncPeriod, log, m).Start)
@@ -154,8 +156,6 @@ func startLeaderControllers(ctx context.Context, run func(context.Context, strin
 		return pki.LoadAuthority(filepath.Join(cfg.DataDir, "ca.crt"), filepath.Join(cfg.DataDir, "ca.key"))
 	}).Start)
 	run(ctx, "garbagecollector", garbagecollector.New(store, log, garbagecollector.Options{Panics: m}).Start)
-	// One view of each pod, shared by the controllers that watch every pod.
-	views := controller.NewPodViews()
 	run(ctx, "node-lifecycle-controller", nodelifecycle.New(store, nodelifecycle.Options{
 		MonitorPeriod: cfg.NodeMonitorPeriod, GracePeriod: cfg.NodeMonitorGracePeriod, StartupGracePeriod: cfg.NodeStartupGracePeriod,
 		EvictionRate: cfg.NodeEvictionRate, SecondaryEvictionRate: cfg.SecondaryNodeEvictionRate,

@@ -110,6 +110,13 @@ func (c *Client) Add(objs ...runtime.Object) {
 	}
 }
 
+// Revision is the revision of the last change.
+func (c *Client) Revision() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rev
+}
+
 // resourceOf finds the served resource of a typed object.
 func (c *Client) resourceOf(obj runtime.Object) *registry.Resource {
 	for _, r := range c.cat.All() {
@@ -494,7 +501,7 @@ func (c *Client) changed(res *registry.Resource, typ watch.EventType, obj runtim
 func (c *Client) Watch(ctx context.Context, res *registry.Resource, ns string, opts registry.WatchOptions) (<-chan registry.Event, error) {
 	c.mu.Lock()
 	initial := c.list(res, ns)
-	from := len(c.changes)
+	from, rev := len(c.changes), c.rev
 	c.mu.Unlock()
 	out := make(chan registry.Event)
 	stop := context.AfterFunc(ctx, func() {
@@ -519,6 +526,16 @@ func (c *Client) Watch(ctx context.Context, res *registry.Resource, ns string, o
 				return
 			}
 		}
+		if opts.SendInitialEvents && opts.Bookmarks {
+			// The end of the initial events, at the revision they were read at (as the
+			// registry's watch).
+			b := &metav1.PartialObjectMetadata{}
+			b.ResourceVersion = strconv.FormatInt(rev, 10)
+			b.Annotations = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
+			if !send(registry.Event{Type: watch.Bookmark, Object: b, Initial: true}) {
+				return
+			}
+		}
 		for {
 			c.mu.Lock()
 			for from == len(c.changes) && ctx.Err() == nil {
@@ -534,6 +551,15 @@ func (c *Client) Watch(ctx context.Context, res *registry.Resource, ns string, o
 			for _, ch := range batch {
 				m, _ := meta.Accessor(ch.Object)
 				if !inPrefix(key(ch.Res, m.GetNamespace(), m.GetName()), p) {
+					if opts.Bookmarks {
+						// Progress: the watch is past this change (the registry's watch
+						// tells of revisions without events of its resource likewise).
+						b := &metav1.PartialObjectMetadata{}
+						b.ResourceVersion = m.GetResourceVersion()
+						if !send(registry.Event{Type: watch.Bookmark, Object: b}) {
+							return
+						}
+					}
 					continue
 				}
 				if !send(registry.Event{Type: ch.Type, Object: ch.Object.DeepCopyObject()}) {

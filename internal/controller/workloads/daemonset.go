@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sort"
 	"strconv"
@@ -48,24 +49,34 @@ type DaemonSet struct {
 	// keys holds every DaemonSet's key, so a Node change enqueues them all.
 	mu   sync.Mutex
 	keys map[string]bool
+	// nodeIndex holds every Node: syncs read them from memory.
+	nodeIndex *controller.Index
 }
 
 // NewDaemonSet returns the DaemonSet controller (events from "daemonset-controller").
 func NewDaemonSet(store controller.Client, log *slog.Logger, opts Options) *DaemonSet {
-	return &DaemonSet{base: newBase(store, log, opts, "daemonset", "daemonset-controller"), keys: map[string]bool{}}
+	return &DaemonSet{base: newBase(store, log, opts, "daemonset", "daemonset-controller"), keys: map[string]bool{}, nodeIndex: controller.NewIndex(nil)}
 }
 
 // Start runs the controller until ctx ends.
 func (c *DaemonSet) Start(ctx context.Context) error {
 	q := controller.NewQueue("daemonset")
-	// Every DaemonSet is synced again when a Node changes.
-	go c.loop.Watch(ctx, c.store.Catalogue().Get(nodeGVR), func(runtime.Object, bool) {
+	// Every DaemonSet is synced again when a Node is added or removed, or its labels or
+	// taints change (upstream's shouldIgnoreNodeUpdate): a node's status reports do not
+	// resync every DaemonSet.
+	c.nodeIndex.OnChange(func(old, cur runtime.Object, deleted bool) {
+		o, _ := old.(*corev1.Node)
+		n, _ := cur.(*corev1.Node)
+		if !deleted && o != nil && n != nil && nodeUpdateIgnorable(o, n) {
+			return
+		}
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		for k := range c.keys {
 			q.Add(k)
 		}
 	})
+	go c.loop.WatchIndex(ctx, c.store.Catalogue().Get(nodeGVR), c.nodeIndex, nil)
 	c.owned(ctx, q, daemonSetKind, daemonSetGVR, podGVR, func(obj runtime.Object, deleted bool) {
 		if m, err := controller.Meta(obj); err == nil {
 			c.mu.Lock()
@@ -277,11 +288,14 @@ func (c *DaemonSet) sync(ctx context.Context, key string) (time.Duration, error)
 	return requeue, nil
 }
 
+// nodes returns every Node, sorted by name, from the index once it holds them all.
 func (c *DaemonSet) nodes(ctx context.Context) ([]*corev1.Node, error) {
-	all, _, err := c.store.ListObjects(ctx, c.store.Catalogue().Get(nodeGVR), "")
-	if err != nil {
-		return nil, err
+	wctx, cancel := context.WithTimeout(ctx, writeWait)
+	defer cancel()
+	if err := c.nodeIndex.WaitFor(wctx, 0); err != nil {
+		return nil, fmt.Errorf("waiting for the nodes cache: %w", err)
 	}
+	all := c.nodeIndex.List("")
 	out := make([]*corev1.Node, 0, len(all))
 	for _, o := range all {
 		n, err := controller.As[*corev1.Node](o)
@@ -290,8 +304,13 @@ func (c *DaemonSet) nodes(ctx context.Context) ([]*corev1.Node, error) {
 		}
 		out = append(out, n)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// nodeUpdateIgnorable is upstream's shouldIgnoreNodeUpdate: the labels and taints, all
+// that decides where daemon pods run, are unchanged.
+func nodeUpdateIgnorable(old, cur *corev1.Node) bool {
+	return apiequality.Semantic.DeepEqual(old.Labels, cur.Labels) && apiequality.Semantic.DeepEqual(old.Spec.Taints, cur.Spec.Taints)
 }
 
 // podsByNode is upstream's getNodesToDaemonPods: the DaemonSet's pods (adopting matching

@@ -62,11 +62,15 @@ var annotationsToSkip = map[string]bool{
 // limit, and reports status and the Available, Progressing and ReplicaFailure conditions.
 type Deployment struct {
 	base
+	// replicaSets holds every ReplicaSet, indexed by controller; writes holds each
+	// Deployment's last ReplicaSet write, which its next sync waits for.
+	replicaSets *controller.Index
+	writes      controller.Revisions
 }
 
 // NewDeployment returns the Deployment controller (events from "deployment-controller").
 func NewDeployment(store controller.Client, log *slog.Logger, opts Options) *Deployment {
-	return &Deployment{base: newBase(store, log, opts, "deployment", "deployment-controller")}
+	return &Deployment{base: newBase(store, log, opts, "deployment", "deployment-controller"), replicaSets: controller.NewIndex(nil)}
 }
 
 // Start runs the controller until ctx ends.
@@ -75,11 +79,14 @@ func (c *Deployment) Start(ctx context.Context) error {
 	cat := c.store.Catalogue()
 	// The watch handlers find owners in caches fed by the same watches (a watch event
 	// arriving before its owner's is harmless: the owner's own event enqueues it).
-	deployments, replicaSets := controller.NewCache(), controller.NewCache()
+	deployments, replicaSets := controller.NewCache(), c.replicaSets
 	go c.loop.Watch(ctx, cat.Get(deploymentGVR), deployments.Feed(controller.On(func(d *appsv1.Deployment, deleted bool) {
+		if deleted {
+			c.writes.Forget(keyOf(d.Namespace, d.Name))
+		}
 		q.Add(keyOf(d.Namespace, d.Name))
 	})))
-	go c.loop.Watch(ctx, cat.Get(replicaSetGVR), replicaSets.Feed(controller.On(func(rs *appsv1.ReplicaSet, deleted bool) {
+	go c.loop.WatchIndex(ctx, cat.Get(replicaSetGVR), replicaSets, controller.On(func(rs *appsv1.ReplicaSet, deleted bool) {
 		if ref := metav1.GetControllerOf(rs); ref != nil {
 			if ref.Kind == deploymentKind.Kind && ref.APIVersion == deploymentKind.GroupVersion().String() {
 				q.Add(keyOf(rs.Namespace, ref.Name))
@@ -99,7 +106,7 @@ func (c *Deployment) Start(ctx context.Context) error {
 				q.Add(keyOf(d.Namespace, d.Name))
 			}
 		}
-	})))
+	}))
 	go c.loop.Watch(ctx, cat.Get(podGVR), controller.On(func(p *corev1.Pod, deleted bool) {
 		// Recreate waits for old pods to be gone.
 		if !deleted {
@@ -124,7 +131,10 @@ func (c *Deployment) Start(ctx context.Context) error {
 // dsync carries one sync of one Deployment.
 type dsync struct {
 	c *Deployment
-	d *appsv1.Deployment
+	// store is the controller's, recording the ReplicaSet writes of this sync (which the
+	// next sync of this Deployment waits for the index to hold).
+	store controller.Client
+	d     *appsv1.Deployment
 	// writtenAnnotations are the annotations last stored for d.
 	writtenAnnotations map[string]string
 	requeue            time.Duration
@@ -146,7 +156,11 @@ func (c *Deployment) sync(ctx context.Context, key string) (time.Duration, error
 	if d.Spec.Replicas == nil || d.Spec.Selector == nil {
 		return 0, nil
 	}
-	s := &dsync{c: c, d: d, writtenAnnotations: copyMap(d.Annotations)}
+	if err := awaitWrites(ctx, &c.writes, c.replicaSets, key); err != nil {
+		return 0, err
+	}
+	store := c.writes.Tracked(c.store, c.store.Catalogue().Get(replicaSetGVR), key)
+	s := &dsync{c: c, store: store, d: d, writtenAnnotations: copyMap(d.Annotations)}
 	err = s.run(ctx)
 	return s.requeue, retryErr(err)
 }
@@ -198,11 +212,11 @@ func (s *dsync) run(ctx context.Context) error {
 // write stores d's annotations (main resource) and status (status subresource), each
 // guarded by the resourceVersion this sync holds.
 func (s *dsync) write(ctx context.Context) error {
-	res := s.c.store.Catalogue().Get(deploymentGVR)
+	res := s.store.Catalogue().Get(deploymentGVR)
 	d := s.d
 	if !reflect.DeepEqual(d.Annotations, s.writtenAnnotations) {
 		ann := copyMap(d.Annotations)
-		r, err := s.c.store.Update(ctx, res, d.Namespace, d.Name, "", func(o runtime.Object) (runtime.Object, error) {
+		r, err := s.store.Update(ctx, res, d.Namespace, d.Name, "", func(o runtime.Object) (runtime.Object, error) {
 			cur, err := controller.As[*appsv1.Deployment](o)
 			if err != nil {
 				return nil, err
@@ -222,7 +236,7 @@ func (s *dsync) write(ctx context.Context) error {
 		s.writtenAnnotations = ann
 	}
 	st := *d.Status.DeepCopy()
-	r, err := s.c.store.Update(ctx, res, d.Namespace, d.Name, "status", func(o runtime.Object) (runtime.Object, error) {
+	r, err := s.store.Update(ctx, res, d.Namespace, d.Name, "status", func(o runtime.Object) (runtime.Object, error) {
 		cur, err := controller.As[*appsv1.Deployment](o)
 		if err != nil {
 			return nil, err
@@ -246,16 +260,14 @@ func (s *dsync) write(ctx context.Context) error {
 // upstream's ReplicaSetControllerRefManager.
 func (s *dsync) replicaSets(ctx context.Context) ([]*appsv1.ReplicaSet, error) {
 	d := s.d
-	res := s.c.store.Catalogue().Get(replicaSetGVR)
+	res := s.store.Catalogue().Get(replicaSetGVR)
 	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
 		return nil, nil
 	}
-	// Only the ReplicaSets it controls or may adopt are decoded.
-	objs, _, err := s.c.store.ListSelected(ctx, res, d.Namespace, ownedOrAdoptable(d.UID, sel))
-	if err != nil {
-		return nil, err
-	}
+	// The ReplicaSets it controls and the orphans, from the index (copies: a sync changes
+	// them).
+	objs := append(s.c.replicaSets.Controlled(d.Namespace, d.UID), s.c.replicaSets.Controlled(d.Namespace, "")...)
 	var out []*appsv1.ReplicaSet
 	var canAdopt *bool
 	for _, o := range objs {
@@ -263,6 +275,7 @@ func (s *dsync) replicaSets(ctx context.Context) ([]*appsv1.ReplicaSet, error) {
 		if err != nil {
 			return nil, err
 		}
+		rs = rs.DeepCopy()
 		ref := metav1.GetControllerOf(rs)
 		matches := sel.Matches(labels.Set(rs.Labels))
 		switch {
@@ -286,7 +299,7 @@ func (s *dsync) replicaSets(ctx context.Context) ([]*appsv1.ReplicaSet, error) {
 			if err := patchOwnerRefs(ctx, s.c.store, replicaSetGVR, rs.Namespace, rs.Name, rs.UID, "", controllerRef(d, deploymentKind)); err != nil {
 				continue
 			}
-			fresh, err := s.c.store.Get(ctx, res, rs.Namespace, rs.Name)
+			fresh, err := s.store.Get(ctx, res, rs.Namespace, rs.Name)
 			if err != nil {
 				continue
 			}
@@ -341,7 +354,7 @@ func (s *dsync) allReplicaSetsAndSyncRevision(ctx context.Context, rsList []*app
 // newReplicaSet is upstream's getNewReplicaSet.
 func (s *dsync) newReplicaSet(ctx context.Context, rsList, oldRSs []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, error) {
 	d := s.d
-	store := s.c.store
+	store := s.store
 	rsRes := store.Catalogue().Get(replicaSetGVR)
 	existing := findNewReplicaSet(d, rsList)
 	newRevision := strconv.FormatInt(maxRevision(oldRSs)+1, 10)
@@ -454,7 +467,7 @@ func (s *dsync) newReplicaSet(ctx context.Context, rsList, oldRSs []*appsv1.Repl
 // updateRS writes a ReplicaSet's metadata and spec, guarded by the resourceVersion read.
 func (s *dsync) updateRS(ctx context.Context, rs *appsv1.ReplicaSet) (*appsv1.ReplicaSet, error) {
 	want := rs.DeepCopy()
-	r, err := s.c.store.Update(ctx, s.c.store.Catalogue().Get(replicaSetGVR), rs.Namespace, rs.Name, "", func(o runtime.Object) (runtime.Object, error) {
+	r, err := s.store.Update(ctx, s.store.Catalogue().Get(replicaSetGVR), rs.Namespace, rs.Name, "", func(o runtime.Object) (runtime.Object, error) {
 		cur, err := controller.As[*appsv1.ReplicaSet](o)
 		if err != nil {
 			return nil, err
@@ -622,14 +635,14 @@ func (s *dsync) cleanup(ctx context.Context, oldRSs []*appsv1.ReplicaSet) error 
 		}
 		return ri < rj
 	})
-	res := s.c.store.Catalogue().Get(replicaSetGVR)
+	res := s.store.Catalogue().Get(replicaSetGVR)
 	for i := int32(0); i < diff; i++ {
 		rs := cleanable[i]
 		if rs.Status.Replicas != 0 || *rs.Spec.Replicas != 0 || rs.Generation > rs.Status.ObservedGeneration || rs.DeletionTimestamp != nil {
 			continue
 		}
 		uid := rs.UID
-		if _, err := s.c.store.Delete(ctx, res, rs.Namespace, rs.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}, registry.WriteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if _, err := s.store.Delete(ctx, res, rs.Namespace, rs.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}, registry.WriteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 	}
@@ -793,7 +806,7 @@ func (s *dsync) oldPodsRunning(ctx context.Context, newRS *appsv1.ReplicaSet, ol
 		old[rs.UID] = true
 	}
 	// Only the old ReplicaSets' pods are decoded.
-	pods, _, err := s.c.store.ListSelected(ctx, s.c.store.Catalogue().Get(podGVR), s.d.Namespace, func(m registry.StoredMeta) bool {
+	pods, _, err := s.store.ListSelected(ctx, s.store.Catalogue().Get(podGVR), s.d.Namespace, func(m registry.StoredMeta) bool {
 		return old[m.Controller] && (newRS == nil || m.Controller != newRS.UID)
 	})
 	if err != nil {

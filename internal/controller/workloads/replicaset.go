@@ -34,6 +34,10 @@ type ReplicaSet struct {
 	// selectors holds every owner's pod selector, kept by the owner watch, so an orphan
 	// pod's event finds the owners that may adopt it without reading storage.
 	selectors ownerSelectors
+	// pods holds the views of the pods this kind controls and of the orphans, indexed by
+	// controller; writes holds each owner's last pod write, which its next sync waits for.
+	pods   *controller.Index
+	writes controller.Revisions
 }
 
 // ownerSelectors maps namespace → owner name → pod selector.
@@ -83,7 +87,24 @@ func NewReplicationController(store controller.Client, log *slog.Logger, opts Op
 }
 
 func newReplicaManager(store controller.Client, log *slog.Logger, opts Options, kind schema.GroupVersionKind, gvr schema.GroupVersionResource, name, component string) *ReplicaSet {
-	return &ReplicaSet{base: newBase(store, log, opts, name, component), kind: kind, gvr: gvr, name: name}
+	c := &ReplicaSet{base: newBase(store, log, opts, name, component), kind: kind, gvr: gvr, name: name}
+	views := c.opts.PodViews
+	c.pods = controller.NewIndex(func(obj runtime.Object) runtime.Object {
+		p, ok := obj.(*corev1.Pod)
+		if !ok {
+			return nil
+		}
+		if ref := metav1.GetControllerOf(p); ref != nil && !c.controls(ref) {
+			return nil
+		}
+		return views.View(p)
+	})
+	return c
+}
+
+// controls reports whether ref names an owner of this controller's kind.
+func (c *ReplicaSet) controls(ref *metav1.OwnerReference) bool {
+	return ref.Kind == c.kind.Kind && ref.APIVersion == c.kind.GroupVersion().String()
 }
 
 func (c *ReplicaSet) res(gvr schema.GroupVersionResource) *registry.Resource {
@@ -101,14 +122,15 @@ func (c *ReplicaSet) Start(ctx context.Context) error {
 		if deleted {
 			c.starved.set(keyOf(m.GetNamespace(), m.GetName()), false)
 			c.selectors.set(m.GetNamespace(), m.GetName(), nil)
+			c.writes.Forget(keyOf(m.GetNamespace(), m.GetName()))
 		} else {
 			c.selectors.set(m.GetNamespace(), m.GetName(), ownerSelector(c.toRS(obj)))
 		}
 		q.Add(keyOf(m.GetNamespace(), m.GetName()))
 	})
-	go c.loop.Watch(ctx, c.res(podGVR), controller.On(func(p *corev1.Pod, deleted bool) {
+	go c.loop.WatchIndex(ctx, c.res(podGVR), c.pods, controller.On(func(p *corev1.Pod, deleted bool) {
 		if ref := metav1.GetControllerOf(p); ref != nil {
-			if ref.Kind == c.kind.Kind && ref.APIVersion == c.kind.GroupVersion().String() {
+			if c.controls(ref) {
 				q.Add(keyOf(p.Namespace, ref.Name))
 			}
 			return
@@ -215,30 +237,21 @@ func (c *ReplicaSet) sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, nil
 	}
-	// 2. Its pods: active pods it controls or may adopt (the others of the namespace are
-	// not decoded).
-	all, _, err := c.store.ListSelected(ctx, c.res(podGVR), ns, ownedOrAdoptable(rs.UID, selector))
-	if err != nil {
+	// 2. Its pods: the active pods it controls or may adopt, from the index once it holds
+	// every pod write of this owner's earlier syncs (so none is created twice).
+	if err := awaitWrites(ctx, &c.writes, c.pods, key); err != nil {
 		return 0, err
 	}
-	var active []*corev1.Pod
-	for _, o := range all {
-		p, err := controller.As[*corev1.Pod](o)
-		if err != nil {
-			return 0, err
-		}
-		if isPodActive(p) {
-			active = append(active, p)
-		}
-	}
-	owned, err := claimPods(ctx, c.store, c.log, obj, rs.ObjectMeta, c.kind, c.gvr, selector, active)
+	active := activePods(c.pods, ns, rs.UID, selector)
+	store := c.writes.Tracked(c.store, c.res(podGVR), key)
+	owned, err := claimPods(ctx, store, c.log, obj, rs.ObjectMeta, c.kind, c.gvr, selector, active)
 	if err != nil {
 		return 0, err
 	}
 	// 3. Create or delete pods, unless the owner is being deleted.
 	var manageErr error
 	if rs.DeletionTimestamp == nil {
-		manageErr = c.manageReplicas(ctx, obj, rs, owned)
+		manageErr = c.manageReplicas(ctx, store, obj, rs, owned)
 	}
 	c.starved.set(key, manageErr != nil && isQuotaRefusal(manageErr))
 	// 4. Status from the pods seen at the start, as upstream.
@@ -281,7 +294,7 @@ func (c *ReplicaSet) updateStatus(ctx context.Context, obj runtime.Object, rs *a
 }
 
 // manageReplicas is upstream's manageReplicas.
-func (c *ReplicaSet) manageReplicas(ctx context.Context, owner runtime.Object, rs *appsv1.ReplicaSet, pods []*corev1.Pod) error {
+func (c *ReplicaSet) manageReplicas(ctx context.Context, store controller.Client, owner runtime.Object, rs *appsv1.ReplicaSet, pods []*corev1.Pod) error {
 	diff := len(pods) - int(*rs.Spec.Replicas)
 	ref := controllerRef(rs, c.kind)
 	switch {
@@ -291,7 +304,7 @@ func (c *ReplicaSet) manageReplicas(ctx context.Context, owner runtime.Object, r
 			diff = burstReplicas
 		}
 		_, err := slowStartBatch(diff, slowStartInitialBatch, func(int) error {
-			return createPod(ctx, c.store, c.rec, owner, &rs.Spec.Template, podsPrefix(rs.Name), ref)
+			return createPod(ctx, store, c.rec, owner, &rs.Spec.Template, podsPrefix(rs.Name), ref)
 		})
 		return err
 	case diff > 0:
@@ -300,7 +313,7 @@ func (c *ReplicaSet) manageReplicas(ctx context.Context, owner runtime.Object, r
 		}
 		victims := append([]*corev1.Pod(nil), pods...)
 		sortPodsForDeletion(victims)
-		return deletePods(ctx, c.store, c.rec, owner, victims[:diff])
+		return deletePods(ctx, store, c.rec, owner, victims[:diff])
 	}
 	return nil
 }
@@ -450,6 +463,37 @@ func deletePod(ctx context.Context, store controller.Client, rec *record.Recorde
 	}
 	rec.Eventf(ctx, owner, corev1.EventTypeNormal, reasonSuccessfulDelete, "Deleted pod: %v", p.Name)
 	return nil
+}
+
+// awaitWrites waits, at most writeWait, until the index holds every write recorded for
+// key (a timeout is an error: the sync is retried with backoff).
+func awaitWrites(ctx context.Context, writes *controller.Revisions, x *controller.Index, key string) error {
+	ctx, cancel := context.WithTimeout(ctx, writeWait)
+	defer cancel()
+	if err := writes.Await(ctx, x, key); err != nil {
+		return fmt.Errorf("waiting for the pods cache to hold earlier writes: %w", err)
+	}
+	return nil
+}
+
+// writeWait bounds a sync's wait for its earlier writes to reach the index.
+const writeWait = 30 * time.Second
+
+// activePods returns, from the index of pod views, the active pods the owner of uid
+// controls and the active orphans its selector matches (the pods are made of the views:
+// read-only).
+func activePods(x *controller.Index, ns string, uid types.UID, selector labels.Selector) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, owner := range []types.UID{uid, ""} {
+		for _, o := range x.Controlled(ns, owner) {
+			p := controller.CachedPod(o)
+			if p == nil || !isPodActive(p) || (owner == "" && !selector.Matches(labels.Set(p.Labels))) {
+				continue
+			}
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // ownedOrAdoptable keeps the pods the owner of uid controls and the orphans its selector

@@ -126,8 +126,9 @@ func (c *StatefulSet) sync(ctx context.Context, key string) (time.Duration, erro
 	if err != nil || selector.Empty() {
 		return 0, nil
 	}
-	// 2. Its member pods, adopting orphans named as members that match the selector.
-	all, _, err := c.store.ListObjects(ctx, c.store.Catalogue().Get(podGVR), ns)
+	// 2. Its member pods, adopting orphans named as members that match the selector (only
+	// the pods it controls or may adopt are decoded).
+	all, _, err := c.store.ListSelected(ctx, c.store.Catalogue().Get(podGVR), ns, ownedOrAdoptable(set.UID, selector))
 	if err != nil {
 		return 0, err
 	}

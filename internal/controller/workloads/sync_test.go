@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/controller/fake"
 	"github.com/quotad/quotad/internal/registry"
 )
@@ -40,6 +41,30 @@ func syncOK(t *testing.T, sync func(context.Context, string) (time.Duration, err
 		t.Fatalf("sync %s: %v", key, err)
 	}
 	return d
+}
+
+// replicaSetSync runs c's pod index from fc's watch until the test ends, and returns c's
+// sync preceded by a wait until the index holds every change fc has made (what the
+// events that queue a sync guarantee in a running controller).
+func replicaSetSync(t *testing.T, fc *fake.Client, c *ReplicaSet) func(context.Context, string) (time.Duration, error) {
+	return indexedSync(t, fc, c.loop, podGVR, c.pods, c.sync)
+}
+
+// deploymentSync is replicaSetSync for the Deployment controller's ReplicaSet index.
+func deploymentSync(t *testing.T, fc *fake.Client, c *Deployment) func(context.Context, string) (time.Duration, error) {
+	return indexedSync(t, fc, c.loop, replicaSetGVR, c.replicaSets, c.sync)
+}
+
+func indexedSync(t *testing.T, fc *fake.Client, loop *controller.Loop, gvr schema.GroupVersionResource, x *controller.Index, sync func(context.Context, string) (time.Duration, error)) func(context.Context, string) (time.Duration, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go loop.WatchIndex(ctx, fc.Catalogue().Get(gvr), x, nil)
+	return func(ctx context.Context, key string) (time.Duration, error) {
+		if err := x.WaitFor(ctx, fc.Revision()); err != nil {
+			return 0, err
+		}
+		return sync(ctx, key)
+	}
 }
 
 func podsOf(fc *fake.Client, ns string) []*corev1.Pod {
@@ -100,7 +125,8 @@ func TestReplicaSetScalesUpAndDown(t *testing.T) {
 	fc, _, opts := newFake()
 	fc.Add(replicaSet("web", 3))
 	c := NewReplicaSet(fc, nil, opts)
-	syncOK(t, c.sync, "ns/web")
+	cSync := replicaSetSync(t, fc, c)
+	syncOK(t, cSync, "ns/web")
 	pods := podsOf(fc, "ns")
 	if len(pods) != 3 {
 		t.Fatalf("%d pods, want 3", len(pods))
@@ -116,7 +142,7 @@ func TestReplicaSetScalesUpAndDown(t *testing.T) {
 	}
 	// A second sync at the same state creates nothing.
 	fc.Actions()
-	syncOK(t, c.sync, "ns/web")
+	syncOK(t, cSync, "ns/web")
 	for _, a := range fc.Actions() {
 		if a.Resource == "pods" {
 			t.Fatalf("steady state wrote %+v", a)
@@ -135,7 +161,7 @@ func TestReplicaSetScalesUpAndDown(t *testing.T) {
 	}, registry.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	syncOK(t, c.sync, "ns/web")
+	syncOK(t, cSync, "ns/web")
 	if n := len(podsOf(fc, "ns")); n != 1 {
 		t.Fatalf("%d pods after scaling to 1", n)
 	}
@@ -150,7 +176,8 @@ func TestReplicaSetAdoptsOrphansAndReleases(t *testing.T) {
 	other := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "other", Labels: map[string]string{"app": "db"}}}
 	fc.Add(replicaSet("web", 1), orphan, other)
 	c := NewReplicaSet(fc, nil, opts)
-	syncOK(t, c.sync, "ns/web")
+	cSync := replicaSetSync(t, fc, c)
+	syncOK(t, cSync, "ns/web")
 	pods := podsOf(fc, "ns")
 	if len(pods) != 2 {
 		t.Fatalf("pods %v, want the orphan adopted and nothing created", podNames(pods))
@@ -173,9 +200,10 @@ func TestReplicaSetQuotaRefusal(t *testing.T) {
 	fc.Add(replicaSet("web", 2))
 	fc.Refuse = quotaRefusal("pods")
 	c := NewReplicaSet(fc, nil, opts)
+	cSync := replicaSetSync(t, fc, c)
 	var attempts []string
 	for i := 0; i < 2; i++ {
-		_, err := c.sync(context.Background(), "ns/web")
+		_, err := cSync(context.Background(), "ns/web")
 		if err == nil || !apierrors.IsForbidden(err) {
 			t.Fatalf("sync = %v, want the quota refusal", err)
 		}
@@ -211,11 +239,11 @@ func TestReplicaSetQuotaRefusal(t *testing.T) {
 	}
 	// Quota raised.
 	fc.Refuse = nil
-	syncOK(t, c.sync, "ns/web")
+	syncOK(t, cSync, "ns/web")
 	if n := len(podsOf(fc, "ns")); n != 2 {
 		t.Fatalf("%d pods after the quota was raised", n)
 	}
-	syncOK(t, c.sync, "ns/web")
+	syncOK(t, cSync, "ns/web")
 	rs = fc.Object(replicaSetGVR, "ns", "web").(*appsv1.ReplicaSet)
 	if len(rs.Status.Conditions) != 0 || rs.Status.Replicas != 2 {
 		t.Fatalf("status after recovery %+v", rs.Status)
@@ -255,7 +283,8 @@ func TestDeploymentCreatesReplicaSetAndRollsOut(t *testing.T) {
 	}
 	fc.Add(d)
 	dc := NewDeployment(fc, nil, opts)
-	syncOK(t, dc.sync, "ns/web")
+	dcSync := deploymentSync(t, fc, dc)
+	syncOK(t, dcSync, "ns/web")
 	rsList := fc.Objects(replicaSetGVR, "ns")
 	if len(rsList) != 1 {
 		t.Fatalf("%d ReplicaSets, want 1", len(rsList))
@@ -270,7 +299,8 @@ func TestDeploymentCreatesReplicaSetAndRollsOut(t *testing.T) {
 	}
 	// The ReplicaSet controller makes its pods; they carry the template hash.
 	rc := NewReplicaSet(fc, nil, opts)
-	syncOK(t, rc.sync, "ns/"+rs.Name)
+	rcSync := replicaSetSync(t, fc, rc)
+	syncOK(t, rcSync, "ns/"+rs.Name)
 	pods := podsOf(fc, "ns")
 	if len(pods) != 3 || pods[0].Labels[appsv1.DefaultDeploymentUniqueLabelKey] != hash {
 		t.Fatalf("pods %v", podNames(pods))
@@ -284,7 +314,7 @@ func TestDeploymentCreatesReplicaSetAndRollsOut(t *testing.T) {
 	}, registry.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	syncOK(t, dc.sync, "ns/web")
+	syncOK(t, dcSync, "ns/web")
 	if n := len(fc.Objects(replicaSetGVR, "ns")); n != 2 {
 		t.Fatalf("%d ReplicaSets after a template change, want 2", n)
 	}
@@ -372,7 +402,8 @@ func TestDaemonSetOnePodPerNode(t *testing.T) {
 		node("cp", map[string]string{"role": "control"}),
 		node("tainted", map[string]string{"role": "worker"}, corev1.Taint{Key: "dedicated", Value: "x", Effect: corev1.TaintEffectNoSchedule}))
 	c := NewDaemonSet(fc, nil, opts)
-	syncOK(t, c.sync, "ns/agent")
+	cSync := indexedSync(t, fc, c.loop, nodeGVR, c.nodeIndex, c.sync)
+	syncOK(t, cSync, "ns/agent")
 	nodes := map[string]bool{}
 	for _, p := range podsOf(fc, "ns") {
 		n := boundNode(p)
@@ -387,14 +418,14 @@ func TestDaemonSetOnePodPerNode(t *testing.T) {
 	// A refused create is an event and a retry; the nodes already served keep their pods.
 	fc.Add(node("w3", map[string]string{"role": "worker"}))
 	fc.Refuse = quotaRefusal("pods")
-	if _, err := c.sync(context.Background(), "ns/agent"); err == nil {
+	if _, err := cSync(context.Background(), "ns/agent"); err == nil {
 		t.Fatal("sync succeeded past a refused create")
 	}
 	if got := events(fc, "ns", "FailedCreate"); len(got) != 1 || !strings.HasPrefix(got[0], "Error creating: pods ") {
 		t.Fatalf("FailedCreate events %q", got)
 	}
 	fc.Refuse = nil
-	syncOK(t, c.sync, "ns/agent")
+	syncOK(t, cSync, "ns/agent")
 	if n := len(podsOf(fc, "ns")); n != 3 {
 		t.Fatalf("%d daemon pods, want 3", n)
 	}
