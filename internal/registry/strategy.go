@@ -2,10 +2,13 @@ package registry
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -120,20 +123,62 @@ type ListTableConvertor interface {
 
 // ConvertFieldLabel converts a field selector's label and value as kube-apiserver's
 // handlers do before a list or watch (the scheme's ConvertFieldLabel): the kind's
-// FieldLabelConverter, else, for a custom resource, metadata.name and (namespaced only)
-// metadata.namespace as apiextensions-apiserver's converter (a CRD's selectableFields are
-// not served), else runtime.DefaultMetaV1FieldSelectorConversion.
+// FieldLabelConverter, else, for a custom resource, metadata.name, (namespaced only)
+// metadata.namespace and the served version's selectableFields as apiextensions-apiserver's
+// converter, else runtime.DefaultMetaV1FieldSelectorConversion.
 func (r *Resource) ConvertFieldLabel(label, value string) (string, string, error) {
 	if c, ok := r.Strategy.(FieldLabelConverter); ok {
 		return c.ConvertFieldLabel(label, value)
 	}
 	if r.CRD != nil {
-		if label == "metadata.name" || (r.Namespaced && label == "metadata.namespace") {
+		if label == "metadata.name" || (r.Namespaced && label == "metadata.namespace") || slices.Contains(r.selectableFields(), label) {
 			return label, value, nil
 		}
 		return "", "", fmt.Errorf("field label not supported: %s", label)
 	}
 	return runtime.DefaultMetaV1FieldSelectorConversion(label, value)
+}
+
+// selectableFields are the field selector labels of a custom resource's served version:
+// its selectableFields' JSON paths without the leading dot (nil for a built-in kind).
+func (r *Resource) selectableFields() []string {
+	if r.CRD == nil {
+		return nil
+	}
+	var out []string
+	for _, v := range r.CRD.Spec.Versions {
+		if v.Name != r.GVR.Version {
+			continue
+		}
+		for _, f := range v.SelectableFields {
+			out = append(out, strings.TrimPrefix(f.JSONPath, "."))
+		}
+	}
+	return out
+}
+
+// customFields adds a custom resource's selectable fields to set, as
+// apiextensions-apiserver: the value printed as fmt.Sprint prints it, "" when the field is
+// missing or null (a selectable field's path names a string, integer or boolean field through
+// objects only: CRD validation refuses other paths).
+func (r *Resource) customFields(obj runtime.Object, set fields.Set) {
+	names := r.selectableFields()
+	if len(names) == 0 {
+		return
+	}
+	u, ok := obj.(runtime.Unstructured)
+	if !ok {
+		return
+	}
+	content := u.UnstructuredContent()
+	for _, name := range names {
+		v, found, err := unstructured.NestedFieldNoCopy(content, strings.Split(name, ".")...)
+		if err != nil || !found || v == nil {
+			set[name] = ""
+			continue
+		}
+		set[name] = fmt.Sprint(v)
+	}
 }
 
 // Fields returns the field set a field selector is matched against: metadata.name,
@@ -150,6 +195,7 @@ func (r *Resource) Fields(obj runtime.Object) fields.Set {
 	if l, ok := r.Strategy.(FieldLabeler); ok {
 		l.Fields(obj, set)
 	}
+	r.customFields(obj, set)
 	return set
 }
 
