@@ -85,11 +85,11 @@ type Warner interface {
 	Warnings(obj runtime.Object) []string
 }
 
-// UpdateWarner returns the non-fatal warnings of an update that wrote obj through
+// UpdateWarner returns the non-fatal warnings of an update of old that wrote obj through
 // subresource ("" for the object itself), as upstream's WarningsOnUpdate of the
 // subresource's strategy; the store asks it rather than Warner on updates.
 type UpdateWarner interface {
-	UpdateWarnings(subresource string, obj runtime.Object) []string
+	UpdateWarnings(subresource string, obj, old runtime.Object) []string
 }
 
 // FieldLabeler adds the kind's field selector labels (upstream's GetAttrs/ToSelectableFields)

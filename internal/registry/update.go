@@ -98,12 +98,12 @@ func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subreso
 		}
 	}
 	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
-	return &Result{Object: obj, Warnings: s.updateWarnings(res, subresource, obj)}, nil
+	return &Result{Object: obj, Warnings: s.updateWarnings(res, subresource, obj, old)}, nil
 }
 
-func (s *Store) updateWarnings(res *Resource, subresource string, obj runtime.Object) []string {
+func (s *Store) updateWarnings(res *Resource, subresource string, obj, old runtime.Object) []string {
 	if w, ok := s.strategy(res).(UpdateWarner); ok {
-		return w.UpdateWarnings(subresource, obj)
+		return w.UpdateWarnings(subresource, obj, old)
 	}
 	return s.warnings(res, obj)
 }

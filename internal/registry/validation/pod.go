@@ -361,6 +361,67 @@ func podSecurityContext(spec *corev1.PodSpec, p *field.Path) field.ErrorList {
 	if sc.FSGroupChangePolicy != nil && *sc.FSGroupChangePolicy != corev1.FSGroupChangeOnRootMismatch && *sc.FSGroupChangePolicy != corev1.FSGroupChangeAlways {
 		errs = append(errs, field.NotSupported(p.Child("fsGroupChangePolicy"), sc.FSGroupChangePolicy, []corev1.PodFSGroupChangePolicy{corev1.FSGroupChangeAlways, corev1.FSGroupChangeOnRootMismatch}))
 	}
+	errs = append(errs, seccompProfileField(sc.SeccompProfile, p.Child("seccompProfile"))...)
+	errs = append(errs, appArmorProfileField(sc.AppArmorProfile, p.Child("appArmorProfile"))...)
+	return errs
+}
+
+// seccompProfileField is upstream's validateSeccompProfileField.
+func seccompProfileField(sp *corev1.SeccompProfile, p *field.Path) field.ErrorList {
+	if sp == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	switch sp.Type {
+	case corev1.SeccompProfileTypeLocalhost, corev1.SeccompProfileTypeRuntimeDefault, corev1.SeccompProfileTypeUnconfined:
+	case "":
+		errs = append(errs, field.Required(p.Child("type"), "type is required when seccompProfile is set"))
+	default:
+		errs = append(errs, field.NotSupported(p.Child("type"), sp.Type, []corev1.SeccompProfileType{corev1.SeccompProfileTypeLocalhost, corev1.SeccompProfileTypeRuntimeDefault, corev1.SeccompProfileTypeUnconfined}))
+	}
+	if sp.Type == corev1.SeccompProfileTypeLocalhost {
+		if sp.LocalhostProfile == nil {
+			errs = append(errs, field.Required(p.Child("localhostProfile"), "must be set when seccomp type is Localhost"))
+		} else {
+			errs = append(errs, localDescendingPath(*sp.LocalhostProfile, p.Child("localhostProfile"))...)
+		}
+	} else if sp.LocalhostProfile != nil {
+		errs = append(errs, field.Invalid(p.Child("localhostProfile"), sp, "can only be set when seccomp type is Localhost"))
+	}
+	return errs
+}
+
+// appArmorProfileField is upstream's ValidateAppArmorProfileField.
+func appArmorProfileField(ap *corev1.AppArmorProfile, p *field.Path) field.ErrorList {
+	if ap == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	switch ap.Type {
+	case corev1.AppArmorProfileTypeLocalhost:
+		if ap.LocalhostProfile == nil {
+			errs = append(errs, field.Required(p.Child("localhostProfile"), "must be set when AppArmor type is Localhost"))
+			break
+		}
+		trimmed := strings.TrimSpace(*ap.LocalhostProfile)
+		if trimmed != *ap.LocalhostProfile {
+			errs = append(errs, field.Invalid(p.Child("localhostProfile"), *ap.LocalhostProfile, "must not be padded with whitespace"))
+		} else if trimmed == "" {
+			errs = append(errs, field.Required(p.Child("localhostProfile"), "must be set when AppArmor type is Localhost"))
+		}
+		const maxLocalhostProfileLength = 4095 // PATH_MAX - 1
+		if len(*ap.LocalhostProfile) > maxLocalhostProfileLength {
+			errs = append(errs, field.TooLong(p.Child("localhostProfile"), "", maxLocalhostProfileLength))
+		}
+	case corev1.AppArmorProfileTypeRuntimeDefault, corev1.AppArmorProfileTypeUnconfined:
+		if ap.LocalhostProfile != nil {
+			errs = append(errs, field.Invalid(p.Child("localhostProfile"), ap.LocalhostProfile, "can only be set when AppArmor type is Localhost"))
+		}
+	case "":
+		errs = append(errs, field.Required(p.Child("type"), "type is required when appArmorProfile is set"))
+	default:
+		errs = append(errs, field.NotSupported(p.Child("type"), ap.Type, []corev1.AppArmorProfileType{corev1.AppArmorProfileTypeLocalhost, corev1.AppArmorProfileTypeRuntimeDefault, corev1.AppArmorProfileTypeUnconfined}))
+	}
 	return errs
 }
 
@@ -841,6 +902,7 @@ func securityContext(sc *corev1.SecurityContext, p *field.Path) field.ErrorList 
 	var errs field.ErrorList
 	errs = append(errs, optionalID(sc.RunAsUser, validation.IsValidUserID, p.Child("runAsUser"))...)
 	errs = append(errs, optionalID(sc.RunAsGroup, validation.IsValidGroupID, p.Child("runAsGroup"))...)
+	errs = append(errs, seccompProfileField(sc.SeccompProfile, p.Child("seccompProfile"))...)
 	if sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation {
 		if sc.Privileged != nil && *sc.Privileged {
 			errs = append(errs, field.Invalid(p, sc, "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
@@ -853,6 +915,7 @@ func securityContext(sc *corev1.SecurityContext, p *field.Path) field.ErrorList 
 			}
 		}
 	}
+	errs = append(errs, appArmorProfileField(sc.AppArmorProfile, p.Child("appArmorProfile"))...)
 	return errs
 }
 

@@ -48,3 +48,16 @@ func (DaemonSet) DefaultUpdate(obj, old runtime.Object) {
 	defaults.DaemonSet(o)
 	defaults.DaemonSetTemplateGeneration(o, old.(*appsv1.DaemonSet))
 }
+
+// Warnings are upstream's warnings on create (validation.DaemonSetWarnings).
+func (DaemonSet) Warnings(obj runtime.Object) []string {
+	return validation.DaemonSetWarnings(obj.(*appsv1.DaemonSet), nil)
+}
+
+// UpdateWarnings are upstream's on update; none through /status.
+func (DaemonSet) UpdateWarnings(subresource string, obj, old runtime.Object) []string {
+	if subresource == "status" {
+		return nil
+	}
+	return validation.DaemonSetWarnings(obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet))
+}

@@ -33,3 +33,16 @@ func (Deployment) ValidateUpdate(obj, old runtime.Object) field.ErrorList {
 func (Deployment) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
 	return table.DeploymentPrinter().Convert(objs, now, include, false)
 }
+
+// Warnings are upstream's warnings on create (validation.DeploymentWarnings).
+func (Deployment) Warnings(obj runtime.Object) []string {
+	return validation.DeploymentWarnings(obj.(*appsv1.Deployment), nil)
+}
+
+// UpdateWarnings are upstream's on update; none through /status.
+func (Deployment) UpdateWarnings(subresource string, obj, old runtime.Object) []string {
+	if subresource == "status" {
+		return nil
+	}
+	return validation.DeploymentWarnings(obj.(*appsv1.Deployment), old.(*appsv1.Deployment))
+}

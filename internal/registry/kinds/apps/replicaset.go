@@ -40,3 +40,16 @@ func (ReplicaSet) ConvertToTable(objs []runtime.Object, now time.Time, include m
 func (ReplicaSet) Fields(obj runtime.Object, set fields.Set) {
 	set["status.replicas"] = fmt.Sprint(obj.(*appsv1.ReplicaSet).Status.Replicas)
 }
+
+// Warnings are upstream's warnings on create (validation.ReplicaSetWarnings).
+func (ReplicaSet) Warnings(obj runtime.Object) []string {
+	return validation.ReplicaSetWarnings(obj.(*appsv1.ReplicaSet), nil)
+}
+
+// UpdateWarnings are upstream's on update; none through /status.
+func (ReplicaSet) UpdateWarnings(subresource string, obj, old runtime.Object) []string {
+	if subresource == "status" {
+		return nil
+	}
+	return validation.ReplicaSetWarnings(obj.(*appsv1.ReplicaSet), old.(*appsv1.ReplicaSet))
+}

@@ -33,3 +33,16 @@ func (StatefulSet) ValidateUpdate(obj, old runtime.Object) field.ErrorList {
 func (StatefulSet) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
 	return table.StatefulSetPrinter().Convert(objs, now, include, false)
 }
+
+// Warnings are upstream's warnings on create (validation.StatefulSetWarnings).
+func (StatefulSet) Warnings(obj runtime.Object) []string {
+	return validation.StatefulSetWarnings(obj.(*appsv1.StatefulSet), nil)
+}
+
+// UpdateWarnings are upstream's on update; none through /status.
+func (StatefulSet) UpdateWarnings(subresource string, obj, old runtime.Object) []string {
+	if subresource == "status" {
+		return nil
+	}
+	return validation.StatefulSetWarnings(obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet))
+}

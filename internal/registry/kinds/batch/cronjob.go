@@ -33,3 +33,16 @@ func (CronJob) ValidateUpdate(obj, old runtime.Object) field.ErrorList {
 func (CronJob) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
 	return table.CronJobPrinter().Convert(objs, now, include, false)
 }
+
+// Warnings are upstream's warnings on create (validation.CronJobWarnings).
+func (CronJob) Warnings(obj runtime.Object) []string {
+	return validation.CronJobWarnings(obj.(*batchv1.CronJob), nil)
+}
+
+// UpdateWarnings are upstream's on update; none through /status.
+func (CronJob) UpdateWarnings(subresource string, obj, old runtime.Object) []string {
+	if subresource == "status" {
+		return nil
+	}
+	return validation.CronJobWarnings(obj.(*batchv1.CronJob), old.(*batchv1.CronJob))
+}

@@ -56,3 +56,16 @@ func (Job) ConvertFieldLabel(label, value string) (string, string, error) {
 	}
 	return "", "", fmt.Errorf("field label %q not supported for Job", label)
 }
+
+// Warnings are upstream's warnings on create (validation.JobWarnings).
+func (Job) Warnings(obj runtime.Object) []string {
+	return validation.JobWarnings(obj.(*batchv1.Job), nil)
+}
+
+// UpdateWarnings are upstream's on update; none through /status.
+func (Job) UpdateWarnings(subresource string, obj, old runtime.Object) []string {
+	if subresource == "status" {
+		return nil
+	}
+	return validation.JobWarnings(obj.(*batchv1.Job), old.(*batchv1.Job))
+}

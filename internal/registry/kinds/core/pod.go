@@ -38,10 +38,13 @@ func (Pod) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.I
 	return table.PodPrinter().Convert(objs, now, include, false)
 }
 
+// Warnings is what upstream warns of as it creates a pod (validation.PodWarnings).
+func (Pod) Warnings(obj runtime.Object) []string { return validation.PodWarnings(obj.(*corev1.Pod)) }
+
 // UpdateWarnings is upstream's WarningsOnUpdate of the pod strategies: none for the pod
 // itself and its resize and ephemeralcontainers subresources; for pods/status, the
 // podIPs and hostIPs written in a non-standard form.
-func (Pod) UpdateWarnings(subresource string, obj runtime.Object) []string {
+func (Pod) UpdateWarnings(subresource string, obj, _ runtime.Object) []string {
 	if subresource != "status" {
 		return nil
 	}

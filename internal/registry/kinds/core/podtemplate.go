@@ -33,3 +33,16 @@ func (PodTemplate) ValidateUpdate(obj, old runtime.Object) field.ErrorList {
 func (PodTemplate) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
 	return table.PodTemplatePrinter().Convert(objs, now, include, false)
 }
+
+// Warnings are upstream's warnings on create (validation.PodTemplateObjectWarnings).
+func (PodTemplate) Warnings(obj runtime.Object) []string {
+	return validation.PodTemplateObjectWarnings(obj.(*corev1.PodTemplate), nil)
+}
+
+// UpdateWarnings are upstream's on update; none through /status.
+func (PodTemplate) UpdateWarnings(subresource string, obj, old runtime.Object) []string {
+	if subresource == "status" {
+		return nil
+	}
+	return validation.PodTemplateObjectWarnings(obj.(*corev1.PodTemplate), old.(*corev1.PodTemplate))
+}

@@ -51,3 +51,16 @@ func (ReplicationController) ConvertFieldLabel(label, value string) (string, str
 	}
 	return "", "", fmt.Errorf("field label not supported: %s", label)
 }
+
+// Warnings are upstream's warnings on create (validation.ReplicationControllerWarnings).
+func (ReplicationController) Warnings(obj runtime.Object) []string {
+	return validation.ReplicationControllerWarnings(obj.(*corev1.ReplicationController), nil)
+}
+
+// UpdateWarnings are upstream's on update; none through /status.
+func (ReplicationController) UpdateWarnings(subresource string, obj, old runtime.Object) []string {
+	if subresource == "status" {
+		return nil
+	}
+	return validation.ReplicationControllerWarnings(obj.(*corev1.ReplicationController), old.(*corev1.ReplicationController))
+}
