@@ -47,7 +47,7 @@ func (c *CronJob) Start(ctx context.Context) error {
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 30*time.Second),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "cronjob", Clock: c.opts.Clock},
 	)
-	c.owned(ctx, q, cronJobKind, cronJobGVR, jobGVR, nil, c.sync)
+	c.owned(ctx, q, cronJobKind, cronJobGVR, jobGVR, nil, nil, c.sync)
 	return nil
 }
 

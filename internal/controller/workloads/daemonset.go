@@ -51,11 +51,41 @@ type DaemonSet struct {
 	keys map[string]bool
 	// nodeIndex holds every Node: syncs read them from memory.
 	nodeIndex *controller.Index
+	// pods holds the daemon pods (what a sync reads of them) and views of the orphans;
+	// writes holds each DaemonSet's last pod write, which its next read of pods waits for.
+	pods   *controller.Index
+	writes controller.Revisions
 }
 
 // NewDaemonSet returns the DaemonSet controller (events from "daemonset-controller").
 func NewDaemonSet(store controller.Client, log *slog.Logger, opts Options) *DaemonSet {
-	return &DaemonSet{base: newBase(store, log, opts, "daemonset", "daemonset-controller"), keys: map[string]bool{}, nodeIndex: controller.NewIndex(nil)}
+	c := &DaemonSet{base: newBase(store, log, opts, "daemonset", "daemonset-controller"), keys: map[string]bool{}, nodeIndex: controller.NewIndex(nil)}
+	views := c.opts.PodViews
+	c.pods = controller.NewIndex(func(obj runtime.Object) runtime.Object {
+		p, ok := obj.(*corev1.Pod)
+		if !ok {
+			return nil
+		}
+		ref := metav1.GetControllerOf(p)
+		switch {
+		case ref == nil:
+			return views.View(p)
+		case ref.Kind == daemonSetKind.Kind && ref.APIVersion == daemonSetKind.GroupVersion().String():
+			return daemonPod(p)
+		}
+		return nil
+	})
+	return c
+}
+
+// daemonPod is what the controller reads of a daemon pod: its metadata (without managed
+// fields), node, affinity (the node an unscheduled pod is bound to), phase and conditions.
+func daemonPod(p *corev1.Pod) *corev1.Pod {
+	d := &corev1.Pod{ObjectMeta: p.ObjectMeta}
+	d.ManagedFields = nil
+	d.Spec.NodeName, d.Spec.Affinity = p.Spec.NodeName, p.Spec.Affinity
+	d.Status.Phase, d.Status.Conditions = p.Status.Phase, p.Status.Conditions
+	return d
 }
 
 // Start runs the controller until ctx ends.
@@ -77,11 +107,12 @@ func (c *DaemonSet) Start(ctx context.Context) error {
 		}
 	})
 	go c.loop.WatchIndex(ctx, c.store.Catalogue().Get(nodeGVR), c.nodeIndex, nil)
-	c.owned(ctx, q, daemonSetKind, daemonSetGVR, podGVR, func(obj runtime.Object, deleted bool) {
+	c.owned(ctx, q, daemonSetKind, daemonSetGVR, podGVR, c.pods, func(obj runtime.Object, deleted bool) {
 		if m, err := controller.Meta(obj); err == nil {
 			c.mu.Lock()
 			if deleted {
 				delete(c.keys, keyOf(m.GetNamespace(), m.GetName()))
+				c.writes.Forget(keyOf(m.GetNamespace(), m.GetName()))
 			} else {
 				c.keys[keyOf(m.GetNamespace(), m.GetName())] = true
 			}
@@ -117,14 +148,31 @@ func daemonTolerations(spec *corev1.PodSpec) {
 // template's node name, nodeSelector, required node affinity and taints;
 // shouldContinueRunning also when only NoSchedule taints are not tolerated.
 func nodeShouldRun(node *corev1.Node, ds *appsv1.DaemonSet) (shouldRun, shouldContinue bool) {
+	return newPlacement(ds).shouldRun(node)
+}
+
+// placement is a DaemonSet's daemon pod as nodeShouldRun judges it against each node:
+// made once per pass over the nodes (upstream makes it per node).
+type placement struct {
+	pod      *corev1.Pod
+	affinity nodeaffinity.RequiredNodeAffinity
+}
+
+func newPlacement(ds *appsv1.DaemonSet) *placement {
 	pod := &corev1.Pod{Spec: *ds.Spec.Template.Spec.DeepCopy()}
 	daemonTolerations(&pod.Spec)
+	return &placement{pod: pod, affinity: nodeaffinity.GetRequiredNodeAffinity(pod)}
+}
+
+// shouldRun is nodeShouldRun for the placement's DaemonSet.
+func (pl *placement) shouldRun(node *corev1.Node) (shouldRun, shouldContinue bool) {
+	pod := pl.pod
 	// 1. Upstream's predicates: node name, required node affinity (parse errors ignored,
 	// as upstream), and taints the pod does not tolerate.
 	if pod.Spec.NodeName != "" && pod.Spec.NodeName != node.Name {
 		return false, false
 	}
-	if fits, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !fits {
+	if fits, _ := pl.affinity.Match(node); !fits {
 		return false, false
 	}
 	untolerated := func(effects ...corev1.TaintEffect) bool {
@@ -237,25 +285,27 @@ func (c *DaemonSet) sync(ctx context.Context, key string) (time.Duration, error)
 	if err != nil {
 		return 0, err
 	}
-	byNode, taken, err := c.podsByNode(ctx, ds, selector)
+	// Its pods' writes are recorded: each read of its pods waits for the index to hold them.
+	store := c.writes.Tracked(c.store, c.store.Catalogue().Get(podGVR), key)
+	byNode, taken, err := c.podsByNode(ctx, store, ds, selector)
 	if err != nil {
 		return 0, err
 	}
 	// 3. Create and delete pods, then roll the update, unless being deleted.
 	var manageErr error
 	if ds.DeletionTimestamp == nil {
-		manageErr = c.manage(ctx, ds, nodes, byNode, taken, hash)
+		manageErr = c.manage(ctx, store, ds, nodes, byNode, taken, hash)
 		if manageErr == nil && ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
 			// The pods as manage left them, as upstream's rollingUpdate reads them.
-			if byNode, taken, err = c.podsByNode(ctx, ds, selector); err != nil {
+			if byNode, taken, err = c.podsByNode(ctx, store, ds, selector); err != nil {
 				return 0, err
 			}
-			manageErr = c.rollingUpdate(ctx, ds, nodes, byNode, taken, hash)
+			manageErr = c.rollingUpdate(ctx, store, ds, nodes, byNode, taken, hash)
 		}
 	}
 	c.starved.set(key, manageErr != nil && isQuotaRefusal(manageErr))
 	// 4. Status from the pods as they are now; history beyond revisionHistoryLimit.
-	if byNode, _, err = c.podsByNode(ctx, ds, selector); err != nil {
+	if byNode, _, err = c.podsByNode(ctx, store, ds, selector); err != nil {
 		return 0, err
 	}
 	requeue, err := c.writeStatus(ctx, ds, nodes, byNode, hash, cc)
@@ -314,12 +364,27 @@ func nodeUpdateIgnorable(old, cur *corev1.Node) bool {
 }
 
 // podsByNode is upstream's getNodesToDaemonPods: the DaemonSet's pods (adopting matching
-// orphans) grouped by target node, oldest first; taken holds every pod name of the
-// namespace.
-func (c *DaemonSet) podsByNode(ctx context.Context, ds *appsv1.DaemonSet, selector labels.Selector) (map[string][]*corev1.Pod, map[string]bool, error) {
-	all, _, err := c.store.ListSelected(ctx, c.store.Catalogue().Get(podGVR), ds.Namespace, ownedOrAdoptable(ds.UID, selector))
-	if err != nil {
+// orphans) grouped by target node, oldest first; taken holds their names. They are read
+// from the index once it holds every pod write of the DaemonSet's syncs (an orphan the
+// selector matches is read from storage whole: the index keeps a view of it).
+func (c *DaemonSet) podsByNode(ctx context.Context, store controller.Client, ds *appsv1.DaemonSet, selector labels.Selector) (map[string][]*corev1.Pod, map[string]bool, error) {
+	if err := awaitWrites(ctx, &c.writes, c.pods, keyOf(ds.Namespace, ds.Name)); err != nil {
 		return nil, nil, err
+	}
+	all := c.pods.Controlled(ds.Namespace, ds.UID)
+	for _, o := range c.pods.Controlled(ds.Namespace, "") {
+		v, ok := o.(*controller.PodView)
+		if !ok || !selector.Matches(labels.Set(v.Labels)) {
+			continue
+		}
+		full, err := c.store.Get(ctx, c.store.Catalogue().Get(podGVR), v.Namespace, v.Name)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		all = append(all, full)
 	}
 	taken := map[string]bool{}
 	var candidates []*corev1.Pod
@@ -331,7 +396,7 @@ func (c *DaemonSet) podsByNode(ctx context.Context, ds *appsv1.DaemonSet, select
 		taken[p.Name] = true
 		candidates = append(candidates, p)
 	}
-	owned, err := claimPods(ctx, c.store, c.log, ds, ds.ObjectMeta, daemonSetKind, daemonSetGVR, selector, candidates)
+	owned, err := claimPods(ctx, store, c.log, ds, ds.ObjectMeta, daemonSetKind, daemonSetGVR, selector, candidates)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -359,13 +424,14 @@ func (c *DaemonSet) podsByNode(ctx context.Context, ds *appsv1.DaemonSet, select
 // manage is upstream's manage and podsShouldBeOnNode: a pod on every node that should
 // run one, failed pods replaced, extra pods and pods on nodes that should not run them
 // (or that are gone) deleted.
-func (c *DaemonSet) manage(ctx context.Context, ds *appsv1.DaemonSet, nodes []*corev1.Node, byNode map[string][]*corev1.Pod, taken map[string]bool, hash string) error {
+func (c *DaemonSet) manage(ctx context.Context, store controller.Client, ds *appsv1.DaemonSet, nodes []*corev1.Node, byNode map[string][]*corev1.Pod, taken map[string]bool, hash string) error {
 	var create []string
 	var del []*corev1.Pod
 	exists := map[string]bool{}
+	pl := newPlacement(ds)
 	for _, node := range nodes {
 		exists[node.Name] = true
-		shouldRun, shouldContinue := nodeShouldRun(node, ds)
+		shouldRun, shouldContinue := pl.shouldRun(node)
 		pods := byNode[node.Name]
 		switch {
 		case shouldRun && len(pods) == 0:
@@ -434,14 +500,14 @@ func (c *DaemonSet) manage(ctx context.Context, ds *appsv1.DaemonSet, nodes []*c
 			}
 		}
 	}
-	return c.syncNodes(ctx, ds, del, create, taken, hash)
+	return c.syncNodes(ctx, store, ds, del, create, taken, hash)
 }
 
 // syncNodes is upstream's syncNodes: deletes, then creates in slow-start batches with
 // the template labelled by the revision hash and generation, bound to its node.
-func (c *DaemonSet) syncNodes(ctx context.Context, ds *appsv1.DaemonSet, del []*corev1.Pod, create []string, taken map[string]bool, hash string) error {
+func (c *DaemonSet) syncNodes(ctx context.Context, store controller.Client, ds *appsv1.DaemonSet, del []*corev1.Pod, create []string, taken map[string]bool, hash string) error {
 	if len(del) > 0 {
-		if err := deletePods(ctx, c.store, c.rec, ds, del); err != nil {
+		if err := deletePods(ctx, store, c.rec, ds, del); err != nil {
 			return err
 		}
 	}
@@ -463,7 +529,7 @@ func (c *DaemonSet) syncNodes(ctx context.Context, ds *appsv1.DaemonSet, del []*
 	_, err := slowStartBatch(len(create), slowStartInitialBatch, func(i int) error {
 		pt := t.DeepCopy()
 		pt.Spec.Affinity = bindToNode(pt.Spec.Affinity, create[i])
-		return createPod(ctx, c.store, c.rec, ds, pt, podsPrefix(ds.Name), ref)
+		return createPod(ctx, store, c.rec, ds, pt, podsPrefix(ds.Name), ref)
 	})
 	return err
 }
@@ -471,14 +537,15 @@ func (c *DaemonSet) syncNodes(ctx context.Context, ds *appsv1.DaemonSet, del []*
 // rollingUpdate is upstream's rollingUpdate. Without surge, old pods that are not
 // available are replaced at once, available ones while fewer than maxUnavailable nodes
 // (those with pods, and those that should run one) are unavailable.
-func (c *DaemonSet) rollingUpdate(ctx context.Context, ds *appsv1.DaemonSet, nodes []*corev1.Node, byNode map[string][]*corev1.Pod, taken map[string]bool, hash string) error {
+func (c *DaemonSet) rollingUpdate(ctx context.Context, store controller.Client, ds *appsv1.DaemonSet, nodes []*corev1.Node, byNode map[string][]*corev1.Pod, taken map[string]bool, hash string) error {
 	now := c.opts.Clock.Now()
 	// 1. The nodes considered: those with daemon pods and those that should run one.
 	desired := 0
 	var considered []string
 	seen := map[string]bool{}
+	pl := newPlacement(ds)
 	for _, node := range nodes {
-		if shouldRun, _ := nodeShouldRun(node, ds); shouldRun {
+		if shouldRun, _ := pl.shouldRun(node); shouldRun {
 			desired++
 			considered = append(considered, node.Name)
 			seen[node.Name] = true
@@ -509,7 +576,7 @@ func (c *DaemonSet) rollingUpdate(ctx context.Context, ds *appsv1.DaemonSet, nod
 	}
 	gen := templateGeneration(ds)
 	if maxSurge > 0 {
-		return c.surge(ctx, ds, nodes, byNode, taken, considered, hash, gen, desired, maxSurge)
+		return c.surge(ctx, store, ds, nodes, byNode, taken, considered, hash, gen, desired, maxSurge)
 	}
 	// 3. Count unavailable nodes and pick old pods to delete.
 	numUnavailable := 0
@@ -549,24 +616,25 @@ func (c *DaemonSet) rollingUpdate(ctx context.Context, ds *appsv1.DaemonSet, nod
 	if len(del) == 0 {
 		return nil
 	}
-	return deletePods(ctx, c.store, c.rec, ds, del)
+	return deletePods(ctx, store, c.rec, ds, del)
 }
 
 // surge is the maxSurge half of upstream's rollingUpdate: a new pod is created beside an
 // old one that is unavailable at once, beside available ones up to maxSurge at a time;
 // an old pod goes once the new one on its node is available.
-func (c *DaemonSet) surge(ctx context.Context, ds *appsv1.DaemonSet, nodes []*corev1.Node, byNode map[string][]*corev1.Pod, taken map[string]bool, considered []string, hash string, gen *int64, desired, maxSurge int) error {
+func (c *DaemonSet) surge(ctx context.Context, store controller.Client, ds *appsv1.DaemonSet, nodes []*corev1.Node, byNode map[string][]*corev1.Pod, taken map[string]bool, considered []string, hash string, gen *int64, desired, maxSurge int) error {
 	now := c.opts.Clock.Now()
 	nodeByName := map[string]*corev1.Node{}
 	for _, n := range nodes {
 		nodeByName[n.Name] = n
 	}
+	pl := newPlacement(ds)
 	shouldRun := func(name string) bool {
 		n := nodeByName[name]
 		if n == nil {
 			return false
 		}
-		run, _ := nodeShouldRun(n, ds)
+		run, _ := pl.shouldRun(n)
 		return run
 	}
 	var del, shouldNotRun []*corev1.Pod
@@ -631,7 +699,7 @@ func (c *DaemonSet) surge(ctx context.Context, ds *appsv1.DaemonSet, nodes []*co
 	if len(del) == 0 && len(create) == 0 {
 		return nil
 	}
-	return c.syncNodes(ctx, ds, del, create, taken, hash)
+	return c.syncNodes(ctx, store, ds, del, create, taken, hash)
 }
 
 // allowsSurge is upstream's AllowsSurge.
@@ -650,8 +718,9 @@ func (c *DaemonSet) writeStatus(ctx context.Context, ds *appsv1.DaemonSet, nodes
 	now := c.opts.Clock.Now()
 	var requeue time.Duration
 	st := appsv1.DaemonSetStatus{ObservedGeneration: ds.Generation, Conditions: ds.Status.Conditions, CollisionCount: &cc}
+	pl := newPlacement(ds)
 	for _, node := range nodes {
-		shouldRun, _ := nodeShouldRun(node, ds)
+		shouldRun, _ := pl.shouldRun(node)
 		pods := byNode[node.Name]
 		scheduled := len(pods) > 0
 		if shouldRun {

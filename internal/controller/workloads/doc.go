@@ -8,16 +8,16 @@
 //
 // Invariants:
 //   - Level-triggered: every sync reads its owner from storage at the latest revision.
-//     The ReplicaSet and ReplicationController controllers read their pods, the
-//     Deployment controller its ReplicaSets and the DaemonSet controller the Nodes from
-//     a watch-fed controller.Index (kube-controller-manager's informers and their
+//     The ReplicaSet, ReplicationController and DaemonSet controllers read their pods,
+//     the Deployment controller its ReplicaSets and the DaemonSet controller the Nodes
+//     from a watch-fed controller.Index (kube-controller-manager's informers and their
 //     controller-UID indexes), so a sync costs what its owner has, not what its
 //     namespace has; a sync first waits until the index holds every write its owner's
 //     earlier syncs made (controller.Revisions: expectations as revisions), so a pod is
 //     never created twice for one missing replica, and a restart loses nothing (a new
-//     index starts from a list past every earlier write). The Job, StatefulSet and
-//     DaemonSet controllers read the pods they own or may adopt from storage
-//     (Store.ListSelected: only those are decoded).
+//     index starts from a list past every earlier write). The Job and StatefulSet
+//     controllers read the pods they own or may adopt from storage (Store.ListSelected:
+//     only those are decoded).
 //   - StatefulSets create each pod's claims before the pod, so storage quota refuses the
 //     claim first ("create Claim ... failed error: ..." and "create Pod ... failed error:
 //     failed to create PVC ..."); their pods are named <set>-<ordinal> and their

@@ -174,9 +174,10 @@ func (s *starved) enqueueOwners(q workqueue.TypedRateLimitingInterface[string], 
 }
 
 // owned runs a controller of kind (its objects at gvr) whose objects own children (at
-// childGVR): both are watched (ownerHook, when set, sees each owner event first), owners
-// held at a quota are retried when quotas change, and q's keys are synced until ctx ends.
-func (b *base) owned(ctx context.Context, q workqueue.TypedRateLimitingInterface[string], kind schema.GroupVersionKind, gvr, childGVR schema.GroupVersionResource, ownerHook controller.Handler, sync controller.SyncFunc) {
+// childGVR): both are watched (ownerHook, when set, sees each owner event first; the
+// children's watch feeds childIndex, when set), owners held at a quota are retried when
+// quotas change, and q's keys are synced until ctx ends.
+func (b *base) owned(ctx context.Context, q workqueue.TypedRateLimitingInterface[string], kind schema.GroupVersionKind, gvr, childGVR schema.GroupVersionResource, childIndex *controller.Index, ownerHook controller.Handler, sync controller.SyncFunc) {
 	cat := b.store.Catalogue()
 	owners, children := b.starved.enqueueOwners(q, kind)
 	if ownerHook != nil {
@@ -187,7 +188,11 @@ func (b *base) owned(ctx context.Context, q workqueue.TypedRateLimitingInterface
 		}
 	}
 	go b.loop.Watch(ctx, cat.Get(gvr), owners)
-	go b.loop.Watch(ctx, cat.Get(childGVR), children)
+	if childIndex != nil {
+		go b.loop.WatchIndex(ctx, cat.Get(childGVR), childIndex, children)
+	} else {
+		go b.loop.Watch(ctx, cat.Get(childGVR), children)
+	}
 	go b.starved.retryOnQuotaChange(ctx, b.loop, b.store, q)
 	b.loop.Process(ctx, q, b.opts.Workers, sync)
 }

@@ -52,7 +52,7 @@ func NewStatefulSet(store controller.Client, log *slog.Logger, opts Options) *St
 
 // Start runs the controller until ctx ends.
 func (c *StatefulSet) Start(ctx context.Context) error {
-	c.owned(ctx, controller.NewQueue("statefulset"), statefulSetKind, statefulSetGVR, podGVR, nil, c.sync)
+	c.owned(ctx, controller.NewQueue("statefulset"), statefulSetKind, statefulSetGVR, podGVR, nil, nil, c.sync)
 	return nil
 }
 

@@ -402,7 +402,7 @@ func TestDaemonSetOnePodPerNode(t *testing.T) {
 		node("cp", map[string]string{"role": "control"}),
 		node("tainted", map[string]string{"role": "worker"}, corev1.Taint{Key: "dedicated", Value: "x", Effect: corev1.TaintEffectNoSchedule}))
 	c := NewDaemonSet(fc, nil, opts)
-	cSync := indexedSync(t, fc, c.loop, nodeGVR, c.nodeIndex, c.sync)
+	cSync := indexedSync(t, fc, c.loop, nodeGVR, c.nodeIndex, indexedSync(t, fc, c.loop, podGVR, c.pods, c.sync))
 	syncOK(t, cSync, "ns/agent")
 	nodes := map[string]bool{}
 	for _, p := range podsOf(fc, "ns") {
