@@ -166,10 +166,13 @@ func controllerUIDOf(obj runtime.Object) types.UID {
 }
 
 // listing is called as a watch starts from the current objects: after a first list, what
-// the index holds is what the list must show again.
+// the index holds is what the list must show again. Until the list is in, the index is
+// not synced (an informer replaces its store at once: a sync waits rather than read a
+// mix of the old objects and the new).
 func (x *Index) listing() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.synced = false
 	x.relist = map[nsName]bool{}
 	for ns, n := range x.byNS {
 		for name := range n.objs {

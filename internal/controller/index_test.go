@@ -84,8 +84,12 @@ func TestIndexRelistDeliversMissedDeletions(t *testing.T) {
 	if !x.Synced() || x.Revision() != 10 || len(deleted) != 0 {
 		t.Fatalf("synced %v revision %d deleted %v", x.Synced(), x.Revision(), deleted)
 	}
-	// The watch starts over: b was deleted while it was away.
+	// The watch starts over: b was deleted while it was away. Until the list is in, the
+	// index is not synced.
 	x.listing()
+	if x.Synced() {
+		t.Fatal("synced while listing again")
+	}
 	h(ownedPod("a", ""), false)
 	h(ownedPod("c", ""), false)
 	x.listed(20)
