@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 
@@ -87,14 +89,15 @@ func (c *Cache) All() []runtime.Object {
 func (c *Cache) List(ns string) []runtime.Object {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	names := make([]string, 0, len(c.objs[ns]))
-	for n := range c.objs[ns] {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]runtime.Object, 0, len(names))
-	for _, n := range names {
-		out = append(out, c.objs[ns][n])
+	return byName(c.objs[ns], c.objs[ns])
+}
+
+// byName returns the objects of objs named in names, sorted by name.
+func byName[V any](names map[string]V, objs map[string]runtime.Object) []runtime.Object {
+	sorted := slices.Sorted(maps.Keys(names))
+	out := make([]runtime.Object, 0, len(sorted))
+	for _, n := range sorted {
+		out = append(out, objs[n])
 	}
 	return out
 }

@@ -273,16 +273,7 @@ func (x *Index) Controlled(ns string, uid types.UID) []runtime.Object {
 	if n == nil {
 		return nil
 	}
-	names := make([]string, 0, len(n.byOwner[uid]))
-	for name := range n.byOwner[uid] {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	out := make([]runtime.Object, 0, len(names))
-	for _, name := range names {
-		out = append(out, n.objs[name])
-	}
-	return out
+	return byName(n.byOwner[uid], n.objs)
 }
 
 // List returns the kept objects of ns ("" for all namespaces), sorted by namespace and
