@@ -59,9 +59,11 @@ func PodSpecWarnings(path *field.Path, spec *corev1.PodSpec, meta *metav1.Object
 	var w []string
 	sp := path.Child("spec")
 	// Deprecated node labels in selectors, affinity and topology.
-	for _, k := range sets.List(sets.KeySet(spec.NodeSelector)) {
-		if msg, ok := deprecatedNodeLabels[k]; ok {
-			w = append(w, fmt.Sprintf("%s: %s", sp.Child("nodeSelector").Key(k), msg))
+	if len(spec.NodeSelector) > 0 {
+		for _, k := range sets.List(sets.KeySet(spec.NodeSelector)) {
+			if msg, ok := deprecatedNodeLabels[k]; ok {
+				w = append(w, fmt.Sprintf("%s: %s", sp.Child("nodeSelector").Key(k), msg))
+			}
 		}
 	}
 	if spec.Affinity != nil && spec.Affinity.NodeAffinity != nil {
