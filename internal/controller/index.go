@@ -82,6 +82,10 @@ func (x *Index) OnChange(f func(old, cur runtime.Object, deleted bool)) *Index {
 	return x
 }
 
+// Apply records one event as the watch feeding the index would, without the handlers
+// (for a controller's tests, and a caller recording its own view of an event).
+func (x *Index) Apply(obj runtime.Object, deleted bool) { x.apply(obj, deleted) }
+
 // apply records one event, returning what was held of the object before (nil: nothing).
 func (x *Index) apply(obj runtime.Object, deleted bool) runtime.Object {
 	var kept runtime.Object

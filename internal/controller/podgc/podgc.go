@@ -53,8 +53,9 @@ type Controller struct {
 	loop  *controller.Loop
 	opts  Options
 	// cache holds a view (controller.PodView) of every pod, fed by Start's watch, as
-	// upstream's collector reads its informer: a pass decodes no pod.
-	cache *controller.Cache
+	// upstream's collector reads its informer: a pass decodes no pod. A watch that starts
+	// over delivers the deletions it missed, so removed never keeps a UID for good.
+	cache *controller.Index
 	// mu guards removed: the UIDs of the pods the collector removed that its cache still
 	// holds (upstream's expectations). A pass that ran before the cache saw a removal would
 	// count that pod again: a pod it had just failed and removed as an orphan would be a
@@ -80,8 +81,18 @@ func New(store controller.Client, log *slog.Logger, opts Options) *Controller {
 	if opts.Quarantine <= 0 {
 		opts.Quarantine = DefaultQuarantine
 	}
-	return &Controller{store: store, log: log, opts: opts, quarantine: map[string]time.Time{}, cache: controller.NewCache(), removed: map[types.UID]bool{},
-		loop: controller.NewLoop("podgc", store, log, opts.Panics, opts.Clock)}
+	return &Controller{store: store, log: log, opts: opts, quarantine: map[string]time.Time{}, removed: map[types.UID]bool{},
+		cache: podIndex(opts.PodViews), loop: controller.NewLoop("podgc", store, log, opts.Panics, opts.Clock)}
+}
+
+// podIndex is the collector's cache: a view of every pod.
+func podIndex(views *controller.PodViews) *controller.Index {
+	return controller.NewIndex(func(o runtime.Object) runtime.Object {
+		if p, ok := o.(*corev1.Pod); ok {
+			return views.View(p)
+		}
+		return nil
+	})
 }
 
 func (c *Controller) pods() *registry.Resource {
@@ -94,7 +105,7 @@ func (c *Controller) nodes() *registry.Resource {
 
 // Start collects at once and then every check period until ctx ends.
 func (c *Controller) Start(ctx context.Context) error {
-	go c.loop.Watch(ctx, c.pods(), controller.On(c.PodChanged))
+	go c.loop.WatchIndex(ctx, c.pods(), c.cache, controller.On(c.forgetRemoved))
 	t := c.opts.Clock.NewTicker(c.opts.CheckPeriod)
 	defer t.Stop()
 	for {
@@ -107,9 +118,14 @@ func (c *Controller) Start(ctx context.Context) error {
 	}
 }
 
-// PodChanged records a pod event in the collector's cache.
+// PodChanged records a pod event in the collector's cache, as its watch does.
 func (c *Controller) PodChanged(p *corev1.Pod, deleted bool) {
-	c.cache.Feed(nil)(c.opts.PodViews.View(p), deleted)
+	c.cache.Apply(p, deleted)
+	c.forgetRemoved(p, deleted)
+}
+
+// forgetRemoved stops expecting the removal of a pod the cache has seen go.
+func (c *Controller) forgetRemoved(p *corev1.Pod, deleted bool) {
 	if deleted {
 		c.mu.Lock()
 		delete(c.removed, p.UID)
@@ -135,7 +151,7 @@ func (c *Controller) GC(ctx context.Context) {
 	c.mu.Lock()
 	removed := maps.Clone(c.removed)
 	c.mu.Unlock()
-	for _, o := range c.cache.All() {
+	for _, o := range c.cache.List("") {
 		v, ok := o.(*controller.PodView)
 		if ok && !removed[v.UID] && (isTerminatedPhase(v.Phase) || v.DeletionTimestamp != nil || (v.NodeName != "" && nodes[v.NodeName] == nil)) {
 			pods = append(pods, v.Pod())

@@ -89,7 +89,7 @@ func names(c *fake.Client) string {
 // gc runs a pass once the collector's cache holds every pod of the fake, as its watch
 // would.
 func gc(ctx context.Context, c *Controller, rc *recording) {
-	c.cache = controller.NewCache()
+	c.cache = podIndex(nil)
 	for _, o := range rc.Objects(corev1.SchemeGroupVersion.WithResource("pods"), "") {
 		c.PodChanged(o.(*corev1.Pod), false)
 	}
@@ -256,7 +256,7 @@ func TestPassSkipsPodsItRemoved(t *testing.T) {
 	}
 	// The cache has seen the orphan's Failed status, not its removal yet.
 	orphan := mkPod("orphan", on("gone"), phase(corev1.PodFailed, ""), created(3*time.Second))
-	for _, o := range c.cache.All() {
+	for _, o := range c.cache.List("") {
 		if v := o.(*controller.PodView); v.Name == "orphan" {
 			orphan.UID = v.UID
 		}
