@@ -100,3 +100,23 @@ func TestIndexRelistDeliversMissedDeletions(t *testing.T) {
 		t.Fatalf("after the relist: %v", got)
 	}
 }
+
+// A relist's deletions of pods kept as views reach a pod handler as pods, with their
+// owner references (what a controller enqueues by).
+func TestIndexRelistDeletionOfAView(t *testing.T) {
+	var gone []*corev1.Pod
+	x := NewIndex(func(o runtime.Object) runtime.Object { return ViewOf(o.(*corev1.Pod)) })
+	h := x.Feed(On(func(p *corev1.Pod, deleted bool) {
+		if deleted {
+			gone = append(gone, p)
+		}
+	}))
+	x.listing()
+	h(ownedPod("a", "rs1"), false)
+	x.listed(5)
+	x.listing()
+	x.listed(9)
+	if len(gone) != 1 || gone[0].Name != "a" || metav1.GetControllerOf(gone[0]) == nil || metav1.GetControllerOf(gone[0]).UID != "rs1" {
+		t.Fatalf("deletions delivered: %+v", gone)
+	}
+}

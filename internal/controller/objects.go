@@ -22,11 +22,19 @@ func As[T runtime.Object](obj runtime.Object) (T, error) {
 }
 
 // On adapts a handler of one object type to a Handler: objects of any other type are
-// skipped.
+// skipped, but a PodView is handed to a pod handler as the pod it holds.
 func On[T runtime.Object](h func(obj T, deleted bool)) Handler {
 	return func(obj runtime.Object, deleted bool) {
 		if t, ok := obj.(T); ok {
 			h(t, deleted)
+			return
+		}
+		// An Index delivers the deletions a relist found as what it kept: a pod's view is
+		// handed to a pod handler as the pod it holds.
+		if v, ok := obj.(*PodView); ok {
+			if t, ok := any(v.Pod()).(T); ok {
+				h(t, deleted)
+			}
 		}
 	}
 }
