@@ -68,7 +68,7 @@ func NewDaemonSet(store controller.Client, log *slog.Logger, opts Options) *Daem
 		}
 		ref := metav1.GetControllerOf(p)
 		switch {
-		case ref == nil:
+		case ref == nil && len(p.Labels) > 0: // an orphan a selector may adopt
 			return views.View(p)
 		case ref.Kind == daemonSetKind.Kind && ref.APIVersion == daemonSetKind.GroupVersion().String():
 			return daemonPod(p)

@@ -94,7 +94,10 @@ func newReplicaManager(store controller.Client, log *slog.Logger, opts Options, 
 		if !ok {
 			return nil
 		}
-		if ref := metav1.GetControllerOf(p); ref != nil && !c.controls(ref) {
+		ref := metav1.GetControllerOf(p)
+		// Kept: the pods of this kind, and the orphans a selector may adopt (a selector
+		// selects nothing unlabelled: validation refuses an empty one).
+		if (ref != nil && !c.controls(ref)) || (ref == nil && len(p.Labels) == 0) {
 			return nil
 		}
 		return views.View(p)
