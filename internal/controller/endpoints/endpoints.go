@@ -410,7 +410,8 @@ func (c *Controller) Start(ctx context.Context) error {
 	return nil
 }
 
-// Sync is upstream's syncService for one Service ("ns/name"), reading storage.
+// Sync is upstream's syncService for one Service ("ns/name"): the Service and its Endpoints
+// read from storage, its pods from the watcher's cache.
 func (c *Controller) Sync(ctx context.Context, key string) error {
 	ns, name, _ := strings.Cut(key, "/")
 	cat := c.store.Catalogue()
@@ -446,16 +447,7 @@ func (c *Controller) Sync(ctx context.Context, key string) error {
 	if !endpointslice.Managed(svc) {
 		return nil
 	}
-	podObjs, _, err := c.store.ListObjects(ctx, cat.Get(endpointslice.PodsGVR), ns)
-	if err != nil {
-		return err
-	}
-	var pods []*corev1.Pod
-	for _, o := range podObjs {
-		if p, ok := o.(*corev1.Pod); ok && endpointslice.Selects(svc, p) {
-			pods = append(pods, p)
-		}
-	}
+	pods := c.w.PodsOf(svc)
 	var current *corev1.Endpoints
 	if o, err := c.store.Get(ctx, epRes, ns, name); err == nil {
 		current, _ = o.(*corev1.Endpoints)

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/controller/endpointslice/endpointstest"
 	"github.com/quotad/quotad/internal/controller/fake"
 	"github.com/quotad/quotad/internal/registry"
@@ -120,7 +121,7 @@ func TestSync(t *testing.T) {
 	c := New(fc, Options{})
 	ctx := context.Background()
 	for _, k := range []string{"ns/web", "ns/noselector"} {
-		if err := c.Sync(ctx, k); err != nil {
+		if err := syncFed(ctx, c, fc, k); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -132,7 +133,7 @@ func TestSync(t *testing.T) {
 		t.Error("endpoints for a Service without selector")
 	}
 	fc.Actions()
-	if err := c.Sync(ctx, "ns/web"); err != nil {
+	if err := syncFed(ctx, c, fc, "ns/web"); err != nil {
 		t.Fatal(err)
 	}
 	if a := fc.Actions(); len(a) != 0 {
@@ -141,7 +142,7 @@ func TestSync(t *testing.T) {
 	if _, err := fc.Delete(ctx, fc.Catalogue().Get(corev1.SchemeGroupVersion.WithResource("services")), "ns", "web", metav1.DeleteOptions{}, registryWrite); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Sync(ctx, "ns/web"); err != nil {
+	if err := syncFed(ctx, c, fc, "ns/web"); err != nil {
 		t.Fatal(err)
 	}
 	if fc.Object(endpointsGVR, "ns", "web") != nil {
@@ -150,3 +151,13 @@ func TestSync(t *testing.T) {
 }
 
 var registryWrite = registry.WriteOptions{}
+
+// syncFed runs Sync with the watcher's pod cache holding the pods fc holds, as the
+// controller's watch keeps it.
+func syncFed(ctx context.Context, c *Controller, fc *fake.Client, key string) error {
+	c.w.Pods = controller.NewCache()
+	for _, o := range fc.Objects(corev1.SchemeGroupVersion.WithResource("pods"), "") {
+		c.w.PodChanged(o.(*corev1.Pod), false)
+	}
+	return c.Sync(ctx, key)
+}

@@ -46,6 +46,20 @@ func (w *Watcher) ServiceChanged(svc *corev1.Service, deleted bool) string {
 	return svc.Namespace + "/" + svc.Name
 }
 
+// PodsOf returns the cached pods svc selects (made of their views: read-only), as
+// kube-controller-manager's endpoints controllers read their pod informer. The cache is
+// fed before a pod event queues its Services, so a sync sees the pod at least as new as
+// the event that queued it.
+func (w *Watcher) PodsOf(svc *corev1.Service) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, o := range w.Pods.List(svc.Namespace) {
+		if p := controller.CachedPod(o); p != nil && Selects(svc, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // PodChanged records a pod event and returns the keys of the Services selecting it now or
 // before.
 func (w *Watcher) PodChanged(pod *corev1.Pod, deleted bool) []string {
@@ -155,8 +169,8 @@ func (c *Controller) node(ctx context.Context) NodeFunc {
 	}
 }
 
-// Sync reconciles the slices of one Service ("ns/name"), reading the Service, its pods and
-// its slices from storage.
+// Sync reconciles the slices of one Service ("ns/name"), reading the Service and its slices
+// from storage and its pods from the watcher's cache.
 func (c *Controller) Sync(ctx context.Context, key string) error {
 	ns, name, _ := strings.Cut(key, "/")
 	obj, err := c.store.Get(ctx, c.res(ServicesGVR), ns, name)
@@ -173,17 +187,12 @@ func (c *Controller) Sync(ctx context.Context, key string) error {
 	if !Managed(svc) {
 		return nil
 	}
-	podObjs, _, err := c.store.ListObjects(ctx, c.res(PodsGVR), ns)
-	if err != nil {
-		return err
-	}
-	var pods []*corev1.Pod
-	for _, o := range podObjs {
-		if p, ok := o.(*corev1.Pod); ok && Selects(svc, p) {
-			pods = append(pods, p)
-		}
-	}
-	sliceObjs, _, err := c.store.ListObjects(ctx, c.res(SlicesGVR), ns)
+	pods := c.w.PodsOf(svc)
+	// Its slices, read from storage (its own writes): only those it owns, and the orphans
+	// labelled for it, are decoded (the labels are checked below).
+	sliceObjs, _, err := c.store.ListSelected(ctx, c.res(SlicesGVR), ns, func(m registry.StoredMeta) bool {
+		return m.Controller == svc.UID || (m.Controller == "" && m.Labels[discovery.LabelServiceName] == svc.Name)
+	})
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -79,7 +78,14 @@ func selectsLabels(svc *corev1.Service, ns string, lbls map[string]string) bool 
 	if svc.Spec.Selector == nil || svc.Namespace != ns {
 		return false
 	}
-	return labels.Set(svc.Spec.Selector).AsSelectorPreValidated().Matches(labels.Set(lbls))
+	// labels.Set(selector).AsSelectorPreValidated().Matches(lbls), without building the
+	// selector for every pod event and every Service of its namespace.
+	for k, v := range svc.Spec.Selector {
+		if have, ok := lbls[k]; !ok || have != v {
+			return false
+		}
+	}
+	return true
 }
 
 // Managed reports whether svc is one the endpoints controllers manage: it has a selector

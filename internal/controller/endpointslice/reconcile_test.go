@@ -9,6 +9,7 @@ import (
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/controller/endpointslice/endpointstest"
 	"github.com/quotad/quotad/internal/controller/fake"
 	"github.com/quotad/quotad/internal/registry"
@@ -92,7 +93,7 @@ func TestSync(t *testing.T) {
 	}
 	c := New(fc, Options{})
 	ctx := context.Background()
-	if err := c.Sync(ctx, "ns/web"); err != nil {
+	if err := syncFed(ctx, c, fc, "ns/web"); err != nil {
 		t.Fatal(err)
 	}
 	slices := fc.Objects(SlicesGVR, "ns")
@@ -114,7 +115,7 @@ func TestSync(t *testing.T) {
 		t.Fatalf("%d endpoints", total)
 	}
 	fc.Actions()
-	if err := c.Sync(ctx, "ns/web"); err != nil {
+	if err := syncFed(ctx, c, fc, "ns/web"); err != nil {
 		t.Fatal(err)
 	}
 	if a := fc.Actions(); len(a) != 0 {
@@ -123,7 +124,7 @@ func TestSync(t *testing.T) {
 	p := fc.Object(PodsGVR, "ns", "p007").(*corev1.Pod)
 	p.Status.Conditions[0].Status = corev1.ConditionTrue
 	fc.Add(p)
-	if err := c.Sync(ctx, "ns/web"); err != nil {
+	if err := syncFed(ctx, c, fc, "ns/web"); err != nil {
 		t.Fatal(err)
 	}
 	if a := fc.Actions(); len(a) != 1 || a[0].Verb != "update" {
@@ -134,7 +135,7 @@ func TestSync(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := c.Sync(ctx, "ns/web"); err != nil {
+	if err := syncFed(ctx, c, fc, "ns/web"); err != nil {
 		t.Fatal(err)
 	}
 	slices = fc.Objects(SlicesGVR, "ns")
@@ -144,3 +145,13 @@ func TestSync(t *testing.T) {
 }
 
 var writeOpts = registry.WriteOptions{}
+
+// syncFed runs Sync with the watcher's pod cache holding the pods fc holds, as the
+// controller's watch keeps it.
+func syncFed(ctx context.Context, c *Controller, fc *fake.Client, key string) error {
+	c.w.Pods = controller.NewCache()
+	for _, o := range fc.Objects(PodsGVR, "") {
+		c.w.PodChanged(o.(*corev1.Pod), false)
+	}
+	return c.Sync(ctx, key)
+}
