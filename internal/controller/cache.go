@@ -92,6 +92,16 @@ func (c *Cache) List(ns string) []runtime.Object {
 	return byName(c.objs[ns], c.objs[ns])
 }
 
+// Range calls f with each cached object of ns, in no order, holding the cache's read lock
+// (f must not call the cache).
+func (c *Cache) Range(ns string, f func(runtime.Object)) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for _, o := range c.objs[ns] {
+		f(o)
+	}
+}
+
 // byName returns the objects of objs named in names, sorted by name.
 func byName[V any](names map[string]V, objs map[string]runtime.Object) []runtime.Object {
 	sorted := slices.Sorted(maps.Keys(names))

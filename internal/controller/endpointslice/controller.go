@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sort"
 	"strings"
 	"time"
 
@@ -52,11 +53,13 @@ func (w *Watcher) ServiceChanged(svc *corev1.Service, deleted bool) string {
 // the event that queued it.
 func (w *Watcher) PodsOf(svc *corev1.Service) []*corev1.Pod {
 	var out []*corev1.Pod
-	for _, o := range w.Pods.List(svc.Namespace) {
-		if p := controller.CachedPod(o); p != nil && Selects(svc, p) {
-			out = append(out, p)
+	// The labels are matched on the views; only the selected pods are made, in name order.
+	w.Pods.Range(svc.Namespace, func(o runtime.Object) {
+		if v, ok := o.(*controller.PodView); ok && selectsLabels(svc, v.Namespace, v.Labels) {
+			out = append(out, v.Pod())
 		}
-	}
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
@@ -66,27 +69,16 @@ func (w *Watcher) PodChanged(pod *corev1.Pod, deleted bool) []string {
 	prev, _ := w.Pods.Get(pod.Namespace, pod.Name).(*controller.PodView)
 	w.Pods.Feed(nil)(w.views.View(pod), deleted)
 	var keys []string
-	for _, o := range w.Services.List(pod.Namespace) {
+	w.Services.Range(pod.Namespace, func(o runtime.Object) {
 		svc, ok := o.(*corev1.Service)
 		if !ok || !Managed(svc) {
-			continue
+			return
 		}
 		if Selects(svc, pod) || (prev != nil && selectsLabels(svc, prev.Namespace, prev.Labels)) {
 			keys = append(keys, svc.Namespace+"/"+svc.Name)
 		}
-	}
+	})
 	return keys
-}
-
-// SelectedPods returns the cached pods svc selects.
-func (w *Watcher) SelectedPods(svc *corev1.Service) []*corev1.Pod {
-	var out []*corev1.Pod
-	for _, o := range w.Pods.List(svc.Namespace) {
-		if p := controller.CachedPod(o); p != nil && Selects(svc, p) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // Options configures the controller.
