@@ -70,7 +70,7 @@ func NewDaemonSet(store controller.Client, log *slog.Logger, opts Options) *Daem
 		switch {
 		case ref == nil && len(p.Labels) > 0: // an orphan a selector may adopt
 			return views.View(p)
-		case ref.Kind == daemonSetKind.Kind && ref.APIVersion == daemonSetKind.GroupVersion().String():
+		case ref != nil && ref.Kind == daemonSetKind.Kind && ref.APIVersion == daemonSetKind.GroupVersion().String():
 			return daemonPod(p)
 		}
 		return nil

@@ -402,6 +402,12 @@ func TestDaemonSetOnePodPerNode(t *testing.T) {
 		node("cp", map[string]string{"role": "control"}),
 		node("tainted", map[string]string{"role": "worker"}, corev1.Taint{Key: "dedicated", Value: "x", Effect: corev1.TaintEffectNoSchedule}))
 	c := NewDaemonSet(fc, nil, opts)
+	// The pods index keeps daemon pods and labelled orphans only (an unlabelled orphan, which
+	// no selector adopts, is not kept, and crashes nothing).
+	c.pods.Apply(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "bare"}}, false)
+	if c.pods.Get("ns", "bare") != nil {
+		t.Fatal("an unlabelled orphan was kept")
+	}
 	cSync := indexedSync(t, fc, c.loop, nodeGVR, c.nodeIndex, indexedSync(t, fc, c.loop, podGVR, c.pods, c.sync))
 	syncOK(t, cSync, "ns/agent")
 	nodes := map[string]bool{}
