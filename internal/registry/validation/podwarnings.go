@@ -356,28 +356,29 @@ func overlappingPathWarnings(volumes []corev1.Volume) []string {
 	warn := func(vol, desc, body string) {
 		w = append(w, fmt.Sprintf("volume %q (%s): overlapping paths: %s", vol, desc, body))
 	}
-	keyPaths := func(items []corev1.KeyToPath, source string) []pathSource {
+	// The sources are named (ConfigMap "x") only when a warning prints them.
+	keyPaths := func(items []corev1.KeyToPath, kind, name string) []pathSource {
 		out := make([]pathSource, 0, len(items))
 		for _, it := range items {
-			out = append(out, pathSource{it.Path, source})
+			out = append(out, pathSource{path: it.Path, source: kind, name: name, named: kind != ""})
 		}
 		return out
 	}
 	downwardPaths := func(items []corev1.DownwardAPIVolumeFile, source string) []pathSource {
 		out := make([]pathSource, 0, len(items))
 		for _, it := range items {
-			out = append(out, pathSource{it.Path, source})
+			out = append(out, pathSource{path: it.Path, source: source})
 		}
 		return out
 	}
 	for _, v := range volumes {
 		if v.ConfigMap != nil && v.ConfigMap.Items != nil {
-			for _, o := range mappingOverlaps(keyPaths(v.ConfigMap.Items, "")) {
+			for _, o := range mappingOverlaps(keyPaths(v.ConfigMap.Items, "", "")) {
 				warn(v.Name, fmt.Sprintf("ConfigMap %q", v.ConfigMap.Name), o)
 			}
 		}
 		if v.Secret != nil && v.Secret.Items != nil {
-			for _, o := range mappingOverlaps(keyPaths(v.Secret.Items, "")) {
+			for _, o := range mappingOverlaps(keyPaths(v.Secret.Items, "", "")) {
 				warn(v.Name, fmt.Sprintf("Secret %q", v.Secret.SecretName), o)
 			}
 		}
@@ -398,13 +399,13 @@ func overlappingPathWarnings(volumes []corev1.Volume) []string {
 			var paths []pathSource
 			switch {
 			case src.ConfigMap != nil && src.ConfigMap.Items != nil:
-				paths = keyPaths(src.ConfigMap.Items, fmt.Sprintf("ConfigMap %q", src.ConfigMap.Name))
+				paths = keyPaths(src.ConfigMap.Items, "ConfigMap", src.ConfigMap.Name)
 			case src.Secret != nil && src.Secret.Items != nil:
-				paths = keyPaths(src.Secret.Items, fmt.Sprintf("Secret %q", src.Secret.Name))
+				paths = keyPaths(src.Secret.Items, "Secret", src.Secret.Name)
 			case src.DownwardAPI != nil && src.DownwardAPI.Items != nil:
 				paths = downwardPaths(src.DownwardAPI.Items, "DownwardAPI")
 			case src.ServiceAccountToken != nil:
-				paths = []pathSource{{src.ServiceAccountToken.Path, "ServiceAccountToken"}}
+				paths = []pathSource{{path: src.ServiceAccountToken.Path, source: "ServiceAccountToken"}}
 			case src.ClusterTrustBundle != nil:
 				name := ""
 				if src.ClusterTrustBundle.Name != nil {
@@ -412,10 +413,10 @@ func overlappingPathWarnings(volumes []corev1.Volume) []string {
 				} else if src.ClusterTrustBundle.SignerName != nil {
 					name = *src.ClusterTrustBundle.SignerName
 				}
-				paths = []pathSource{{src.ClusterTrustBundle.Path, fmt.Sprintf("ClusterTrustBundle %q", name)}}
+				paths = []pathSource{{path: src.ClusterTrustBundle.Path, source: "ClusterTrustBundle", name: name, named: true}}
 			case src.PodCertificate != nil:
 				pc := src.PodCertificate
-				for _, p := range []pathSource{{pc.CertificateChainPath, "PodCertificate chain"}, {pc.KeyPath, "PodCertificate key"}, {pc.CredentialBundlePath, "PodCertificate credential bundle"}} {
+				for _, p := range []pathSource{{path: pc.CertificateChainPath, source: "PodCertificate chain"}, {path: pc.KeyPath, source: "PodCertificate key"}, {path: pc.CredentialBundlePath, source: "PodCertificate credential bundle"}} {
 					if p.path != "" {
 						paths = append(paths, p)
 					}
@@ -434,9 +435,15 @@ func overlappingPathWarnings(volumes []corev1.Volume) []string {
 }
 
 // pathSource is a path a volume writes and where it comes from.
-type pathSource struct{ path, source string }
+type pathSource struct {
+	path, source, name string
+	named              bool // source is a kind, name its object's name
+}
 
 func (p pathSource) String() string {
+	if p.named {
+		return fmt.Sprintf("%q (%s %q)", p.path, p.source, p.name)
+	}
 	if p.source != "" {
 		return fmt.Sprintf("%q (%s)", p.path, p.source)
 	}

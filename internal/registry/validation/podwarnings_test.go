@@ -184,3 +184,21 @@ func TestSecurityProfileFields(t *testing.T) {
 		})
 	}
 }
+
+// TestProjectedOverlapWarnings: a projected volume's sources are named in upstream's form
+// when their paths overlap.
+func TestProjectedOverlapWarnings(t *testing.T) {
+	vols := []corev1.Volume{{Name: "proj", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{
+		{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "c"}, Items: []corev1.KeyToPath{{Key: "k", Path: "a"}}}},
+		{Secret: &corev1.SecretProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "s"}, Items: []corev1.KeyToPath{{Key: "k", Path: "a/b"}}}},
+		{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "a"}},
+	}}}}}
+	want := []string{
+		`volume "proj" (Projected): overlapping paths: "a/b" (Secret "s") with "a" (ConfigMap "c")`,
+		`volume "proj" (Projected): overlapping paths: "a" (ServiceAccountToken) with "a" (ConfigMap "c")`,
+		`volume "proj" (Projected): overlapping paths: "a" (ServiceAccountToken) with "a/b" (Secret "s")`,
+	}
+	if got := overlappingPathWarnings(vols); !slices.Equal(got, want) {
+		t.Errorf("warnings:\n%q\nwant\n%q", got, want)
+	}
+}
