@@ -11,14 +11,15 @@
 //     logged, repeats counted and summarised at most once per interval), usable by any
 //     component;
 //   - As, On and Meta: checked access to objects of any kind, typed or unstructured;
-//   - Cache: a watch-fed view of one resource (an informer's store);
 //   - Index (fed by Loop.WatchIndex): an informer with a controller-UID index, Synced, and
-//     the revision it has reached; Revisions records the revision of each write a sync
+//     the revision it has reached, the one watch-fed cache every controller reads;
+//     OnChange hands a handler the version held before each event; Revisions records the revision of each write a sync
 //     makes for an owner, and the owner's next sync waits until its Index holds it
 //     (upstream's expectations, as revisions). A start-over from the current objects
 //     removes, and delivers the deletion of, what was not listed again;
 //   - PodViews: the one shared, read-only view of each pod version (PodView) that the
-//     controllers watching every pod keep, so a large cluster's pods are held once, small.
+//     controllers watching every pod keep, so a large cluster's pods are held once, small;
+//     PodsByNode indexes pods' keys by node from an Index's changes.
 //
 // Invariants: controllers are level-triggered (every object is seen at start, and every change
 // after it), idempotent, and write only through the registry store, so every write is

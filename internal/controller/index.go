@@ -2,6 +2,8 @@ package controller
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 
@@ -47,6 +49,12 @@ type Index struct {
 
 type nsName struct{ ns, name string }
 
+// named is what a cache keys objects by (metav1.Object has it, and so has a PodView).
+type named interface {
+	GetNamespace() string
+	GetName() string
+}
+
 // nsIndex is one namespace's objects, by name and by controller UID.
 type nsIndex struct {
 	objs    map[string]runtime.Object
@@ -64,10 +72,7 @@ func NewIndex(keep func(runtime.Object) runtime.Object) *Index {
 func (x *Index) Feed(next Handler) Handler {
 	x.next = next
 	return func(obj runtime.Object, deleted bool) {
-		old := x.apply(obj, deleted)
-		if x.onChange != nil {
-			x.onChange(old, obj, deleted)
-		}
+		x.Apply(obj, deleted)
 		if next != nil {
 			next(obj, deleted)
 		}
@@ -75,43 +80,62 @@ func (x *Index) Feed(next Handler) Handler {
 }
 
 // OnChange sets f to be called for each event, before the handler given to Feed, with
-// what the index held of the object before it (nil: nothing) and the event's object: a
-// handler that compares versions, as an informer's update handler. It returns x.
+// what the index held of the object before it (nil: nothing) and what it keeps of the
+// event's object (for a deletion: what it held, else what it would keep; nil when it
+// keeps nothing of it): a handler that compares versions, as an informer's update
+// handler, and sees the index's views. A deletion a relist found comes as (old, old,
+// true). It returns x.
 func (x *Index) OnChange(f func(old, cur runtime.Object, deleted bool)) *Index {
 	x.onChange = f
 	return x
 }
 
-// Apply records one event as the watch feeding the index would, without the handlers
-// (for a controller's tests, and a caller recording its own view of an event).
-func (x *Index) Apply(obj runtime.Object, deleted bool) { x.apply(obj, deleted) }
-
-// apply records one event, returning what was held of the object before (nil: nothing).
-func (x *Index) apply(obj runtime.Object, deleted bool) runtime.Object {
+// Apply records one event as the watch feeding the index would, and calls OnChange's
+// function, but not the handler given to Feed (for a controller's tests, and a caller
+// recording its own view of an event).
+func (x *Index) Apply(obj runtime.Object, deleted bool) {
 	var kept runtime.Object
 	if !deleted {
-		kept = obj
-		if x.keep != nil {
-			kept = x.keep(obj)
-		}
+		kept = x.kept(obj)
 	}
 	m, ok := obj.(named)
 	if !ok {
 		var err error
 		if m, err = Meta(obj); err != nil {
-			return nil
+			return
 		}
 	}
 	ns, name := m.GetNamespace(), m.GetName()
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	if x.relist != nil {
 		delete(x.relist, nsName{ns, name})
 	}
 	old := x.remove(ns, name)
-	if kept == nil {
-		return old
+	if kept != nil {
+		x.add(ns, name, kept)
 	}
+	x.mu.Unlock()
+	if x.onChange == nil {
+		return
+	}
+	if deleted {
+		if kept = old; kept == nil {
+			kept = x.kept(obj)
+		}
+	}
+	x.onChange(old, kept, deleted)
+}
+
+// kept is what the index keeps of obj (nil: nothing).
+func (x *Index) kept(obj runtime.Object) runtime.Object {
+	if x.keep == nil {
+		return obj
+	}
+	return x.keep(obj)
+}
+
+// add records kept as ns/name (x.mu held, nothing held of ns/name).
+func (x *Index) add(ns, name string, kept runtime.Object) {
 	n := x.byNS[ns]
 	if n == nil {
 		n = &nsIndex{objs: map[string]runtime.Object{}, byOwner: map[types.UID]map[string]struct{}{}}
@@ -123,7 +147,6 @@ func (x *Index) apply(obj runtime.Object, deleted bool) runtime.Object {
 		n.byOwner[uid] = map[string]struct{}{}
 	}
 	n.byOwner[uid][name] = struct{}{}
-	return old
 }
 
 // remove drops ns/name (x.mu held).
@@ -186,8 +209,8 @@ func (x *Index) listing() {
 }
 
 // listed is called when the current objects, as of rev, have all been delivered: what
-// was held and not listed again is gone (its deletion delivered to next), and the index
-// is synced at rev.
+// was held and not listed again is gone (its deletion delivered to OnChange's function and
+// next), then the index is synced at rev, so a waiter sees those deletions handled.
 func (x *Index) listed(rev int64) {
 	x.mu.Lock()
 	var gone []runtime.Object
@@ -197,17 +220,22 @@ func (x *Index) listed(rev int64) {
 		}
 	}
 	x.relist = nil
+	x.mu.Unlock()
+	for _, o := range gone {
+		if x.onChange != nil {
+			x.onChange(o, o, true)
+		}
+		if x.next != nil {
+			x.next(o, true)
+		}
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	x.synced = true
 	if rev > x.rev {
 		x.rev = rev
 	}
 	x.signal()
-	x.mu.Unlock()
-	if x.next != nil {
-		for _, o := range gone {
-			x.next(o, true)
-		}
-	}
 }
 
 // reached is called once every change up to rev has been applied.
@@ -266,6 +294,18 @@ func (x *Index) Get(ns, name string) runtime.Object {
 		return n.objs[name]
 	}
 	return nil
+}
+
+// Range calls f with each kept object of ns, in no order, holding the index's read lock
+// (f must not call the index).
+func (x *Index) Range(ns string, f func(runtime.Object)) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if n := x.byNS[ns]; n != nil {
+		for _, o := range n.objs {
+			f(o)
+		}
+	}
 }
 
 // Controlled returns the kept objects of ns whose controller has uid ("" for the
@@ -392,4 +432,14 @@ func (t *tracked) Delete(ctx context.Context, res *registry.Resource, ns, name s
 		t.r.Wrote(t.key, out.Object)
 	}
 	return out, err
+}
+
+// byName returns the objects of objs named in names, sorted by name.
+func byName[V any](names map[string]V, objs map[string]runtime.Object) []runtime.Object {
+	sorted := slices.Sorted(maps.Keys(names))
+	out := make([]runtime.Object, 0, len(sorted))
+	for _, n := range sorted {
+		out = append(out, objs[n])
+	}
+	return out
 }

@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -118,5 +120,78 @@ func TestIndexRelistDeletionOfAView(t *testing.T) {
 	x.listed(9)
 	if len(gone) != 1 || gone[0].Name != "a" || metav1.GetControllerOf(gone[0]) == nil || metav1.GetControllerOf(gone[0]).UID != "rs1" {
 		t.Fatalf("deletions delivered: %+v", gone)
+	}
+}
+
+// Feed records an event before the handler runs; OnChange sees the version held before and
+// what the index keeps now (for a deletion, what it held), and Apply calls it too.
+func TestIndexFeedOnChange(t *testing.T) {
+	x := NewIndex(func(o runtime.Object) runtime.Object {
+		if p, ok := o.(*corev1.Pod); ok {
+			return ViewOf(p)
+		}
+		return nil
+	})
+	var seen []string
+	x.OnChange(func(old, cur runtime.Object, deleted bool) {
+		o, _ := old.(*PodView)
+		c := cur.(*PodView)
+		seen = append(seen, fmt.Sprintf("change %s/%s old=%v node=%s deleted=%v", c.Namespace, c.Name, o != nil, c.NodeName, deleted))
+	})
+	h := x.Feed(func(obj runtime.Object, deleted bool) {
+		p := obj.(*corev1.Pod)
+		seen = append(seen, fmt.Sprintf("handler %s held=%v", p.Name, x.Get(p.Namespace, p.Name) != nil))
+	})
+	pod := func(ns, name, node string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: corev1.PodSpec{NodeName: node}}
+	}
+	h(pod("a", "2", ""), false)
+	h(pod("a", "1", ""), false)
+	h(pod("b", "1", ""), false)
+	h(pod("a", "2", "n1"), false)
+	h(pod("a", "2", "n1"), true)
+	x.Apply(pod("c", "1", "n2"), false)
+	var names []string
+	for _, o := range x.List("a") {
+		names = append(names, o.(*PodView).Name)
+	}
+	if fmt.Sprint(names) != "[1]" || len(x.List("b")) != 1 || len(x.List("")) != 3 {
+		t.Fatalf("a: %v, b: %d, all: %d", names, len(x.List("b")), len(x.List("")))
+	}
+	want := []string{
+		"change a/2 old=false node= deleted=false", "handler 2 held=true",
+		"change a/1 old=false node= deleted=false", "handler 1 held=true",
+		"change b/1 old=false node= deleted=false", "handler 1 held=true",
+		"change a/2 old=true node=n1 deleted=false", "handler 2 held=true",
+		"change a/2 old=true node=n1 deleted=true", "handler 2 held=false",
+		"change c/1 old=false node=n2 deleted=false",
+	}
+	if fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Fatalf("saw\n%s\nwant\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// PodsByNode follows pods from node to node and forgets them when deleted, including a
+// deletion a relist found.
+func TestPodsByNode(t *testing.T) {
+	var b PodsByNode
+	x := NewIndex(func(o runtime.Object) runtime.Object { return ViewOf(o.(*corev1.Pod)) })
+	x.OnChange(func(old, cur runtime.Object, deleted bool) { b.Changed(old, cur, deleted) })
+	pod := func(name, node string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Spec: corev1.PodSpec{NodeName: node}}
+	}
+	x.Apply(pod("a", ""), false)
+	x.Apply(pod("b", "n1"), false)
+	x.Apply(pod("a", "n1"), false)
+	x.Apply(pod("c", "n2"), false)
+	if got := fmt.Sprint(b.Keys("n1"), b.Keys("n2")); got != "[ns/a ns/b] [ns/c]" {
+		t.Fatalf("n1, n2: %s", got)
+	}
+	x.Apply(pod("b", "n1"), true)
+	x.listing()
+	x.Apply(pod("a", "n1"), false)
+	x.listed(7) // c was not listed again: deleted
+	if got := fmt.Sprint(b.Keys("n1"), b.Keys("n2")); got != "[ns/a] []" {
+		t.Fatalf("after a deletion and a relist: n1, n2: %s", got)
 	}
 }

@@ -66,3 +66,38 @@ func TestIndexWaitsForTrackedWrites(t *testing.T) {
 		t.Fatalf("index at %d, the client at %d", x.Revision(), fc.Revision())
 	}
 }
+
+// A deletion whose event the watch missed (its revision compacted away while the watch
+// was down) reaches OnChange and the handler once the index has started over from the
+// current objects, before the index reports the revision reached.
+func TestIndexDeliversLostDeletion(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fc := fake.New(nil)
+	fc.Add(replicaSetPod("kept", "rs1"), replicaSetPod("lost", "rs1"))
+	podsGVR := corev1.SchemeGroupVersion.WithResource("pods")
+	var changes, handled []string
+	x := controller.NewIndex(nil).OnChange(func(old, cur runtime.Object, deleted bool) {
+		if deleted {
+			changes = append(changes, cur.(*corev1.Pod).Name)
+		}
+	})
+	go controller.NewLoop("test", fc, nil, nil, nil).WatchIndex(ctx, fc.Catalogue().Get(podsGVR), x, func(obj runtime.Object, deleted bool) {
+		if deleted {
+			handled = append(handled, obj.(*corev1.Pod).Name)
+		}
+	})
+	if err := x.WaitFor(ctx, fc.Revision()); err != nil {
+		t.Fatal(err)
+	}
+	fc.LoseDeletion(podsGVR, "ns", "lost")
+	if err := x.WaitFor(ctx, fc.Revision()); err != nil {
+		t.Fatal(err)
+	}
+	if got := podNames(x.List("ns")); len(got) != 1 || got[0] != "kept" {
+		t.Fatalf("index holds %v after the relist, want [kept]", got)
+	}
+	if len(changes) != 1 || changes[0] != "lost" || len(handled) != 1 || handled[0] != "lost" {
+		t.Fatalf("deletions: OnChange %v, handler %v; want [lost] each", changes, handled)
+	}
+}

@@ -1,7 +1,9 @@
 package controller
 
 import (
+	"maps"
 	"runtime"
+	"slices"
 	"sync"
 	"weak"
 
@@ -49,7 +51,7 @@ func (v *PodView) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectK
 // DeepCopyObject implements runtime.Object: a shallow copy, the view being read-only.
 func (v *PodView) DeepCopyObject() kruntime.Object { c := *v; return &c }
 
-// GetNamespace and GetName name the view's pod (for Cache).
+// GetNamespace and GetName name the view's pod (for Index).
 func (v *PodView) GetNamespace() string { return v.Namespace }
 
 // GetName is the pod's name.
@@ -174,4 +176,57 @@ func (s *PodViews) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.views)
+}
+
+// PodsByNode indexes the keys ("namespace/name") of pods by the node they are bound to,
+// fed with the changes of an Index of pods' views (its OnChange): what node lifecycle and
+// taint eviction look up a node's pods by.
+type PodsByNode struct {
+	mu sync.Mutex
+	m  map[string]map[string]struct{}
+}
+
+// Changed records one change as an Index's OnChange gives it (old, cur: the views held
+// before and now) and returns the pod's key and the nodes it was and is bound to ("": none,
+// or gone).
+func (b *PodsByNode) Changed(old, cur kruntime.Object, deleted bool) (key, was, now string) {
+	if v, ok := old.(*PodView); ok {
+		was = v.NodeName
+	}
+	v, ok := cur.(*PodView)
+	if !ok {
+		return "", was, ""
+	}
+	key = v.Namespace + "/" + v.Name
+	if !deleted {
+		now = v.NodeName
+	}
+	if was == now {
+		return key, was, now
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if was != "" {
+		delete(b.m[was], key)
+		if len(b.m[was]) == 0 {
+			delete(b.m, was)
+		}
+	}
+	if now != "" {
+		if b.m == nil {
+			b.m = map[string]map[string]struct{}{}
+		}
+		if b.m[now] == nil {
+			b.m[now] = map[string]struct{}{}
+		}
+		b.m[now][key] = struct{}{}
+	}
+	return key, was, now
+}
+
+// Keys returns the keys of the pods bound to node, sorted.
+func (b *PodsByNode) Keys(node string) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Sorted(maps.Keys(b.m[node]))
 }

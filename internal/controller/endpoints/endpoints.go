@@ -390,14 +390,7 @@ func New(store controller.Client, opts Options) *Controller {
 func (c *Controller) Start(ctx context.Context) error {
 	q := controller.NewQueue("endpoint")
 	cat := c.store.Catalogue()
-	go c.loop.Watch(ctx, cat.Get(endpointslice.ServicesGVR), controller.On(func(s *corev1.Service, deleted bool) {
-		q.Add(c.w.ServiceChanged(s, deleted))
-	}))
-	go c.loop.Watch(ctx, cat.Get(endpointslice.PodsGVR), controller.On(func(p *corev1.Pod, deleted bool) {
-		for _, k := range c.w.PodChanged(p, deleted) {
-			q.Add(k)
-		}
-	}))
+	c.w.Watch(ctx, c.loop, cat, q)
 	// Endpoints changed by others (or left over) are checked against their Service.
 	go c.loop.Watch(ctx, cat.Get(endpointsGVR), controller.On(func(ep *corev1.Endpoints, deleted bool) {
 		if ep.Labels[LabelManagedBy] == ControllerName || deleted {

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/quotad/quotad/internal/controller"
+	"github.com/quotad/quotad/internal/controller/endpointslice"
 	"github.com/quotad/quotad/internal/controller/endpointslice/endpointstest"
 	"github.com/quotad/quotad/internal/controller/fake"
 	"github.com/quotad/quotad/internal/registry"
@@ -155,7 +155,7 @@ var registryWrite = registry.WriteOptions{}
 // syncFed runs Sync with the watcher's pod cache holding the pods fc holds, as the
 // controller's watch keeps it.
 func syncFed(ctx context.Context, c *Controller, fc *fake.Client, key string) error {
-	c.w.Pods = controller.NewCache()
+	c.w = endpointslice.NewWatcher(nil)
 	for _, o := range fc.Objects(corev1.SchemeGroupVersion.WithResource("pods"), "") {
 		c.w.PodChanged(o.(*corev1.Pod), false)
 	}

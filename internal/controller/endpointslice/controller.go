@@ -28,27 +28,46 @@ var (
 	SlicesGVR   = discovery.SchemeGroupVersion.WithResource("endpointslices")
 )
 
-// Watcher is what both endpoints controllers watch: Services and Pods in caches, each pod
-// change turned into the keys ("ns/name") of the Services that select it before or after.
+// Watcher is what both endpoints controllers watch: Services and Pods in indexes (a
+// relist delivers the deletions it finds), each pod change turned into the keys ("ns/name")
+// of the Services that select it before or after.
 type Watcher struct {
-	Services, Pods *controller.Cache
-	// views makes the pods Pods keeps (controller.PodView).
-	views *controller.PodViews
+	Services, Pods *controller.Index
+	// q receives the keys of the Services to sync (set by Watch).
+	q workqueue.TypedRateLimitingInterface[string]
 }
 
-// NewWatcher returns empty caches whose pods are views made by views (nil: unshared).
+// NewWatcher returns empty indexes whose pods are views made by views (nil: unshared).
 func NewWatcher(views *controller.PodViews) *Watcher {
-	return &Watcher{Services: controller.NewCache(), Pods: controller.NewCache(), views: views}
+	w := &Watcher{Services: controller.NewIndex(nil), Pods: controller.NewIndex(func(o runtime.Object) runtime.Object {
+		if p, ok := o.(*corev1.Pod); ok {
+			return views.View(p)
+		}
+		return nil
+	})}
+	w.Pods.OnChange(func(old, cur runtime.Object, deleted bool) {
+		if w.q == nil {
+			return
+		}
+		for _, k := range w.selecting(old, cur) {
+			w.q.Add(k)
+		}
+	})
+	return w
 }
 
-// ServiceChanged records a Service event and returns its key.
-func (w *Watcher) ServiceChanged(svc *corev1.Service, deleted bool) string {
-	w.Services.Feed(nil)(svc, deleted)
-	return svc.Namespace + "/" + svc.Name
+// Watch starts the watches of Services and Pods, feeding q the keys of the Services to
+// sync.
+func (w *Watcher) Watch(ctx context.Context, loop *controller.Loop, cat *registry.Catalogue, q workqueue.TypedRateLimitingInterface[string]) {
+	w.q = q // before the watches start: the pods' OnChange queues their Services
+	go loop.WatchIndex(ctx, cat.Get(ServicesGVR), w.Services, controller.On(func(s *corev1.Service, _ bool) {
+		q.Add(s.Namespace + "/" + s.Name)
+	}))
+	go loop.WatchIndex(ctx, cat.Get(PodsGVR), w.Pods, nil)
 }
 
 // PodsOf returns the cached pods svc selects (made of their views: read-only), as
-// kube-controller-manager's endpoints controllers read their pod informer. The cache is
+// kube-controller-manager's endpoints controllers read their pod informer. The index is
 // fed before a pod event queues its Services, so a sync sees the pod at least as new as
 // the event that queued it.
 func (w *Watcher) PodsOf(svc *corev1.Service) []*corev1.Pod {
@@ -63,18 +82,33 @@ func (w *Watcher) PodsOf(svc *corev1.Service) []*corev1.Pod {
 	return out
 }
 
-// PodChanged records a pod event and returns the keys of the Services selecting it now or
-// before.
+// PodChanged records a pod event as the watch would deliver it and returns the keys of
+// the Services selecting it now or before.
 func (w *Watcher) PodChanged(pod *corev1.Pod, deleted bool) []string {
-	prev, _ := w.Pods.Get(pod.Namespace, pod.Name).(*controller.PodView)
-	w.Pods.Feed(nil)(w.views.View(pod), deleted)
+	old := w.Pods.Get(pod.Namespace, pod.Name)
+	w.Pods.Apply(pod, deleted)
+	cur := w.Pods.Get(pod.Namespace, pod.Name)
+	if cur == nil {
+		cur = controller.ViewOf(pod)
+	}
+	return w.selecting(old, cur)
+}
+
+// selecting returns the keys of the managed Services of the pod's namespace that select
+// its view before (old) or now (cur).
+func (w *Watcher) selecting(old, cur runtime.Object) []string {
+	prev, _ := old.(*controller.PodView)
+	v, _ := cur.(*controller.PodView)
+	if v == nil {
+		return nil
+	}
 	var keys []string
-	w.Services.Range(pod.Namespace, func(o runtime.Object) {
+	w.Services.Range(v.Namespace, func(o runtime.Object) {
 		svc, ok := o.(*corev1.Service)
 		if !ok || !Managed(svc) {
 			return
 		}
-		if Selects(svc, pod) || (prev != nil && selectsLabels(svc, prev.Namespace, prev.Labels)) {
+		if selectsLabels(svc, v.Namespace, v.Labels) || (prev != nil && selectsLabels(svc, prev.Namespace, prev.Labels)) {
 			keys = append(keys, svc.Namespace+"/"+svc.Name)
 		}
 	})
@@ -99,7 +133,7 @@ type Controller struct {
 	log   *slog.Logger
 	loop  *controller.Loop
 	w     *Watcher
-	nodes *controller.Cache
+	nodes *controller.Index
 }
 
 // New returns the controller.
@@ -111,7 +145,7 @@ func New(store controller.Client, opts Options) *Controller {
 		opts.MaxEndpointsPerSlice = DefaultMaxEndpointsPerSlice
 	}
 	return &Controller{store: store, opts: opts, log: opts.Log, loop: controller.NewLoop("endpointslice", store, opts.Log, opts.Panics, nil),
-		w: NewWatcher(opts.PodViews), nodes: controller.NewCache()}
+		w: NewWatcher(opts.PodViews), nodes: controller.NewIndex(nil)}
 }
 
 func (c *Controller) res(gvr schema.GroupVersionResource) *registry.Resource {
@@ -130,15 +164,8 @@ func (c *Controller) Start(ctx context.Context) error {
 
 // Watch starts the watches feeding q.
 func (c *Controller) Watch(ctx context.Context, q workqueue.TypedRateLimitingInterface[string]) {
-	go c.loop.Watch(ctx, c.res(ServicesGVR), controller.On(func(s *corev1.Service, deleted bool) {
-		q.Add(c.w.ServiceChanged(s, deleted))
-	}))
-	go c.loop.Watch(ctx, c.res(NodesGVR), c.nodes.Feed(nil))
-	go c.loop.Watch(ctx, c.res(PodsGVR), controller.On(func(p *corev1.Pod, deleted bool) {
-		for _, k := range c.w.PodChanged(p, deleted) {
-			q.Add(k)
-		}
-	}))
+	c.w.Watch(ctx, c.loop, c.store.Catalogue(), q)
+	go c.loop.WatchIndex(ctx, c.res(NodesGVR), c.nodes, nil)
 	go c.loop.Watch(ctx, c.res(SlicesGVR), controller.On(func(s *discovery.EndpointSlice, _ bool) {
 		if s.Labels[discovery.LabelManagedBy] == ControllerName && s.Labels[discovery.LabelServiceName] != "" {
 			q.Add(s.Namespace + "/" + s.Labels[discovery.LabelServiceName])

@@ -9,7 +9,6 @@ import (
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/controller/endpointslice/endpointstest"
 	"github.com/quotad/quotad/internal/controller/fake"
 	"github.com/quotad/quotad/internal/registry"
@@ -149,7 +148,7 @@ var writeOpts = registry.WriteOptions{}
 // syncFed runs Sync with the watcher's pod cache holding the pods fc holds, as the
 // controller's watch keeps it.
 func syncFed(ctx context.Context, c *Controller, fc *fake.Client, key string) error {
-	c.w.Pods = controller.NewCache()
+	c.w = NewWatcher(nil)
 	for _, o := range fc.Objects(PodsGVR, "") {
 		c.w.PodChanged(o.(*corev1.Pod), false)
 	}

@@ -56,6 +56,10 @@ type Client struct {
 	objects map[string]runtime.Object
 	actions []Action
 	changes []Change
+	// epoch ends the watches started before it changed; resuming a watch from a revision
+	// before compacted fails as expired (LoseDeletion).
+	epoch     int
+	compacted int64
 }
 
 var _ controller.Client = (*Client)(nil)
@@ -490,6 +494,21 @@ func without(fs []string, f string) []string {
 	return out
 }
 
+// LoseDeletion deletes the object of gvr named ns/name as a deletion whose event every
+// watcher missed: the running watches end, and resuming one from a revision before the
+// deletion fails as compacted (410 Expired), so a watcher must start over from the
+// current objects (what an informer's relist is for).
+func (c *Client) LoseDeletion(gvr schema.GroupVersionResource, ns, name string) {
+	res := c.cat.Get(gvr)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.objects, key(res, ns, name))
+	c.rev++
+	c.compacted = c.rev
+	c.epoch++
+	c.cond.Broadcast()
+}
+
 // changed records a change (c.mu held) and wakes the watches.
 func (c *Client) changed(res *registry.Resource, typ watch.EventType, obj runtime.Object) {
 	c.changes = append(c.changes, Change{Res: res, Type: typ, Object: obj.DeepCopyObject()})
@@ -500,8 +519,12 @@ func (c *Client) changed(res *registry.Resource, typ watch.EventType, obj runtim
 // every change after them, until ctx ends.
 func (c *Client) Watch(ctx context.Context, res *registry.Resource, ns string, opts registry.WatchOptions) (<-chan registry.Event, error) {
 	c.mu.Lock()
+	if rv, err := strconv.ParseInt(opts.ResourceVersion, 10, 64); err == nil && rv > 0 && rv < c.compacted {
+		c.mu.Unlock()
+		return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, c.compacted))
+	}
 	initial := c.list(res, ns)
-	from, rev := len(c.changes), c.rev
+	from, rev, epoch := len(c.changes), c.rev, c.epoch
 	c.mu.Unlock()
 	out := make(chan registry.Event)
 	stop := context.AfterFunc(ctx, func() {
@@ -538,10 +561,10 @@ func (c *Client) Watch(ctx context.Context, res *registry.Resource, ns string, o
 		}
 		for {
 			c.mu.Lock()
-			for from == len(c.changes) && ctx.Err() == nil {
+			for from == len(c.changes) && ctx.Err() == nil && c.epoch == epoch {
 				c.cond.Wait()
 			}
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || c.epoch != epoch {
 				c.mu.Unlock()
 				return
 			}

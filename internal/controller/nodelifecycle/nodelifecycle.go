@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/workqueue"
 	nodetopology "k8s.io/component-helpers/node/topology"
 	"k8s.io/utils/clock"
 
@@ -149,11 +150,13 @@ type Controller struct {
 	loop  *controller.Loop
 	rec   *record.Recorder
 
-	// Nodes, Leases (kube-node-lease) and Pods as the watches last delivered them.
-	nodes, leases, pods *controller.Cache
+	// Nodes, Leases (kube-node-lease) and Pods' views as the watches last delivered them;
+	// pods bound to a node they were not bound to before are queued on podQ (set by Start).
+	nodes, leases, pods *controller.Index
+	podQ                workqueue.TypedRateLimitingInterface[string]
 
 	mu       sync.Mutex
-	podsOn   map[string]map[string]bool // node → "ns/name" of its pods
+	podsOn   controller.PodsByNode
 	healths  map[string]*health
 	known    map[string]*corev1.Node
 	zones    map[string]ZoneState
@@ -186,16 +189,33 @@ func (c *Controller) sawLease(l *coordv1.Lease) {
 // New returns the controller.
 func New(store controller.Client, opts Options) *Controller {
 	opts.defaults()
-	return &Controller{
+	c := &Controller{
 		store: store, opts: opts, clock: opts.Clock, log: opts.Log,
-		loop:   controller.NewLoop("nodelifecycle", store, opts.Log, opts.Panics, opts.Clock),
-		rec:    record.NewRecorder(store, Component, opts.Clock, opts.Log),
-		nodes:  controller.NewCache(),
-		leases: controller.NewCache(),
-		pods:   controller.NewCache(),
-		podsOn: map[string]map[string]bool{}, healths: map[string]*health{}, known: map[string]*corev1.Node{},
+		loop:  controller.NewLoop("nodelifecycle", store, opts.Log, opts.Panics, opts.Clock),
+		rec:   record.NewRecorder(store, Component, opts.Clock, opts.Log),
+		nodes: controller.NewIndex(nil),
+		leases: controller.NewIndex(func(o runtime.Object) runtime.Object {
+			if l, ok := o.(*coordv1.Lease); ok && l.Namespace == corev1.NamespaceNodeLease {
+				return l
+			}
+			return nil
+		}),
+		pods: controller.NewIndex(func(o runtime.Object) runtime.Object {
+			if p, ok := o.(*corev1.Pod); ok {
+				return opts.PodViews.View(p)
+			}
+			return nil
+		}),
+		healths: map[string]*health{}, known: map[string]*corev1.Node{},
 		zones: map[string]ZoneState{}, tainters: map[string]*tainter{}, retry: map[string]bool{},
 	}
+	c.pods.OnChange(func(old, cur runtime.Object, deleted bool) {
+		// Queued when bound to a node it was not bound to before (upstream's podUpdated).
+		if key, was, now := c.podsOn.Changed(old, cur, deleted); now != "" && now != was && c.podQ != nil {
+			c.podQ.Add(key)
+		}
+	})
+	return c
 }
 
 var (
@@ -214,22 +234,16 @@ func (c *Controller) res(gvr schema.GroupVersionResource) *registry.Resource {
 func (c *Controller) Start(ctx context.Context) error {
 	nodeQ := controller.NewQueue("node_lifecycle_controller")
 	podQ := controller.NewQueue("node_lifecycle_controller_pods")
-	go c.loop.Watch(ctx, c.res(nodesGVR), c.nodes.Feed(controller.On(func(n *corev1.Node, deleted bool) {
+	c.podQ = podQ // before the watches start: their OnChange queues pods that moved
+	go c.loop.WatchIndex(ctx, c.res(nodesGVR), c.nodes, controller.On(func(n *corev1.Node, deleted bool) {
 		if !deleted {
 			nodeQ.Add(n.Name)
 		}
-	})))
-	go c.loop.Watch(ctx, c.res(leasesGVR), controller.On(func(l *coordv1.Lease, deleted bool) {
+	}))
+	go c.loop.WatchIndex(ctx, c.res(leasesGVR), c.leases, controller.On(func(l *coordv1.Lease, _ bool) {
 		c.sawLease(l)
-		if l.Namespace == corev1.NamespaceNodeLease {
-			c.leases.Feed(nil)(l, deleted)
-		}
 	}))
-	go c.loop.Watch(ctx, c.res(podsGVR), controller.On(func(p *corev1.Pod, deleted bool) {
-		if moved := c.PodChanged(p, deleted); moved {
-			podQ.Add(p.Namespace + "/" + p.Name)
-		}
-	}))
+	go c.loop.WatchIndex(ctx, c.res(podsGVR), c.pods, nil)
 	go c.loop.Process(ctx, nodeQ, 2, func(ctx context.Context, name string) (time.Duration, error) {
 		if err := c.NoScheduleTaint(ctx, name); err != nil {
 			return 0, err
@@ -264,53 +278,18 @@ func (c *Controller) Start(ctx context.Context) error {
 func (c *Controller) Feed(obj runtime.Object, deleted bool) {
 	switch o := obj.(type) {
 	case *corev1.Node:
-		c.nodes.Feed(nil)(o, deleted)
+		c.nodes.Apply(o, deleted)
 	case *coordv1.Lease:
 		c.sawLease(o)
-		if o.Namespace == corev1.NamespaceNodeLease {
-			c.leases.Feed(nil)(o, deleted)
-		}
+		c.leases.Apply(o, deleted)
 	case *corev1.Pod:
-		c.PodChanged(o, deleted)
+		c.pods.Apply(o, deleted)
 	}
-}
-
-// PodChanged records a pod event in the pods cache and the node index; it reports whether
-// the pod was bound to a node it was not bound to before (upstream's podUpdated).
-func (c *Controller) PodChanged(p *corev1.Pod, deleted bool) bool {
-	key := p.Namespace + "/" + p.Name
-	var old string
-	if prev, ok := c.pods.Get(p.Namespace, p.Name).(*controller.PodView); ok {
-		old = prev.NodeName
-	}
-	c.pods.Feed(nil)(c.opts.PodViews.View(p), deleted)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old != "" && (deleted || old != p.Spec.NodeName) {
-		delete(c.podsOn[old], key)
-		if len(c.podsOn[old]) == 0 {
-			delete(c.podsOn, old)
-		}
-	}
-	if deleted || p.Spec.NodeName == "" {
-		return false
-	}
-	if c.podsOn[p.Spec.NodeName] == nil {
-		c.podsOn[p.Spec.NodeName] = map[string]bool{}
-	}
-	c.podsOn[p.Spec.NodeName][key] = true
-	return old != p.Spec.NodeName
 }
 
 // podsOf returns the cached pods bound to node, sorted.
 func (c *Controller) podsOf(node string) []*corev1.Pod {
-	c.mu.Lock()
-	keys := make([]string, 0, len(c.podsOn[node]))
-	for k := range c.podsOn[node] {
-		keys = append(keys, k)
-	}
-	c.mu.Unlock()
-	sort.Strings(keys)
+	keys := c.podsOn.Keys(node)
 	out := make([]*corev1.Pod, 0, len(keys))
 	for _, k := range keys {
 		ns, name := splitKey(k)

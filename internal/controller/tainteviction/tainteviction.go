@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/controller"
@@ -59,12 +59,16 @@ type Controller struct {
 	rec   *record.Recorder
 	opts  Options
 
-	pods *controller.Cache
+	// nodes and pods (views) as the watches last delivered them (a relist delivers the
+	// deletions it finds); podsOn indexes the pods by node. Pods that need a look are
+	// queued on q (set by Start).
+	nodes, pods *controller.Index
+	podsOn      controller.PodsByNode
+	q           workqueue.TypedRateLimitingInterface[string]
 
 	mu      sync.Mutex
 	taints  map[string][]corev1.Taint // node → its NoExecute taints (nodes without none absent)
 	nodeSet map[string]bool           // nodes seen
-	podsOn  map[string]map[string]bool
 	works   map[string]*work
 }
 
@@ -76,11 +80,24 @@ func New(store controller.Client, opts Options) *Controller {
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
-	return &Controller{store: store, clock: opts.Clock, log: opts.Log, opts: opts,
-		loop: controller.NewLoop(Component, store, opts.Log, opts.Panics, opts.Clock),
-		rec:  record.NewRecorder(store, Component, opts.Clock, opts.Log),
-		pods: controller.NewCache(), taints: map[string][]corev1.Taint{}, nodeSet: map[string]bool{},
-		podsOn: map[string]map[string]bool{}, works: map[string]*work{}}
+	c := &Controller{store: store, clock: opts.Clock, log: opts.Log, opts: opts,
+		loop:  controller.NewLoop(Component, store, opts.Log, opts.Panics, opts.Clock),
+		rec:   record.NewRecorder(store, Component, opts.Clock, opts.Log),
+		nodes: controller.NewIndex(nil),
+		pods: controller.NewIndex(func(o runtime.Object) runtime.Object {
+			if p, ok := o.(*corev1.Pod); ok {
+				return opts.PodViews.View(p)
+			}
+			return nil
+		}),
+		taints: map[string][]corev1.Taint{}, nodeSet: map[string]bool{}, works: map[string]*work{}}
+	c.pods.OnChange(func(old, cur runtime.Object, deleted bool) {
+		key, _, _ := c.podsOn.Changed(old, cur, deleted)
+		if key != "" && needsLook(old, cur, deleted) && c.q != nil {
+			c.q.Add("pod/" + key)
+		}
+	})
+	return c
 }
 
 var (
@@ -91,16 +108,13 @@ var (
 // Start runs the controller until ctx ends.
 func (c *Controller) Start(ctx context.Context) error {
 	q := controller.NewQueue("noexec_taint")
-	go c.loop.Watch(ctx, c.store.Catalogue().Get(nodesGVR), controller.On(func(n *corev1.Node, deleted bool) {
+	c.q = q // before the watches start: their OnChange queues what needs a look
+	go c.loop.WatchIndex(ctx, c.store.Catalogue().Get(nodesGVR), c.nodes, controller.On(func(n *corev1.Node, deleted bool) {
 		if c.NodeChanged(n, deleted) {
 			q.Add("node/" + n.Name)
 		}
 	}))
-	go c.loop.Watch(ctx, c.store.Catalogue().Get(podsGVR), controller.On(func(p *corev1.Pod, deleted bool) {
-		if c.PodChanged(p, deleted) {
-			q.Add("pod/" + p.Namespace + "/" + p.Name)
-		}
-	}))
+	go c.loop.WatchIndex(ctx, c.store.Catalogue().Get(podsGVR), c.pods, nil)
 	c.loop.Process(ctx, q, 4, func(ctx context.Context, key string) (time.Duration, error) {
 		if name, ok := strings.CutPrefix(key, "node/"); ok {
 			c.HandleNode(ctx, name)
@@ -162,30 +176,25 @@ func noExecuteOrEmpty(t []corev1.Taint) []corev1.Taint {
 	return t
 }
 
-// PodChanged records a pod event; it reports whether the pod is new, gone, or changed
-// node or tolerations (upstream's PodUpdated).
+// PodChanged records a pod event as the watch would deliver it; it reports whether the
+// pod needs a look (needsLook).
 func (c *Controller) PodChanged(p *corev1.Pod, deleted bool) bool {
-	key := p.Namespace + "/" + p.Name
-	prev, _ := c.pods.Get(p.Namespace, p.Name).(*controller.PodView)
-	c.pods.Feed(nil)(c.opts.PodViews.View(p), deleted)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if prev != nil && prev.NodeName != "" && (deleted || prev.NodeName != p.Spec.NodeName) {
-		delete(c.podsOn[prev.NodeName], key)
-		if len(c.podsOn[prev.NodeName]) == 0 {
-			delete(c.podsOn, prev.NodeName)
-		}
+	old := c.pods.Get(p.Namespace, p.Name)
+	c.pods.Apply(p, deleted)
+	cur := c.pods.Get(p.Namespace, p.Name)
+	if deleted || cur == nil {
+		cur = c.opts.PodViews.View(p)
 	}
-	if !deleted && p.Spec.NodeName != "" {
-		if c.podsOn[p.Spec.NodeName] == nil {
-			c.podsOn[p.Spec.NodeName] = map[string]bool{}
-		}
-		c.podsOn[p.Spec.NodeName][key] = true
-	}
-	if prev != nil && !deleted && equality.Semantic.DeepEqual(prev.Tolerations, p.Spec.Tolerations) && prev.NodeName == p.Spec.NodeName {
-		return false
-	}
-	return true
+	return needsLook(old, cur, deleted)
+}
+
+// needsLook reports whether a change of the pods index (the views held before and now)
+// makes a pod new, gone, or changes its node or tolerations (upstream's PodUpdated).
+func needsLook(old, cur runtime.Object, deleted bool) bool {
+	prev, _ := old.(*controller.PodView)
+	v, _ := cur.(*controller.PodView)
+	return prev == nil || v == nil || deleted || prev.NodeName != v.NodeName ||
+		!equality.Semantic.DeepEqual(prev.Tolerations, v.Tolerations)
 }
 
 // HandleNode is upstream's handleNodeUpdate: every pod of the node is looked at against
@@ -193,12 +202,8 @@ func (c *Controller) PodChanged(p *corev1.Pod, deleted bool) bool {
 func (c *Controller) HandleNode(ctx context.Context, name string) {
 	c.mu.Lock()
 	taints := c.taints[name]
-	keys := make([]string, 0, len(c.podsOn[name]))
-	for k := range c.podsOn[name] {
-		keys = append(keys, k)
-	}
 	c.mu.Unlock()
-	sort.Strings(keys)
+	keys := c.podsOn.Keys(name)
 	if len(keys) == 0 {
 		return
 	}

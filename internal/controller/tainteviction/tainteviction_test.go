@@ -2,6 +2,7 @@ package tainteviction
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/controller/fake"
 )
 
@@ -166,5 +168,54 @@ func TestEvictions(t *testing.T) {
 	}
 	if len(want) != 0 {
 		t.Errorf("events %q lack %v", msgs, want)
+	}
+}
+
+// A pod's deletion that the watch missed (compacted away while it was down) still cancels
+// its pending eviction: the index starting over from the current objects delivers it.
+func TestLostPodDeletionCancelsEviction(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clk := clocktesting.NewFakeClock(t0)
+	fc := fake.New(clk)
+	fc.Add(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}, Spec: corev1.NodeSpec{Taints: []corev1.Taint{
+		{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: t0}}}}},
+		pod("later", "n1", defaultTolerations(30)...), pod("other", "n1", defaultTolerations(60)...))
+	c := New(fc, Options{Clock: clk})
+	c.q = controller.NewQueue("test")
+	defer c.q.ShutDown()
+	loop := controller.NewLoop("test", fc, nil, nil, nil)
+	go loop.WatchIndex(ctx, fc.Catalogue().Get(nodesGVR), c.nodes, controller.On(func(n *corev1.Node, deleted bool) {
+		if c.NodeChanged(n, deleted) {
+			c.q.Add("node/" + n.Name)
+		}
+	}))
+	go loop.WatchIndex(ctx, fc.Catalogue().Get(podsGVR), c.pods, nil)
+	// The node and both pods are queued once each; handling them schedules two evictions.
+	for range 3 {
+		key, _ := c.q.Get()
+		if name, ok := strings.CutPrefix(key, "node/"); ok {
+			c.HandleNode(ctx, name)
+		} else {
+			c.HandlePod(ctx, strings.TrimPrefix(key, "pod/"))
+		}
+		c.q.Done(key)
+	}
+	if p := c.Pending(); len(p) != 2 || !p["ns/later"].Equal(t0.Add(30*time.Second)) {
+		t.Fatalf("pending %v, want ns/later and ns/other", p)
+	}
+	fc.LoseDeletion(podsGVR, "ns", "later")
+	// Only the lost pod needs a look: the relisted one is unchanged.
+	key, _ := c.q.Get()
+	if key != "pod/ns/later" {
+		t.Fatalf("queued %q after the relist, want pod/ns/later", key)
+	}
+	c.HandlePod(ctx, "ns/later")
+	c.q.Done(key)
+	if p := c.Pending(); len(p) != 1 || p["ns/other"].IsZero() {
+		t.Fatalf("pending %v after the lost deletion, want only ns/other", p)
+	}
+	if keys := c.podsOn.Keys("n1"); len(keys) != 1 || keys[0] != "ns/other" {
+		t.Fatalf("pods on n1: %v, want [ns/other]", keys)
 	}
 }

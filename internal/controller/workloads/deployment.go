@@ -77,15 +77,15 @@ func NewDeployment(store controller.Client, log *slog.Logger, opts Options) *Dep
 func (c *Deployment) Start(ctx context.Context) error {
 	q := controller.NewQueue("deployment")
 	cat := c.store.Catalogue()
-	// The watch handlers find owners in caches fed by the same watches (a watch event
+	// The watch handlers find owners in indexes fed by the same watches (a watch event
 	// arriving before its owner's is harmless: the owner's own event enqueues it).
-	deployments, replicaSets := controller.NewCache(), c.replicaSets
-	go c.loop.Watch(ctx, cat.Get(deploymentGVR), deployments.Feed(controller.On(func(d *appsv1.Deployment, deleted bool) {
+	deployments, replicaSets := controller.NewIndex(nil), c.replicaSets
+	go c.loop.WatchIndex(ctx, cat.Get(deploymentGVR), deployments, controller.On(func(d *appsv1.Deployment, deleted bool) {
 		if deleted {
 			c.writes.Forget(keyOf(d.Namespace, d.Name))
 		}
 		q.Add(keyOf(d.Namespace, d.Name))
-	})))
+	}))
 	go c.loop.WatchIndex(ctx, cat.Get(replicaSetGVR), replicaSets, controller.On(func(rs *appsv1.ReplicaSet, deleted bool) {
 		if ref := metav1.GetControllerOf(rs); ref != nil {
 			if ref.Kind == deploymentKind.Kind && ref.APIVersion == deploymentKind.GroupVersion().String() {

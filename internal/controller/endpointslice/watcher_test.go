@@ -1,0 +1,56 @@
+package endpointslice
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	discovery "k8s.io/api/discovery/v1"
+
+	"github.com/quotad/quotad/internal/controller"
+	"github.com/quotad/quotad/internal/controller/fake"
+)
+
+// A pod's deletion that the watch missed (compacted away while it was down) still takes
+// the pod out of its Service's slice: the pod index starts over from the current pods,
+// delivers the deletion and queues the Service.
+func TestWatcherLostPodDeletion(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fc := fake.New(nil)
+	fc.Add(node1, svc(nil), pod("a", "10.0.0.1", true, nil), pod("b", "10.0.0.2", true, nil))
+	c := New(fc, Options{})
+	q := controller.NewQueue("test")
+	defer q.ShutDown()
+	c.w.Watch(ctx, c.loop, fc.Catalogue(), q)
+	sync := func() []string {
+		t.Helper()
+		for _, x := range []*controller.Index{c.w.Services, c.w.Pods} {
+			if err := x.WaitFor(ctx, fc.Revision()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		key, _ := q.Get()
+		defer q.Done(key)
+		if key != "ns/web" {
+			t.Fatalf("queued %q, want ns/web", key)
+		}
+		if err := c.Sync(ctx, key); err != nil {
+			t.Fatal(err)
+		}
+		var ips []string
+		for _, o := range fc.Objects(SlicesGVR, "ns") {
+			for _, ep := range o.(*discovery.EndpointSlice).Endpoints {
+				ips = append(ips, ep.Addresses...)
+			}
+		}
+		return ips
+	}
+	if got := fmt.Sprint(sync()); got != "[10.0.0.1 10.0.0.2]" {
+		t.Fatalf("endpoints %s, want both pods", got)
+	}
+	fc.LoseDeletion(PodsGVR, "ns", "a")
+	if got := fmt.Sprint(sync()); got != "[10.0.0.2]" {
+		t.Fatalf("endpoints %s after the lost deletion, want [10.0.0.2]", got)
+	}
+}
