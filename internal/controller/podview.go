@@ -178,6 +178,17 @@ func (s *PodViews) Len() int {
 	return len(s.views)
 }
 
+// Index returns an empty Index keeping the view of each pod (the views shared through s;
+// nil s: views of its own).
+func (s *PodViews) Index() *Index {
+	return NewIndex(func(o kruntime.Object) kruntime.Object {
+		if p, ok := o.(*corev1.Pod); ok {
+			return s.View(p)
+		}
+		return nil
+	})
+}
+
 // PodsByNode indexes the keys ("namespace/name") of pods by the node they are bound to,
 // fed with the changes of an Index of pods' views (its OnChange): what node lifecycle and
 // taint eviction look up a node's pods by.

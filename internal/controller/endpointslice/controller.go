@@ -39,12 +39,7 @@ type Watcher struct {
 
 // NewWatcher returns empty indexes whose pods are views made by views (nil: unshared).
 func NewWatcher(views *controller.PodViews) *Watcher {
-	w := &Watcher{Services: controller.NewIndex(nil), Pods: controller.NewIndex(func(o runtime.Object) runtime.Object {
-		if p, ok := o.(*corev1.Pod); ok {
-			return views.View(p)
-		}
-		return nil
-	})}
+	w := &Watcher{Services: controller.NewIndex(nil), Pods: views.Index()}
 	w.Pods.OnChange(func(old, cur runtime.Object, deleted bool) {
 		if w.q == nil {
 			return

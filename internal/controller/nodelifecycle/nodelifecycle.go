@@ -200,12 +200,7 @@ func New(store controller.Client, opts Options) *Controller {
 			}
 			return nil
 		}),
-		pods: controller.NewIndex(func(o runtime.Object) runtime.Object {
-			if p, ok := o.(*corev1.Pod); ok {
-				return opts.PodViews.View(p)
-			}
-			return nil
-		}),
+		pods:    opts.PodViews.Index(),
 		healths: map[string]*health{}, known: map[string]*corev1.Node{},
 		zones: map[string]ZoneState{}, tainters: map[string]*tainter{}, retry: map[string]bool{},
 	}

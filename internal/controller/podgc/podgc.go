@@ -82,17 +82,7 @@ func New(store controller.Client, log *slog.Logger, opts Options) *Controller {
 		opts.Quarantine = DefaultQuarantine
 	}
 	return &Controller{store: store, log: log, opts: opts, quarantine: map[string]time.Time{}, removed: map[types.UID]bool{},
-		cache: podIndex(opts.PodViews), loop: controller.NewLoop("podgc", store, log, opts.Panics, opts.Clock)}
-}
-
-// podIndex is the collector's cache: a view of every pod.
-func podIndex(views *controller.PodViews) *controller.Index {
-	return controller.NewIndex(func(o runtime.Object) runtime.Object {
-		if p, ok := o.(*corev1.Pod); ok {
-			return views.View(p)
-		}
-		return nil
-	})
+		cache: opts.PodViews.Index(), loop: controller.NewLoop("podgc", store, log, opts.Panics, opts.Clock)}
 }
 
 func (c *Controller) pods() *registry.Resource {

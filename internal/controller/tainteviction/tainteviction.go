@@ -81,15 +81,10 @@ func New(store controller.Client, opts Options) *Controller {
 		opts.Log = slog.Default()
 	}
 	c := &Controller{store: store, clock: opts.Clock, log: opts.Log, opts: opts,
-		loop:  controller.NewLoop(Component, store, opts.Log, opts.Panics, opts.Clock),
-		rec:   record.NewRecorder(store, Component, opts.Clock, opts.Log),
-		nodes: controller.NewIndex(nil),
-		pods: controller.NewIndex(func(o runtime.Object) runtime.Object {
-			if p, ok := o.(*corev1.Pod); ok {
-				return opts.PodViews.View(p)
-			}
-			return nil
-		}),
+		loop:   controller.NewLoop(Component, store, opts.Log, opts.Panics, opts.Clock),
+		rec:    record.NewRecorder(store, Component, opts.Clock, opts.Log),
+		nodes:  controller.NewIndex(nil),
+		pods:   opts.PodViews.Index(),
 		taints: map[string][]corev1.Taint{}, nodeSet: map[string]bool{}, works: map[string]*work{}}
 	c.pods.OnChange(func(old, cur runtime.Object, deleted bool) {
 		key, _, _ := c.podsOn.Changed(old, cur, deleted)
