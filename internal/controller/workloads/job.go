@@ -14,6 +14,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/controller"
@@ -38,16 +39,52 @@ const (
 // it creates is charged to quota; a refusal is a FailedCreate event and a retry.
 type Job struct {
 	base
+	// pods holds the Jobs' pods (trimmed: jobPod) and the labelled orphans a selector may
+	// adopt (views), indexed by controller; writes holds each Job's last pod write, which
+	// its next sync waits for.
+	pods   *controller.Index
+	writes controller.Revisions
 }
 
 // NewJob returns the Job controller (events from "job-controller").
 func NewJob(store controller.Client, log *slog.Logger, opts Options) *Job {
-	return &Job{base: newBase(store, log, opts, "job", "job-controller")}
+	c := &Job{base: newBase(store, log, opts, "job", "job-controller")}
+	views := c.opts.PodViews
+	c.pods = controller.NewIndex(func(obj runtime.Object) runtime.Object {
+		p, ok := obj.(*corev1.Pod)
+		if !ok {
+			return nil
+		}
+		ref := metav1.GetControllerOf(p)
+		switch {
+		case ref == nil && len(p.Labels) > 0: // an orphan a selector may adopt
+			return views.View(p)
+		case ref != nil && ref.Kind == jobKind.Kind && ref.APIVersion == jobKind.GroupVersion().String():
+			return jobPod(p)
+		}
+		return nil
+	})
+	return c
+}
+
+// jobPod is what the Job controller reads of its pods: their metadata (the completion
+// index annotation, owners), node, phase, conditions and container statuses (readiness,
+// restarts: which pods go first).
+func jobPod(p *corev1.Pod) *corev1.Pod {
+	j := &corev1.Pod{ObjectMeta: p.ObjectMeta}
+	j.ManagedFields = nil
+	j.Spec.NodeName = p.Spec.NodeName
+	j.Status.Phase, j.Status.Conditions, j.Status.ContainerStatuses = p.Status.Phase, p.Status.Conditions, p.Status.ContainerStatuses
+	return j
 }
 
 // Start runs the controller until ctx ends.
 func (c *Job) Start(ctx context.Context) error {
-	c.owned(ctx, controller.NewQueue("job"), jobKind, jobGVR, podGVR, nil, nil, c.sync)
+	c.owned(ctx, controller.NewQueue("job"), jobKind, jobGVR, podGVR, c.pods, func(obj runtime.Object, deleted bool) {
+		if m, err := controller.Meta(obj); err == nil && deleted {
+			c.writes.Forget(keyOf(m.GetNamespace(), m.GetName()))
+		}
+	}, c.sync)
 	return nil
 }
 
@@ -89,42 +126,29 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 		return 0, nil
 	}
 	now := c.opts.Clock.Now()
-	// 1. The Job's pods (adopting matching orphans when a selector is set).
-	keep := func(m registry.StoredMeta) bool { return m.Controller == job.UID }
-	if job.Spec.Selector != nil {
-		sel, err := metav1.LabelSelectorAsSelector(job.Spec.Selector)
-		if err != nil {
-			return 0, nil
-		}
-		keep = ownedOrAdoptable(job.UID, sel)
-	}
-	all, _, err := c.store.ListSelected(ctx, c.store.Catalogue().Get(podGVR), ns, keep)
-	if err != nil {
+	// 1. The Job's pods (adopting matching orphans when a selector is set), from the index
+	// once it holds this Job's earlier writes; the writes of this sync are recorded.
+	if err := awaitWrites(ctx, &c.writes, c.pods, key); err != nil {
 		return 0, err
 	}
-	var candidates []*corev1.Pod
-	for _, o := range all {
-		p, err := controller.As[*corev1.Pod](o)
-		if err != nil {
-			return 0, err
-		}
-		candidates = append(candidates, p)
-	}
+	store := c.writes.Tracked(c.store, c.store.Catalogue().Get(podGVR), key)
+	candidates := cachedPods(c.pods.Controlled(ns, job.UID))
 	var pods []*corev1.Pod
 	if job.Spec.Selector != nil {
 		sel, err := metav1.LabelSelectorAsSelector(job.Spec.Selector)
 		if err != nil {
 			return 0, nil
 		}
-		if pods, err = claimPods(ctx, c.store, c.log, job, job.ObjectMeta, jobKind, jobGVR, sel, candidates); err != nil {
+		for _, p := range cachedPods(c.pods.Controlled(ns, "")) {
+			if sel.Matches(labels.Set(p.Labels)) {
+				candidates = append(candidates, p)
+			}
+		}
+		if pods, err = claimPods(ctx, store, c.log, job, job.ObjectMeta, jobKind, jobGVR, sel, candidates); err != nil {
 			return 0, err
 		}
 	} else {
-		for _, p := range candidates {
-			if ref := metav1.GetControllerOf(p); ref != nil && ref.UID == job.UID {
-				pods = append(pods, p)
-			}
-		}
+		pods = candidates
 	}
 	var active []*corev1.Pod
 	var succeeded, failed, ready, terminating int32
@@ -181,7 +205,7 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 	activeCount := int32(len(active))
 	switch {
 	case failure != nil:
-		manageErr = deletePods(ctx, c.store, c.rec, job, active)
+		manageErr = deletePods(ctx, store, c.rec, job, active)
 		if manageErr == nil {
 			st.Conditions = append(st.Conditions, *failure)
 			f := *failure
@@ -192,7 +216,7 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 			ready = 0
 		}
 	case job.DeletionTimestamp == nil:
-		activeCount, manageErr = c.manage(ctx, job, &st, active, succeeded, succeededIdx, suspended, now)
+		activeCount, manageErr = c.manage(ctx, store, job, &st, active, succeeded, succeededIdx, suspended, now)
 		if job.Spec.Completions == nil {
 			complete = succeeded > 0 && activeCount == 0
 		} else {
@@ -255,13 +279,13 @@ func jobCondition(t batchv1.JobConditionType, reason, msg string, now time.Time)
 }
 
 // manage is upstream's manageJob: it returns the number of active pods after its changes.
-func (c *Job) manage(ctx context.Context, job *batchv1.Job, st *batchv1.JobStatus, active []*corev1.Pod, succeeded int32, succeededIdx map[int]bool, suspended bool, now time.Time) (int32, error) {
+func (c *Job) manage(ctx context.Context, store controller.Client, job *batchv1.Job, st *batchv1.JobStatus, active []*corev1.Pod, succeeded int32, succeededIdx map[int]bool, suspended bool, now time.Time) (int32, error) {
 	n := int32(len(active))
 	if suspended {
 		if setJobCondition(st, batchv1.JobSuspended, corev1.ConditionTrue, "JobSuspended", "Job suspended", now) {
 			c.rec.Event(ctx, job, corev1.EventTypeNormal, "Suspended", "Job suspended")
 		}
-		if err := deletePods(ctx, c.store, c.rec, job, active); err != nil {
+		if err := deletePods(ctx, store, c.rec, job, active); err != nil {
 			return n, err
 		}
 		return 0, nil
@@ -290,7 +314,7 @@ func (c *Job) manage(ctx context.Context, job *batchv1.Job, st *batchv1.JobStatu
 	if n > want {
 		victims := append([]*corev1.Pod(nil), active...)
 		sortPodsForDeletion(victims)
-		if err := deletePods(ctx, c.store, c.rec, job, victims[:n-want]); err != nil {
+		if err := deletePods(ctx, store, c.rec, job, victims[:n-want]); err != nil {
 			return n, err
 		}
 		return want, nil
@@ -328,7 +352,7 @@ func (c *Job) manage(ctx context.Context, job *batchv1.Job, st *batchv1.JobStatu
 		if slots[i].index >= 0 {
 			addCompletionIndex(t, job.Name, slots[i].index)
 		}
-		return createPod(ctx, c.store, c.rec, job, t, slots[i].prefix, ref)
+		return createPod(ctx, store, c.rec, job, t, slots[i].prefix, ref)
 	})
 	return n + int32(created), err
 }

@@ -8,8 +8,11 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/quotad/quotad/internal/controller"
 )
 
 // Kinds of the controllers in this package.
@@ -160,4 +163,16 @@ func sortPodsForDeletion(pods []*corev1.Pod) {
 		}
 		return a.Name < b.Name
 	})
+}
+
+// cachedPods returns the pods an index holds in objs (made of views where it keeps views:
+// read-only).
+func cachedPods(objs []runtime.Object) []*corev1.Pod {
+	out := make([]*corev1.Pod, 0, len(objs))
+	for _, o := range objs {
+		if p := controller.CachedPod(o); p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }

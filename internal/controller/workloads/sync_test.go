@@ -50,6 +50,11 @@ func replicaSetSync(t *testing.T, fc *fake.Client, c *ReplicaSet) func(context.C
 	return indexedSync(t, fc, c.loop, podGVR, c.pods, c.sync)
 }
 
+// jobSync is replicaSetSync for the Job controller.
+func jobSync(t *testing.T, fc *fake.Client, c *Job) func(context.Context, string) (time.Duration, error) {
+	return indexedSync(t, fc, c.loop, podGVR, c.pods, c.sync)
+}
+
 // deploymentSync is replicaSetSync for the Deployment controller's ReplicaSet index.
 func deploymentSync(t *testing.T, fc *fake.Client, c *Deployment) func(context.Context, string) (time.Duration, error) {
 	return indexedSync(t, fc, c.loop, replicaSetGVR, c.replicaSets, c.sync)
@@ -463,14 +468,15 @@ func TestJobRunsToCompletion(t *testing.T) {
 	job.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
 	fc.Add(job)
 	c := NewJob(fc, nil, opts)
-	syncOK(t, c.sync, "ns/batch")
+	sync := jobSync(t, fc, c)
+	syncOK(t, sync, "ns/batch")
 	pods := podsOf(fc, "ns")
 	if len(pods) != 2 {
 		t.Fatalf("%d pods, want parallelism 2", len(pods))
 	}
 	setPhase(t, fc, pods[0].Name, corev1.PodSucceeded)
 	setPhase(t, fc, pods[1].Name, corev1.PodSucceeded)
-	syncOK(t, c.sync, "ns/batch")
+	syncOK(t, sync, "ns/batch")
 	if n := len(podsOf(fc, "ns")); n != 3 {
 		t.Fatalf("%d pods, want one more for the last completion", n)
 	}
@@ -479,7 +485,7 @@ func TestJobRunsToCompletion(t *testing.T) {
 			setPhase(t, fc, p.Name, corev1.PodSucceeded)
 		}
 	}
-	syncOK(t, c.sync, "ns/batch")
+	syncOK(t, sync, "ns/batch")
 	j := fc.Object(jobGVR, "ns", "batch").(*batchv1.Job)
 	if j.Status.Succeeded != 3 || !jobFinished(j) {
 		t.Fatalf("job status %+v", j.Status)
@@ -499,13 +505,14 @@ func TestJobBackoffLimit(t *testing.T) {
 	job.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
 	fc.Add(job)
 	c := NewJob(fc, nil, opts)
-	syncOK(t, c.sync, "ns/batch")
+	sync := jobSync(t, fc, c)
+	syncOK(t, sync, "ns/batch")
 	pods := podsOf(fc, "ns")
 	if len(pods) != 1 {
 		t.Fatalf("%d pods", len(pods))
 	}
 	setPhase(t, fc, pods[0].Name, corev1.PodFailed)
-	syncOK(t, c.sync, "ns/batch")
+	syncOK(t, sync, "ns/batch")
 	j := fc.Object(jobGVR, "ns", "batch").(*batchv1.Job)
 	var reasons []string
 	for _, c := range j.Status.Conditions {
