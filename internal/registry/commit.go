@@ -195,6 +195,9 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 		delete(sh.queues, ns)
 	}
 	sh.mu.Unlock()
+	if w.tentative && p.err != nil {
+		return p.rev, p.err // tried again on what etcd holds, which reports
+	}
 	if s.cfg.ObserveQuotaLatency != nil && (w.prepared || p.judged) && !errors.Is(p.err, errObjectChanged) {
 		s.cfg.ObserveQuotaLatency(w.attrs.Operation, time.Since(start), p.judged && apierrors.IsForbidden(p.err))
 	}
@@ -808,6 +811,7 @@ func (s *Store) commitClusterScoped(ctx context.Context, w *write) (int64, error
 			return 0, internalError(err)
 		}
 		txn.Ops = []storage.Op{{Type: storage.OpPut, Key: w.key, Value: b}}
+		w.value, w.size = b, len(b)
 	} else {
 		txn.Ops = []storage.Op{{Type: storage.OpDelete, Key: w.key}}
 		if w.res.GroupResource() == namespacesGR {

@@ -288,6 +288,7 @@ func (s *Store) finishDelete(ctx context.Context, res *Resource, ns, name string
 			return prepare(cur, curRev)
 		}
 	}
+	s.recent.drop(w.key)
 	newRev, err := s.commit(ctx, w)
 	if err != nil {
 		return nil, err

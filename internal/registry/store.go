@@ -117,6 +117,7 @@ type Store struct {
 	hubs     watchhub.Hubs
 	combiner combiner
 	crq      crqSlots
+	recent   recentWrites
 }
 
 // NewStore returns a Store.
@@ -207,6 +208,10 @@ type write struct {
 	quotaErr error
 	// prepared: Prepare ran (it is skipped while the namespace is known to have no quota).
 	prepared bool
+	// tentative: the write was prepared on this store's last write of the object, not on
+	// what etcd holds (recent.go); a refusal is not final (the update is tried again on
+	// what etcd holds), so its quota findings are not delivered.
+	tentative bool
 	// extraCmps and extraOps are what else the write's transaction guards and changes
 	// (a Service's cluster IP and node port allocations).
 	extraCmps []storage.Compare

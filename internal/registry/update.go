@@ -29,18 +29,24 @@ func (s *Store) Update(ctx context.Context, res *Resource, ns, name, subresource
 	if !res.Namespaced {
 		ns = ""
 	}
+	key := res.Key(ns, name)
 	for attempt := 0; attempt < s.cfg.MaxRetries; attempt++ {
-		old, rev, err := s.readCurrent(ctx, res, ns, name)
+		// The first attempt starts from this store's last write of the object, when it
+		// remembers one (recent.go); every other from etcd.
+		old, rev, recent, err := s.readForUpdate(ctx, res, ns, name, key, attempt == 0 && !opts.DryRun)
 		if err != nil {
 			return nil, err
 		}
 		obj, err := fn(old.DeepCopyObject())
 		if err != nil {
+			if recent {
+				continue // perhaps refused for being stale: ask etcd
+			}
 			return nil, err
 		}
-		r, err := s.updateOnce(ctx, res, ns, name, subresource, old, obj, rev, fn, opts)
+		r, err := s.updateOnce(ctx, res, ns, name, subresource, old, obj, rev, fn, opts, recent)
 		// A node port picked for this update went to another write: pick again.
-		if errors.Is(err, errObjectChanged) || errors.As(err, new(errAllocated)) {
+		if errors.Is(err, errObjectChanged) || errors.As(err, new(errAllocated)) || (recent && err != nil) {
 			continue
 		}
 		return r, err
@@ -48,12 +54,32 @@ func (s *Store) Update(ctx context.Context, res *Resource, ns, name, subresource
 	return nil, apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("too many concurrent changes, please try again"))
 }
 
+// readForUpdate returns the object an update starts from and its mod revision: this
+// store's last write of it when useRecent and it remembers one (recent reports that), else
+// what etcd holds.
+func (s *Store) readForUpdate(ctx context.Context, res *Resource, ns, name, key string, useRecent bool) (obj runtime.Object, rev int64, recent bool, err error) {
+	if useRecent {
+		if kv, ok := s.recent.take(key); ok {
+			if obj, err := decodeKV(res, kv); err == nil {
+				return obj, kv.ModRevision, true, nil
+			}
+		}
+	}
+	obj, rev, err = s.readCurrent(ctx, res, ns, name)
+	return obj, rev, false, err
+}
+
 // updateOnce prepares and commits one attempt of an update. fn is the update, which the
 // commit of a ResourceQuota may run again on the quota as it finds it (see write.redo).
-func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subresource string, old, obj runtime.Object, rev int64, fn UpdateFunc, opts WriteOptions) (*Result, error) {
+// recent: old is this store's last write of the object, not read from etcd; then a no-op
+// or a deletion is errObjectChanged (the caller confirms it on what etcd holds).
+func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subresource string, old, obj runtime.Object, rev int64, fn UpdateFunc, opts WriteOptions, recent bool) (*Result, error) {
 	u, err := s.prepareUpdate(ctx, res, ns, name, subresource, old, obj, rev, opts)
 	if err != nil {
 		return nil, err
+	}
+	if recent && (u.deletes || u.noop != nil) {
+		return nil, errObjectChanged
 	}
 	switch {
 	case u.deletes:
@@ -62,6 +88,7 @@ func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subreso
 		return u.noop, nil
 	}
 	w := u.w
+	w.tentative = recent
 	if isQuotaWrite(w) {
 		// Every write in the namespace moves the quota's status.used and so its mod
 		// revision: the commit runs the update again on the quota it reads under its
@@ -89,6 +116,9 @@ func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subreso
 	}
 	obj = w.obj // the object the commit wrote (redo may have replaced it)
 	if !opts.DryRun {
+		if w.redo == nil && !isClusterQuotaWrite(w) { // quotas are rewritten by every charge
+			s.recent.put(w.key, w.value, newRev)
+		}
 		objectMeta(obj).SetResourceVersion(strconv.FormatInt(newRev, 10))
 		if s.cfg.AfterCommit != nil {
 			s.cfg.AfterCommit(res, obj, false)

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -36,7 +37,7 @@ var quantityType = reflect.TypeOf(resource.Quantity{})
 // checkQuantityTexts refuses a JSON body of res whose quantity fields hold a text
 // quantity.CheckText refuses. Malformed JSON is left to the decoder.
 func checkQuantityTexts(res Kind, body []byte) error {
-	if res.GoType() == nil || !mayHoldRefusedQuantity(body) {
+	if res.GoType() == nil || !holdsQuantities(res.GoType()) || !mayHoldRefusedQuantity(body) {
 		return nil
 	}
 	w := &quantityWalk{}
@@ -119,8 +120,54 @@ func mayHoldRefusedQuantity(body []byte) bool {
 }
 
 // isQuantityByte reports whether c may appear in a quantity text.
-func isQuantityByte(c byte) bool {
-	return '0' <= c && c <= '9' || strings.IndexByte(".+-eEinumkKMGTP", c) >= 0
+func isQuantityByte(c byte) bool { return quantityBytes[c] }
+
+// quantityBytes[c]: c may appear in a quantity text.
+var quantityBytes = func() (t [256]bool) {
+	for _, c := range []byte("0123456789.+-eEinumkKMGTP") {
+		t[c] = true
+	}
+	return t
+}()
+
+// holdsQuantities reports whether values of t may hold a resource.Quantity (in a field,
+// element or value, at any depth); a kind without one has no quantity text to check.
+func holdsQuantities(t reflect.Type) bool {
+	if v, ok := quantityTypes.Load(t); ok {
+		return v.(bool)
+	}
+	held := reachesQuantity(t, map[reflect.Type]bool{})
+	quantityTypes.Store(t, held)
+	return held
+}
+
+// quantityTypes caches holdsQuantities by type.
+var quantityTypes sync.Map
+
+// reachesQuantity is holdsQuantities without the cache; seen breaks cycles.
+func reachesQuantity(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if t == quantityType {
+		return true
+	}
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return reachesQuantity(t.Elem(), seen)
+	case reflect.Map:
+		return reachesQuantity(t.Key(), seen) || reachesQuantity(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if reachesQuantity(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	case reflect.Interface:
+		return true // anything may be behind it
+	}
+	return false
 }
 
 // isQuantityBoundary reports whether c may delimit a quantity text in JSON: quotes,

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -241,6 +244,23 @@ func TestDecodeRefusesQuantitiesBeyondBound(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("protobuf %s:\ngot  %s\nwant %s", tc.out, got, want)
+		}
+	}
+}
+
+// Only the kinds whose types may hold a quantity have their bodies scanned for quantity
+// texts; the others (a node's Lease renewal, a ConfigMap) skip the scan.
+func TestHoldsQuantities(t *testing.T) {
+	for _, tc := range []struct {
+		obj  any
+		want bool
+	}{
+		{&corev1.Pod{}, true}, {&corev1.ResourceQuota{}, true}, {&corev1.LimitRange{}, true},
+		{&corev1.PersistentVolumeClaim{}, true}, {&appsv1.Deployment{}, true},
+		{&coordinationv1.Lease{}, false}, {&corev1.ConfigMap{}, false}, {&corev1.Secret{}, false},
+	} {
+		if got := holdsQuantities(reflect.TypeOf(tc.obj)); got != tc.want {
+			t.Errorf("holdsQuantities(%T) = %v, want %v", tc.obj, got, tc.want)
 		}
 	}
 }
