@@ -47,6 +47,7 @@ func NewJob(store controller.Client, log *slog.Logger, opts Options) *Job {
 
 // Start runs the controller until ctx ends.
 func (c *Job) Start(ctx context.Context) error {
+	c.rec.Start(ctx) // the event recorder stops with the controller
 	c.owned(ctx, controller.NewQueue("job"), jobKind, jobGVR, podGVR, nil, nil, c.sync)
 	return nil
 }
