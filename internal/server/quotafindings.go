@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -25,26 +24,21 @@ const (
 // quotaEventComponent is the source of those Events.
 const quotaEventComponent = "quota-admission"
 
-// quotaEventTimeout bounds the write of one such Event.
-const quotaEventTimeout = 10 * time.Second
-
 // quotaFindings handles the quota findings of settled writes (registry.Config.QuotaFindings)
 // beyond the Warning headers and audit annotations the store gives: a metric for every
 // finding of a real (non-dry-run) write, and, for a real write a Warn finding or a crossed
 // threshold admitted, an Event on the quota.
 type quotaFindings struct {
-	// ctx is the server's: Events outlive the request that caused them, and do not carry
-	// its warnings sink.
-	ctx     context.Context
 	metrics *metrics
-	// rec writes the Events (its spam filter bounds them per quota); nil records none.
+	// rec writes the Events asynchronously (client-go's spam filter bounds them per
+	// quota), outside the request that caused them; nil records none.
 	rec *record.Recorder
 }
 
 var eventsGRs = []schema.GroupResource{{Resource: "events"}, {Group: "events.k8s.io", Resource: "events"}}
 
 // observe is registry.Config.QuotaFindings.
-func (q *quotaFindings) observe(_ context.Context, r registry.QuotaReport) {
+func (q *quotaFindings) observe(ctx context.Context, r registry.QuotaReport) {
 	if r.DryRun {
 		// A dry run gets its warnings (the store gave them); it charges nothing, so it
 		// counts nothing and records nothing.
@@ -86,9 +80,7 @@ func (q *quotaFindings) observe(_ context.Context, r registry.QuotaReport) {
 		default:
 			continue
 		}
-		ctx, cancel := context.WithTimeout(q.ctx, quotaEventTimeout)
 		q.rec.EventRef(ctx, quotaRef(f), corev1.EventTypeWarning, reason, quotaEventMessage(r, f))
-		cancel()
 	}
 }
 

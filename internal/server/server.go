@@ -406,7 +406,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	rcfg.ObserveQuota = metrics.observeQuota
 	rcfg.ObserveRequest = metrics.observeRequest
-	findings := &quotaFindings{ctx: ctx, metrics: metrics}
+	findings := &quotaFindings{metrics: metrics}
 	rcfg.QuotaFindings = findings.observe
 	rcfg.ObserveWrites = metrics.observeWrites
 	rcfg.ObserveQuotaLatency = metrics.admission.quota
@@ -414,6 +414,7 @@ func Run(ctx context.Context, cfg Config) error {
 	chain.Observe(metrics.admission.plugin)
 	store = registry.NewStore(rcfg)
 	findings.rec = record.NewRecorder(store, quotaEventComponent, clock.RealClock{}, log)
+	findings.rec.Start(ctx) // its broadcaster stops with the server
 	cached = newCachedReader(ctx, store, log)
 	rbacs = newRBACFeed(ctx, store, log)
 	validatingPolicy.Authorizer, mutatingPolicy.Authorizer = rbacs.authz, rbacs.authz // the policies' authorizer variable

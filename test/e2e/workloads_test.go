@@ -69,7 +69,9 @@ func TestDeploymentUnderQuota(t *testing.T) {
 
 	// Scale past count/pods=3: the ReplicaSet reports why.
 	c.must("scale", "deployment", "nginx", "--replicas=5", "--namespace=myspace")
-	out := c.waitFor("exceeded quota: test", "describe", "replicaset", "--namespace=myspace")
+	// The FailedCreate event (written asynchronously, after the ReplicaFailure condition
+	// that also names the quota) is what describe must show.
+	out := c.waitFor(`Error creating: pods "nginx-`, "describe", "replicaset", "--namespace=myspace")
 	if !strings.Contains(out, `Error creating: pods "nginx-`) || !strings.Contains(out, `is forbidden: exceeded quota: test, requested: count/pods=1, used: count/pods=3, limited: count/pods=3`) {
 		t.Errorf("describe replicaset lacks the FailedCreate reason:\n%s", out)
 	}

@@ -104,6 +104,18 @@ func quotaEvents(t *testing.T, s *servertest.Server, ns, name string) []corev1.E
 	return l.Items
 }
 
+// awaitQuotaEvents waits until namespace ns has an Event about the object named name (the
+// server records them asynchronously), and returns its Events about it.
+func awaitQuotaEvents(t *testing.T, s *servertest.Server, ns, name string) []corev1.Event {
+	t.Helper()
+	var evs []corev1.Event
+	waitFor(t, func() bool {
+		evs = quotaEvents(t, s, ns, name)
+		return len(evs) > 0
+	})
+	return evs
+}
+
 // expectEvent fails unless events is one Warning event with reason and message about ref.
 func expectEvent(t *testing.T, events []corev1.Event, ref corev1.ObjectReference, reason, message string) {
 	t.Helper()
@@ -167,7 +179,7 @@ func TestQuotaModesWarn(t *testing.T) {
 	expectWarnings(t, w.take(), "would exceed quota compute: requested: pods=1, used: pods=2, limited: pods=2")
 	expectUsed(t, s, "wm", "compute", map[string]string{"pods": "3"})
 	ref := corev1.ObjectReference{Kind: "ResourceQuota", APIVersion: "v1", Namespace: "wm", Name: "compute", UID: q.UID}
-	expectEvent(t, quotaEvents(t, s, "wm", "compute"), ref, "QuotaExceeded", `pods "p2": would exceed quota compute: requested: pods=1, used: pods=2, limited: pods=2`)
+	expectEvent(t, awaitQuotaEvents(t, s, "wm", "compute"), ref, "QuotaExceeded", `pods "p2": would exceed quota compute: requested: pods=1, used: pods=2, limited: pods=2`)
 
 	// 2. A dry run: the warning, no charge, no Event, no count.
 	if _, err := c.CoreV1().Pods("wm").Create(ctx, pod("dry", "", ""), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
@@ -290,7 +302,7 @@ func TestQuotaModesThresholds(t *testing.T) {
 	const msg = "quota compute is above its warn-at threshold: pods at 75% (3 of 4, threshold 50%), requests.cpu at 85% (1700m of 2, threshold 80%)"
 	expectWarnings(t, w.take(), msg)
 	ref := corev1.ObjectReference{Kind: "ResourceQuota", APIVersion: "v1", Namespace: "th", Name: "compute", UID: q.UID}
-	expectEvent(t, quotaEvents(t, s, "th", "compute"), ref, "QuotaThresholdExceeded", `pods "c": `+msg)
+	expectEvent(t, awaitQuotaEvents(t, s, "th", "compute"), ref, "QuotaThresholdExceeded", `pods "c": `+msg)
 	expectMetrics(t, scrape(t, s),
 		`quotad_quota_threshold_warnings_total{kind="ResourceQuota",name="compute",namespace="th",resource="pods"} 1`,
 		`quotad_quota_threshold_warnings_total{kind="ResourceQuota",name="compute",namespace="th",resource="requests.cpu"} 1`)
@@ -330,7 +342,7 @@ func TestQuotaModesClusterQuota(t *testing.T) {
 	expectWarnings(t, w.take(), "would exceed quota team-a: requested: pods=1, used: pods=1, limited: pods=1")
 	expectCRQ(t, s, "team-a", "pods", "2", map[string]string{"ca": "2"})
 	ref := corev1.ObjectReference{Kind: "ClusterResourceQuota", APIVersion: "quota.openshift.io/v1", Name: "team-a", UID: created.UID}
-	expectEvent(t, quotaEvents(t, s, "default", "team-a"), ref, "QuotaExceeded", `pods "p1" in namespace "ca": would exceed quota team-a: requested: pods=1, used: pods=1, limited: pods=1`)
+	expectEvent(t, awaitQuotaEvents(t, s, "default", "team-a"), ref, "QuotaExceeded", `pods "p1" in namespace "ca": would exceed quota team-a: requested: pods=1, used: pods=1, limited: pods=1`)
 	expectMetrics(t, scrape(t, s), `quotad_quota_exceeded_total{enforcement="Warn",kind="ClusterResourceQuota",name="team-a",namespace="ca"} 1`)
 	// Enforce at once.
 	cur := getCRQ(t, s, "team-a")

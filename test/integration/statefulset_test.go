@@ -176,10 +176,13 @@ func TestStatefulSetOrderedReady(t *testing.T) {
 			t.Errorf("pod %s owner %v", name, p.OwnerReferences)
 		}
 	}
-	created, err := stsEventMessages(ctxT(t), s, ns, "SuccessfulCreate")
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The events are written asynchronously: wait for the last.
+	var created []string
+	wlEventually(t, "SuccessfulCreate events", func(ctx context.Context) (bool, error) {
+		var err error
+		created, err = stsEventMessages(ctx, s, ns, "SuccessfulCreate")
+		return err == nil && contains(created, "create Pod web-2 in StatefulSet web successful"), err
+	})
 	for _, m := range []string{"create Claim data-web-0 Pod web-0 in StatefulSet web success", "create Pod web-0 in StatefulSet web successful", "create Pod web-2 in StatefulSet web successful"} {
 		if !contains(created, m) {
 			t.Errorf("SuccessfulCreate events %q lack %q", created, m)
@@ -495,9 +498,14 @@ func TestStatefulSetOnDelete(t *testing.T) {
 		p, err := s.Client.CoreV1().Pods(ns).Get(ctxT(t), "web-0", metav1.GetOptions{})
 		return err == nil && p.UID != old.UID && set.Status.UpdatedReplicas == 2 && set.Status.ReadyReplicas == 2
 	})
-	evs, err := wlEvents(ctxT(t), s, ns, "StatefulSet", "web", "SuccessfulDelete")
-	if err != nil || len(evs) != 1 || evs[0].Message != "delete Pod web-0 in StatefulSet web successful" || evs[0].Type != corev1.EventTypeNormal {
-		t.Errorf("SuccessfulDelete events = %+v, %v", evs, err)
+	var evs []corev1.Event
+	wlEventually(t, "SuccessfulDelete event", func(ctx context.Context) (bool, error) {
+		var err error
+		evs, err = wlEvents(ctx, s, ns, "StatefulSet", "web", "SuccessfulDelete")
+		return len(evs) > 0, err
+	})
+	if len(evs) != 1 || evs[0].Message != "delete Pod web-0 in StatefulSet web successful" || evs[0].Type != corev1.EventTypeNormal {
+		t.Errorf("SuccessfulDelete events = %+v", evs)
 	}
 }
 

@@ -156,10 +156,12 @@ func TestDeploymentQuotaWalkthrough(t *testing.T) {
 			t.Errorf("replica set annotation %s = %q, want %q", k, rs.Annotations[k], v)
 		}
 	}
-	evs, err := wlEvents(ctxT(t), s, ns, "Deployment", "nginx", "ScalingReplicaSet")
-	if err != nil {
-		t.Fatal(err)
-	}
+	var evs []corev1.Event
+	wlEventually(t, "ScalingReplicaSet event", func(ctx context.Context) (bool, error) {
+		var err error
+		evs, err = wlEvents(ctx, s, ns, "Deployment", "nginx", "ScalingReplicaSet")
+		return len(evs) > 0, err
+	})
 	if len(evs) != 1 || evs[0].Message != "Scaled up replica set "+rs.Name+" to 2" || evs[0].Source.Component != "deployment-controller" {
 		t.Errorf("ScalingReplicaSet events = %+v", evs)
 	}
@@ -213,13 +215,12 @@ func TestDeploymentStopsAtPodQuota(t *testing.T) {
 		}
 		return false, nil
 	})
-	evs, err := wlEvents(ctxT(t), s, ns, "ReplicaSet", rs.Name, "FailedCreate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(evs) == 0 {
-		t.Fatal("no FailedCreate event")
-	}
+	var evs []corev1.Event
+	wlEventually(t, "FailedCreate event", func(ctx context.Context) (bool, error) {
+		var err error
+		evs, err = wlEvents(ctx, s, ns, "ReplicaSet", rs.Name, "FailedCreate")
+		return len(evs) > 0, err
+	})
 	for _, e := range evs {
 		if e.Type != corev1.EventTypeWarning || e.Source.Component != "replicaset-controller" || e.Count < 1 ||
 			len(e.Message) < len("Error creating: ") || e.Message[:len("Error creating: ")] != "Error creating: " || !wlForbiddenPod.MatchString(e.Message[len("Error creating: "):]) {
@@ -368,8 +369,14 @@ func TestJobUnderPodQuota(t *testing.T) {
 	if used, err := wlQuotaUsed(ctxT(t), s, ns, "pods"); err != nil || used["pods"] != 0 {
 		t.Errorf("pods quota used = %v (%v), want 0 (terminal pods are not charged)", used, err)
 	}
-	if evs, err := wlEvents(ctxT(t), s, ns, "Job", "pi", "Completed"); err != nil || len(evs) != 1 || evs[0].Message != "Job completed" {
-		t.Errorf("Completed events = %+v (%v)", evs, err)
+	var evs []corev1.Event
+	wlEventually(t, "Completed event", func(ctx context.Context) (bool, error) {
+		var err error
+		evs, err = wlEvents(ctx, s, ns, "Job", "pi", "Completed")
+		return len(evs) > 0, err
+	})
+	if len(evs) != 1 || evs[0].Message != "Job completed" {
+		t.Errorf("Completed events = %+v", evs)
 	}
 }
 
@@ -493,9 +500,14 @@ func TestReplicationControllerRecoversWhenPodsDeleted(t *testing.T) {
 		}
 		return false, nil
 	})
-	evs, err := wlEvents(ctxT(t), s, ns, "ReplicationController", "legacy", "FailedCreate")
-	if err != nil || len(evs) == 0 || evs[0].Source.Component != "replication-controller" {
-		t.Fatalf("FailedCreate events = %+v (%v)", evs, err)
+	var evs []corev1.Event
+	wlEventually(t, "FailedCreate event", func(ctx context.Context) (bool, error) {
+		var err error
+		evs, err = wlEvents(ctx, s, ns, "ReplicationController", "legacy", "FailedCreate")
+		return len(evs) > 0, err
+	})
+	if evs[0].Source.Component != "replication-controller" {
+		t.Fatalf("FailedCreate events = %+v", evs)
 	}
 	if err := s.Client.CoreV1().Pods(ns).Delete(ctxT(t), "standalone", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)

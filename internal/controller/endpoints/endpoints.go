@@ -388,6 +388,7 @@ func New(store controller.Client, opts Options) *Controller {
 
 // Start runs the controller until ctx ends.
 func (c *Controller) Start(ctx context.Context) error {
+	c.rec.Start(ctx) // the event recorder stops with the controller
 	q := controller.NewQueue("endpoint")
 	cat := c.store.Catalogue()
 	c.w.Watch(ctx, c.loop, cat, q)

@@ -44,12 +44,9 @@ type Client struct {
 	cat   *registry.Catalogue
 	clock clock.PassiveClock
 
-	// Refuse, when set, is asked before every create, update and delete is committed (the
-	// create's name already generated): a non-nil error refuses the write, as admission
-	// would. It must not call the client.
-	Refuse func(verb string, res *registry.Resource, obj runtime.Object) error
-
-	mu      sync.Mutex
+	mu sync.Mutex
+	// refuse (SetRefuse) is asked before every create, update and delete is committed.
+	refuse  func(verb string, res *registry.Resource, obj runtime.Object) error
 	cond    *sync.Cond
 	rev     int64
 	uids    int
@@ -93,6 +90,16 @@ func prefix(res *registry.Resource, ns string) string {
 
 // Catalogue implements controller.Client.
 func (c *Client) Catalogue() *registry.Catalogue { return c.cat }
+
+// SetRefuse sets (nil: clears) a function asked before every create, update and delete is
+// committed (the create's name already generated): a non-nil error refuses the write, as
+// admission would. It must not call the client. Writes of other goroutines (an event
+// recorder's) may be running: the function is set under the client's lock.
+func (c *Client) SetRefuse(refuse func(verb string, res *registry.Resource, obj runtime.Object) error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.refuse = refuse
+}
 
 // Add stores objects as they are (a test's starting state), giving each a UID and a
 // resourceVersion when it has none; it reports them to watches as ADDED.
@@ -272,8 +279,8 @@ func (c *Client) Create(ctx context.Context, res *registry.Resource, ns string, 
 	if c.objects[k] != nil {
 		return fail(apierrors.NewAlreadyExists(res.GroupResource(), m.GetName()))
 	}
-	if c.Refuse != nil {
-		if err := c.Refuse("create", res, obj); err != nil {
+	if c.refuse != nil {
+		if err := c.refuse("create", res, obj); err != nil {
 			return fail(err)
 		}
 	}
@@ -332,8 +339,8 @@ func (c *Client) Update(ctx context.Context, res *registry.Resource, ns, name, s
 		return fail(err)
 	}
 	m, _ = meta.Accessor(obj)
-	if c.Refuse != nil {
-		if err := c.Refuse("update", res, obj); err != nil {
+	if c.refuse != nil {
+		if err := c.refuse("update", res, obj); err != nil {
 			return fail(err)
 		}
 	}
@@ -432,8 +439,8 @@ func (c *Client) Delete(ctx context.Context, res *registry.Resource, ns, name st
 			return fail(apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, cm.GetResourceVersion())))
 		}
 	}
-	if c.Refuse != nil {
-		if err := c.Refuse("delete", res, cur); err != nil {
+	if c.refuse != nil {
+		if err := c.refuse("delete", res, cur); err != nil {
 			return fail(err)
 		}
 	}

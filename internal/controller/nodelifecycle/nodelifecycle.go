@@ -227,6 +227,7 @@ func (c *Controller) res(gvr schema.GroupVersionResource) *registry.Resource {
 // pod workers, the NoExecute tainting pass every 100ms and the health monitor every
 // --node-monitor-period.
 func (c *Controller) Start(ctx context.Context) error {
+	c.rec.Start(ctx) // the event recorder stops with the controller
 	nodeQ := controller.NewQueue("node_lifecycle_controller")
 	podQ := controller.NewQueue("node_lifecycle_controller_pods")
 	c.podQ = podQ // before the watches start: their OnChange queues pods that moved

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/quotad/quotad/internal/controller/fake"
@@ -139,10 +140,16 @@ func TestLifecycle(t *testing.T) {
 	n3 := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n3", CreationTimestamp: metav1.NewTime(t0)}}
 	e := newEnv(t, readyNode("n1", ""), readyNode("n2", ""), n3, lease("n1"), lease("n2"), readyPod("p1", "n1"), readyPod("p2", "n2"))
 	e.monitor()
-	if got := e.fc.Objects(corev1.SchemeGroupVersion.WithResource("events"), "default"); len(got) != 3 {
+	// The recorder writes asynchronously: wait for the three.
+	var got []runtime.Object
+	_ = wait.PollUntilContextTimeout(context.Background(), 5*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		got = e.fc.Objects(corev1.SchemeGroupVersion.WithResource("events"), "default")
+		return len(got) >= 3, nil
+	})
+	if len(got) != 3 {
 		t.Fatalf("want 3 RegisteredNode events, got %d", len(got))
 	}
-	ev := e.fc.Objects(corev1.SchemeGroupVersion.WithResource("events"), "default")[0].(*corev1.Event)
+	ev := got[0].(*corev1.Event)
 	if ev.Reason != "RegisteredNode" || ev.Message != "Node n1 event: Registered Node n1 in Controller" || ev.Source.Component != "node-controller" {
 		t.Errorf("event %q %q %q", ev.Reason, ev.Message, ev.Source.Component)
 	}

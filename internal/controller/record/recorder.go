@@ -2,20 +2,22 @@ package record
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/controller"
@@ -23,65 +25,51 @@ import (
 	"github.com/quotad/quotad/internal/registry"
 )
 
-// Upstream's event correlator limits (client-go tools/record): a token bucket per source and
-// involved object, 25 events of burst refilled at one per five minutes, and a cache of the
-// events already written so that repeats bump count instead of creating new events.
-const (
-	spamBurst    = 25
-	spamInterval = 5 * time.Minute
-	maxCached    = 4096
-	// Upstream's aggregator: once an object has had aggregateMax events of one type and
-	// reason with distinct messages within aggregateInterval, further ones are folded into
-	// one event whose message is combinedPrefix and the latest message.
-	aggregateMax      = 10
-	aggregateInterval = 10 * time.Minute
-	combinedPrefix    = "(combined from similar events): "
-)
+// writeTimeout bounds one write of the sink (record.EventSink's methods take no context).
+const writeTimeout = 10 * time.Second
 
-// Recorder writes core/v1 Events through the registry store, as upstream's event recorder
-// does: one Event per distinct (source, object, type, reason, message), repeats bump count
-// and lastTimestamp, and a per-object token bucket drops floods. Writes are synchronous and
-// failures (for example a count/events quota) are logged, never returned.
+// Recorder records core/v1 Events with client-go's event recorder (tools/record): its
+// broadcaster queues them, its EventCorrelator (aggregator, spam filter and the cache that
+// turns repeats into count bumps, with upstream's defaults) runs on clk (nil: the real
+// clock), and a sink writes them through the registry store. Recording never blocks on the
+// write and never fails: write failures are logged (by the broadcaster, to log), a full
+// queue drops the event. client-go's recorder stamps an event, and names it
+// <object>.<hex nanoseconds>, with the wall clock (its clock is not settable); clk stamps
+// the combined events of the aggregator and their repeats.
+//
+// The broadcaster starts with the first event and stops when the context given to Start
+// ends; events recorded after that are dropped.
 type Recorder struct {
 	store     controller.Client
 	component string
 	clock     clock.PassiveClock
-	log       *slog.Logger
+	log       logr.Logger
 
-	mu        sync.Mutex
-	lastNano  int64
-	seen      map[string]seenEvent
-	order     []string
-	bucket    map[string]*tokenBucket
-	similar   map[string]*similarEvents
-	simiOrder []string
-}
+	// ctx ends when the recorder stops: the broadcaster is bound to it, and the sink's
+	// writes derive from it.
+	ctx  context.Context
+	stop context.CancelFunc
 
-// similarEvents are the distinct messages of one object's events of one type and reason.
-type similarEvents struct {
-	messages []string // oldest first
-	last     time.Time
-}
-
-type seenEvent struct {
-	name  string
-	count int32
-	first metav1.Time
-}
-
-type tokenBucket struct {
-	tokens float64
-	last   time.Time
+	mu  sync.Mutex
+	rec record.EventRecorderLogger // nil until the first event
 }
 
 // NewRecorder returns a recorder whose events carry source.component and
-// reportingComponent component.
+// reportingController component.
 func NewRecorder(store controller.Client, component string, clk clock.PassiveClock, log *slog.Logger) *Recorder {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Recorder{store: store, component: component, clock: clk, log: log, seen: map[string]seenEvent{}, bucket: map[string]*tokenBucket{},
-		similar: map[string]*similarEvents{}}
+	ctx, stop := context.WithCancel(context.Background())
+	return &Recorder{store: store, component: component, clock: clk, log: logr.FromSlogHandler(log.Handler()), ctx: ctx, stop: stop}
+}
+
+// Start ties the recorder's life to ctx: when ctx ends, the broadcaster's goroutines end
+// and later events are dropped. Its owner calls it when it starts (a controller with its
+// Start context, the server with its own). A recorder never started keeps its broadcaster,
+// once an event started it, for the life of the process.
+func (r *Recorder) Start(ctx context.Context) {
+	context.AfterFunc(ctx, r.stop)
 }
 
 // Eventf records an event about obj (which must have kind metadata set or be a known kind).
@@ -93,162 +81,126 @@ func (r *Recorder) Eventf(ctx context.Context, obj runtime.Object, eventType, re
 func (r *Recorder) Event(ctx context.Context, obj runtime.Object, eventType, reason, message string) {
 	ref, err := objectReference(obj)
 	if err != nil {
-		r.log.Warn("cannot record event", "reason", reason, "err", err)
+		r.log.Error(err, "cannot record event", "reason", reason)
 		return
 	}
 	r.EventRef(ctx, ref, eventType, reason, message)
 }
 
-// EventRef records an event about the object ref names. The event lives in the object's
-// namespace, or in "default" for a cluster-scoped object, as upstream's recorder.
-func (r *Recorder) EventRef(ctx context.Context, ref corev1.ObjectReference, eventType, reason, message string) {
-	evNS := ref.Namespace
-	if evNS == "" {
-		evNS = metav1.NamespaceDefault
+// EventRef records an event about the object ref names. client-go's recorder puts it in
+// the object's namespace, or in "default" for a cluster-scoped object. The write is
+// asynchronous: ctx, the caller's, bounds nothing of it.
+func (r *Recorder) EventRef(_ context.Context, ref corev1.ObjectReference, eventType, reason, message string) {
+	rec := r.recorder()
+	if rec == nil {
+		return // stopped
 	}
-	now := r.clock.Now()
-	aggKey := strings.Join([]string{r.component, ref.Kind, ref.Namespace, ref.Name, string(ref.UID), ref.APIVersion, eventType, reason}, "\x00")
-	key := aggKey + "\x00" + message
-	objKey := strings.Join([]string{r.component, ref.Kind, ref.Namespace, ref.Name, string(ref.UID)}, "\x00")
-	r.mu.Lock()
-	// As upstream's correlator: aggregated first, then the spam filter.
-	if r.aggregate(aggKey, message, now) {
-		// Folded into the object's combined event of this type and reason.
-		key, message = aggKey, combinedPrefix+message
-	}
-	if !r.take(objKey, now) {
-		r.mu.Unlock()
-		return
-	}
-	prev, repeat := r.seen[key]
-	r.mu.Unlock()
-	res := r.store.Catalogue().Get(corev1.SchemeGroupVersion.WithResource("events"))
-	ts := metav1.NewTime(now)
-	if repeat {
-		var count int32
-		_, err := r.store.Update(ctx, res, evNS, prev.name, "", func(cur runtime.Object) (runtime.Object, error) {
-			ev, err := controller.As[*corev1.Event](cur)
-			if err != nil {
-				return nil, err
-			}
-			ev.Count++
-			ev.LastTimestamp = ts
-			ev.Message = message
-			count = ev.Count
-			return ev, nil
-		}, registry.WriteOptions{})
-		if err == nil {
-			r.remember(key, seenEvent{name: prev.name, count: count, first: prev.first})
-			return
-		}
-		if !apierrors.IsNotFound(err) {
-			r.log.Warn("cannot update event", "event", prev.name, "namespace", evNS, "err", err)
-			return
-		}
-	}
-	ev := &corev1.Event{
-		ObjectMeta:          metav1.ObjectMeta{Namespace: evNS},
-		InvolvedObject:      ref,
-		Reason:              reason,
-		Message:             message,
-		FirstTimestamp:      ts,
-		LastTimestamp:       ts,
-		Count:               1,
-		Type:                eventType,
-		Source:              corev1.EventSource{Component: r.component},
-		ReportingController: r.component,
-	}
-	// Upstream names events <object>.<timestamp in hex nanoseconds>; names stay unique
-	// when the clock does not move between two events.
-	for attempt := 0; ; attempt++ {
-		ev.Name = fmt.Sprintf("%v.%x", ref.Name, r.nextNano(now))
-		_, err := r.store.Create(ctx, res, evNS, ev.DeepCopy(), registry.WriteOptions{})
-		if err == nil {
-			break
-		}
-		if apierrors.IsAlreadyExists(err) && attempt < 3 {
-			continue
-		}
-		r.log.Warn("cannot create event", "reason", reason, "namespace", evNS, "err", err)
-		return
-	}
-	r.remember(key, seenEvent{name: ev.Name, count: 1, first: ts})
+	// GetReference takes an *ObjectReference as it is.
+	rec.Event(&ref, eventType, reason, message)
 }
 
-func (r *Recorder) nextNano(now time.Time) int64 {
+// recorder returns client-go's recorder, starting the broadcaster and its sink on first
+// use, or nil once the recorder has stopped.
+func (r *Recorder) recorder() record.EventRecorderLogger {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := now.UnixNano()
-	if n <= r.lastNano {
-		n = r.lastNano + 1
+	if r.ctx.Err() != nil {
+		return nil
 	}
-	r.lastNano = n
-	return n
+	if r.rec == nil {
+		// The broadcaster stops when r.ctx ends, and logs (its write failures) to the
+		// logger r.ctx carries.
+		b := record.NewBroadcaster(
+			record.WithContext(logr.NewContext(r.ctx, r.log)),
+			record.WithCorrelatorOptions(record.CorrelatorOptions{Clock: r.clock}),
+		)
+		b.StartRecordingToSink(&sink{store: r.store, res: r.store.Catalogue().Get(corev1.SchemeGroupVersion.WithResource("events")), ctx: r.ctx})
+		// No scheme: the recorder is only ever given *ObjectReferences.
+		r.rec = b.NewRecorder(nil, corev1.EventSource{Component: r.component}).WithLogger(r.log)
+	}
+	return r.rec
 }
 
-// aggregate records message among the distinct messages of aggKey and reports whether
-// the event is to be folded into the combined one, as upstream's EventAggregator: once
-// aggregateMax distinct messages were seen within aggregateInterval of each other (the
-// oldest then forgotten). Caller holds mu.
-func (r *Recorder) aggregate(aggKey, message string, now time.Time) bool {
-	se := r.similar[aggKey]
-	if se == nil || now.Sub(se.last) > aggregateInterval {
-		if se == nil {
-			r.simiOrder = append(r.simiOrder, aggKey)
-			if len(r.simiOrder) > maxCached {
-				delete(r.similar, r.simiOrder[0])
-				r.simiOrder = r.simiOrder[1:]
-			}
+// sink is record.EventSink over the registry store: the writes are admitted and
+// quota-accounted like any other, and fail with the API status errors client-go's
+// broadcaster expects of a REST client (it retries other errors).
+type sink struct {
+	store controller.Client
+	res   *registry.Resource
+	ctx   context.Context
+}
+
+var _ record.EventSink = (*sink)(nil)
+
+func (s *sink) Create(ev *corev1.Event) (*corev1.Event, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, writeTimeout)
+	defer cancel()
+	r, err := s.store.Create(ctx, s.res, ev.Namespace, ev.DeepCopy(), registry.WriteOptions{})
+	return result(r, err)
+}
+
+// Update replaces the stored event, at ev's resourceVersion if it has one.
+func (s *sink) Update(ev *corev1.Event) (*corev1.Event, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, writeTimeout)
+	defer cancel()
+	r, err := s.store.Update(ctx, s.res, ev.Namespace, ev.Name, "", func(cur runtime.Object) (runtime.Object, error) {
+		m, err := controller.Meta(cur)
+		if err != nil {
+			return nil, err
 		}
-		se = &similarEvents{}
-		r.similar[aggKey] = se
-	}
-	se.last = now
-	if !slices.Contains(se.messages, message) {
-		se.messages = append(se.messages, message)
-	}
-	if len(se.messages) < aggregateMax {
-		return false
-	}
-	se.messages = se.messages[1:]
-	return true
-}
-
-// take spends one token of the object's bucket (caller holds mu).
-func (r *Recorder) take(objKey string, now time.Time) bool {
-	b := r.bucket[objKey]
-	if b == nil {
-		b = &tokenBucket{tokens: spamBurst, last: now}
-		r.bucket[objKey] = b
-	}
-	if el := now.Sub(b.last); el > 0 {
-		b.tokens += float64(el) / float64(spamInterval)
-		if b.tokens > spamBurst {
-			b.tokens = spamBurst
+		n := ev.DeepCopy()
+		if n.ResourceVersion == "" {
+			n.ResourceVersion = m.GetResourceVersion()
 		}
-		b.last = now
-	}
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
+		return n, nil
+	}, registry.WriteOptions{})
+	return result(r, err)
 }
 
-func (r *Recorder) remember(key string, s seenEvent) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, ok := r.seen[key]; !ok {
-		r.order = append(r.order, key)
-		if len(r.order) > maxCached {
-			delete(r.seen, r.order[0])
-			r.order = r.order[1:]
+// Patch applies the correlator's strategic merge patch (count, lastTimestamp, message) to
+// the stored event.
+func (s *sink) Patch(old *corev1.Event, data []byte) (*corev1.Event, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, writeTimeout)
+	defer cancel()
+	r, err := s.store.Update(ctx, s.res, old.Namespace, old.Name, "", func(cur runtime.Object) (runtime.Object, error) {
+		js, err := json.Marshal(cur)
+		if err != nil {
+			return nil, err
 		}
-	}
-	r.seen[key] = s
+		patched, err := strategicpatch.StrategicMergePatch(js, data, &corev1.Event{})
+		if err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("event patch: %v", err))
+		}
+		ev := &corev1.Event{}
+		if err := json.Unmarshal(patched, ev); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("event patch: %v", err))
+		}
+		return ev, nil
+	}, registry.WriteOptions{})
+	return result(r, err)
 }
 
-// objectReference builds the involvedObject of an event.
+// result is the event a write returned, or its error as a *StatusError when it is an API
+// status: the broadcaster tells the errors it must not retry (and a missing event, which
+// it creates afresh) by that type.
+func result(r *registry.Result, err error) (*corev1.Event, error) {
+	if err != nil {
+		var se *apierrors.StatusError
+		if errors.As(err, &se) {
+			return nil, se
+		}
+		var st apierrors.APIStatus
+		if errors.As(err, &st) {
+			return nil, &apierrors.StatusError{ErrStatus: st.Status()}
+		}
+		return nil, err
+	}
+	return controller.As[*corev1.Event](r.Object)
+}
+
+// objectReference builds the involvedObject of an event: client-go's GetReference would
+// need a scheme for objects without kind metadata (typed k8s.io/api objects as the
+// controllers hold them, and quotad's own kinds).
 func objectReference(obj runtime.Object) (corev1.ObjectReference, error) {
 	m, err := controller.Meta(obj)
 	if err != nil {

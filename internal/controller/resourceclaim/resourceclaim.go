@@ -69,6 +69,7 @@ func (c *Controller) res(resource string) *registry.Resource {
 // synced when they change, and when a claim one of them controls changes or goes (a
 // deleted claim is created anew).
 func (c *Controller) Start(ctx context.Context) error {
+	c.rec.Start(ctx) // the event recorder stops with the controller
 	q := controller.NewQueue("resource_claim")
 	go c.loop.Watch(ctx, c.res("pods"), controller.On(func(p *corev1.Pod, deleted bool) {
 		if !deleted && usesTemplates(p) {

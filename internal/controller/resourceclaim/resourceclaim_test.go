@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
@@ -137,17 +138,23 @@ func TestSyncRefused(t *testing.T) {
 	fc.Add(pod("web", fromTemplate("gpu", "tpl")), template("tpl"))
 	quotaErr := apierrors.NewForbidden(schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceclaims"}, "web-gpu-x",
 		errors.New("exceeded quota: q, requested: count/resourceclaims.resource.k8s.io=1, used: count/resourceclaims.resource.k8s.io=1, limited: count/resourceclaims.resource.k8s.io=1"))
-	fc.Refuse = func(verb string, res *registry.Resource, obj runtime.Object) error {
+	fc.SetRefuse(func(verb string, res *registry.Resource, obj runtime.Object) error {
 		if verb == "create" && res.GVR == claimsGVR {
 			return quotaErr
 		}
 		return nil
-	}
+	})
 	if _, err := c.Sync(context.Background(), "ns/web"); err == nil {
 		t.Fatal("sync succeeded, want the refusal")
 	}
+	// The recorder writes asynchronously: wait for the event.
+	var evs []runtime.Object
+	_ = wait.PollUntilContextTimeout(context.Background(), 5*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		evs = fc.Objects(eventsGVR, "ns")
+		return len(evs) > 0, nil
+	})
 	var found bool
-	for _, o := range fc.Objects(eventsGVR, "ns") {
+	for _, o := range evs {
 		e := o.(*corev1.Event)
 		want := "PodResourceClaim gpu: create ResourceClaim : " + quotaErr.Error()
 		if e.Reason == "FailedResourceClaimCreation" && e.Type == corev1.EventTypeWarning && e.Message == want && e.InvolvedObject.Name == "web" {
@@ -163,7 +170,7 @@ func TestSyncRefused(t *testing.T) {
 		t.Errorf("statuses %+v", s)
 	}
 	// Once admitted, the retry creates it.
-	fc.Refuse = nil
+	fc.SetRefuse(nil)
 	if _, err := c.Sync(context.Background(), "ns/web"); err != nil {
 		t.Fatal(err)
 	}

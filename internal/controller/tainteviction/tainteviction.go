@@ -102,6 +102,7 @@ var (
 
 // Start runs the controller until ctx ends.
 func (c *Controller) Start(ctx context.Context) error {
+	c.rec.Start(ctx) // the event recorder stops with the controller
 	q := controller.NewQueue("noexec_taint")
 	c.q = q // before the watches start: their OnChange queues what needs a look
 	go c.loop.WatchIndex(ctx, c.store.Catalogue().Get(nodesGVR), c.nodes, controller.On(func(n *corev1.Node, deleted bool) {

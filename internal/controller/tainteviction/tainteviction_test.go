@@ -8,6 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/quotad/quotad/internal/controller"
@@ -154,8 +156,14 @@ func TestEvictions(t *testing.T) {
 	if !sawCondition {
 		t.Error("no DisruptionTarget condition written")
 	}
+	// The recorder writes asynchronously: wait for the three events.
+	var evs []runtime.Object
+	_ = wait.PollUntilContextTimeout(context.Background(), 5*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		evs = fc.Objects(corev1.SchemeGroupVersion.WithResource("events"), "ns")
+		return len(evs) >= 3, nil
+	})
 	var msgs []string
-	for _, o := range fc.Objects(corev1.SchemeGroupVersion.WithResource("events"), "ns") {
+	for _, o := range evs {
 		ev := o.(*corev1.Event)
 		if ev.Reason != "TaintManagerEviction" || ev.Source.Component != Component {
 			t.Errorf("event %q from %q", ev.Reason, ev.Source.Component)

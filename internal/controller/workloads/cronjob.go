@@ -43,6 +43,7 @@ func NewCronJob(store controller.Client, log *slog.Logger, opts Options) *CronJo
 
 // Start runs the controller until ctx ends.
 func (c *CronJob) Start(ctx context.Context) error {
+	c.rec.Start(ctx) // the event recorder stops with the controller
 	q := workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 30*time.Second),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "cronjob", Clock: c.opts.Clock},

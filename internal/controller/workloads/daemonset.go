@@ -90,6 +90,7 @@ func daemonPod(p *corev1.Pod) *corev1.Pod {
 
 // Start runs the controller until ctx ends.
 func (c *DaemonSet) Start(ctx context.Context) error {
+	c.rec.Start(ctx) // the event recorder stops with the controller
 	q := controller.NewQueue("daemonset")
 	// Every DaemonSet is synced again when a Node is added or removed, or its labels or
 	// taints change (upstream's shouldIgnoreNodeUpdate): a node's status reports do not

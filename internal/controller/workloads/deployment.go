@@ -75,6 +75,7 @@ func NewDeployment(store controller.Client, log *slog.Logger, opts Options) *Dep
 
 // Start runs the controller until ctx ends.
 func (c *Deployment) Start(ctx context.Context) error {
+	c.rec.Start(ctx) // the event recorder stops with the controller
 	q := controller.NewQueue("deployment")
 	cat := c.store.Catalogue()
 	// The watch handlers find owners in indexes fed by the same watches (a watch event

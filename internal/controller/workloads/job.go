@@ -80,6 +80,7 @@ func jobPod(p *corev1.Pod) *corev1.Pod {
 
 // Start runs the controller until ctx ends.
 func (c *Job) Start(ctx context.Context) error {
+	c.rec.Start(ctx) // the event recorder stops with the controller
 	c.owned(ctx, controller.NewQueue("job"), jobKind, jobGVR, podGVR, c.pods, func(obj runtime.Object, deleted bool) {
 		if m, err := controller.Meta(obj); err == nil && deleted {
 			c.writes.Forget(keyOf(m.GetNamespace(), m.GetName()))

@@ -116,6 +116,7 @@ func (c *ReplicaSet) res(gvr schema.GroupVersionResource) *registry.Resource {
 
 // Start runs the controller until ctx ends.
 func (c *ReplicaSet) Start(ctx context.Context) error {
+	c.rec.Start(ctx) // the event recorder stops with the controller
 	q := controller.NewQueue(c.name)
 	go c.loop.Watch(ctx, c.res(c.gvr), func(obj runtime.Object, deleted bool) {
 		m, err := controller.Meta(obj)

@@ -52,6 +52,7 @@ func NewStatefulSet(store controller.Client, log *slog.Logger, opts Options) *St
 
 // Start runs the controller until ctx ends.
 func (c *StatefulSet) Start(ctx context.Context) error {
+	c.rec.Start(ctx) // the event recorder stops with the controller
 	c.owned(ctx, controller.NewQueue("statefulset"), statefulSetKind, statefulSetGVR, podGVR, nil, nil, c.sync)
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/quotad/quotad/internal/controller"
@@ -25,7 +26,8 @@ import (
 )
 
 // These tests drive each controller's sync directly over the in-memory client: one sync
-// is one call, so what a sync writes is seen without waiting.
+// is one call, so what a sync writes is seen without waiting, except its events (the
+// recorder writes them asynchronously: events waits for them).
 
 var testNow = time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
 
@@ -89,13 +91,20 @@ func podNames(pods []*corev1.Pod) []string {
 	return out
 }
 
-func events(fc *fake.Client, ns, reason string) []string {
+// events waits until namespace ns holds at least n events of reason (the recorder writes
+// them asynchronously), or 30 seconds passed, and returns the messages of those it holds.
+func events(t *testing.T, fc *fake.Client, ns, reason string, n int) []string {
+	t.Helper()
 	var out []string
-	for _, o := range fc.Objects(corev1.SchemeGroupVersion.WithResource("events"), ns) {
-		if ev := o.(*corev1.Event); ev.Reason == reason {
-			out = append(out, ev.Message)
+	_ = wait.PollUntilContextTimeout(context.Background(), 5*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		out = nil
+		for _, o := range fc.Objects(corev1.SchemeGroupVersion.WithResource("events"), ns) {
+			if ev := o.(*corev1.Event); ev.Reason == reason {
+				out = append(out, ev.Message)
+			}
 		}
-	}
+		return len(out) >= n, nil
+	})
 	return out
 }
 
@@ -142,7 +151,7 @@ func TestReplicaSetScalesUpAndDown(t *testing.T) {
 			t.Fatalf("pod %s owner %+v", p.Name, ref)
 		}
 	}
-	if got := events(fc, "ns", "SuccessfulCreate"); len(got) != 3 {
+	if got := events(t, fc, "ns", "SuccessfulCreate", 3); len(got) != 3 {
 		t.Fatalf("SuccessfulCreate events %v", got)
 	}
 	// A second sync at the same state creates nothing.
@@ -170,7 +179,7 @@ func TestReplicaSetScalesUpAndDown(t *testing.T) {
 	if n := len(podsOf(fc, "ns")); n != 1 {
 		t.Fatalf("%d pods after scaling to 1", n)
 	}
-	if got := events(fc, "ns", "SuccessfulDelete"); len(got) != 2 {
+	if got := events(t, fc, "ns", "SuccessfulDelete", 2); len(got) != 2 {
 		t.Fatalf("SuccessfulDelete events %v", got)
 	}
 }
@@ -203,7 +212,7 @@ func TestReplicaSetAdoptsOrphansAndReleases(t *testing.T) {
 func TestReplicaSetQuotaRefusal(t *testing.T) {
 	fc, _, opts := newFake()
 	fc.Add(replicaSet("web", 2))
-	fc.Refuse = quotaRefusal("pods")
+	fc.SetRefuse(quotaRefusal("pods"))
 	c := NewReplicaSet(fc, nil, opts)
 	cSync := replicaSetSync(t, fc, c)
 	var attempts []string
@@ -226,7 +235,7 @@ func TestReplicaSetQuotaRefusal(t *testing.T) {
 	if len(attempts) != 2 || attempts[0] == attempts[1] || !strings.HasPrefix(attempts[0], "web-") || !strings.HasPrefix(attempts[1], "web-") {
 		t.Fatalf("refused attempts %v, want two distinct web-… names", attempts)
 	}
-	failed := events(fc, "ns", "FailedCreate")
+	failed := events(t, fc, "ns", "FailedCreate", 2)
 	if len(failed) != 2 {
 		t.Fatalf("FailedCreate events %q, want one per attempt", failed)
 	}
@@ -243,7 +252,7 @@ func TestReplicaSetQuotaRefusal(t *testing.T) {
 		t.Fatal("a refused owner must be retried when the namespace's quotas change")
 	}
 	// Quota raised.
-	fc.Refuse = nil
+	fc.SetRefuse(nil)
 	syncOK(t, cSync, "ns/web")
 	if n := len(podsOf(fc, "ns")); n != 2 {
 		t.Fatalf("%d pods after the quota was raised", n)
@@ -299,7 +308,7 @@ func TestDeploymentCreatesReplicaSetAndRollsOut(t *testing.T) {
 	if hash == "" || rs.Name != "web-"+hash || *rs.Spec.Replicas != 3 || metav1.GetControllerOf(rs).UID != "d-uid" {
 		t.Fatalf("ReplicaSet %s replicas %d labels %v", rs.Name, *rs.Spec.Replicas, rs.Labels)
 	}
-	if got := events(fc, "ns", "ScalingReplicaSet"); len(got) != 1 || got[0] != "Scaled up replica set "+rs.Name+" to 3" {
+	if got := events(t, fc, "ns", "ScalingReplicaSet", 1); len(got) != 1 || got[0] != "Scaled up replica set "+rs.Name+" to 3" {
 		t.Fatalf("ScalingReplicaSet events %q", got)
 	}
 	// The ReplicaSet controller makes its pods; they carry the template hash.
@@ -338,18 +347,18 @@ func TestStatefulSetCreatesClaimsThenOrderedPods(t *testing.T) {
 	fc.Add(set)
 	c := NewStatefulSet(fc, nil, opts)
 	// Storage quota refuses the claim first: no pod is made.
-	fc.Refuse = quotaRefusal("persistentvolumeclaims")
+	fc.SetRefuse(quotaRefusal("persistentvolumeclaims"))
 	if _, err := c.sync(context.Background(), "ns/db"); err == nil {
 		t.Fatal("sync succeeded past a refused claim")
 	}
 	if n := len(podsOf(fc, "ns")); n != 0 {
 		t.Fatalf("%d pods made before their claims", n)
 	}
-	failed := events(fc, "ns", "FailedCreate")
+	failed := events(t, fc, "ns", "FailedCreate", 2)
 	if len(failed) != 2 || !strings.HasPrefix(failed[0]+failed[1], "create") {
 		t.Fatalf("FailedCreate events %q", failed)
 	}
-	fc.Refuse = nil
+	fc.SetRefuse(nil)
 	syncOK(t, c.sync, "ns/db")
 	// OrderedReady: db-0 only, until it is ready.
 	if got := podNames(podsOf(fc, "ns")); fmt.Sprint(got) != "[db-0]" {
@@ -428,14 +437,14 @@ func TestDaemonSetOnePodPerNode(t *testing.T) {
 	}
 	// A refused create is an event and a retry; the nodes already served keep their pods.
 	fc.Add(node("w3", map[string]string{"role": "worker"}))
-	fc.Refuse = quotaRefusal("pods")
+	fc.SetRefuse(quotaRefusal("pods"))
 	if _, err := cSync(context.Background(), "ns/agent"); err == nil {
 		t.Fatal("sync succeeded past a refused create")
 	}
-	if got := events(fc, "ns", "FailedCreate"); len(got) != 1 || !strings.HasPrefix(got[0], "Error creating: pods ") {
+	if got := events(t, fc, "ns", "FailedCreate", 1); len(got) != 1 || !strings.HasPrefix(got[0], "Error creating: pods ") {
 		t.Fatalf("FailedCreate events %q", got)
 	}
-	fc.Refuse = nil
+	fc.SetRefuse(nil)
 	syncOK(t, cSync, "ns/agent")
 	if n := len(podsOf(fc, "ns")); n != 3 {
 		t.Fatalf("%d daemon pods, want 3", n)
@@ -556,11 +565,11 @@ func TestCronJobCreatesJobOnSchedule(t *testing.T) {
 	}
 	// A refused job create is an event and an error.
 	clk.Step(5 * time.Minute)
-	fc.Refuse = quotaRefusal("jobs")
+	fc.SetRefuse(quotaRefusal("jobs"))
 	if _, err := c.sync(context.Background(), "ns/nightly"); err == nil {
 		t.Fatal("sync succeeded past a refused job")
 	}
-	if got := events(fc, "ns", "FailedCreate"); len(got) != 1 || !strings.HasPrefix(got[0], "Error creating job: jobs ") {
+	if got := events(t, fc, "ns", "FailedCreate", 1); len(got) != 1 || !strings.HasPrefix(got[0], "Error creating job: jobs ") {
 		t.Fatalf("FailedCreate events %q", got)
 	}
 }
