@@ -1,11 +1,13 @@
 package integration
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -116,6 +118,21 @@ func awaitQuotaEvents(t *testing.T, s *servertest.Server, ns, name string) []cor
 	return evs
 }
 
+// flushQuotaEvents returns once every quota Event the server was asked to record before
+// the call has been written: it makes a Warn quota in a namespace of its own record one
+// more and waits for it (the server's recorder writes its events one at a time, in order).
+// A check that no Event was recorded runs after it.
+func flushQuotaEvents(t *testing.T, s *servertest.Server) {
+	t.Helper()
+	ns := fmt.Sprintf("flush-%d", time.Now().UnixNano())
+	mkNamespace(t, s, ns)
+	annotatedQuota(t, s, ns, "marker", "Warn", "", rl("pods", "0"))
+	if _, err := s.Client.CoreV1().Pods(ns).Create(ctxT(t), pod("marker", "", ""), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("marker pod: %v", err)
+	}
+	awaitQuotaEvents(t, s, ns, "marker")
+}
+
 // expectEvent fails unless events is one Warning event with reason and message about ref.
 func expectEvent(t *testing.T, events []corev1.Event, ref corev1.ObjectReference, reason, message string) {
 	t.Helper()
@@ -187,6 +204,7 @@ func TestQuotaModesWarn(t *testing.T) {
 	}
 	expectWarnings(t, w.take(), "would exceed quota compute: requested: pods=1, used: pods=3, limited: pods=2")
 	expectUsed(t, s, "wm", "compute", map[string]string{"pods": "3"})
+	flushQuotaEvents(t, s)
 	if n := len(quotaEvents(t, s, "wm", "compute")); n != 1 {
 		t.Fatalf("events after a dry run = %d, want 1", n)
 	}
@@ -257,6 +275,7 @@ func TestQuotaModesAudit(t *testing.T) {
 	}
 	expectWarnings(t, w.take())
 	expectUsed(t, s, "am", "compute", map[string]string{"pods": "2"})
+	flushQuotaEvents(t, s)
 	if evs := quotaEvents(t, s, "am", "compute"); len(evs) != 0 {
 		t.Fatalf("Audit mode recorded events: %+v", evs)
 	}
