@@ -220,8 +220,13 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 			return preparedUpdate{}, err
 		}
 	}
-	if errs := s.validateUpdate(res, subresource, obj, old); len(errs) > 0 && !opts.SkipValidation && subresource != SubresourceBinding {
-		return preparedUpdate{}, invalid(res, name, errs)
+	// A binding changes what pod update validation forbids (spec.nodeName) and is checked
+	// where it is made: it is not validated as an update (nor are the writes that skip
+	// validation), so the validation is not computed for them either.
+	if !opts.SkipValidation && subresource != SubresourceBinding {
+		if errs := s.validateUpdate(res, subresource, obj, old); len(errs) > 0 {
+			return preparedUpdate{}, invalid(res, name, errs)
+		}
 	}
 	if s.cfg.Admission != nil {
 		if err := s.cfg.Admission.Validate(ctx, attrs); err != nil {

@@ -33,12 +33,34 @@ const nextScheduleDelta = 100 * time.Millisecond
 // so a runaway CronJob stops at the quota.
 type CronJob struct {
 	base
+	// jobs holds the Jobs CronJobs control (their metadata and status: cronJobChild),
+	// indexed by controller; writes holds each CronJob's last Job write, which its next
+	// sync waits for.
+	jobs   *controller.Index
+	writes controller.Revisions
 }
 
 // NewCronJob returns the CronJob controller (events from "cronjob-controller"). Its work
 // queue, schedule and timestamps run on opts.Clock.
 func NewCronJob(store controller.Client, log *slog.Logger, opts Options) *CronJob {
-	return &CronJob{base: newBase(store, log, opts, "cronjob", "cronjob-controller")}
+	return &CronJob{base: newBase(store, log, opts, "cronjob", "cronjob-controller"), jobs: controller.NewIndex(func(obj runtime.Object) runtime.Object {
+		j, ok := obj.(*batchv1.Job)
+		if !ok {
+			return nil
+		}
+		if ref := metav1.GetControllerOf(j); ref == nil || ref.Kind != cronJobKind.Kind || ref.APIVersion != cronJobKind.GroupVersion().String() {
+			return nil
+		}
+		return cronJobChild(j)
+	})}
+}
+
+// cronJobChild is what the CronJob controller reads of its Jobs: their metadata and
+// status (finished or not, when).
+func cronJobChild(j *batchv1.Job) *batchv1.Job {
+	c := &batchv1.Job{ObjectMeta: j.ObjectMeta, Status: j.Status}
+	c.ManagedFields = nil
+	return c
 }
 
 // Start runs the controller until ctx ends.
@@ -48,7 +70,11 @@ func (c *CronJob) Start(ctx context.Context) error {
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 30*time.Second),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "cronjob", Clock: c.opts.Clock},
 	)
-	c.owned(ctx, q, cronJobKind, cronJobGVR, jobGVR, nil, nil, c.sync)
+	c.owned(ctx, q, cronJobKind, cronJobGVR, jobGVR, c.jobs, func(obj runtime.Object, deleted bool) {
+		if m, err := controller.Meta(obj); err == nil && deleted {
+			c.writes.Forget(keyOf(m.GetNamespace(), m.GetName()))
+		}
+	}, c.sync)
 	return nil
 }
 
@@ -60,17 +86,13 @@ func (c *CronJob) sync(ctx context.Context, key string) (time.Duration, error) {
 		return 0, err
 	}
 	orig := cj.Status.DeepCopy()
-	jobObjs, _, err := c.store.ListObjects(ctx, cat.Get(jobGVR), ns)
-	if err != nil {
+	// Its Jobs, from the index once it holds this CronJob's earlier Job writes.
+	if err := awaitWrites(ctx, &c.writes, c.jobs, key); err != nil {
 		return 0, err
 	}
 	var jobs []*batchv1.Job
-	for _, o := range jobObjs {
-		j, ok := o.(*batchv1.Job)
-		if !ok {
-			continue
-		}
-		if ref := metav1.GetControllerOf(j); ref != nil && ref.UID == cj.UID {
+	for _, o := range c.jobs.Controlled(ns, cj.UID) {
+		if j, ok := o.(*batchv1.Job); ok {
 			jobs = append(jobs, j)
 		}
 	}
@@ -235,6 +257,9 @@ func (c *CronJob) syncCronJob(ctx context.Context, cj *batchv1.CronJob, jobs []*
 		return nil, err
 	}
 	res, err := c.store.Create(ctx, cat.Get(jobGVR), cj.Namespace, job, registry.WriteOptions{})
+	if err == nil {
+		c.writes.Wrote(keyOf(cj.Namespace, cj.Name), res.Object)
+	}
 	var created *batchv1.Job
 	switch {
 	case isNamespaceTerminating(err):
@@ -398,9 +423,12 @@ func nextScheduleTimeDuration(cj *batchv1.CronJob, now time.Time, s *validation.
 func (c *CronJob) deleteJob(ctx context.Context, cj *batchv1.CronJob, j *batchv1.Job) bool {
 	bg := metav1.DeletePropagationBackground
 	uid := j.UID
-	_, err := c.store.Delete(ctx, c.store.Catalogue().Get(jobGVR), j.Namespace, j.Name, metav1.DeleteOptions{
+	res, err := c.store.Delete(ctx, c.store.Catalogue().Get(jobGVR), j.Namespace, j.Name, metav1.DeleteOptions{
 		PropagationPolicy: &bg, Preconditions: &metav1.Preconditions{UID: &uid},
 	}, registry.WriteOptions{})
+	if err == nil && res != nil {
+		c.writes.Wrote(keyOf(cj.Namespace, cj.Name), res.Object)
+	}
 	if err != nil && !apierrors.IsNotFound(err) {
 		c.rec.Eventf(ctx, cj, corev1.EventTypeWarning, "FailedDelete", "Deleted job: %v", err)
 		return false

@@ -475,7 +475,7 @@ func awaitWrites(ctx context.Context, writes *controller.Revisions, x *controlle
 	ctx, cancel := context.WithTimeout(ctx, writeWait)
 	defer cancel()
 	if err := writes.Await(ctx, x, key); err != nil {
-		return fmt.Errorf("waiting for the pods cache to hold earlier writes: %w", err)
+		return fmt.Errorf("waiting for the cache to hold earlier writes: %w", err)
 	}
 	return nil
 }

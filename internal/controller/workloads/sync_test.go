@@ -541,14 +541,15 @@ func TestCronJobCreatesJobOnSchedule(t *testing.T) {
 	}
 	fc.Add(cj)
 	c := NewCronJob(fc, nil, opts)
-	if requeue := syncOK(t, c.sync, "ns/nightly"); requeue <= 0 || requeue > 5*time.Minute+time.Second {
+	sync := indexedSync(t, fc, c.loop, jobGVR, c.jobs, c.sync)
+	if requeue := syncOK(t, sync, "ns/nightly"); requeue <= 0 || requeue > 5*time.Minute+time.Second {
 		t.Fatalf("requeue after %v, want the next scheduled time (5m)", requeue)
 	}
 	if n := len(fc.Objects(jobGVR, "ns")); n != 0 {
 		t.Fatalf("%d jobs before the first scheduled time", n)
 	}
 	clk.Step(5 * time.Minute)
-	syncOK(t, c.sync, "ns/nightly")
+	syncOK(t, sync, "ns/nightly")
 	jobs := fc.Objects(jobGVR, "ns")
 	if len(jobs) != 1 {
 		t.Fatalf("%d jobs at the scheduled time, want 1", len(jobs))
@@ -559,14 +560,14 @@ func TestCronJobCreatesJobOnSchedule(t *testing.T) {
 		t.Fatalf("job %s, want %s", j.Name, want)
 	}
 	// The same time again makes no second job.
-	syncOK(t, c.sync, "ns/nightly")
+	syncOK(t, sync, "ns/nightly")
 	if n := len(fc.Objects(jobGVR, "ns")); n != 1 {
 		t.Fatalf("%d jobs after a second sync", n)
 	}
 	// A refused job create is an event and an error.
 	clk.Step(5 * time.Minute)
 	fc.SetRefuse(quotaRefusal("jobs"))
-	if _, err := c.sync(context.Background(), "ns/nightly"); err == nil {
+	if _, err := sync(context.Background(), "ns/nightly"); err == nil {
 		t.Fatal("sync succeeded past a refused job")
 	}
 	if got := events(t, fc, "ns", "FailedCreate", 1); len(got) != 1 || !strings.HasPrefix(got[0], "Error creating job: jobs ") {
