@@ -8,16 +8,16 @@
 //
 // Invariants:
 //   - Level-triggered: every sync reads its owner from storage at the latest revision.
-//     The ReplicaSet, ReplicationController and DaemonSet controllers read their pods,
-//     the Deployment controller its ReplicaSets and the DaemonSet controller the Nodes
-//     from a watch-fed controller.Index (kube-controller-manager's informers and their
-//     controller-UID indexes), so a sync costs what its owner has, not what its
-//     namespace has; a sync first waits until the index holds every write its owner's
-//     earlier syncs made (controller.Revisions: expectations as revisions), so a pod is
-//     never created twice for one missing replica, and a restart loses nothing (a new
-//     index starts from a list past every earlier write). The Job and StatefulSet
-//     controllers read the pods they own or may adopt from storage (Store.ListSelected:
-//     only those are decoded).
+//     The ReplicaSet, ReplicationController, DaemonSet, StatefulSet and Job controllers
+//     read their pods, the Deployment controller its ReplicaSets, the CronJob controller
+//     its Jobs and the DaemonSet controller the Nodes from a watch-fed controller.Index
+//     (kube-controller-manager's informers and their controller-UID indexes), so a sync
+//     costs what its owner has, not what its namespace has; a sync first waits until the
+//     index holds every write its owner's earlier syncs made (controller.Revisions:
+//     expectations as revisions), so a pod is never created twice for one missing
+//     replica, and a restart loses nothing (a new index starts from a list past every
+//     earlier write). A Recreate rollout's wait for old pods reads them from storage
+//     (Store.ListSelected: only the Deployment's are decoded).
 //   - StatefulSets create each pod's claims before the pod, so storage quota refuses the
 //     claim first ("create Claim ... failed error: ..." and "create Pod ... failed error:
 //     failed to create PVC ..."); their pods are named <set>-<ordinal> and their
@@ -27,8 +27,8 @@
 //     named in its refusal, and its next attempt has another name. DaemonSet pods are bound
 //     to their node by a required node affinity on metadata.name.
 //   - One writer: with --leader-elect (the default) only the leader runs these
-//     controllers; a sync sees every pod its previous syncs created (from storage, or
-//     from an index once it holds them). Status and spec writes carry the resourceVersion the sync
+//     controllers; a sync sees every pod its previous syncs created (from its index once
+//     the index holds them). Status and spec writes carry the resourceVersion the sync
 //     read, so a concurrent change makes the sync retry instead of overwriting.
 //   - A controller refused by quota is retried with backoff and at once when any quota of
 //     its namespace changes (raised, or usage credited by a delete).

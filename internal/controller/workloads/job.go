@@ -14,7 +14,6 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/controller"
@@ -133,23 +132,17 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 		return 0, err
 	}
 	store := c.writes.Tracked(c.store, c.store.Catalogue().Get(podGVR), key)
-	candidates := cachedPods(c.pods.Controlled(ns, job.UID))
 	var pods []*corev1.Pod
 	if job.Spec.Selector != nil {
 		sel, err := metav1.LabelSelectorAsSelector(job.Spec.Selector)
 		if err != nil {
 			return 0, nil
 		}
-		for _, p := range cachedPods(c.pods.Controlled(ns, "")) {
-			if sel.Matches(labels.Set(p.Labels)) {
-				candidates = append(candidates, p)
-			}
-		}
-		if pods, err = claimPods(ctx, store, c.log, job, job.ObjectMeta, jobKind, jobGVR, sel, candidates); err != nil {
+		if pods, err = claimPods(ctx, store, c.log, job, job.ObjectMeta, jobKind, jobGVR, sel, claimable(c.pods, ns, job.UID, sel, nil)); err != nil {
 			return 0, err
 		}
 	} else {
-		pods = candidates
+		pods = cachedPods(c.pods.Controlled(ns, job.UID))
 	}
 	var active []*corev1.Pod
 	var succeeded, failed, ready, terminating int32

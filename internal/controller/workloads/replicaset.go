@@ -487,25 +487,23 @@ const writeWait = 30 * time.Second
 // controls and the active orphans its selector matches (the pods are made of the views:
 // read-only).
 func activePods(x *controller.Index, ns string, uid types.UID, selector labels.Selector) []*corev1.Pod {
+	return claimable(x, ns, uid, selector, isPodActive)
+}
+
+// claimable returns, from the index, the pods the owner of uid controls and the orphans
+// its selector matches (all claimPods may own) for which keep (nil: all) is true.
+func claimable(x *controller.Index, ns string, uid types.UID, selector labels.Selector, keep func(*corev1.Pod) bool) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, owner := range []types.UID{uid, ""} {
 		for _, o := range x.Controlled(ns, owner) {
 			p := controller.CachedPod(o)
-			if p == nil || !isPodActive(p) || (owner == "" && !selector.Matches(labels.Set(p.Labels))) {
+			if p == nil || (keep != nil && !keep(p)) || (owner == "" && !selector.Matches(labels.Set(p.Labels))) {
 				continue
 			}
 			out = append(out, p)
 		}
 	}
 	return out
-}
-
-// ownedOrAdoptable keeps the pods the owner of uid controls and the orphans its selector
-// matches: all claimPods may own.
-func ownedOrAdoptable(uid types.UID, selector labels.Selector) func(registry.StoredMeta) bool {
-	return func(m registry.StoredMeta) bool {
-		return m.Controller == uid || (m.Controller == "" && selector.Matches(labels.Set(m.Labels)))
-	}
 }
 
 // claimPods is upstream's PodControllerRefManager.ClaimPods: keep owned pods that match,

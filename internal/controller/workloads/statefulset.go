@@ -43,17 +43,40 @@ const defaultRevisionHistoryLimit = 10
 // is a FailedCreate event with upstream's text and a retry.
 type StatefulSet struct {
 	base
+	// pods holds the StatefulSets' pods and the labelled orphans a selector may adopt
+	// (views), indexed by controller; writes holds each set's last pod write, which its
+	// next sync waits for.
+	pods   *controller.Index
+	writes controller.Revisions
 }
 
 // NewStatefulSet returns the StatefulSet controller (events from "statefulset-controller").
 func NewStatefulSet(store controller.Client, log *slog.Logger, opts Options) *StatefulSet {
-	return &StatefulSet{base: newBase(store, log, opts, "statefulset", "statefulset-controller")}
+	c := &StatefulSet{base: newBase(store, log, opts, "statefulset", "statefulset-controller")}
+	views := c.opts.PodViews
+	c.pods = controller.NewIndex(func(obj runtime.Object) runtime.Object {
+		p, ok := obj.(*corev1.Pod)
+		if !ok {
+			return nil
+		}
+		ref := metav1.GetControllerOf(p)
+		// Kept: the pods of StatefulSets, and the orphans a selector may adopt.
+		if (ref != nil && (ref.Kind != statefulSetKind.Kind || ref.APIVersion != statefulSetKind.GroupVersion().String())) || (ref == nil && len(p.Labels) == 0) {
+			return nil
+		}
+		return views.View(p)
+	})
+	return c
 }
 
 // Start runs the controller until ctx ends.
 func (c *StatefulSet) Start(ctx context.Context) error {
 	c.rec.Start(ctx) // the event recorder stops with the controller
-	c.owned(ctx, controller.NewQueue("statefulset"), statefulSetKind, statefulSetGVR, podGVR, nil, nil, c.sync)
+	c.owned(ctx, controller.NewQueue("statefulset"), statefulSetKind, statefulSetGVR, podGVR, c.pods, func(obj runtime.Object, deleted bool) {
+		if m, err := controller.Meta(obj); err == nil && deleted {
+			c.writes.Forget(keyOf(m.GetNamespace(), m.GetName()))
+		}
+	}, c.sync)
 	return nil
 }
 
@@ -100,7 +123,10 @@ func podRevision(p *corev1.Pod) string { return p.Labels[revisionHashLabel] }
 
 // stsSync holds one sync of one StatefulSet.
 type stsSync struct {
-	c       *StatefulSet
+	c *StatefulSet
+	// store is the controller's, recording the revision of each pod write for the set's
+	// next sync (Revisions.Tracked).
+	store   controller.Client
 	set     *appsv1.StatefulSet
 	current *appsv1.ControllerRevision
 	update  *appsv1.ControllerRevision
@@ -127,28 +153,24 @@ func (c *StatefulSet) sync(ctx context.Context, key string) (time.Duration, erro
 	if err != nil || selector.Empty() {
 		return 0, nil
 	}
-	// 2. Its member pods, adopting orphans named as members that match the selector (only
-	// the pods it controls or may adopt are decoded).
-	all, _, err := c.store.ListSelected(ctx, c.store.Catalogue().Get(podGVR), ns, ownedOrAdoptable(set.UID, selector))
-	if err != nil {
+	// 2. Its member pods, adopting orphans named as members that match the selector, from
+	// the index once it holds the set's earlier pod writes (made of views: read-only).
+	if err := awaitWrites(ctx, &c.writes, c.pods, key); err != nil {
 		return 0, err
 	}
+	store := c.writes.Tracked(c.store, c.store.Catalogue().Get(podGVR), key)
 	var candidates []*corev1.Pod
-	for _, o := range all {
-		p, err := controller.As[*corev1.Pod](o)
-		if err != nil {
-			return 0, err
-		}
+	for _, p := range claimable(c.pods, ns, set.UID, selector, nil) {
 		if parent, ord := parentAndOrdinal(p); parent == set.Name && ord >= 0 {
 			candidates = append(candidates, p)
 		}
 	}
-	pods, err := claimPods(ctx, c.store, c.log, set, set.ObjectMeta, statefulSetKind, statefulSetGVR, selector, candidates)
+	pods, err := claimPods(ctx, store, c.log, set, set.ObjectMeta, statefulSetKind, statefulSetGVR, selector, candidates)
 	if err != nil {
 		return 0, err
 	}
 	// 3. Its revisions: the update revision records spec.template.
-	s := &stsSync{c: c, set: set, now: c.opts.Clock.Now()}
+	s := &stsSync{c: c, store: store, set: set, now: c.opts.Clock.Now()}
 	if err := s.revisions(ctx); err != nil {
 		return 0, err
 	}
@@ -177,7 +199,7 @@ func (c *StatefulSet) sync(ctx context.Context, key string) (time.Duration, erro
 
 // revisions finds or creates the current and update revisions.
 func (s *stsSync) revisions(ctx context.Context) error {
-	revs, err := ownedRevisions(ctx, s.c.store, s.set)
+	revs, err := ownedRevisions(ctx, s.store, s.set)
 	if err != nil {
 		return err
 	}
@@ -185,7 +207,7 @@ func (s *stsSync) revisions(ctx context.Context) error {
 	if s.set.Status.CollisionCount != nil {
 		cc = *s.set.Status.CollisionCount
 	}
-	update, cc, err := ensureRevision(ctx, s.c.store, s.set, statefulSetKind, &s.set.Spec.Template, revs, cc)
+	update, cc, err := ensureRevision(ctx, s.store, s.set, statefulSetKind, &s.set.Spec.Template, revs, cc)
 	if err != nil {
 		return err
 	}
@@ -518,7 +540,7 @@ func (s *stsSync) createPod(ctx context.Context, p *corev1.Pod) error {
 		s.c.rec.Eventf(ctx, s.set, corev1.EventTypeWarning, reasonFailedCreate, "create Pod %s in StatefulSet %s failed error: %s", p.Name, s.set.Name, err)
 		return err
 	}
-	_, err := s.c.store.Create(ctx, s.c.store.Catalogue().Get(podGVR), s.set.Namespace, p, registry.WriteOptions{})
+	_, err := s.store.Create(ctx, s.store.Catalogue().Get(podGVR), s.set.Namespace, p, registry.WriteOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		// Another replica of this controller created it.
 		return nil
@@ -537,7 +559,7 @@ func (s *stsSync) createPod(ctx context.Context, p *corev1.Pod) error {
 // deletePod deletes a member pod with upstream's events.
 func (s *stsSync) deletePod(ctx context.Context, p *corev1.Pod) error {
 	uid := p.UID
-	_, err := s.c.store.Delete(ctx, s.c.store.Catalogue().Get(podGVR), p.Namespace, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}, registry.WriteOptions{})
+	_, err := s.store.Delete(ctx, s.store.Catalogue().Get(podGVR), p.Namespace, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}, registry.WriteOptions{})
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		return nil
 	}
@@ -580,13 +602,13 @@ func claimsOf(set *appsv1.StatefulSet, ord int) []*corev1.PersistentVolumeClaim 
 // policy asks for.
 func (s *stsSync) ensureClaims(ctx context.Context, p *corev1.Pod, ord int) error {
 	var errs []error
-	res := s.c.store.Catalogue().Get(pvcGVR)
+	res := s.store.Catalogue().Get(pvcGVR)
 	for _, claim := range claimsOf(s.set, ord) {
-		cur, err := s.c.store.Get(ctx, res, claim.Namespace, claim.Name)
+		cur, err := s.store.Get(ctx, res, claim.Namespace, claim.Name)
 		switch {
 		case apierrors.IsNotFound(err):
 			claim.OwnerReferences = claimRefs(nil, s.set, p, false)
-			_, err := s.c.store.Create(ctx, res, claim.Namespace, claim, registry.WriteOptions{})
+			_, err := s.store.Create(ctx, res, claim.Namespace, claim, registry.WriteOptions{})
 			if apierrors.IsAlreadyExists(err) {
 				continue
 			}
@@ -622,9 +644,9 @@ func (s *stsSync) ensureClaims(ctx context.Context, p *corev1.Pod, ord int) erro
 // retainClaims sets the owner references of a pod's existing claims as the retention
 // policy asks for a pod scaled down (or not).
 func (s *stsSync) retainClaims(ctx context.Context, p *corev1.Pod, ord int, scaledDown bool) error {
-	res := s.c.store.Catalogue().Get(pvcGVR)
+	res := s.store.Catalogue().Get(pvcGVR)
 	for _, claim := range claimsOf(s.set, ord) {
-		cur, err := s.c.store.Get(ctx, res, claim.Namespace, claim.Name)
+		cur, err := s.store.Get(ctx, res, claim.Namespace, claim.Name)
 		if apierrors.IsNotFound(err) {
 			continue
 		}
@@ -652,7 +674,7 @@ func (s *stsSync) setClaimRefs(ctx context.Context, pvc *corev1.PersistentVolume
 			"PersistentVolumeClaim %s has a conflicting OwnerReference that acts as a manging controller, the retention policy is ignored for this claim", pvc.Name)
 	}
 	rv := pvc.ResourceVersion
-	_, err := s.c.store.Update(ctx, s.c.store.Catalogue().Get(pvcGVR), pvc.Namespace, pvc.Name, "", func(o runtime.Object) (runtime.Object, error) {
+	_, err := s.store.Update(ctx, s.store.Catalogue().Get(pvcGVR), pvc.Namespace, pvc.Name, "", func(o runtime.Object) (runtime.Object, error) {
 		c, err := controller.As[*corev1.PersistentVolumeClaim](o)
 		if err != nil {
 			return nil, err
@@ -721,7 +743,7 @@ func (s *stsSync) fixIdentity(ctx context.Context, p *corev1.Pod, ord int) error
 		return nil
 	}
 	rv := p.ResourceVersion
-	_, err := s.c.store.Update(ctx, s.c.store.Catalogue().Get(podGVR), p.Namespace, p.Name, "", func(o runtime.Object) (runtime.Object, error) {
+	_, err := s.store.Update(ctx, s.store.Catalogue().Get(podGVR), p.Namespace, p.Name, "", func(o runtime.Object) (runtime.Object, error) {
 		cur, err := controller.As[*corev1.Pod](o)
 		if err != nil {
 			return nil, err
@@ -756,7 +778,7 @@ func (s *stsSync) writeStatus(ctx context.Context) error {
 		return nil
 	}
 	rv := set.ResourceVersion
-	_, err := s.c.store.Update(ctx, s.c.store.Catalogue().Get(statefulSetGVR), set.Namespace, set.Name, "status", func(o runtime.Object) (runtime.Object, error) {
+	_, err := s.store.Update(ctx, s.store.Catalogue().Get(statefulSetGVR), set.Namespace, set.Name, "status", func(o runtime.Object) (runtime.Object, error) {
 		cur, err := controller.As[*appsv1.StatefulSet](o)
 		if err != nil {
 			return nil, err
@@ -774,7 +796,7 @@ func (s *stsSync) writeStatus(ctx context.Context) error {
 // truncate keeps revisionHistoryLimit revisions besides the current, update and any
 // revision a pod still runs.
 func (s *stsSync) truncate(ctx context.Context, pods []*corev1.Pod) error {
-	revs, err := ownedRevisions(ctx, s.c.store, s.set)
+	revs, err := ownedRevisions(ctx, s.store, s.set)
 	if err != nil {
 		return err
 	}
@@ -786,7 +808,7 @@ func (s *stsSync) truncate(ctx context.Context, pods []*corev1.Pod) error {
 	if s.set.Spec.RevisionHistoryLimit != nil {
 		limit = *s.set.Spec.RevisionHistoryLimit
 	}
-	return truncateHistory(ctx, s.c.store, revs, live, limit)
+	return truncateHistory(ctx, s.store, revs, live, limit)
 }
 
 // aggregate joins errors as upstream's utilerrors.NewAggregate prints them: one error

@@ -346,9 +346,10 @@ func TestStatefulSetCreatesClaimsThenOrderedPods(t *testing.T) {
 	}
 	fc.Add(set)
 	c := NewStatefulSet(fc, nil, opts)
+	sync := indexedSync(t, fc, c.loop, podGVR, c.pods, c.sync)
 	// Storage quota refuses the claim first: no pod is made.
 	fc.SetRefuse(quotaRefusal("persistentvolumeclaims"))
-	if _, err := c.sync(context.Background(), "ns/db"); err == nil {
+	if _, err := sync(context.Background(), "ns/db"); err == nil {
 		t.Fatal("sync succeeded past a refused claim")
 	}
 	if n := len(podsOf(fc, "ns")); n != 0 {
@@ -359,7 +360,7 @@ func TestStatefulSetCreatesClaimsThenOrderedPods(t *testing.T) {
 		t.Fatalf("FailedCreate events %q", failed)
 	}
 	fc.SetRefuse(nil)
-	syncOK(t, c.sync, "ns/db")
+	syncOK(t, sync, "ns/db")
 	// OrderedReady: db-0 only, until it is ready.
 	if got := podNames(podsOf(fc, "ns")); fmt.Sprint(got) != "[db-0]" {
 		t.Fatalf("pods %v, want [db-0]", got)
@@ -372,7 +373,7 @@ func TestStatefulSetCreatesClaimsThenOrderedPods(t *testing.T) {
 		t.Fatalf("db-0 volumes %+v", p.Spec.Volumes)
 	}
 	setReady(t, fc, "db-0")
-	syncOK(t, c.sync, "ns/db")
+	syncOK(t, sync, "ns/db")
 	if got := podNames(podsOf(fc, "ns")); fmt.Sprint(got) != "[db-0 db-1]" {
 		t.Fatalf("pods %v, want [db-0 db-1]", got)
 	}
