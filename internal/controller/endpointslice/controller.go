@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/quotad/quotad/internal/controller"
@@ -129,6 +130,11 @@ type Controller struct {
 	loop  *controller.Loop
 	w     *Watcher
 	nodes *controller.Index
+	// slices holds the EndpointSlices this controller manages, indexed by controller (the
+	// Service; "" for orphans labelled with a Service's name); writes holds each Service's
+	// last slice write, which its next sync waits for.
+	slices *controller.Index
+	writes controller.Revisions
 }
 
 // New returns the controller.
@@ -140,7 +146,8 @@ func New(store controller.Client, opts Options) *Controller {
 		opts.MaxEndpointsPerSlice = DefaultMaxEndpointsPerSlice
 	}
 	return &Controller{store: store, opts: opts, log: opts.Log, loop: controller.NewLoop("endpointslice", store, opts.Log, opts.Panics, nil),
-		w: NewWatcher(opts.PodViews), nodes: controller.NewIndex(nil)}
+		w: NewWatcher(opts.PodViews), nodes: controller.NewIndex(nil),
+		slices: sliceIndex()}
 }
 
 func (c *Controller) res(gvr schema.GroupVersionResource) *registry.Resource {
@@ -161,7 +168,7 @@ func (c *Controller) Start(ctx context.Context) error {
 func (c *Controller) Watch(ctx context.Context, q workqueue.TypedRateLimitingInterface[string]) {
 	c.w.Watch(ctx, c.loop, c.store.Catalogue(), q)
 	go c.loop.WatchIndex(ctx, c.res(NodesGVR), c.nodes, nil)
-	go c.loop.Watch(ctx, c.res(SlicesGVR), controller.On(func(s *discovery.EndpointSlice, _ bool) {
+	go c.loop.WatchIndex(ctx, c.res(SlicesGVR), c.slices, controller.On(func(s *discovery.EndpointSlice, _ bool) {
 		if s.Labels[discovery.LabelManagedBy] == ControllerName && s.Labels[discovery.LabelServiceName] != "" {
 			q.Add(s.Namespace + "/" + s.Labels[discovery.LabelServiceName])
 		}
@@ -189,6 +196,7 @@ func (c *Controller) Sync(ctx context.Context, key string) error {
 	ns, name, _ := strings.Cut(key, "/")
 	obj, err := c.store.Get(ctx, c.res(ServicesGVR), ns, name)
 	if apierrors.IsNotFound(err) {
+		c.writes.Forget(key)
 		return nil // its slices go with it (owner references)
 	}
 	if err != nil {
@@ -202,33 +210,49 @@ func (c *Controller) Sync(ctx context.Context, key string) error {
 		return nil
 	}
 	pods := c.w.PodsOf(svc)
-	// Its slices, read from storage (its own writes): only those it owns, and the orphans
-	// labelled for it, are decoded (the labels are checked below).
-	sliceObjs, _, err := c.store.ListSelected(ctx, c.res(SlicesGVR), ns, func(m registry.StoredMeta) bool {
-		return m.Controller == svc.UID || (m.Controller == "" && m.Labels[discovery.LabelServiceName] == svc.Name)
-	})
+	// Its slices, from the index once it holds the slices this Service's earlier syncs
+	// wrote (so a slice is never created twice): those it owns, and the orphans labelled
+	// for it. They are shared with the index: Reconcile copies what it changes.
+	wctx, cancel := context.WithTimeout(ctx, writeWait)
+	err = c.writes.Await(wctx, c.slices, key)
+	cancel()
 	if err != nil {
-		return err
+		return fmt.Errorf("waiting for the EndpointSlice cache to hold earlier writes: %w", err)
 	}
 	var slices []*discovery.EndpointSlice
-	for _, o := range sliceObjs {
-		if s, ok := o.(*discovery.EndpointSlice); ok && s.Labels[discovery.LabelServiceName] == svc.Name && s.Labels[discovery.LabelManagedBy] == ControllerName {
-			slices = append(slices, s)
+	for _, owner := range []types.UID{svc.UID, ""} {
+		for _, o := range c.slices.Controlled(ns, owner) {
+			if s, ok := o.(*discovery.EndpointSlice); ok && s.Labels[discovery.LabelServiceName] == svc.Name {
+				slices = append(slices, s)
+			}
 		}
 	}
 	plan, rerr := Reconcile(svc, pods, c.node(ctx), slices, c.opts.MaxEndpointsPerSlice)
-	if err := c.apply(ctx, svc, plan); err != nil {
+	if err := c.apply(ctx, c.writes.Tracked(c.store, c.res(SlicesGVR), key), svc, plan); err != nil {
 		return err
 	}
 	return rerr
 }
 
+// sliceIndex returns an empty index of the EndpointSlices this controller manages.
+func sliceIndex() *controller.Index {
+	return controller.NewIndex(func(o runtime.Object) runtime.Object {
+		if s, ok := o.(*discovery.EndpointSlice); ok && s.Labels[discovery.LabelManagedBy] == ControllerName && s.Labels[discovery.LabelServiceName] != "" {
+			return s
+		}
+		return nil
+	})
+}
+
+// writeWait bounds a sync's wait for its earlier writes to reach the index.
+const writeWait = 30 * time.Second
+
 // apply writes a plan: creates (unless the Service is being deleted), updates, deletes.
-func (c *Controller) apply(ctx context.Context, svc *corev1.Service, plan Plan) error {
+func (c *Controller) apply(ctx context.Context, store controller.Client, svc *corev1.Service, plan Plan) error {
 	res := c.res(SlicesGVR)
 	if svc.DeletionTimestamp == nil {
 		for _, s := range plan.Create {
-			if _, err := c.store.Create(ctx, res, svc.Namespace, s, registry.WriteOptions{}); err != nil {
+			if _, err := store.Create(ctx, res, svc.Namespace, s, registry.WriteOptions{}); err != nil {
 				if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
 					return nil
 				}
@@ -238,7 +262,7 @@ func (c *Controller) apply(ctx context.Context, svc *corev1.Service, plan Plan) 
 	}
 	for _, s := range plan.Update {
 		want := s
-		_, err := c.store.Update(ctx, res, svc.Namespace, s.Name, "", func(cur runtime.Object) (runtime.Object, error) {
+		_, err := store.Update(ctx, res, svc.Namespace, s.Name, "", func(cur runtime.Object) (runtime.Object, error) {
 			have, err := controller.As[*discovery.EndpointSlice](cur)
 			if err != nil {
 				return nil, err
@@ -257,7 +281,7 @@ func (c *Controller) apply(ctx context.Context, svc *corev1.Service, plan Plan) 
 	}
 	for _, s := range plan.Delete {
 		uid := s.UID
-		_, err := c.store.Delete(ctx, res, svc.Namespace, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}, registry.WriteOptions{})
+		_, err := store.Delete(ctx, res, svc.Namespace, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}, registry.WriteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("failed to delete %s EndpointSlice for Service %s/%s: %v", s.Name, svc.Namespace, svc.Name, err)
 		}

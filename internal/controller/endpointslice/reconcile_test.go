@@ -145,12 +145,19 @@ func TestSync(t *testing.T) {
 
 var writeOpts = registry.WriteOptions{}
 
-// syncFed runs Sync with the watcher's pod cache holding the pods fc holds, as the
-// controller's watch keeps it.
+// syncFed runs Sync with the watcher's pod cache holding the pods fc holds, and the slice
+// index the slices fc holds, as the controller's watches keep them.
 func syncFed(ctx context.Context, c *Controller, fc *fake.Client, key string) error {
 	c.w = NewWatcher(nil)
 	for _, o := range fc.Objects(PodsGVR, "") {
 		c.w.PodChanged(o.(*corev1.Pod), false)
+	}
+	c.slices = sliceIndex()
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go c.loop.WatchIndex(wctx, fc.Catalogue().Get(SlicesGVR), c.slices, nil)
+	if err := c.slices.WaitFor(ctx, fc.Revision()); err != nil {
+		return err
 	}
 	return c.Sync(ctx, key)
 }

@@ -23,9 +23,10 @@ func TestWatcherLostPodDeletion(t *testing.T) {
 	q := controller.NewQueue("test")
 	defer q.ShutDown()
 	c.w.Watch(ctx, c.loop, fc.Catalogue(), q)
+	go c.loop.WatchIndex(ctx, fc.Catalogue().Get(SlicesGVR), c.slices, nil)
 	sync := func() []string {
 		t.Helper()
-		for _, x := range []*controller.Index{c.w.Services, c.w.Pods} {
+		for _, x := range []*controller.Index{c.w.Services, c.w.Pods, c.slices} {
 			if err := x.WaitFor(ctx, fc.Revision()); err != nil {
 				t.Fatal(err)
 			}
