@@ -60,21 +60,7 @@ type DaemonSet struct {
 // NewDaemonSet returns the DaemonSet controller (events from "daemonset-controller").
 func NewDaemonSet(store controller.Client, log *slog.Logger, opts Options) *DaemonSet {
 	c := &DaemonSet{base: newBase(store, log, opts, "daemonset", "daemonset-controller"), keys: map[string]bool{}, nodeIndex: controller.NewIndex(nil)}
-	views := c.opts.PodViews
-	c.pods = controller.NewIndex(func(obj runtime.Object) runtime.Object {
-		p, ok := obj.(*corev1.Pod)
-		if !ok {
-			return nil
-		}
-		ref := metav1.GetControllerOf(p)
-		switch {
-		case ref == nil && len(p.Labels) > 0: // an orphan a selector may adopt
-			return views.View(p)
-		case ref != nil && ref.Kind == daemonSetKind.Kind && ref.APIVersion == daemonSetKind.GroupVersion().String():
-			return daemonPod(p)
-		}
-		return nil
-	})
+	c.pods = childPods(c.opts.PodViews, daemonSetKind, daemonPod)
 	return c
 }
 

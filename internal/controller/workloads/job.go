@@ -48,21 +48,7 @@ type Job struct {
 // NewJob returns the Job controller (events from "job-controller").
 func NewJob(store controller.Client, log *slog.Logger, opts Options) *Job {
 	c := &Job{base: newBase(store, log, opts, "job", "job-controller")}
-	views := c.opts.PodViews
-	c.pods = controller.NewIndex(func(obj runtime.Object) runtime.Object {
-		p, ok := obj.(*corev1.Pod)
-		if !ok {
-			return nil
-		}
-		ref := metav1.GetControllerOf(p)
-		switch {
-		case ref == nil && len(p.Labels) > 0: // an orphan a selector may adopt
-			return views.View(p)
-		case ref != nil && ref.Kind == jobKind.Kind && ref.APIVersion == jobKind.GroupVersion().String():
-			return jobPod(p)
-		}
-		return nil
-	})
+	c.pods = childPods(c.opts.PodViews, jobKind, jobPod)
 	return c
 }
 

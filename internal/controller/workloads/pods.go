@@ -176,3 +176,27 @@ func cachedPods(objs []runtime.Object) []*corev1.Pod {
 	}
 	return out
 }
+
+// childPods returns the index of a workload controller's pods: those an owner of kind
+// controls, as own makes them (nil: their views), and the labelled orphans a selector may
+// adopt, as views (a selector selects nothing unlabelled: validation refuses an empty
+// one); other pods are not kept.
+func childPods(views *controller.PodViews, kind schema.GroupVersionKind, own func(*corev1.Pod) *corev1.Pod) *controller.Index {
+	return controller.NewIndex(func(obj runtime.Object) runtime.Object {
+		p, ok := obj.(*corev1.Pod)
+		if !ok {
+			return nil
+		}
+		ref := metav1.GetControllerOf(p)
+		switch {
+		case ref == nil && len(p.Labels) > 0:
+			return views.View(p)
+		case ref != nil && ref.Kind == kind.Kind && ref.APIVersion == kind.GroupVersion().String():
+			if own != nil {
+				return own(p)
+			}
+			return views.View(p)
+		}
+		return nil
+	})
+}

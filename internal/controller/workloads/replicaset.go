@@ -88,20 +88,7 @@ func NewReplicationController(store controller.Client, log *slog.Logger, opts Op
 
 func newReplicaManager(store controller.Client, log *slog.Logger, opts Options, kind schema.GroupVersionKind, gvr schema.GroupVersionResource, name, component string) *ReplicaSet {
 	c := &ReplicaSet{base: newBase(store, log, opts, name, component), kind: kind, gvr: gvr, name: name}
-	views := c.opts.PodViews
-	c.pods = controller.NewIndex(func(obj runtime.Object) runtime.Object {
-		p, ok := obj.(*corev1.Pod)
-		if !ok {
-			return nil
-		}
-		ref := metav1.GetControllerOf(p)
-		// Kept: the pods of this kind, and the orphans a selector may adopt (a selector
-		// selects nothing unlabelled: validation refuses an empty one).
-		if (ref != nil && !c.controls(ref)) || (ref == nil && len(p.Labels) == 0) {
-			return nil
-		}
-		return views.View(p)
-	})
+	c.pods = childPods(c.opts.PodViews, kind, nil)
 	return c
 }
 

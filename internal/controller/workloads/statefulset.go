@@ -53,19 +53,7 @@ type StatefulSet struct {
 // NewStatefulSet returns the StatefulSet controller (events from "statefulset-controller").
 func NewStatefulSet(store controller.Client, log *slog.Logger, opts Options) *StatefulSet {
 	c := &StatefulSet{base: newBase(store, log, opts, "statefulset", "statefulset-controller")}
-	views := c.opts.PodViews
-	c.pods = controller.NewIndex(func(obj runtime.Object) runtime.Object {
-		p, ok := obj.(*corev1.Pod)
-		if !ok {
-			return nil
-		}
-		ref := metav1.GetControllerOf(p)
-		// Kept: the pods of StatefulSets, and the orphans a selector may adopt.
-		if (ref != nil && (ref.Kind != statefulSetKind.Kind || ref.APIVersion != statefulSetKind.GroupVersion().String())) || (ref == nil && len(p.Labels) == 0) {
-			return nil
-		}
-		return views.View(p)
-	})
+	c.pods = childPods(c.opts.PodViews, statefulSetKind, nil)
 	return c
 }
 
