@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -36,46 +34,24 @@ func runLeases(a *api, o options) error {
 			return err
 		}
 	}
-	var next atomic.Int64
-	st := &stats{lat: make([]time.Duration, 0, o.creates)}
-	start := time.Now()
-	stop := make(chan struct{})
-	go progress(st, start, o.creates, stop)
-	var wg sync.WaitGroup
-	for c := range names {
-		wg.Add(1)
-		go func(c int) {
-			defer wg.Done()
-			cc, err := newConn(a.at(o.servers, c))
-			if err != nil {
-				st.errs.Add(1)
-				st.firstErr.CompareAndSwap(nil, err.Error())
-				return
+	st, elapsed := drive(a, o, o.creates, func(cc *conn, c, _ int, st *stats) bool {
+		t0 := time.Now()
+		code, b, err := cc.do(http.MethodPut, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/"+names[c],
+			fmt.Appendf(nil, leaseJSON, names[c], rvs[c], names[c], microTime(t0)))
+		st.add(time.Since(t0))
+		if err == nil && code == http.StatusOK {
+			if rvs[c], err = resourceVersionOf(b); err == nil {
+				st.admitted.Add(1)
+				return true
 			}
-			defer cc.close()
-			path := "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/" + names[c]
-			for next.Add(1) <= int64(o.creates) {
-				t0 := time.Now()
-				code, b, err := cc.do(http.MethodPut, path, fmt.Appendf(nil, leaseJSON, names[c], rvs[c], names[c], microTime(t0)))
-				st.add(time.Since(t0))
-				if err == nil && code == http.StatusOK {
-					if rvs[c], err = resourceVersionOf(b); err == nil {
-						st.admitted.Add(1)
-						continue
-					}
-				}
-				st.errs.Add(1)
-				if err == nil {
-					err = fmt.Errorf("%d %s", code, b)
-				}
-				st.firstErr.CompareAndSwap(nil, err.Error())
-				return
-			}
-		}(c)
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	close(stop)
+		}
+		st.errs.Add(1)
+		if err == nil {
+			err = fmt.Errorf("%d %s", code, b)
+		}
+		st.firstErr.CompareAndSwap(nil, err.Error())
+		return false // its lease's revision is unknown now: this client stops
+	})
 	sort.Slice(st.lat, func(i, j int) bool { return st.lat[i] < st.lat[j] })
 	fmt.Printf("\rscenario=leases clients=%d renewals=%d elapsed=%s\n", o.clients, st.admitted.Load(), elapsed.Round(time.Millisecond))
 	fmt.Printf("renewals/s=%.0f p50=%s p99=%s max=%s errors=%d\n", float64(st.admitted.Load())/elapsed.Seconds(),

@@ -319,15 +319,15 @@ func progress(st *stats, start time.Time, total int, stop chan struct{}) {
 	}
 }
 
-// runLoad sends o.creates pod creates from o.clients clients, spread over nss in turn, and
-// returns the outcomes and how long it took.
-func runLoad(a *api, o options, nss []string) (*stats, time.Duration) {
-	// Clients take create numbers from a shared counter.
-	var next atomic.Int64
-	st := &stats{lat: make([]time.Duration, 0, o.creates)}
+// drive runs o.clients clients (client c on its own connection to a.at(o.servers, c)),
+// each calling op with the next number of total until all are taken or op returns false,
+// and returns the outcomes op counted in st and how long it took.
+func drive(a *api, o options, total int, op func(cc *conn, c, i int, st *stats) bool) (*stats, time.Duration) {
+	var next atomic.Int64 // clients take numbers from a shared counter
+	st := &stats{lat: make([]time.Duration, 0, total)}
 	start := time.Now()
 	stop := make(chan struct{})
-	go progress(st, start, o.creates, stop)
+	go progress(st, start, total, stop)
 	var wg sync.WaitGroup
 	for c := 0; c < o.clients; c++ {
 		wg.Add(1)
@@ -341,32 +341,8 @@ func runLoad(a *api, o options, nss []string) (*stats, time.Duration) {
 			}
 			defer cc.close()
 			for {
-				i := int(next.Add(1)) - 1
-				if i >= o.creates {
+				if i := int(next.Add(1)) - 1; i >= total || !op(cc, c, i, st) {
 					return
-				}
-				ns := nss[i%len(nss)]
-				name := fmt.Sprintf("p-%d", i)
-				t0 := time.Now()
-				code, body, err := cc.do(http.MethodPost, "/api/v1/namespaces/"+ns+"/pods", podBody(name))
-				st.add(time.Since(t0))
-				switch {
-				case err != nil:
-					st.errs.Add(1)
-					st.firstErr.CompareAndSwap(nil, err.Error())
-				case code == http.StatusCreated:
-					st.admitted.Add(1)
-				case code == http.StatusForbidden && bytes.Contains(body, []byte("exceeded quota")):
-					st.refused.Add(1)
-				default:
-					st.errs.Add(1)
-					st.firstErr.CompareAndSwap(nil, fmt.Sprintf("%d %s", code, body))
-				}
-				if o.scenario == "mixed" && i%2 == 1 {
-					prev := fmt.Sprintf("p-%d", i-1)
-					if code, _, err := cc.do(http.MethodDelete, "/api/v1/namespaces/"+ns+"/pods/"+prev, nil); err == nil && code == http.StatusOK {
-						st.dl.Add(1)
-					}
 				}
 			}
 		}(c)
@@ -375,4 +351,35 @@ func runLoad(a *api, o options, nss []string) (*stats, time.Duration) {
 	elapsed := time.Since(start)
 	close(stop)
 	return st, elapsed
+}
+
+// runLoad sends o.creates pod creates from o.clients clients, spread over nss in turn, and
+// returns the outcomes and how long it took.
+func runLoad(a *api, o options, nss []string) (*stats, time.Duration) {
+	return drive(a, o, o.creates, func(cc *conn, _, i int, st *stats) bool {
+		ns := nss[i%len(nss)]
+		name := fmt.Sprintf("p-%d", i)
+		t0 := time.Now()
+		code, body, err := cc.do(http.MethodPost, "/api/v1/namespaces/"+ns+"/pods", podBody(name))
+		st.add(time.Since(t0))
+		switch {
+		case err != nil:
+			st.errs.Add(1)
+			st.firstErr.CompareAndSwap(nil, err.Error())
+		case code == http.StatusCreated:
+			st.admitted.Add(1)
+		case code == http.StatusForbidden && bytes.Contains(body, []byte("exceeded quota")):
+			st.refused.Add(1)
+		default:
+			st.errs.Add(1)
+			st.firstErr.CompareAndSwap(nil, fmt.Sprintf("%d %s", code, body))
+		}
+		if o.scenario == "mixed" && i%2 == 1 {
+			prev := fmt.Sprintf("p-%d", i-1)
+			if code, _, err := cc.do(http.MethodDelete, "/api/v1/namespaces/"+ns+"/pods/"+prev, nil); err == nil && code == http.StatusOK {
+				st.dl.Add(1)
+			}
+		}
+		return true
+	})
 }
