@@ -2,10 +2,12 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -372,13 +374,20 @@ func (r *Revisions) Wrote(key string, obj runtime.Object) {
 	}
 }
 
-// Await waits until x is synced and holds key's last write, then forgets it.
+// WriteWait bounds a sync's wait for an index (Revisions.Await): a watch that cannot
+// catch up makes the sync fail and be retried, never hang its worker.
+const WriteWait = 30 * time.Second
+
+// Await waits, at most WriteWait, until x is synced and holds key's last write, then
+// forgets it.
 func (r *Revisions) Await(ctx context.Context, x *Index, key string) error {
 	r.mu.Lock()
 	rev := r.m[key]
 	r.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, WriteWait)
+	defer cancel()
 	if err := x.WaitFor(ctx, rev); err != nil {
-		return err
+		return fmt.Errorf("waiting for the cache to hold earlier writes: %w", err)
 	}
 	if rev > 0 {
 		r.mu.Lock()

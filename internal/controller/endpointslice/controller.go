@@ -213,11 +213,8 @@ func (c *Controller) Sync(ctx context.Context, key string) error {
 	// Its slices, from the index once it holds the slices this Service's earlier syncs
 	// wrote (so a slice is never created twice): those it owns, and the orphans labelled
 	// for it. They are shared with the index: Reconcile copies what it changes.
-	wctx, cancel := context.WithTimeout(ctx, writeWait)
-	err = c.writes.Await(wctx, c.slices, key)
-	cancel()
-	if err != nil {
-		return fmt.Errorf("waiting for the EndpointSlice cache to hold earlier writes: %w", err)
+	if err := c.writes.Await(ctx, c.slices, key); err != nil {
+		return err
 	}
 	var slices []*discovery.EndpointSlice
 	for _, owner := range []types.UID{svc.UID, ""} {
@@ -243,9 +240,6 @@ func sliceIndex() *controller.Index {
 		return nil
 	})
 }
-
-// writeWait bounds a sync's wait for its earlier writes to reach the index.
-const writeWait = 30 * time.Second
 
 // apply writes a plan: creates (unless the Service is being deleted), updates, deletes.
 func (c *Controller) apply(ctx context.Context, store controller.Client, svc *corev1.Service, plan Plan) error {

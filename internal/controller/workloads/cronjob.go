@@ -87,7 +87,7 @@ func (c *CronJob) sync(ctx context.Context, key string) (time.Duration, error) {
 	}
 	orig := cj.Status.DeepCopy()
 	// Its Jobs, from the index once it holds this CronJob's earlier Job writes.
-	if err := awaitWrites(ctx, &c.writes, c.jobs, key); err != nil {
+	if err := c.writes.Await(ctx, c.jobs, key); err != nil {
 		return 0, err
 	}
 	var jobs []*batchv1.Job

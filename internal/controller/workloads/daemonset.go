@@ -327,7 +327,7 @@ func (c *DaemonSet) sync(ctx context.Context, key string) (time.Duration, error)
 
 // nodes returns every Node, sorted by name, from the index once it holds them all.
 func (c *DaemonSet) nodes(ctx context.Context) ([]*corev1.Node, error) {
-	wctx, cancel := context.WithTimeout(ctx, writeWait)
+	wctx, cancel := context.WithTimeout(ctx, controller.WriteWait)
 	defer cancel()
 	if err := c.nodeIndex.WaitFor(wctx, 0); err != nil {
 		return nil, fmt.Errorf("waiting for the nodes cache: %w", err)
@@ -355,7 +355,7 @@ func nodeUpdateIgnorable(old, cur *corev1.Node) bool {
 // from the index once it holds every pod write of the DaemonSet's syncs (an orphan the
 // selector matches is read from storage whole: the index keeps a view of it).
 func (c *DaemonSet) podsByNode(ctx context.Context, store controller.Client, ds *appsv1.DaemonSet, selector labels.Selector) (map[string][]*corev1.Pod, map[string]bool, error) {
-	if err := awaitWrites(ctx, &c.writes, c.pods, keyOf(ds.Namespace, ds.Name)); err != nil {
+	if err := c.writes.Await(ctx, c.pods, keyOf(ds.Namespace, ds.Name)); err != nil {
 		return nil, nil, err
 	}
 	all := c.pods.Controlled(ds.Namespace, ds.UID)

@@ -157,7 +157,7 @@ func (c *Deployment) sync(ctx context.Context, key string) (time.Duration, error
 	if d.Spec.Replicas == nil || d.Spec.Selector == nil {
 		return 0, nil
 	}
-	if err := awaitWrites(ctx, &c.writes, c.replicaSets, key); err != nil {
+	if err := c.writes.Await(ctx, c.replicaSets, key); err != nil {
 		return 0, err
 	}
 	store := c.writes.Tracked(c.store, c.store.Catalogue().Get(replicaSetGVR), key)

@@ -114,7 +114,7 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 	now := c.opts.Clock.Now()
 	// 1. The Job's pods (adopting matching orphans when a selector is set), from the index
 	// once it holds this Job's earlier writes; the writes of this sync are recorded.
-	if err := awaitWrites(ctx, &c.writes, c.pods, key); err != nil {
+	if err := c.writes.Await(ctx, c.pods, key); err != nil {
 		return 0, err
 	}
 	store := c.writes.Tracked(c.store, c.store.Catalogue().Get(podGVR), key)

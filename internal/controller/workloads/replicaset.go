@@ -230,7 +230,7 @@ func (c *ReplicaSet) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	// 2. Its pods: the active pods it controls or may adopt, from the index once it holds
 	// every pod write of this owner's earlier syncs (so none is created twice).
-	if err := awaitWrites(ctx, &c.writes, c.pods, key); err != nil {
+	if err := c.writes.Await(ctx, c.pods, key); err != nil {
 		return 0, err
 	}
 	active := activePods(c.pods, ns, rs.UID, selector)
@@ -455,20 +455,6 @@ func deletePod(ctx context.Context, store controller.Client, rec *record.Recorde
 	rec.Eventf(ctx, owner, corev1.EventTypeNormal, reasonSuccessfulDelete, "Deleted pod: %v", p.Name)
 	return nil
 }
-
-// awaitWrites waits, at most writeWait, until the index holds every write recorded for
-// key (a timeout is an error: the sync is retried with backoff).
-func awaitWrites(ctx context.Context, writes *controller.Revisions, x *controller.Index, key string) error {
-	ctx, cancel := context.WithTimeout(ctx, writeWait)
-	defer cancel()
-	if err := writes.Await(ctx, x, key); err != nil {
-		return fmt.Errorf("waiting for the cache to hold earlier writes: %w", err)
-	}
-	return nil
-}
-
-// writeWait bounds a sync's wait for its earlier writes to reach the index.
-const writeWait = 30 * time.Second
 
 // activePods returns, from the index of pod views, the active pods the owner of uid
 // controls and the active orphans its selector matches (the pods are made of the views:

@@ -143,7 +143,7 @@ func (c *StatefulSet) sync(ctx context.Context, key string) (time.Duration, erro
 	}
 	// 2. Its member pods, adopting orphans named as members that match the selector, from
 	// the index once it holds the set's earlier pod writes (made of views: read-only).
-	if err := awaitWrites(ctx, &c.writes, c.pods, key); err != nil {
+	if err := c.writes.Await(ctx, c.pods, key); err != nil {
 		return 0, err
 	}
 	store := c.writes.Tracked(c.store, c.store.Catalogue().Get(podGVR), key)
