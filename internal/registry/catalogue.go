@@ -182,17 +182,6 @@ func KeyPrefix(gr schema.GroupResource, ns string) string {
 	return b.String()
 }
 
-// EpochKey is the per-namespace prefix of the usage epochs every namespaced transaction puts
-// (epochKeyFor); quota recomputation guards on it to learn that nothing in the namespace
-// changed.
-func EpochKey(ns string) string { return "/registry/quotad.io/usage-epoch/" + ns + "/" }
-
-// epochKeyFor is the usage epoch of one group-resource in a namespace, under EpochKey(ns):
-// a transaction puts the epoch of each group-resource it writes, so a guard on EpochKey(ns)
-// sees every write of the namespace, and a guard on epochKeyFor only those of that
-// group-resource (a cluster quota's recomputation guards on what its usage counts).
-func epochKeyFor(ns string, gr schema.GroupResource) string { return EpochKey(ns) + gr.String() }
-
 func builtin(gv schema.GroupVersion, plural, kind string, namespaced bool, obj, list interface{}, short []string, st Strategy, opts ...func(*Resource)) *Resource {
 	r := &Resource{
 		GVR:        gv.WithResource(plural),

@@ -20,7 +20,7 @@ func (s *Store) watchApplied(ctx context.Context, res *Resource, ns string, opts
 	var n *corev1.Namespace
 	if ns != "" {
 		var err error
-		if n, err = s.namespaceAt(ctx, ns, 0); err != nil {
+		if n, err = s.commits.NamespaceAt(ctx, ns, 0); err != nil {
 			return nil, internalError(err)
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/auth"
 	"github.com/quotad/quotad/internal/registry/codec"
+	"github.com/quotad/quotad/internal/registry/commit"
 )
 
 // WriteOptions are the options common to every write.
@@ -81,9 +82,9 @@ func (s *Store) Create(ctx context.Context, res *Resource, ns string, obj runtim
 		}
 		// A cluster IP or node port went to another service first: a requested one is
 		// refused as upstream refuses it; one the server picked is picked again.
-		var taken errAllocated
+		var taken commit.ErrAllocated
 		if isService && errors.As(err, &taken) {
-			if refusal := allocationRefusal(work.(*corev1.Service), requested, taken.key); refusal != nil || attempt == 8 {
+			if refusal := allocationRefusal(work.(*corev1.Service), requested, taken.Key); refusal != nil || attempt == 8 {
 				if refusal == nil {
 					refusal = apierrors.NewConflict(res.GroupResource(), objectMeta(work).GetName(), fmt.Errorf("too many concurrent allocations, please try again"))
 				}
@@ -148,7 +149,7 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 		}
 	}
 	// 3. One transaction: the object and every quota it charges.
-	w := &write{res: res, attrs: attrs, key: res.Key(ns, name), guard: 0, obj: obj}
+	w := newWrite(res, attrs, res.Key(ns, name), 0, obj)
 	rev, err := s.commit(ctx, w)
 	if errors.Is(err, errObjectChanged) {
 		return nil, apierrors.NewAlreadyExists(res.GroupResource(), name)
@@ -161,7 +162,7 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 		rv := strconv.FormatInt(rev, 10)
 		m.SetResourceVersion(rv)
 		if res.Type != nil && res.Storage == nil { // typed objects encode kind, apiVersion, then metadata
-			result.JSON = codec.WithResourceVersion(w.value, rv)
+			result.JSON = codec.WithResourceVersion(w.Value, rv)
 		}
 		if s.cfg.AfterCommit != nil {
 			s.cfg.AfterCommit(res, obj, false)

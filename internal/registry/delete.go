@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/registry/commit"
+	"github.com/quotad/quotad/internal/registry/graceful"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -74,7 +75,7 @@ func (s *Store) Delete(ctx context.Context, res *Resource, ns, name string, opts
 		}
 		_, isNS := old.(*corev1.Namespace)
 		var r *DeleteResult
-		if len(finalizers) > 0 || isNS || stamp != nil && stamp.grace > 0 {
+		if len(finalizers) > 0 || isNS || stamp != nil && stamp.Grace > 0 {
 			r, err = s.markDeleting(ctx, res, ns, name, old, rev, finalizers, stamp, wopts)
 		} else {
 			var res2 *Result
@@ -86,7 +87,7 @@ func (s *Store) Delete(ctx context.Context, res *Resource, ns, name string, opts
 					// removing it; the answer shows it. (A copy: AfterCommit's watchers may
 					// hold the object.)
 					r.Object = res2.Object.DeepCopyObject()
-					stampDeleting(objectMeta(r.Object), stamp, metav1.Time{})
+					graceful.Mark(objectMeta(r.Object), stamp, metav1.Time{})
 				}
 			}
 		}
@@ -147,13 +148,6 @@ func removeFinalizer(fs []string, f string) []string {
 	return out
 }
 
-// deletionStamp is what a graceful delete sets: deletionTimestamp and
-// deletionGracePeriodSeconds.
-type deletionStamp struct {
-	at    metav1.Time
-	grace int64
-}
-
 // graceful applies upstream's BeforeDelete to a delete of old asking for requested
 // seconds (nil: none; negative: 1). For a kind without a GracefulDeleter, or an object
 // already deleting with no grace period left, it returns nil (the delete proceeds as
@@ -162,72 +156,21 @@ type deletionStamp struct {
 // period when asked for one (its deletionTimestamp moved back by the difference, never
 // before now: then, unless the new period is 0, the period is 1 and the object still
 // waits), and pending is true when it is not shortened.
-func (s *Store) graceful(res *Resource, old runtime.Object, requested *int64) (stamp *deletionStamp, pending bool) {
+func (s *Store) graceful(res *Resource, old runtime.Object, requested *int64) (stamp *graceful.Stamp, pending bool) {
 	gd, ok := s.strategy(res).(GracefulDeleter)
 	if !ok {
 		return nil, false
 	}
-	return gracefulStamp(gd, old, requested, s.now())
-}
-
-// gracefulStamp is graceful's decision for a GracefulDeleter, at now.
-func gracefulStamp(gd GracefulDeleter, old runtime.Object, requested *int64, now metav1.Time) (stamp *deletionStamp, pending bool) {
-	if requested != nil && *requested < 0 {
-		one := int64(1)
-		requested = &one
-	}
-	m := objectMeta(old)
-	ts := m.GetDeletionTimestamp()
-	if ts == nil {
-		period := gd.GracePeriod(old, requested)
-		return &deletionStamp{at: metav1.NewTime(now.Add(time.Duration(period) * time.Second)), grace: period}, false
-	}
-	g := m.GetDeletionGracePeriodSeconds()
-	if g == nil || *g == 0 {
-		return nil, false
-	}
-	cur := max(*g, 1)
-	if requested == nil || *requested >= cur {
-		return nil, true
-	}
-	period := *requested
-	at := ts.Add(-time.Duration(cur) * time.Second).Add(time.Duration(period) * time.Second)
-	if at.Before(now.Time) {
-		at = now.Time
-		if period != 0 {
-			period = 1
-		}
-	}
-	return &deletionStamp{at: metav1.NewTime(at), grace: period}, false
-}
-
-// stampDeleting marks m deleting: with stamp when set (a graceful delete), otherwise,
-// when not yet deleting, at now with no grace period. Either way a first mark bumps a
-// tracked generation, as upstream (BeforeDelete for graceful kinds, markAsDeleting for
-// the others): whoever acts on the object sees it change.
-func stampDeleting(m metav1.Object, stamp *deletionStamp, now metav1.Time) {
-	if m.GetDeletionTimestamp() == nil && m.GetGeneration() > 0 {
-		m.SetGeneration(m.GetGeneration() + 1)
-	}
-	switch {
-	case stamp != nil:
-		at, grace := stamp.at, stamp.grace
-		m.SetDeletionTimestamp(&at)
-		m.SetDeletionGracePeriodSeconds(&grace)
-	case m.GetDeletionTimestamp() == nil:
-		m.SetDeletionTimestamp(&now)
-		zero := int64(0)
-		m.SetDeletionGracePeriodSeconds(&zero)
-	}
+	return graceful.Decide(gd, old, requested, s.now())
 }
 
 // markDeleting sets deletionTimestamp (and the policy's finalizer); namespaces turn
 // Terminating. stamp, when set, is a graceful delete's deletionTimestamp and grace period;
 // otherwise an object not yet deleting is stamped now with no grace period.
-func (s *Store) markDeleting(ctx context.Context, res *Resource, ns, name string, old runtime.Object, rev int64, finalizers []string, stamp *deletionStamp, wopts WriteOptions) (*DeleteResult, error) {
+func (s *Store) markDeleting(ctx context.Context, res *Resource, ns, name string, old runtime.Object, rev int64, finalizers []string, stamp *graceful.Stamp, wopts WriteOptions) (*DeleteResult, error) {
 	obj := old.DeepCopyObject()
 	m := objectMeta(obj)
-	stampDeleting(m, stamp, s.now())
+	graceful.Mark(m, stamp, s.now())
 	m.SetFinalizers(finalizers)
 	if nsObj, ok := obj.(*corev1.Namespace); ok {
 		nsObj.Status.Phase = corev1.NamespaceTerminating
@@ -242,7 +185,7 @@ func (s *Store) markDeleting(ctx context.Context, res *Resource, ns, name string
 		return &DeleteResult{Object: obj}, nil
 	}
 	uattrs := &admission.Attributes{Operation: admission.Update, Resource: res.GVR, Kind: res.GVK(), Namespace: ns, Name: name, Object: obj, OldObject: old, DryRun: wopts.DryRun, User: requestUser(ctx)}
-	newRev, err := s.commit(ctx, &write{res: res, attrs: uattrs, key: res.Key(ns, name), guard: rev, obj: obj})
+	newRev, err := s.commit(ctx, newWrite(res, uattrs, res.Key(ns, name), rev, obj))
 	if err != nil {
 		return nil, err
 	}
@@ -270,14 +213,14 @@ func (s *Store) finishDelete(ctx context.Context, res *Resource, ns, name string
 				return nil, err
 			}
 		}
-		return &write{res: res, attrs: attrs, key: res.Key(ns, name), guard: rev}, nil
+		return newWrite(res, attrs, res.Key(ns, name), rev, nil), nil
 	}
 	w, err := prepare(old, rev)
 	if err != nil {
 		return nil, err
 	}
 	if isQuotaWrite(w) {
-		w.redo = func(cur runtime.Object, curRev int64) (*write, error) {
+		w.Redo = func(cur runtime.Object, curRev int64) (*commit.Write, error) {
 			om := objectMeta(cur)
 			if len(om.GetFinalizers()) > 0 {
 				return nil, errObjectChanged // held by finalizers: start over
@@ -285,15 +228,19 @@ func (s *Store) finishDelete(ctx context.Context, res *Resource, ns, name string
 			if err := checkPreconditions(res, name, om, pre); err != nil {
 				return nil, err
 			}
-			return prepare(cur, curRev)
+			nw, err := prepare(cur, curRev)
+			if err != nil {
+				return nil, err
+			}
+			return &nw.Write, nil
 		}
 	}
-	s.recent.drop(w.key)
+	s.recent.drop(w.Key)
 	newRev, err := s.commit(ctx, w)
 	if err != nil {
 		return nil, err
 	}
-	old = w.attrs.OldObject // the object the commit deleted (redo may have read it again)
+	old = w.Attrs.OldObject // the object the commit deleted (redo may have read it again)
 	if !wopts.DryRun {
 		objectMeta(old).SetResourceVersion(strconv.FormatInt(newRev, 10))
 		if s.cfg.AfterCommit != nil {

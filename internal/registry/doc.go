@@ -14,10 +14,11 @@
 // labels, table) and has no per-kind switch beyond the IO a strategy cannot do (Service
 // allocations, quota status, namespace finalization).
 //
-// The store composes packages that know nothing of it: codec (request bodies and stored
-// forms, seeing a Resource as a codec.Kind), selector (label and field selectors; a
-// Resource gives an object's field labels) and watchhub (one storage watch per resource
-// fanned out to its watchers).
+// The store composes packages that know nothing of it: commit (the commit engine: group
+// commit with every quota charge, cluster quotas, quota status), codec (request bodies and
+// stored forms, seeing a Resource as a codec.Kind), selector (label and field selectors; a
+// Resource gives an object's field labels), graceful (graceful deletion's decisions) and
+// watchhub (one storage watch per resource fanned out to its watchers).
 //
 // Invariants:
 //   - Objects handed out by the store are fresh decodes; callers may change them.
@@ -25,7 +26,7 @@
 //     that namespace (under EpochKey(ns)) in the same transaction, and is guarded by "no
 //     ResourceQuota of the namespace changed since the revision its quotas were read at",
 //     so quota status can never drift from storage.
-//   - The same holds for the ClusterResourceQuotas selecting the namespace (clusterquota.go):
+//   - The same holds for the ClusterResourceQuotas selecting the namespace (commit/clusterquota.go):
 //     each is charged in the write's transaction, guarded by its revision (or the value a
 //     joined transaction planned on) and by the cluster-quota-set key; a namespace's move
 //     into or out of a cluster quota and a cluster quota's own writes recompute what they
@@ -36,7 +37,7 @@
 //     the transaction that commits it; a write that changes nothing writes nothing.
 //   - Quota findings (quota.Prepared.Findings of the check a write's commit or refusal was
 //     planned on) are delivered once the write is settled, in the writer's goroutine
-//     (deliverFindings): Warning headers for Warn-mode quotas and crossed thresholds, the
+//     (commit.Engine.deliverFindings): Warning headers for Warn-mode quotas and crossed thresholds, the
 //     audit annotation quota.AuditAnnotation for Audit-mode quotas, then
 //     Config.QuotaFindings (metrics, Events). A dry run gets the same warnings.
 //   - Errors leaving the package are *apierrors.StatusError values with upstream's texts.

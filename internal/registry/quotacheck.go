@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/registry/codec"
+	"github.com/quotad/quotad/internal/registry/commit"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -30,24 +30,7 @@ func (c *QuotaCheck) Drifted() bool {
 // String describes the drift for logs and test failures.
 func (c *QuotaCheck) String() string {
 	return fmt.Sprintf("resourcequota %s/%s at revision %d: stored hard=%v used=%v, computed hard=%v used=%v",
-		c.Namespace, c.Name, c.Revision, listString(c.Stored.Hard), listString(c.Stored.Used), listString(c.Computed.Hard), listString(c.Computed.Used))
-}
-
-func listString(l corev1.ResourceList) string {
-	keys := make([]string, 0, len(l))
-	for k := range l {
-		keys = append(keys, string(k))
-	}
-	sort.Strings(keys)
-	out := "{"
-	for i, k := range keys {
-		if i > 0 {
-			out += ","
-		}
-		q := l[corev1.ResourceName(k)]
-		out += k + "=" + q.String()
-	}
-	return out + "}"
+		c.Namespace, c.Name, c.Revision, commit.ListString(c.Stored.Hard), commit.ListString(c.Stored.Used), commit.ListString(c.Computed.Hard), commit.ListString(c.Computed.Used))
 }
 
 // CheckQuotas recomputes every quota (of ns, or all namespaces when ns is "") from storage at
@@ -103,7 +86,7 @@ func (s *Store) RepairQuota(ctx context.Context, c QuotaCheck) error {
 	_, err = s.cfg.Storage.Txn(ctx, storage.Txn{
 		Compares: []storage.Compare{
 			{Target: storage.ModRevisionEquals, Key: key, Revision: c.ModRevision},
-			{Target: storage.RangeNotModifiedAfter, Key: EpochKey(c.Namespace), Revision: c.Revision},
+			{Target: storage.RangeNotModifiedAfter, Key: commit.EpochKey(c.Namespace), Revision: c.Revision},
 			{Target: storage.RangeNotModifiedAfter, Key: qres.KeyPrefix(c.Namespace), Revision: c.Revision},
 		},
 		Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: b}},

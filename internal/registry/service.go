@@ -47,11 +47,6 @@ const (
 	allocationAttempts = 64
 )
 
-// errAllocated reports that a value a write takes was taken by another write first.
-type errAllocated struct{ key string }
-
-func (e errAllocated) Error() string { return "allocated by another service: " + e.key }
-
 func clusterIPKey(ip string) string              { return allocationPrefix + "clusterips/" + ip }
 func nodePortKey(port int32) string              { return allocationPrefix + "nodeports/" + strconv.Itoa(int(port)) }
 func allocationOwner(svc *corev1.Service) []byte { return []byte(svc.Namespace + "/" + svc.Name) }

@@ -18,8 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/admission"
-	"github.com/quotad/quotad/internal/quota"
+	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/quota/quantity"
+	"github.com/quotad/quotad/internal/registry/commit"
 	"github.com/quotad/quotad/internal/registry/watchhub"
 	"github.com/quotad/quotad/internal/storage"
 )
@@ -30,47 +31,14 @@ type Admission interface {
 	Validate(ctx context.Context, a *admission.Attributes) error
 }
 
-// Quota is the ResourceQuota accounting the store commits with every write.
-type Quota interface {
-	// Prepare evaluates the part of one request's decision that does not depend on the
-	// quotas (the usage of its objects), in the writer's goroutine; nil means no quota
-	// governs the request.
-	Prepare(a *admission.Attributes) (QuotaDecision, error)
-	// Limits reports whether requests can be refused in a namespace without quotas
-	// (limitedResources); when not, writes to such namespaces skip Prepare.
-	Limits() bool
-	// Usage recomputes status.used of a quota from the namespace's objects.
-	Usage(rq *corev1.ResourceQuota, list func(schema.GroupResource) ([]runtime.Object, error)) (corev1.ResourceList, error)
-}
-
-// QuotaDecision decides one prepared request against the namespace's quotas and returns the
-// quotas whose status.used changes (sharing all other fields with quotas, which it does not
-// modify), or a refusal. A batch may check a request more than once.
-type QuotaDecision interface {
-	Check(quotas []corev1.ResourceQuota) ([]corev1.ResourceQuota, error)
-}
-
-// QuotaFinder is the optional interface of a QuotaDecision that reports what the quotas
-// found at its last Check (quota.Prepared.Findings): the refusal of an Enforce quota,
-// over-limit writes Warn and Audit quotas admitted, crossed warn-at thresholds. The store
-// reads it once the write is settled, so only the Check its commit was planned on counts.
-type QuotaFinder interface {
-	Findings() []quota.Finding
-}
-
-// QuotaReport is what the store tells Config.QuotaFindings about one settled write whose
-// last quota check found something.
-type QuotaReport struct {
-	// Namespace, Resource and Name are the write's.
-	Namespace string
-	Resource  schema.GroupResource
-	Name      string
-	// Admitted: the write committed (or, a dry run, would have); else an Enforce quota
-	// refused it and Findings holds that refusal alone.
-	Admitted bool
-	DryRun   bool
-	Findings []quota.Finding
-}
+// The quota accounting the store commits with every write, and what it reports (package
+// commit defines them).
+type (
+	Quota         = commit.Quota
+	QuotaDecision = commit.QuotaDecision
+	QuotaFinder   = commit.QuotaFinder
+	QuotaReport   = commit.QuotaReport
+)
 
 // Config wires a Store.
 type Config struct {
@@ -112,12 +80,10 @@ type Config struct {
 
 // Store is the generic registry over storage.Store.
 type Store struct {
-	cfg      Config
-	queues   [64]queueShard
-	hubs     watchhub.Hubs
-	combiner combiner
-	crq      crqSlots
-	recent   recentWrites
+	cfg     Config
+	commits *commit.Engine
+	hubs    watchhub.Hubs
+	recent  recentWrites
 }
 
 // NewStore returns a Store.
@@ -131,7 +97,76 @@ func NewStore(cfg Config) *Store {
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = 128
 	}
-	return &Store{cfg: cfg}
+	s := &Store{cfg: cfg}
+	s.commits = commit.New(commit.Config{
+		Storage: cfg.Storage, Env: storeEnv{s}, Quota: cfg.Quota, Logger: cfg.Logger, MaxRetries: cfg.MaxRetries,
+		ObserveQuota: cfg.ObserveQuota, QuotaFindings: cfg.QuotaFindings, ObserveRequest: cfg.ObserveRequest,
+		ObserveWrites: cfg.ObserveWrites, ObserveQuotaLatency: cfg.ObserveQuotaLatency,
+	})
+	return s
+}
+
+// commit commits a write with its quota charges (commit.Engine.Commit); a Service's write
+// carries its allocations.
+func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
+	if w.GR == servicesGR && !w.Attrs.DryRun {
+		svc, _ := w.Obj.(*corev1.Service)
+		old, _ := w.Attrs.OldObject.(*corev1.Service)
+		w.ExtraCmps, w.ExtraOps = allocationChanges(svc, old)
+	}
+	// Quotas and cluster quotas are encoded once their status is computed.
+	if w.Obj != nil && !w.Attrs.DryRun && w.GR != quotaGVR.GroupResource() && w.GR != crqGVR.GroupResource() {
+		b, err := encodeStored(w.res, w.Obj)
+		if err != nil {
+			return 0, internalError(err)
+		}
+		w.Value, w.Size = b, len(b)
+		if w.Namespaced {
+			s.offerWrite(w)
+		}
+	}
+	return s.commits.Commit(ctx, &w.Write)
+}
+
+// QueuedTxns reports how many transactions wait for the next etcd request.
+func (s *Store) QueuedTxns() int { return s.commits.QueuedTxns() }
+
+// resourceOf returns the resource of a group-resource the commit engine reads or writes
+// itself: ResourceQuotas, cluster quotas, namespaces (their one version, looked up
+// directly), else the catalogue's choice.
+func (s *Store) resourceOf(gr schema.GroupResource) *Resource {
+	switch gr {
+	case quotaGVR.GroupResource():
+		return s.cfg.Catalogue.Get(quotaGVR)
+	case crqGVR.GroupResource():
+		return s.cfg.Catalogue.Get(crqGVR)
+	case namespacesGR:
+		return s.cfg.Catalogue.Get(namespacesGVR)
+	}
+	return s.cfg.Catalogue.ForGroupResource(gr)
+}
+
+// storeEnv is the commit engine's view of the store (commit.Env).
+type storeEnv struct{ s *Store }
+
+func (e storeEnv) KeyPrefix(gr schema.GroupResource, ns string) string {
+	return e.s.resourceOf(gr).KeyPrefix(ns)
+}
+
+func (e storeEnv) Encode(gr schema.GroupResource, obj runtime.Object) ([]byte, error) {
+	return encodeStored(e.s.resourceOf(gr), obj)
+}
+
+func (e storeEnv) Decode(gr schema.GroupResource, kv storage.KV) (runtime.Object, error) {
+	return decodeKV(e.s.resourceOf(gr), kv)
+}
+
+func (e storeEnv) List(ctx context.Context, gr schema.GroupResource, ns string, rev int64) ([]runtime.Object, error) {
+	return e.s.listAt(ctx, gr, ns, rev)
+}
+
+func (e storeEnv) Offer(gr schema.GroupResource, key string, value []byte, obj func() runtime.Object) {
+	e.s.offer(e.s.resourceOf(gr), key, value, obj)
 }
 
 // Catalogue returns the store's catalogue.
@@ -145,26 +180,20 @@ var quotaGVR = corev1.SchemeGroupVersion.WithResource("resourcequotas")
 // servicesGR is the group-resource of Services, whose writes carry their allocations.
 var servicesGR = corev1.SchemeGroupVersion.WithResource("services").GroupResource()
 
-// namespacesGR is the namespaces group-resource.
-var namespacesGR = corev1.SchemeGroupVersion.WithResource("namespaces").GroupResource()
+// namespacesGVR is the namespaces resource.
+var (
+	namespacesGVR = corev1.SchemeGroupVersion.WithResource("namespaces")
+	namespacesGR  = namespacesGVR.GroupResource()
+)
+
+// crqGVR is the cluster quotas' resource.
+var crqGVR = clusterquota.SchemeGroupVersion.WithResource("clusterresourcequotas")
 
 // errObjectChanged reports that the object's own guard failed: the caller re-reads.
-var errObjectChanged = errors.New("object changed")
+var errObjectChanged = commit.ErrObjectChanged
 
-// internalError wraps an unexpected error as a 500.
-func internalError(err error) error {
-	var se apierrors.APIStatus
-	if errors.As(err, &se) {
-		return err
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return apierrors.NewTimeoutError(err.Error(), 0)
-	}
-	if errors.Is(err, storage.ErrTooLarge) {
-		return apierrors.NewRequestEntityTooLargeError(err.Error())
-	}
-	return apierrors.NewInternalError(err)
-}
+// internalError wraps an unexpected error as upstream's status (commit.InternalError).
+func internalError(err error) error { return commit.InternalError(err) }
 
 // Get returns one object.
 func (s *Store) Get(ctx context.Context, res *Resource, ns, name string) (runtime.Object, error) {
@@ -189,45 +218,23 @@ func (s *Store) readCurrent(ctx context.Context, res *Resource, ns, name string)
 	return obj, kv.ModRevision, nil
 }
 
-// write is one object change on its way to storage.
+// write is one object change on its way to storage: what the commit engine takes, and
+// its resource.
 type write struct {
-	res   *Resource
-	attrs *admission.Attributes
-	key   string
-	// guard is the mod revision the object key must still have (0: must not exist).
-	guard int64
-	// obj is the object to store; nil deletes the key.
-	obj runtime.Object
-	// value is the encoded object when known before the batch (quota writes are encoded
-	// after their status is computed); size is its length, for batch limits.
-	value []byte
-	size  int
-	// quota is the write's prepared quota decision (nil: no quota governs it); quotaErr
-	// the error preparing it, reported where the decision would be.
-	quota    QuotaDecision
-	quotaErr error
-	// prepared: Prepare ran (it is skipped while the namespace is known to have no quota).
-	prepared bool
-	// tentative: the write was prepared on this store's last write of the object, not on
-	// what etcd holds (recent.go); a refusal is not final (the update is tried again on
-	// what etcd holds), so its quota findings are not delivered.
-	tentative bool
-	// extraCmps and extraOps are what else the write's transaction guards and changes
-	// (a Service's cluster IP and node port allocations).
-	extraCmps []storage.Compare
-	extraOps  []storage.Op
-	// redo, when set (ResourceQuota updates and deletes), prepares the write again on the
-	// object as stored at rev. Every charge in a namespace rewrites its quotas, so a quota
-	// write prepared on what its request read would lose its guard to the charges queued
-	// before it again and again; its commit instead runs redo on the quota it reads while
-	// holding the namespace's lead, when the quota moved since (commitSolo).
-	redo func(cur runtime.Object, rev int64) (*write, error)
+	commit.Write
+	res *Resource
+}
+
+// newWrite returns the write of obj (nil: a deletion) at key, guarded by the key's mod
+// revision guard (0: it must not exist).
+func newWrite(res *Resource, attrs *admission.Attributes, key string, guard int64, obj runtime.Object) *write {
+	return &write{res: res, Write: commit.Write{GR: res.GroupResource(), Namespaced: res.Namespaced, Attrs: attrs, Key: key, Guard: guard, Obj: obj}}
 }
 
 // computeQuotaStatus sets status.hard = spec.hard and status.used from the namespace's
 // objects at revision rev (the quota itself included, as it counts itself; quotaStatus).
 func (s *Store) computeQuotaStatus(ctx context.Context, rq *corev1.ResourceQuota, rev int64) error {
-	return quotaStatus(s.cfg.Quota, rq, s.objectsAt(ctx, rq.Namespace, rev))
+	return commit.QuotaStatus(s.cfg.Quota, rq, s.objectsAt(ctx, rq.Namespace, rev))
 }
 
 // objectsAt lists a namespace's objects of a group-resource as stored at revision rev.
@@ -335,3 +342,24 @@ func semanticEqual(a, b runtime.Object) bool { return semantic.DeepEqual(a, b) }
 // a stored object may hold a value from before quantities were bounded (Quantity.Cmp
 // against 1e1000000000 takes hours).
 var semantic = quantity.Semantic()
+
+// isQuotaWrite reports whether w writes a ResourceQuota.
+func isQuotaWrite(w *write) bool { return w.GR == quotaGVR.GroupResource() }
+
+// isClusterQuotaWrite reports whether w writes a cluster quota.
+func isClusterQuotaWrite(w *write) bool { return w.GR == crqGVR.GroupResource() }
+
+// CheckClusterQuotas recomputes every cluster quota from storage at one revision (the
+// verifier's core and the tests' invariant checker, for cluster quotas).
+func (s *Store) CheckClusterQuotas(ctx context.Context) ([]ClusterQuotaCheck, error) {
+	return s.commits.CheckClusterQuotas(ctx)
+}
+
+// RepairClusterQuota writes a check's computed status (commit.Engine.RepairClusterQuota).
+func (s *Store) RepairClusterQuota(ctx context.Context, c ClusterQuotaCheck) error {
+	return s.commits.RepairClusterQuota(ctx, c)
+}
+
+// ClusterQuotaCheck compares one cluster quota's stored status with the status recomputed
+// from storage.
+type ClusterQuotaCheck = commit.ClusterQuotaCheck

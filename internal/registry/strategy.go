@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/auth"
+	"github.com/quotad/quotad/internal/registry/graceful"
 	"github.com/quotad/quotad/internal/registry/table"
 )
 
@@ -71,14 +72,8 @@ type ClockedSubresourceValidator interface {
 	ValidateSubresourceUpdateAt(subresource string, obj, old runtime.Object, now time.Time) (field.ErrorList, bool)
 }
 
-// GracefulDeleter is a kind deleted gracefully (upstream's RESTGracefulDeleteStrategy):
-// GracePeriod returns the grace period in seconds of a first delete of obj, given the
-// period the request asked for (nil: none); 0 removes it at once, a positive period
-// marks it with deletionTimestamp = now + period and deletionGracePeriodSeconds = period
-// and leaves its removal to whoever confirms it (a pod's node, with a zero-grace delete).
-type GracefulDeleter interface {
-	GracePeriod(obj runtime.Object, requested *int64) int64
-}
+// GracefulDeleter is a kind deleted gracefully (graceful.Deleter).
+type GracefulDeleter = graceful.Deleter
 
 // Warner returns the non-fatal warnings of a written object.
 type Warner interface {

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/quotad/quotad/internal/admission"
+	"github.com/quotad/quotad/internal/registry/commit"
+	"github.com/quotad/quotad/internal/registry/graceful"
 )
 
 // SubresourceBinding is the pods/binding update: the pod's node, annotations and
@@ -46,7 +48,7 @@ func (s *Store) Update(ctx context.Context, res *Resource, ns, name, subresource
 		}
 		r, err := s.updateOnce(ctx, res, ns, name, subresource, old, obj, rev, fn, opts, recent)
 		// A node port picked for this update went to another write: pick again.
-		if errors.Is(err, errObjectChanged) || errors.As(err, new(errAllocated)) || (recent && err != nil) {
+		if errors.Is(err, errObjectChanged) || errors.As(err, new(commit.ErrAllocated)) || (recent && err != nil) {
 			continue
 		}
 		return r, err
@@ -88,14 +90,14 @@ func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subreso
 		return u.noop, nil
 	}
 	w := u.w
-	w.tentative = recent
+	w.Tentative = recent
 	if isQuotaWrite(w) {
 		// Every write in the namespace moves the quota's status.used and so its mod
 		// revision: the commit runs the update again on the quota it reads under its
 		// namespace's lead, so that edits are serialized with charges instead of racing
 		// them. A resourceVersion sent by the client is still checked against what fn
 		// sees then.
-		w.redo = func(cur runtime.Object, curRev int64) (*write, error) {
+		w.Redo = func(cur runtime.Object, curRev int64) (*commit.Write, error) {
 			obj, err := fn(cur.DeepCopyObject())
 			if err != nil {
 				return nil, err
@@ -107,17 +109,17 @@ func (s *Store) updateOnce(ctx context.Context, res *Resource, ns, name, subreso
 			if u.w == nil {
 				return nil, errObjectChanged // a no-op or a deletion now: start over
 			}
-			return u.w, nil
+			return &u.w.Write, nil
 		}
 	}
 	newRev, err := s.commit(ctx, w)
 	if err != nil {
 		return nil, err
 	}
-	obj = w.obj // the object the commit wrote (redo may have replaced it)
+	obj = w.Obj // the object the commit wrote (redo may have replaced it)
 	if !opts.DryRun {
-		if w.redo == nil && !isClusterQuotaWrite(w) { // quotas are rewritten by every charge
-			s.recent.put(w.key, w.value, newRev)
+		if w.Redo == nil && !isClusterQuotaWrite(w) { // quotas are rewritten by every charge
+			s.recent.put(w.Key, w.Value, newRev)
 		}
 		objectMeta(obj).SetResourceVersion(strconv.FormatInt(newRev, 10))
 		if s.cfg.AfterCommit != nil {
@@ -212,7 +214,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 	}
 	// 3. Finalizers all gone while deleting with no grace period left: the update is the
 	// deletion. An object in a graceful deletion waits for its zero-grace delete.
-	if om.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 && !isNamespaceHeld(obj) && noGraceLeft(om) {
+	if om.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 && !isNamespaceHeld(obj) && graceful.NoGraceLeft(om) {
 		return preparedUpdate{deletes: true}, nil
 	}
 	if s.cfg.Admission != nil && subresource == "" {
@@ -239,14 +241,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 		same.GetObjectKind().SetGroupVersionKind(res.GVK())
 		return preparedUpdate{noop: &Result{Object: same}}, nil
 	}
-	return preparedUpdate{w: &write{res: res, attrs: attrs, key: res.Key(ns, name), guard: rev, obj: obj}}, nil
-}
-
-// noGraceLeft reports a deleting object's grace period unset or 0 (upstream's
-// shouldDeleteDuringUpdate).
-func noGraceLeft(m metav1.Object) bool {
-	g := m.GetDeletionGracePeriodSeconds()
-	return g == nil || *g == 0
+	return preparedUpdate{w: newWrite(res, attrs, res.Key(ns, name), rev, obj)}, nil
 }
 
 // isNamespaceHeld reports a namespace still held by its spec finalizers.
@@ -275,7 +270,7 @@ func (s *Store) FinalizeNamespace(ctx context.Context, name string, finalizers [
 		} else {
 			attrs := &admission.Attributes{Operation: admission.Update, Resource: res.GVR, Subresource: "finalize", Kind: res.GVK(), Name: name, Object: nsObj, OldObject: old, User: requestUser(ctx)}
 			var rev int64
-			rev, err = s.commit(ctx, &write{res: res, attrs: attrs, key: res.Key("", name), guard: cur, obj: nsObj})
+			rev, err = s.commit(ctx, newWrite(res, attrs, res.Key("", name), cur, nsObj))
 			if err == nil {
 				nsObj.ResourceVersion = strconv.FormatInt(rev, 10)
 				r = &Result{Object: nsObj}

@@ -61,8 +61,8 @@ func (s *Store) watchDecoded(ctx context.Context, res *Resource, from int64) <-c
 // The hub gets a shallow copy: after a write, the store only sets the written object's own
 // resourceVersion and kind, and writers never modify what they wrote (see Store.Create).
 func (s *Store) offerWrite(w *write) {
-	if w.obj != nil && w.value != nil {
-		s.offer(w.res, w.key, w.value, func() runtime.Object { return shallowCopy(w.obj) })
+	if w.Obj != nil && w.Value != nil {
+		s.offer(w.res, w.Key, w.Value, func() runtime.Object { return shallowCopy(w.Obj) })
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/quota/fit"
+	"github.com/quotad/quotad/internal/registry/commit"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -42,11 +43,11 @@ func (s *Store) ReviewQuotas(ctx context.Context, ns string) ([]fit.Quota, error
 		rqs = append(rqs, *obj.(*corev1.ResourceQuota))
 	}
 	out := make([]fit.Quota, 0, len(rqs))
-	for _, q := range decisionQuotas(rqs) {
+	for _, q := range commit.DecisionQuotas(rqs) {
 		out = append(out, fit.Quota{Quota: q})
 	}
 	// 3. The cluster quotas selecting it, as their views.
-	n, err := s.namespaceAt(ctx, ns, rev)
+	n, err := s.commits.NamespaceAt(ctx, ns, rev)
 	if err != nil {
 		return nil, internalError(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/registry/commit"
 	"github.com/quotad/quotad/internal/server"
 	"github.com/quotad/quotad/internal/server/servertest"
 	"github.com/quotad/quotad/internal/storage"
@@ -47,7 +47,7 @@ func (c *compactingStore) List(ctx context.Context, prefix string, opts storage.
 func TestQuotaStateCompactedBetweenReads(t *testing.T) {
 	t.Parallel()
 	const ns = "compacted"
-	cs := &compactingStore{key: registry.QuotaSetKey(ns)}
+	cs := &compactingStore{key: commit.QuotaSetKey(ns)}
 	s := servertest.Start(t, func(c *server.Config) {
 		c.WrapStorage = func(st storage.Store) storage.Store { cs.Store = st; return cs }
 	})

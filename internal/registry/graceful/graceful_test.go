@@ -1,4 +1,4 @@
-package registry
+package graceful
 
 import (
 	"testing"
@@ -25,42 +25,42 @@ func TestGracefulStamp(t *testing.T) {
 		name      string
 		pod       *corev1.Pod
 		requested *int64
-		want      *deletionStamp
+		want      *Stamp
 		pending   bool
 	}{
 		{name: "bound: terminationGracePeriodSeconds", pod: pod("n", ptr.To[int64](45), corev1.PodRunning, nil, nil),
-			want: &deletionStamp{at: at(45 * time.Second), grace: 45}},
+			want: &Stamp{At: at(45 * time.Second), Grace: 45}},
 		{name: "bound: the request wins", pod: pod("n", ptr.To[int64](45), corev1.PodRunning, nil, nil), requested: ptr.To[int64](5),
-			want: &deletionStamp{at: at(5 * time.Second), grace: 5}},
+			want: &Stamp{At: at(5 * time.Second), Grace: 5}},
 		{name: "bound: a negative request is 1", pod: pod("n", ptr.To[int64](45), corev1.PodRunning, nil, nil), requested: ptr.To[int64](-3),
-			want: &deletionStamp{at: at(time.Second), grace: 1}},
-		{name: "bound, no period anywhere: at once", pod: pod("n", nil, corev1.PodRunning, nil, nil), want: &deletionStamp{at: now}},
+			want: &Stamp{At: at(time.Second), Grace: 1}},
+		{name: "bound, no period anywhere: at once", pod: pod("n", nil, corev1.PodRunning, nil, nil), want: &Stamp{At: now}},
 		{name: "bound, grace 0 requested: at once", pod: pod("n", ptr.To[int64](45), corev1.PodRunning, nil, nil), requested: ptr.To[int64](0),
-			want: &deletionStamp{at: now}},
+			want: &Stamp{At: now}},
 		{name: "unbound: at once", pod: pod("", ptr.To[int64](45), corev1.PodPending, nil, nil), requested: ptr.To[int64](10),
-			want: &deletionStamp{at: now}},
-		{name: "succeeded: at once", pod: pod("n", ptr.To[int64](45), corev1.PodSucceeded, nil, nil), want: &deletionStamp{at: now}},
-		{name: "failed: at once", pod: pod("n", ptr.To[int64](45), corev1.PodFailed, nil, nil), want: &deletionStamp{at: now}},
+			want: &Stamp{At: now}},
+		{name: "succeeded: at once", pod: pod("n", ptr.To[int64](45), corev1.PodSucceeded, nil, nil), want: &Stamp{At: now}},
+		{name: "failed: at once", pod: pod("n", ptr.To[int64](45), corev1.PodFailed, nil, nil), want: &Stamp{At: now}},
 		{name: "deleting: no request is pending", pod: pod("n", ptr.To[int64](45), corev1.PodRunning, ts(30*time.Second), ptr.To[int64](30)),
 			pending: true},
 		{name: "deleting: a longer or equal request is pending", pod: pod("n", nil, corev1.PodRunning, ts(30*time.Second), ptr.To[int64](30)),
 			requested: ptr.To[int64](30), pending: true},
 		{name: "deleting: a shorter request moves the timestamp back", pod: pod("n", nil, corev1.PodRunning, ts(30*time.Second), ptr.To[int64](30)),
-			requested: ptr.To[int64](10), want: &deletionStamp{at: at(10 * time.Second), grace: 10}},
+			requested: ptr.To[int64](10), want: &Stamp{At: at(10 * time.Second), Grace: 10}},
 		{name: "deleting: never before now, still graceful", pod: pod("n", nil, corev1.PodRunning, ts(5*time.Second), ptr.To[int64](30)),
-			requested: ptr.To[int64](10), want: &deletionStamp{at: now, grace: 1}},
+			requested: ptr.To[int64](10), want: &Stamp{At: now, Grace: 1}},
 		{name: "deleting: grace 0 confirms", pod: pod("n", nil, corev1.PodRunning, ts(5*time.Second), ptr.To[int64](30)),
-			requested: ptr.To[int64](0), want: &deletionStamp{at: now}},
+			requested: ptr.To[int64](0), want: &Stamp{At: now}},
 		{name: "deleting with no grace left: an ordinary delete", pod: pod("n", nil, corev1.PodRunning, ts(0), ptr.To[int64](0)),
 			requested: ptr.To[int64](10)},
 		{name: "deleting with no grace recorded: an ordinary delete", pod: pod("n", nil, corev1.PodRunning, ts(0), nil)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, pending := gracefulStamp(core.Pod{}, tc.pod, tc.requested, now)
+			got, pending := Decide(core.Pod{}, tc.pod, tc.requested, now)
 			if pending != tc.pending {
 				t.Fatalf("pending %v, want %v", pending, tc.pending)
 			}
-			if (got == nil) != (tc.want == nil) || got != nil && (!got.at.Equal(&tc.want.at) || got.grace != tc.want.grace) {
+			if (got == nil) != (tc.want == nil) || got != nil && (!got.At.Equal(&tc.want.At) || got.Grace != tc.want.Grace) {
 				t.Errorf("stamp %+v, want %+v", got, tc.want)
 			}
 		})

@@ -1,4 +1,4 @@
-package registry
+package commit
 
 import (
 	"sort"
@@ -11,34 +11,35 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/quotad/quotad/internal/quota"
+	"github.com/quotad/quotad/internal/registry/graceful"
 	"github.com/quotad/quotad/internal/registry/kinds/core"
 )
 
 // storeDelete is the write Store.Delete makes of a delete of the stored pod asking for
-// grace seconds (nil: none) at now, decided as the store decides (gracefulStamp): a
+// grace seconds (nil: none) at now, decided as the store decides (graceful.Decide): a
 // graceful delete, or one held by finalizers, marks the pod (an update: "marked"),
 // otherwise it is removed ("removed"). A delete of a pod in a grace period it does not
 // shorten writes nothing ("pending", nil write).
-func (e *planEnv) storeDelete(name string, grace *int64, now metav1.Time) (*write, string) {
+func (e *planEnv) storeDelete(name string, grace *int64, now metav1.Time) (*Write, string) {
 	e.t.Helper()
 	old, _ := e.stored(e.pods(), name)
-	stamp, pending := gracefulStamp(core.Pod{}, old, grace, now)
+	stamp, pending := graceful.Decide(core.Pod{}, old, grace, now)
 	switch {
 	case pending:
 		return nil, "pending"
-	case len(objectMeta(old).GetFinalizers()) > 0 || stamp != nil && stamp.grace > 0:
-		return e.podUpdate("", name, func(p *corev1.Pod) { stampDeleting(p, stamp, now) }), "marked"
+	case len(old.(*corev1.Pod).Finalizers) > 0 || stamp != nil && stamp.Grace > 0:
+		return e.podUpdate("", name, func(p *corev1.Pod) { graceful.Mark(p, stamp, now) }), "marked"
 	}
 	return e.deletePod(name), "removed"
 }
 
 // dropFinalizers is an update removing the pod's finalizers; of a pod deleting with no
 // grace period left it is its removal, as the store makes it (prepareUpdate).
-func (e *planEnv) dropFinalizers(name string) *write {
+func (e *planEnv) dropFinalizers(name string) *Write {
 	e.t.Helper()
 	old, _ := e.stored(e.pods(), name)
-	om := objectMeta(old)
-	if om.GetDeletionTimestamp() != nil && noGraceLeft(om) {
+	p := old.(*corev1.Pod)
+	if p.DeletionTimestamp != nil && graceful.NoGraceLeft(p) {
 		return e.deletePod(name)
 	}
 	return e.podUpdate("", name, func(p *corev1.Pod) { p.Finalizers = nil })
@@ -69,15 +70,15 @@ func TestPlanGracefulDelete(t *testing.T) {
 	type step struct {
 		name string
 		// write returns the step's write (nil: nothing is written); want is used after it.
-		write     func() (*write, string)
+		write     func() (*Write, string)
 		wantWhat  string
 		refused   bool
 		wantUsed  string
 		wantGrace *int64 // the stored pod's deletionGracePeriodSeconds after the step
 		pod       string
 	}
-	del := func(name string, grace *int64) func() (*write, string) {
-		return func() (*write, string) { return e.storeDelete(name, grace, now) }
+	del := func(name string, grace *int64) func() (*Write, string) {
+		return func() (*Write, string) { return e.storeDelete(name, grace, now) }
 	}
 	steps := []step{
 		{name: "graceful delete of a bound pod marks it, used unchanged", pod: "a", write: del("a", nil), wantWhat: "marked",
@@ -86,10 +87,10 @@ func TestPlanGracefulDelete(t *testing.T) {
 			wantUsed: "count/pods=4 pods=4 requests.cpu=4", wantGrace: ptr.To[int64](30)},
 		{name: "a shorter one shortens it, used unchanged", pod: "a", write: del("a", ptr.To[int64](5)), wantWhat: "marked",
 			wantUsed: "count/pods=4 pods=4 requests.cpu=4", wantGrace: ptr.To[int64](5)},
-		{name: "the terminating pod's charge refuses a create above hard", write: func() (*write, string) {
+		{name: "the terminating pod's charge refuses a create above hard", write: func() (*Write, string) {
 			return e.createPod(unbound.DeepCopy()), ""
 		}, refused: true, wantUsed: "count/pods=4 pods=4 requests.cpu=4"},
-		{name: "terminal status of a terminating pod credits it then", pod: "a", write: func() (*write, string) {
+		{name: "terminal status of a terminating pod credits it then", pod: "a", write: func() (*Write, string) {
 			return e.podUpdate("status", "a", func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed }), ""
 		}, wantUsed: "count/pods=4 pods=3 requests.cpu=3", wantGrace: ptr.To[int64](5)},
 		{name: "the node's zero-grace delete removes it", write: del("a", ptr.To[int64](0)), wantWhat: "removed",
@@ -100,15 +101,15 @@ func TestPlanGracefulDelete(t *testing.T) {
 			wantUsed: "count/pods=2 pods=2 requests.cpu=2"},
 		{name: "graceful delete of a pod held by finalizers", pod: "h", write: del("h", nil), wantWhat: "marked",
 			wantUsed: "count/pods=2 pods=2 requests.cpu=2", wantGrace: ptr.To[int64](30)},
-		{name: "its finalizers dropped in its grace period: still there, still counting", pod: "h", write: func() (*write, string) {
+		{name: "its finalizers dropped in its grace period: still there, still counting", pod: "h", write: func() (*Write, string) {
 			return e.dropFinalizers("h"), ""
 		}, wantUsed: "count/pods=2 pods=2 requests.cpu=2", wantGrace: ptr.To[int64](30)},
 		{name: "zero-grace delete of a pod held by finalizers: compute credited, still an object", pod: "k", write: del("k", ptr.To[int64](0)),
 			wantWhat: "marked", wantUsed: "count/pods=2 pods=1 requests.cpu=1", wantGrace: ptr.To[int64](0)},
-		{name: "its finalizers dropped: removed, count/pods credited", write: func() (*write, string) {
+		{name: "its finalizers dropped: removed, count/pods credited", write: func() (*Write, string) {
 			return e.dropFinalizers("k"), ""
 		}, wantUsed: "count/pods=1 pods=1 requests.cpu=1"},
-		{name: "an unbound pod", write: func() (*write, string) {
+		{name: "an unbound pod", write: func() (*Write, string) {
 			return e.createPod(unbound.DeepCopy()), ""
 		}, wantUsed: "count/pods=2 pods=2 requests.cpu=1100m"},
 		{name: "is removed at once", write: del("u", nil), wantWhat: "removed", wantUsed: "count/pods=1 pods=1 requests.cpu=1"},
@@ -119,7 +120,7 @@ func TestPlanGracefulDelete(t *testing.T) {
 			t.Fatalf("%s: store's delete %q, want %q", s.name, what, s.wantWhat)
 		}
 		if w != nil {
-			plan, err := e.plan(e.read(), []*write{w}, nil)
+			plan, err := e.plan(e.read(), []*Write{w}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,10 +1,11 @@
-package registry
+package commit
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -16,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/quota"
@@ -52,7 +54,7 @@ import (
 //
 // This file is the driver: queues, leads, reads, transactions, retries. What a batch's
 // transaction is, and what each write's result is, is decided by planBatch, a function of
-// data without IO (commit_plan.go).
+// data without IO (plan.go).
 
 // Batch limits: etcd refuses transactions of more than 128 operations or compares, or of
 // more than 1.5 MiB, and two writes to one key.
@@ -70,14 +72,62 @@ const (
 	maxIdleQueuesPerShard = 64
 )
 
-// QuotaSetKey is the per-namespace key every ResourceQuota object write (create, update,
-// delete) puts: pipelined batches guard on it to learn that the set of quotas is unchanged.
-func QuotaSetKey(ns string) string { return "/registry/quotad.io/quota-set/" + ns + "/" }
+// Config wires an Engine.
+type Config struct {
+	Storage storage.Store
+	Env     Env
+	// Quota is nil when the ResourceQuota plugin is disabled.
+	Quota  Quota
+	Logger *slog.Logger
+	// ObserveQuota, when set, is told the final outcome of every write evaluated against at
+	// least one quota: nil (admitted), the refusal, or another error.
+	ObserveQuota func(err error)
+	// QuotaFindings, when set, is told the quota findings of every settled write that has
+	// any (metrics, Events), after the client got its Warning headers and the audit event
+	// its annotation (deliverFindings). It runs in the writer's goroutine.
+	QuotaFindings func(ctx context.Context, r QuotaReport)
+	// ObserveRequest, when set, is told how many transactions each etcd request of the
+	// combiner carried.
+	ObserveRequest func(txns int)
+	// ObserveWrites, when set, is told how many writes each committed group-commit
+	// transaction of a namespace carried (its batch size).
+	ObserveWrites func(writes int)
+	// ObserveQuotaLatency, when set, is told for every namespaced write the quota
+	// accounting prepared how long its quota step took, from the evaluation until the write
+	// was settled (the guarded transaction that charges it included, as upstream's
+	// ResourceQuota admission includes its status write), and whether quota refused it.
+	ObserveQuotaLatency func(op admission.Operation, elapsed time.Duration, rejected bool)
+	// MaxRetries bounds conflict retries of one write (default 128: with the growing waits
+	// of conflictBackoff, a write contended by other replicas lands long before it runs
+	// out; its request's deadline bounds it too).
+	MaxRetries int
+}
+
+// Engine commits writes with their quota charges: the namespaces' queues and pipelines,
+// the combiner, and the cluster quotas' slots.
+type Engine struct {
+	cfg      Config
+	env      Env
+	queues   [64]queueShard
+	combiner combiner
+	crq      crqSlots
+}
+
+// New returns an Engine.
+func New(cfg Config) *Engine {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = 128
+	}
+	return &Engine{cfg: cfg, env: cfg.Env}
+}
 
 // pending is one write waiting in its namespace's queue.
 type pending struct {
 	ctx      context.Context
-	w        *write
+	w        *Write
 	lead     chan struct{}
 	done     chan struct{}
 	rev      int64
@@ -124,43 +174,32 @@ type batchDone struct {
 	rev atomic.Int64
 }
 
-func (s *Store) shard(ns string) *queueShard {
+func (e *Engine) shard(ns string) *queueShard {
 	h := fnv.New32a()
 	h.Write([]byte(ns))
-	return &s.queues[h.Sum32()%uint32(len(s.queues))]
+	return &e.queues[h.Sum32()%uint32(len(e.queues))]
 }
 
-// commit evaluates quota for one write and commits the object with every quota change in
-// one guarded transaction, batched with the other writes waiting on its namespace.
-// errObjectChanged reports that the object's own guard failed.
-func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
+// Commit evaluates quota for one write and commits the object with every quota change in
+// one guarded transaction, batched with the other writes waiting on its namespace. The
+// write's Value is its stored form, except for ResourceQuotas and cluster quotas (encoded
+// once their status is computed) and dry runs.
+// ErrObjectChanged reports that the object's own guard failed.
+func (e *Engine) Commit(ctx context.Context, w *Write) (int64, error) {
 	var start time.Time
-	if s.cfg.ObserveQuotaLatency != nil {
+	if e.cfg.ObserveQuotaLatency != nil {
 		start = time.Now()
 	}
-	ns := w.attrs.Namespace
-	if !w.res.Namespaced || ns == "" {
-		return s.commitClusterScoped(ctx, w)
+	ns := w.Attrs.Namespace
+	if !w.Namespaced || ns == "" {
+		return e.commitClusterScoped(ctx, w)
 	}
-	if s.cfg.Quota != nil && (s.cfg.Quota.Limits() || !s.knownQuotaFree(ns)) {
-		w.quota, w.quotaErr = s.cfg.Quota.Prepare(w.attrs)
-		w.prepared = true
-	}
-	if w.res.GroupResource() == servicesGR && !w.attrs.DryRun {
-		svc, _ := w.obj.(*corev1.Service)
-		old, _ := w.attrs.OldObject.(*corev1.Service)
-		w.extraCmps, w.extraOps = allocationChanges(svc, old)
-	}
-	if w.obj != nil && !isQuotaWrite(w) && !w.attrs.DryRun {
-		b, err := encodeStored(w.res, w.obj)
-		if err != nil {
-			return 0, internalError(err)
-		}
-		w.value, w.size = b, len(b)
-		s.offerWrite(w)
+	if e.cfg.Quota != nil && (e.cfg.Quota.Limits() || !e.knownQuotaFree(ns)) {
+		w.Decision, w.DecisionErr = e.cfg.Quota.Prepare(w.Attrs)
+		w.Prepared = true
 	}
 	p := &pending{ctx: ctx, w: w, lead: make(chan struct{}, 1), done: make(chan struct{})}
-	sh := s.shard(ns)
+	sh := e.shard(ns)
 	// 1. Queue up; the first waiter leads.
 	sh.mu.Lock()
 	if sh.queues == nil {
@@ -184,7 +223,7 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 		case <-p.done:
 			done = true
 		case <-p.lead:
-			s.lead(sh, ns, q)
+			e.lead(sh, ns, q)
 		}
 	}
 	sh.mu.Lock()
@@ -195,13 +234,13 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 		delete(sh.queues, ns)
 	}
 	sh.mu.Unlock()
-	if w.tentative && p.err != nil {
+	if w.Tentative && p.err != nil {
 		return p.rev, p.err // tried again on what etcd holds, which reports
 	}
-	if s.cfg.ObserveQuotaLatency != nil && (w.prepared || p.judged) && !errors.Is(p.err, errObjectChanged) {
-		s.cfg.ObserveQuotaLatency(w.attrs.Operation, time.Since(start), p.judged && apierrors.IsForbidden(p.err))
+	if e.cfg.ObserveQuotaLatency != nil && (w.Prepared || p.judged) && !errors.Is(p.err, ErrObjectChanged) {
+		e.cfg.ObserveQuotaLatency(w.Attrs.Operation, time.Since(start), p.judged && apierrors.IsForbidden(p.err))
 	}
-	s.deliverFindings(ctx, w, p.err)
+	e.deliverFindings(ctx, w, p.err)
 	return p.rev, p.err
 }
 
@@ -211,8 +250,8 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 // threshold becomes a Warning header, and the Audit-mode findings become the request's
 // audit annotation quota.AuditAnnotation, with no warning; then Config.QuotaFindings is
 // told (metrics, Events), for refusals by an Enforce quota too.
-func (s *Store) deliverFindings(ctx context.Context, w *write, err error) {
-	f, ok := w.quota.(QuotaFinder)
+func (e *Engine) deliverFindings(ctx context.Context, w *Write, err error) {
+	f, ok := w.Decision.(QuotaFinder)
 	if !ok {
 		return
 	}
@@ -235,18 +274,18 @@ func (s *Store) deliverFindings(ctx context.Context, w *write, err error) {
 			admission.AuditAnnotate(ctx, quota.AuditAnnotation, strings.Join(audited, "; "))
 		}
 	}
-	if s.cfg.QuotaFindings != nil {
-		s.cfg.QuotaFindings(ctx, QuotaReport{
-			Namespace: w.attrs.Namespace, Resource: w.res.GroupResource(), Name: w.attrs.Name,
-			Admitted: admitted, DryRun: w.attrs.DryRun, Findings: findings,
+	if e.cfg.QuotaFindings != nil {
+		e.cfg.QuotaFindings(ctx, QuotaReport{
+			Namespace: w.Attrs.Namespace, Resource: w.GR, Name: w.Attrs.Name,
+			Admitted: admitted, DryRun: w.Attrs.DryRun, Findings: findings,
 		})
 	}
 }
 
 // knownQuotaFree reports whether the namespace's last planned quota state holds no quota.
 // It may be stale: a batch that finds quotas prepares the writes that skipped Prepare.
-func (s *Store) knownQuotaFree(ns string) bool {
-	sh := s.shard(ns)
+func (e *Engine) knownQuotaFree(ns string) bool {
+	sh := e.shard(ns)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	q := sh.queues[ns]
@@ -263,7 +302,7 @@ func passLead(q *nsQueue) {
 }
 
 // lead plans one batch from the head of the queue, passes the lead on, and commits it.
-func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
+func (e *Engine) lead(sh *queueShard, ns string, q *nsQueue) {
 	sh.mu.Lock()
 	// At most maxPipeline batches commit at once; meanwhile the queue grows into the next batch.
 	for q.inflight >= maxPipeline {
@@ -287,7 +326,7 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 		q.state, q.gen = nil, q.gen+1
 		cached := q.boundState
 		sh.mu.Unlock()
-		bound, keep := s.commitSolo(ns, batch, cached)
+		bound, keep := e.commitSolo(ns, batch, cached)
 		sh.mu.Lock()
 		q.bound, q.boundState = bound, keep
 		passLead(q)
@@ -299,20 +338,20 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 
 	// 2. Plan against the state the previous batch leaves (or read it).
 	mine := &batchDone{sent: make(chan struct{}), done: make(chan struct{})}
-	live := s.dropCancelled(batch)
+	live := e.dropCancelled(batch)
 	var plan *batchPlan
 	var err error
 	if len(live) > 0 {
 		if st == nil {
 			ctx, cancel := batchContext(live)
-			st, err = s.readState(ctx, ns, retried(live))
+			st, err = e.readState(ctx, ns, retried(live))
 			cancel()
 			if err == nil && len(st.crqs) > 0 {
 				// Under cluster quotas: solo (the pipeline is drained, as st was unknown).
 				sh.mu.Lock()
 				q.state, q.gen = nil, q.gen+1
 				sh.mu.Unlock()
-				bound, keep := s.commitSolo(ns, live, st)
+				bound, keep := e.commitSolo(ns, live, st)
 				sh.mu.Lock()
 				q.bound, q.boundState = bound, keep
 				passLead(q)
@@ -324,7 +363,7 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 		}
 		if err == nil {
 			// Planning a pipelined batch reads nothing (quota writes are committed solo).
-			plan, err = s.plan(context.WithoutCancel(live[0].ctx), ns, live, st, mine)
+			plan, err = e.plan(context.WithoutCancel(live[0].ctx), ns, live, st, mine)
 		}
 	}
 	sh.mu.Lock()
@@ -340,7 +379,7 @@ func (s *Store) lead(sh *queueShard, ns string, q *nsQueue) {
 	sh.mu.Unlock()
 
 	// 3. Commit off the lead, then settle in order with the previous batch.
-	ok, retry := s.finishBatch(live, plan, err, prev, mine)
+	ok, retry := e.finishBatch(live, plan, err, prev, mine)
 	mine.ok = ok
 	close(mine.done)
 	conflictBackoff(retry)
@@ -368,20 +407,20 @@ func batchContext(live []*pending) (context.Context, context.CancelFunc) {
 }
 
 // settle hands a write its outcome and records the quota decision once per write.
-func (s *Store) settle(p *pending, rev int64, err error) {
+func (e *Engine) settle(p *pending, rev int64, err error) {
 	p.rev, p.err = rev, err
-	if p.judged && s.cfg.ObserveQuota != nil && !errors.Is(err, errObjectChanged) {
-		s.cfg.ObserveQuota(err)
+	if p.judged && e.cfg.ObserveQuota != nil && !errors.Is(err, ErrObjectChanged) {
+		e.cfg.ObserveQuota(err)
 	}
 	close(p.done)
 }
 
 // dropCancelled settles writes whose requests ended and returns the others.
-func (s *Store) dropCancelled(batch []*pending) []*pending {
+func (e *Engine) dropCancelled(batch []*pending) []*pending {
 	live := batch[:0:0]
 	for _, p := range batch {
 		if err := p.ctx.Err(); err != nil {
-			s.settle(p, 0, internalError(err))
+			e.settle(p, 0, InternalError(err))
 			continue
 		}
 		live = append(live, p)
@@ -391,7 +430,7 @@ func (s *Store) dropCancelled(batch []*pending) []*pending {
 
 // finishBatch commits a planned batch and settles its writes. It reports whether the batch
 // committed (so the next batch's assumptions hold) and which writes must be evaluated again.
-func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, prev, mine *batchDone) (ok bool, retry []*pending) {
+func (e *Engine) finishBatch(live []*pending, plan *batchPlan, planErr error, prev, mine *batchDone) (ok bool, retry []*pending) {
 	var sentOnce sync.Once
 	markSent := func() {
 		if mine != nil {
@@ -408,7 +447,7 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 	}
 	if planErr != nil {
 		for _, p := range live {
-			s.settle(p, 0, planErr)
+			e.settle(p, 0, planErr)
 		}
 		return false, nil
 	}
@@ -435,9 +474,9 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 		var r storage.TxnResult
 		var err error
 		if plan.pipelined {
-			r, err = s.submitTxn(ctx, txn)
+			r, err = e.submitTxn(ctx, txn)
 		} else {
-			r, err = s.cfg.Storage.Txn(ctx, txn)
+			r, err = e.cfg.Storage.Txn(ctx, txn)
 		}
 		if err == nil && mine != nil {
 			mine.rev.Store(r.Revision)
@@ -447,35 +486,35 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 		case err == nil:
 			rev = r.Revision
 			plan.committedRev = rev
-			if s.cfg.ObserveWrites != nil && plan.included > 0 {
-				s.cfg.ObserveWrites(plan.included)
+			if e.cfg.ObserveWrites != nil && plan.included > 0 {
+				e.cfg.ObserveWrites(plan.included)
 			}
 		case errors.Is(err, storage.ErrTooLarge) && len(live) > 1:
 			// Too big together: evaluate and commit them again, each in a batch of its own.
 			for _, p := range live {
 				p.alone = true
 			}
-			return false, s.countRetries(live)
+			return false, e.countRetries(live)
 		case errors.Is(err, storage.ErrConflict):
 			if prev != nil {
 				<-prev.done
 			}
 			cctx, cancel := batchContext(live)
 			defer cancel()
-			return false, s.sortConflict(cctx, live)
+			return false, e.sortConflict(cctx, live)
 		default:
-			err = internalError(err)
+			err = InternalError(err)
 			for _, p := range live {
-				s.settle(p, 0, err)
+				e.settle(p, 0, err)
 			}
 			return false, nil
 		}
 	}
 	for i, p := range live {
-		if plan.results[i] != nil || p.w.attrs.DryRun {
-			s.settle(p, 0, plan.results[i])
+		if plan.results[i] != nil || p.w.Attrs.DryRun {
+			e.settle(p, 0, plan.results[i])
 		} else {
-			s.settle(p, rev, nil)
+			e.settle(p, rev, nil)
 		}
 	}
 	return true, nil
@@ -483,45 +522,45 @@ func (s *Store) finishBatch(live []*pending, plan *batchPlan, planErr error, pre
 
 // sortConflict settles the writes whose own object changed and returns the others for
 // another evaluation.
-func (s *Store) sortConflict(ctx context.Context, live []*pending) []*pending {
+func (e *Engine) sortConflict(ctx context.Context, live []*pending) []*pending {
 	var again []*pending
 	for _, p := range live {
-		cur, err := s.cfg.Storage.Get(ctx, p.w.key)
+		cur, err := e.cfg.Storage.Get(ctx, p.w.Key)
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
-			if p.w.guard != 0 {
-				s.settle(p, 0, errObjectChanged)
+			if p.w.Guard != 0 {
+				e.settle(p, 0, ErrObjectChanged)
 				continue
 			}
 		case err != nil:
-			s.settle(p, 0, internalError(err))
+			e.settle(p, 0, InternalError(err))
 			continue
-		case cur.ModRevision != p.w.guard && p.w.redo == nil:
-			s.settle(p, 0, errObjectChanged)
+		case cur.ModRevision != p.w.Guard && p.w.Redo == nil:
+			e.settle(p, 0, ErrObjectChanged)
 			continue
 		}
 		// A value the write allocates went to another write.
-		if key, err := s.takenAllocation(ctx, p.w); err != nil || key != "" {
+		if key, err := e.takenAllocation(ctx, p.w); err != nil || key != "" {
 			if err == nil {
-				err = errAllocated{key: key}
+				err = ErrAllocated{Key: key}
 			}
-			s.settle(p, 0, err)
+			e.settle(p, 0, err)
 			continue
 		}
 		again = append(again, p)
 	}
-	return s.countRetries(again)
+	return e.countRetries(again)
 }
 
 // takenAllocation returns the first allocation key the write guards as free that exists.
-func (s *Store) takenAllocation(ctx context.Context, w *write) (string, error) {
-	for _, c := range w.extraCmps {
-		_, err := s.cfg.Storage.Get(ctx, c.Key)
+func (e *Engine) takenAllocation(ctx context.Context, w *Write) (string, error) {
+	for _, c := range w.ExtraCmps {
+		_, err := e.cfg.Storage.Get(ctx, c.Key)
 		if isNotFound(err) {
 			continue
 		}
 		if err != nil {
-			return "", internalError(err)
+			return "", InternalError(err)
 		}
 		return c.Key, nil
 	}
@@ -563,13 +602,13 @@ func conflictBackoff(retry []*pending) {
 }
 
 // countRetries returns the writes that may be tried again, refusing those out of attempts.
-func (s *Store) countRetries(ps []*pending) []*pending {
+func (e *Engine) countRetries(ps []*pending) []*pending {
 	out := ps[:0:0]
 	for _, p := range ps {
 		p.attempts++
-		if p.attempts >= s.cfg.MaxRetries {
-			s.cfg.Logger.Warn("write gave up after conflicts", "key", p.w.key)
-			s.settle(p, 0, apierrors.NewConflict(p.w.res.GroupResource(), p.w.attrs.Name, fmt.Errorf("too many concurrent changes, please try again")))
+		if p.attempts >= e.cfg.MaxRetries {
+			e.cfg.Logger.Warn("write gave up after conflicts", "key", p.w.Key)
+			e.settle(p, 0, apierrors.NewConflict(p.w.GR, p.w.Attrs.Name, fmt.Errorf("too many concurrent changes, please try again")))
 			continue
 		}
 		out = append(out, p)
@@ -586,24 +625,24 @@ func (s *Store) countRetries(ps []*pending) []*pending {
 // a namespace without ResourceQuotas whose batch was joined under a cluster quota leaves its
 // state as it was read (nothing under its quota prefix changed, so the guard at its read
 // revision still holds, and a quota created since fails it).
-func (s *Store) commitSolo(ns string, batch []*pending, cached *nsState) (bound bool, keep *nsState) {
+func (e *Engine) commitSolo(ns string, batch []*pending, cached *nsState) (bound bool, keep *nsState) {
 	live := batch
 	for len(live) > 0 {
-		live = s.dropCancelled(live)
+		live = e.dropCancelled(live)
 		if len(live) == 0 {
 			return bound, nil
 		}
 		ctx, cancel := batchContext(live)
 		st, err := cached, error(nil)
 		if st == nil || retried(live) {
-			st, err = s.readState(ctx, ns, retried(live))
+			st, err = e.readState(ctx, ns, retried(live))
 		}
 		cached = nil
 		var plan *batchPlan
 		var slots []*crqSlot
 		if err == nil {
 			bound = len(st.crqs) > 0
-			live = s.redoMoved(live, st)
+			live = e.redoMoved(live, st)
 			if len(live) == 0 {
 				cancel()
 				return bound, nil
@@ -611,7 +650,7 @@ func (s *Store) commitSolo(ns string, batch []*pending, cached *nsState) (bound 
 			if len(st.crqs) == 1 && joinable(live) {
 				// One cluster quota: joined with other namespaces' batches.
 				cancel()
-				ok, retry := s.joinSlot(st.crqs[0], ns, live, st)
+				ok, retry := e.joinSlot(st.crqs[0], ns, live, st)
 				if ok {
 					if len(st.quotas) == 0 {
 						keep = &nsState{setRev: st.setRev, readRev: st.readRev, enc: st.enc, crqSetRev: st.crqSetRev, crqs: st.crqs}
@@ -622,14 +661,14 @@ func (s *Store) commitSolo(ns string, batch []*pending, cached *nsState) (bound 
 				continue
 			}
 			// Cluster quotas are held from their read until the transaction returned.
-			slots = s.lockSlots(st.crqs)
-			err = s.holdClusterQuotas(ctx, st, slots)
+			slots = e.lockSlots(st.crqs)
+			err = e.holdClusterQuotas(ctx, st, slots)
 			if err == nil {
-				plan, err = s.plan(ctx, ns, live, st, nil)
+				plan, err = e.plan(ctx, ns, live, st, nil)
 			}
 		}
 		cancel()
-		ok, retry := s.finishBatch(live, plan, err, nil, nil)
+		ok, retry := e.finishBatch(live, plan, err, nil, nil)
 		settleSlots(slots, plan, ok)
 		unlockSlots(slots)
 		if ok {
@@ -642,13 +681,13 @@ func (s *Store) commitSolo(ns string, batch []*pending, cached *nsState) (bound 
 }
 
 // holdClusterQuotas sets st.held from the slots of st.crqs (locked, in name order).
-func (s *Store) holdClusterQuotas(ctx context.Context, st *nsState, slots []*crqSlot) error {
+func (e *Engine) holdClusterQuotas(ctx context.Context, st *nsState, slots []*crqSlot) error {
 	names := slices.Clone(st.crqs)
 	sort.Strings(names)
 	names = slices.Compact(names)
 	st.held = nil
 	for i, name := range names {
-		h, err := s.readSlot(ctx, slots[i], name)
+		h, err := e.readSlot(ctx, slots[i], name)
 		if err != nil {
 			return err
 		}
@@ -679,32 +718,32 @@ func settleSlots(slots []*crqSlot, plan *batchPlan, ok bool) {
 
 // redoMoved prepares again, on the quota as st holds it, each write with a redo whose quota
 // is no longer stored at the revision it was prepared on (see write.redo), and settles
-// those that fail (errObjectChanged: the quota is gone, or the write became a no-op).
-func (s *Store) redoMoved(live []*pending, st *nsState) []*pending {
+// those that fail (ErrObjectChanged: the quota is gone, or the write became a no-op).
+func (e *Engine) redoMoved(live []*pending, st *nsState) []*pending {
 	out := live[:0:0]
 	for _, p := range live {
 		w := p.w
-		if w.redo == nil || w.guard == 0 {
+		if w.Redo == nil || w.Guard == 0 {
 			out = append(out, p)
 			continue
 		}
-		j := slices.IndexFunc(st.quotas, func(q corev1.ResourceQuota) bool { return q.Name == w.attrs.Name })
+		j := slices.IndexFunc(st.quotas, func(q corev1.ResourceQuota) bool { return q.Name == w.Attrs.Name })
 		if j < 0 {
-			s.settle(p, 0, errObjectChanged)
+			e.settle(p, 0, ErrObjectChanged)
 			continue
 		}
-		if st.stored[j].rev == w.guard {
+		if st.stored[j].rev == w.Guard {
 			out = append(out, p)
 			continue
 		}
-		nw, err := w.redo(st.quotas[j].DeepCopy(), st.stored[j].rev)
+		nw, err := w.Redo(st.quotas[j].DeepCopy(), st.stored[j].rev)
 		if err != nil {
-			s.settle(p, 0, err)
+			e.settle(p, 0, err)
 			continue
 		}
 		// The quota decision is prepared again by planBatch, on the new object.
-		w.obj, w.attrs, w.guard = nw.obj, nw.attrs, nw.guard
-		w.quota, w.quotaErr, w.prepared = nil, nil, false
+		w.Obj, w.Attrs, w.Guard = nw.Obj, nw.Attrs, nw.Guard
+		w.Decision, w.DecisionErr, w.Prepared = nil, nil, false
 		out = append(out, p)
 	}
 	return out
@@ -727,14 +766,14 @@ func retried(live []*pending) bool {
 // etcd is compacted past it in between (a compaction at the current revision), the
 // state is read again at a newer one, a bounded number of times, rather than failing the
 // write.
-func (s *Store) readState(ctx context.Context, ns string, linearizable bool) (*nsState, error) {
+func (e *Engine) readState(ctx context.Context, ns string, linearizable bool) (*nsState, error) {
 	for attempt := 0; ; attempt++ {
-		st, err := s.readStateOnce(ctx, ns, linearizable)
+		st, err := e.readStateOnce(ctx, ns, linearizable)
 		if errors.Is(err, storage.ErrCompacted) && attempt < compactedRereads {
 			continue
 		}
 		if err != nil {
-			return nil, internalError(err)
+			return nil, InternalError(err)
 		}
 		return st, nil
 	}
@@ -744,17 +783,16 @@ func (s *Store) readState(ctx context.Context, ns string, linearizable bool) (*n
 const compactedRereads = 3
 
 // readStateOnce is one attempt of readState; its errors are storage's, unwrapped.
-func (s *Store) readStateOnce(ctx context.Context, ns string, linearizable bool) (*nsState, error) {
-	qres := s.cfg.Catalogue.Get(quotaGVR)
-	lr, err := s.cfg.Storage.List(ctx, qres.KeyPrefix(ns), storage.ListOptions{Serializable: !linearizable})
+func (e *Engine) readStateOnce(ctx context.Context, ns string, linearizable bool) (*nsState, error) {
+	lr, err := e.cfg.Storage.List(ctx, e.env.KeyPrefix(quotaGR, ns), storage.ListOptions{Serializable: !linearizable})
 	if err != nil {
 		return nil, err
 	}
-	st, err := decodeState(qres, lr.KVs, lr.Revision)
+	st, err := decodeState(e.env, lr.KVs, lr.Revision)
 	if err != nil {
 		return nil, err
 	}
-	set, err := s.cfg.Storage.List(ctx, QuotaSetKey(ns), storage.ListOptions{Revision: lr.Revision, Serializable: true})
+	set, err := e.cfg.Storage.List(ctx, QuotaSetKey(ns), storage.ListOptions{Revision: lr.Revision, Serializable: true})
 	if err != nil {
 		return nil, err
 	}
@@ -763,7 +801,7 @@ func (s *Store) readStateOnce(ctx context.Context, ns string, linearizable bool)
 			st.setRev = kv.ModRevision
 		}
 	}
-	if err := s.readClusterBinding(ctx, ns, st); err != nil {
+	if err := e.readClusterBinding(ctx, ns, st); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -773,14 +811,13 @@ func (s *Store) readStateOnce(ctx context.Context, ns string, linearizable bool)
 // objects are listed at st.readRev only when a quota write's status is computed. It then
 // records which writes were judged and offers the quotas the transaction writes to the
 // watch hub. mine is the batch when pipelined (nil: solo).
-func (s *Store) plan(ctx context.Context, ns string, live []*pending, st *nsState, mine *batchDone) (*batchPlan, error) {
-	qres := s.cfg.Catalogue.Get(quotaGVR)
-	writes := make([]*write, len(live))
+func (e *Engine) plan(ctx context.Context, ns string, live []*pending, st *nsState, mine *batchDone) (*batchPlan, error) {
+	writes := make([]*Write, len(live))
 	for i, p := range live {
 		writes[i] = p.w
 	}
-	plan, err := planBatch(planInput{ns: ns, state: st, writes: writes, mine: mine, quota: s.cfg.Quota, quotaRes: qres,
-		objects: s.objectsAt(ctx, ns, st.readRev)})
+	plan, err := planBatch(planInput{ns: ns, state: st, writes: writes, mine: mine, quota: e.cfg.Quota, env: e.env,
+		objects: e.objectsAt(ctx, ns, st.readRev)})
 	for i, judged := range plan.judged {
 		if judged {
 			live[i].judged = true
@@ -791,51 +828,51 @@ func (s *Store) plan(ctx context.Context, ns string, live []*pending, st *nsStat
 	}
 	for i := range plan.offers {
 		o := &plan.offers[i]
-		s.offer(qres, o.key, o.value, func() runtime.Object { cp := o.quota; return &cp })
+		e.env.Offer(quotaGR, o.key, o.value, func() runtime.Object { cp := o.quota; return &cp })
 	}
 	return plan, nil
 }
 
 // commitClusterScoped writes a cluster-scoped object: no quota applies.
-func (s *Store) commitClusterScoped(ctx context.Context, w *write) (int64, error) {
+func (e *Engine) commitClusterScoped(ctx context.Context, w *Write) (int64, error) {
 	if isClusterQuotaWrite(w) {
-		return s.commitClusterQuota(ctx, w)
+		return e.commitClusterQuota(ctx, w)
 	}
-	if w.attrs.DryRun {
+	if w.Attrs.DryRun {
 		return 0, nil
 	}
-	txn := storage.Txn{Compares: []storage.Compare{{Target: storage.ModRevisionEquals, Key: w.key, Revision: w.guard}}}
-	if w.obj != nil {
-		b, err := encodeStored(w.res, w.obj)
-		if err != nil {
-			return 0, internalError(err)
-		}
-		txn.Ops = []storage.Op{{Type: storage.OpPut, Key: w.key, Value: b}}
-		w.value, w.size = b, len(b)
+	txn := storage.Txn{Compares: []storage.Compare{{Target: storage.ModRevisionEquals, Key: w.Key, Revision: w.Guard}}}
+	if w.Obj != nil {
+		txn.Ops = []storage.Op{{Type: storage.OpPut, Key: w.Key, Value: w.Value}}
 	} else {
-		txn.Ops = []storage.Op{{Type: storage.OpDelete, Key: w.key}}
-		if w.res.GroupResource() == namespacesGR {
+		txn.Ops = []storage.Op{{Type: storage.OpDelete, Key: w.Key}}
+		if w.GR == namespacesGR {
 			// A namespace leaves nothing behind: its quota bookkeeping keys go with it.
-			name := w.attrs.Name
+			name := w.Attrs.Name
 			txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpDelete, Key: QuotaSetKey(name)}, storage.Op{Type: storage.OpDelete, Key: EpochKey(name)})
-			epochs, err := s.cfg.Storage.List(ctx, EpochKey(name), storage.ListOptions{KeysOnly: true})
+			epochs, err := e.cfg.Storage.List(ctx, EpochKey(name), storage.ListOptions{KeysOnly: true})
 			if err != nil {
-				return 0, internalError(err)
+				return 0, InternalError(err)
 			}
 			for _, kv := range epochs.KVs {
 				txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpDelete, Key: kv.Key})
 			}
 		}
 	}
-	if w.res.GroupResource() == namespacesGR {
-		return s.commitNamespace(ctx, w, txn)
+	if w.GR == namespacesGR {
+		return e.commitNamespace(ctx, w, txn)
 	}
-	r, err := s.cfg.Storage.Txn(ctx, txn)
+	r, err := e.cfg.Storage.Txn(ctx, txn)
 	if errors.Is(err, storage.ErrConflict) {
-		return 0, errObjectChanged
+		return 0, ErrObjectChanged
 	}
 	if err != nil {
-		return 0, internalError(err)
+		return 0, InternalError(err)
 	}
 	return r.Revision, nil
+}
+
+// objectsAt lists a namespace's objects of a group-resource as stored at revision rev.
+func (e *Engine) objectsAt(ctx context.Context, ns string, rev int64) func(schema.GroupResource) ([]runtime.Object, error) {
+	return func(gr schema.GroupResource) ([]runtime.Object, error) { return e.env.List(ctx, gr, ns, rev) }
 }

@@ -1,4 +1,4 @@
-package registry
+package commit
 
 import (
 	"context"
@@ -55,7 +55,7 @@ type combinedTxn struct {
 // submitTxn commits txn, in one request with the transactions of other namespaces that are
 // ready at the same time. It returns what storage.Store.Txn would. The request is bounded
 // by batchTimeout, not by ctx's end.
-func (s *Store) submitTxn(ctx context.Context, txn storage.Txn) (storage.TxnResult, error) {
+func (e *Engine) submitTxn(ctx context.Context, txn storage.Txn) (storage.TxnResult, error) {
 	c := &combinedTxn{txn: txn, ops: max(len(txn.Ops), len(txn.Compares))}
 	for _, op := range txn.Ops {
 		c.bytes += len(op.Key) + len(op.Value)
@@ -67,10 +67,10 @@ func (s *Store) submitTxn(ctx context.Context, txn storage.Txn) (storage.TxnResu
 	if c.ops+maxCombinedTxns > storage.MaxTxnOps || c.bytes > maxCombinedBytes/2 {
 		ctx, cancel := context.WithTimeout(ctx, batchTimeout)
 		defer cancel()
-		return s.cfg.Storage.Txn(ctx, txn)
+		return e.cfg.Storage.Txn(ctx, txn)
 	}
 	c.lead, c.done = make(chan struct{}, 1), make(chan struct{})
-	cb := &s.combiner
+	cb := &e.combiner
 	cb.mu.Lock()
 	cb.waiting = append(cb.waiting, c)
 	if cb.inflight < maxCombinedInFlight {
@@ -86,12 +86,12 @@ func (s *Store) submitTxn(ctx context.Context, txn storage.Txn) (storage.TxnResu
 			// holds an in-flight slot, so it submits (or releases) once before returning.
 			select {
 			case <-c.lead:
-				s.runCombined(ctx, c)
+				e.runCombined(ctx, c)
 			default:
 			}
 			return c.res, c.err
 		case <-c.lead:
-			s.runCombined(ctx, c)
+			e.runCombined(ctx, c)
 		}
 	}
 }
@@ -99,8 +99,8 @@ func (s *Store) submitTxn(ctx context.Context, txn storage.Txn) (storage.TxnResu
 // runCombined submits the queued transactions (within the limits) as one request, hands
 // them their outcomes, and then passes its in-flight slot to a waiting transaction or gives
 // it up. self is the transaction whose goroutine runs it.
-func (s *Store) runCombined(ctx context.Context, self *combinedTxn) {
-	cb := &s.combiner
+func (e *Engine) runCombined(ctx context.Context, self *combinedTxn) {
+	cb := &e.combiner
 	cb.mu.Lock()
 	var group []*combinedTxn
 	bytes := 0
@@ -129,23 +129,23 @@ func (s *Store) runCombined(ctx context.Context, self *combinedTxn) {
 	// The request outlives any one caller: it carries the caller's values, not its end.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), batchTimeout)
 	defer cancel()
-	if len(group) > 0 && s.cfg.ObserveRequest != nil {
-		s.cfg.ObserveRequest(len(group))
+	if len(group) > 0 && e.cfg.ObserveRequest != nil {
+		e.cfg.ObserveRequest(len(group))
 	}
 	switch len(group) {
 	case 0:
 	case 1:
-		group[0].res, group[0].err = s.cfg.Storage.Txn(ctx, group[0].txn)
+		group[0].res, group[0].err = e.cfg.Storage.Txn(ctx, group[0].txn)
 	default:
 		txns := make([]storage.Txn, len(group))
 		for i, c := range group {
 			txns[i] = c.txn
 		}
-		out, err := s.cfg.Storage.Txns(ctx, txns)
+		out, err := e.cfg.Storage.Txns(ctx, txns)
 		for i, c := range group {
 			switch {
 			case errors.Is(err, storage.ErrTooLarge):
-				c.res, c.err = s.cfg.Storage.Txn(ctx, c.txn)
+				c.res, c.err = e.cfg.Storage.Txn(ctx, c.txn)
 			case err != nil:
 				c.err = err
 			default:
@@ -171,10 +171,10 @@ func (s *Store) runCombined(ctx context.Context, self *combinedTxn) {
 }
 
 // QueuedTxns reports how many transactions wait for the next etcd request.
-func (s *Store) QueuedTxns() int {
-	s.combiner.mu.Lock()
-	defer s.combiner.mu.Unlock()
-	return len(s.combiner.waiting)
+func (e *Engine) QueuedTxns() int {
+	e.combiner.mu.Lock()
+	defer e.combiner.mu.Unlock()
+	return len(e.combiner.waiting)
 }
 
 // overlaps reports whether txn writes a key of writes or compares, or compares a key of

@@ -1,4 +1,4 @@
-package registry
+package commit
 
 import (
 	"slices"
@@ -12,7 +12,7 @@ import (
 	"github.com/quotad/quotad/internal/storage"
 )
 
-// Planning a batch (the pure half of group commit; commit.go is the driver doing the IO).
+// Planning a batch (the pure half of group commit; engine.go is the driver doing the IO).
 //
 // A namespace's batch is planned as a function of data: the quota state the previous batch
 // leaves or storage holds (nsState), the writes in arrival order, and, for a quota write,
@@ -30,7 +30,7 @@ import (
 //     guarded by its mod revision, each touched quota once, guarded as the state holds it,
 //     the quota set (or the whole quota prefix at the read revision) and the usage epochs.
 //  4. The driver sends it; on a conflict it sorts out the writes whose own object changed
-//     and plans the others again on a fresh read (commit.go: finishBatch, sortConflict).
+//     and plans the others again on a fresh read (engine.go: finishBatch, sortConflict).
 //
 // So I1 and I2 (design.md §2) are properties of planBatch's output: what a committed
 // transaction writes to the quotas is exactly what its admitted writes charge and credit,
@@ -54,7 +54,7 @@ type nsState struct {
 	crqs      []string
 	held      []*heldQuota
 	// joined: the batch is joined with other namespaces' batches, which write the held
-	// cluster quota once (clusterquotajoin.go).
+	// cluster quota once (join.go).
 	joined bool
 }
 
@@ -91,14 +91,14 @@ func takeBatch(q *nsQueue) []*pending {
 			}
 			break
 		}
-		if keys[w.key] || writesAny(w.extraOps, keys) || (n > 0 && bytes+w.size > maxBatchBytes) {
+		if keys[w.Key] || writesAny(w.ExtraOps, keys) || (n > 0 && bytes+w.Size > maxBatchBytes) {
 			break
 		}
-		keys[w.key] = true
-		for _, op := range w.extraOps {
+		keys[w.Key] = true
+		for _, op := range w.ExtraOps {
 			keys[op.Key] = true
 		}
-		bytes += w.size
+		bytes += w.Size
 		n++
 	}
 	batch := append([]*pending(nil), q.waiting[:n]...)
@@ -116,8 +116,8 @@ func writesAny(ops []storage.Op, keys map[string]bool) bool {
 	return false
 }
 
-func isQuotaWrite(w *write) bool {
-	return w.res.GroupResource() == quotaGVR.GroupResource()
+func isQuotaWrite(w *Write) bool {
+	return w.GR == quotaGR
 }
 
 // cacheCanonical makes each quantity of list remember its canonical form (as
@@ -204,21 +204,21 @@ type planInput struct {
 	ns    string
 	state *nsState
 	// writes are the batch's writes, in arrival order.
-	writes []*write
+	writes []*Write
 	// mine is the batch being planned when pipelined (see storedQuota.guard); nil plans a
 	// solo batch, which guards by revision everything it read.
 	mine *batchDone
 	// quota is the store's quota accounting (nil: the ResourceQuota plugin is disabled).
 	quota Quota
-	// quotaRes is the ResourceQuota resource (its keys and stored form).
-	quotaRes *Resource
+	// env gives the quotas' keys and the objects' stored forms.
+	env Env
 	// objects lists the namespace's objects of a group-resource as stored at state.readRev
 	// (quota.ListFunc). The store's lists them lazily from storage, at that revision, only
 	// when a quota write's status is computed.
 	objects func(schema.GroupResource) ([]runtime.Object, error)
 }
 
-// quotaOffer is a quota a plan writes, for the watch hub (Store.offer) before its
+// quotaOffer is a quota a plan writes, for the watch hub (Env.Offer) before its
 // transaction is sent.
 type quotaOffer struct {
 	key   string
@@ -242,9 +242,10 @@ type quotaOffer struct {
 //
 // On error the plan is nil except for judged (as far as planning got).
 func planBatch(in planInput) (*batchPlan, error) {
-	st, ns, qres := in.state, in.ns, in.quotaRes
+	st, ns := in.state, in.ns
+	quotaPrefix := in.env.KeyPrefix(quotaGR, ns)
 	pipelined := in.mine != nil
-	quotas := decisionQuotas(st.quotas)
+	quotas := DecisionQuotas(st.quotas)
 	// The cluster quotas held for this batch are checked as ResourceQuotas of the
 	// namespace, after its own (quotas[nsN:]).
 	nsN := len(quotas)
@@ -265,14 +266,14 @@ func planBatch(in planInput) (*batchPlan, error) {
 		var changed []corev1.ResourceQuota
 		var err error
 		if in.quota != nil {
-			if !w.prepared && len(quotas) > 0 {
+			if !w.Prepared && len(quotas) > 0 {
 				// A quota appeared since the write skipped Prepare.
-				w.quota, w.quotaErr = in.quota.Prepare(w.attrs)
-				w.prepared = true
+				w.Decision, w.DecisionErr = in.quota.Prepare(w.Attrs)
+				w.Prepared = true
 			}
-			err = w.quotaErr
-			if err == nil && w.quota != nil {
-				changed, err = w.quota.Check(quotas)
+			err = w.DecisionErr
+			if err == nil && w.Decision != nil {
+				changed, err = w.Decision.Check(quotas)
 			}
 			plan.judged[i] = len(quotas) > 0
 			if err != nil {
@@ -281,27 +282,27 @@ func planBatch(in planInput) (*batchPlan, error) {
 				continue
 			}
 		}
-		if w.attrs.DryRun {
+		if w.Attrs.DryRun {
 			plan.validate = true
 		}
 		// 2. A quota being created or edited gets its complete status computed from the
 		// namespace at the read revision, guarded by the namespace's usage epoch.
-		if isQuota && w.obj != nil {
-			rq := w.obj.(*corev1.ResourceQuota)
-			compute := quotaStatus
-			if w.attrs.Subresource == "status" {
-				compute = writtenQuotaStatusOf
+		if isQuota && w.Obj != nil {
+			rq := w.Obj.(*corev1.ResourceQuota)
+			compute := QuotaStatus
+			if w.Attrs.Subresource == "status" {
+				compute = WrittenQuotaStatus
 			}
 			if err := compute(in.quota, rq, in.objects); err != nil {
 				return fail(err)
 			}
 			cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKey(ns), Revision: st.readRev})
 		}
-		if w.attrs.DryRun {
+		if w.Attrs.DryRun {
 			continue
 		}
 		for _, c := range changed {
-			if isQuota && c.Name == w.attrs.Name {
+			if isQuota && c.Name == w.Attrs.Name {
 				continue // the written quota's own status is set above (or it is deleted)
 			}
 			for j := range quotas {
@@ -314,29 +315,29 @@ func planBatch(in planInput) (*batchPlan, error) {
 		if isQuota {
 			quotaWrite = true
 			for j := range quotas[:nsN] {
-				if quotas[j].Name == w.attrs.Name {
+				if quotas[j].Name == w.Attrs.Name {
 					touched[j] = false
 				}
 			}
 		}
 		// 3. The object itself, guarded by its own mod revision, with what it allocates.
-		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: w.key, Revision: w.guard})
-		cmps = append(cmps, w.extraCmps...)
-		objOps = append(objOps, w.extraOps...)
-		if w.obj != nil {
-			b := w.value
+		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: w.Key, Revision: w.Guard})
+		cmps = append(cmps, w.ExtraCmps...)
+		objOps = append(objOps, w.ExtraOps...)
+		if w.Obj != nil {
+			b := w.Value
 			if b == nil {
-				if b, err = encodeStored(w.res, w.obj); err != nil {
-					return fail(internalError(err))
+				if b, err = in.env.Encode(w.GR, w.Obj); err != nil {
+					return fail(InternalError(err))
 				}
 			}
-			objOps = append(objOps, storage.Op{Type: storage.OpPut, Key: w.key, Value: b})
+			objOps = append(objOps, storage.Op{Type: storage.OpPut, Key: w.Key, Value: b})
 		} else {
-			objOps = append(objOps, storage.Op{Type: storage.OpDelete, Key: w.key})
+			objOps = append(objOps, storage.Op{Type: storage.OpDelete, Key: w.Key})
 		}
 		plan.included++
-		if !slices.Contains(writtenGRs, w.res.GroupResource()) {
-			writtenGRs = append(writtenGRs, w.res.GroupResource())
+		if !slices.Contains(writtenGRs, w.GR) {
+			writtenGRs = append(writtenGRs, w.GR)
 		}
 	}
 	// 4. Each touched quota once, guarded; the quota set; the usage epoch.
@@ -365,7 +366,7 @@ func planBatch(in planInput) (*batchPlan, error) {
 		}
 		b, err := codec.EncodeClusterQuota(charged)
 		if err != nil {
-			return fail(internalError(err))
+			return fail(InternalError(err))
 		}
 		ops = append(ops, storage.Op{Type: storage.OpPut, Key: h.key, Value: b})
 		plan.crqWrites = append(plan.crqWrites, crqWrite{slot: h.slot, value: b, obj: charged})
@@ -378,9 +379,9 @@ func planBatch(in planInput) (*batchPlan, error) {
 		}
 		b, err := st.enc.Encode(q)
 		if err != nil {
-			return fail(internalError(err))
+			return fail(InternalError(err))
 		}
-		key := qres.Key(ns, q.Name)
+		key := quotaPrefix + q.Name
 		// The hub may share the quota: its maps are never modified once in a plan.
 		plan.offers = append(plan.offers, quotaOffer{key: key, value: b, quota: *q})
 		cmps = plan.guard(cmps, st.stored[j], key)
@@ -393,12 +394,12 @@ func planBatch(in planInput) (*batchPlan, error) {
 			// Refusals may come from quotas this batch does not touch: confirm them all.
 			for j := range st.quotas {
 				if !touched[j] {
-					cmps = plan.guard(cmps, st.stored[j], qres.Key(ns, st.quotas[j].Name))
+					cmps = plan.guard(cmps, st.stored[j], quotaPrefix+st.quotas[j].Name)
 				}
 			}
 		}
 	} else {
-		cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: qres.KeyPrefix(ns), Revision: st.readRev})
+		cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: quotaPrefix, Revision: st.readRev})
 	}
 	if quotaWrite {
 		ops = append(ops, storage.Op{Type: storage.OpPut, Key: QuotaSetKey(ns)})
@@ -406,7 +407,7 @@ func planBatch(in planInput) (*batchPlan, error) {
 	// 5. The usage epochs of the group-resources written: recomputations (of a quota, of a
 	// cluster quota) guard on them to learn that nothing they count changed.
 	for _, gr := range writtenGRs {
-		ops = append(ops, storage.Op{Type: storage.OpPut, Key: epochKeyFor(ns, gr)})
+		ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKeyFor(ns, gr)})
 	}
 	if len(writtenGRs) == 0 {
 		ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKey(ns)})
@@ -420,10 +421,10 @@ func planBatch(in planInput) (*batchPlan, error) {
 // decodeState builds a namespace's quota state from its quotas' keys as read at revision
 // rev (kvs, in key order). The quota-set key's revision and the cluster quotas binding the
 // namespace are read apart (readStateOnce).
-func decodeState(qres *Resource, kvs []storage.KV, rev int64) (*nsState, error) {
-	st := &nsState{readRev: rev, enc: codec.NewQuotaEncoder(qres.GVK())}
+func decodeState(env Env, kvs []storage.KV, rev int64) (*nsState, error) {
+	st := &nsState{readRev: rev, enc: codec.NewQuotaEncoder(quotaGVK)}
 	for _, kv := range kvs {
-		obj, err := decodeKV(qres, kv)
+		obj, err := env.Decode(quotaGR, kv)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package registry
+package commit
 
 import (
 	"errors"
@@ -40,8 +40,8 @@ type crqJoin struct {
 
 // joinSlot commits a namespace's batch together with the batches of other namespaces
 // waiting on the same cluster quota.
-func (s *Store) joinSlot(name, ns string, live []*pending, st *nsState) (bool, []*pending) {
-	sl := s.crq.slot(name)
+func (e *Engine) joinSlot(name, ns string, live []*pending, st *nsState) (bool, []*pending) {
+	sl := e.crq.slot(name)
 	j := &crqJoin{ns: ns, live: live, st: st, lead: make(chan struct{}, 1), done: make(chan struct{})}
 	sl.qmu.Lock()
 	sl.waiting = append(sl.waiting, j)
@@ -55,19 +55,19 @@ func (s *Store) joinSlot(name, ns string, live []*pending, st *nsState) (bool, [
 		case <-j.done:
 			return j.ok, j.retry
 		case <-j.lead:
-			s.leadSlot(sl, name)
+			e.leadSlot(sl, name)
 		}
 	}
 }
 
 // leadSlot commits the batches waiting on a slot in one transaction (as many as fit), then
 // passes the lead on.
-func (s *Store) leadSlot(sl *crqSlot, name string) {
+func (e *Engine) leadSlot(sl *crqSlot, name string) {
 	sl.qmu.Lock()
 	batch := sl.waiting
 	sl.waiting = nil
 	sl.qmu.Unlock()
-	taken, rest := s.commitJoined(sl, name, batch)
+	taken, rest := e.commitJoined(sl, name, batch)
 	for _, j := range taken {
 		close(j.done)
 	}
@@ -84,7 +84,7 @@ func (s *Store) leadSlot(sl *crqSlot, name string) {
 // commitJoined plans the joins in order on the cluster quota as the slot holds it and
 // commits those that fit in one transaction; it returns them (settled, or with their
 // writes to evaluate again) and the joins left for the next round.
-func (s *Store) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken, rest []*crqJoin) {
+func (e *Engine) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken, rest []*crqJoin) {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	var all []*pending
@@ -96,11 +96,11 @@ func (s *Store) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken,
 	fail := func(err error) {
 		for _, j := range batch {
 			for _, p := range j.live {
-				s.settle(p, 0, err)
+				e.settle(p, 0, err)
 			}
 		}
 	}
-	h, err := s.readSlot(ctx, sl, name)
+	h, err := e.readSlot(ctx, sl, name)
 	if err != nil {
 		fail(err)
 		return batch, nil
@@ -109,7 +109,7 @@ func (s *Store) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken,
 		// Deleted since the namespaces' reads (which the cluster-quota-set guard catches):
 		// evaluate again.
 		for _, j := range batch {
-			j.retry = s.countRetries(j.live)
+			j.retry = e.countRetries(j.live)
 		}
 		return batch, nil
 	}
@@ -120,10 +120,10 @@ func (s *Store) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken,
 	for i, j := range batch {
 		j.st.held = []*heldQuota{{slot: sl, key: h.key, obj: cur, stored: h.stored}}
 		j.st.joined = true
-		plan, err := s.plan(ctx, j.ns, j.live, j.st, nil)
+		plan, err := e.plan(ctx, j.ns, j.live, j.st, nil)
 		if err != nil {
 			for _, p := range j.live {
-				s.settle(p, 0, err)
+				e.settle(p, 0, err)
 			}
 			taken = append(taken, j)
 			continue
@@ -153,7 +153,7 @@ func (s *Store) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken,
 	if final != nil {
 		b, err := codec.EncodeClusterQuota(final.obj)
 		if err != nil {
-			fail(internalError(err))
+			fail(InternalError(err))
 			return batch, nil
 		}
 		final.value = b
@@ -161,15 +161,15 @@ func (s *Store) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken,
 		// The watch hub may stand the object for the stored bytes (never modified: the
 		// next round charges a copy).
 		obj := final.obj
-		s.offer(s.cfg.Catalogue.Get(crqGVR), h.key, b, func() runtime.Object { cp := *obj; return &cp })
+		e.env.Offer(crqGR, h.key, b, func() runtime.Object { cp := *obj; return &cp })
 	}
 	var rev int64
 	if send {
-		r, err := s.cfg.Storage.Txn(ctx, txn)
+		r, err := e.cfg.Storage.Txn(ctx, txn)
 		switch {
 		case err == nil:
 			rev = r.Revision
-			if s.cfg.ObserveWrites != nil {
+			if e.cfg.ObserveWrites != nil {
 				n := 0
 				for _, j := range taken {
 					if j.plan != nil {
@@ -177,14 +177,14 @@ func (s *Store) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken,
 					}
 				}
 				if n > 0 {
-					s.cfg.ObserveWrites(n)
+					e.cfg.ObserveWrites(n)
 				}
 			}
 		case errors.Is(err, storage.ErrConflict):
 			sl.rev = 0
 			for _, j := range taken {
 				if j.plan != nil {
-					j.retry = s.sortConflict(ctx, j.live)
+					j.retry = e.sortConflict(ctx, j.live)
 				}
 			}
 			return taken, rest
@@ -199,16 +199,16 @@ func (s *Store) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken,
 						p.alone = true
 					}
 				}
-				j.retry = s.countRetries(j.live)
+				j.retry = e.countRetries(j.live)
 			}
 			return taken, rest
 		default:
 			sl.rev = 0
-			err = internalError(err)
+			err = InternalError(err)
 			for _, j := range taken {
 				if j.plan != nil {
 					for _, p := range j.live {
-						s.settle(p, 0, err)
+						e.settle(p, 0, err)
 					}
 				}
 			}
@@ -224,10 +224,10 @@ func (s *Store) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken,
 			continue
 		}
 		for i, p := range j.live {
-			if j.plan.results[i] != nil || p.w.attrs.DryRun {
-				s.settle(p, 0, j.plan.results[i])
+			if j.plan.results[i] != nil || p.w.Attrs.DryRun {
+				e.settle(p, 0, j.plan.results[i])
 			} else {
-				s.settle(p, rev, nil)
+				e.settle(p, rev, nil)
 			}
 		}
 		j.ok = true

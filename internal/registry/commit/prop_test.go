@@ -1,4 +1,4 @@
-package registry
+package commit
 
 import (
 	"errors"
@@ -24,7 +24,7 @@ func storageTxnPut(key string, value []byte) storage.Txn {
 }
 
 // TestPlanBatchProperties drives planBatch through random sequences of writes as the
-// driver (commit.go) does — batches taken off a queue (takeBatch), pipelined on the state
+// driver (engine.go) does — batches taken off a queue (takeBatch), pipelined on the state
 // the previous plan leaves or planned solo on a fresh read, quota writes redone on the quota
 // as read (redoMoved), failed guards sorted and retried, too-large batches split — with
 // other writers committing in between, transactions failing (before or after they apply)
@@ -41,7 +41,7 @@ func storageTxnPut(key string, value []byte) storage.Txn {
 //   - every write of a committed transaction got the oracle's decision (admitted, or the
 //     same refusal), on the quotas stored when it committed, in batch order, and every
 //     quota it charged is stored with the oracle's status.used;
-//   - a write whose own object moved is told so (errObjectChanged), never committed.
+//   - a write whose own object moved is told so (ErrObjectChanged), never committed.
 func TestPlanBatchProperties(t *testing.T) {
 	sequences, rounds := 100, 25
 	if testing.Short() {
@@ -50,7 +50,7 @@ func TestPlanBatchProperties(t *testing.T) {
 	total := map[string]int{}
 	for seed := 1; seed <= sequences; seed++ {
 		r := &propRun{planEnv: newPlanEnv(t), rng: rand.New(rand.NewPCG(uint64(seed), 24)), seed: seed, stats: total,
-			injected: map[*write]error{}, unprepared: map[*write]bool{}}
+			injected: map[*Write]error{}, unprepared: map[*Write]bool{}}
 		for round := 0; round < rounds; round++ {
 			r.round(round)
 		}
@@ -78,8 +78,8 @@ type propRun struct {
 	stats map[string]int
 	// injected are the writes given a quota error instead of their decision; unprepared
 	// those queued without Prepare (the namespace looked quota-free).
-	injected   map[*write]error
-	unprepared map[*write]bool
+	injected   map[*Write]error
+	unprepared map[*Write]bool
 	log        []string
 }
 
@@ -99,7 +99,7 @@ func (r *propRun) logf(format string, args ...any) {
 func (r *propRun) pick(list ...string) string { return list[r.rng.IntN(len(list))] }
 
 // storedPods and storedQuotas are the names stored now, in key order.
-func (r *propRun) storedNames(res *Resource) []string {
+func (r *propRun) storedNames(res *kind) []string {
 	var out []string
 	for _, kv := range r.kv.list(res.KeyPrefix(planNS)) {
 		out = append(out, strings.TrimPrefix(kv.Key, res.KeyPrefix(planNS)))
@@ -125,11 +125,11 @@ func (r *propRun) randomHard() corev1.ResourceList {
 }
 
 // genWrite returns a random write on the store as it is now.
-func (r *propRun) genWrite() *write {
+func (r *propRun) genWrite() *Write {
 	pods, quotas := r.storedNames(r.pods()), r.storedNames(r.quotas())
 	cpu := func() string { return r.pick("100m", "250m", "500m", "1") }
 	n := r.rng.IntN(100)
-	var w *write
+	var w *Write
 	switch {
 	case n < 40 || len(pods) == 0 && n < 75:
 		r.names++
@@ -190,7 +190,7 @@ func (r *propRun) genWrite() *write {
 			r.logf("delete pod %s", name)
 		}
 		if r.rng.IntN(15) == 0 {
-			w.guard-- // written on a stale read: its own guard fails
+			w.Guard-- // written on a stale read: its own guard fails
 			r.logf("  (stale guard)")
 		}
 	case n < 82 || len(quotas) == 0:
@@ -214,9 +214,9 @@ func (r *propRun) genWrite() *write {
 		w = r.newWrite(r.quotas(), admission.Delete, "", name, nil, old, rev, false, false)
 		r.logf("delete quota %s", name)
 	}
-	if w.attrs.Resource == podsGVR && r.rng.IntN(30) == 0 {
-		err := apierrors.NewForbidden(podsGVR.GroupResource(), w.attrs.Name, errors.New("injected"))
-		w.quota, w.quotaErr, w.prepared = nil, err, true
+	if w.Attrs.Resource == podsGVR && r.rng.IntN(30) == 0 {
+		err := apierrors.NewForbidden(podsGVR.GroupResource(), w.Attrs.Name, errors.New("injected"))
+		w.Decision, w.DecisionErr, w.Prepared = nil, err, true
 		r.injected[w] = err
 		r.logf("  (injected quota error)")
 	}
@@ -224,7 +224,7 @@ func (r *propRun) genWrite() *write {
 }
 
 // storeDelete is planEnv.storeDelete at the round's time, logged.
-func (r *propRun) storeDelete(name string, grace *int64) *write {
+func (r *propRun) storeDelete(name string, grace *int64) *Write {
 	now := metav1.NewTime(time.Unix(1_000_000_000+int64(r.roundNo)*10, 0))
 	w, what := r.planEnv.storeDelete(name, grace, now)
 	show := "nil"
@@ -243,7 +243,7 @@ func (r *propRun) storeDelete(name string, grace *int64) *write {
 }
 
 // dropFinalizers is planEnv.dropFinalizers, logged.
-func (r *propRun) dropFinalizers(name string) *write {
+func (r *propRun) dropFinalizers(name string) *Write {
 	r.logf("pod %s finalizers dropped", name)
 	return r.planEnv.dropFinalizers(name)
 }
@@ -251,13 +251,13 @@ func (r *propRun) dropFinalizers(name string) *write {
 // quotaUpdate is an update of the stored quota with a redo, as the store prepares quota
 // updates: when the quota moved before the write's batch, the change is made again on the
 // quota as read (redoMoved).
-func (r *propRun) quotaUpdate(name, sub string, change func(*corev1.ResourceQuota)) *write {
-	var build func(cur runtime.Object, rev int64) *write
-	build = func(cur runtime.Object, rev int64) *write {
+func (r *propRun) quotaUpdate(name, sub string, change func(*corev1.ResourceQuota)) *Write {
+	var build func(cur runtime.Object, rev int64) *Write
+	build = func(cur runtime.Object, rev int64) *Write {
 		q := cur.DeepCopyObject().(*corev1.ResourceQuota)
 		change(q)
 		w := r.newWrite(r.quotas(), admission.Update, sub, name, q, cur, rev, false, false)
-		w.redo = func(cur runtime.Object, rev int64) (*write, error) {
+		w.Redo = func(cur runtime.Object, rev int64) (*Write, error) {
 			r.stats["redo"]++
 			return build(cur, rev), nil
 		}
@@ -289,9 +289,9 @@ func (r *propRun) round(round int) {
 // solo commits a batch on a fresh read, as commitSolo does.
 func (r *propRun) solo(q *nsQueue, batch []*pending) {
 	st := r.read()
-	live := (&Store{}).redoMoved(batch, st)
+	live := (&Engine{}).redoMoved(batch, st)
 	for _, p := range batch {
-		if isSettled(p) && !errors.Is(p.err, errObjectChanged) {
+		if isSettled(p) && !errors.Is(p.err, ErrObjectChanged) {
 			r.fatalf("redo failed: %v", p.err)
 		}
 	}
@@ -309,10 +309,10 @@ func (r *propRun) solo(q *nsQueue, batch []*pending) {
 		r.logf("plan failed: %v", err)
 		return // every write of the batch is settled with the error; nothing is written
 	}
-	if r.finish(q, live, plan, nil) && live[0].w.attrs.Subresource == "status" {
+	if r.finish(q, live, plan, nil) && live[0].w.Attrs.Subresource == "status" {
 		// The writer restores the quota's exact status at once (restoreQuotaStatus); the
 		// writes queued meanwhile go first.
-		name := live[0].w.attrs.Name
+		name := live[0].w.Attrs.Name
 		q.waiting = append(q.waiting, &pending{w: r.quotaUpdate(name, "", func(*corev1.ResourceQuota) {}), done: make(chan struct{})})
 		r.logf("  restore quota %s status", name)
 	}
@@ -352,8 +352,8 @@ func (r *propRun) pipelined(q *nsQueue, batch []*pending) {
 	}
 }
 
-func writesOf(ps []*pending) []*write {
-	out := make([]*write, len(ps))
+func writesOf(ps []*pending) []*Write {
+	out := make([]*Write, len(ps))
 	for i, p := range ps {
 		out[i] = p.w
 	}
@@ -400,12 +400,12 @@ func (r *propRun) interfere() {
 }
 
 // commitOther commits one write solo on a fresh read, checked like the run's own.
-func (r *propRun) commitOther(w *write) {
-	plan, err := r.plan(r.read(), []*write{w}, nil)
+func (r *propRun) commitOther(w *Write) {
+	plan, err := r.plan(r.read(), []*Write{w}, nil)
 	if err != nil {
 		r.fatalf("other writer: %v", err)
 	}
-	if r.finishChecked(plan, []*write{w}) == 0 {
+	if r.finishChecked(plan, []*Write{w}) == 0 {
 		r.fatalf("other writer's transaction on a fresh read failed its guards")
 	}
 }
@@ -470,10 +470,10 @@ func (r *propRun) finish(q *nsQueue, live []*pending, plan *batchPlan, mine *bat
 	r.logf("  conflict")
 	var again []*pending
 	for _, p := range live {
-		kv, exists := r.kv.keys[p.w.key]
-		if (!exists && p.w.guard != 0) || (exists && kv.ModRevision != p.w.guard && p.w.redo == nil) {
+		kv, exists := r.kv.keys[p.w.Key]
+		if (!exists && p.w.Guard != 0) || (exists && kv.ModRevision != p.w.Guard && p.w.Redo == nil) {
 			r.stats["objectChanged"]++
-			p.err = errObjectChanged
+			p.err = ErrObjectChanged
 			close(p.done)
 			continue
 		}
@@ -489,7 +489,7 @@ func (r *propRun) requeue(q *nsQueue, ps []*pending) {
 	for _, p := range ps {
 		p.attempts++
 		if p.attempts > 50 {
-			r.fatalf("write %s retried %d times", p.w.key, p.attempts)
+			r.fatalf("write %s retried %d times", p.w.Key, p.attempts)
 		}
 	}
 	q.waiting = append(append([]*pending(nil), ps...), q.waiting...)
@@ -499,7 +499,7 @@ func (r *propRun) requeue(q *nsQueue, ps []*pending) {
 // finishChecked runs a plan's transaction on the store (only its compares when it stores
 // nothing, as finishBatch) and, when it commits, checks its results against the oracle
 // and I1 and I2. It returns the revision committed at (0: a guard failed).
-func (r *propRun) finishChecked(plan *batchPlan, writes []*write) int64 {
+func (r *propRun) finishChecked(plan *batchPlan, writes []*Write) int64 {
 	before := r.storedQuotas()
 	expect, expectQuotas := r.oracle(before, writes)
 	txn := plan.txn
@@ -515,16 +515,16 @@ func (r *propRun) finishChecked(plan *batchPlan, writes []*write) int64 {
 	for i, w := range writes {
 		got, want := plan.results[i], expect[i]
 		if (got == nil) != (want == nil) || got != nil && got.Error() != want.Error() {
-			r.fatalf("write %d (%s %s): planned %v, oracle %v", i, w.attrs.Operation, w.key, got, want)
+			r.fatalf("write %d (%s %s): planned %v, oracle %v", i, w.Attrs.Operation, w.Key, got, want)
 		}
 		if r.injected[w] != nil {
 			r.stats["injectedError"]++
 		}
-		if w.attrs.DryRun {
+		if w.Attrs.DryRun {
 			r.stats["dryRun"]++
 		}
 		if r.unprepared[w] && len(before) > 0 {
-			if !w.prepared {
+			if !w.Prepared {
 				r.fatalf("write %d judged unprepared on %d quotas", i, len(before))
 			}
 			r.stats["unprepared"]++
@@ -552,7 +552,7 @@ func (r *propRun) finishChecked(plan *batchPlan, writes []*write) int64 {
 // usage delta as the evaluator computes it: a request that raises a name must leave it
 // within spec.hard; a reported fact (/status) may take it anywhere. The replay must end
 // at the stored used.
-func (r *propRun) checkI2(before, after map[string]*corev1.ResourceQuota, plan *batchPlan, writes []*write) {
+func (r *propRun) checkI2(before, after map[string]*corev1.ResourceQuota, plan *batchPlan, writes []*Write) {
 	for name, q := range after {
 		old, ok := before[name]
 		if !ok || old.UID != q.UID || quota.EnforcementOf(q.Annotations) != quota.Enforce {
@@ -560,11 +560,11 @@ func (r *propRun) checkI2(before, after map[string]*corev1.ResourceQuota, plan *
 		}
 		used := old.Status.Used.DeepCopy()
 		for i, w := range writes {
-			if plan.results[i] != nil || w.attrs.DryRun {
+			if plan.results[i] != nil || w.Attrs.DryRun {
 				continue
 			}
 			delta := r.usageDelta(w)
-			report := quota.IsReport(w.attrs.Subresource)
+			report := quota.IsReport(w.Attrs.Subresource)
 			for res, hard := range q.Spec.Hard {
 				d, ok := delta[res]
 				if !ok || d.IsZero() {
@@ -576,7 +576,7 @@ func (r *propRun) checkI2(before, after map[string]*corev1.ResourceQuota, plan *
 				used[res] = now
 				if d.Sign() > 0 && now.Cmp(hard) > 0 {
 					if !report {
-						r.fatalf("I2: %s %s/%s raised quota %s %s from %s to %s, hard %s", w.attrs.Operation, w.attrs.Name, w.attrs.Subresource, name, res, prev.String(), now.String(), hard.String())
+						r.fatalf("I2: %s %s/%s raised quota %s %s from %s to %s, hard %s", w.Attrs.Operation, w.Attrs.Name, w.Attrs.Subresource, name, res, prev.String(), now.String(), hard.String())
 					}
 					r.stats["reportedPastHard"]++
 				}
@@ -592,10 +592,10 @@ func (r *propRun) checkI2(before, after map[string]*corev1.ResourceQuota, plan *
 
 // usageDelta is what a write moves usage by, per name: its new object's usage less its old
 // object's, as the evaluator computes them (no scopes: the run's quotas have none).
-func (r *propRun) usageDelta(w *write) corev1.ResourceList {
-	ev := r.reg.Get(w.attrs.Resource.GroupResource())
+func (r *propRun) usageDelta(w *Write) corev1.ResourceList {
+	ev := r.reg.Get(w.Attrs.Resource.GroupResource())
 	delta := corev1.ResourceList{}
-	if ev == nil || !ev.Handles(w.attrs.Subresource) {
+	if ev == nil || !ev.Handles(w.Attrs.Subresource) {
 		return delta
 	}
 	usage := func(obj runtime.Object, sign int) {
@@ -616,20 +616,20 @@ func (r *propRun) usageDelta(w *write) corev1.ResourceList {
 			delta[name] = cur
 		}
 	}
-	usage(w.attrs.Object, 1)
-	usage(w.attrs.OldObject, -1)
+	usage(w.Attrs.Object, 1)
+	usage(w.Attrs.OldObject, -1)
 	return delta
 }
 
 // oracle decides writes in order with quota.CheckRequest on the stored quotas as admission
 // judges them (decisionQuotas), charging what it admits, and returns each write's decision
 // and the quotas it changed.
-func (r *propRun) oracle(stored map[string]*corev1.ResourceQuota, writes []*write) ([]error, map[string]corev1.ResourceQuota) {
+func (r *propRun) oracle(stored map[string]*corev1.ResourceQuota, writes []*Write) ([]error, map[string]corev1.ResourceQuota) {
 	var list []corev1.ResourceQuota
 	for _, name := range r.storedNames(r.quotas()) {
 		list = append(list, *stored[name])
 	}
-	running := decisionQuotas(list)
+	running := DecisionQuotas(list)
 	changedQuotas := map[string]corev1.ResourceQuota{}
 	out := make([]error, len(writes))
 	for i, w := range writes {
@@ -637,9 +637,9 @@ func (r *propRun) oracle(stored map[string]*corev1.ResourceQuota, writes []*writ
 			out[i] = err
 			continue
 		}
-		changed, err := quota.CheckRequest(running, requestOf(w.attrs), r.reg, nil)
+		changed, err := quota.CheckRequest(running, requestOf(w.Attrs), r.reg, nil)
 		out[i] = err
-		if err != nil || w.attrs.DryRun {
+		if err != nil || w.Attrs.DryRun {
 			continue
 		}
 		for _, c := range changed {

@@ -1,4 +1,4 @@
-package registry
+package commit
 
 import (
 	"testing"
@@ -40,9 +40,9 @@ func TestDecisionQuotas(t *testing.T) {
 	}
 	for _, c := range cases {
 		in := []corev1.ResourceQuota{*c.in.DeepCopy()}
-		got := decisionQuotas(in)
+		got := DecisionQuotas(in)
 		if !qcore.Equals(got[0].Status.Hard, c.want.Hard) || !qcore.Equals(got[0].Status.Used, c.want.Used) {
-			t.Errorf("%s: got %s %s, want %s %s", c.name, listString(got[0].Status.Hard), listString(got[0].Status.Used), listString(c.want.Hard), listString(c.want.Used))
+			t.Errorf("%s: got %s %s, want %s %s", c.name, ListString(got[0].Status.Hard), ListString(got[0].Status.Used), ListString(c.want.Hard), ListString(c.want.Used))
 		}
 		if !qcore.Equals(in[0].Status.Hard, c.in.Status.Hard) {
 			t.Errorf("%s: the input changed", c.name)

@@ -1,10 +1,13 @@
-package registry
+package commit
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,6 +22,7 @@ import (
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/evaluator"
+	"github.com/quotad/quotad/internal/registry/codec"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -29,6 +33,50 @@ import (
 const planNS = "ns"
 
 var podsGVR = corev1.SchemeGroupVersion.WithResource("pods")
+
+// kind is a resource the tests store: its keys (kube-apiserver's, as the store's catalogue
+// gives them) and stored form (the store's codec).
+type kind struct {
+	gvr schema.GroupVersionResource
+	gvk schema.GroupVersionKind
+	new func() runtime.Object
+}
+
+var testKinds = map[schema.GroupResource]*kind{
+	podsGVR.GroupResource(): {gvr: podsGVR, gvk: corev1.SchemeGroupVersion.WithKind("Pod"), new: func() runtime.Object { return &corev1.Pod{} }},
+	quotaGR: {gvr: corev1.SchemeGroupVersion.WithResource("resourcequotas"), gvk: quotaGVK,
+		new: func() runtime.Object { return &corev1.ResourceQuota{} }},
+}
+
+func (k *kind) KeyPrefix(ns string) string          { return "/registry/" + k.gvr.Resource + "/" + ns + "/" }
+func (k *kind) Key(ns, name string) string          { return k.KeyPrefix(ns) + name }
+func (k *kind) GroupResource() schema.GroupResource { return k.gvr.GroupResource() }
+
+// testEnv is the engine's Env over the test kinds; the in-memory store is read directly.
+type testEnv struct{}
+
+func (testEnv) KeyPrefix(gr schema.GroupResource, ns string) string {
+	return testKinds[gr].KeyPrefix(ns)
+}
+
+func (testEnv) Encode(gr schema.GroupResource, obj runtime.Object) ([]byte, error) {
+	return codec.EncodeForStorage(obj, testKinds[gr].gvk)
+}
+
+func (testEnv) Decode(gr schema.GroupResource, kv storage.KV) (runtime.Object, error) {
+	obj := testKinds[gr].new()
+	if err := json.Unmarshal(kv.Value, obj); err != nil {
+		return nil, err
+	}
+	obj.(metav1.Object).SetResourceVersion(strconv.FormatInt(kv.ModRevision, 10))
+	return obj, nil
+}
+
+func (testEnv) List(context.Context, schema.GroupResource, string, int64) ([]runtime.Object, error) {
+	panic("planning lists through planInput.objects")
+}
+
+func (testEnv) Offer(schema.GroupResource, string, []byte, func() runtime.Object) {}
 
 // memKV is an in-memory key-value store with etcd's revisions and transaction semantics
 // (storage.Txn: compares, then every op at one new revision).
@@ -102,7 +150,6 @@ func (m *memKV) list(prefix string) []storage.KV {
 // quota core with the real evaluators, as the server wires it) and the store's contents.
 type planEnv struct {
 	t    testing.TB
-	cat  *Catalogue
 	reg  quota.Registry
 	acct Quota
 	kv   *memKV
@@ -118,13 +165,13 @@ type decodedKey struct {
 }
 
 // decode decodes a stored object, once per revision.
-func (e *planEnv) decode(res *Resource, kv storage.KV) runtime.Object {
+func (e *planEnv) decode(res *kind, kv storage.KV) runtime.Object {
 	e.t.Helper()
 	k := decodedKey{kv.Key, kv.ModRevision}
 	if obj, ok := e.decoded[k]; ok {
 		return obj
 	}
-	obj, err := decodeKV(res, kv)
+	obj, err := testEnv{}.Decode(res.GroupResource(), kv)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -134,7 +181,7 @@ func (e *planEnv) decode(res *Resource, kv storage.KV) runtime.Object {
 
 func newPlanEnv(t testing.TB) *planEnv {
 	reg := evaluator.NewRegistry()
-	return &planEnv{t: t, cat: NewCatalogue(), reg: reg, acct: testAccounting{reg: reg}, kv: newMemKV(),
+	return &planEnv{t: t, reg: reg, acct: testAccounting{reg: reg}, kv: newMemKV(),
 		decoded: map[decodedKey]runtime.Object{}}
 }
 
@@ -165,13 +212,13 @@ func requestOf(a *admission.Attributes) quota.Request {
 	}
 }
 
-func (e *planEnv) pods() *Resource   { return e.cat.Get(podsGVR) }
-func (e *planEnv) quotas() *Resource { return e.cat.Get(quotaGVR) }
+func (e *planEnv) pods() *kind   { return testKinds[podsGVR.GroupResource()] }
+func (e *planEnv) quotas() *kind { return testKinds[quotaGR] }
 
 // read is the driver's readState on the in-memory store.
 func (e *planEnv) read() *nsState {
 	e.t.Helper()
-	st, err := decodeState(e.quotas(), e.kv.list(e.quotas().KeyPrefix(planNS)), e.kv.rev)
+	st, err := decodeState(testEnv{}, e.kv.list(e.quotas().KeyPrefix(planNS)), e.kv.rev)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -185,7 +232,7 @@ func (e *planEnv) objects(gr schema.GroupResource) ([]runtime.Object, error) {
 	if e.listErr != nil {
 		return nil, e.listErr
 	}
-	res := e.cat.ForGroupResource(gr)
+	res := testKinds[gr]
 	if res == nil {
 		return nil, nil
 	}
@@ -197,12 +244,12 @@ func (e *planEnv) objects(gr schema.GroupResource) ([]runtime.Object, error) {
 }
 
 // plan plans writes on st (pipelined when mine is set).
-func (e *planEnv) plan(st *nsState, writes []*write, mine *batchDone) (*batchPlan, error) {
-	return planBatch(planInput{ns: planNS, state: st, writes: writes, mine: mine, quota: e.acct, quotaRes: e.quotas(), objects: e.objects})
+func (e *planEnv) plan(st *nsState, writes []*Write, mine *batchDone) (*batchPlan, error) {
+	return planBatch(planInput{ns: planNS, state: st, writes: writes, mine: mine, quota: e.acct, env: testEnv{}, objects: e.objects})
 }
 
 // stored returns the stored object at key with its revision, or nil.
-func (e *planEnv) stored(res *Resource, name string) (runtime.Object, int64) {
+func (e *planEnv) stored(res *kind, name string) (runtime.Object, int64) {
 	e.t.Helper()
 	kv, ok := e.kv.keys[res.Key(planNS, name)]
 	if !ok {
@@ -214,21 +261,21 @@ func (e *planEnv) stored(res *Resource, name string) (runtime.Object, int64) {
 // newWrite builds a write as the store's commit does before queueing it: prepared
 // (unless unprepared, as when the namespace looked quota-free) and, for objects other than
 // quotas, encoded.
-func (e *planEnv) newWrite(res *Resource, op admission.Operation, sub, name string, obj, old runtime.Object, guard int64, dryRun, unprepared bool) *write {
+func (e *planEnv) newWrite(res *kind, op admission.Operation, sub, name string, obj, old runtime.Object, guard int64, dryRun, unprepared bool) *Write {
 	e.t.Helper()
-	attrs := &admission.Attributes{Operation: op, Resource: res.GVR, Subresource: sub, Kind: res.GVK(), Namespace: planNS,
+	attrs := &admission.Attributes{Operation: op, Resource: res.gvr, Subresource: sub, Kind: res.gvk, Namespace: planNS,
 		Name: name, Object: obj, OldObject: old, DryRun: dryRun}
-	w := &write{res: res, attrs: attrs, key: res.Key(planNS, name), guard: guard, obj: obj}
+	w := &Write{GR: res.GroupResource(), Namespaced: true, Attrs: attrs, Key: res.Key(planNS, name), Guard: guard, Obj: obj}
 	if !unprepared {
-		w.quota, w.quotaErr = e.acct.Prepare(attrs)
-		w.prepared = true
+		w.Decision, w.DecisionErr = e.acct.Prepare(attrs)
+		w.Prepared = true
 	}
 	if obj != nil && !isQuotaWrite(w) && !dryRun {
-		b, err := encodeStored(res, obj)
+		b, err := testEnv{}.Encode(res.GroupResource(), obj)
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		w.value, w.size = b, len(b)
+		w.Value, w.Size = b, len(b)
 	}
 	return w
 }
@@ -257,11 +304,11 @@ func hardOf(pairs ...string) corev1.ResourceList {
 }
 
 // createPod, updatePod, podStatus and deletePod are writes of the pod as stored now.
-func (e *planEnv) createPod(p *corev1.Pod) *write {
+func (e *planEnv) createPod(p *corev1.Pod) *Write {
 	return e.newWrite(e.pods(), admission.Create, "", p.Name, p, nil, 0, false, false)
 }
 
-func (e *planEnv) podUpdate(sub string, name string, change func(*corev1.Pod)) *write {
+func (e *planEnv) podUpdate(sub string, name string, change func(*corev1.Pod)) *Write {
 	e.t.Helper()
 	old, rev := e.stored(e.pods(), name)
 	if old == nil {
@@ -272,19 +319,19 @@ func (e *planEnv) podUpdate(sub string, name string, change func(*corev1.Pod)) *
 	return e.newWrite(e.pods(), admission.Update, sub, name, p, old, rev, false, false)
 }
 
-func (e *planEnv) deletePod(name string) *write {
+func (e *planEnv) deletePod(name string) *Write {
 	e.t.Helper()
 	old, rev := e.stored(e.pods(), name)
 	return e.newWrite(e.pods(), admission.Delete, "", name, nil, old, rev, false, false)
 }
 
-func (e *planEnv) createQuota(q *corev1.ResourceQuota) *write {
+func (e *planEnv) createQuota(q *corev1.ResourceQuota) *Write {
 	return e.newWrite(e.quotas(), admission.Create, "", q.Name, q, nil, 0, false, false)
 }
 
 // commitSolo plans writes solo on a fresh read and runs the transaction, failing the test
 // unless it commits; it returns the plan.
-func (e *planEnv) commitSolo(writes ...*write) *batchPlan {
+func (e *planEnv) commitSolo(writes ...*Write) *batchPlan {
 	e.t.Helper()
 	plan, err := e.plan(e.read(), writes, nil)
 	if err != nil {
@@ -319,7 +366,7 @@ func (e *planEnv) checkI1(context string) {
 		// A quota whose status.hard a /status write set apart from spec.hard is exact on
 		// spec.hard's names (what charges judge and keep) until the writer restores it.
 		names := quota.ResourceNames(q.Status.Hard)
-		if !quotaSettled(q) {
+		if !Settled(q) {
 			names = quota.ResourceNames(q.Spec.Hard)
 			want, err = quota.CalculateUsage(&corev1.ResourceQuota{Spec: q.Spec, Status: corev1.ResourceQuotaStatus{Hard: q.Spec.Hard}}, e.reg, e.objects)
 			if err != nil {
@@ -346,7 +393,7 @@ func TestPlanBatch(t *testing.T) {
 		name  string
 		setup setup
 		// writes builds the batch on the environment as set up.
-		writes    func(e *planEnv) []*write
+		writes    func(e *planEnv) []*Write
 		pipelined bool
 		// refused lists the indexes of the writes refused.
 		refused []int
@@ -362,8 +409,8 @@ func TestPlanBatch(t *testing.T) {
 		{
 			name:  "two creates charge one quota write",
 			setup: setup{quotas: cpuQuota},
-			writes: func(e *planEnv) []*write {
-				return []*write{e.createPod(newPod("a", "300m", "")), e.createPod(newPod("b", "500m", ""))}
+			writes: func(e *planEnv) []*Write {
+				return []*Write{e.createPod(newPod("a", "300m", "")), e.createPod(newPod("b", "500m", ""))}
 			},
 			pipelined: true,
 			included:  2,
@@ -374,8 +421,8 @@ func TestPlanBatch(t *testing.T) {
 		{
 			name:  "the write past hard is refused, the next one still fits",
 			setup: setup{quotas: cpuQuota},
-			writes: func(e *planEnv) []*write {
-				return []*write{e.createPod(newPod("a", "700m", "")), e.createPod(newPod("b", "500m", "")), e.createPod(newPod("c", "300m", ""))}
+			writes: func(e *planEnv) []*Write {
+				return []*Write{e.createPod(newPod("a", "700m", "")), e.createPod(newPod("b", "500m", "")), e.createPod(newPod("c", "300m", ""))}
 			},
 			pipelined: true,
 			refused:   []int{1},
@@ -388,8 +435,8 @@ func TestPlanBatch(t *testing.T) {
 		{
 			name:  "a delete credits what a create then takes",
 			setup: setup{quotas: cpuQuota, pods: []*corev1.Pod{newPod("old", "800m", "")}},
-			writes: func(e *planEnv) []*write {
-				return []*write{e.createPod(newPod("a", "800m", "")), e.deletePod("old"), e.createPod(newPod("b", "800m", ""))}
+			writes: func(e *planEnv) []*Write {
+				return []*Write{e.createPod(newPod("a", "800m", "")), e.deletePod("old"), e.createPod(newPod("b", "800m", ""))}
 			},
 			refused:  []int{0},
 			included: 2,
@@ -401,8 +448,8 @@ func TestPlanBatch(t *testing.T) {
 		{
 			name:  "a pod reaching Succeeded through /status is credited",
 			setup: setup{quotas: cpuQuota, pods: []*corev1.Pod{newPod("p", "600m", corev1.PodRunning)}},
-			writes: func(e *planEnv) []*write {
-				return []*write{e.podUpdate("status", "p", func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded })}
+			writes: func(e *planEnv) []*Write {
+				return []*Write{e.podUpdate("status", "p", func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded })}
 			},
 			pipelined: true,
 			included:  1,
@@ -412,9 +459,9 @@ func TestPlanBatch(t *testing.T) {
 		{
 			name:  "a dry run is judged and confirmed, never stored nor charged",
 			setup: setup{quotas: cpuQuota},
-			writes: func(e *planEnv) []*write {
+			writes: func(e *planEnv) []*Write {
 				p := newPod("a", "300m", "")
-				return []*write{e.newWrite(e.pods(), admission.Create, "", "a", p, nil, 0, true, false)}
+				return []*Write{e.newWrite(e.pods(), admission.Create, "", "a", p, nil, 0, true, false)}
 			},
 			pipelined: true,
 			validate:  true,
@@ -424,9 +471,9 @@ func TestPlanBatch(t *testing.T) {
 		{
 			name:  "a write that skipped Prepare is prepared when a quota appeared",
 			setup: setup{quotas: cpuQuota},
-			writes: func(e *planEnv) []*write {
+			writes: func(e *planEnv) []*Write {
 				p := newPod("a", "300m", "")
-				return []*write{e.newWrite(e.pods(), admission.Create, "", "a", p, nil, 0, false, true)}
+				return []*Write{e.newWrite(e.pods(), admission.Create, "", "a", p, nil, 0, false, true)}
 			},
 			pipelined: true,
 			included:  1,
@@ -436,8 +483,8 @@ func TestPlanBatch(t *testing.T) {
 		{
 			name:  "no quota: the object and its epoch",
 			setup: setup{},
-			writes: func(e *planEnv) []*write {
-				return []*write{e.createPod(newPod("a", "300m", ""))}
+			writes: func(e *planEnv) []*Write {
+				return []*Write{e.createPod(newPod("a", "300m", ""))}
 			},
 			pipelined: true,
 			included:  1,
@@ -446,8 +493,8 @@ func TestPlanBatch(t *testing.T) {
 		{
 			name:  "a quota create gets its status from the objects and puts the quota set",
 			setup: setup{pods: []*corev1.Pod{newPod("a", "300m", ""), newPod("done", "1", corev1.PodFailed)}},
-			writes: func(e *planEnv) []*write {
-				return []*write{e.createQuota(newQuota("q", hardOf("requests.cpu", "2", "pods", "5")))}
+			writes: func(e *planEnv) []*Write {
+				return []*Write{e.createQuota(newQuota("q", hardOf("requests.cpu", "2", "pods", "5")))}
 			},
 			included: 1,
 			keys: []string{"/registry/resourcequotas/ns/q", QuotaSetKey(planNS),
@@ -505,11 +552,11 @@ func TestPlanBatch(t *testing.T) {
 				guarded[cmp.Key] = cmp
 			}
 			for _, w := range writes {
-				if w.attrs.DryRun {
+				if w.Attrs.DryRun {
 					continue
 				}
-				if cmp, ok := guarded[w.key]; ok && (cmp.Target != storage.ModRevisionEquals || cmp.Revision != w.guard) {
-					t.Errorf("object %s guarded by %+v, want its revision %d", w.key, cmp, w.guard)
+				if cmp, ok := guarded[w.Key]; ok && (cmp.Target != storage.ModRevisionEquals || cmp.Revision != w.Guard) {
+					t.Errorf("object %s guarded by %+v, want its revision %d", w.Key, cmp, w.Guard)
 				}
 			}
 			prefix, set := guarded[e.quotas().KeyPrefix(planNS)], guarded[QuotaSetKey(planNS)]
@@ -549,11 +596,11 @@ func TestPlanBatchPipelinedGuards(t *testing.T) {
 		e.commitSolo(e.createQuota(newQuota("q", hardOf("requests.cpu", "1"))))
 		st := e.read()
 		mine1, mine2 := &batchDone{}, &batchDone{}
-		p1, err := e.plan(st, []*write{e.createPod(newPod("a", "400m", ""))}, mine1)
+		p1, err := e.plan(st, []*Write{e.createPod(newPod("a", "400m", ""))}, mine1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p2, err := e.plan(p1.next, []*write{e.createPod(newPod("b", "600m", "")), e.createPod(newPod("c", "1m", ""))}, mine2)
+		p2, err := e.plan(p1.next, []*Write{e.createPod(newPod("b", "600m", "")), e.createPod(newPod("c", "1m", ""))}, mine2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -591,8 +638,8 @@ func TestPlanBatchErrors(t *testing.T) {
 	e.commitSolo(e.createQuota(newQuota("q", hardOf("pods", "5"))))
 	bad := e.createPod(newPod("a", "1", ""))
 	prepErr := apierrors.NewForbidden(podsGVR.GroupResource(), "a", errors.New("prepared badly"))
-	bad.quota, bad.quotaErr = nil, prepErr
-	plan, err := e.plan(e.read(), []*write{bad, e.createPod(newPod("b", "1", ""))}, &batchDone{})
+	bad.Decision, bad.DecisionErr = nil, prepErr
+	plan, err := e.plan(e.read(), []*Write{bad, e.createPod(newPod("b", "1", ""))}, &batchDone{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -601,7 +648,7 @@ func TestPlanBatchErrors(t *testing.T) {
 	}
 
 	e.listErr = errors.New("list failed")
-	plan, err = e.plan(e.read(), []*write{e.createQuota(newQuota("q2", hardOf("pods", "1")))}, nil)
+	plan, err = e.plan(e.read(), []*Write{e.createQuota(newQuota("q2", hardOf("pods", "1")))}, nil)
 	if err == nil || !apierrors.IsInternalError(err) {
 		t.Fatalf("plan error %v, want an internal error", err)
 	}
@@ -616,7 +663,7 @@ func TestTakeBatch(t *testing.T) {
 	e := newPlanEnv(t)
 	pod := func(name string, size int) *pending {
 		w := e.createPod(newPod(name, "1m", ""))
-		w.size = size
+		w.Size = size
 		return &pending{w: w}
 	}
 	q := func(name string) *pending { return &pending{w: e.createQuota(newQuota(name, hardOf("pods", "1")))} }

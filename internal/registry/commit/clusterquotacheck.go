@@ -1,14 +1,16 @@
-package registry
+package commit
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/clusterquota"
-	"github.com/quotad/quotad/internal/registry/codec"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -46,31 +48,30 @@ func (c *ClusterQuotaCheck) String() string {
 
 func statusString(s clusterquota.ClusterResourceQuotaStatus) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "total hard=%v used=%v", listString(s.Total.Hard), listString(s.Total.Used))
+	fmt.Fprintf(&b, "total hard=%v used=%v", ListString(s.Total.Hard), ListString(s.Total.Used))
 	for _, e := range s.Namespaces {
-		fmt.Fprintf(&b, " %s: used=%v", e.Namespace, listString(e.Status.Used))
+		fmt.Fprintf(&b, " %s: used=%v", e.Namespace, ListString(e.Status.Used))
 	}
 	return b.String()
 }
 
 // CheckClusterQuotas recomputes every cluster quota from storage at one revision (the
 // verifier's core and the tests' invariant checker, for cluster quotas).
-func (s *Store) CheckClusterQuotas(ctx context.Context) ([]ClusterQuotaCheck, error) {
-	res := s.cfg.Catalogue.Get(crqGVR)
-	lr, err := s.cfg.Storage.List(ctx, res.KeyPrefix(""), storage.ListOptions{})
+func (e *Engine) CheckClusterQuotas(ctx context.Context) ([]ClusterQuotaCheck, error) {
+	lr, err := e.cfg.Storage.List(ctx, e.env.KeyPrefix(crqGR, ""), storage.ListOptions{})
 	if err != nil {
-		return nil, internalError(err)
+		return nil, InternalError(err)
 	}
 	out := make([]ClusterQuotaCheck, 0, len(lr.KVs))
 	for _, kv := range lr.KVs {
-		obj, err := decodeKV(res, kv)
+		obj, err := e.env.Decode(crqGR, kv)
 		if err != nil {
-			return nil, internalError(err)
+			return nil, InternalError(err)
 		}
 		crq := obj.(*clusterquota.ClusterResourceQuota)
 		c := ClusterQuotaCheck{Name: crq.Name, Revision: lr.Revision, ModRevision: kv.ModRevision, Stored: *crq.Status.DeepCopy()}
 		work := crq.DeepCopy()
-		if c.read, err = s.computeClusterQuotaStatus(ctx, work, lr.Revision); err != nil {
+		if c.read, err = e.computeClusterQuotaStatus(ctx, work, lr.Revision); err != nil {
 			return nil, err
 		}
 		c.Computed = work.Status
@@ -82,31 +83,48 @@ func (s *Store) CheckClusterQuotas(ctx context.Context) ([]ClusterQuotaCheck, er
 // RepairClusterQuota writes a check's computed status, guarded so that it commits only if
 // neither the cluster quota nor any namespace it selects changed since the check's
 // revision (storage.ErrConflict, wrapped, otherwise: the caller checks again).
-func (s *Store) RepairClusterQuota(ctx context.Context, c ClusterQuotaCheck) error {
-	res := s.cfg.Catalogue.Get(crqGVR)
-	key := res.Key("", c.Name)
-	sl := s.crq.slot(c.Name)
+func (e *Engine) RepairClusterQuota(ctx context.Context, c ClusterQuotaCheck) error {
+	key := e.env.KeyPrefix(crqGR, "") + c.Name
+	sl := e.crq.slot(c.Name)
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	sl.rev = 0
-	kv, err := s.cfg.Storage.Get(ctx, key)
+	kv, err := e.cfg.Storage.Get(ctx, key)
 	if err != nil {
 		return err
 	}
-	obj, err := decodeKV(res, kv)
+	obj, err := e.env.Decode(crqGR, kv)
 	if err != nil {
 		return err
 	}
 	crq := obj.(*clusterquota.ClusterResourceQuota)
 	crq.Status = *c.Computed.DeepCopy()
-	b, err := codec.EncodeForStorage(crq, res.GVK())
+	b, err := e.env.Encode(crqGR, crq)
 	if err != nil {
 		return err
 	}
-	cmps := append([]storage.Compare{{Target: storage.ModRevisionEquals, Key: key, Revision: c.ModRevision}}, usageGuards(c.read, c.Revision)...)
-	_, err = s.cfg.Storage.Txn(ctx, storage.Txn{Compares: cmps, Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: b}}})
+	cmps := append([]storage.Compare{{Target: storage.ModRevisionEquals, Key: key, Revision: c.ModRevision}}, e.usageGuards(c.read, c.Revision)...)
+	_, err = e.cfg.Storage.Txn(ctx, storage.Txn{Compares: cmps, Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: b}}})
 	if errors.Is(err, storage.ErrConflict) {
 		return fmt.Errorf("cluster quota %s changed while repairing: %w", c.Name, err)
 	}
 	return err
+}
+
+// ListString formats a resource list with its names sorted, for logs and test failures.
+func ListString(l corev1.ResourceList) string {
+	keys := make([]string, 0, len(l))
+	for k := range l {
+		keys = append(keys, string(k))
+	}
+	sort.Strings(keys)
+	out := "{"
+	for i, k := range keys {
+		if i > 0 {
+			out += ","
+		}
+		q := l[corev1.ResourceName(k)]
+		out += k + "=" + q.String()
+	}
+	return out + "}"
 }
