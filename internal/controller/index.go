@@ -322,6 +322,24 @@ func (x *Index) Controlled(ns string, uid types.UID) []runtime.Object {
 	return byName(n.byOwner[uid], n.objs)
 }
 
+// AnyControlled reports whether f is true of any kept object of ns whose controller has
+// uid, in no order, holding the index's read lock (f must not call the index): a check
+// that neither copies nor sorts them.
+func (x *Index) AnyControlled(ns string, uid types.UID, f func(runtime.Object) bool) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n := x.byNS[ns]
+	if n == nil {
+		return false
+	}
+	for name := range n.byOwner[uid] {
+		if f(n.objs[name]) {
+			return true
+		}
+	}
+	return false
+}
+
 // List returns the kept objects of ns ("" for all namespaces), sorted by namespace and
 // name.
 func (x *Index) List(ns string) []runtime.Object {

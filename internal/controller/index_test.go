@@ -48,6 +48,10 @@ func TestIndexByController(t *testing.T) {
 	if got := names(x.Controlled("ns", "")); len(got) != 1 || got[0] != "o" {
 		t.Fatalf("orphans: %v", got)
 	}
+	isA := func(o runtime.Object) bool { return o.(named).GetName() == "a" }
+	if !x.AnyControlled("ns", "rs1", isA) || x.AnyControlled("ns", "rs2", isA) || x.AnyControlled("other", "rs1", isA) {
+		t.Fatal("AnyControlled does not see exactly rs1's a")
+	}
 	// Released by rs1: an orphan now.
 	h(ownedPod("a", ""), false)
 	if got := names(x.Controlled("ns", "rs1")); len(got) != 1 || got[0] != "b" {

@@ -15,11 +15,11 @@ import (
 )
 
 // PodView is the part of a pod that the controllers watching every pod read (node
-// lifecycle, taint eviction, Endpoints, EndpointSlices, pod GC, ReplicaSets), what their
-// caches keep
-// instead of the pod: a watched pod is the whole object (volumes, commands, environment,
-// managed fields: several KB), a view about 400 bytes plus the maps and slices it shares
-// with the pod it was made of. Views are read-only; Pod makes a pod of one.
+// lifecycle, taint eviction, Endpoints, EndpointSlices, pod GC, the workload controllers),
+// what their caches keep instead of the pod: a watched pod is the whole object (volumes,
+// commands, environment, managed fields: several KB), a view about 400 bytes plus the
+// maps and slices it shares with the pod it was made of. Views are read-only; Pod makes a
+// pod of one.
 type PodView struct {
 	Namespace, Name, ResourceVersion string
 	UID                              types.UID

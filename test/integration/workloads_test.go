@@ -611,3 +611,100 @@ func TestDeploymentRollingUpdate(t *testing.T) {
 		}
 	}
 }
+
+// TestDeploymentRecreate: a Recreate rollout scales the old ReplicaSet to zero and makes no
+// new pod while the old pods are still there (held terminating by a finalizer, Running);
+// once they are gone the new ReplicaSet is made at full scale. Nothing but the pods'
+// deletions changes then (the old ReplicaSet already reports none), so the rollout
+// proceeding shows their events syncing the Deployment.
+func TestDeploymentRecreate(t *testing.T) {
+	t.Parallel()
+	s := servertest.Start(t)
+	ns := "recreate"
+	mkNamespace(t, s, ns)
+	d := wlDeployment("web", 2)
+	d.Spec.Strategy.Type = appsv1.RecreateDeploymentStrategyType
+	if _, err := s.Client.AppsV1().Deployments(ns).Create(ctxT(t), d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	available := func(revision string) func(ctx context.Context) (bool, error) {
+		return func(ctx context.Context) (bool, error) {
+			if _, err := wlMakeReady(ctx, s, ns, "app=web"); err != nil {
+				return false, err
+			}
+			d, err := s.Client.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			return d.Annotations["deployment.kubernetes.io/revision"] == revision && d.Status.ObservedGeneration == d.Generation &&
+				d.Status.UpdatedReplicas == 2 && d.Status.AvailableReplicas == 2, nil
+		}
+	}
+	wlEventually(t, "revision 1 available", available("1"))
+	const hold = "test.quotad.io/hold"
+	old, err := s.Client.CoreV1().Pods(ns).List(ctxT(t), metav1.ListOptions{LabelSelector: "app=web"})
+	if err != nil || len(old.Items) != 2 {
+		t.Fatalf("revision 1 pods = %d (%v)", len(old.Items), err)
+	}
+	for i := range old.Items {
+		p := &old.Items[i]
+		p.Finalizers = append(p.Finalizers, hold)
+		if _, err := s.Client.CoreV1().Pods(ns).Update(ctxT(t), p, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cur, err := s.Client.AppsV1().Deployments(ns).Get(ctxT(t), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Spec.Template.Spec.Containers[0].Image = "nginx:1.27"
+	if _, err := s.Client.AppsV1().Deployments(ns).Update(ctxT(t), cur, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The Deployment has synced with its old ReplicaSet at zero (status.replicas 0): that
+	// sync, and every one while the old pods are there, makes no new ReplicaSet.
+	wlEventually(t, "the old replica set at zero", func(ctx context.Context) (bool, error) {
+		d, err := s.Client.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		pods, err := s.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+		if err != nil {
+			return false, err
+		}
+		terminating := 0
+		for _, p := range pods.Items {
+			if p.DeletionTimestamp != nil && p.Status.Phase == corev1.PodRunning {
+				terminating++
+			}
+		}
+		return d.Status.ObservedGeneration == d.Generation && d.Status.Replicas == 0 && terminating == 2, nil
+	})
+	rss, err := s.Client.AppsV1().ReplicaSets(ns).List(ctxT(t), metav1.ListOptions{})
+	if err != nil || len(rss.Items) != 1 || *rss.Items[0].Spec.Replicas != 0 {
+		t.Fatalf("replica sets while the old pods run: %d (%v), want the old one at zero", len(rss.Items), err)
+	}
+	if n, err := wlCountPods(ctxT(t), s, ns, "app=web"); err != nil || n != 2 {
+		t.Fatalf("%d pods while the old pods run (%v), want the 2 old ones", n, err)
+	}
+	for _, p := range old.Items {
+		fresh, err := s.Client.CoreV1().Pods(ns).Get(ctxT(t), p.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh.Finalizers = nil
+		if _, err := s.Client.CoreV1().Pods(ns).Update(ctxT(t), fresh, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wlEventually(t, "revision 2 available", available("2"))
+	pods, err := s.Client.CoreV1().Pods(ns).List(ctxT(t), metav1.ListOptions{LabelSelector: "app=web"})
+	if err != nil || len(pods.Items) != 2 {
+		t.Fatalf("revision 2 pods = %d (%v)", len(pods.Items), err)
+	}
+	for _, p := range pods.Items {
+		if p.Spec.Containers[0].Image != "nginx:1.27" {
+			t.Fatalf("pod %s runs %s after the rollout", p.Name, p.Spec.Containers[0].Image)
+		}
+	}
+}

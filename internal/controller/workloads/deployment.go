@@ -20,9 +20,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/util/workqueue"
 
 	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/registry"
@@ -62,32 +62,59 @@ var annotationsToSkip = map[string]bool{
 // limit, and reports status and the Available, Progressing and ReplicaFailure conditions.
 type Deployment struct {
 	base
-	// replicaSets holds every ReplicaSet, indexed by controller; writes holds each
-	// Deployment's last ReplicaSet write, which its next sync waits for.
-	replicaSets *controller.Index
-	writes      controller.Revisions
+	// deployments holds every Deployment; replicaSets every ReplicaSet, indexed by
+	// controller; pods the views of the pods ReplicaSets control (what a Recreate rollout
+	// waits on), indexed by controller. writes holds each Deployment's last ReplicaSet
+	// write, which its next sync waits for.
+	deployments, replicaSets, pods *controller.Index
+	writes                         controller.Revisions
 }
 
 // NewDeployment returns the Deployment controller (events from "deployment-controller").
 func NewDeployment(store controller.Client, log *slog.Logger, opts Options) *Deployment {
-	return &Deployment{base: newBase(store, log, opts, "deployment", "deployment-controller"), replicaSets: controller.NewIndex(nil)}
+	c := &Deployment{base: newBase(store, log, opts, "deployment", "deployment-controller"),
+		deployments: controller.NewIndex(nil), replicaSets: controller.NewIndex(nil)}
+	c.pods = replicaSetPods(c.opts.PodViews)
+	return c
+}
+
+// replicaSetPods returns an index of the views of the pods a ReplicaSet (apps/v1)
+// controls, shared through views; other pods are not kept.
+func replicaSetPods(views *controller.PodViews) *controller.Index {
+	return controller.NewIndex(func(obj runtime.Object) runtime.Object {
+		p, ok := obj.(*corev1.Pod)
+		if !ok {
+			return nil
+		}
+		if ref := metav1.GetControllerOfNoCopy(p); ref != nil && ref.Kind == replicaSetKind.Kind && ref.APIVersion == replicaSetKind.GroupVersion().String() {
+			return views.View(p)
+		}
+		return nil
+	})
 }
 
 // Start runs the controller until ctx ends.
 func (c *Deployment) Start(ctx context.Context) error {
 	c.rec.Start(ctx) // the event recorder stops with the controller
 	q := controller.NewQueue("deployment")
+	c.watch(ctx, q)
+	c.loop.Process(ctx, q, c.opts.Workers, c.sync)
+	return nil
+}
+
+// watch starts the watches feeding the controller's indexes, whose handlers add to q the
+// Deployments to sync, until ctx ends.
+func (c *Deployment) watch(ctx context.Context, q workqueue.TypedRateLimitingInterface[string]) {
 	cat := c.store.Catalogue()
 	// The watch handlers find owners in indexes fed by the same watches (a watch event
 	// arriving before its owner's is harmless: the owner's own event enqueues it).
-	deployments, replicaSets := controller.NewIndex(nil), c.replicaSets
-	go c.loop.WatchIndex(ctx, cat.Get(deploymentGVR), deployments, controller.On(func(d *appsv1.Deployment, deleted bool) {
+	go c.loop.WatchIndex(ctx, cat.Get(deploymentGVR), c.deployments, controller.On(func(d *appsv1.Deployment, deleted bool) {
 		if deleted {
 			c.writes.Forget(keyOf(d.Namespace, d.Name))
 		}
 		q.Add(keyOf(d.Namespace, d.Name))
 	}))
-	go c.loop.WatchIndex(ctx, cat.Get(replicaSetGVR), replicaSets, controller.On(func(rs *appsv1.ReplicaSet, deleted bool) {
+	go c.loop.WatchIndex(ctx, cat.Get(replicaSetGVR), c.replicaSets, controller.On(func(rs *appsv1.ReplicaSet, deleted bool) {
 		if ref := metav1.GetControllerOf(rs); ref != nil {
 			if ref.Kind == deploymentKind.Kind && ref.APIVersion == deploymentKind.GroupVersion().String() {
 				q.Add(keyOf(rs.Namespace, ref.Name))
@@ -97,7 +124,7 @@ func (c *Deployment) Start(ctx context.Context) error {
 		if deleted {
 			return
 		}
-		for _, o := range deployments.List(rs.Namespace) {
+		for _, o := range c.deployments.List(rs.Namespace) {
 			d, ok := o.(*appsv1.Deployment)
 			if !ok {
 				continue
@@ -108,25 +135,80 @@ func (c *Deployment) Start(ctx context.Context) error {
 			}
 		}
 	}))
-	go c.loop.Watch(ctx, cat.Get(podGVR), controller.On(func(p *corev1.Pod, deleted bool) {
-		// Recreate waits for old pods to be gone.
-		if !deleted {
-			return
+	// Recreate waits for the old pods to be gone or finished: the last one of a ReplicaSet
+	// to go enqueues its Deployment (upstream's deletePod).
+	c.pods.OnChange(func(old, cur runtime.Object, deleted bool) {
+		if key, ok := c.recreateMayProceed(old, cur, deleted); ok {
+			q.Add(key)
 		}
-		ref := metav1.GetControllerOf(p)
-		if ref == nil || ref.Kind != replicaSetKind.Kind {
-			return
+	})
+	go c.loop.WatchIndex(ctx, cat.Get(podGVR), c.pods, nil)
+}
+
+// recreateMayProceed returns the key of the Recreate Deployment whose rollout a change of
+// a pod's view (old, cur and deleted as Index.OnChange gives them) may let proceed: an
+// unfinished pod is now gone, finished or no longer its ReplicaSet's, no other pod of
+// that ReplicaSet is unfinished, and the ReplicaSet's controller is a Deployment using
+// Recreate.
+func (c *Deployment) recreateMayProceed(old, cur runtime.Object, deleted bool) (string, bool) {
+	was, _ := old.(*controller.PodView)
+	now, _ := cur.(*controller.PodView)
+	if deleted {
+		was, now = now, nil // a deletion's cur is the view the index held
+	}
+	if was == nil || !unfinished(was) {
+		return "", false
+	}
+	ref := viewController(was)
+	if ref == nil {
+		return "", false
+	}
+	if now != nil && unfinished(now) {
+		if r := viewController(now); r != nil && r.UID == ref.UID {
+			return "", false // still an unfinished pod of its ReplicaSet
 		}
-		rs, ok := replicaSets.Get(p.Namespace, ref.Name).(*appsv1.ReplicaSet)
-		if !ok {
-			return
+	}
+	rs, ok := c.replicaSets.Get(was.Namespace, ref.Name).(*appsv1.ReplicaSet)
+	if !ok || rs.UID != ref.UID {
+		return "", false
+	}
+	dref := metav1.GetControllerOfNoCopy(rs)
+	if dref == nil || dref.Kind != deploymentKind.Kind || dref.APIVersion != deploymentKind.GroupVersion().String() {
+		return "", false
+	}
+	d, ok := c.deployments.Get(rs.Namespace, dref.Name).(*appsv1.Deployment)
+	if !ok || d.UID != dref.UID || d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+		return "", false
+	}
+	if c.pods.AnyControlled(rs.Namespace, rs.UID, unfinished) {
+		return "", false
+	}
+	return keyOf(d.Namespace, d.Name), true
+}
+
+// viewController is the controller reference of a pod's view (nil: none).
+func viewController(v *controller.PodView) *metav1.OwnerReference {
+	for i := range v.OwnerReferences {
+		if r := &v.OwnerReferences[i]; r.Controller != nil && *r.Controller {
+			return r
 		}
-		if dref := metav1.GetControllerOf(rs); dref != nil && dref.Kind == deploymentKind.Kind {
-			q.Add(keyOf(p.Namespace, dref.Name))
-		}
-	}))
-	c.loop.Process(ctx, q, c.opts.Workers, c.sync)
+	}
 	return nil
+}
+
+// unfinished reports a pod (or its view) whose phase is neither Failed nor Succeeded:
+// what a Recreate rollout waits for.
+func unfinished(o runtime.Object) bool {
+	var phase corev1.PodPhase
+	switch p := o.(type) {
+	case *controller.PodView:
+		phase = p.Phase
+	case *corev1.Pod:
+		phase = p.Status.Phase
+	default:
+		return false
+	}
+	return phase != corev1.PodFailed && phase != corev1.PodSucceeded
 }
 
 // dsync carries one sync of one Deployment.
@@ -797,32 +879,22 @@ func (s *dsync) rolloutRecreate(ctx context.Context, rsList []*appsv1.ReplicaSet
 }
 
 // oldPodsRunning is upstream's: old ReplicaSets still report replicas, or pods of old
-// ReplicaSets are not finished.
+// ReplicaSets (not the new one) are not finished. The pods are read from the index once
+// it holds the current pods.
 func (s *dsync) oldPodsRunning(ctx context.Context, newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) (bool, error) {
 	if actualCount(oldRSs) > 0 {
 		return true, nil
 	}
-	old := map[types.UID]bool{}
+	wctx, cancel := context.WithTimeout(ctx, controller.WriteWait)
+	defer cancel()
+	if err := s.c.pods.WaitFor(wctx, 0); err != nil {
+		return false, fmt.Errorf("waiting for the pods cache: %w", err)
+	}
 	for _, rs := range oldRSs {
-		old[rs.UID] = true
-	}
-	// Only the old ReplicaSets' pods are decoded.
-	pods, _, err := s.store.ListSelected(ctx, s.store.Catalogue().Get(podGVR), s.d.Namespace, func(m registry.StoredMeta) bool {
-		return old[m.Controller] && (newRS == nil || m.Controller != newRS.UID)
-	})
-	if err != nil {
-		return false, err
-	}
-	for _, o := range pods {
-		p, err := controller.As[*corev1.Pod](o)
-		if err != nil {
-			return false, err
-		}
-		ref := metav1.GetControllerOf(p)
-		if ref == nil || !old[ref.UID] || (newRS != nil && ref.UID == newRS.UID) {
+		if newRS != nil && rs.UID == newRS.UID {
 			continue
 		}
-		if p.Status.Phase != corev1.PodFailed && p.Status.Phase != corev1.PodSucceeded {
+		if s.c.pods.AnyControlled(s.d.Namespace, rs.UID, unfinished) {
 			return true, nil
 		}
 	}

@@ -9,15 +9,17 @@
 // Invariants:
 //   - Level-triggered: every sync reads its owner from storage at the latest revision.
 //     The ReplicaSet, ReplicationController, DaemonSet, StatefulSet and Job controllers
-//     read their pods, the Deployment controller its ReplicaSets, the CronJob controller
-//     its Jobs and the DaemonSet controller the Nodes from a watch-fed controller.Index
-//     (kube-controller-manager's informers and their controller-UID indexes), so a sync
-//     costs what its owner has, not what its namespace has; a sync first waits until the
-//     index holds every write its owner's earlier syncs made (controller.Revisions:
-//     expectations as revisions), so a pod is never created twice for one missing
-//     replica, and a restart loses nothing (a new index starts from a list past every
-//     earlier write). A Recreate rollout's wait for old pods reads them from storage
-//     (Store.ListSelected: only the Deployment's are decoded).
+//     read their pods, the Deployment controller its ReplicaSets and its ReplicaSets'
+//     pods, the CronJob controller its Jobs and the DaemonSet controller the Nodes from a
+//     watch-fed controller.Index (kube-controller-manager's informers and their
+//     controller-UID indexes), so a sync costs what its owner has, not what its namespace
+//     has; a sync first waits until the index holds every write its owner's earlier syncs
+//     made (controller.Revisions: expectations as revisions), so a pod is never created
+//     twice for one missing replica, and a restart loses nothing (a new index starts from
+//     a list past every earlier write). No sync lists pods from storage.
+//   - A Recreate rollout waits until its old ReplicaSets' pods are gone or finished; the
+//     last one of a ReplicaSet to go (deleted, Failed or Succeeded) queues the Deployment,
+//     as upstream's deletePod does for deletions.
 //   - StatefulSets create each pod's claims before the pod, so storage quota refuses the
 //     claim first ("create Claim ... failed error: ..." and "create Pod ... failed error:
 //     failed to create PVC ..."); their pods are named <set>-<ordinal> and their

@@ -28,8 +28,8 @@ type Options struct {
 	Workers int
 	// Panics counts recovered panics (may be nil).
 	Panics controller.PanicObserver
-	// PodViews, when set, shares the views of pods the ReplicaSet and
-	// ReplicationController indexes keep with the other controllers watching every pod.
+	// PodViews, when set, shares the views of pods this package's pod indexes keep with
+	// the other controllers watching every pod.
 	PodViews *controller.PodViews
 }
 

@@ -57,9 +57,10 @@ func jobSync(t *testing.T, fc *fake.Client, c *Job) func(context.Context, string
 	return indexedSync(t, fc, c.loop, podGVR, c.pods, c.sync)
 }
 
-// deploymentSync is replicaSetSync for the Deployment controller's ReplicaSet index.
+// deploymentSync is replicaSetSync for the Deployment controller's ReplicaSet and pod
+// indexes.
 func deploymentSync(t *testing.T, fc *fake.Client, c *Deployment) func(context.Context, string) (time.Duration, error) {
-	return indexedSync(t, fc, c.loop, replicaSetGVR, c.replicaSets, c.sync)
+	return indexedSync(t, fc, c.loop, replicaSetGVR, c.replicaSets, indexedSync(t, fc, c.loop, podGVR, c.pods, c.sync))
 }
 
 func indexedSync(t *testing.T, fc *fake.Client, loop *controller.Loop, gvr schema.GroupVersionResource, x *controller.Index, sync func(context.Context, string) (time.Duration, error)) func(context.Context, string) (time.Duration, error) {
