@@ -25,10 +25,6 @@ type Client interface {
 	// revision pageSize at a time: a controller going over a large resource keeps only what
 	// it needs of each object (page's slice is reused; its objects are the caller's).
 	ListEach(ctx context.Context, res *registry.Resource, ns string, opts registry.ListOptions, pageSize int64, page func(rv string, items []runtime.Object) error) error
-	// ListSelected reads the objects of res in ns for which keep, given each one's labels
-	// and controller from its stored metadata, returns true, decoding only those, at one
-	// revision (which it returns).
-	ListSelected(ctx context.Context, res *registry.Resource, ns string, keep func(registry.StoredMeta) bool) ([]runtime.Object, int64, error)
 	// Watch streams the changes of res in ns.
 	Watch(ctx context.Context, res *registry.Resource, ns string, opts registry.WatchOptions) (<-chan registry.Event, error)
 	// Create, Update and Delete are admitted writes.

@@ -192,32 +192,6 @@ func (c *Client) ListObjects(ctx context.Context, res *registry.Resource, ns str
 	return c.list(res, ns), c.rev, nil
 }
 
-// ListSelected implements controller.Client: the objects whose labels and controller
-// keep accepts.
-func (c *Client) ListSelected(ctx context.Context, res *registry.Resource, ns string, keep func(registry.StoredMeta) bool) ([]runtime.Object, int64, error) {
-	objs, rev, err := c.ListObjects(ctx, res, ns)
-	if err != nil {
-		return nil, 0, err
-	}
-	var out []runtime.Object
-	for _, o := range objs {
-		m, err := meta.Accessor(o)
-		if err != nil {
-			continue
-		}
-		var sm registry.StoredMeta
-		if ref := metav1.GetControllerOfNoCopy(m); ref != nil {
-			sm.Controller = ref.UID
-		} else {
-			sm.Labels = m.GetLabels()
-		}
-		if keep(sm) {
-			out = append(out, o)
-		}
-	}
-	return out, rev, nil
-}
-
 // ListEach implements controller.Client: one page of every object matching opts.
 func (c *Client) ListEach(ctx context.Context, res *registry.Resource, ns string, opts registry.ListOptions, pageSize int64, page func(rv string, items []runtime.Object) error) error {
 	objs, rev, err := c.ListObjects(ctx, res, ns)

@@ -33,11 +33,6 @@ func (c *podListing) ListObjects(ctx context.Context, res *registry.Resource, ns
 	return c.Client.ListObjects(ctx, res, ns)
 }
 
-func (c *podListing) ListSelected(ctx context.Context, res *registry.Resource, ns string, keep func(registry.StoredMeta) bool) ([]runtime.Object, int64, error) {
-	c.count(res)
-	return c.Client.ListSelected(ctx, res, ns, keep)
-}
-
 func (c *podListing) ListEach(ctx context.Context, res *registry.Resource, ns string, opts registry.ListOptions, pageSize int64, page func(rv string, items []runtime.Object) error) error {
 	c.count(res)
 	return c.Client.ListEach(ctx, res, ns, opts, pageSize, page)
