@@ -123,8 +123,8 @@ func propagation(res *Resource, opts metav1.DeleteOptions) metav1.DeletionPropag
 		}
 		return metav1.DeletePropagationBackground
 	}
-	if res.GVR.Group == "batch" && res.GVR.Resource == "jobs" {
-		return metav1.DeletePropagationOrphan
+	if d, ok := res.Strategy.(DeletePropagationDefaulter); ok {
+		return d.DefaultDeletePropagation()
 	}
 	return metav1.DeletePropagationBackground
 }

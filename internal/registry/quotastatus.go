@@ -22,18 +22,6 @@ import (
 //     status.hard = spec.hard and status.used recomputed (the verifier repairs it later if
 //     that write fails).
 
-// statusKeepsMeta reports whether a /status write applies the object's metadata (labels,
-// annotations, finalizers, owners) as upstream's status strategy of the kind does: a
-// Namespace's status strategy keeps only the spec, a Pod's the spec and the owner
-// references (its strategy's PrepareForUpdate restores those).
-func statusKeepsMeta(obj runtime.Object) bool {
-	switch obj.(type) {
-	case *corev1.Namespace, *corev1.Pod:
-		return true
-	}
-	return false
-}
-
 // writtenQuotaStatus sets a /status write's quota status: status.hard as written and
 // status.used computed at rev for the names of both spec.hard and the written status.hard.
 func (s *Store) writtenQuotaStatus(ctx context.Context, rq *corev1.ResourceQuota, rev int64) error {

@@ -107,6 +107,20 @@ type TableConvertor interface {
 	ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error)
 }
 
+// StatusMetadataKeeper is a kind whose /status writes apply the object's metadata (labels,
+// annotations, finalizers, owner references) as upstream's status strategy of the kind
+// does (namespaces and pods); other kinds' status writes keep the stored metadata.
+type StatusMetadataKeeper interface {
+	StatusKeepsMetadata() bool
+}
+
+// DeletePropagationDefaulter is a kind whose objects' dependents a delete asking for no
+// propagation policy treats otherwise than in the background (upstream's
+// GarbageCollectionDeleteStrategy: Jobs orphan their pods).
+type DeletePropagationDefaulter interface {
+	DefaultDeletePropagation() metav1.DeletionPropagation
+}
+
 // ListTableConvertor is the optional Table conversion of a list, for kinds whose
 // printer looks across the list's items (upstream's StorageClass list marks only the
 // effective default, its FlowSchema list orders by matching precedence). A kind without

@@ -187,7 +187,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 		// PodScheduled condition; nothing else of fn's object differs from old.
 	case isStatusLike(subresource):
 		setSpecFrom(obj, old)
-		if !statusKeepsMeta(obj) {
+		if k, ok := s.strategy(res).(StatusMetadataKeeper); !ok || !k.StatusKeepsMetadata() {
 			m.SetLabels(om.GetLabels())
 			m.SetAnnotations(om.GetAnnotations())
 			m.SetFinalizers(om.GetFinalizers())

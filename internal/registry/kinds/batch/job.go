@@ -22,6 +22,12 @@ type Job struct{}
 // Default sets upstream's defaults.
 func (Job) Default(obj runtime.Object) { defaults.Job(obj.(*batchv1.Job)) }
 
+// DefaultDeletePropagation: a Job deleted without a propagation policy orphans its pods
+// (upstream's DefaultGarbageCollectionPolicy for batch/v1 Jobs).
+func (Job) DefaultDeletePropagation() metav1.DeletionPropagation {
+	return metav1.DeletePropagationOrphan
+}
+
 // Validate returns upstream's errors for a new object.
 func (Job) Validate(obj runtime.Object) field.ErrorList { return validation.Job(obj.(*batchv1.Job)) }
 

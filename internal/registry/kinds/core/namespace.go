@@ -37,6 +37,10 @@ func (Namespace) ConvertToTable(objs []runtime.Object, now time.Time, include me
 	return table.NamespacePrinter().Convert(objs, now, include, false)
 }
 
+// StatusKeepsMetadata: a namespace's /status write applies its metadata (upstream's status
+// strategy keeps only the spec).
+func (Namespace) StatusKeepsMetadata() bool { return true }
+
 // PrepareForCreate makes a new namespace Active, held by the kubernetes finalizer.
 func (Namespace) PrepareForCreate(obj runtime.Object, _ auth.User, _ metav1.Time) {
 	o := obj.(*corev1.Namespace)

@@ -245,6 +245,10 @@ func (Pod) ValidateSubresourceUpdate(subresource string, obj, old runtime.Object
 	return nil, false
 }
 
+// StatusKeepsMetadata: a pod's /status write applies its metadata (upstream's status
+// strategy keeps only the spec and the owner references, which PrepareForUpdate restores).
+func (Pod) StatusKeepsMetadata() bool { return true }
+
 // GracePeriod is upstream's CheckGracefulDelete: the requested period, else
 // spec.terminationGracePeriodSeconds (else 0); 0 for a pod not bound to a node or
 // already terminal (Succeeded or Failed), which no node has to stop; a negative period is
