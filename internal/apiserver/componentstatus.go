@@ -81,7 +81,7 @@ func (s *Server) serveComponentStatuses(w http.ResponseWriter, r *http.Request, 
 	}
 	switch {
 	case acc.table && s.cfg.Table != nil:
-		t, err := s.cfg.Table(res, objs, s.cfg.Clock(), includePolicy(r))
+		t, err := s.cfg.Table(res, objs, s.cfg.Clock.Now(), includePolicy(r))
 		if err != nil {
 			writeError(w, err)
 			return

@@ -174,7 +174,7 @@ func (s *Server) disruptAndDelete(ctx context.Context, res *registry.Resource, n
 					return nil, apierrors.NewConflict(podKind, p.Name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *pre.ResourceVersion, p.ResourceVersion))
 				}
 			}
-			if !core.SetDisruptionTarget(p, "EvictionByEvictionAPI", "Eviction API: evicting", metav1.NewTime(s.cfg.Clock())) {
+			if !core.SetDisruptionTarget(p, "EvictionByEvictionAPI", "Eviction API: evicting", metav1.NewTime(s.cfg.Clock.Now())) {
 				return nil, errConditionUnchanged
 			}
 			return p, nil

@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
 // TestSeatsServeFlowsInTurn: with the one seat taken, flow a queues three requests and
@@ -87,8 +90,8 @@ func TestSeatsRefuse(t *testing.T) {
 // request waits for the debt (at most MaxDelay) until the budget refills; other clients
 // are untouched; waiting requests are bounded.
 func TestPenaltyBudget(t *testing.T) {
-	now := time.Unix(0, 0)
-	p := newPenaltyBox(Penalties{Burst: 3, Rate: 2, MaxDelay: time.Second, MaxWaiting: 1}, func() time.Time { return now })
+	clk := clocktesting.NewFakePassiveClock(time.Unix(0, 0))
+	p := newPenaltyBox(Penalties{Burst: 3, Rate: 2, MaxDelay: time.Second, MaxWaiting: 1}, clk)
 	for i := 0; i < 3; i++ {
 		if d, ok, done := p.delay("c"); d != 0 || !ok {
 			t.Fatalf("refusal %d: delay %s %v", i, d, ok)
@@ -124,19 +127,19 @@ func TestPenaltyBudget(t *testing.T) {
 	} else {
 		done()
 	}
-	now = now.Add(time.Second)
+	clk.SetTime(clk.Now().Add(time.Second))
 	if d, _, done := p.delay("c"); d != 0 {
 		t.Errorf("after the debt's time: delay %s", d)
 	} else {
 		done()
 	}
-	now = now.Add(time.Hour)
+	clk.SetTime(clk.Now().Add(time.Hour))
 	if d, _, done := p.delay("c"); d != 0 || len(p.clients) != 0 {
 		t.Errorf("refilled: delay %s, %d clients remembered", d, len(p.clients))
 	} else {
 		done()
 	}
-	if newPenaltyBox(Penalties{Burst: 1}, time.Now) != nil {
+	if newPenaltyBox(Penalties{Burst: 1}, clock.RealClock{}) != nil {
 		t.Error("a zero rate is no penalty")
 	}
 }

@@ -279,7 +279,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, res *registry.Resou
 func (s *Server) writeObjects(w http.ResponseWriter, r *http.Request, res *registry.Resource, acc accept, code int, obj runtime.Object) {
 	switch {
 	case acc.table && s.cfg.Table != nil:
-		t, err := s.cfg.Table(res, []runtime.Object{obj}, s.cfg.Clock(), includePolicy(r))
+		t, err := s.cfg.Table(res, []runtime.Object{obj}, s.cfg.Clock.Now(), includePolicy(r))
 		if err != nil {
 			writeError(w, err)
 			return
@@ -408,7 +408,7 @@ func (s *Server) writeListResult(w http.ResponseWriter, r *http.Request, res *re
 	lm := metav1.ListMeta{ResourceVersion: lr.ResourceVersion, Continue: lr.Continue, RemainingItemCount: lr.Remaining}
 	switch {
 	case acc.table && s.cfg.Table != nil:
-		t, err := s.listTable()(res, lr.Items, s.cfg.Clock(), includePolicy(r))
+		t, err := s.listTable()(res, lr.Items, s.cfg.Clock.Now(), includePolicy(r))
 		if err != nil {
 			writeError(w, err)
 			return

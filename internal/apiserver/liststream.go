@@ -131,7 +131,7 @@ type listDocument struct {
 func (s *Server) streamList(w http.ResponseWriter, r *http.Request, res *registry.Resource, ns string, acc accept, opts registry.ListOptions) {
 	l := &listStream{w: w, page: s.pageBuffer()}
 	defer s.putPageBuffer(l.page)
-	now := s.cfg.Clock()
+	now := s.cfg.Clock.Now()
 	policy := includePolicy(r)
 	table := acc.table && s.cfg.Table != nil
 	started := false

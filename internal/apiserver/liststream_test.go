@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/storage"
@@ -76,8 +77,8 @@ func listServer(tb testing.TB) (*Server, *registry.Store, *pageWatch) {
 	store := registry.NewStore(registry.Config{
 		Storage: pages, Catalogue: registry.NewCatalogue(), Logger: logger,
 	})
-	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	s := New(Config{Store: store, Logger: logger, Table: testTable, Clock: func() time.Time { return now }})
+	clk := clocktesting.NewFakePassiveClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	s := New(Config{Store: store, Logger: logger, Table: testTable, Clock: clk})
 	return s, store, pages
 }
 

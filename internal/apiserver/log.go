@@ -71,7 +71,7 @@ func (s *Server) logLimited(ctx context.Context, key string, level slog.Level, m
 	if !s.cfg.Logger.Enabled(ctx, level) {
 		return
 	}
-	ok, suppressed := s.logs.allow(key, s.cfg.Clock())
+	ok, suppressed := s.logs.allow(key, s.cfg.Clock.Now())
 	if !ok {
 		return
 	}

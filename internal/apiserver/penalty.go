@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/utils/clock"
+
 	"github.com/quotad/quotad/internal/auth"
 )
 
@@ -32,8 +34,8 @@ type Penalties struct {
 	// MaxWaiting bounds a client's requests waiting at once; past it, the client's
 	// requests are refused with the in-flight 429 without waiting.
 	MaxWaiting int
-	// Now is the clock the budgets refill by (nil: the server's).
-	Now func() time.Time
+	// Clock is the clock the budgets refill by (nil: the server's).
+	Clock clock.PassiveClock
 }
 
 // DefaultPenalties: 100 refusals at once, 20 a second after that, a second's wait at most.
@@ -45,8 +47,8 @@ const maxPenaltyClients = 1 << 16
 
 // penaltyBox holds the budgets of the clients that were refused recently.
 type penaltyBox struct {
-	cfg Penalties
-	now func() time.Time
+	cfg   Penalties
+	clock clock.PassiveClock
 
 	mu      sync.Mutex
 	clients map[string]*budget
@@ -61,14 +63,14 @@ type budget struct {
 	waiting int
 }
 
-func newPenaltyBox(cfg Penalties, now func() time.Time) *penaltyBox {
+func newPenaltyBox(cfg Penalties, clk clock.PassiveClock) *penaltyBox {
 	if cfg.Rate <= 0 || cfg.Burst <= 0 {
 		return nil
 	}
-	if cfg.Now != nil {
-		now = cfg.Now
+	if cfg.Clock != nil {
+		clk = cfg.Clock
 	}
-	return &penaltyBox{cfg: cfg, now: now, clients: map[string]*budget{}}
+	return &penaltyBox{cfg: cfg, clock: clk, clients: map[string]*budget{}}
 }
 
 // refillLocked brings b's tokens up to now.
@@ -112,7 +114,7 @@ func (p *penaltyBox) refused(client string) {
 	if p == nil {
 		return
 	}
-	now := p.now()
+	now := p.clock.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	b := p.budgetLocked(client, now, true)
@@ -130,7 +132,7 @@ func (p *penaltyBox) delay(client string) (d time.Duration, ok bool, done func()
 	if p == nil {
 		return 0, true, func() {}
 	}
-	now := p.now()
+	now := p.clock.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	b := p.budgetLocked(client, now, false)

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/audit"
@@ -63,8 +64,9 @@ type Config struct {
 	// Extra serves non-API paths (metrics, debug) before authentication checks of API paths;
 	// keys are exact paths or prefixes ending in "/". Their requests must carry good API
 	// credentials, unless the handler is SelfAuthenticating.
-	Extra   map[string]http.Handler
-	Clock   func() time.Time
+	Extra map[string]http.Handler
+	// Clock is the server's now (nil: the real clock).
+	Clock   clock.PassiveClock
 	Logger  *slog.Logger
 	Version version.Info
 	// Ready reports readiness for /readyz.
@@ -165,7 +167,7 @@ const DefaultWatchBacklogBytes = 8 << 20
 // New returns a Server.
 func New(cfg Config) *Server {
 	if cfg.Clock == nil {
-		cfg.Clock = time.Now
+		cfg.Clock = clock.RealClock{}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

@@ -175,7 +175,7 @@ func (e *watchEncoder) encode(ev registry.Event) ([]byte, error) {
 	if ev.Type != watch.Error && ev.Type != watch.Bookmark {
 		switch {
 		case e.acc.table && e.s.cfg.Table != nil:
-			t, err := e.s.cfg.Table(e.res, []runtime.Object{obj}, e.s.cfg.Clock(), e.policy)
+			t, err := e.s.cfg.Table(e.res, []runtime.Object{obj}, e.s.cfg.Clock.Now(), e.policy)
 			if err != nil {
 				return nil, nil
 			}

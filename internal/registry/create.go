@@ -101,7 +101,7 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 	name := m.GetName()
 	// 1. Defaults, then what the server sets on every create.
 	s.defaultObject(res, obj)
-	now := metav1.NewTime(s.cfg.Clock().Truncate(1e9))
+	now := metav1.NewTime(s.cfg.Clock.Now().Truncate(1e9))
 	m.SetUID(types.UID(uuid.NewUUID()))
 	m.SetCreationTimestamp(now)
 	m.SetResourceVersion("")
@@ -195,7 +195,7 @@ func (s *Store) validate(res *Resource, obj, oldObj runtime.Object) field.ErrorL
 // validateUpdate runs the subresource's own validation when it has one, else the kind's.
 func (s *Store) validateUpdate(res *Resource, subresource string, obj, oldObj runtime.Object) field.ErrorList {
 	if v, ok := s.strategy(res).(ClockedSubresourceValidator); ok && subresource != "" {
-		if errs, ok := v.ValidateSubresourceUpdateAt(subresource, obj, oldObj, s.cfg.Clock()); ok {
+		if errs, ok := v.ValidateSubresourceUpdateAt(subresource, obj, oldObj, s.cfg.Clock.Now()); ok {
 			return errs
 		}
 	}

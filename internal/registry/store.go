@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/quota/clusterquota"
@@ -49,8 +50,10 @@ type Config struct {
 	CustomStrategy func(res *Resource) Strategy
 	Admission      Admission
 	// Quota is nil when the ResourceQuota plugin is disabled.
-	Quota  Quota
-	Clock  func() time.Time
+	Quota Quota
+	// Clock is the store's now: the times writes stamp on objects and the time clocked
+	// validation reads (nil: the real clock).
+	Clock  clock.PassiveClock
 	Logger *slog.Logger
 	// AfterCommit, when set, is called after each committed write (used to register CRDs at once).
 	AfterCommit func(res *Resource, obj runtime.Object, deleted bool)
@@ -89,7 +92,7 @@ type Store struct {
 // NewStore returns a Store.
 func NewStore(cfg Config) *Store {
 	if cfg.Clock == nil {
-		cfg.Clock = time.Now
+		cfg.Clock = clock.RealClock{}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

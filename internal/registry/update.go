@@ -285,7 +285,7 @@ func (s *Store) FinalizeNamespace(ctx context.Context, name string, finalizers [
 }
 
 // now returns the store clock as a metav1.Time truncated to seconds.
-func (s *Store) now() metav1.Time { return metav1.NewTime(s.cfg.Clock().Truncate(1e9)) }
+func (s *Store) now() metav1.Time { return metav1.NewTime(s.cfg.Clock.Now().Truncate(1e9)) }
 
 // asStored returns the object an update would store when that is the stored one (old), or
 // nil when the update changes something. A ResourceQuota's status.used is the server's:

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/quotad/quotad/internal/auth/authn"
 	"github.com/quotad/quotad/internal/server"
@@ -140,7 +141,7 @@ func TestAuthnServiceAccountTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	past, err := authn.NewServiceAccounts(key, nil, func() time.Time { return time.Now().Add(-2 * time.Hour) })
+	past, err := authn.NewServiceAccounts(key, nil, clocktesting.NewFakePassiveClock(time.Now().Add(-2*time.Hour)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/quotad/quotad/internal/apiserver"
 	"github.com/quotad/quotad/internal/server"
@@ -85,10 +86,10 @@ func TestFairQueuingServesUsersInTurn(t *testing.T) {
 // it, never system:masters. The budget does not refill here (the clock stands still).
 func TestPenaltySlowsRefusedClients(t *testing.T) {
 	t.Parallel()
-	still := time.Unix(1_000_000, 0)
+	still := clocktesting.NewFakePassiveClock(time.Unix(1_000_000, 0))
 	s := rbacServerWith(t, func(c *server.Config) {
 		c.Penalties = apiserver.Penalties{Burst: 3, Rate: 1, MaxDelay: 10 * time.Millisecond, MaxWaiting: 64,
-			Now: func() time.Time { return still }}
+			Clock: still}
 	})
 	ctx := edgeCtx(t)
 	grantAll(t, s, "alice", "bob")

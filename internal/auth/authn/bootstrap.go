@@ -2,13 +2,13 @@ package authn
 
 import (
 	"crypto/subtle"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	bootstrapapi "k8s.io/cluster-bootstrap/token/api"
 	bootstraputil "k8s.io/cluster-bootstrap/token/util"
 	bootstrapsecret "k8s.io/cluster-bootstrap/util/secrets"
 	bootstraptokens "k8s.io/cluster-bootstrap/util/tokens"
+	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/auth"
 )
@@ -28,16 +28,16 @@ type BootstrapSecrets interface {
 // system:bootstrappers:* authenticates nobody.
 type BootstrapTokens struct {
 	secrets BootstrapSecrets
-	clock   func() time.Time
+	clock   clock.PassiveClock
 }
 
-// NewBootstrapTokens returns the authenticator of the tokens secrets holds (clock nil:
-// time.Now).
-func NewBootstrapTokens(secrets BootstrapSecrets, clock func() time.Time) *BootstrapTokens {
-	if clock == nil {
-		clock = time.Now
+// NewBootstrapTokens returns the authenticator of the tokens secrets holds (clk nil: the
+// real clock).
+func NewBootstrapTokens(secrets BootstrapSecrets, clk clock.PassiveClock) *BootstrapTokens {
+	if clk == nil {
+		clk = clock.RealClock{}
 	}
-	return &BootstrapTokens{secrets: secrets, clock: clock}
+	return &BootstrapTokens{secrets: secrets, clock: clk}
 }
 
 // AuthenticateToken returns the user of a bootstrap token.
@@ -57,7 +57,7 @@ func (b *BootstrapTokens) AuthenticateToken(tok string) (auth.User, bool) {
 	if bootstrapsecret.GetData(s, bootstrapapi.BootstrapTokenIDKey) != id {
 		return auth.User{}, false
 	}
-	if bootstrapsecret.HasExpired(s, b.clock()) {
+	if bootstrapsecret.HasExpired(s, b.clock.Now()) {
 		return auth.User{}, false
 	}
 	if bootstrapsecret.GetData(s, bootstrapapi.BootstrapTokenUsageAuthentication) != "true" {

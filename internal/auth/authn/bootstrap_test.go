@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
 type secretMap map[string]*corev1.Secret
@@ -80,7 +81,7 @@ func TestBootstrapTokens(t *testing.T) {
 			if !tc.absent {
 				m["bootstrap-token-"+id] = bootstrapSecret(id, secret, tc.edit)
 			}
-			b := NewBootstrapTokens(m, func() time.Time { return now })
+			b := NewBootstrapTokens(m, clocktesting.NewFakePassiveClock(now))
 			u, ok := b.AuthenticateToken(tc.token)
 			if tc.want == nil {
 				if ok {

@@ -22,6 +22,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/auth"
 	"github.com/quotad/quotad/internal/pki"
@@ -172,7 +173,7 @@ type ServiceAccounts struct {
 	// itself, and those a token requested without audiences is given.
 	apiAudiences []string
 	objects      Objects
-	clock        func() time.Time
+	clock        clock.PassiveClock
 
 	// verified holds the claims of tokens whose signature verified, by the SHA-256 of the
 	// token, so a token's signature is checked once; its expiry, audience and objects are
@@ -198,10 +199,10 @@ func WithAPIAudiences(auds []string) Option {
 }
 
 // NewServiceAccounts returns the issuer and verifier of tokens signed with key (RSA or
-// ECDSA P-256). clock nil is time.Now.
-func NewServiceAccounts(key crypto.Signer, objects Objects, clock func() time.Time, opts ...Option) (*ServiceAccounts, error) {
-	if clock == nil {
-		clock = time.Now
+// ECDSA P-256). clk nil is the real clock.
+func NewServiceAccounts(key crypto.Signer, objects Objects, clk clock.PassiveClock, opts ...Option) (*ServiceAccounts, error) {
+	if clk == nil {
+		clk = clock.RealClock{}
 	}
 	method := signingMethod(key)
 	if method == nil {
@@ -214,7 +215,7 @@ func NewServiceAccounts(key crypto.Signer, objects Objects, clock func() time.Ti
 	sum := sha256.Sum256(der)
 	s := &ServiceAccounts{
 		key: key, method: method, keyID: base64.RawURLEncoding.EncodeToString(sum[:]), issuer: DefaultIssuer,
-		objects: objects, clock: clock,
+		objects: objects, clock: clk,
 	}
 	for _, o := range opts {
 		o(s)
@@ -231,7 +232,7 @@ func (s *ServiceAccounts) APIAudiences() []string { return slices.Clone(s.apiAud
 // Issue signs a token for spec and returns it with its expiry. Audiences empty are the
 // API audiences.
 func (s *ServiceAccounts) Issue(spec TokenSpec) (token string, expires time.Time, err error) {
-	now := s.clock()
+	now := s.clock.Now()
 	auds := spec.Audiences
 	if len(auds) == 0 {
 		auds = s.apiAudiences
@@ -315,7 +316,7 @@ func (s *ServiceAccounts) verify(tok string) (*claims, bool) {
 	c := s.verified[sum]
 	s.mu.RUnlock()
 	if c != nil {
-		now := s.clock()
+		now := s.clock.Now()
 		if c.ExpiresAt == nil || !now.Before(c.ExpiresAt.Time) || (c.NotBefore != nil && now.Before(c.NotBefore.Time)) {
 			return nil, false
 		}
@@ -324,7 +325,7 @@ func (s *ServiceAccounts) verify(tok string) (*claims, bool) {
 	c = &claims{}
 	_, err := jwt.ParseWithClaims(tok, c, func(*jwt.Token) (any, error) { return s.key.Public(), nil },
 		jwt.WithValidMethods([]string{s.method.Alg()}), jwt.WithIssuer(s.issuer),
-		jwt.WithTimeFunc(s.clock), jwt.WithExpirationRequired(), jwt.WithLeeway(0), jwt.WithStrictDecoding())
+		jwt.WithTimeFunc(s.clock.Now), jwt.WithExpirationRequired(), jwt.WithLeeway(0), jwt.WithStrictDecoding())
 	if err != nil || c.Kubernetes == nil {
 		return nil, false
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/quotad/quotad/internal/auth"
 )
@@ -59,13 +60,13 @@ func TestServiceAccountTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return now }
+	clk := clocktesting.NewFakePassiveClock(now)
 	objs := objects{"serviceaccounts/team-a/default": "sa-uid", "pods/team-a/p": "pod-uid", "secrets/team-a/s": "secret-uid"}
-	sas, err := NewServiceAccounts(key, objs, clock)
+	sas, err := NewServiceAccounts(key, objs, clk)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _ := NewServiceAccounts(otherKey, objs, clock)
+	other, _ := NewServiceAccounts(otherKey, objs, clk)
 	sa := Ref{Name: "default", UID: "sa-uid"}
 	issue := func(s *ServiceAccounts, spec TokenSpec) string {
 		t.Helper()
@@ -115,9 +116,9 @@ func TestServiceAccountTokens(t *testing.T) {
 		{name: "none algorithm", tok: "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0." + strings.Split(plain, ".")[1] + "."},
 	}
 	for _, c := range cases {
-		now = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		clk.SetTime(now)
 		if !c.at.IsZero() {
-			now = c.at
+			clk.SetTime(c.at)
 		}
 		u, matched, ok := sas.AuthenticateToken(c.tok, c.audiences)
 		if ok != c.ok || !slices.Equal(matched, c.matched) {
@@ -149,9 +150,9 @@ func TestVerifiedTokensStillChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now()
+	clk := clocktesting.NewFakePassiveClock(time.Now())
 	objs := objects{"serviceaccounts/ns/sa": "uid"}
-	sas, err := NewServiceAccounts(key, objs, func() time.Time { return now })
+	sas, err := NewServiceAccounts(key, objs, clk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestVerifiedTokensStillChecked(t *testing.T) {
 		{"seen", func() {}, true},
 		{"service account deleted", func() { delete(objs, "serviceaccounts/ns/sa") }, false},
 		{"service account back with its uid (a relist)", func() { objs["serviceaccounts/ns/sa"] = "uid" }, true},
-		{"expired", func() { now = now.Add(time.Hour) }, false},
+		{"expired", func() { clk.SetTime(clk.Now().Add(time.Hour)) }, false},
 	}
 	for _, st := range steps {
 		st.do()

@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/pki"
@@ -38,7 +39,7 @@ type Controller struct {
 	log   *slog.Logger
 	loop  *controller.Loop
 	ca    func() (*pki.Authority, error)
-	now   func() time.Time
+	clock clock.PassiveClock
 }
 
 // New returns the controller; ca loads the signing authority (read when a request is
@@ -47,7 +48,7 @@ func New(store controller.Client, log *slog.Logger, panics controller.PanicObser
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Controller{store: store, log: log, loop: controller.NewLoop("csrsigning", store, log, panics, nil), ca: ca, now: time.Now}
+	return &Controller{store: store, log: log, loop: controller.NewLoop("csrsigning", store, log, panics, nil), ca: ca, clock: clock.RealClock{}}
 }
 
 func (c *Controller) res() *registry.Resource {
@@ -99,7 +100,7 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 			if !errors.As(err, &fail) {
 				return nil, err
 			}
-			now := metav1.NewTime(c.now())
+			now := metav1.NewTime(c.clock.Now())
 			csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
 				Type: certificatesv1.CertificateFailed, Status: corev1.ConditionTrue, Reason: "SignerValidationFailure", Message: fail.Error(),
 				LastUpdateTime: now, LastTransitionTime: now})
@@ -141,7 +142,7 @@ func (c *Controller) issue(csr *certificatesv1.CertificateSigningRequest) error 
 	if err != nil {
 		return fmt.Errorf("loading the signing CA: %w", err)
 	}
-	now := c.now()
+	now := c.clock.Now()
 	ttl := defaultDuration
 	if e := csr.Spec.ExpirationSeconds; e != nil {
 		ttl = min(max(time.Duration(*e)*time.Second, 10*time.Minute), defaultDuration)

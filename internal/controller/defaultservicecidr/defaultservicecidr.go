@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/registry"
@@ -27,7 +28,7 @@ type Controller struct {
 	store controller.Client
 	loop  *controller.Loop
 	cidrs []string
-	now   func() time.Time
+	clock clock.PassiveClock
 }
 
 // New returns the controller of the service ranges cidrs; panics may be nil.
@@ -35,7 +36,7 @@ func New(store controller.Client, log *slog.Logger, panics controller.PanicObser
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Controller{store: store, loop: controller.NewLoop("default-servicecidr", store, log, panics, nil), cidrs: cidrs, now: time.Now}
+	return &Controller{store: store, loop: controller.NewLoop("default-servicecidr", store, log, panics, nil), cidrs: cidrs, clock: clock.RealClock{}}
 }
 
 func (c *Controller) res() *registry.Resource {
@@ -72,7 +73,7 @@ func (c *Controller) Sync(ctx context.Context) error {
 		meta.RemoveStatusCondition(&sc.Status.Conditions, networkingv1.ServiceCIDRConditionReady)
 		sc.Status.Conditions = append(sc.Status.Conditions, metav1.Condition{
 			Type: networkingv1.ServiceCIDRConditionReady, Status: metav1.ConditionTrue,
-			Message: ReadyMessage, LastTransitionTime: metav1.NewTime(c.now()),
+			Message: ReadyMessage, LastTransitionTime: metav1.NewTime(c.clock.Now()),
 		})
 		return sc, nil
 	}, registry.WriteOptions{})

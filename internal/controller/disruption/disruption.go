@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/registry"
@@ -209,7 +210,7 @@ type Controller struct {
 	store controller.Client
 	log   *slog.Logger
 	loop  *controller.Loop
-	now   func() time.Time
+	clock clock.PassiveClock
 
 	mu sync.Mutex
 	// budgets is, per namespace, the selectors of its budgets by name (from the watch), so
@@ -222,7 +223,7 @@ func New(store controller.Client, log *slog.Logger, panics controller.PanicObser
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Controller{store: store, log: log, loop: controller.NewLoop("disruption", store, log, panics, nil), now: time.Now,
+	return &Controller{store: store, log: log, loop: controller.NewLoop("disruption", store, log, panics, nil), clock: clock.RealClock{},
 		budgets: map[string]map[string]*policyv1.PodDisruptionBudget{}}
 }
 
@@ -295,14 +296,14 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 			pods = append(pods, p)
 		}
 	}
-	st, recheck, cerr := Compute(pdb, pods, c.scale(ctx), c.now())
+	st, recheck, cerr := Compute(pdb, pods, c.scale(ctx), c.clock.Now())
 	if cerr != nil {
 		// Upstream's failSafe: no disruption allowed, the reason in the condition.
 		st = *pdb.Status.DeepCopy()
 		st.DisruptionsAllowed = 0
 		st.ObservedGeneration = pdb.Generation
 		setOrReplace(&st, metav1.Condition{Type: policyv1.DisruptionAllowedCondition, Status: metav1.ConditionFalse, Reason: policyv1.SyncFailedReason,
-			Message: cerr.Error(), ObservedGeneration: pdb.Generation, LastTransitionTime: metav1.NewTime(c.now().Truncate(time.Second))})
+			Message: cerr.Error(), ObservedGeneration: pdb.Generation, LastTransitionTime: metav1.NewTime(c.clock.Now().Truncate(time.Second))})
 	}
 	if equality.Semantic.DeepEqual(st, pdb.Status) {
 		return recheck, nil

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/registry"
@@ -26,7 +27,7 @@ type Controller struct {
 	store controller.Client
 	log   *slog.Logger
 	loop  *controller.Loop
-	now   func() time.Time
+	clock clock.PassiveClock
 }
 
 // New returns the controller; panics counts recovered panics (may be nil).
@@ -34,7 +35,7 @@ func New(store controller.Client, log *slog.Logger, panics controller.PanicObser
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Controller{store: store, log: log, loop: controller.NewLoop("flowcontrol", store, log, panics, nil), now: time.Now}
+	return &Controller{store: store, log: log, loop: controller.NewLoop("flowcontrol", store, log, panics, nil), clock: clock.RealClock{}}
 }
 
 func (c *Controller) schemas() *registry.Resource {
@@ -100,7 +101,7 @@ func (c *Controller) Sync(ctx context.Context) error {
 			if err != nil {
 				return nil, err
 			}
-			setCondition(fs, want, metav1.NewTime(c.now().Truncate(time.Second)))
+			setCondition(fs, want, metav1.NewTime(c.clock.Now().Truncate(time.Second)))
 			return fs, nil
 		}, registry.WriteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
