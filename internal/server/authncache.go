@@ -183,8 +183,10 @@ func (s *revSet[T]) install(objs []runtime.Object, rev int64) {
 	s.once.Do(func() { close(s.synced) })
 }
 
-// run keeps the set current with a list and watch of res in namespace ns ("": all).
+// run keeps the set current with a list and watch of res in namespace ns ("": all). The
+// watch hands over the watch hub's objects themselves, not copies: keep only reads them,
+// and what it keeps is never modified.
 func (s *revSet[T]) run(ctx context.Context, store *registry.Store, res *registry.Resource, ns string, log *slog.Logger, what string) {
-	listWatchIn(ctx, store, res, ns, log, what, false, nil, s.install,
+	listWatchIn(ctx, store, res, ns, log, what, true, nil, s.install,
 		func(obj runtime.Object, deleted bool) { s.observe(obj, deleted, true) }, nil)
 }

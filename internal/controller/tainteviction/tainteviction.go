@@ -223,21 +223,28 @@ func (c *Controller) HandleNode(ctx context.Context, name string) {
 // HandlePod is upstream's handlePodUpdate.
 func (c *Controller) HandlePod(ctx context.Context, key string) {
 	ns, name, _ := strings.Cut(key, "/")
-	pod := controller.CachedPod(c.pods.Get(ns, name))
-	if pod == nil {
+	// The cache's view is read as it is (no pod is built of it for every event).
+	var node string
+	var tolerations []corev1.Toleration
+	switch p := c.pods.Get(ns, name).(type) {
+	case *controller.PodView:
+		node, tolerations = p.NodeName, p.Tolerations
+	case *corev1.Pod:
+		node, tolerations = p.Spec.NodeName, p.Spec.Tolerations
+	default:
 		c.cancel(ctx, key)
 		return
 	}
-	if pod.Spec.NodeName == "" {
+	if node == "" {
 		return
 	}
 	c.mu.Lock()
-	taints, ok := c.taints[pod.Spec.NodeName]
+	taints, ok := c.taints[node]
 	c.mu.Unlock()
 	if !ok {
 		return
 	}
-	c.processPod(ctx, key, pod.Spec.Tolerations, taints, c.clock.Now())
+	c.processPod(ctx, key, tolerations, taints, c.clock.Now())
 }
 
 // matchingTolerations is upstream's GetMatchingTolerations: whether every taint is

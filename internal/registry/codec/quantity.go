@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -133,16 +134,30 @@ var quantityBytes = func() (t [256]bool) {
 // holdsQuantities reports whether values of t may hold a resource.Quantity (in a field,
 // element or value, at any depth); a kind without one has no quantity text to check.
 func holdsQuantities(t reflect.Type) bool {
-	if v, ok := quantityTypes.Load(t); ok {
-		return v.(bool)
+	if m := quantityTypes.Load(); m != nil {
+		if held, ok := (*m)[t]; ok {
+			return held
+		}
 	}
 	held := reachesQuantity(t, map[reflect.Type]bool{})
-	quantityTypes.Store(t, held)
+	quantityMu.Lock()
+	defer quantityMu.Unlock()
+	next := map[reflect.Type]bool{t: held}
+	if m := quantityTypes.Load(); m != nil {
+		for k, v := range *m {
+			next[k] = v
+		}
+	}
+	quantityTypes.Store(&next)
 	return held
 }
 
-// quantityTypes caches holdsQuantities by type.
-var quantityTypes sync.Map
+// quantityTypes caches holdsQuantities by type: a map replaced, never modified, when a type
+// is added (there are as many as served kinds), so that reading it takes no lock.
+var (
+	quantityTypes atomic.Pointer[map[reflect.Type]bool]
+	quantityMu    sync.Mutex
+)
 
 // reachesQuantity is holdsQuantities without the cache; seen breaks cycles.
 func reachesQuantity(t reflect.Type, seen map[reflect.Type]bool) bool {

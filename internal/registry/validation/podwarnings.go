@@ -392,7 +392,7 @@ func overlappingPathWarnings(volumes []corev1.Volume) []string {
 		}
 		var all []pathSource
 		for _, src := range v.Projected.Sources {
-			if apiequality.Semantic.DeepEqual(src, corev1.VolumeProjection{}) {
+			if src == (corev1.VolumeProjection{}) { // every field a pointer: == is DeepEqual
 				w = append(w, fmt.Sprintf("volume %q (Projected) has no sources provided", v.Name))
 				continue
 			}
