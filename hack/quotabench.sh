@@ -1,24 +1,33 @@
 #!/bin/bash
-# Runs one quotabench scenario against a fresh quotad and prints the rate, the latencies and
-# quotad's CPU per attempted write (from /proc/<pid>/stat, utime + stime).
+# Runs one quotabench scenario and prints the rate, the latencies and the control plane's CPU
+# per attempted write (from /proc/<pid>/stat, utime + stime).
 #
 #   hack/quotabench.sh BIN LABEL SCENARIO [quotabench flags...]
 #   e.g. hack/quotabench.sh /tmp/quotad after quota --clients 32 --creates 20000
 #
 # BIN is a built quotad, started on a fresh data dir (/tmp/bench-LABEL) with --secure-port 0
-# and stopped afterwards; quotabench is /tmp/quotabench (go build -o /tmp/quotabench
-# ./cmd/quotabench). Run binaries alternately to compare them on a shared machine.
+# and stopped afterwards. BIN "upstream" runs against the control plane that
+# `SERVE=upstream WORK=/tmp/up hack/clusterloader2.sh` serves (kube-apiserver, etcd and
+# kube-controller-manager; UPSTREAM_KUBECONFIG overrides its kubeconfig), their three
+# processes' CPU summed. quotabench is /tmp/quotabench (go build -o /tmp/quotabench
+# ./cmd/quotabench). Run the sides alternately to compare them on a shared machine.
 set -euo pipefail
 bin=$1; label=$2; sc=$3; shift 3
-d=/tmp/bench-$label; rm -rf "$d"; mkdir -p "$d"
-"$bin" --data-dir "$d/data" --secure-port 0 > "$d/log" 2>&1 &
-pid=$!
-for _ in $(seq 1 120); do grep -q "quotad is ready" "$d/log" && break; sleep 0.5; done
-export KUBECONFIG=$d/data/admin.kubeconfig
-c0=$(awk '{print $14+$15}' /proc/$pid/stat)
-out=$(/tmp/quotabench --kubeconfig "$KUBECONFIG" --scenario "$sc" "$@" 2>&1 | tail -3)
-c1=$(awk '{print $14+$15}' /proc/$pid/stat)
-att=$(echo "$out" | grep -o "attempts=[0-9]*" | cut -d= -f2)
+if [[ $bin == upstream ]]; then
+	export KUBECONFIG=${UPSTREAM_KUBECONFIG:-/tmp/up/serve-upstream/admin.kubeconfig}
+	pids=$(pgrep -f "quotad-components/.*/(etcd|kube-apiserver|kube-controller-manager) " | tr '\n' ' ')
+else
+	d=/tmp/bench-$label; rm -rf "$d"; mkdir -p "$d"
+	"$bin" --data-dir "$d/data" --secure-port 0 > "$d/log" 2>&1 &
+	pids=$!
+	for _ in $(seq 1 120); do grep -q "quotad is ready" "$d/log" && break; sleep 0.5; done
+	export KUBECONFIG=$d/data/admin.kubeconfig
+fi
+cpu() { local t=0; for p in $pids; do t=$((t + $(awk '{print $14+$15}' /proc/$p/stat))); done; echo $t; }
+c0=$(cpu)
+out=$(/tmp/quotabench --kubeconfig "$KUBECONFIG" --scenario "$sc" "$@" 2>&1)
+c1=$(cpu)
+att=$(echo "$out" | grep -o "attempts=[0-9]*" | tail -1 | cut -d= -f2)
 tick=$(getconf CLK_TCK)
-echo "$label $sc: $(echo "$out" | grep creates/s) cpu=$(( (c1-c0)*1000000/tick/att ))us/write $(echo "$out" | grep -o 'quota-used-pods=[0-9]*' || true)"
-kill "$pid"; wait "$pid" 2>/dev/null || true
+echo "$label $sc: $(echo "$out" | grep '^creates/s' | tr '\n' ' ')cpu=$(( (c1-c0)*1000000/tick/${att:-1} ))us/write $(echo "$out" | grep -oE '(cluster-)?quota-used-pods=[0-9]*|ratio cluster/one=[0-9.]*' | tr '\n' ' ')"
+if [[ $bin != upstream ]]; then kill "$pids"; wait "$pids" 2>/dev/null || true; fi
