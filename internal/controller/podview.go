@@ -180,14 +180,25 @@ func (s *PodViews) Len() int {
 
 // Index returns an empty Index keeping the view of each pod (the views shared through s;
 // nil s: views of its own).
-func (s *PodViews) Index() *Index {
+func (s *PodViews) Index() *Index { return s.IndexOf(nil) }
+
+// IndexOf is Index keeping only the pods for which keep (nil: every pod) returns true: a
+// controller that decides nothing about the other pods keeps no view of them, and a pod
+// no controller keeps has no view at all. keep must hold for a pod's later versions once
+// it held for one (a pod's node, deletion and terminal phase are never undone), or its
+// controller must take a pod leaving the index as one it no longer keeps.
+func (s *PodViews) IndexOf(keep func(*corev1.Pod) bool) *Index {
 	return NewIndex(func(o kruntime.Object) kruntime.Object {
-		if p, ok := o.(*corev1.Pod); ok {
+		if p, ok := o.(*corev1.Pod); ok && (keep == nil || keep(p)) {
 			return s.View(p)
 		}
 		return nil
 	})
 }
+
+// Bound reports whether a pod is bound to a node: what node lifecycle and taint eviction
+// keep of pods.
+func Bound(p *corev1.Pod) bool { return p.Spec.NodeName != "" }
 
 // PodsByNode indexes the keys ("namespace/name") of pods by the node they are bound to,
 // fed with the changes of an Index of pods' views (its OnChange): what node lifecycle and

@@ -83,3 +83,27 @@ func TestPodViewsShared(t *testing.T) {
 		t.Fatal("a nil PodViews shares views or makes different ones")
 	}
 }
+
+// TestPodViewsIndexOf: an index keeps views only of the pods its filter keeps; a pod no
+// index keeps gets no view at all, and one leaving the filter leaves the index.
+func TestPodViewsIndexOf(t *testing.T) {
+	views := NewPodViews()
+	bound := views.IndexOf(Bound)
+	pending := viewTestPod("5")
+	pending.Spec.NodeName = ""
+	bound.Apply(pending, false)
+	if bound.Get(pending.Namespace, pending.Name) != nil || views.Len() != 0 {
+		t.Fatalf("an unbound pod is kept (%d views)", views.Len())
+	}
+	running := viewTestPod("6")
+	running.Spec.NodeName = "n1"
+	bound.Apply(running, false)
+	if v, ok := bound.Get(running.Namespace, running.Name).(*PodView); !ok || v.NodeName != "n1" || views.Len() != 1 {
+		t.Fatalf("the bound pod's view: %v (%d views)", bound.Get(running.Namespace, running.Name), views.Len())
+	}
+	all := views.Index()
+	all.Apply(pending, false)
+	if all.Get(pending.Namespace, pending.Name) == nil {
+		t.Fatal("Index keeps every pod")
+	}
+}

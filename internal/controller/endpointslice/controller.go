@@ -40,7 +40,8 @@ type Watcher struct {
 
 // NewWatcher returns empty indexes whose pods are views made by views (nil: unshared).
 func NewWatcher(views *controller.PodViews) *Watcher {
-	w := &Watcher{Services: controller.NewIndex(nil), Pods: views.Index()}
+	// A pod without labels is selected by no Service: none is kept.
+	w := &Watcher{Services: controller.NewIndex(nil), Pods: views.IndexOf(func(p *corev1.Pod) bool { return len(p.Labels) > 0 })}
 	w.Pods.OnChange(func(old, cur runtime.Object, deleted bool) {
 		if w.q == nil {
 			return
@@ -91,20 +92,27 @@ func (w *Watcher) PodChanged(pod *corev1.Pod, deleted bool) []string {
 }
 
 // selecting returns the keys of the managed Services of the pod's namespace that select
-// its view before (old) or now (cur).
+// its view before (old) or now (cur; nil when the index no longer keeps the pod, its
+// labels gone).
 func (w *Watcher) selecting(old, cur runtime.Object) []string {
 	prev, _ := old.(*controller.PodView)
 	v, _ := cur.(*controller.PodView)
-	if v == nil {
+	ns := ""
+	switch {
+	case v != nil:
+		ns = v.Namespace
+	case prev != nil:
+		ns = prev.Namespace
+	default:
 		return nil
 	}
 	var keys []string
-	w.Services.Range(v.Namespace, func(o runtime.Object) {
+	w.Services.Range(ns, func(o runtime.Object) {
 		svc, ok := o.(*corev1.Service)
 		if !ok || !Managed(svc) {
 			return
 		}
-		if selectsLabels(svc, v.Namespace, v.Labels) || (prev != nil && selectsLabels(svc, prev.Namespace, prev.Labels)) {
+		if (v != nil && selectsLabels(svc, v.Namespace, v.Labels)) || (prev != nil && selectsLabels(svc, prev.Namespace, prev.Labels)) {
 			keys = append(keys, svc.Namespace+"/"+svc.Name)
 		}
 	})

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/controller"
 	"github.com/quotad/quotad/internal/controller/fake"
+	"github.com/quotad/quotad/internal/registry"
 )
 
 // A pod's deletion that the watch missed (compacted away while it was down) still takes
@@ -53,5 +56,58 @@ func TestWatcherLostPodDeletion(t *testing.T) {
 	fc.LoseDeletion(PodsGVR, "ns", "a")
 	if got := fmt.Sprint(sync()); got != "[10.0.0.2]" {
 		t.Fatalf("endpoints %s after the lost deletion, want [10.0.0.2]", got)
+	}
+}
+
+// A pod whose labels are all removed leaves the pod index (which keeps only pods with
+// labels: no Service selects the others) and its Service's slice: its event still queues
+// the Services that selected it.
+func TestWatcherPodLosesItsLabels(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fc := fake.New(nil)
+	fc.Add(node1, svc(nil), pod("a", "10.0.0.1", true, nil), pod("b", "10.0.0.2", true, nil))
+	c := New(fc, Options{})
+	q := controller.NewQueue("test")
+	defer q.ShutDown()
+	c.w.Watch(ctx, c.loop, fc.Catalogue(), q)
+	go c.loop.WatchIndex(ctx, fc.Catalogue().Get(SlicesGVR), c.slices, nil)
+	sync := func() []string {
+		t.Helper()
+		for _, x := range []*controller.Index{c.w.Services, c.w.Pods, c.slices} {
+			if err := x.WaitFor(ctx, fc.Revision()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		key, _ := q.Get()
+		defer q.Done(key)
+		if key != "ns/web" {
+			t.Fatalf("queued %q, want ns/web", key)
+		}
+		if err := c.Sync(ctx, key); err != nil {
+			t.Fatal(err)
+		}
+		var ips []string
+		for _, o := range fc.Objects(SlicesGVR, "ns") {
+			for _, ep := range o.(*discovery.EndpointSlice).Endpoints {
+				ips = append(ips, ep.Addresses...)
+			}
+		}
+		return ips
+	}
+	if got := fmt.Sprint(sync()); got != "[10.0.0.1 10.0.0.2]" {
+		t.Fatalf("endpoints %s, want both pods", got)
+	}
+	if _, err := fc.Update(ctx, fc.Catalogue().Get(PodsGVR), "ns", "a", "", func(o runtime.Object) (runtime.Object, error) {
+		o.(*corev1.Pod).Labels = nil
+		return o, nil
+	}, registry.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(sync()); got != "[10.0.0.2]" {
+		t.Fatalf("endpoints %s after a's labels went, want [10.0.0.2]", got)
+	}
+	if c.w.Pods.Get("ns", "a") != nil {
+		t.Fatal("the index still keeps a pod without labels")
 	}
 }

@@ -200,7 +200,7 @@ func New(store controller.Client, opts Options) *Controller {
 			}
 			return nil
 		}),
-		pods:    opts.PodViews.Index(),
+		pods:    opts.PodViews.IndexOf(controller.Bound), // pods bound to a node only
 		healths: map[string]*health{}, known: map[string]*corev1.Node{},
 		zones: map[string]ZoneState{}, tainters: map[string]*tainter{}, retry: map[string]bool{},
 	}

@@ -82,7 +82,7 @@ func New(store controller.Client, log *slog.Logger, opts Options) *Controller {
 		opts.Quarantine = DefaultQuarantine
 	}
 	return &Controller{store: store, log: log, opts: opts, quarantine: map[string]time.Time{}, removed: map[types.UID]bool{},
-		cache: opts.PodViews.Index(), loop: controller.NewLoop("podgc", store, log, opts.Panics, opts.Clock)}
+		cache: opts.PodViews.IndexOf(collectable), loop: controller.NewLoop("podgc", store, log, opts.Panics, opts.Clock)}
 }
 
 func (c *Controller) pods() *registry.Resource {
@@ -153,6 +153,13 @@ func (c *Controller) GC(ctx context.Context) {
 	c.gcTerminating(ctx, pods, nodes)
 	c.gcOrphaned(ctx, pods, nodes)
 	c.gcUnscheduledTerminating(ctx, pods)
+}
+
+// collectable reports whether the pod GC may ever collect a pod as it is: bound (its node
+// may go), deleting, or terminated. The cache keeps only those; a pod becomes one by a
+// change its event brings.
+func collectable(p *corev1.Pod) bool {
+	return p.Spec.NodeName != "" || p.DeletionTimestamp != nil || isTerminatedPhase(p.Status.Phase)
 }
 
 func typed[T runtime.Object](objs []runtime.Object) []T {

@@ -84,7 +84,7 @@ func New(store controller.Client, opts Options) *Controller {
 		loop:   controller.NewLoop(Component, store, opts.Log, opts.Panics, opts.Clock),
 		rec:    record.NewRecorder(store, Component, opts.Clock, opts.Log),
 		nodes:  controller.NewIndex(nil),
-		pods:   opts.PodViews.Index(),
+		pods:   opts.PodViews.IndexOf(controller.Bound), // pods bound to a node only
 		taints: map[string][]corev1.Taint{}, nodeSet: map[string]bool{}, works: map[string]*work{}}
 	c.pods.OnChange(func(old, cur runtime.Object, deleted bool) {
 		key, _, _ := c.podsOn.Changed(old, cur, deleted)

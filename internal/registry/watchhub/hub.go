@@ -20,8 +20,12 @@ import (
 // their own (Direct). Objects in the hub are shared: the store hands watchers deep copies.
 
 const (
-	hubHistory   = 512
-	hubSubBuffer = 2048
+	// The history keeps the last hubHistory batches, and no more than hubHistoryEvents
+	// events: with group commit a batch may hold dozens of objects, and the history holds
+	// every one it names (a watcher starting further back is served by a watch of its own).
+	hubHistory       = 512
+	hubHistoryEvents = 4096
+	hubSubBuffer     = 2048
 )
 
 // Event is a storage event with its objects decoded (shared, read-only).
@@ -77,7 +81,9 @@ type Hub struct {
 	// floor: every event after floor is either in history or still to come.
 	floor   int64
 	history []Batch
-	subs    map[*hubSub]struct{}
+	// histEvents counts the events of history.
+	histEvents int
+	subs       map[*hubSub]struct{}
 	// stop ends the running storage watch (the hub stops when its last watcher leaves);
 	// epoch tells the runs apart, so a stopped run cannot touch a newer one's watchers.
 	stop  context.CancelFunc
@@ -184,7 +190,7 @@ func (h *Hub) subscribe(from int64) *hubSub {
 	if !h.running {
 		h.running = true
 		h.lastRev, h.floor = from, from
-		h.history = nil
+		h.history, h.histEvents = nil, 0
 		h.offers = nil
 		ctx, cancel := context.WithCancel(context.Background())
 		h.stop = cancel
@@ -219,7 +225,7 @@ func (h *Hub) unsubscribe(sub *hubSub) {
 	delete(h.subs, sub)
 	if len(h.subs) == 0 && h.running {
 		h.running = false
-		h.history = nil
+		h.history, h.histEvents = nil, 0
 		h.offers = nil
 		h.stop()
 	}
@@ -273,17 +279,29 @@ func (h *Hub) deliver(b Batch, epoch int64) bool {
 			delete(h.subs, sub)
 		}
 		h.running = false
-		h.history = nil
+		h.history, h.histEvents = nil, 0
 		h.offers = nil
 		return false
 	}
 	if len(b.Events) > 0 {
 		h.history = append(h.history, b)
+		h.histEvents += len(b.Events)
 		// Trim in chunks so that keeping history costs O(1) per batch.
-		if len(h.history) >= 2*hubHistory {
-			drop := len(h.history) - hubHistory
-			h.floor = h.history[drop-1].Rev
-			h.history = append(h.history[:0:0], h.history[drop:]...)
+		if len(h.history) >= 2*hubHistory || h.histEvents >= 2*hubHistoryEvents {
+			drop := max(len(h.history)-hubHistory, 0)
+			events := h.histEvents
+			for i := range drop {
+				events -= len(h.history[i].Events)
+			}
+			for drop < len(h.history)-1 && events > hubHistoryEvents {
+				events -= len(h.history[drop].Events)
+				drop++
+			}
+			if drop > 0 {
+				h.floor = h.history[drop-1].Rev
+				h.history = append(h.history[:0:0], h.history[drop:]...)
+				h.histEvents = events
+			}
 		}
 	}
 	if b.Rev > h.lastRev {

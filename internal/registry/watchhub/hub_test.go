@@ -147,3 +147,60 @@ func TestHubFansOutAndReplaysHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestHubHistoryBoundedByEvents: the history holds at most 2*hubHistoryEvents events however
+// few batches carry them (a group-committed transaction is one batch of many objects); a
+// watcher starting before what it holds is refused (it is served by a watch of its own),
+// one starting within it is replayed every batch after its start.
+func TestHubHistoryBoundedByEvents(t *testing.T) {
+	t.Parallel()
+	src, st := configMaps(t)
+	first := put(t, st, "start", cmJSON("start", "0"))
+	var hubs Hubs
+	h := hubs.Get("cm", new(int), func() Source { return src })
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	w := h.Watch(ctx, first)
+	const perTxn = 100
+	txns := 3 * hubHistoryEvents / perTxn
+	var revs []int64
+	for i := range txns {
+		ops := make([]storage.Op, perTxn)
+		for j := range ops {
+			name := fmt.Sprintf("cm-%d-%d", i, j)
+			ops[j] = storage.Op{Type: storage.OpPut, Key: "/cm/" + name, Value: cmJSON(name, "1")}
+		}
+		r, err := st.Txn(t.Context(), storage.Txn{Ops: ops})
+		if err != nil {
+			t.Fatal(err)
+		}
+		revs = append(revs, r.Revision)
+		// Drain the watcher as the batches come, so it never falls behind.
+		if b := next(t, w); b.Rev != r.Revision || len(b.Events) != perTxn {
+			t.Fatalf("batch at %d with %d events, want %d with %d", b.Rev, len(b.Events), r.Revision, perTxn)
+		}
+	}
+	h.mu.Lock()
+	held, events := len(h.history), h.histEvents
+	counted := 0
+	for _, b := range h.history {
+		counted += len(b.Events)
+	}
+	h.mu.Unlock()
+	if events != counted || events > 2*hubHistoryEvents || held >= txns {
+		t.Fatalf("history holds %d batches, %d events (counted %d), after %d batches of %d", held, events, counted, txns, perTxn)
+	}
+	if h.Watch(ctx, first) != nil {
+		t.Fatal("a watch from before the history was served from it")
+	}
+	from := revs[len(revs)-3]
+	w2 := h.Watch(ctx, from)
+	if w2 == nil {
+		t.Fatalf("a watch from %d, within the history, was refused", from)
+	}
+	for _, want := range revs[len(revs)-2:] {
+		if b := next(t, w2); b.Rev != want {
+			t.Fatalf("replayed batch at %d, want %d", b.Rev, want)
+		}
+	}
+}
