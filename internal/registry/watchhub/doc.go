@@ -11,7 +11,8 @@
 //     with an error batch: a watcher whose backlog (hubSubBuffer batches) fills is dropped
 //     with "fell behind" and re-lists, as upstream ends slow watchers; the hub never blocks
 //     on a watcher.
-//   - History is bounded (hubHistory to 2*hubHistory batches); offers are bounded
+//   - History is bounded (hubHistory to 2*hubHistory batches, and hubHistoryEvents to
+//     2*hubHistoryEvents events: a group-committed batch may hold many objects); offers are bounded
 //     (maxOffers); a hub whose last watcher leaves stops its storage watch and forgets both.
 //   - Objects in batches are shared by every watcher and never modified: the store hands
 //     out copies (or, for Resource.SharesWrites kinds, the shared object by contract).
