@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -57,24 +56,8 @@ type Config struct {
 	Logger *slog.Logger
 	// AfterCommit, when set, is called after each committed write (used to register CRDs at once).
 	AfterCommit func(res *Resource, obj runtime.Object, deleted bool)
-	// ObserveQuota, when set, is told the final outcome of every write evaluated against at
-	// least one quota: nil (admitted), the refusal, or another error.
-	ObserveQuota func(err error)
-	// QuotaFindings, when set, is told the quota findings of every settled write that has
-	// any (metrics, Events), after the store gave the client its Warning headers and the
-	// audit event its annotation (deliverFindings). It runs in the writer's goroutine.
-	QuotaFindings func(ctx context.Context, r QuotaReport)
-	// ObserveRequest, when set, is told how many transactions each etcd request of the
-	// combiner carried.
-	ObserveRequest func(txns int)
-	// ObserveWrites, when set, is told how many writes each committed group-commit
-	// transaction of a namespace carried (its batch size).
-	ObserveWrites func(writes int)
-	// ObserveQuotaLatency, when set, is told for every namespaced write the quota
-	// accounting prepared how long its quota step took, from the evaluation until the write
-	// was settled (the guarded transaction that charges it included, as upstream's
-	// ResourceQuota admission includes its status write), and whether quota refused it.
-	ObserveQuotaLatency func(op admission.Operation, elapsed time.Duration, rejected bool)
+	// Observers are told of the commit engine's outcomes (metrics, findings).
+	commit.Observers
 	// MaxRetries bounds conflict retries of one write (default 128: with the growing waits
 	// of conflictBackoff, a write contended by other replicas lands long before it runs
 	// out; its request's deadline bounds it too).
@@ -103,8 +86,7 @@ func NewStore(cfg Config) *Store {
 	s := &Store{cfg: cfg}
 	s.commits = commit.New(commit.Config{
 		Storage: cfg.Storage, Env: storeEnv{s}, Quota: cfg.Quota, Logger: cfg.Logger, MaxRetries: cfg.MaxRetries,
-		ObserveQuota: cfg.ObserveQuota, QuotaFindings: cfg.QuotaFindings, ObserveRequest: cfg.ObserveRequest,
-		ObserveWrites: cfg.ObserveWrites, ObserveQuotaLatency: cfg.ObserveQuotaLatency,
+		Observers: cfg.Observers,
 	})
 	return s
 }

@@ -24,7 +24,7 @@ const (
 // quotaEventComponent is the source of those Events.
 const quotaEventComponent = "quota-admission"
 
-// quotaFindings handles the quota findings of settled writes (registry.Config.QuotaFindings)
+// quotaFindings handles the quota findings of settled writes (registry.Config.QuotaFindings, commit.Observers)
 // beyond the Warning headers and audit annotations the store gives: a metric for every
 // finding of a real (non-dry-run) write, and, for a real write a Warn finding or a crossed
 // threshold admitted, an Event on the quota.

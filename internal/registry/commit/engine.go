@@ -79,6 +79,15 @@ type Config struct {
 	// Quota is nil when the ResourceQuota plugin is disabled.
 	Quota  Quota
 	Logger *slog.Logger
+	Observers
+	// MaxRetries bounds conflict retries of one write (default 128: with the growing waits
+	// of conflictBackoff, a write contended by other replicas lands long before it runs
+	// out; its request's deadline bounds it too).
+	MaxRetries int
+}
+
+// Observers are told of the engine's outcomes; each may be nil.
+type Observers struct {
 	// ObserveQuota, when set, is told the final outcome of every write evaluated against at
 	// least one quota: nil (admitted), the refusal, or another error.
 	ObserveQuota func(err error)
@@ -97,10 +106,6 @@ type Config struct {
 	// was settled (the guarded transaction that charges it included, as upstream's
 	// ResourceQuota admission includes its status write), and whether quota refused it.
 	ObserveQuotaLatency func(op admission.Operation, elapsed time.Duration, rejected bool)
-	// MaxRetries bounds conflict retries of one write (default 128: with the growing waits
-	// of conflictBackoff, a write contended by other replicas lands long before it runs
-	// out; its request's deadline bounds it too).
-	MaxRetries int
 }
 
 // Engine commits writes with their quota charges: the namespaces' queues and pipelines,
