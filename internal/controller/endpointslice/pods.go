@@ -75,7 +75,7 @@ func Selects(svc *corev1.Service, pod *corev1.Pod) bool {
 
 // selectsLabels is Selects of a pod in ns with labels lbls.
 func selectsLabels(svc *corev1.Service, ns string, lbls map[string]string) bool {
-	if svc.Spec.Selector == nil || svc.Namespace != ns {
+	if len(svc.Spec.Selector) == 0 || svc.Namespace != ns {
 		return false
 	}
 	// labels.Set(selector).AsSelectorPreValidated().Matches(lbls), without building the
@@ -89,9 +89,10 @@ func selectsLabels(svc *corev1.Service, ns string, lbls map[string]string) bool 
 }
 
 // Managed reports whether svc is one the endpoints controllers manage: it has a selector
-// and is not ExternalName.
+// and is not ExternalName. An empty selector is none, as upstream's controllers read it
+// (decoded from storage, where an empty map is not kept).
 func Managed(svc *corev1.Service) bool {
-	return svc.Spec.Selector != nil && svc.Spec.Type != corev1.ServiceTypeExternalName
+	return len(svc.Spec.Selector) > 0 && svc.Spec.Type != corev1.ServiceTypeExternalName
 }
 
 // ServiceIPSet is upstream's IsServiceIPSet: a cluster IP that is not None.

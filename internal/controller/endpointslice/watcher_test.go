@@ -89,3 +89,23 @@ func watching(t *testing.T, ctx context.Context, fc *fake.Client) func() []strin
 		return ips
 	}
 }
+
+// TestEmptySelectorIsNone: a Service whose selector is an empty map, as its object may be
+// before a storage round trip drops it, is no more managed than one without a selector and
+// selects no pod, labelled or not (upstream's controllers read it decoded from storage).
+func TestEmptySelectorIsNone(t *testing.T) {
+	s := svc(nil)
+	s.Spec.Selector = map[string]string{}
+	for _, p := range []*corev1.Pod{pod("a", "10.0.0.1", true, nil), pod("b", "10.0.0.2", true, nil)} {
+		if Selects(s, p) {
+			t.Errorf("an empty selector selects %s", p.Name)
+		}
+		p.Labels = nil
+		if Selects(s, p) {
+			t.Errorf("an empty selector selects %s without labels", p.Name)
+		}
+	}
+	if Managed(s) {
+		t.Error("a Service with an empty selector is managed")
+	}
+}
