@@ -20,6 +20,7 @@ else
 	d=/tmp/bench-$label; rm -rf "$d"; mkdir -p "$d"
 	"$bin" --data-dir "$d/data" --secure-port 0 > "$d/log" 2>&1 &
 	pids=$!
+	trap 'kill "$pids" 2>/dev/null; wait "$pids" 2>/dev/null || true' EXIT
 	for _ in $(seq 1 120); do grep -q "quotad is ready" "$d/log" && break; sleep 0.5; done
 	export KUBECONFIG=$d/data/admin.kubeconfig
 fi
@@ -30,4 +31,3 @@ c1=$(cpu)
 att=$(echo "$out" | grep -o "attempts=[0-9]*" | tail -1 | cut -d= -f2)
 tick=$(getconf CLK_TCK)
 echo "$label $sc: $(echo "$out" | grep '^creates/s' | tr '\n' ' ')cpu=$(( (c1-c0)*1000000/tick/${att:-1} ))us/write $(echo "$out" | grep -oE '(cluster-)?quota-used-pods=[0-9]*|ratio cluster/one=[0-9.]*' | tr '\n' ' ')"
-if [[ $bin != upstream ]]; then kill "$pids"; wait "$pids" 2>/dev/null || true; fi
