@@ -328,14 +328,7 @@ func (e *Engine) lead(sh *queueShard, ns string, q *nsQueue) {
 		}
 	}
 	if solo {
-		q.state, q.gen = nil, q.gen+1
-		cached := q.boundState
-		sh.mu.Unlock()
-		bound, keep := e.commitSolo(ns, batch, cached)
-		sh.mu.Lock()
-		q.bound, q.boundState = bound, keep
-		passLead(q)
-		sh.mu.Unlock()
+		e.leadSolo(sh, ns, q, batch, q.boundState)
 		return
 	}
 	st, gen, prev := q.state, q.gen, q.last
@@ -354,13 +347,7 @@ func (e *Engine) lead(sh *queueShard, ns string, q *nsQueue) {
 			if err == nil && len(st.crqs) > 0 {
 				// Under cluster quotas: solo (the pipeline is drained, as st was unknown).
 				sh.mu.Lock()
-				q.state, q.gen = nil, q.gen+1
-				sh.mu.Unlock()
-				bound, keep := e.commitSolo(ns, live, st)
-				sh.mu.Lock()
-				q.bound, q.boundState = bound, keep
-				passLead(q)
-				sh.mu.Unlock()
+				e.leadSolo(sh, ns, q, live, st)
 				close(mine.sent)
 				close(mine.done)
 				return
@@ -401,6 +388,20 @@ func (e *Engine) lead(sh *queueShard, ns string, q *nsQueue) {
 	}
 	q.inflight--
 	q.idle.Broadcast()
+	sh.mu.Unlock()
+}
+
+// leadSolo commits a batch solo (commitSolo) on cached (nil: read) while holding the
+// namespace's lead, records whether the namespace is bound to cluster quotas and the state
+// its next batch may use, and passes the lead on. Called with sh.mu held; returns with it
+// released.
+func (e *Engine) leadSolo(sh *queueShard, ns string, q *nsQueue, batch []*pending, cached *nsState) {
+	q.state, q.gen = nil, q.gen+1
+	sh.mu.Unlock()
+	bound, keep := e.commitSolo(ns, batch, cached)
+	sh.mu.Lock()
+	q.bound, q.boundState = bound, keep
+	passLead(q)
 	sh.mu.Unlock()
 }
 
