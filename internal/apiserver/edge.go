@@ -292,8 +292,9 @@ type outcome struct {
 
 // withDeadline serves h with the request's deadline on its context, on the connection's
 // reads (a body that has not arrived by then fails) and, with writeGrace, on its writes.
-// h runs in its own goroutine so that the client gets the 504 at the deadline whatever h
-// is blocked on; h's work ends because its context does. release runs when h returns.
+// h runs on a goroutine of its own (a kept worker, handlerWorkers) so that the client gets
+// the 504 at the deadline whatever h is blocked on; h's work ends because its context does.
+// release runs when h returns.
 func (s *Server) withDeadline(rec *recorder, r *http.Request, deadline time.Time, release func(), h func(http.ResponseWriter, *http.Request)) {
 	ctx, cancel := context.WithDeadline(r.Context(), deadline)
 	defer cancel()
@@ -303,7 +304,7 @@ func (s *Server) withDeadline(rec *recorder, r *http.Request, deadline time.Time
 	tw := newTimeoutWriter(rec, ctx, deadline)
 	r = r.WithContext(ctx)
 	done := make(chan outcome, 1)
-	go func() {
+	s.workers.run(func() {
 		defer release()
 		var o outcome
 		defer func() { done <- o }()
@@ -313,7 +314,7 @@ func (s *Server) withDeadline(rec *recorder, r *http.Request, deadline time.Time
 			}
 		}()
 		h(tw, r)
-	}()
+	})
 	select {
 	case o := <-done:
 		if o.abort {

@@ -159,6 +159,8 @@ type Server struct {
 	logs  logLimiter
 	// discovery caches the aggregated discovery documents.
 	discovery discoveryCache
+	// workers run the handlers of requests (withDeadline).
+	workers *handlerWorkers
 }
 
 // DefaultWatchBacklogBytes is how far a watch may fall behind by default.
@@ -195,7 +197,8 @@ func New(cfg Config) *Server {
 	}
 	return &Server{cfg: cfg, inflight: newInflight(cfg.MaxRequestsInflight, cfg.MaxMutatingRequestsInflight, cfg.QueueLength, cfg.ObserveQueueWaiting),
 		penalties: newPenaltyBox(cfg.Penalties, cfg.Clock), watches: newWatchCounts(cfg.MaxWatchesPerUser),
-		bodies: &bodyBudget{max: cfg.MaxBodyBytesInFlight}, pager: newPager(cfg.MaxLongReads, cfg.ObserveLongReadWaiting)}
+		bodies: &bodyBudget{max: cfg.MaxBodyBytesInFlight}, pager: newPager(cfg.MaxLongReads, cfg.ObserveLongReadWaiting),
+		workers: newHandlerWorkers()}
 }
 
 // SelfAuthenticating is an Extra handler that checks credentials of its own (the cluster
