@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/quotad/quotad/internal/memlimit"
 	"github.com/quotad/quotad/internal/server"
 )
 
@@ -57,9 +58,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// quotad allocates per request; trading some memory for less GC work pays off.
 		debug.SetGCPercent(200)
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	if os.Getenv("GOMEMLIMIT") == "" {
-		// A soft limit: the GC works harder, and returns memory sooner, as the heap nears it.
-		debug.SetMemoryLimit(512 << 20)
+		// A soft limit that follows the live heap: the GC works harder, and returns memory
+		// sooner, as the heap nears it.
+		memlimit.Follow(ctx, memlimit.Default)
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	cfg.Ready = func(r *server.Running) {
@@ -73,8 +77,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "Other quotads join its etcd cluster with: quotad --join %s --join-token <token> (quotad token --data-dir %s prints it)\n", r.JoinURL, cfg.DataDir)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if err := server.Run(ctx, cfg); err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 			// SIGINT or SIGTERM before quotad was ready (waiting for its etcd cluster's
