@@ -595,7 +595,7 @@ func nodeTaints(ts []corev1.Taint, p *field.Path) field.ErrorList {
 	unique := map[corev1.TaintEffect]sets.Set[string]{}
 	for i, t := range ts {
 		ip := p.Index(i)
-		errs = append(errs, metav1validation.ValidateLabelName(t.Key, ip.Child("key"))...)
+		errs = append(errs, labelName(t.Key, ip.Child("key"))...)
 		if msgs := validation.IsValidLabelValue(t.Value); len(msgs) != 0 {
 			errs = append(errs, field.Invalid(ip.Child("value"), t.Value, strings.Join(msgs, ";")))
 		}

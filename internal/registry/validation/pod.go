@@ -431,7 +431,7 @@ func tolerations(ts []corev1.Toleration, p *field.Path) field.ErrorList {
 	for i, t := range ts {
 		ip := p.Index(i)
 		if t.Key != "" {
-			errs = append(errs, metav1validation.ValidateLabelName(t.Key, ip.Child("key"))...)
+			errs = append(errs, labelName(t.Key, ip.Child("key"))...)
 		}
 		if t.Key == "" && t.Operator != corev1.TolerationOpExists {
 			errs = append(errs, field.Invalid(ip.Child("operator"), t.Operator,

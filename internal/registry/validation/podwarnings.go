@@ -19,8 +19,8 @@ import (
 func PodWarnings(pod *corev1.Pod) []string {
 	// Upstream adds the AppArmor warnings as it prepares the pod, before the others.
 	out := appArmorAnnotationWarnings(pod)
-	if msgs := validation.IsDNS1123Label(pod.Name); len(msgs) != 0 {
-		out = append(out, fmt.Sprintf("metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: %v", msgs))
+	if !isDNS1123Label(pod.Name) {
+		out = append(out, fmt.Sprintf("metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: %v", validation.IsDNS1123Label(pod.Name)))
 	}
 	return append(out, PodSpecWarnings(nil, &pod.Spec, &pod.ObjectMeta)...)
 }

@@ -432,7 +432,7 @@ func deviceTaintRuleSpec(s, old *resourcev1.DeviceTaintRuleSpec, p *field.Path) 
 		}
 	}
 	t, tp := &s.Taint, p.Child("taint")
-	errs = append(errs, metav1validation.ValidateLabelName(t.Key, tp.Child("key"))...)
+	errs = append(errs, labelName(t.Key, tp.Child("key"))...)
 	if t.Value != "" {
 		for _, msg := range utilvalidation.IsValidLabelValue(t.Value) {
 			errs = append(errs, field.Invalid(tp.Child("value"), t.Value, msg))

@@ -58,7 +58,7 @@ func isExtendedResource(n corev1.ResourceName) bool {
 	if isNativeResource(n) || strings.HasPrefix(string(n), corev1.DefaultResourceRequestsPrefix) {
 		return false
 	}
-	return len(validation.IsQualifiedName(corev1.DefaultResourceRequestsPrefix+string(n))) == 0
+	return isQualifiedName(corev1.DefaultResourceRequestsPrefix + string(n))
 }
 
 func isOvercommitAllowed(n corev1.ResourceName) bool {
@@ -156,17 +156,17 @@ func resourceName(n corev1.ResourceName, p *field.Path) field.ErrorList {
 	if standardResources.Has(n) {
 		return nil // fixed standard names are qualified names
 	}
-	var errs field.ErrorList
-	for _, msg := range validation.IsQualifiedName(string(n)) {
-		errs = append(errs, field.Invalid(p, n, msg))
-	}
-	if len(errs) != 0 {
+	if !isQualifiedName(string(n)) {
+		var errs field.ErrorList
+		for _, msg := range validation.IsQualifiedName(string(n)) {
+			errs = append(errs, field.Invalid(p, n, msg))
+		}
 		return errs
 	}
 	if !strings.Contains(string(n), "/") && !isStandardResource(n) {
-		errs = append(errs, field.Invalid(p, n, "must be a standard resource type or fully qualified"))
+		return field.ErrorList{field.Invalid(p, n, "must be a standard resource type or fully qualified")}
 	}
-	return errs
+	return nil
 }
 
 // containerResourceName is upstream validateContainerResourceName.
@@ -304,6 +304,9 @@ func sortedNames(l corev1.ResourceList) []corev1.ResourceName {
 }
 
 func dns1123Label(v string, p *field.Path) field.ErrorList {
+	if isDNS1123Label(v) {
+		return nil
+	}
 	var errs field.ErrorList
 	for _, msg := range validation.IsDNS1123Label(v) {
 		errs = append(errs, field.Invalid(p, v, msg))
@@ -312,6 +315,9 @@ func dns1123Label(v string, p *field.Path) field.ErrorList {
 }
 
 func dns1123Subdomain(v string, p *field.Path) field.ErrorList {
+	if isDNS1123Subdomain(v) {
+		return nil
+	}
 	var errs field.ErrorList
 	for _, msg := range validation.IsDNS1123Subdomain(v) {
 		errs = append(errs, field.Invalid(p, v, msg))
@@ -320,6 +326,9 @@ func dns1123Subdomain(v string, p *field.Path) field.ErrorList {
 }
 
 func qualifiedName(v string, p *field.Path) field.ErrorList {
+	if isQualifiedName(v) {
+		return nil
+	}
 	var errs field.ErrorList
 	for _, msg := range validation.IsQualifiedName(v) {
 		errs = append(errs, field.Invalid(p, v, msg))
