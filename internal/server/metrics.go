@@ -177,7 +177,9 @@ type quotaCollector struct {
 
 // newQuotaCollector starts filling the cache; it follows the watch until ctx ends.
 func newQuotaCollector(ctx context.Context, store *registry.Store, log *slog.Logger) *quotaCollector {
-	c := &quotaCollector{cache: &objectCache{byNS: map[string]map[string]runtime.Object{}}, desc: prometheus.NewDesc("quotad_resourcequota",
+	// The cache holds the watch hub's objects themselves (Collect only reads them): a copy
+	// of every ResourceQuota event was 3% of a create's CPU spread over many namespaces.
+	c := &quotaCollector{cache: &objectCache{byNS: map[string]map[string]runtime.Object{}, shared: true}, desc: prometheus.NewDesc("quotad_resourcequota",
 		"Hard limit and usage of each resource of each ResourceQuota.",
 		[]string{"namespace", "resourcequota", "resource", "type"}, nil)}
 	go c.cache.run(ctx, store, store.Catalogue().Get(quotaGVR), log)
