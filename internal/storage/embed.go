@@ -291,8 +291,12 @@ func closeEtcd(e *embed.Etcd) {
 }
 
 // embeddedCatchUpEntries is how many applied raft entries the single embedded member keeps
-// in memory (etcd's default is 5,000).
-const embeddedCatchUpEntries = 500
+// in memory after each of etcd's in-memory snapshots (taken every 100 entries; etcd's
+// default is 5,000). They are for followers catching up, and a single member has none: a
+// group-committed entry carries up to a megabyte (a cluster quota's round rewrites its
+// status, an entry per namespace), and 500 of them held 37 MB of a 113 MB heap
+// (docs/benchmarks.md).
+const embeddedCatchUpEntries = 10
 
 // etcdMember is where a member listens and what it advertises.
 type etcdMember struct {
