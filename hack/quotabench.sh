@@ -6,7 +6,7 @@
 #   e.g. hack/quotabench.sh /tmp/quotad after quota --clients 32 --creates 20000
 #
 # BIN is a built quotad, started on a fresh data dir (/tmp/bench-LABEL) with --secure-port 0
-# and stopped afterwards. BIN "upstream" runs against the control plane that
+# and the flags in QUOTAD_ARGS, and stopped afterwards. BIN "upstream" runs against the control plane that
 # `SERVE=upstream WORK=/tmp/up hack/clusterloader2.sh` serves (kube-apiserver, etcd and
 # kube-controller-manager; UPSTREAM_KUBECONFIG overrides its kubeconfig), their three
 # processes' CPU summed. quotabench is /tmp/quotabench (go build -o /tmp/quotabench
@@ -18,7 +18,7 @@ if [[ $bin == upstream ]]; then
 	pids=$(pgrep -f "quotad-components/.*/(etcd|kube-apiserver|kube-controller-manager) " | tr '\n' ' ')
 else
 	d=/tmp/bench-$label; rm -rf "$d"; mkdir -p "$d"
-	"$bin" --data-dir "$d/data" --secure-port 0 > "$d/log" 2>&1 &
+	"$bin" --data-dir "$d/data" --secure-port 0 ${QUOTAD_ARGS:-} > "$d/log" 2>&1 &
 	pids=$!
 	trap 'kill "$pids" 2>/dev/null; wait "$pids" 2>/dev/null || true' EXIT
 	for _ in $(seq 1 120); do grep -q "quotad is ready" "$d/log" && break; sleep 0.5; done
