@@ -5,20 +5,28 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"time"
 )
 
 // Default is quotad's policy when GOMEMLIMIT is not set: a soft limit of twice the live
-// heap, and never under 320 MiB. With 100,000 pods (a live heap near 150 MB) the process
-// stays under 400 MB; a live heap of 1 GB may grow to 2 GB between collections
-// (docs/benchmarks.md).
-var Default = Policy{Floor: 320 << 20, Factor: 2}
+// heap and never under 512 MiB, so that under load a live heap below 170 MB is collected
+// by GOGC alone and a live heap of 1 GB may grow to 2 GB between collections (not collected
+// without pause, as under a fixed limit below it); and once allocation has been quiet
+// for 10 s, the free heap is returned to the OS (Trim), so a server holding 100,000 pods
+// idles under 400 MB (docs/benchmarks.md).
+var Default = Policy{Floor: 512 << 20, Factor: 2, QuietRate: 1 << 20, QuietFor: 10 * time.Second}
 
-// Policy says what soft limit a live heap gets.
+// Policy says what soft limit a live heap gets, and when free memory is returned.
 type Policy struct {
 	// Floor is the least limit, whatever the live heap.
 	Floor uint64
 	// Factor times the live heap is the limit when that is above Floor.
 	Factor float64
+	// QuietRate (bytes allocated per second) and QuietFor: allocating less than QuietRate
+	// for QuietFor returns the free heap to the OS, once per quiet spell. QuietFor 0 never
+	// does.
+	QuietRate uint64
+	QuietFor  time.Duration
 }
 
 // Limit is the soft limit for a live heap of live bytes.
@@ -27,11 +35,15 @@ func (p Policy) Limit(live uint64) int64 {
 	return int64(max(l, p.Floor))
 }
 
-// Follow sets the runtime's soft memory limit by p now and after every collection, until
-// ctx ends (the limit then stays as last set); the channel it returns is closed when the
-// first collection after that has seen it end. It learns of collections from a finalizer
-// armed anew each cycle, so it costs nothing between them.
+// Follow sets the runtime's soft memory limit by p now and after every collection, and
+// trims the heap in quiet spells (Trim), until ctx ends (the limit then stays as last
+// set); the channel it returns is closed when the first collection after that has seen it
+// end. It learns of collections from a finalizer armed anew each cycle, so it costs nothing
+// between them.
 func Follow(ctx context.Context, p Policy) <-chan struct{} {
+	if p.QuietFor > 0 {
+		go Trim(ctx, p, time.Second, debug.FreeOSMemory)
+	}
 	stopped := make(chan struct{})
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	apply := func() {
@@ -61,3 +73,50 @@ func Follow(ctx context.Context, p Policy) <-chan struct{} {
 // found it unreachable. It has a field so that it is a heap object of its own (a zero-size
 // allocation shares one address and is never collected).
 type sentinel struct{ _ int64 }
+
+// Trim samples the bytes allocated every interval until ctx ends and calls free (the
+// runtime's FreeOSMemory: a collection, then every free page returned) once allocation has
+// stayed under p.QuietRate for p.QuietFor, once per quiet spell. Between collections the
+// heap grows to (1+GOGC/100) times the live heap and its pages stay with the process; a
+// server that went quiet after a burst would otherwise keep them until the next burst.
+func Trim(ctx context.Context, p Policy, interval time.Duration, free func()) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	sample := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	q := quiet{policy: p, last: read()}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if q.step(read(), interval) {
+				free()
+			}
+		}
+	}
+}
+
+// quiet follows allocation for Trim: step is told the allocation counter after elapsed and
+// reports whether to trim now.
+type quiet struct {
+	policy  Policy
+	last    uint64
+	quiet   time.Duration
+	trimmed bool
+}
+
+func (q *quiet) step(allocated uint64, elapsed time.Duration) bool {
+	delta := allocated - q.last
+	q.last = allocated
+	if float64(delta) > float64(q.policy.QuietRate)*elapsed.Seconds() {
+		q.quiet, q.trimmed = 0, false
+		return false
+	}
+	q.quiet += elapsed
+	if q.quiet < q.policy.QuietFor || q.trimmed {
+		return false
+	}
+	q.trimmed = true
+	return true
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"testing"
+	"time"
 )
 
 func TestPolicyLimit(t *testing.T) {
@@ -72,4 +74,41 @@ func TestFollowSetsLimitAfterCollections(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != 123<<20 {
 		t.Fatalf("limit after ctx ended = %d, want it left at 123 MiB", got)
 	}
+}
+
+// TestQuietTrimsOncePerSpell: allocation under the quiet rate for QuietFor trims once; a
+// burst ends the spell; the next quiet spell trims again.
+func TestQuietTrimsOncePerSpell(t *testing.T) {
+	q := quiet{policy: Policy{QuietRate: 1000, QuietFor: 3 * time.Second}}
+	var alloc uint64
+	step := func(bytes uint64) bool { alloc += bytes; return q.step(alloc, time.Second) }
+	var got []bool
+	for _, b := range []uint64{5000, 500, 500, 500, 500, 500, 2000, 0, 0, 0, 0} {
+		got = append(got, step(b))
+	}
+	want := []bool{false, false, false, true, false, false, false, false, false, true, false}
+	if !slices.Equal(got, want) {
+		t.Fatalf("trims = %v, want %v", got, want)
+	}
+}
+
+// TestTrimFreesWhenQuiet: Trim calls free once the process has been quiet, and stops with
+// its context.
+func TestTrimFreesWhenQuiet(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	freed := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// An absurd quiet rate: every interval is quiet.
+		Trim(ctx, Policy{QuietRate: 1 << 40, QuietFor: time.Millisecond}, time.Millisecond, func() {
+			select {
+			case freed <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	<-freed
+	cancel()
+	<-done
 }
