@@ -42,7 +42,9 @@ import (
 // anything else changed, the guard fails, the state is read again and the writes are
 // evaluated again: a quota is never charged beyond what its stored status allows, under any
 // interleaving, across any number of replicas. The usage epoch is put unless the
-// transaction puts a quota (recomputations guard on both).
+// transaction puts a quota (recomputations guard on both). Every transaction also guards
+// the namespace's turn, which a replica whose writes keep losing to other replicas claims
+// (turn.go): its batch is then committed solo, and the other replicas wait for it.
 //
 // Writes of ResourceQuota objects are committed alone, after the pipeline drains, with their
 // status recomputed from the namespace under its usage epoch (I3). Every charge rewrites the
