@@ -58,10 +58,13 @@ type Config struct {
 	AfterCommit func(res *Resource, obj runtime.Object, deleted bool)
 	// Observers are told of the commit engine's outcomes (metrics, findings).
 	commit.Observers
-	// MaxRetries bounds conflict retries of one write (default 128: with the growing waits
-	// of conflictBackoff, a write contended by other replicas lands long before it runs
+	// MaxRetries bounds conflict retries of one write (default 128: a write contended by
+	// other replicas takes its namespace's turn after a few, and lands long before it runs
 	// out; its request's deadline bounds it too).
 	MaxRetries int
+	// Replica is this replica's identity among those sharing the storage, kept across
+	// restarts (commit.Config.Replica; default: a random one).
+	Replica string
 }
 
 // Store is the generic registry over storage.Store.
@@ -86,7 +89,7 @@ func NewStore(cfg Config) *Store {
 	s := &Store{cfg: cfg}
 	s.commits = commit.New(commit.Config{
 		Storage: cfg.Storage, Env: storeEnv{s}, Quota: cfg.Quota, Logger: cfg.Logger, MaxRetries: cfg.MaxRetries,
-		Observers: cfg.Observers,
+		Observers: cfg.Observers, Replica: cfg.Replica,
 	})
 	return s
 }

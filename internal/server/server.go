@@ -371,8 +371,16 @@ func Run(ctx context.Context, cfg Config) error {
 	// escalation asks the RBAC authorizer (set below, once it exists) for the rules a user
 	// holds, unless the configuration brings its own resolver.
 	escalation := &rbacescalation.Checker{Reader: reader, Resolver: cfg.RuleResolver}
+	// The replica's identity in the namespace turns it claims: its leader election
+	// identity, kept in the data dir, so that a restarted replica takes over at once the
+	// turns its predecessor left.
+	replica, err := leaderIdentity(cfg.DataDir)
+	if err != nil {
+		return err
+	}
 	rcfg := registry.Config{
 		Storage: st, Catalogue: cat, CustomStrategy: customStrategy(), Admission: certAdmission{rbacAdmission{chain, escalation}, escalation}, Logger: log,
+		Replica: replica,
 	}
 	// QuotaReview and the workload warnings: what-if answers from the live quotas.
 	var fitPlugin *quotafit.Plugin

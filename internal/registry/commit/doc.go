@@ -5,6 +5,12 @@
 //     order against its quotas and committed in one guarded transaction; batches are
 //     pipelined on the quota state the previous one leaves; transactions of different
 //     namespaces share etcd requests (combine.go).
+//   - Turns (turn.go): replicas sharing an etcd group-commit a namespace each on its own,
+//     and the one whose batches keep committing would starve the others' retries. A
+//     replica whose writes failed their guards twice claims the namespace's turn, a key
+//     every transaction of the namespace guards as read (absent, or the claimant's, which
+//     its commit deletes); the other replicas wait for the key to go (a watch, or its expiry
+//     on their own clock) instead of retrying, and the claimant releases it on every exit.
 //   - Planning (plan.go) is a function of data without IO: quota state and writes in, the
 //     transaction, the next state and each write's result out. It is tested on an
 //     in-memory model of etcd's transactions, with a property test whose oracle is

@@ -18,6 +18,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/quota"
@@ -40,7 +42,9 @@ import (
 // anything else changed, the guard fails, the state is read again and the writes are
 // evaluated again: a quota is never charged beyond what its stored status allows, under any
 // interleaving, across any number of replicas. The usage epoch is put unless the
-// transaction puts a quota (recomputations guard on both).
+// transaction puts a quota (recomputations guard on both). Every transaction also guards
+// the namespace's turn, which a replica whose writes keep losing to other replicas claims
+// (turn.go): its batch is then committed solo, and the other replicas wait for it.
 //
 // Writes of ResourceQuota objects are committed alone, after the pipeline drains, with their
 // status recomputed from the namespace under its usage epoch (I3). Every charge rewrites the
@@ -80,10 +84,16 @@ type Config struct {
 	Quota  Quota
 	Logger *slog.Logger
 	Observers
-	// MaxRetries bounds conflict retries of one write (default 128: with the growing waits
-	// of conflictBackoff, a write contended by other replicas lands long before it runs
-	// out; its request's deadline bounds it too).
+	// MaxRetries bounds conflict retries of one write (default 128: a write contended by
+	// other replicas takes its namespace's turn after turnAfter of them, and lands long
+	// before it runs out; its request's deadline bounds it too).
 	MaxRetries int
+	// Replica is this replica's identity, written in the namespace turns it claims (turn.go):
+	// a replica restarted with the same identity takes over at once the turns its
+	// predecessor left. Default: a random one.
+	Replica string
+	// Clock measures how long another replica's turn has stood (default: the real clock).
+	Clock clock.Clock
 }
 
 // Observers are told of the engine's outcomes; each may be nil.
@@ -116,6 +126,8 @@ type Engine struct {
 	queues   [64]queueShard
 	combiner combiner
 	crq      crqSlots
+	// turnValue is the value of the turns this replica claims.
+	turnValue []byte
 }
 
 // New returns an Engine.
@@ -126,7 +138,13 @@ func New(cfg Config) *Engine {
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = 128
 	}
-	return &Engine{cfg: cfg, env: cfg.Env}
+	if cfg.Replica == "" {
+		cfg.Replica = string(uuid.NewUUID())
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
+	}
+	return &Engine{cfg: cfg, env: cfg.Env, turnValue: claimValue(cfg.Replica)}
 }
 
 // pending is one write waiting in its namespace's queue.
@@ -162,6 +180,12 @@ type nsQueue struct {
 	// (commitSolo).
 	bound      bool
 	boundState *nsState
+	// turn is the mod revision of this replica's claim on the namespace's turn (0: none
+	// held); seenTurn is another replica's turn as first read, at seenAt (turn.go). Used
+	// only by the namespace's leader.
+	turn     int64
+	seenTurn int64
+	seenAt   time.Time
 }
 
 type queueShard struct {
@@ -328,35 +352,41 @@ func (e *Engine) lead(sh *queueShard, ns string, q *nsQueue) {
 		}
 	}
 	if solo {
-		e.leadSolo(sh, ns, q, batch, q.boundState)
+		// The state a joined batch kept serves the next batch's first attempt only.
+		cached := q.boundState
+		if retried(batch) {
+			cached = nil
+		}
+		e.leadSolo(sh, ns, q, batch, cached)
 		return
 	}
 	st, gen, prev := q.state, q.gen, q.last
 	sh.mu.Unlock()
 
-	// 2. Plan against the state the previous batch leaves (or read it).
+	// 2. Plan against the state the previous batch leaves (or read it, taking turns with
+	// other replicas: turn.go).
 	mine := &batchDone{sent: make(chan struct{}), done: make(chan struct{})}
 	live := e.dropCancelled(batch)
 	var plan *batchPlan
 	var err error
-	if len(live) > 0 {
-		if st == nil {
-			ctx, cancel := batchContext(live)
-			st, err = e.readState(ctx, ns, retried(live))
-			cancel()
-			if err == nil && len(st.crqs) > 0 {
-				// Under cluster quotas: solo (the pipeline is drained, as st was unknown).
-				sh.mu.Lock()
-				e.leadSolo(sh, ns, q, live, st)
-				close(mine.sent)
-				close(mine.done)
-				return
-			}
+	if len(live) > 0 && st == nil {
+		st, live, err = e.batchState(ns, q, live)
+		switch {
+		case err != nil || len(live) == 0:
+			e.releaseTurn(ns, q) // claimed for writes that settled without it
+		case len(st.crqs) > 0 || st.turn.rev != 0:
+			// Under cluster quotas, or holding the namespace's turn: solo (the pipeline is
+			// drained, as st was unknown).
+			sh.mu.Lock()
+			e.leadSolo(sh, ns, q, live, st)
+			close(mine.sent)
+			close(mine.done)
+			return
 		}
-		if err == nil {
-			// Planning a pipelined batch reads nothing (quota writes are committed solo).
-			plan, err = e.plan(context.WithoutCancel(live[0].ctx), ns, live, st, mine)
-		}
+	}
+	if err == nil && len(live) > 0 {
+		// Planning a pipelined batch reads nothing (quota writes are committed solo).
+		plan, err = e.plan(context.WithoutCancel(live[0].ctx), ns, live, st, mine)
 	}
 	sh.mu.Lock()
 	switch {
@@ -371,10 +401,11 @@ func (e *Engine) lead(sh *queueShard, ns string, q *nsQueue) {
 	sh.mu.Unlock()
 
 	// 3. Commit off the lead, then settle in order with the previous batch.
+	// The writes to evaluate again go first, without waiting: after turnAfter failures
+	// they take the namespace's turn, or wait for another replica's.
 	ok, retry := e.finishBatch(live, plan, err, prev, mine)
 	mine.ok = ok
 	close(mine.done)
-	conflictBackoff(retry)
 	sh.mu.Lock()
 	if !ok {
 		q.state, q.gen = nil, q.gen+1
@@ -398,7 +429,7 @@ func (e *Engine) lead(sh *queueShard, ns string, q *nsQueue) {
 func (e *Engine) leadSolo(sh *queueShard, ns string, q *nsQueue, batch []*pending, cached *nsState) {
 	q.state, q.gen = nil, q.gen+1
 	sh.mu.Unlock()
-	bound, keep := e.commitSolo(ns, batch, cached)
+	bound, keep := e.commitSolo(ns, q, batch, cached)
 	sh.mu.Lock()
 	q.bound, q.boundState = bound, keep
 	passLead(q)
@@ -467,8 +498,9 @@ func (e *Engine) finishBatch(live []*pending, plan *batchPlan, planErr error, pr
 	}
 	var rev int64
 	// The transaction also runs when it writes nothing but must confirm the quota state that
-	// refusals and dry runs were judged on (then it only compares).
-	if plan.included > 0 || plan.validate {
+	// refusals and dry runs were judged on (then it only compares, and releases the
+	// namespace's turn if it holds it).
+	if plan.included > 0 || plan.validate || plan.releases {
 		if prev != nil {
 			<-prev.sent
 		}
@@ -476,6 +508,9 @@ func (e *Engine) finishBatch(live []*pending, plan *batchPlan, planErr error, pr
 		txn := plan.txn
 		if plan.included == 0 {
 			txn.Ops = nil
+			if plan.releases {
+				txn.Ops = plan.txn.Ops[len(plan.txn.Ops)-1:]
+			}
 		}
 		var r storage.TxnResult
 		var err error
@@ -581,14 +616,14 @@ const (
 	conflictBackoffMax  = 256 * time.Millisecond
 )
 
-// conflictBackoff waits before writes are evaluated again after failing a guard more than
-// once. A guard fails again and again when other writers commit to the same quotas between
-// this batch's read and its transaction: other replicas group-committing to the same
-// namespace, each on its own etcd member. Retrying at once collides again; a random,
-// growing wait (as Ethernet's) lets one writer through at a time, so no write runs out of
-// attempts under contention across replicas. The wait ends early when the first write's
-// request ends. It does not hold the shard's lock; the namespace's pipeline waits, which
-// is the point.
+// conflictBackoff waits before writes of a namespace bound to cluster quotas are evaluated
+// again after failing a guard more than once. Replicas contending for one namespace take
+// turns (turn.go), but a cluster quota is also written by the batches of the other
+// namespaces it selects, which take no turn of this one: retrying at once against their
+// replicas collides again, and a random, growing wait (as Ethernet's) lets one writer
+// through at a time, so no write runs out of attempts. The wait ends early when the first
+// write's request ends. It does not hold the shard's lock; the namespace's lead waits,
+// which is the point.
 func conflictBackoff(retry []*pending) {
 	most := 0
 	for _, p := range retry {
@@ -622,28 +657,33 @@ func (e *Engine) countRetries(ps []*pending) []*pending {
 	return out
 }
 
-// commitSolo commits a batch without pipelining: state read from storage at each attempt,
-// quotas guarded by mod revision, the whole quota prefix and (for quota writes) the usage
-// epoch guarded at the read revision.
+// commitSolo commits a batch without pipelining: state read from storage at each attempt
+// (taking turns with other replicas: turn.go), quotas guarded by mod revision, the whole
+// quota prefix and (for quota writes) the usage epoch guarded at the read revision. It runs
+// holding the namespace's lead, and so does a turn held: its transactions release the turn
+// when they commit, and any other end of the batch releases it too.
 //
-// cached, when set, is the state a joined batch of the namespace left (see keep below) and
-// is used instead of reading on the first attempt. keep is the state the next batch may use:
-// a namespace without ResourceQuotas whose batch was joined under a cluster quota leaves its
-// state as it was read (nothing under its quota prefix changed, so the guard at its read
-// revision still holds, and a quota created since fails it).
-func (e *Engine) commitSolo(ns string, batch []*pending, cached *nsState) (bound bool, keep *nsState) {
+// cached, when set, is used instead of reading on the first attempt: a state just read, or
+// the state a joined batch of the namespace left (see keep below). keep is the state the
+// next batch may use: a namespace without ResourceQuotas whose batch was joined under a
+// cluster quota leaves its state as it was read (nothing under its quota prefix changed,
+// so the guard at its read revision still holds, and a quota created since fails it).
+func (e *Engine) commitSolo(ns string, q *nsQueue, batch []*pending, cached *nsState) (bound bool, keep *nsState) {
+	defer e.releaseTurn(ns, q)
 	live := batch
 	for len(live) > 0 {
 		live = e.dropCancelled(live)
 		if len(live) == 0 {
 			return bound, nil
 		}
-		ctx, cancel := batchContext(live)
 		st, err := cached, error(nil)
-		if st == nil || retried(live) {
-			st, err = e.readState(ctx, ns, retried(live))
+		if st == nil {
+			if st, live, err = e.batchState(ns, q, live); err == nil && len(live) == 0 {
+				return bound, nil
+			}
 		}
 		cached = nil
+		ctx, cancel := batchContext(live)
 		var plan *batchPlan
 		var slots []*crqSlot
 		if err == nil {
@@ -658,6 +698,7 @@ func (e *Engine) commitSolo(ns string, batch []*pending, cached *nsState) (bound
 				cancel()
 				ok, retry := e.joinSlot(st.crqs[0], ns, live, st)
 				if ok {
+					q.turn = 0 // released by the transaction, if held
 					if len(st.quotas) == 0 {
 						keep = &nsState{setRev: st.setRev, readRev: st.readRev, enc: st.enc, crqSetRev: st.crqSetRev, crqs: st.crqs}
 					}
@@ -678,10 +719,15 @@ func (e *Engine) commitSolo(ns string, batch []*pending, cached *nsState) (bound
 		settleSlots(slots, plan, ok)
 		unlockSlots(slots)
 		if ok {
+			q.turn = 0 // released by the transaction, if held
 			return bound, nil
 		}
 		live = retry
-		conflictBackoff(live)
+		if bound {
+			// Writes of other namespaces bound to the same cluster quotas (on other
+			// replicas) take no turn of this namespace: wait at random.
+			conflictBackoff(live)
+		}
 	}
 	return bound, nil
 }
@@ -765,7 +811,7 @@ func retried(live []*pending) bool {
 	return false
 }
 
-// readState reads a namespace's quotas and its quota-set key at one revision. A
+// readState reads a namespace's quotas, its quota-set key and its turn at one revision. A
 // serializable read is enough the first time, as every use is guarded by a transaction
 // compare; after a failed guard the read is linearizable, so a lagging etcd member cannot
 // make the retries fail again. The reads after the first are at the first's revision: when
@@ -803,8 +849,11 @@ func (e *Engine) readStateOnce(ctx context.Context, ns string, linearizable bool
 		return nil, err
 	}
 	for _, kv := range set.KVs {
-		if kv.Key == QuotaSetKey(ns) {
+		switch kv.Key {
+		case QuotaSetKey(ns):
 			st.setRev = kv.ModRevision
+		case TurnKey(ns):
+			st.turn = decodeTurn(kv)
 		}
 	}
 	if err := e.readClusterBinding(ctx, ns, st); err != nil {
@@ -855,7 +904,8 @@ func (e *Engine) commitClusterScoped(ctx context.Context, w *Write) (int64, erro
 		if w.GR == namespacesGR {
 			// A namespace leaves nothing behind: its quota bookkeeping keys go with it.
 			name := w.Attrs.Name
-			txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpDelete, Key: QuotaSetKey(name)}, storage.Op{Type: storage.OpDelete, Key: EpochKey(name)})
+			txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpDelete, Key: QuotaSetKey(name)}, storage.Op{Type: storage.OpDelete, Key: TurnKey(name)},
+				storage.Op{Type: storage.OpDelete, Key: EpochKey(name)})
 			epochs, err := e.cfg.Storage.List(ctx, EpochKey(name), storage.ListOptions{KeysOnly: true})
 			if err != nil {
 				return 0, InternalError(err)

@@ -144,7 +144,7 @@ func (e *Engine) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken
 			final = &plan.crqWrites[0]
 			cur = final.obj
 		}
-		send = send || plan.included > 0 || plan.validate
+		send = send || plan.included > 0 || plan.validate || plan.releases
 		j.plan = plan
 		taken = append(taken, j)
 	}

@@ -28,7 +28,8 @@ import (
 //  3. planBatch checks each write in order against the running usage (quota.Prepared.Check,
 //     upstream's CheckRequest) and builds one transaction: every admitted write's object
 //     guarded by its mod revision, each touched quota once, guarded as the state holds it,
-//     the quota set (or the whole quota prefix at the read revision) and the usage epochs.
+//     the quota set (or the whole quota prefix at the read revision), the usage epochs, and
+//     the namespace's turn as read (absent, or this replica's, then released: turn.go).
 //  4. The driver sends it; on a conflict it sorts out the writes whose own object changed
 //     and plans the others again on a fresh read (engine.go: finishBatch, sortConflict).
 //
@@ -45,6 +46,9 @@ type nsState struct {
 	// setRev is the quota-set key's mod revision (0: never written); readRev the revision
 	// everything was read at.
 	setRev, readRev int64
+	// turn is the namespace's turn key as read (turn.go): absent, or held by this replica
+	// (a state showing another replica's turn is not planned on).
+	turn storedTurn
 	// enc encodes the quotas of this chain of states.
 	enc *codec.QuotaEncoder
 	// crqSetRev is the cluster-quota-set key's mod revision at readRev (0: never written);
@@ -150,6 +154,9 @@ type batchPlan struct {
 	// value), never a range at a read revision, so it may share an etcd request with other
 	// namespaces' transactions (see combiner).
 	pipelined bool
+	// releases: the transaction deletes the namespace's turn this replica holds (its last
+	// op), so it runs even when it stores and confirms nothing else.
+	releases bool
 	// pending are the value guards on quotas that earlier batches write.
 	pending []pendingGuard
 	// crqWrites are the cluster quotas the transaction writes; committedRev the revision
@@ -257,7 +264,7 @@ func planBatch(in planInput) (*batchPlan, error) {
 	// touched[j]: quotas[j] changed and is written.
 	touched := make([]bool, len(quotas))
 	objOps := make([]storage.Op, 0, len(in.writes)+len(quotas)+1)
-	cmps := make([]storage.Compare, 0, len(in.writes)+len(quotas)+2)
+	cmps := make([]storage.Compare, 0, len(in.writes)+len(quotas)+3)
 	quotaWrite := false
 	var writtenGRs []schema.GroupResource
 	for i, w := range in.writes {
@@ -411,6 +418,13 @@ func planBatch(in planInput) (*batchPlan, error) {
 	}
 	if len(writtenGRs) == 0 {
 		ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKey(ns)})
+	}
+	// 6. The namespace's turn as read: absent, so that another replica's claim fails this
+	// transaction; or held by this replica, which the transaction releases (turn.go).
+	cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: TurnKey(ns), Revision: st.turn.rev})
+	if st.turn.rev != 0 {
+		ops = append(ops, storage.Op{Type: storage.OpDelete, Key: TurnKey(ns)})
+		plan.releases = true
 	}
 	plan.txn = storage.Txn{Compares: cmps, Ops: ops}
 	plan.next = next

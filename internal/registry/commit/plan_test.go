@@ -79,10 +79,18 @@ func (testEnv) List(context.Context, schema.GroupResource, string, int64) ([]run
 func (testEnv) Offer(schema.GroupResource, string, []byte, func() runtime.Object) {}
 
 // memKV is an in-memory key-value store with etcd's revisions and transaction semantics
-// (storage.Txn: compares, then every op at one new revision).
+// (storage.Txn: compares, then every op at one new revision), and its history.
 type memKV struct {
 	rev  int64
 	keys map[string]storage.KV
+	// log holds the ops of every revision, in order.
+	log []memRev
+}
+
+// memRev is the ops a transaction applied at one revision.
+type memRev struct {
+	rev int64
+	ops []storage.Op
 }
 
 func newMemKV() *memKV { return &memKV{rev: 1, keys: map[string]storage.KV{}} }
@@ -118,6 +126,7 @@ func (m *memKV) txn(txn storage.Txn) int64 {
 		return m.rev
 	}
 	m.rev++
+	m.log = append(m.log, memRev{rev: m.rev, ops: append([]storage.Op(nil), txn.Ops...)})
 	for _, op := range txn.Ops {
 		switch op.Type {
 		case storage.OpPut:
