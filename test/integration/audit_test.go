@@ -49,6 +49,12 @@ func stopAndRead(t *testing.T, s *servertest.Server, logPath string) []audit.Eve
 	t.Helper()
 	s.CheckInvariant()
 	s.Stop()
+	return readAudit(t, logPath)
+}
+
+// readAudit reads the audit events logged so far, backups first.
+func readAudit(t *testing.T, logPath string) []audit.Event {
+	t.Helper()
 	files, _ := filepath.Glob(strings.TrimSuffix(logPath, ".log") + "-*.log")
 	slices.Sort(files) // backups are named by time
 	files = append(files, logPath)
@@ -379,9 +385,14 @@ func TestAuditWatchResponseStarted(t *testing.T) {
 		t.Fatal("no watch event")
 	}
 	w.Stop()
+	// The watch's end is logged when the server sees the client go, not at its shutdown.
+	isWatch := func(ev *audit.Event) bool { return ev.Verb == "watch" }
+	waitFor(t, func() bool {
+		return slices.Contains(stages(eventsOf(readAudit(t, logPath), isWatch)), audit.StageResponseComplete)
+	})
 
 	evs := stopAndRead(t, s, logPath)
-	watch := eventsOf(evs, func(ev *audit.Event) bool { return ev.Verb == "watch" })
+	watch := eventsOf(evs, isWatch)
 	if got := stages(watch); !slices.Equal(got, []audit.Stage{audit.StageRequestReceived, audit.StageResponseStarted, audit.StageResponseComplete}) {
 		t.Fatalf("watch stages = %v", got)
 	}
