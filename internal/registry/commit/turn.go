@@ -34,9 +34,10 @@ import (
 //     is deleted or replaced, its first write's request ends or the turn expires, and reads
 //     again (awaitTurn). Its writes pile up meanwhile into the next batch.
 //  4. The claimant commits its batch solo, holding the namespace's lead, and retries on the
-//     same claim. Every other way its writes settle (refusals are committed as the guards
-//     and the deletion; errors, cancellation, objects changed underneath) releases the
-//     turn with a transaction of its own (releaseTurn). A crashed or hung claimant is
+//     same claim. A batch whose writes are all refused still sends its guards, with the
+//     deletion; every other way its writes settle without a commit (errors, cancellation,
+//     objects changed underneath) releases the turn with a transaction of its own
+//     (releaseTurn). A crashed or hung claimant is
 //     covered by expiry: a turn stored unchanged for turnDuration is replaced by a claim
 //     comparing its mod revision. Expiry is measured on the waiter's own clock from the
 //     moment it first read that claim (as a Lease's candidate measures a lease), not from
@@ -49,7 +50,9 @@ const (
 	// namespace's turn. Once may be bad luck (another replica committed during one round
 	// trip); twice in a row is contention the turn resolves. A claim costs a round trip
 	// and stops the other replicas' pipelines of the namespace, so it is not spent on
-	// a single collision.
+	// a single collision. With three replicas writing one namespace (docs/ha.md), 1 made
+	// 2.6 times the claims of 2 and a longer median; 3 made half the claims and a p99
+	// half again as long, at no higher rate.
 	turnAfter = 2
 	// turnDuration is how long another replica's turn is waited for before it is taken
 	// over: far beyond the read, plan and transaction a claimant holds it for, short enough
