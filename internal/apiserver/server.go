@@ -161,6 +161,8 @@ type Server struct {
 	discovery discoveryCache
 	// workers run the handlers of requests (withDeadline).
 	workers *handlerWorkers
+	// serving counts the requests being served (Drain).
+	serving serving
 }
 
 // DefaultWatchBacklogBytes is how far a watch may fall behind by default.
@@ -213,6 +215,8 @@ type SelfAuthenticating interface {
 // authenticated, bounded in number (watches aside) and, watches aside, given a deadline;
 // every request logged once answered, and a panic in any handler recovered.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.serving.begin()
+	defer s.serving.end() // last: after the audit event is written
 	start := time.Now()
 	r = withQuery(r)
 	rec := &recorder{ResponseWriter: w}

@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -50,5 +52,49 @@ func (hw *handlerWorkers) work(f func()) {
 		case <-idle.C:
 			return
 		}
+	}
+}
+
+// serving counts the requests inside ServeHTTP, so that a shutdown can wait for them (Drain):
+// a request's audit event is written as ServeHTTP returns, and http.Server.Shutdown does not
+// wait for an HTTP/2 stream the client reset (a stopped watch) whose handler still runs.
+type serving struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n falls to 0 while Drain waits
+}
+
+func (s *serving) begin() {
+	s.mu.Lock()
+	s.n++
+	s.mu.Unlock()
+}
+
+func (s *serving) end() {
+	s.mu.Lock()
+	s.n--
+	if s.n == 0 && s.idle != nil {
+		close(s.idle)
+		s.idle = nil
+	}
+	s.mu.Unlock()
+}
+
+// Drain waits until no request is inside ServeHTTP, or ctx ends. Called after the HTTP
+// server's Shutdown, so that no request starts meanwhile.
+func (s *Server) Drain(ctx context.Context) {
+	s.serving.mu.Lock()
+	if s.serving.n == 0 {
+		s.serving.mu.Unlock()
+		return
+	}
+	if s.serving.idle == nil {
+		s.serving.idle = make(chan struct{})
+	}
+	idle := s.serving.idle
+	s.serving.mu.Unlock()
+	select {
+	case <-idle:
+	case <-ctx.Done():
 	}
 }

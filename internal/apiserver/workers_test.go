@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -42,5 +43,41 @@ func TestHandlerWorkersAreKept(t *testing.T) {
 			t.Fatalf("handlers run: %v, want all four", got)
 		}
 		time.Sleep(workerIdle + time.Second) // the last worker exits, ending the bubble
+	})
+}
+
+// TestDrainWaitsForRequests: Drain returns at once with no request being served, waits for
+// the last one otherwise, and gives up when its context ends.
+func TestDrainWaitsForRequests(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &Server{}
+		s.Drain(t.Context()) // none: returns at once
+		s.serving.begin()
+		s.serving.begin()
+		drained := make(chan struct{})
+		go func() { s.Drain(t.Context()); close(drained) }()
+		synctest.Wait()
+		s.serving.end()
+		synctest.Wait()
+		select {
+		case <-drained:
+			t.Fatal("Drain returned with a request still served")
+		default:
+		}
+		s.serving.end()
+		synctest.Wait()
+		select {
+		case <-drained:
+		default:
+			t.Fatal("Drain did not return after the last request")
+		}
+		s.serving.begin()
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		s.Drain(ctx) // returns when ctx ends
+		if ctx.Err() == nil {
+			t.Fatal("Drain returned before its context ended with a request served")
+		}
+		s.serving.end()
 	})
 }

@@ -624,6 +624,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		_ = srv.Close()
 	}
+	// Requests whose connections Shutdown let go (a watch the client stopped) still write
+	// their audit events before the audit log is closed (deferred).
+	api.Drain(shutdownCtx)
 	controllers.Wait()
 	log.Info("quotad stopped")
 	return nil
