@@ -23,7 +23,8 @@
 // Invariants:
 //   - Objects handed out by the store are fresh decodes; callers may change them.
 //   - Every write in a namespace bumps the usage epoch of each group-resource it writes in
-//     that namespace (under EpochKey(ns)) in the same transaction, and is guarded by "no
+//     that namespace (under EpochKey(ns)) in the same transaction, or puts one of the
+//     namespace's ResourceQuotas (recomputations guard on both), and is guarded by "no
 //     ResourceQuota of the namespace changed since the revision its quotas were read at",
 //     so quota status can never drift from storage.
 //   - The same holds for the ClusterResourceQuotas selecting the namespace (commit/clusterquota.go):

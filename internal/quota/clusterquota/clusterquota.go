@@ -64,25 +64,49 @@ func IsView(rq *corev1.ResourceQuota) bool {
 // The copy shares everything but status.total.used, the namespaces slice and ns's entry
 // with crq: neither may be modified afterwards (a batch charges a chain of such copies).
 func Charge(crq *ClusterResourceQuota, ns string, used corev1.ResourceList) *ClusterResourceQuota {
+	return ChargeAll(crq, []NamespaceCharge{{Namespace: ns, Before: crq.Status.Total.Used, After: used}})
+}
+
+// NamespaceCharge is one namespace's charge of a cluster quota: its view's status.used
+// before and after the namespace's requests were admitted.
+type NamespaceCharge struct {
+	Namespace     string
+	Before, After corev1.ResourceList
+}
+
+// ChargeAll returns a copy of crq charged in order with each of charges, as a chain of
+// Charge calls would leave it (each charge's Before is the total the one before leaves),
+// copying the namespaces slice once: the batches of many namespaces joined in one
+// transaction (the registry's commit engine) charge it once each. status.total.used is the
+// last charge's After.
+//
+// The copy shares everything but status.total.used, the namespaces slice and the charged
+// namespaces' entries with crq: neither may be modified afterwards.
+func ChargeAll(crq *ClusterResourceQuota, charges []NamespaceCharge) *ClusterResourceQuota {
 	out := *crq
+	if len(charges) == 0 {
+		return &out
+	}
 	out.Status.Namespaces = slices.Clone(crq.Status.Namespaces)
-	old := crq.Status.Total.Used
-	entry := out.entry(ns)
-	entry.Status.Used = entry.Status.Used.DeepCopy()
-	if entry.Status.Used == nil {
-		entry.Status.Used = corev1.ResourceList{}
-	}
-	for name, v := range used {
-		delta := v
-		if o, ok := old[name]; ok {
-			delta = quantity.Sub(v, o)
+	for _, c := range charges {
+		entry := out.entry(c.Namespace)
+		entry.Status.Used = entry.Status.Used.DeepCopy()
+		if entry.Status.Used == nil {
+			entry.Status.Used = corev1.ResourceList{}
 		}
-		cur, ok := entry.Status.Used[name]
-		if !ok {
-			cur = zero()
+		for name, v := range c.After {
+			delta := v
+			if o, ok := c.Before[name]; ok {
+				delta = quantity.Sub(v, o)
+			}
+			cur, ok := entry.Status.Used[name]
+			if !ok {
+				cur = zero()
+			}
+			entry.Status.Used[name] = canonical(quantity.Add(cur, delta))
 		}
-		entry.Status.Used[name] = canonical(quantity.Add(cur, delta))
 	}
+	used := charges[len(charges)-1].After
 	out.Status.Total.Used = nil
 	if used != nil {
 		out.Status.Total.Used = make(corev1.ResourceList, len(used))

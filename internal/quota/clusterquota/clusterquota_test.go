@@ -2,6 +2,7 @@ package clusterquota
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -79,6 +80,49 @@ func TestStatusArithmetic(t *testing.T) {
 	in := WithNamespace(out, "d", list("pods", "6"))
 	if str(in.Status.Total.Used) != "map[pods:7 requests.cpu:0]" || !Has(in, "d") {
 		t.Fatalf("with %+v", in.Status)
+	}
+}
+
+// TestChargeAllIsChainedCharges: charging many namespaces at once (new ones, and one twice)
+// leaves what a chain of Charge calls leaves, and its input as it was.
+func TestChargeAllIsChainedCharges(t *testing.T) {
+	crq := &ClusterResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "q"}, Spec: ClusterResourceQuotaSpec{Quota: corev1.ResourceQuotaSpec{Hard: list("pods", "100", "requests.cpu", "20")}}}
+	crq.Status = Status(crq.Spec, []Usage{{Namespace: "b", Used: list("pods", "2", "requests.cpu", "500m")}, {Namespace: "d", Used: list("pods", "1")}})
+	before := crq.DeepCopy()
+	steps := []struct {
+		ns   string
+		used corev1.ResourceList
+	}{
+		{"b", list("pods", "4", "requests.cpu", "700m")},
+		{"a", list("pods", "5", "requests.cpu", "1200m")},
+		{"d", list("pods", "4", "requests.cpu", "1")},
+		{"b", list("pods", "6", "requests.cpu", "1100m")},
+		{"e", list("pods", "7", "requests.cpu", "1100m", "secrets", "3")},
+	}
+	chained := crq
+	var charges []NamespaceCharge
+	for _, s := range steps {
+		charges = append(charges, NamespaceCharge{Namespace: s.ns, Before: chained.Status.Total.Used, After: s.used})
+		chained = Charge(chained, s.ns, s.used)
+	}
+	all := ChargeAll(crq, charges)
+	if str(all.Status.Total.Used) != str(chained.Status.Total.Used) || len(all.Status.Namespaces) != len(chained.Status.Namespaces) {
+		t.Fatalf("ChargeAll total %s over %d entries, chained %s over %d", str(all.Status.Total.Used), len(all.Status.Namespaces), str(chained.Status.Total.Used), len(chained.Status.Namespaces))
+	}
+	for i, e := range all.Status.Namespaces {
+		c := chained.Status.Namespaces[i]
+		if e.Namespace != c.Namespace || str(e.Status.Used) != str(c.Status.Used) || str(e.Status.Hard) != str(c.Status.Hard) {
+			t.Errorf("entry %d: ChargeAll %s %s, chained %s %s", i, e.Namespace, str(e.Status.Used), c.Namespace, str(c.Status.Used))
+		}
+	}
+	if got := str(all.Status.Namespaces[1].Status.Used); all.Status.Namespaces[1].Namespace != "b" || got != "map[pods:5 requests.cpu:800m]" {
+		t.Errorf("b charged twice: %s", got)
+	}
+	if !reflect.DeepEqual(crq, before) {
+		t.Errorf("ChargeAll modified its input:\n%+v\nwas\n%+v", crq.Status, before.Status)
+	}
+	if same := ChargeAll(crq, nil); same == crq || !reflect.DeepEqual(same, crq) {
+		t.Errorf("no charges: want an equal copy")
 	}
 }
 

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -32,6 +33,38 @@ const emptyStatusSuffix = `"status":{"total":{},"namespaces":null}}`
 
 // EncodeClusterQuota returns the stored form of a cluster quota. crq is not modified.
 func EncodeClusterQuota(crq *clusterquota.ClusterResourceQuota) ([]byte, error) {
+	var none *ClusterQuotaEncoder
+	return none.Encode(crq)
+}
+
+// ClusterQuotaEncoder encodes a cluster quota as EncodeClusterQuota does, keeping each
+// status entry's bytes for the next call: a joined transaction charges a few of a cluster
+// quota's entries and shares the others' lists with the cluster quota it charged
+// (clusterquota.ChargeAll), so only the entries whose lists are new are encoded again. An
+// entry's bytes are reused when its hard and used are the very maps they were made from
+// (by identity; the encoder keeps them, so their memory is not reused) and spec.quota.hard
+// is too: lists are never modified once a cluster quota holds them.
+//
+// The zero value is ready; a nil encoder keeps nothing. It is not safe for concurrent use:
+// a cluster quota's slot holds one, used under the slot's lock.
+type ClusterQuotaEncoder struct {
+	specHard corev1.ResourceList
+	entries  map[string]encodedEntry
+}
+
+// encodedEntry is a status entry's bytes and the lists they were made from.
+type encodedEntry struct {
+	hard, used corev1.ResourceList
+	b          []byte
+}
+
+// sameList reports whether a and b are the same map (or both nil).
+func sameList(a, b corev1.ResourceList) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// Encode returns crq's stored form. crq is not modified.
+func (c *ClusterQuotaEncoder) Encode(crq *clusterquota.ClusterResourceQuota) ([]byte, error) {
 	bare := *crq
 	bare.Status = clusterquota.ClusterResourceQuotaStatus{}
 	base, err := EncodeForStorage(&bare, clusterQuotaGVK)
@@ -40,6 +73,9 @@ func EncodeClusterQuota(crq *clusterquota.ClusterResourceQuota) ([]byte, error) 
 	}
 	if !bytes.HasSuffix(base, []byte(emptyStatusSuffix)) {
 		return encodeFull(crq)
+	}
+	if c != nil && (c.entries == nil || !sameList(c.specHard, crq.Spec.Quota.Hard)) {
+		c.specHard, c.entries = crq.Spec.Quota.Hard, make(map[string]encodedEntry, len(crq.Status.Namespaces))
 	}
 	b := make([]byte, 0, len(base)+64+len(crq.Status.Namespaces)*160)
 	b = append(b, base[:len(base)-len(emptyStatusSuffix)]...)
@@ -57,24 +93,52 @@ func EncodeClusterQuota(crq *clusterquota.ClusterResourceQuota) ([]byte, error) 
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if !plainJSON(e.Namespace) {
+			if c != nil {
+				if k, hit := c.entries[e.Namespace]; hit && sameList(k.hard, e.Status.Hard) && sameList(k.used, e.Status.Used) {
+					b = append(b, k.b...)
+					continue
+				}
+			}
+			start := len(b)
+			if b, ok = appendEntry(b, e, crq.Spec.Quota.Hard); !ok {
 				return encodeFull(crq)
 			}
-			b = append(b, `{"namespace":"`...)
-			b = append(b, e.Namespace...)
-			b = append(b, `","status":`...)
-			st := e.Status
-			if sameText(st.Hard, crq.Spec.Quota.Hard) {
-				st.Hard = nil
+			if c != nil {
+				c.entries[e.Namespace] = encodedEntry{hard: e.Status.Hard, used: e.Status.Used, b: slices.Clone(b[start:])}
 			}
-			if b, ok = appendQuotaStatus(b, st); !ok {
-				return encodeFull(crq)
-			}
-			b = append(b, '}')
 		}
 		b = append(b, ']')
 	}
+	if c != nil && len(c.entries) > len(crq.Status.Namespaces) {
+		// Entries of namespaces no longer in the status are dropped.
+		kept := make(map[string]encodedEntry, len(crq.Status.Namespaces))
+		for _, e := range crq.Status.Namespaces {
+			if k, hit := c.entries[e.Namespace]; hit {
+				kept[e.Namespace] = k
+			}
+		}
+		c.entries = kept
+	}
 	return append(b, "}}"...), nil
+}
+
+// appendEntry appends one status entry; its hard is left out when it equals specHard.
+func appendEntry(b []byte, e clusterquota.ResourceQuotaStatusByNamespace, specHard corev1.ResourceList) ([]byte, bool) {
+	if !plainJSON(e.Namespace) {
+		return nil, false
+	}
+	b = append(b, `{"namespace":"`...)
+	b = append(b, e.Namespace...)
+	b = append(b, `","status":`...)
+	st := e.Status
+	if sameText(st.Hard, specHard) {
+		st.Hard = nil
+	}
+	b, ok := appendQuotaStatus(b, st)
+	if !ok {
+		return nil, false
+	}
+	return append(b, '}'), true
 }
 
 // sameText reports whether two non-empty resource lists hold the same names with the same

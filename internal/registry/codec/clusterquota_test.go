@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -60,6 +61,100 @@ func TestEncodeClusterQuota(t *testing.T) {
 			t.Errorf("%s: resourceVersion changed", name)
 		}
 	}
+}
+
+// TestClusterQuotaEncoderReusesEntries: through charges, namespaces coming and going and a
+// spec edit, the encoder writes exactly EncodeClusterQuota's bytes, and encodes again only
+// the entries whose lists changed.
+func TestClusterQuotaEncoderReusesEntries(t *testing.T) {
+	hard := corev1.ResourceList{"pods": resource.MustParse("1000"), "requests.cpu": resource.MustParse("100")}
+	crq := &clusterquota.ClusterResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "q", UID: "u", ResourceVersion: "3"},
+		Spec:       clusterquota.ClusterResourceQuotaSpec{Quota: corev1.ResourceQuotaSpec{Hard: hard}},
+	}
+	var usage []clusterquota.Usage
+	for i := 0; i < 20; i++ {
+		usage = append(usage, clusterquota.Usage{Namespace: fmt.Sprintf("ns-%02d", i)})
+	}
+	crq.Status = clusterquota.Status(crq.Spec, usage)
+	var enc ClusterQuotaEncoder
+	check := func(step string, c *clusterquota.ClusterResourceQuota) {
+		t.Helper()
+		got, err := enc.Encode(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := EncodeClusterQuota(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s:\n got %s\nwant %s", step, got, want)
+		}
+		if len(enc.entries) != len(c.Status.Namespaces) {
+			t.Fatalf("%s: %d entries kept for %d namespaces", step, len(enc.entries), len(c.Status.Namespaces))
+		}
+	}
+	kept := func() map[string]*byte {
+		out := map[string]*byte{}
+		for ns, e := range enc.entries {
+			out[ns] = &e.b[0]
+		}
+		return out
+	}
+	check("first", crq)
+	pod := func(c *clusterquota.ClusterResourceQuota, n int) corev1.ResourceList {
+		used := c.Status.Total.Used.DeepCopy()
+		p := used["pods"]
+		p.Add(*resource.NewQuantity(int64(n), resource.DecimalSI))
+		used["pods"] = p
+		return used
+	}
+	for round := 0; round < 5; round++ {
+		before := kept()
+		var charges []clusterquota.NamespaceCharge
+		cur := crq
+		charged := map[string]bool{}
+		for k := 0; k < 3; k++ {
+			ns := fmt.Sprintf("ns-%02d", (round*7+k*5)%20)
+			after := pod(cur, k+1)
+			charges = append(charges, clusterquota.NamespaceCharge{Namespace: ns, Before: cur.Status.Total.Used, After: after})
+			next := *cur
+			next.Status.Total.Used = after
+			cur = &next
+			charged[ns] = true
+		}
+		crq = clusterquota.ChargeAll(crq, charges)
+		check(fmt.Sprintf("round %d", round), crq)
+		after := kept()
+		for ns, b := range after {
+			if reused := before[ns] == b; reused == charged[ns] {
+				t.Errorf("round %d: %s charged %v, its bytes reused %v", round, ns, charged[ns], reused)
+			}
+		}
+	}
+	crq = clusterquota.WithNamespace(crq, "ns-99", corev1.ResourceList{"pods": resource.MustParse("4")})
+	check("a namespace joins", crq)
+	crq = clusterquota.Without(crq, "ns-03")
+	check("a namespace leaves", crq)
+	edited := *crq
+	edited.Spec.Quota.Hard = corev1.ResourceList{"pods": resource.MustParse("2000"), "requests.cpu": resource.MustParse("100")}
+	check("spec edited", &edited)
+	check("as read back", mustDecodeCRQ(t, crq))
+}
+
+func mustDecodeCRQ(t *testing.T, crq *clusterquota.ClusterResourceQuota) *clusterquota.ClusterResourceQuota {
+	t.Helper()
+	b, err := EncodeClusterQuota(crq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out clusterquota.ClusterResourceQuota
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	clusterquota.FillEntryHard(&out)
+	return &out
 }
 
 // BenchmarkClusterQuotaCharge: what a joined transaction does to the cluster quota of

@@ -73,6 +73,17 @@ type crqSlot struct {
 	qmu     sync.Mutex
 	waiting []*crqJoin
 	leading bool
+	// enc encodes the cluster quota, keeping the entries no charge changed (under mu).
+	enc codec.ClusterQuotaEncoder
+}
+
+// encode returns a cluster quota's stored form, with the slot's encoder when there is a
+// slot. Called with the slot held.
+func (sl *crqSlot) encode(crq *clusterquota.ClusterResourceQuota) ([]byte, error) {
+	if sl == nil {
+		return codec.EncodeClusterQuota(crq)
+	}
+	return sl.enc.Encode(crq)
 }
 
 // crqSlots holds the slots by name.
@@ -325,29 +336,37 @@ func (e *Engine) computeClusterQuotaStatus(ctx context.Context, crq *clusterquot
 }
 
 // usageGuards are the compares that nothing counted in read changed after rev (the usage
-// epochs of the group-resources counted, coarser when they are many) and that no namespace
-// was created, relabelled or deleted since.
+// epochs of the group-resources counted, coarser when they are many, and the namespaces'
+// quotas: a write that charges a quota puts it instead of the epochs) and that no
+// namespace was created, relabelled or deleted since.
 func (e *Engine) usageGuards(read []counted, rev int64) []storage.Compare {
 	cmps := []storage.Compare{{Target: storage.RangeNotModifiedAfter, Key: e.env.KeyPrefix(namespacesGR, ""), Revision: rev}}
+	if len(read) > maxEpochGuards {
+		return append(cmps,
+			storage.Compare{Target: storage.RangeNotModifiedAfter, Key: epochPrefix, Revision: rev},
+			storage.Compare{Target: storage.RangeNotModifiedAfter, Key: e.env.KeyPrefix(quotaGR, ""), Revision: rev})
+	}
 	n := 0
 	for _, c := range read {
 		n += len(c.grs)
 	}
-	switch {
-	case len(read) > maxEpochGuards:
-		return append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: epochPrefix, Revision: rev})
-	case n > maxEpochGuards:
-		for _, c := range read {
-			cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKey(c.ns), Revision: rev})
-		}
-		return cmps
-	}
 	for _, c := range read {
+		cmps = append(cmps, e.quotaGuard(c.ns, rev))
+		if n > maxEpochGuards {
+			cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKey(c.ns), Revision: rev})
+			continue
+		}
 		for _, gr := range c.grs {
 			cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKeyFor(c.ns, gr), Revision: rev})
 		}
 	}
 	return cmps
+}
+
+// quotaGuard is the compare that none of ns's quotas was put after rev: with the usage
+// epochs, it tells a recomputation that nothing it counted in ns changed (see planBatch).
+func (e *Engine) quotaGuard(ns string, rev int64) storage.Compare {
+	return storage.Compare{Target: storage.RangeNotModifiedAfter, Key: e.env.KeyPrefix(quotaGR, ns), Revision: rev}
 }
 
 // sameButStatus reports whether two cluster quotas differ only in status and
@@ -528,6 +547,7 @@ func (e *Engine) moveNamespace(ctx context.Context, base storage.Txn, ns string,
 			if err != nil {
 				return 0, err
 			}
+			txn.Compares = append(txn.Compares, e.quotaGuard(ns, rev))
 			for _, gr := range grs {
 				txn.Compares = append(txn.Compares, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKeyFor(ns, gr), Revision: rev})
 			}
@@ -535,7 +555,7 @@ func (e *Engine) moveNamespace(ctx context.Context, base storage.Txn, ns string,
 		} else {
 			moved = clusterquota.Without(h.obj, ns)
 		}
-		b, err := codec.EncodeClusterQuota(moved)
+		b, err := sl.encode(moved)
 		if err != nil {
 			return 0, InternalError(err)
 		}

@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/quotad/quotad/internal/registry/codec"
+	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/storage"
 )
 
@@ -113,9 +113,11 @@ func (e *Engine) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken
 		}
 		return batch, nil
 	}
-	// 1. Plan each namespace's batch on the cluster quota the previous one leaves.
+	// 1. Plan each namespace's batch on the cluster quota the previous one leaves: its
+	// total as charged so far (the batches see nothing else of it); the charges are made
+	// once, in order, when all are planned.
 	var txn storage.Txn
-	var final *crqWrite
+	var charges []clusterquota.NamespaceCharge
 	cur, bytes, send := h.obj, 0, false
 	for i, j := range batch {
 		j.st.held = []*heldQuota{{slot: sl, key: h.key, obj: cur, stored: h.stored}}
@@ -141,8 +143,11 @@ func (e *Engine) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken
 		txn.Ops = append(txn.Ops, ops...)
 		bytes += size
 		if len(plan.crqWrites) > 0 {
-			final = &plan.crqWrites[0]
-			cur = final.obj
+			after := plan.crqWrites[0].used
+			charges = append(charges, clusterquota.NamespaceCharge{Namespace: j.ns, Before: cur.Status.Total.Used, After: after})
+			next := *cur
+			next.Status.Total.Used = after
+			cur = &next
 		}
 		send = send || plan.included > 0 || plan.validate || plan.releases
 		j.plan = plan
@@ -150,17 +155,20 @@ func (e *Engine) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken
 	}
 	// 2. The cluster quota once, guarded by the revision it was read at.
 	txn.Compares = append(txn.Compares, h.stored.guard(h.key))
-	if final != nil {
-		b, err := codec.EncodeClusterQuota(final.obj)
+	var final *clusterquota.ClusterResourceQuota
+	var value []byte
+	if len(charges) > 0 {
+		final = clusterquota.ChargeAll(h.obj, charges)
+		b, err := sl.encode(final)
 		if err != nil {
 			fail(InternalError(err))
 			return batch, nil
 		}
-		final.value = b
+		value = b
 		txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpPut, Key: h.key, Value: b})
 		// The watch hub may stand the object for the stored bytes (never modified: the
 		// next round charges a copy).
-		obj := final.obj
+		obj := final
 		e.env.Offer(crqGR, h.key, b, func() runtime.Object { cp := *obj; return &cp })
 	}
 	var rev int64
@@ -217,7 +225,7 @@ func (e *Engine) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken
 	}
 	// 3. Settle every write; the slot keeps what was committed.
 	if final != nil {
-		sl.value, sl.rev, sl.obj = final.value, rev, final.obj
+		sl.value, sl.rev, sl.obj = value, rev, final
 	}
 	for _, j := range taken {
 		if j.plan == nil {

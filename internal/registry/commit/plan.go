@@ -2,6 +2,7 @@ package commit
 
 import (
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -167,11 +168,14 @@ type batchPlan struct {
 	offers []quotaOffer
 }
 
-// crqWrite is a cluster quota a plan writes, for its slot once committed.
+// crqWrite is a cluster quota a plan writes, for its slot once committed. A joined
+// batch's plan leaves the charge to the join: it gives only the view's status.used after
+// its writes.
 type crqWrite struct {
 	slot  *crqSlot
 	value []byte
 	obj   *clusterquota.ClusterResourceQuota
+	used  corev1.ResourceList
 }
 
 // pendingGuard is the index of a value guard in a plan's compares and the batch whose
@@ -365,13 +369,13 @@ func planBatch(in planInput) (*batchPlan, error) {
 		if !touched[nsN+j] {
 			continue
 		}
-		charged := clusterquota.Charge(h.obj, ns, quotas[nsN+j].Status.Used)
 		if st.joined {
-			// Joined with other namespaces' batches: written once, by the join.
-			plan.crqWrites = append(plan.crqWrites, crqWrite{slot: h.slot, obj: charged})
+			// Joined with other namespaces' batches: charged and written once, by the join.
+			plan.crqWrites = append(plan.crqWrites, crqWrite{slot: h.slot, used: quotas[nsN+j].Status.Used})
 			continue
 		}
-		b, err := codec.EncodeClusterQuota(charged)
+		charged := clusterquota.Charge(h.obj, ns, quotas[nsN+j].Status.Used)
+		b, err := h.slot.encode(charged)
 		if err != nil {
 			return fail(InternalError(err))
 		}
@@ -412,12 +416,17 @@ func planBatch(in planInput) (*batchPlan, error) {
 		ops = append(ops, storage.Op{Type: storage.OpPut, Key: QuotaSetKey(ns)})
 	}
 	// 5. The usage epochs of the group-resources written: recomputations (of a quota, of a
-	// cluster quota) guard on them to learn that nothing they count changed.
-	for _, gr := range writtenGRs {
-		ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKeyFor(ns, gr)})
-	}
-	if len(writtenGRs) == 0 {
-		ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKey(ns)})
+	// cluster quota) guard on them to learn that nothing they count changed. A transaction
+	// that puts one of the namespace's quotas skips them: every recomputation also guards
+	// the namespace's quota prefix, which that put moves (and a quota's deletion, which a
+	// range cannot see, puts the epochs).
+	if !putsQuota(ops, quotaPrefix) {
+		for _, gr := range writtenGRs {
+			ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKeyFor(ns, gr)})
+		}
+		if len(writtenGRs) == 0 {
+			ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKey(ns)})
+		}
 	}
 	// 6. The namespace's turn as read: absent, so that another replica's claim fails this
 	// transaction; or held by this replica, which the transaction releases (turn.go).
@@ -430,6 +439,16 @@ func planBatch(in planInput) (*batchPlan, error) {
 	plan.next = next
 	plan.pipelined = pipelined
 	return plan, nil
+}
+
+// putsQuota reports whether ops put a key under quotaPrefix (one of the namespace's quotas).
+func putsQuota(ops []storage.Op, quotaPrefix string) bool {
+	for _, op := range ops {
+		if op.Type == storage.OpPut && strings.HasPrefix(op.Key, quotaPrefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // decodeState builds a namespace's quota state from its quotas' keys as read at revision

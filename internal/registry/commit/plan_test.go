@@ -424,8 +424,7 @@ func TestPlanBatch(t *testing.T) {
 			pipelined: true,
 			included:  2,
 			used:      hardOf("requests.cpu", "800m", "pods", "2"),
-			keys: []string{"/registry/pods/ns/a", "/registry/pods/ns/b", "/registry/resourcequotas/ns/q",
-				"/registry/quotad.io/usage-epoch/ns/pods"},
+			keys:      []string{"/registry/pods/ns/a", "/registry/pods/ns/b", "/registry/resourcequotas/ns/q"},
 		},
 		{
 			name:  "the write past hard is refused, the next one still fits",
@@ -438,8 +437,7 @@ func TestPlanBatch(t *testing.T) {
 			included:  2,
 			validate:  true,
 			used:      hardOf("requests.cpu", "1", "pods", "2"),
-			keys: []string{"/registry/pods/ns/a", "/registry/pods/ns/c", "/registry/resourcequotas/ns/q",
-				"/registry/quotad.io/usage-epoch/ns/pods"},
+			keys:      []string{"/registry/pods/ns/a", "/registry/pods/ns/c", "/registry/resourcequotas/ns/q"},
 		},
 		{
 			name:  "a delete credits what a create then takes",
@@ -451,8 +449,7 @@ func TestPlanBatch(t *testing.T) {
 			included: 2,
 			validate: true,
 			used:     hardOf("requests.cpu", "800m", "pods", "1"),
-			keys: []string{"/registry/pods/ns/old", "/registry/pods/ns/b", "/registry/resourcequotas/ns/q",
-				"/registry/quotad.io/usage-epoch/ns/pods"},
+			keys:     []string{"/registry/pods/ns/old", "/registry/pods/ns/b", "/registry/resourcequotas/ns/q"},
 		},
 		{
 			name:  "a pod reaching Succeeded through /status is credited",
@@ -463,7 +460,7 @@ func TestPlanBatch(t *testing.T) {
 			pipelined: true,
 			included:  1,
 			used:      hardOf("requests.cpu", "0", "pods", "0"),
-			keys:      []string{"/registry/pods/ns/p", "/registry/resourcequotas/ns/q", "/registry/quotad.io/usage-epoch/ns/pods"},
+			keys:      []string{"/registry/pods/ns/p", "/registry/resourcequotas/ns/q"},
 		},
 		{
 			name:  "a dry run is judged and confirmed, never stored nor charged",
@@ -487,7 +484,7 @@ func TestPlanBatch(t *testing.T) {
 			pipelined: true,
 			included:  1,
 			used:      hardOf("requests.cpu", "300m", "pods", "1"),
-			keys:      []string{"/registry/pods/ns/a", "/registry/resourcequotas/ns/q", "/registry/quotad.io/usage-epoch/ns/pods"},
+			keys:      []string{"/registry/pods/ns/a", "/registry/resourcequotas/ns/q"},
 		},
 		{
 			name:  "no quota: the object and its epoch",
@@ -504,6 +501,16 @@ func TestPlanBatch(t *testing.T) {
 			setup: setup{pods: []*corev1.Pod{newPod("a", "300m", ""), newPod("done", "1", corev1.PodFailed)}},
 			writes: func(e *planEnv) []*Write {
 				return []*Write{e.createQuota(newQuota("q", hardOf("requests.cpu", "2", "pods", "5")))}
+			},
+			included: 1,
+			keys:     []string{"/registry/resourcequotas/ns/q", QuotaSetKey(planNS)},
+		},
+		{
+			name:  "a quota's deletion puts the epoch (a range compare cannot see a deleted key)",
+			setup: setup{quotas: cpuQuota},
+			writes: func(e *planEnv) []*Write {
+				old, rev := e.stored(e.quotas(), "q")
+				return []*Write{e.newWrite(e.quotas(), admission.Delete, "", "q", nil, old, rev, false, false)}
 			},
 			included: 1,
 			keys: []string{"/registry/resourcequotas/ns/q", QuotaSetKey(planNS),
