@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"time"
 )
 
@@ -42,7 +43,10 @@ func (p Policy) Limit(live uint64) int64 {
 // between them.
 func Follow(ctx context.Context, p Policy) <-chan struct{} {
 	if p.QuietFor > 0 {
-		go Trim(ctx, p, time.Second, debug.FreeOSMemory)
+		go Trim(ctx, p, time.Second, func() {
+			debug.FreeOSMemory()
+			runQuietHooks()
+		})
 	}
 	stopped := make(chan struct{})
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
@@ -67,6 +71,45 @@ func Follow(ctx context.Context, p Policy) <-chan struct{} {
 	}
 	arm()
 	return stopped
+}
+
+// quietHooks are run after each quiet spell's trim (WhenQuiet).
+var quietHooks struct {
+	mu    sync.Mutex
+	next  int
+	hooks map[int]func()
+}
+
+// WhenQuiet registers f to run, in Follow's trimming goroutine, after the free heap was
+// returned in each quiet spell: memory the process holds outside the Go heap (such as the
+// embedded etcd's mapped database file) is given back then too. The returned function
+// unregisters it.
+func WhenQuiet(f func()) (remove func()) {
+	quietHooks.mu.Lock()
+	defer quietHooks.mu.Unlock()
+	if quietHooks.hooks == nil {
+		quietHooks.hooks = map[int]func(){}
+	}
+	id := quietHooks.next
+	quietHooks.next++
+	quietHooks.hooks[id] = f
+	return func() {
+		quietHooks.mu.Lock()
+		defer quietHooks.mu.Unlock()
+		delete(quietHooks.hooks, id)
+	}
+}
+
+func runQuietHooks() {
+	quietHooks.mu.Lock()
+	hooks := make([]func(), 0, len(quietHooks.hooks))
+	for _, f := range quietHooks.hooks {
+		hooks = append(hooks, f)
+	}
+	quietHooks.mu.Unlock()
+	for _, f := range hooks {
+		f()
+	}
 }
 
 // sentinel is an object made only to be collected: its finalizer runs after the cycle that

@@ -112,3 +112,18 @@ func TestTrimFreesWhenQuiet(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestWhenQuietHooks: registered hooks run with each quiet spell's trim until removed.
+func TestWhenQuietHooks(t *testing.T) {
+	var a, b int
+	removeA := WhenQuiet(func() { a++ })
+	removeB := WhenQuiet(func() { b++ })
+	runQuietHooks()
+	removeA()
+	runQuietHooks()
+	removeB()
+	runQuietHooks()
+	if a != 1 || b != 2 {
+		t.Errorf("hooks ran %d and %d times, want 1 and 2", a, b)
+	}
+}

@@ -37,6 +37,7 @@ import (
 	"github.com/quotad/quotad/internal/auth/review"
 	"github.com/quotad/quotad/internal/controller/kubernetesservice"
 	"github.com/quotad/quotad/internal/controller/record"
+	"github.com/quotad/quotad/internal/memlimit"
 	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/evaluator"
 	"github.com/quotad/quotad/internal/registry"
@@ -311,6 +312,15 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		embedded = e
 		defer embedded.Close()
+		// In quiet spells, etcd's mapped database pages go back with the free heap
+		// (memlimit.Follow, when the process runs it).
+		defer memlimit.WhenQuiet(func() {
+			if n, err := e.PageOut(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+				log.Debug("paging out etcd's database", "err", err)
+			} else if n > 0 {
+				log.Debug("paged out etcd's database", "mapped", n)
+			}
+		})()
 		if member != nil {
 			// Kept once the member runs, for a data dir of before keptMemberFile.
 			if err := keepMember(cfg.DataDir, *member); err != nil {

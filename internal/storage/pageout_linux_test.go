@@ -1,0 +1,101 @@
+package storage_test
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/quotad/quotad/internal/storage"
+)
+
+// TestEmbeddedPageOut: after a read of every value, the database file's pages are resident
+// in this process; PageOut gives them back, and the data reads the same afterwards.
+func TestEmbeddedPageOut(t *testing.T) {
+	dir := t.TempDir()
+	e := startEmbedded(t, dir)
+	s := e.Store()
+	value := bytes.Repeat([]byte("v"), 64<<10)
+	for i := range 256 {
+		if _, err := s.Txn(t.Context(), storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: fmt.Sprintf("/p/%03d", i), Value: value}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	e.Close()
+	// Started again, etcd holds nothing in its write buffer: every value read below is
+	// read through the mapped file.
+	e = startEmbedded(t, dir)
+	s = e.Store()
+	defer s.Close()
+	readAll := func() {
+		t.Helper()
+		lr, err := s.List(t.Context(), "/p/", storage.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lr.KVs) != 256 {
+			t.Fatalf("read %d values, want 256", len(lr.KVs))
+		}
+		for _, kv := range lr.KVs {
+			if !bytes.Equal(kv.Value, value) {
+				t.Fatalf("%s reads %d bytes, not the value written", kv.Key, len(kv.Value))
+			}
+		}
+	}
+	readAll()
+	db := filepath.Join(dir, "etcd", "member", "snap", "db")
+	before := resident(t, db)
+	if before < 8<<20 {
+		t.Fatalf("%d KiB of the database resident after reading 16 MiB of values, want at least 8 MiB", before>>10)
+	}
+	mapped, err := e.PageOut()
+	if errors.Is(err, errors.ErrUnsupported) {
+		t.Skip("MADV_PAGEOUT unsupported by this kernel")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := resident(t, db)
+	t.Logf("database mapped %d MiB: %d KiB resident before PageOut, %d KiB after", mapped>>20, before>>10, after>>10)
+	if mapped < before || after > before/4 {
+		t.Errorf("PageOut of %d bytes mapped left %d KiB of %d KiB resident", mapped, after>>10, before>>10)
+	}
+	readAll()
+}
+
+// resident sums the Rss of this process's mappings of path (/proc/self/smaps).
+func resident(t *testing.T, path string) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	in := false
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := sc.Text()
+		f := strings.Fields(line)
+		if len(f) > 0 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":") {
+			in = len(f) >= 6 && strings.Join(f[5:], " ") == path
+			continue
+		}
+		if in && len(f) == 3 && f[0] == "Rss:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += kb << 10
+		}
+	}
+	if total == 0 && !strings.Contains(string(b), path) {
+		t.Fatalf("%s is not mapped", path)
+	}
+	return total
+}

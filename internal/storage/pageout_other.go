@@ -1,0 +1,8 @@
+//go:build !linux
+
+package storage
+
+import "errors"
+
+// PageOut is supported on Linux only (pageout_linux.go).
+func (e *Embedded) PageOut() (int64, error) { return 0, errors.ErrUnsupported }
