@@ -59,40 +59,41 @@ func (hw *handlerWorkers) work(f func()) {
 // a request's audit event is written as ServeHTTP returns, and http.Server.Shutdown does not
 // wait for an HTTP/2 stream the client reset (a stopped watch) whose handler still runs.
 type serving struct {
-	mu   sync.Mutex
-	n    int
-	idle chan struct{} // closed when n falls to 0 while Drain waits
+	n atomic.Int64
+	// draining is set once Drain waits; then the request that brings n to 0 closes idle.
+	draining atomic.Bool
+	mu       sync.Mutex
+	idle     chan struct{}
 }
 
-func (s *serving) begin() {
-	s.mu.Lock()
-	s.n++
-	s.mu.Unlock()
-}
+func (s *serving) begin() { s.n.Add(1) }
 
 func (s *serving) end() {
-	s.mu.Lock()
-	s.n--
-	if s.n == 0 && s.idle != nil {
-		close(s.idle)
-		s.idle = nil
+	if s.n.Add(-1) == 0 && s.draining.Load() {
+		s.mu.Lock()
+		if s.idle != nil {
+			close(s.idle)
+			s.idle = nil
+		}
+		s.mu.Unlock()
 	}
-	s.mu.Unlock()
 }
 
 // Drain waits until no request is inside ServeHTTP, or ctx ends. Called after the HTTP
 // server's Shutdown, so that no request starts meanwhile.
 func (s *Server) Drain(ctx context.Context) {
-	s.serving.mu.Lock()
-	if s.serving.n == 0 {
-		s.serving.mu.Unlock()
+	sv := &s.serving
+	sv.mu.Lock()
+	if sv.idle == nil {
+		sv.idle = make(chan struct{})
+	}
+	idle := sv.idle
+	sv.draining.Store(true)
+	sv.mu.Unlock()
+	// A request ending before draining was set did not look at idle: count again.
+	if sv.n.Load() == 0 {
 		return
 	}
-	if s.serving.idle == nil {
-		s.serving.idle = make(chan struct{})
-	}
-	idle := s.serving.idle
-	s.serving.mu.Unlock()
 	select {
 	case <-idle:
 	case <-ctx.Done():

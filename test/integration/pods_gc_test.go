@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 
 	"github.com/quotad/quotad/internal/server"
@@ -29,7 +30,7 @@ func TestPodGC(t *testing.T) {
 	}
 	mkQuota(t, s, "gc", "q", map[string]string{"pods": "10", "count/pods": "10", "requests.cpu": "10"})
 	pods := s.Client.CoreV1().Pods("gc")
-	mk := func(name, node string, phase corev1.PodPhase) {
+	mk := func(name, node string, phase corev1.PodPhase) *corev1.Pod {
 		t.Helper()
 		p := podWith(name, rl("cpu", "1"), nil)
 		p.Spec.NodeName = node
@@ -39,23 +40,42 @@ func TestPodGC(t *testing.T) {
 		}
 		if phase != "" {
 			p.Status.Phase = phase
-			if _, err := pods.UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+			if p, err = pods.UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 		}
+		return p
 	}
 	mk("live", "n1", corev1.PodRunning)
 	mk("done-a", "n1", corev1.PodSucceeded)
 	mk("done-b", "n1", corev1.PodSucceeded)
 	mk("orphan", "ghost", corev1.PodRunning)
-	mk("orphan-terminating", "ghost", corev1.PodRunning)
+	terminating := mk("orphan-terminating", "ghost", corev1.PodRunning)
+	// Watched from before its graceful delete: the pod is terminating first, then pod GC
+	// removes it (its quarantine is short here, so a read could miss the first).
+	w, err := pods.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=orphan-terminating", ResourceVersion: terminating.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
 	if err := pods.Delete(ctx, "orphan-terminating", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](3600)}); err != nil {
 		t.Fatal(err)
 	}
-	// The pod is terminating, unless pod GC, whose quarantine is short here, has already
-	// removed it (what the wait below checks).
-	if p, err := pods.Get(ctx, "orphan-terminating", metav1.GetOptions{}); !apierrors.IsNotFound(err) && (err != nil || p.DeletionTimestamp == nil) {
-		t.Fatalf("graceful delete: %v %v", p, err)
+	sawTerminating := false
+	for ev := range w.ResultChan() {
+		p, ok := ev.Object.(*corev1.Pod)
+		if !ok {
+			t.Fatalf("watch event %s: %v", ev.Type, ev.Object)
+		}
+		if ev.Type == watch.Deleted {
+			break
+		}
+		if p.DeletionTimestamp != nil && ptr.Deref(p.DeletionGracePeriodSeconds, 0) == 3600 {
+			sawTerminating = true
+		}
+	}
+	if !sawTerminating {
+		t.Error("orphan-terminating was not terminating with a grace period of 3600 s before pod GC removed it")
 	}
 	gone := func(name string) bool {
 		_, err := pods.Get(ctx, name, metav1.GetOptions{})

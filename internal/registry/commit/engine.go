@@ -505,13 +505,7 @@ func (e *Engine) finishBatch(live []*pending, plan *batchPlan, planErr error, pr
 			<-prev.sent
 		}
 		plan.resolveGuards()
-		txn := plan.txn
-		if plan.included == 0 {
-			txn.Ops = nil
-			if plan.releases {
-				txn.Ops = plan.txn.Ops[len(plan.txn.Ops)-1:]
-			}
-		}
+		txn := plan.toSend()
 		var r storage.TxnResult
 		var err error
 		if plan.pipelined {

@@ -130,7 +130,7 @@ func (e *Engine) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken
 			taken = append(taken, j)
 			continue
 		}
-		cmps, ops, size := withoutKey(plan.txn, h.key)
+		cmps, ops, size := withoutKey(plan.toSend(), h.key)
 		if i > 0 && (len(txn.Ops)+len(ops) >= storage.MaxTxnOps || len(txn.Compares)+len(cmps) >= storage.MaxTxnOps || bytes+size > maxBatchBytes) {
 			rest = batch[i:]
 			break

@@ -155,9 +155,10 @@ type batchPlan struct {
 	// value), never a range at a read revision, so it may share an etcd request with other
 	// namespaces' transactions (see combiner).
 	pipelined bool
-	// releases: the transaction deletes the namespace's turn this replica holds (its last
-	// op), so it runs even when it stores and confirms nothing else.
+	// releases: the transaction deletes the namespace's turn this replica holds (release),
+	// so it runs even when it stores and confirms nothing else.
 	releases bool
+	release  storage.Op
 	// pending are the value guards on quotas that earlier batches write.
 	pending []pendingGuard
 	// crqWrites are the cluster quotas the transaction writes; committedRev the revision
@@ -166,6 +167,19 @@ type batchPlan struct {
 	committedRev int64
 	// offers are the quotas the transaction writes, for the watch hub.
 	offers []quotaOffer
+}
+
+// toSend is the transaction to send: txn when it stores writes; otherwise only its compares
+// (confirming the state refusals and dry runs were judged on) and the turn's release.
+func (p *batchPlan) toSend() storage.Txn {
+	if p.included > 0 {
+		return p.txn
+	}
+	t := storage.Txn{Compares: p.txn.Compares}
+	if p.releases {
+		t.Ops = []storage.Op{p.release}
+	}
+	return t
 }
 
 // crqWrite is a cluster quota a plan writes, for its slot once committed. A joined
@@ -432,7 +446,8 @@ func planBatch(in planInput) (*batchPlan, error) {
 	// transaction; or held by this replica, which the transaction releases (turn.go).
 	cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: TurnKey(ns), Revision: st.turn.rev})
 	if st.turn.rev != 0 {
-		ops = append(ops, storage.Op{Type: storage.OpDelete, Key: TurnKey(ns)})
+		plan.release = storage.Op{Type: storage.OpDelete, Key: TurnKey(ns)}
+		ops = append(ops, plan.release)
 		plan.releases = true
 	}
 	plan.txn = storage.Txn{Compares: cmps, Ops: ops}
