@@ -312,15 +312,6 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		embedded = e
 		defer embedded.Close()
-		// In quiet spells, etcd's mapped database pages go back with the free heap
-		// (memlimit.Follow, when the process runs it).
-		defer memlimit.WhenQuiet(func() {
-			if n, err := e.PageOut(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-				log.Debug("paging out etcd's database", "err", err)
-			} else if n > 0 {
-				log.Debug("paged out etcd's database", "mapped", n)
-			}
-		})()
 		if member != nil {
 			// Kept once the member runs, for a data dir of before keptMemberFile.
 			if err := keepMember(cfg.DataDir, *member); err != nil {
@@ -328,6 +319,15 @@ func Run(ctx context.Context, cfg Config) error {
 			}
 		}
 		etcdStore = e.Store()
+		// In quiet spells after large lists, etcd's mapped database pages go back with the
+		// free heap (memlimit.Follow, when the process runs it).
+		defer memlimit.WhenQuiet(func() {
+			if n, err := e.PageOutIfListed(etcdStore.ListedBytes()); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+				log.Debug("paging out etcd's database", "err", err)
+			} else if n > 0 {
+				log.Debug("paged out etcd's database", "mapped", n)
+			}
+		})()
 	} else {
 		var tlsCfg *tls.Config
 		if cfg.EtcdCAFile != "" || cfg.EtcdCertFile != "" {

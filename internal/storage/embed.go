@@ -79,6 +79,10 @@ type Embedded struct {
 	promoteDone chan struct{}
 
 	closeOnce sync.Once
+
+	// pagedAt is the store's ListedBytes at the last page-out (PageOutIfListed).
+	pageMu  sync.Mutex
+	pagedAt int64
 }
 
 // EmbeddedOption adjusts StartEmbedded.

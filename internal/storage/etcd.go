@@ -57,6 +57,9 @@ type Etcd struct {
 	kv       pb.KVClient
 	callOpts []grpc.CallOption
 
+	// listed counts the bytes of the values lists returned (ListedBytes).
+	listed atomic.Int64
+
 	// ctx ends every watch of the store on Close.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -128,7 +131,7 @@ func (s *Etcd) List(ctx context.Context, prefix string, opts ListOptions) (ListR
 	if opts.NoCount && opts.Revision > 0 && s.local != nil {
 		res, err := s.listLocal(ctx, key, end, opts)
 		if !errors.Is(err, ErrFutureRevision) {
-			return res, err
+			return s.count(res), err
 		}
 		// The member has not applied the revision yet (another member served the list's
 		// first page): read it as below.
@@ -165,8 +168,22 @@ func (s *Etcd) List(ctx context.Context, prefix string, opts ListOptions) (ListR
 	if resp.More {
 		res.Remaining = resp.Count - int64(len(resp.Kvs))
 	}
-	return res, nil
+	return s.count(res), nil
 }
+
+// count adds the bytes of a list's values to ListedBytes.
+func (s *Etcd) count(res ListResult) ListResult {
+	n := 0
+	for _, kv := range res.KVs {
+		n += len(kv.Value)
+	}
+	s.listed.Add(int64(n))
+	return res
+}
+
+// ListedBytes is how many bytes of values the store's lists have returned: with an
+// embedded member, about what its reads mapped in (Embedded.PageOutIfListed).
+func (s *Etcd) ListedBytes() int64 { return s.listed.Load() }
 
 // ReadsUncountedPages reports whether the store reads NoCount pages without counting: an
 // embedded member's store does (see UncountedPages).

@@ -24,6 +24,21 @@ func (e *Embedded) PageOut() (int64, error) {
 	return pageOutFile(filepath.Join(e.etcd.Config().Dir, "member", "snap", "db"))
 }
 
+// PageOutIfListed pages out (PageOut) when the store's lists returned, since the last
+// page-out, values amounting to at least half of the database in use (listed is the
+// store's ListedBytes): a list of every object maps the whole file in, whereas the pages a
+// steady load keeps using would only be read back. It reports the bytes of the mappings
+// paged out (0 when it did not).
+func (e *Embedded) PageOutIfListed(listed int64) (int64, error) {
+	e.pageMu.Lock()
+	defer e.pageMu.Unlock()
+	if listed-e.pagedAt < e.etcd.Server.Backend().SizeInUse()/2 {
+		return 0, nil
+	}
+	e.pagedAt = listed
+	return e.PageOut()
+}
+
 // pageOutFile pages out every mapping of path in this process.
 func pageOutFile(path string) (int64, error) {
 	maps, err := os.ReadFile("/proc/self/maps")

@@ -15,7 +15,8 @@ import (
 )
 
 // TestEmbeddedPageOut: after a read of every value, the database file's pages are resident
-// in this process; PageOut gives them back, and the data reads the same afterwards.
+// in this process; PageOutIfListed gives them back, and the data reads the same afterwards;
+// it pages out again only once lists returned half the database more.
 func TestEmbeddedPageOut(t *testing.T) {
 	dir := t.TempDir()
 	e := startEmbedded(t, dir)
@@ -54,7 +55,8 @@ func TestEmbeddedPageOut(t *testing.T) {
 	if before < 8<<20 {
 		t.Fatalf("%d KiB of the database resident after reading 16 MiB of values, want at least 8 MiB", before>>10)
 	}
-	mapped, err := e.PageOut()
+	// Lists returned 16 MiB since the start: more than half the database.
+	mapped, err := e.PageOutIfListed(s.ListedBytes())
 	if errors.Is(err, errors.ErrUnsupported) {
 		t.Skip("MADV_PAGEOUT unsupported by this kernel")
 	}
@@ -67,6 +69,17 @@ func TestEmbeddedPageOut(t *testing.T) {
 		t.Errorf("PageOut of %d bytes mapped left %d KiB of %d KiB resident", mapped, after>>10, before>>10)
 	}
 	readAll()
+	// Paged out again only after lists of half the database more.
+	before = resident(t, db)
+	if n, err := e.PageOutIfListed(s.ListedBytes() - 12<<20); err != nil || n != 0 {
+		t.Errorf("PageOutIfListed after 4 MiB more listed: paged out %d bytes mapped (%v), want none", n, err)
+	}
+	if after := resident(t, db); after < before/2 {
+		t.Errorf("%d KiB resident after a PageOutIfListed that should not page out, %d KiB before", after>>10, before>>10)
+	}
+	if n, err := e.PageOutIfListed(s.ListedBytes()); err != nil || n == 0 {
+		t.Errorf("PageOutIfListed after 16 MiB more listed: paged out %d bytes mapped (%v), want the database", n, err)
+	}
 }
 
 // resident sums the Rss of this process's mappings of path (/proc/self/smaps).

@@ -78,6 +78,18 @@ func Cmp(a, b resource.Quantity) int {
 	case sa == 0:
 		return 0
 	}
+	// Integers (most quantities: counts, bytes, whole cores) compare as int64s.
+	if x, ok := a.AsInt64(); ok {
+		if y, ok := b.AsInt64(); ok {
+			switch {
+			case x < y:
+				return -1
+			case x > y:
+				return 1
+			}
+			return 0
+		}
+	}
 	if moderate(a) && moderate(b) {
 		return a.Cmp(b)
 	}
