@@ -42,8 +42,9 @@ import (
 //     other replicas are caught and evaluated again.
 //   - A cluster quota's status is never written by clients: every write of one computes it
 //     complete from the namespaces it selects at a read revision R and commits only if none
-//     of them changed after R (each one's usage epoch, which every namespaced transaction
-//     puts) and no namespace was created, deleted or relabelled after R.
+//     of them changed after R (each one's usage epochs, which every namespaced transaction
+//     puts unless it puts one of the namespace's quotas, and its quotas) and no namespace was
+//     created, deleted or relabelled after R.
 
 // crqGR is the cluster quotas' group-resource.
 var crqGR = clusterquota.SchemeGroupVersion.WithResource("clusterresourcequotas").GroupResource()

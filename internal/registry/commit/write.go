@@ -126,8 +126,8 @@ var quotaGVK = corev1.SchemeGroupVersion.WithKind("ResourceQuota")
 func QuotaSetKey(ns string) string { return "/registry/quotad.io/quota-set/" + ns + "/" }
 
 // EpochKey is the per-namespace prefix of the usage epochs every namespaced transaction puts
-// (EpochKeyFor); quota recomputation guards on it to learn that nothing in the namespace
-// changed.
+// (EpochKeyFor) unless it puts one of the namespace's quotas; quota recomputation guards on
+// it and on the namespace's quotas to learn that nothing in the namespace changed.
 func EpochKey(ns string) string { return epochPrefix + ns + "/" }
 
 // EpochKeyFor is the usage epoch of one group-resource in a namespace, under EpochKey(ns):
