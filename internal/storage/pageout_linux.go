@@ -48,8 +48,13 @@ func pageOutFile(path string) (int64, error) {
 	var total int64
 	for _, m := range mappingsOf(maps, path) {
 		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, m.start, m.end-m.start, unix.MADV_PAGEOUT); errno != 0 {
-			if errno == unix.EINVAL {
+			switch errno {
+			case unix.EINVAL:
 				return total, errors.ErrUnsupported
+			case unix.ENOMEM:
+				// Unmapped since /proc/self/maps was read (a defragmentation maps a new
+				// file): nothing of it is resident any more.
+				continue
 			}
 			return total, errno
 		}
