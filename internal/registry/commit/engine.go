@@ -500,7 +500,7 @@ func (e *Engine) finishBatch(live []*pending, plan *batchPlan, planErr error, pr
 	// The transaction also runs when it writes nothing but must confirm the quota state that
 	// refusals and dry runs were judged on (then it only compares, and releases the
 	// namespace's turn if it holds it).
-	if plan.included > 0 || plan.validate || plan.releases {
+	if plan.included > 0 || plan.validate || plan.releases() {
 		if prev != nil {
 			<-prev.sent
 		}

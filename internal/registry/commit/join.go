@@ -149,7 +149,7 @@ func (e *Engine) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken
 			next.Status.Total.Used = after
 			cur = &next
 		}
-		send = send || plan.included > 0 || plan.validate || plan.releases
+		send = send || plan.included > 0 || plan.validate || plan.releases()
 		j.plan = plan
 		taken = append(taken, j)
 	}

@@ -2,7 +2,6 @@ package commit
 
 import (
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -155,10 +154,9 @@ type batchPlan struct {
 	// value), never a range at a read revision, so it may share an etcd request with other
 	// namespaces' transactions (see combiner).
 	pipelined bool
-	// releases: the transaction deletes the namespace's turn this replica holds (release),
-	// so it runs even when it stores and confirms nothing else.
-	releases bool
-	release  storage.Op
+	// release deletes the namespace's turn this replica holds (its Key is empty when none
+	// is held): the transaction then runs even when it stores and confirms nothing else.
+	release storage.Op
 	// pending are the value guards on quotas that earlier batches write.
 	pending []pendingGuard
 	// crqWrites are the cluster quotas the transaction writes; committedRev the revision
@@ -176,11 +174,14 @@ func (p *batchPlan) toSend() storage.Txn {
 		return p.txn
 	}
 	t := storage.Txn{Compares: p.txn.Compares}
-	if p.releases {
+	if p.releases() {
 		t.Ops = []storage.Op{p.release}
 	}
 	return t
 }
+
+// releases reports whether the transaction releases the namespace's turn.
+func (p *batchPlan) releases() bool { return p.release.Key != "" }
 
 // crqWrite is a cluster quota a plan writes, for its slot once committed. A joined
 // batch's plan leaves the charge to the join: it gives only the view's status.used after
@@ -283,7 +284,9 @@ func planBatch(in planInput) (*batchPlan, error) {
 	touched := make([]bool, len(quotas))
 	objOps := make([]storage.Op, 0, len(in.writes)+len(quotas)+1)
 	cmps := make([]storage.Compare, 0, len(in.writes)+len(quotas)+3)
-	quotaWrite := false
+	// quotaWrite: a quota object is written; putsQuota: one of the namespace's quotas is
+	// put (charged, or written), which stands for the usage epochs (step 5).
+	quotaWrite, putsQuota := false, false
 	var writtenGRs []schema.GroupResource
 	for i, w := range in.writes {
 		isQuota := isQuotaWrite(w)
@@ -357,6 +360,7 @@ func planBatch(in planInput) (*batchPlan, error) {
 				}
 			}
 			objOps = append(objOps, storage.Op{Type: storage.OpPut, Key: w.Key, Value: b})
+			putsQuota = putsQuota || isQuota
 		} else {
 			objOps = append(objOps, storage.Op{Type: storage.OpDelete, Key: w.Key})
 		}
@@ -411,6 +415,7 @@ func planBatch(in planInput) (*batchPlan, error) {
 		plan.offers = append(plan.offers, quotaOffer{key: key, value: b, quota: *q})
 		cmps = plan.guard(cmps, st.stored[j], key)
 		ops = append(ops, storage.Op{Type: storage.OpPut, Key: key, Value: b})
+		putsQuota = true
 		next.stored[j] = storedQuota{value: b, by: in.mine}
 	}
 	if pipelined {
@@ -434,7 +439,7 @@ func planBatch(in planInput) (*batchPlan, error) {
 	// that puts one of the namespace's quotas skips them: every recomputation also guards
 	// the namespace's quota prefix, which that put moves (and a quota's deletion, which a
 	// range cannot see, puts the epochs).
-	if !putsQuota(ops, quotaPrefix) {
+	if !putsQuota {
 		for _, gr := range writtenGRs {
 			ops = append(ops, storage.Op{Type: storage.OpPut, Key: EpochKeyFor(ns, gr)})
 		}
@@ -448,22 +453,11 @@ func planBatch(in planInput) (*batchPlan, error) {
 	if st.turn.rev != 0 {
 		plan.release = storage.Op{Type: storage.OpDelete, Key: TurnKey(ns)}
 		ops = append(ops, plan.release)
-		plan.releases = true
 	}
 	plan.txn = storage.Txn{Compares: cmps, Ops: ops}
 	plan.next = next
 	plan.pipelined = pipelined
 	return plan, nil
-}
-
-// putsQuota reports whether ops put a key under quotaPrefix (one of the namespace's quotas).
-func putsQuota(ops []storage.Op, quotaPrefix string) bool {
-	for _, op := range ops {
-		if op.Type == storage.OpPut && strings.HasPrefix(op.Key, quotaPrefix) {
-			return true
-		}
-	}
-	return false
 }
 
 // decodeState builds a namespace's quota state from its quotas' keys as read at revision

@@ -408,8 +408,13 @@ func TestPlanBatchTurn(t *testing.T) {
 		ops := plan.txn.Ops
 		last := ops[len(ops)-1]
 		released := last.Type == storage.OpDelete && last.Key == TurnKey(planNS)
-		if released != (held != 0) || plan.releases != released {
-			t.Errorf("turn %d: last op %+v, releases %v", held, last, plan.releases)
+		if released != (held != 0) || plan.releases() != released {
+			t.Errorf("turn %d: last op %+v, releases %v", held, last, plan.releases())
+		}
+		// Nothing stored: what is sent is the compares and, when held, the release alone.
+		sent := plan.toSend()
+		if sendsRelease := len(sent.Ops) == 1 && sent.Ops[0].Type == storage.OpDelete && sent.Ops[0].Key == TurnKey(planNS); sendsRelease != (held != 0) || (held == 0 && len(sent.Ops) != 0) || len(sent.Compares) != len(plan.txn.Compares) {
+			t.Errorf("turn %d: sends ops %+v with %d of %d compares", held, sent.Ops, len(sent.Compares), len(plan.txn.Compares))
 		}
 		if plan.results[0] == nil || plan.included != 0 {
 			t.Errorf("turn %d: results %v, included %d: want the create refused", held, plan.results, plan.included)
