@@ -71,9 +71,18 @@ func mappingsOf(maps []byte, path string) []mapping {
 	var out []mapping
 	sc := bufio.NewScanner(bytes.NewReader(maps))
 	for sc.Scan() {
-		// address perms offset dev inode pathname
-		f := bytes.Fields(sc.Bytes())
-		if len(f) < 6 || string(bytes.Join(f[5:], []byte(" "))) != path {
+		// address perms offset dev inode pathname (the rest of the line, spaces included)
+		line := sc.Bytes()
+		var f [5][]byte
+		for i := range f {
+			line = bytes.TrimLeft(line, " ")
+			end := bytes.IndexByte(line, ' ')
+			if end < 0 {
+				end = len(line)
+			}
+			f[i], line = line[:end], line[end:]
+		}
+		if string(bytes.TrimLeft(line, " ")) != path {
 			continue
 		}
 		lo, hi, ok := bytes.Cut(f[0], []byte("-"))
