@@ -25,8 +25,12 @@ func TestPodGC(t *testing.T) {
 	})
 	ctx := ctxT(t)
 	mkNamespace(t, s, "gc")
-	if _, err := s.Client.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+	// "ghost" exists until the pods bound to it are in place (one of them terminating),
+	// so pod GC cannot collect them before the test has made them.
+	for _, node := range []string{"n1", "ghost"} {
+		if _, err := s.Client.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	mkQuota(t, s, "gc", "q", map[string]string{"pods": "10", "count/pods": "10", "requests.cpu": "10"})
 	pods := s.Client.CoreV1().Pods("gc")
@@ -52,13 +56,17 @@ func TestPodGC(t *testing.T) {
 	mk("orphan", "ghost", corev1.PodRunning)
 	terminating := mk("orphan-terminating", "ghost", corev1.PodRunning)
 	// Watched from before its graceful delete: the pod is terminating first, then pod GC
-	// removes it (its quarantine is short here, so a read could miss the first).
+	// removes it once its node is gone (the quarantine is short here, so a read could miss
+	// the first).
 	w, err := pods.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=orphan-terminating", ResourceVersion: terminating.ResourceVersion})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
 	if err := pods.Delete(ctx, "orphan-terminating", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](3600)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Client.CoreV1().Nodes().Delete(ctx, "ghost", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	sawTerminating := false
