@@ -80,9 +80,14 @@ type Embedded struct {
 
 	closeOnce sync.Once
 
-	// pagedAt is the store's ListedBytes at the last page-out (PageOutIfListed).
-	pageMu  sync.Mutex
-	pagedAt int64
+	// listed is its stores' ListedBytes; pagedAt and listPagedAt what it was at the last
+	// page-out of PageOutIfListed and of pageOutListing, which pageMu serializes; paging is
+	// set while a list's page-out runs.
+	listed      atomic.Int64
+	pageMu      sync.Mutex
+	pagedAt     atomic.Int64
+	listPagedAt atomic.Int64
+	paging      atomic.Bool
 }
 
 // EmbeddedOption adjusts StartEmbedded.
@@ -408,6 +413,7 @@ func (e *Embedded) Store() *Etcd {
 		resp, _, err := txn.Range(ctx, server.Logger(), server.KV(), r, false)
 		return resp, err
 	}
+	st.listed, st.afterList = &e.listed, e.pageOutListing
 	return st
 }
 

@@ -57,8 +57,11 @@ type Etcd struct {
 	kv       pb.KVClient
 	callOpts []grpc.CallOption
 
-	// listed counts the bytes of the values lists returned (ListedBytes).
-	listed atomic.Int64
+	// listed counts the bytes of the values lists returned (ListedBytes), shared by the
+	// stores of one embedded member; afterList, when set (an embedded member), is told the
+	// new count after each list.
+	listed    *atomic.Int64
+	afterList func(listed int64)
 
 	// ctx ends every watch of the store on Close.
 	ctx    context.Context
@@ -96,7 +99,7 @@ func NewEtcd(client *clientv3.Client) *Etcd {
 
 func newEtcd(client *clientv3.Client, kv pb.KVClient, callOpts []grpc.CallOption) *Etcd {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Etcd{client: client, kv: kv, callOpts: callOpts, ctx: ctx, cancel: cancel}
+	return &Etcd{client: client, kv: kv, callOpts: callOpts, listed: new(atomic.Int64), ctx: ctx, cancel: cancel}
 }
 
 // Get returns the key at the latest revision (a linearizable read), or ErrNotFound.
@@ -177,12 +180,16 @@ func (s *Etcd) count(res ListResult) ListResult {
 	for _, kv := range res.KVs {
 		n += len(kv.Value)
 	}
-	s.listed.Add(int64(n))
+	total := s.listed.Add(int64(n))
+	if s.afterList != nil && n > 0 {
+		s.afterList(total)
+	}
 	return res
 }
 
-// ListedBytes is how many bytes of values the store's lists have returned: with an
-// embedded member, about what its reads mapped in (Embedded.PageOutIfListed).
+// ListedBytes is how many bytes of values the store's lists have returned (with an
+// embedded member, the lists of all its stores): about what the member's reads mapped in
+// (Embedded.PageOutIfListed).
 func (s *Etcd) ListedBytes() int64 { return s.listed.Load() }
 
 // ReadsUncountedPages reports whether the store reads NoCount pages without counting: an

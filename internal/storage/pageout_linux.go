@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,17 +26,42 @@ func (e *Embedded) PageOut() (int64, error) {
 }
 
 // PageOutIfListed pages out (PageOut) when the store's lists returned, since the last
-// page-out, values amounting to at least half of the database in use (listed is the
+// time it did, values amounting to at least half of the database in use (listed is the
 // store's ListedBytes): a list of every object maps the whole file in, whereas the pages a
 // steady load keeps using would only be read back. It reports the bytes of the mappings
 // paged out (0 when it did not).
 func (e *Embedded) PageOutIfListed(listed int64) (int64, error) {
+	return e.pageOutIfListed(&e.pagedAt, listed, e.etcd.Server.Backend().SizeInUse()/2)
+}
+
+// ListPageOutBytes is how much the member's lists return between the page-outs that
+// follow their reads (pageOutListing).
+const ListPageOutBytes = 64 << 20
+
+// pageOutListing is the member's stores' hook after each list (or page of one): once lists
+// returned ListPageOutBytes since the last such page-out, the list that crossed it pages
+// out before it goes on, while the other lists go on without waiting. A list of every
+// object so holds about that much of the file resident while it runs, instead of all of
+// it.
+func (e *Embedded) pageOutListing(listed int64) {
+	if listed-e.listPagedAt.Load() < ListPageOutBytes || !e.paging.CompareAndSwap(false, true) {
+		return
+	}
+	defer e.paging.Store(false)
+	if _, err := e.pageOutIfListed(&e.listPagedAt, listed, ListPageOutBytes); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		e.logger.Debug("paging out etcd's database after lists", "err", err)
+	}
+}
+
+// pageOutIfListed pages out when lists returned at least least bytes since *at, and then
+// sets *at to listed.
+func (e *Embedded) pageOutIfListed(at *atomic.Int64, listed, least int64) (int64, error) {
 	e.pageMu.Lock()
 	defer e.pageMu.Unlock()
-	if listed-e.pagedAt < e.etcd.Server.Backend().SizeInUse()/2 {
+	if listed-at.Load() < least {
 		return 0, nil
 	}
-	e.pagedAt = listed
+	at.Store(listed)
 	return e.PageOut()
 }
 

@@ -82,6 +82,69 @@ func TestEmbeddedPageOut(t *testing.T) {
 	}
 }
 
+// TestEmbeddedPageOutDuringList: a list of 128 MiB of values, read in pages as the server
+// reads one, holds no more of the database file resident than ListPageOutBytes and a page
+// or two: the page that crosses it pages out the pages read before. Every value reads as
+// written, and the quiet spell's page-out (PageOutIfListed) still follows.
+func TestEmbeddedPageOutDuringList(t *testing.T) {
+	dir := t.TempDir()
+	e := startEmbedded(t, dir)
+	s := e.Store()
+	value := func(i int) []byte { return bytes.Repeat([]byte{byte('a' + i%26)}, 64<<10) }
+	const keys, perTxn = 2048, 16
+	for i := 0; i < keys; i += perTxn {
+		var ops []storage.Op
+		for j := i; j < i+perTxn; j++ {
+			ops = append(ops, storage.Op{Type: storage.OpPut, Key: fmt.Sprintf("/p/%04d", j), Value: value(j)})
+		}
+		if _, err := s.Txn(t.Context(), storage.Txn{Ops: ops}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	e.Close()
+	// Started again, every value is read through the mapped file.
+	e = startEmbedded(t, dir)
+	s = e.Store()
+	defer s.Close()
+	if _, err := e.PageOut(); errors.Is(err, errors.ErrUnsupported) {
+		t.Skip("MADV_PAGEOUT unsupported by this kernel")
+	}
+	db := filepath.Join(dir, "etcd", "member", "snap", "db")
+	first, err := s.List(t.Context(), "/p/", storage.ListOptions{Limit: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, peak := 0, int64(0)
+	for lr := first; ; {
+		for _, kv := range lr.KVs {
+			if want := fmt.Sprintf("/p/%04d", read); kv.Key != want || !bytes.Equal(kv.Value, value(read)) {
+				t.Fatalf("value %d: read %s (%d bytes), want %s as written", read, kv.Key, len(kv.Value), want)
+			}
+			read++
+		}
+		peak = max(peak, resident(t, db))
+		if !lr.More {
+			break
+		}
+		next := lr.KVs[len(lr.KVs)-1].Key + "\x00"
+		if lr, err = s.List(t.Context(), "/p/", storage.ListOptions{StartKey: next, Revision: first.Revision, Limit: 32, NoCount: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if read != keys {
+		t.Fatalf("read %d values, want %d", read, keys)
+	}
+	t.Logf("listed %d MiB: at most %d MiB of the database resident", s.ListedBytes()>>20, peak>>20)
+	if limit := int64(storage.ListPageOutBytes + 12<<20); peak > limit {
+		t.Errorf("%d MiB of the database resident during a list of 128 MiB, want at most %d MiB", peak>>20, limit>>20)
+	}
+	// The quiet spell's page-out still follows the whole list.
+	if n, err := e.PageOutIfListed(s.ListedBytes()); err != nil || n == 0 || resident(t, db) > 4<<20 {
+		t.Errorf("PageOutIfListed after a list of the whole database: paged out %d bytes mapped (%v), %d KiB resident", n, err, resident(t, db)>>10)
+	}
+}
+
 // TestEmbeddedPageOutUnderLoad: paging out while writes, lists and a defragmentation (which
 // maps a new file) run changes no value: every key reads back as last written.
 func TestEmbeddedPageOutUnderLoad(t *testing.T) {

@@ -9,3 +9,9 @@ func (e *Embedded) PageOut() (int64, error) { return 0, errors.ErrUnsupported }
 
 // PageOutIfListed is supported on Linux only (pageout_linux.go).
 func (e *Embedded) PageOutIfListed(int64) (int64, error) { return 0, errors.ErrUnsupported }
+
+// ListPageOutBytes: see pageout_linux.go.
+const ListPageOutBytes = 64 << 20
+
+// pageOutListing does nothing where PageOut is unsupported.
+func (e *Embedded) pageOutListing(int64) {}
