@@ -19,21 +19,8 @@ import (
 // it pages out again only once lists returned half the database more.
 func TestEmbeddedPageOut(t *testing.T) {
 	dir := t.TempDir()
-	e := startEmbedded(t, dir)
-	s := e.Store()
 	value := bytes.Repeat([]byte("v"), 64<<10)
-	for i := range 256 {
-		if _, err := s.Txn(t.Context(), storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: fmt.Sprintf("/p/%03d", i), Value: value}}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s.Close()
-	e.Close()
-	// Started again, etcd holds nothing in its write buffer: every value read below is
-	// read through the mapped file.
-	e = startEmbedded(t, dir)
-	s = e.Store()
-	defer s.Close()
+	e, s := writeAndRestart(t, dir, 256, func(int) []byte { return value })
 	readAll := func() {
 		t.Helper()
 		lr, err := s.List(t.Context(), "/p/", storage.ListOptions{})
@@ -88,25 +75,9 @@ func TestEmbeddedPageOut(t *testing.T) {
 // written, and the quiet spell's page-out (PageOutIfListed) still follows.
 func TestEmbeddedPageOutDuringList(t *testing.T) {
 	dir := t.TempDir()
-	e := startEmbedded(t, dir)
-	s := e.Store()
 	value := func(i int) []byte { return bytes.Repeat([]byte{byte('a' + i%26)}, 64<<10) }
-	const keys, perTxn = 2048, 16
-	for i := 0; i < keys; i += perTxn {
-		var ops []storage.Op
-		for j := i; j < i+perTxn; j++ {
-			ops = append(ops, storage.Op{Type: storage.OpPut, Key: fmt.Sprintf("/p/%04d", j), Value: value(j)})
-		}
-		if _, err := s.Txn(t.Context(), storage.Txn{Ops: ops}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s.Close()
-	e.Close()
-	// Started again, every value is read through the mapped file.
-	e = startEmbedded(t, dir)
-	s = e.Store()
-	defer s.Close()
+	const keys = 2048
+	e, s := writeAndRestart(t, dir, keys, value)
 	if _, err := e.PageOut(); errors.Is(err, errors.ErrUnsupported) {
 		t.Skip("MADV_PAGEOUT unsupported by this kernel")
 	}
@@ -204,6 +175,30 @@ func TestEmbeddedPageOutUnderLoad(t *testing.T) {
 	default:
 		close(done)
 	}
+}
+
+// writeAndRestart puts keys values (/p/0000, /p/0001, ...) into an embedded member in dir,
+// 16 to a transaction, and starts it again: etcd then holds nothing in its write buffer,
+// so every value is read through the mapped file. The store is closed with the test.
+func writeAndRestart(t *testing.T, dir string, keys int, value func(i int) []byte) (*storage.Embedded, *storage.Etcd) {
+	t.Helper()
+	e := startEmbedded(t, dir)
+	s := e.Store()
+	for i := 0; i < keys; i += 16 {
+		var ops []storage.Op
+		for j := i; j < min(i+16, keys); j++ {
+			ops = append(ops, storage.Op{Type: storage.OpPut, Key: fmt.Sprintf("/p/%04d", j), Value: value(j)})
+		}
+		if _, err := s.Txn(t.Context(), storage.Txn{Ops: ops}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	e.Close()
+	e = startEmbedded(t, dir)
+	s = e.Store()
+	t.Cleanup(func() { s.Close() })
+	return e, s
 }
 
 // resident sums the Rss of this process's mappings of path (/proc/self/smaps).
