@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/quotad/quotad/internal/auth"
 )
 
 // Long reads (un-paged lists and watches' initial events beyond their first 64) are
@@ -25,6 +27,11 @@ import (
 // other requests are in flight or were within LongReadRestWindow; alone, they run at
 // full speed. A page whose writing blocks on its client for MaxLongReadWriteHold gives
 // its seat back at once (a slow or stalled reader holds no seat), without rest.
+//
+// The long reads of system:masters take no seat and never rest (pacedLongReads), as
+// upstream's API Priority and Fairness exempts that group: the cluster's own components
+// holding admin credentials (an informer's relist is an un-paged list of everything it
+// follows) and an administrator are served at once.
 
 const (
 	// LongReadRestFactor is how many times as long as a page held its seat the seat rests.
@@ -36,6 +43,14 @@ const (
 	// MaxLongReadWriteHold is how long a page's writing may hold its seat.
 	MaxLongReadWriteHold = 50 * time.Millisecond
 )
+
+// pacedLongReads reports whether the long reads of the request of ctx take seats of long
+// reads: all but those of system:masters (exempt, as in upstream's API Priority and
+// Fairness).
+func pacedLongReads(ctx context.Context) bool {
+	u, ok := auth.UserFrom(ctx)
+	return !ok || !exempt(u)
+}
 
 // heavySeats is how many pages of long reads are read and encoded at once by default:
 // half the cores the Go runtime uses, at least one.
@@ -214,9 +229,10 @@ type workSeat struct {
 
 func (s *Server) workSeat(ctx context.Context) *workSeat { return &workSeat{s: s, ctx: ctx} }
 
-// take takes the seat (waiting within the request's deadline), unless already held.
+// take takes the seat (waiting within the request's deadline), unless already held or the
+// request's long reads are not paced.
 func (w *workSeat) take() error {
-	if w.seat != nil {
+	if w.seat != nil || !pacedLongReads(w.ctx) {
 		return nil
 	}
 	seat, err := w.s.pager.take(w.ctx, w.s.requestTicket(w.ctx))

@@ -323,7 +323,7 @@ func (s *Server) selectors(r *http.Request, res *registry.Resource, info request
 			fs = n
 		}
 	}
-	if len(ls)+len(fs) >= HeavySelectorBytes {
+	if len(ls)+len(fs) >= HeavySelectorBytes && pacedLongReads(r.Context()) {
 		seat, err := s.pager.take(r.Context(), s.requestTicket(r.Context()))
 		if err != nil {
 			return selector.Selector{}, err

@@ -127,7 +127,7 @@ type listDocument struct {
 // objects are encoded and written before the next is read, so a list costs one page of
 // memory however long it is. Errors before the first item are answered as usual; after
 // it, the answer can only be cut off. Each page after the first is read, encoded and
-// written holding a seat of long reads (see pager).
+// written holding a seat of long reads (see pager; not for system:masters).
 func (s *Server) streamList(w http.ResponseWriter, r *http.Request, res *registry.Resource, ns string, acc accept, opts registry.ListOptions) {
 	l := &listStream{w: w, page: s.pageBuffer()}
 	defer s.putPageBuffer(l.page)
@@ -143,14 +143,16 @@ func (s *Server) streamList(w http.ResponseWriter, r *http.Request, res *registr
 		}
 	}
 	defer release()
-	ticket := s.requestTicket(r.Context())
-	opts.Pace = func(ctx context.Context) error {
-		var err error
-		if seat, err = s.pager.take(ctx, ticket); err != nil {
-			return err
+	if pacedLongReads(r.Context()) {
+		ticket := s.requestTicket(r.Context())
+		opts.Pace = func(ctx context.Context) error {
+			var err error
+			if seat, err = s.pager.take(ctx, ticket); err != nil {
+				return err
+			}
+			l.paced = true
+			return nil
 		}
-		l.paced = true
-		return nil
 	}
 	// pageDone writes a page's items (after the document's head, before the first).
 	pageDone := func(rv string, write func() error) error {

@@ -50,20 +50,24 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Res
 	// revision's events, which a client must get whole) is finished, while a client that
 	// reads nothing is still cut off.
 	_ = rc.SetWriteDeadline(deadline.Add(WatchWriteGrace))
-	ticket := s.requestTicket(r.Context())
-	events, err := s.cfg.Store.Watch(ctx, res, info.Namespace, registry.WatchOptions{
-		Selector: sel, ResourceVersion: q.Get("resourceVersion"),
-		Bookmarks: q.Get("allowWatchBookmarks") == "true", SendInitialEvents: q.Get("sendInitialEvents") == "true",
-		// A JSON watch writes its initial objects from their stored bytes.
-		StoredInitial: !acc.table && !acc.partial,
-		// Initial events beyond a page are a long read (see pager).
-		Pace: func(ctx context.Context) (func(), error) {
+	// Initial events beyond a page are a long read (see pager).
+	var pace func(context.Context) (func(), error)
+	if pacedLongReads(r.Context()) {
+		ticket := s.requestTicket(r.Context())
+		pace = func(ctx context.Context) (func(), error) {
 			seat, err := s.pager.take(ctx, ticket)
 			if err != nil {
 				return nil, err
 			}
 			return seat.done, nil
-		},
+		}
+	}
+	events, err := s.cfg.Store.Watch(ctx, res, info.Namespace, registry.WatchOptions{
+		Selector: sel, ResourceVersion: q.Get("resourceVersion"),
+		Bookmarks: q.Get("allowWatchBookmarks") == "true", SendInitialEvents: q.Get("sendInitialEvents") == "true",
+		// A JSON watch writes its initial objects from their stored bytes.
+		StoredInitial: !acc.table && !acc.partial,
+		Pace:          pace,
 	})
 	if err != nil {
 		writeError(w, err)

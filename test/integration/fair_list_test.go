@@ -11,7 +11,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/quotad/quotad/internal/server"
 	"github.com/quotad/quotad/internal/server/servertest"
@@ -42,8 +45,9 @@ func (h *heldPages) List(ctx context.Context, prefix string, opts storage.ListOp
 }
 
 // startHeld starts a server with one seat of long reads and objects config maps in ns,
-// its later page reads told and the first held (h).
-func startHeld(t *testing.T, ctx context.Context, ns string, objects int) (*servertest.Server, *heldPages) {
+// its later page reads told and the first held (h). The returned client is a user bound
+// to cluster-admin but not in system:masters, whose long reads take seats.
+func startHeld(t *testing.T, ctx context.Context, ns string, objects int) (*servertest.Server, *heldPages, kubernetes.Interface) {
 	h := &heldPages{prefix: "/registry/configmaps/" + ns + "/", entered: make(chan struct{}, 64), release: make(chan struct{})}
 	s := servertest.Start(t, func(c *server.Config) {
 		c.MaxLongReads = 1
@@ -63,7 +67,19 @@ func startHeld(t *testing.T, ctx context.Context, ns string, objects int) (*serv
 			t.Fatal(err)
 		}
 	}
-	return s, h
+	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "fair-reader"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "fair-reader"}}}
+	if _, err := s.Client.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := rest.CopyConfig(s.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "fair-reader"}
+	reader, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, h, reader
 }
 
 // TestFairLongWatchWaits: a watch's initial events beyond its first page are a long
@@ -73,10 +89,10 @@ func TestFairLongWatchWaits(t *testing.T) {
 	t.Parallel()
 	const ns, objects = "fair", 1200
 	ctx := edgeCtx(t)
-	s, h := startHeld(t, ctx, ns, objects)
+	s, h, reader := startHeld(t, ctx, ns, objects)
 	listed := make(chan error, 1)
 	go func() {
-		_, err := s.Client.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+		_, err := reader.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
 		listed <- err
 	}()
 	select {
@@ -84,7 +100,7 @@ func TestFairLongWatchWaits(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the list did not read its second page")
 	}
-	w, err := s.Client.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{})
+	w, err := reader.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,14 +160,14 @@ func TestFairLongListsWait(t *testing.T) {
 		objects = 1200 // three pages
 	)
 	ctx := edgeCtx(t)
-	s, h := startHeld(t, ctx, ns, objects)
+	s, h, reader := startHeld(t, ctx, ns, objects)
 	var lists sync.WaitGroup
 	counts := make([]int, 2)
 	list := func(i int) {
 		lists.Add(1)
 		go func() {
 			defer lists.Done()
-			l, err := s.Client.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+			l, err := reader.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
 				t.Errorf("list %d: %v", i, err)
 				return
@@ -207,6 +223,76 @@ func TestFairLongListsWait(t *testing.T) {
 		if n != objects {
 			t.Errorf("list %d: %d objects, want %d", i, n, objects)
 		}
+	}
+}
+
+// TestFairExemptLongReads: system:masters takes no seat of long reads, as upstream's API
+// Priority and Fairness exempts it: while another user's un-paged list holds the only seat
+// (held reading its second page), an administrator's un-paged list and watch of the same
+// objects are served whole without waiting, as an informer's relist of a cluster component
+// holding admin credentials must be.
+func TestFairExemptLongReads(t *testing.T) {
+	t.Parallel()
+	const ns, objects = "fair", 1200
+	ctx := edgeCtx(t)
+	s, h, reader := startHeld(t, ctx, ns, objects)
+	listed := make(chan error, 1)
+	go func() {
+		_, err := reader.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+		listed <- err
+	}()
+	select {
+	case <-h.entered:
+	case <-ctx.Done():
+		t.Fatal("the reader's list did not read its second page")
+	}
+	go func() {
+		for range h.entered {
+		}
+	}()
+	count := func(items []corev1.ConfigMap) int {
+		n := 0
+		for _, cm := range items {
+			if strings.HasPrefix(cm.Name, "cm-") {
+				n++
+			}
+		}
+		return n
+	}
+	l, err := s.Client.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{ResourceVersion: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(l.Items); n != objects {
+		t.Errorf("the administrator's list: %d objects, want %d", n, objects)
+	}
+	w, err := s.Client.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for seen := map[string]bool{}; len(seen) < objects; {
+		select {
+		case ev := <-w.ResultChan():
+			if cm, ok := ev.Object.(*corev1.ConfigMap); ok && strings.HasPrefix(cm.Name, "cm-") {
+				seen[cm.Name] = true
+			}
+		case <-ctx.Done():
+			t.Fatalf("the administrator's watch sent %d of %d objects", len(seen), objects)
+		}
+	}
+	if gauge(t, ctx, s, "quotad_apiserver_long_read_pages_waiting") {
+		t.Error("a page waits for a seat of long reads, with only the administrator's reads besides the held one")
+	}
+	// The reader's list still holds the seat; released, it ends whole.
+	select {
+	case err := <-listed:
+		t.Fatalf("the reader's list ended while held: %v", err)
+	default:
+	}
+	close(h.release)
+	if err := <-listed; err != nil {
+		t.Errorf("the reader's list: %v", err)
 	}
 }
 
