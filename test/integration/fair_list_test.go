@@ -82,6 +82,23 @@ func startHeld(t *testing.T, ctx context.Context, ns string, objects int) (*serv
 	return s, h, reader
 }
 
+// holdSeat starts an un-paged list of ns by c and returns once it holds the only seat of
+// long reads, held reading its second page (h); the list's outcome comes on the channel.
+func holdSeat(t *testing.T, ctx context.Context, c kubernetes.Interface, ns string, h *heldPages) <-chan error {
+	t.Helper()
+	listed := make(chan error, 1)
+	go func() {
+		_, err := c.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+		listed <- err
+	}()
+	select {
+	case <-h.entered:
+	case <-ctx.Done():
+		t.Fatal("the list did not read its second page")
+	}
+	return listed
+}
+
 // TestFairLongWatchWaits: a watch's initial events beyond its first page are a long
 // read: while a list holds the only seat, the watch sends its first page and then waits
 // for the seat; once the list goes on, the watch sends every object.
@@ -90,16 +107,7 @@ func TestFairLongWatchWaits(t *testing.T) {
 	const ns, objects = "fair", 1200
 	ctx := edgeCtx(t)
 	s, h, reader := startHeld(t, ctx, ns, objects)
-	listed := make(chan error, 1)
-	go func() {
-		_, err := reader.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
-		listed <- err
-	}()
-	select {
-	case <-h.entered:
-	case <-ctx.Done():
-		t.Fatal("the list did not read its second page")
-	}
+	listed := holdSeat(t, ctx, reader, ns, h)
 	w, err := reader.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -236,16 +244,7 @@ func TestFairExemptLongReads(t *testing.T) {
 	const ns, objects = "fair", 1200
 	ctx := edgeCtx(t)
 	s, h, reader := startHeld(t, ctx, ns, objects)
-	listed := make(chan error, 1)
-	go func() {
-		_, err := reader.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
-		listed <- err
-	}()
-	select {
-	case <-h.entered:
-	case <-ctx.Done():
-		t.Fatal("the reader's list did not read its second page")
-	}
+	listed := holdSeat(t, ctx, reader, ns, h)
 	go func() {
 		for range h.entered {
 		}
