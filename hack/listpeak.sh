@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Measures quotad's memory holding many pods, as docs/benchmarks.md reports it ("Memory with
+# 120,000 pods"): a fresh quotad with the default soft memory limit, FILL pods created by
+# quotabench (32 clients), MEASURE more with quotad's CPU per create, 20 s idle, then an
+# un-paged `kubectl get pods -A --chunk-size=0 -o name` of all of them while RSS is sampled
+# every 200 ms, and RSS again 30 s later. RSS, anonymous and file parts come from
+# /proc/<pid>/status (the file part includes quotad's own mapped binary).
+#
+#   hack/listpeak.sh                           build both; 100,000 + 20,000 pods
+#   QUOTAD=/path QUOTABENCH=/path ...          reuse built binaries
+#   FILL=20000 MEASURE=5000 ...                fewer pods
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'kill "${sampler:-}" "${pid:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+if [[ -z "${QUOTAD:-}" || -z "${QUOTABENCH:-}" ]]; then
+	(cd "$root" && go build -o "$work/quotad" ./cmd/quotad && go build -o "$work/quotabench" ./cmd/quotabench)
+fi
+quotad=${QUOTAD:-$work/quotad}
+bench=${QUOTABENCH:-$work/quotabench}
+fill=${FILL:-100000}
+measure=${MEASURE:-20000}
+
+"$quotad" --data-dir "$work/qd" --secure-port 0 >"$work/server.log" 2>&1 &
+pid=$!
+until grep -q 'quotad is ready' "$work/server.log" 2>/dev/null; do
+	kill -0 "$pid" || { cat "$work/server.log"; exit 1; }
+	sleep 0.2
+done
+export KUBECONFIG=$work/qd/admin.kubeconfig
+
+rss() { # RSS, anonymous and file parts in MB
+	awk '/^VmRSS|^RssAnon|^RssFile/ {v[$1]=int($2/1024)} END {printf "%d MB (anonymous %d, file %d)", v["VmRSS:"], v["RssAnon:"], v["RssFile:"]}' "/proc/$pid/status"
+}
+cpu() { awk '{print $14+$15}' "/proc/$pid/stat"; }
+
+"$bench" --scenario quota --clients 32 --creates "$fill" --prefix fill 2>>"$work/bench.err" | grep '^creates/s' | sed 's/^/fill: /'
+c0=$(cpu)
+"$bench" --scenario quota --clients 32 --creates "$measure" --prefix meas 2>>"$work/bench.err" | grep '^creates/s' | sed 's/^/measured: /'
+c1=$(cpu)
+tick=$(getconf CLK_TCK)
+echo "quotad CPU per create: $(((c1 - c0) * 1000000 / tick / measure)) us"
+sleep 20
+echo "idle: $(rss)"
+
+# The sampler keeps the largest RSS it saw, with its parts.
+(
+	peak=0
+	while kill -0 "$pid" 2>/dev/null; do
+		r=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
+		if ((r > peak)); then
+			peak=$r
+			rss >"$work/peak"
+		fi
+		sleep 0.2
+	done
+) &
+sampler=$!
+start=$(date +%s.%N)
+n=$(kubectl get pods -A --chunk-size=0 -o name | wc -l)
+end=$(date +%s.%N)
+kill "$sampler" 2>/dev/null || true
+wait "$sampler" 2>/dev/null || true
+echo "list of $n pods: $(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.1f", b - a}') s; peak during it: $(cat "$work/peak")"
+sleep 30
+echo "30 s after the list: $(rss)"
