@@ -27,9 +27,10 @@
 //     the member stopped and the data dir released.
 //   - Every watch has its own etcd watch stream, so cancelling watches never sends cancel
 //     requests on a stream shared with live ones (which deadlocks the in-process client).
-//   - An embedded member's mapped database never stays resident because of lists: every 64
-//     MiB its stores' lists return (ListPageOutBytes), the list that crosses the mark pages
-//     the mapping out (MADV_PAGEOUT, which discards no data) before going on.
+//   - Lists keep at most about ListPageOutBytes (64 MiB) of an embedded member's mapped
+//     database resident: each time its stores' lists have returned that much, the list that
+//     crossed the mark pages the mapping out (MADV_PAGEOUT, which discards no data) before
+//     going on.
 //   - Snapshot files are written 0600, never half (a .part file renamed when complete); a
 //     restore never writes into a data dir that already holds etcd data.
 package storage
