@@ -13,25 +13,10 @@
 #   NICE=-10 ...                               niceness of quotad and the load generator
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'kill "${pid:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
-if [[ -z "${QUOTAD:-}" || -z "${QUOTABENCH:-}" ]]; then
-	(cd "$root" && go build -o "$work/quotad" ./cmd/quotad && go build -o "$work/quotabench" ./cmd/quotabench)
-fi
-quotad=${QUOTAD:-$work/quotad}
-bench=${QUOTABENCH:-$work/quotabench}
+source "$(dirname "$0")/benchlib.sh"
 run=(nice -n "${NICE:-0}")
-
-"${run[@]}" "$quotad" --data-dir "$work/qd" --secure-port 0 --profiling >"$work/server.log" 2>&1 &
-pid=$!
-until grep -q 'quotad is ready' "$work/server.log" 2>/dev/null; do
-	kill -0 "$pid" || { cat "$work/server.log"; exit 1; }
-	sleep 0.2
-done
-export KUBECONFIG=$work/qd/admin.kubeconfig
+bench_start "${run[@]}" -- --profiling
 url=$(grep -o 'https://[0-9.:]*' "$work/server.log" | tail -1)
-cpu() { awk '{print $14+$15}' "/proc/$pid/stat"; }
 
 "${run[@]}" "$bench" --scenario quota --clients 32 --creates 10000 >/dev/null 2>&1
 sleep 3

@@ -11,29 +11,14 @@
 #   FILL=20000 MEASURE=5000 ...                fewer pods
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'kill "${sampler:-}" "${pid:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
-if [[ -z "${QUOTAD:-}" || -z "${QUOTABENCH:-}" ]]; then
-	(cd "$root" && go build -o "$work/quotad" ./cmd/quotad && go build -o "$work/quotabench" ./cmd/quotabench)
-fi
-quotad=${QUOTAD:-$work/quotad}
-bench=${QUOTABENCH:-$work/quotabench}
+source "$(dirname "$0")/benchlib.sh"
 fill=${FILL:-100000}
 measure=${MEASURE:-20000}
-
-"$quotad" --data-dir "$work/qd" --secure-port 0 >"$work/server.log" 2>&1 &
-pid=$!
-until grep -q 'quotad is ready' "$work/server.log" 2>/dev/null; do
-	kill -0 "$pid" || { cat "$work/server.log"; exit 1; }
-	sleep 0.2
-done
-export KUBECONFIG=$work/qd/admin.kubeconfig
+bench_start
 
 rss() { # RSS, anonymous and file parts in MB
 	awk '/^VmRSS|^RssAnon|^RssFile/ {v[$1]=int($2/1024)} END {printf "%d MB (anonymous %d, file %d)", v["VmRSS:"], v["RssAnon:"], v["RssFile:"]}' "/proc/$pid/status"
 }
-cpu() { awk '{print $14+$15}' "/proc/$pid/stat"; }
 
 "$bench" --scenario quota --clients 32 --creates "$fill" --prefix fill 2>>"$work/bench.err" | grep '^creates/s' | sed 's/^/fill: /'
 c0=$(cpu)
@@ -57,11 +42,11 @@ echo "idle: $(rss)"
 	done
 ) &
 sampler=$!
+kill_on_exit+=("$sampler")
 start=$(date +%s.%N)
 n=$(kubectl get pods -A --chunk-size=0 -o name | wc -l)
 end=$(date +%s.%N)
 kill "$sampler" 2>/dev/null || true
-wait "$sampler" 2>/dev/null || true
 echo "list of $n pods: $(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.1f", b - a}') s; peak during it: $(cat "$work/peak")"
 sleep 30
 echo "30 s after the list: $(rss)"
