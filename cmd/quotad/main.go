@@ -54,16 +54,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	cfg := o.cfg
-	if os.Getenv("GOGC") == "" {
-		// quotad allocates per request; trading some memory for less GC work pays off.
-		debug.SetGCPercent(200)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// A soft limit that follows the live heap (the GC works harder, and returns memory
+	// sooner, as the heap nears it), and GOGC 200 but while lists read in bulk. GOGC and
+	// GOMEMLIMIT, when set, are left as they say.
 	if os.Getenv("GOMEMLIMIT") == "" {
-		// A soft limit that follows the live heap: the GC works harder, and returns memory
-		// sooner, as the heap nears it.
-		memlimit.Follow(ctx, memlimit.Default)
+		policy := memlimit.Default
+		if os.Getenv("GOGC") != "" {
+			policy.Percent = 0
+		}
+		memlimit.Follow(ctx, policy)
+	} else if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(200)
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	cfg.Ready = func(r *server.Running) {

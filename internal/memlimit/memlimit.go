@@ -6,16 +6,21 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // Default is quotad's policy when GOMEMLIMIT is not set: a soft limit of twice the live
 // heap and never under 512 MiB, so that under load a live heap below 170 MB is collected
 // by GOGC alone and a live heap of 1 GB may grow to 2 GB between collections (not collected
-// without pause, as under a fixed limit below it); and once allocation has been quiet
+// without pause, as under a fixed limit below it); GOGC 200 (quotad allocates per request,
+// and trading memory for less collection pays off), but a growth of at most 32 MiB past
+// the live heap while lists read in bulk (Bulk), so that a list of 100,000 pods does not
+// grow the process by GOGC's share of its live heap; and once allocation has been quiet
 // for 10 s, the free heap is returned to the OS (Trim), so a server holding 100,000 pods
 // idles under 400 MB (docs/benchmarks.md).
-var Default = Policy{Floor: 512 << 20, Factor: 2, QuietRate: 1 << 20, QuietFor: 10 * time.Second}
+var Default = Policy{Floor: 512 << 20, Factor: 2, Percent: 200, BulkHeadroom: 32 << 20,
+	QuietRate: 1 << 20, QuietFor: 10 * time.Second}
 
 // Policy says what soft limit a live heap gets, and when free memory is returned.
 type Policy struct {
@@ -23,6 +28,10 @@ type Policy struct {
 	Floor uint64
 	// Factor times the live heap is the limit when that is above Floor.
 	Factor float64
+	// Percent is the GOGC percent Follow sets, and BulkHeadroom the most the heap may grow
+	// past the live heap while bulk reads run (Bulk). Either 0: GOGC is left alone.
+	Percent      int
+	BulkHeadroom int64
 	// QuietRate (bytes allocated per second) and QuietFor: allocating less than QuietRate
 	// for QuietFor returns the free heap to the OS, once per quiet spell. QuietFor 0 never
 	// does.
@@ -50,6 +59,14 @@ func Follow(ctx context.Context, p Policy) <-chan struct{} {
 	}
 	stopped := make(chan struct{})
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	live := func() uint64 {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return sample[0].Value.Uint64()
+	}
+	b := &bulk{headroom: p.BulkHeadroom, percent: p.Percent, live: live}
 	apply := func() {
 		metrics.Read(sample)
 		if sample[0].Value.Kind() == metrics.KindUint64 {
@@ -57,11 +74,16 @@ func Follow(ctx context.Context, p Policy) <-chan struct{} {
 		}
 	}
 	apply()
+	if p.Percent > 0 && p.BulkHeadroom > 0 {
+		debug.SetGCPercent(p.Percent)
+		following.Store(b)
+	}
 	var arm func()
 	arm = func() {
 		s := new(sentinel)
 		runtime.SetFinalizer(s, func(*sentinel) {
 			if ctx.Err() != nil {
+				following.CompareAndSwap(b, nil)
 				close(stopped)
 				return
 			}
@@ -71,6 +93,76 @@ func Follow(ctx context.Context, p Policy) <-chan struct{} {
 	}
 	arm()
 	return stopped
+}
+
+// bulk follows bulk reads for the policy Follow applies (Bulk).
+type bulk struct {
+	headroom int64
+	percent  int
+	live     func() uint64
+	mu       sync.Mutex
+	recent   int64     // bytes reported since the reads went quiet
+	last     time.Time // the last report
+	lean     bool      // GOGC lowered
+}
+
+// following is the bulk state of the policy Follow applies (nil: none, or one without
+// BulkHeadroom).
+var following atomic.Pointer[bulk]
+
+// bulkQuiet is how long after their last report bulk reads are over.
+const bulkQuiet = 500 * time.Millisecond
+
+// Bulk reports that a bulk read (a page of a list) made n bytes of garbage: values read
+// and copied, then dropped. Under GOGC the heap grows by its share of the live heap before
+// it is collected, and keeps that memory until long after, whatever made the garbage: a
+// list of every object of a large cluster would grow the process by hundreds of megabytes
+// that the rest of the server never needed. Once bulk reads have reported BulkHeadroom/2
+// bytes without a pause of bulkQuiet, GOGC is lowered so that the heap grows at most
+// BulkHeadroom past the live heap between collections (never under 10), until they pause
+// for bulkQuiet; then the policy's Percent is set again. Other work meanwhile collects more
+// often too. It does nothing unless Follow applies a policy with BulkHeadroom and Percent.
+func Bulk(n int64) {
+	b := following.Load()
+	if b == nil {
+		return
+	}
+	now := time.Now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if now.Sub(b.last) > bulkQuiet {
+		b.recent = 0
+	}
+	b.last = now
+	b.recent += n
+	if b.lean || b.recent < b.headroom/2 {
+		return
+	}
+	b.lean = true
+	debug.SetGCPercent(b.leanPercent())
+	go b.restoreWhenQuiet()
+}
+
+// leanPercent is the GOGC percent that lets the heap grow headroom past the live heap.
+func (b *bulk) leanPercent() int {
+	live := max(b.live(), 1)
+	return min(max(int(uint64(b.headroom)*100/live), 10), b.percent)
+}
+
+// restoreWhenQuiet sets the policy's percent again once bulk reads paused for bulkQuiet.
+func (b *bulk) restoreWhenQuiet() {
+	t := time.NewTicker(bulkQuiet / 5)
+	defer t.Stop()
+	for range t.C {
+		b.mu.Lock()
+		if time.Since(b.last) > bulkQuiet {
+			b.lean = false
+			debug.SetGCPercent(b.percent)
+			b.mu.Unlock()
+			return
+		}
+		b.mu.Unlock()
+	}
 }
 
 // quietHooks are run after each quiet spell's trim (WhenQuiet).
@@ -113,9 +205,12 @@ func runQuietHooks() {
 }
 
 // sentinel is an object made only to be collected: its finalizer runs after the cycle that
-// found it unreachable. It has a field so that it is a heap object of its own (a zero-size
-// allocation shares one address and is never collected).
-type sentinel struct{ _ int64 }
+// found it unreachable. It holds a pointer so that it is a heap object of its own: the
+// runtime packs small pointer-free allocations into shared 16-byte blocks, freed (and
+// their finalizers run) only once every object in the block is unreachable, so a sentinel
+// packed beside a long-lived object would never be finalized and Follow would stop
+// following for good.
+type sentinel struct{ _ *sentinel }
 
 // Trim samples the bytes allocated every interval until ctx ends and calls free (the
 // runtime's FreeOSMemory: a collection, then every free page returned) once allocation has

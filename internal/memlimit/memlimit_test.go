@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"testing"
 	"time"
@@ -125,5 +126,106 @@ func TestWhenQuietHooks(t *testing.T) {
 	runQuietHooks()
 	if a != 1 || b != 2 {
 		t.Errorf("hooks ran %d and %d times, want 1 and 2", a, b)
+	}
+}
+
+// TestFollowKeepsFollowingBesideTinyObjects: the sentinel whose finalizer re-applies the
+// policy after each collection must not share a memory block with the process's other
+// small objects, or one of them living on would end the following for good (the runtime
+// packs small pointer-free allocations together and frees the block only when all of them
+// are unreachable). Each round keeps a small object alive, collects, and checks that the
+// limit was applied again.
+func TestFollowKeepsFollowingBesideTinyObjects(t *testing.T) {
+	old := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(old)
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := Follow(ctx, Policy{Floor: 1, Factor: 4})
+	defer func() {
+		cancel()
+		for i := 0; i < 20; i++ {
+			runtime.GC()
+			select {
+			case <-stopped:
+				return
+			default:
+				runtime.Gosched()
+			}
+		}
+		t.Error("Follow did not stop after its context ended and 20 collections")
+	}()
+	const unset = 1 << 50
+	var kept []*int64
+	for round := 0; round < 100; round++ {
+		debug.SetMemoryLimit(unset)
+		applied := false
+		for i := 0; i < 20 && !applied; i++ {
+			// Small long-lived objects, allocated as the finalizer goroutine allocates the
+			// next sentinel.
+			for j := 0; j < 8; j++ {
+				kept = append(kept, new(int64))
+			}
+			runtime.GC()
+			runtime.Gosched()
+			applied = debug.SetMemoryLimit(-1) != unset
+		}
+		if !applied {
+			t.Fatalf("round %d: the limit was not applied again after 20 collections", round)
+		}
+	}
+	runtime.KeepAlive(kept)
+}
+
+// gogc is the GOGC percent in effect.
+func gogc() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int(s[0].Value.Uint64())
+}
+
+// TestBulkLowersGOGCWhileListsRead: Follow sets the policy's percent; bulk reads under half
+// the headroom change nothing; past it GOGC is lowered to let the heap grow by the headroom
+// at most, and set back once they pause; without Follow, Bulk does nothing.
+func TestBulkLowersGOGCWhileListsRead(t *testing.T) {
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	oldLimit := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(oldLimit)
+	Bulk(64 << 20)
+	if got := gogc(); got != 100 {
+		t.Fatalf("GOGC after Bulk without Follow = %d, want 100", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// A live heap of 8 MiB: 1 MiB past it is GOGC 12 or so.
+	held := make([]byte, 8<<20)
+	for i := range held {
+		held[i] = 1
+	}
+	defer runtime.KeepAlive(held)
+	runtime.GC()
+	Follow(ctx, Policy{Floor: 1 << 40, Factor: 1, Percent: 300, BulkHeadroom: 1 << 20})
+	if got := gogc(); got != 300 {
+		t.Fatalf("GOGC after Follow = %d, want the policy's 300", got)
+	}
+	Bulk(100 << 10)
+	if got := gogc(); got != 300 {
+		t.Fatalf("GOGC after 100 KiB of bulk reads = %d, want 300 (under half the headroom)", got)
+	}
+	Bulk(500 << 10)
+	lean := gogc()
+	if lean > 20 || lean < 10 {
+		t.Fatalf("GOGC after 600 KiB of bulk reads = %d, want lowered to 1 MiB past the live heap (at least 10)", lean)
+	}
+	// Reads that go on keep it lowered; once they pause, it is set back.
+	Bulk(1 << 20)
+	if got := gogc(); got != lean {
+		t.Fatalf("GOGC while bulk reads go on = %d, want %d", got, lean)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for gogc() != 300 {
+		if time.Now().After(deadline) {
+			t.Fatalf("GOGC %d 30 s after the last bulk read, want 300 again", gogc())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -27,7 +27,7 @@
 //     the member stopped and the data dir released.
 //   - Every watch has its own etcd watch stream, so cancelling watches never sends cancel
 //     requests on a stream shared with live ones (which deadlocks the in-process client).
-//   - Lists keep at most about ListPageOutBytes (64 MiB) of an embedded member's mapped
+//   - Lists keep at most about ListPageOutBytes (16 MiB) of an embedded member's mapped
 //     database resident: each time its stores' lists have returned that much, the list that
 //     crossed the mark pages the mapping out (MADV_PAGEOUT, which discards no data) before
 //     going on.

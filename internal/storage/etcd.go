@@ -19,6 +19,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/quotad/quotad/internal/memlimit"
 )
 
 // MaxTxnOps is the largest number of operations, and separately of compares, one Txn may
@@ -174,12 +176,15 @@ func (s *Etcd) List(ctx context.Context, prefix string, opts ListOptions) (ListR
 	return s.count(res), nil
 }
 
-// count adds the bytes of a list's values to ListedBytes.
+// count adds the bytes of a list's values to ListedBytes, and reports them to the memory
+// policy as garbage a bulk read makes (memlimit.Bulk: the values are copied on their way
+// to the client and dropped).
 func (s *Etcd) count(res ListResult) ListResult {
 	n := 0
 	for _, kv := range res.KVs {
 		n += len(kv.Value)
 	}
+	memlimit.Bulk(int64(n))
 	total := s.listed.Add(int64(n))
 	if s.afterList != nil && n > 0 {
 		s.afterList(total)

@@ -36,7 +36,7 @@ func (e *Embedded) PageOutIfListed(listed int64) (int64, error) {
 
 // ListPageOutBytes is how much the member's lists return between the page-outs that
 // follow their reads (pageOutListing).
-const ListPageOutBytes = 64 << 20
+const ListPageOutBytes = 16 << 20
 
 // pageOutListing is the member's stores' hook after each list (or page of one): once lists
 // returned ListPageOutBytes since the last such page-out, the list that crossed it pages

@@ -20,15 +20,17 @@ import (
 func TestEmbeddedPageOut(t *testing.T) {
 	dir := t.TempDir()
 	value := bytes.Repeat([]byte("v"), 64<<10)
-	e, s := writeAndRestart(t, dir, 256, func(int) []byte { return value })
+	// 6 MiB: two reads of it stay under ListPageOutBytes, after which the list itself
+	// would page out.
+	e, s := writeAndRestart(t, dir, 96, func(int) []byte { return value })
 	readAll := func() {
 		t.Helper()
 		lr, err := s.List(t.Context(), "/p/", storage.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(lr.KVs) != 256 {
-			t.Fatalf("read %d values, want 256", len(lr.KVs))
+		if len(lr.KVs) != 96 {
+			t.Fatalf("read %d values, want 96", len(lr.KVs))
 		}
 		for _, kv := range lr.KVs {
 			if !bytes.Equal(kv.Value, value) {
@@ -39,10 +41,10 @@ func TestEmbeddedPageOut(t *testing.T) {
 	readAll()
 	db := filepath.Join(dir, "etcd", "member", "snap", "db")
 	before := resident(t, db)
-	if before < 8<<20 {
-		t.Fatalf("%d KiB of the database resident after reading 16 MiB of values, want at least 8 MiB", before>>10)
+	if before < 3<<20 {
+		t.Fatalf("%d KiB of the database resident after reading 6 MiB of values, want at least 3 MiB", before>>10)
 	}
-	// Lists returned 16 MiB since the start: more than half the database.
+	// Lists returned 6 MiB since the start: more than half the database.
 	mapped, err := e.PageOutIfListed(s.ListedBytes())
 	if errors.Is(err, errors.ErrUnsupported) {
 		t.Skip("MADV_PAGEOUT unsupported by this kernel")
@@ -58,14 +60,14 @@ func TestEmbeddedPageOut(t *testing.T) {
 	readAll()
 	// Paged out again only after lists of half the database more.
 	before = resident(t, db)
-	if n, err := e.PageOutIfListed(s.ListedBytes() - 12<<20); err != nil || n != 0 {
-		t.Errorf("PageOutIfListed after 4 MiB more listed: paged out %d bytes mapped (%v), want none", n, err)
+	if n, err := e.PageOutIfListed(s.ListedBytes() - 4<<20); err != nil || n != 0 {
+		t.Errorf("PageOutIfListed after 2 MiB more listed: paged out %d bytes mapped (%v), want none", n, err)
 	}
 	if after := resident(t, db); after < before/2 {
 		t.Errorf("%d KiB resident after a PageOutIfListed that should not page out, %d KiB before", after>>10, before>>10)
 	}
 	if n, err := e.PageOutIfListed(s.ListedBytes()); err != nil || n == 0 {
-		t.Errorf("PageOutIfListed after 16 MiB more listed: paged out %d bytes mapped (%v), want the database", n, err)
+		t.Errorf("PageOutIfListed after 6 MiB more listed: paged out %d bytes mapped (%v), want the database", n, err)
 	}
 }
 

@@ -11,7 +11,7 @@ func (e *Embedded) PageOut() (int64, error) { return 0, errors.ErrUnsupported }
 func (e *Embedded) PageOutIfListed(int64) (int64, error) { return 0, errors.ErrUnsupported }
 
 // ListPageOutBytes: see pageout_linux.go.
-const ListPageOutBytes = 64 << 20
+const ListPageOutBytes = 16 << 20
 
 // pageOutListing does nothing where PageOut is unsupported.
 func (e *Embedded) pageOutListing(int64) {}
