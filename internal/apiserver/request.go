@@ -3,6 +3,7 @@ package apiserver
 import (
 	"net/http"
 	"strings"
+	"unique"
 )
 
 // requestInfo is a parsed API path.
@@ -47,7 +48,10 @@ func parseAPIPath(r *http.Request) (info requestInfo, ok bool) {
 	info.Parts = len(segs)
 	// /namespaces/{ns}/{resource}... unless it is the namespace itself with a subresource.
 	if len(segs) >= 3 && segs[0] == "namespaces" && !(len(segs) == 3 && (segs[2] == "status" || segs[2] == "finalize")) {
-		info.Namespace = segs[1]
+		// Interned: the segment is part of the request line, which an object created in the
+		// namespace would otherwise keep in memory for as long as anything holds its
+		// namespace (the garbage collector's graph holds every object's).
+		info.Namespace = unique.Make(segs[1]).Value()
 		segs = segs[2:]
 	}
 	info.Resource = segs[0]

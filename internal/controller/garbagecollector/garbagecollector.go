@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unique"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -190,7 +191,7 @@ func (c *Collector) observe(res *registry.Resource, obj runtime.Object, deleted 
 		return
 	}
 	n := &node{
-		res: res, namespace: m.GetNamespace(), name: m.GetName(), uid: uid,
+		res: res, namespace: unique.Make(m.GetNamespace()).Value(), name: m.GetName(), uid: uid,
 		owners: m.GetOwnerReferences(), deleting: m.GetDeletionTimestamp() != nil,
 		finalizers: m.GetFinalizers(),
 	}
