@@ -101,7 +101,8 @@ type bulk struct {
 	percent  int
 	live     func() uint64
 	mu       sync.Mutex
-	recent   int64     // bytes reported since the reads went quiet
+	recent   int64     // bytes reported in the current window
+	allocsAt uint64    // the heap's allocations when the window began
 	last     time.Time // the last report
 	lean     bool      // GOGC lowered
 }
@@ -110,18 +111,32 @@ type bulk struct {
 // BulkHeadroom).
 var following atomic.Pointer[bulk]
 
-// bulkQuiet is how long after their last report bulk reads are over.
-const bulkQuiet = 500 * time.Millisecond
+// bulkQuiet is how long after their last report bulk reads are over, and bulkTick how
+// often a lean spell checks that they still make most of the garbage.
+const (
+	bulkQuiet = 500 * time.Millisecond
+	bulkTick  = 100 * time.Millisecond
+)
+
+// heapAllocs is the bytes the heap has allocated since the process started.
+func heapAllocs() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
 
 // Bulk reports that a bulk read (a page of a list) made n bytes of garbage: values read
 // and copied, then dropped. Under GOGC the heap grows by its share of the live heap before
 // it is collected, and keeps that memory until long after, whatever made the garbage: a
 // list of every object of a large cluster would grow the process by hundreds of megabytes
 // that the rest of the server never needed. Once bulk reads have reported BulkHeadroom/2
-// bytes without a pause of bulkQuiet, GOGC is lowered so that the heap grows at most
-// BulkHeadroom past the live heap between collections (never under 10), until they pause
-// for bulkQuiet; then the policy's Percent is set again. Other work meanwhile collects more
-// often too. It does nothing unless Follow applies a policy with BulkHeadroom and Percent.
+// bytes without a pause of bulkQuiet, and made at least half of what the heap allocated
+// meanwhile, GOGC is lowered so that the heap grows at most BulkHeadroom past the live heap
+// between collections (never under 10). The policy's Percent is set again as soon as the
+// reads pause for bulkQuiet or other work allocates more than they report in a bulkTick: a
+// client's lists then never make the server collect more often for the garbage of other
+// work (a create burst's). It does nothing unless Follow applies a policy with BulkHeadroom
+// and Percent.
 func Bulk(n int64) {
 	b := following.Load()
 	if b == nil {
@@ -130,17 +145,22 @@ func Bulk(n int64) {
 	now := time.Now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if now.Sub(b.last) > bulkQuiet {
-		b.recent = 0
+	if b.recent == 0 || now.Sub(b.last) > bulkQuiet {
+		b.recent, b.allocsAt = 0, heapAllocs()
 	}
 	b.last = now
 	b.recent += n
 	if b.lean || b.recent < b.headroom/2 {
 		return
 	}
+	if allocs := heapAllocs(); allocs-b.allocsAt > 2*uint64(b.recent) {
+		// Other work allocated more than the bulk reads made: a window anew.
+		b.recent, b.allocsAt = 0, allocs
+		return
+	}
 	b.lean = true
 	debug.SetGCPercent(b.leanPercent())
-	go b.restoreWhenQuiet()
+	go b.leanSpell()
 }
 
 // leanPercent is the GOGC percent that lets the heap grow headroom past the live heap.
@@ -149,14 +169,22 @@ func (b *bulk) leanPercent() int {
 	return min(max(int(uint64(b.headroom)*100/live), 10), b.percent)
 }
 
-// restoreWhenQuiet sets the policy's percent again once bulk reads paused for bulkQuiet.
-func (b *bulk) restoreWhenQuiet() {
-	t := time.NewTicker(bulkQuiet / 5)
+// leanSpell sets the policy's percent again once bulk reads paused for bulkQuiet, or other
+// work allocated more than they reported in a bulkTick.
+func (b *bulk) leanSpell() {
+	t := time.NewTicker(bulkTick)
 	defer t.Stop()
+	b.mu.Lock()
+	recent, allocs := b.recent, heapAllocs()
+	b.mu.Unlock()
 	for range t.C {
 		b.mu.Lock()
-		if time.Since(b.last) > bulkQuiet {
-			b.lean = false
+		now := heapAllocs()
+		reported := b.recent - recent
+		others := int64(now-allocs) - reported
+		recent, allocs = b.recent, now
+		if time.Since(b.last) > bulkQuiet || others > reported {
+			b.lean, b.recent = false, 0
 			debug.SetGCPercent(b.percent)
 			b.mu.Unlock()
 			return

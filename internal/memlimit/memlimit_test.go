@@ -184,7 +184,9 @@ func gogc() int {
 
 // TestBulkLowersGOGCWhileListsRead: Follow sets the policy's percent; bulk reads under half
 // the headroom change nothing; past it GOGC is lowered to let the heap grow by the headroom
-// at most, and set back once they pause; without Follow, Bulk does nothing.
+// at most, and set back once they pause; bulk reads among more garbage of other work lower
+// nothing, and a lean spell ends once other work allocates more; without Follow, Bulk does
+// nothing.
 func TestBulkLowersGOGCWhileListsRead(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
@@ -228,4 +230,37 @@ func TestBulkLowersGOGCWhileListsRead(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// Bulk reads that make less than half of what the heap allocates meanwhile leave it.
+	Bulk(100 << 10)
+	garbage(4 << 20)
+	Bulk(500 << 10)
+	if got := gogc(); got != 300 {
+		t.Fatalf("GOGC after 600 KiB of bulk reads among 4 MiB of other garbage = %d, want 300", got)
+	}
+	// A lean spell ends once other work allocates more than the reads report, though they
+	// go on.
+	for gogc() == 300 {
+		if time.Now().After(deadline) {
+			t.Fatal("GOGC not lowered by bulk reads alone")
+		}
+		Bulk(600 << 10)
+	}
+	for gogc() != 300 {
+		if time.Now().After(deadline) {
+			t.Fatalf("GOGC %d while other work allocates 64 times what bulk reads report, want 300 again", gogc())
+		}
+		Bulk(1 << 10)
+		garbage(64 << 10)
+	}
+}
+
+// sink keeps garbage from being optimized away.
+var sink []byte
+
+// garbage allocates n bytes and drops them.
+func garbage(n int) {
+	for i := 0; i < n; i += 4 << 10 {
+		sink = make([]byte, 4<<10)
+	}
+	sink = nil
 }
