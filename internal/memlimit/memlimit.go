@@ -59,12 +59,15 @@ func Follow(ctx context.Context, p Policy) <-chan struct{} {
 	}
 	stopped := make(chan struct{})
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	// The bulk reads' goroutines read the live heap with a sample of their own (apply's
+	// runs in the finalizer's goroutine).
 	live := func() uint64 {
-		metrics.Read(sample)
-		if sample[0].Value.Kind() != metrics.KindUint64 {
+		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		metrics.Read(s)
+		if s[0].Value.Kind() != metrics.KindUint64 {
 			return 0
 		}
-		return sample[0].Value.Uint64()
+		return s[0].Value.Uint64()
 	}
 	b := &bulk{headroom: p.BulkHeadroom, percent: p.Percent, live: live}
 	apply := func() {
