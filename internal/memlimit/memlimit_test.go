@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -263,4 +264,38 @@ func garbage(n int) {
 		sink = make([]byte, 4<<10)
 	}
 	sink = nil
+}
+
+// TestBulkConcurrentWithCollections: bulk reads from many goroutines while collections run
+// (the finalizer re-applying the policy) share no state unguarded (run with -race), and
+// GOGC is the policy's again once they stop.
+func TestBulkConcurrentWithCollections(t *testing.T) {
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	oldLimit := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(oldLimit)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	Follow(ctx, Policy{Floor: 1 << 40, Factor: 1, Percent: 250, BulkHeadroom: 1 << 20})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				Bulk(64 << 10)
+			}
+		}()
+	}
+	for range 20 {
+		runtime.GC()
+	}
+	wg.Wait()
+	deadline := time.Now().Add(30 * time.Second)
+	for gogc() != 250 {
+		if time.Now().After(deadline) {
+			t.Fatalf("GOGC %d 30 s after the last bulk read, want 250", gogc())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
