@@ -58,24 +58,8 @@ func Follow(ctx context.Context, p Policy) <-chan struct{} {
 		})
 	}
 	stopped := make(chan struct{})
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	// The bulk reads' goroutines read the live heap with a sample of their own (apply's
-	// runs in the finalizer's goroutine).
-	live := func() uint64 {
-		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		metrics.Read(s)
-		if s[0].Value.Kind() != metrics.KindUint64 {
-			return 0
-		}
-		return s[0].Value.Uint64()
-	}
-	b := &bulk{headroom: p.BulkHeadroom, percent: p.Percent, live: live}
-	apply := func() {
-		metrics.Read(sample)
-		if sample[0].Value.Kind() == metrics.KindUint64 {
-			debug.SetMemoryLimit(p.Limit(sample[0].Value.Uint64()))
-		}
-	}
+	b := &bulk{headroom: p.BulkHeadroom, percent: p.Percent}
+	apply := func() { debug.SetMemoryLimit(p.Limit(liveHeap())) }
 	apply()
 	if p.Percent > 0 && p.BulkHeadroom > 0 {
 		debug.SetGCPercent(p.Percent)
@@ -102,7 +86,6 @@ func Follow(ctx context.Context, p Policy) <-chan struct{} {
 type bulk struct {
 	headroom int64
 	percent  int
-	live     func() uint64
 	mu       sync.Mutex
 	recent   int64     // bytes reported in the current window
 	allocsAt uint64    // the heap's allocations when the window began
@@ -122,9 +105,19 @@ const (
 )
 
 // heapAllocs is the bytes the heap has allocated since the process started.
-func heapAllocs() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+func heapAllocs() uint64 { return readUint64("/gc/heap/allocs:bytes") }
+
+// liveHeap is the bytes the last collection found live.
+func liveHeap() uint64 { return readUint64("/gc/heap/live:bytes") }
+
+// readUint64 reads one of the runtime's metrics (0 if it is not a count); each call has its
+// own sample, so any goroutine may call it.
+func readUint64(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
 	return s[0].Value.Uint64()
 }
 
@@ -142,7 +135,7 @@ func heapAllocs() uint64 {
 // and Percent.
 func Bulk(n int64) {
 	b := following.Load()
-	if b == nil {
+	if b == nil || n <= 0 {
 		return
 	}
 	now := time.Now()
@@ -168,12 +161,13 @@ func Bulk(n int64) {
 
 // leanPercent is the GOGC percent that lets the heap grow headroom past the live heap.
 func (b *bulk) leanPercent() int {
-	live := max(b.live(), 1)
+	live := max(liveHeap(), 1)
 	return min(max(int(uint64(b.headroom)*100/live), 10), b.percent)
 }
 
 // leanSpell sets the policy's percent again once bulk reads paused for bulkQuiet, or other
-// work allocated more than they reported in a bulkTick.
+// work allocated more than they reported in a bulkTick, and more than headroom/32 (the
+// server's background allocation in a tick between two pages does not end a spell).
 func (b *bulk) leanSpell() {
 	t := time.NewTicker(bulkTick)
 	defer t.Stop()
@@ -186,7 +180,7 @@ func (b *bulk) leanSpell() {
 		reported := b.recent - recent
 		others := int64(now-allocs) - reported
 		recent, allocs = b.recent, now
-		if time.Since(b.last) > bulkQuiet || others > reported {
+		if time.Since(b.last) > bulkQuiet || others > max(reported, b.headroom/32) {
 			b.lean, b.recent = false, 0
 			debug.SetGCPercent(b.percent)
 			b.mu.Unlock()
@@ -251,15 +245,13 @@ type sentinel struct{ _ *sentinel }
 func Trim(ctx context.Context, p Policy, interval time.Duration, free func()) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	sample := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
-	q := quiet{policy: p, last: read()}
+	q := quiet{policy: p, last: heapAllocs()}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if q.step(read(), interval) {
+			if q.step(heapAllocs(), interval) {
 				free()
 			}
 		}

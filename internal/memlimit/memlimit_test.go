@@ -189,10 +189,7 @@ func gogc() int {
 // nothing, and a lean spell ends once other work allocates more; without Follow, Bulk does
 // nothing.
 func TestBulkLowersGOGCWhileListsRead(t *testing.T) {
-	old := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(old)
-	oldLimit := debug.SetMemoryLimit(-1)
-	defer debug.SetMemoryLimit(oldLimit)
+	keepGCSettings(t)
 	Bulk(64 << 20)
 	if got := gogc(); got != 100 {
 		t.Fatalf("GOGC after Bulk without Follow = %d, want 100", got)
@@ -224,13 +221,7 @@ func TestBulkLowersGOGCWhileListsRead(t *testing.T) {
 	if got := gogc(); got != lean {
 		t.Fatalf("GOGC while bulk reads go on = %d, want %d", got, lean)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for gogc() != 300 {
-		if time.Now().After(deadline) {
-			t.Fatalf("GOGC %d 30 s after the last bulk read, want 300 again", gogc())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitGOGC(t, func(p int) bool { return p == 300 }, pause, "300 again after the last bulk read")
 	// Bulk reads that make less than half of what the heap allocates meanwhile leave it.
 	Bulk(100 << 10)
 	garbage(4 << 20)
@@ -240,20 +231,35 @@ func TestBulkLowersGOGCWhileListsRead(t *testing.T) {
 	}
 	// A lean spell ends once other work allocates more than the reads report, though they
 	// go on.
-	for gogc() == 300 {
+	waitGOGC(t, func(p int) bool { return p < 300 }, func() { Bulk(600 << 10) }, "lowered by bulk reads alone")
+	waitGOGC(t, func(p int) bool { return p == 300 }, func() { Bulk(1 << 10); garbage(64 << 10) },
+		"300 again while other work allocates 64 times what bulk reads report")
+}
+
+// keepGCSettings sets GOGC to 100 and restores it, and the memory limit, when t ends.
+func keepGCSettings(t *testing.T) {
+	old := debug.SetGCPercent(100)
+	oldLimit := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() {
+		debug.SetGCPercent(old)
+		debug.SetMemoryLimit(oldLimit)
+	})
+}
+
+// waitGOGC calls between until GOGC satisfies ok, failing t after 30 s.
+func waitGOGC(t *testing.T, ok func(percent int) bool, between func(), want string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !ok(gogc()) {
 		if time.Now().After(deadline) {
-			t.Fatal("GOGC not lowered by bulk reads alone")
+			t.Fatalf("GOGC %d after 30 s, want %s", gogc(), want)
 		}
-		Bulk(600 << 10)
-	}
-	for gogc() != 300 {
-		if time.Now().After(deadline) {
-			t.Fatalf("GOGC %d while other work allocates 64 times what bulk reads report, want 300 again", gogc())
-		}
-		Bulk(1 << 10)
-		garbage(64 << 10)
+		between()
 	}
 }
+
+// pause is a waitGOGC step that lets time pass.
+func pause() { time.Sleep(10 * time.Millisecond) }
 
 // sink keeps garbage from being optimized away.
 var sink []byte
@@ -270,10 +276,7 @@ func garbage(n int) {
 // (the finalizer re-applying the policy) share no state unguarded (run with -race), and
 // GOGC is the policy's again once they stop.
 func TestBulkConcurrentWithCollections(t *testing.T) {
-	old := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(old)
-	oldLimit := debug.SetMemoryLimit(-1)
-	defer debug.SetMemoryLimit(oldLimit)
+	keepGCSettings(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	Follow(ctx, Policy{Floor: 1 << 40, Factor: 1, Percent: 250, BulkHeadroom: 1 << 20})
@@ -291,11 +294,5 @@ func TestBulkConcurrentWithCollections(t *testing.T) {
 		runtime.GC()
 	}
 	wg.Wait()
-	deadline := time.Now().Add(30 * time.Second)
-	for gogc() != 250 {
-		if time.Now().After(deadline) {
-			t.Fatalf("GOGC %d 30 s after the last bulk read, want 250", gogc())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitGOGC(t, func(p int) bool { return p == 250 }, pause, "the policy's 250 after the last bulk read")
 }
