@@ -321,6 +321,12 @@ func (h *Hub) deliver(b Batch, epoch int64) bool {
 
 // keptValues is the stored value of every key under a prefix, as a watch without previous
 // values goes: it gives each event the previous value storage would have sent.
+//
+// Each value is kept in a KV of its own, never as a pointer into a page or a batch: an
+// event's PrevKV is the kept value, and a pointer into the previous batch's events would
+// keep that whole batch alive, whose events point into the batch before: every version
+// of every key, for as long as the hub runs (a cluster quota rewritten by every joined
+// round held 1.4 KB per create).
 type keptValues struct {
 	kvs map[string]*storage.KV
 }
@@ -329,8 +335,8 @@ type keptValues struct {
 func keepValues(ctx context.Context, src Source, rev int64) (*keptValues, int64, error) {
 	v := &keptValues{kvs: map[string]*storage.KV{}}
 	rev, err := src.EachPage(ctx, src.Prefix, rev, func(kvs []storage.KV) bool {
-		for i := range kvs {
-			v.kvs[kvs[i].Key] = &kvs[i]
+		for _, kv := range kvs {
+			v.kvs[kv.Key] = &kv
 		}
 		return true
 	})
@@ -348,7 +354,8 @@ func (v *keptValues) fill(evs []storage.Event) {
 		if ev.Type == storage.EventDelete {
 			delete(v.kvs, ev.KV.Key)
 		} else {
-			v.kvs[ev.KV.Key] = &ev.KV
+			kv := ev.KV
+			v.kvs[kv.Key] = &kv
 		}
 	}
 }

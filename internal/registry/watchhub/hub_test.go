@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	goruntime "runtime"
 
 	"github.com/quotad/quotad/internal/storage"
 )
@@ -203,4 +204,44 @@ func TestHubHistoryBoundedByEvents(t *testing.T) {
 			t.Fatalf("replayed batch at %d, want %d", b.Rev, want)
 		}
 	}
+}
+
+// A hub keeping values gives each event the previous value of its key. That value must be
+// held on its own: kept as a pointer into the batch it came in, each batch would keep the
+// one before alive through its events' previous values, and a key written all day would
+// hold every version it ever had. The first batch must be collectable once later batches
+// replaced its values, even while the latest batch lives on (as in the hub's history).
+func TestKeptValuesHoldNoEarlierBatch(t *testing.T) {
+	v := &keptValues{kvs: map[string]*storage.KV{}}
+	batch := func(rev int64) []storage.Event {
+		return []storage.Event{
+			{Type: storage.EventPut, KV: storage.KV{Key: "/cm/a", Value: fmt.Appendf(nil, "a%d", rev), ModRevision: rev}},
+			{Type: storage.EventPut, KV: storage.KV{Key: "/cm/b", Value: fmt.Appendf(nil, "b%d", rev), ModRevision: rev}},
+		}
+	}
+	first := batch(1)
+	collected := make(chan struct{})
+	goruntime.AddCleanup(&first[0], func(ch chan struct{}) { close(ch) }, collected)
+	v.fill(first)
+	first = nil
+	var last []storage.Event
+	for rev := int64(2); rev <= 4; rev++ {
+		last = batch(rev)
+		v.fill(last)
+	}
+	// The previous values are still given, and are the stored ones.
+	if p := last[0].PrevKV; p == nil || string(p.Value) != "a3" || p.ModRevision != 3 {
+		t.Fatalf("previous value of /cm/a at 4: %+v, want a3 at 3", p)
+	}
+	for i := 0; i < 20; i++ {
+		goruntime.GC()
+		select {
+		case <-collected:
+			goruntime.KeepAlive(last)
+			return
+		default:
+			goruntime.Gosched()
+		}
+	}
+	t.Fatal("the first batch is still reachable after 20 collections: kept values chain the batches")
 }
