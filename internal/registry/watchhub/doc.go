@@ -11,8 +11,10 @@
 //     with an error batch: a watcher whose backlog (hubSubBuffer batches) fills is dropped
 //     with "fell behind" and re-lists, as upstream ends slow watchers; the hub never blocks
 //     on a watcher.
-//   - History is bounded (hubHistory to 2*hubHistory batches, and hubHistoryEvents to
-//     2*hubHistoryEvents events: a group-committed batch may hold many objects); offers are bounded
+//   - History is bounded (hubHistory to 2*hubHistory batches, hubHistoryEvents to
+//     2*hubHistoryEvents events: a group-committed batch may hold many objects, and
+//     hubHistoryBytes to 2*hubHistoryBytes of values: a cluster quota over many namespaces
+//     is large and rewritten often); offers are bounded
 //     (maxOffers); a hub whose last watcher leaves stops its storage watch and forgets both.
 //   - Objects in batches are shared by every watcher and never modified: the store hands
 //     out copies (or, for Resource.SharesWrites kinds, the shared object by contract).

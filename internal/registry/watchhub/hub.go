@@ -21,10 +21,14 @@ import (
 
 const (
 	// The history keeps the last hubHistory batches, and no more than hubHistoryEvents
-	// events: with group commit a batch may hold dozens of objects, and the history holds
-	// every one it names (a watcher starting further back is served by a watch of its own).
+	// events and hubHistoryBytes of stored values (current and previous): with group
+	// commit a batch may hold dozens of objects, a cluster quota over a thousand
+	// namespaces is rewritten as a value of 160 KB by every joined round, and the history
+	// holds every one it names (a watcher starting further back is served by a watch of
+	// its own).
 	hubHistory       = 512
 	hubHistoryEvents = 4096
+	hubHistoryBytes  = 16 << 20
 	hubSubBuffer     = 2048
 )
 
@@ -45,6 +49,9 @@ type Batch struct {
 	Rev    int64
 	Events []Event
 	Err    error
+	// bytes is the size of the batch's stored values, current and previous (the
+	// history's bound).
+	bytes int
 }
 
 // Source is what a hub watches: one resource's keys, and how their events are decoded.
@@ -81,9 +88,9 @@ type Hub struct {
 	// floor: every event after floor is either in history or still to come.
 	floor   int64
 	history []Batch
-	// histEvents counts the events of history.
-	histEvents int
-	subs       map[*hubSub]struct{}
+	// histEvents and histBytes count the events of history and their values' bytes.
+	histEvents, histBytes int
+	subs                  map[*hubSub]struct{}
 	// stop ends the running storage watch (the hub stops when its last watcher leaves);
 	// epoch tells the runs apart, so a stopped run cannot touch a newer one's watchers.
 	stop  context.CancelFunc
@@ -190,7 +197,7 @@ func (h *Hub) subscribe(from int64) *hubSub {
 	if !h.running {
 		h.running = true
 		h.lastRev, h.floor = from, from
-		h.history, h.histEvents = nil, 0
+		h.history, h.histEvents, h.histBytes = nil, 0, 0
 		h.offers = nil
 		ctx, cancel := context.WithCancel(context.Background())
 		h.stop = cancel
@@ -225,7 +232,7 @@ func (h *Hub) unsubscribe(sub *hubSub) {
 	delete(h.subs, sub)
 	if len(h.subs) == 0 && h.running {
 		h.running = false
-		h.history, h.histEvents = nil, 0
+		h.history, h.histEvents, h.histBytes = nil, 0, 0
 		h.offers = nil
 		h.stop()
 	}
@@ -253,6 +260,7 @@ func (h *Hub) run(ctx context.Context, cancel context.CancelFunc, from, epoch in
 				values.fill(wr.Events)
 			}
 			b.Events = h.src.Decode(wr.Events, h.takeOffers(wr.Events))
+			b.bytes = valueBytes(wr.Events)
 		}
 		if !h.deliver(b, epoch) {
 			return
@@ -279,28 +287,29 @@ func (h *Hub) deliver(b Batch, epoch int64) bool {
 			delete(h.subs, sub)
 		}
 		h.running = false
-		h.history, h.histEvents = nil, 0
+		h.history, h.histEvents, h.histBytes = nil, 0, 0
 		h.offers = nil
 		return false
 	}
 	if len(b.Events) > 0 {
 		h.history = append(h.history, b)
 		h.histEvents += len(b.Events)
+		h.histBytes += b.bytes
 		// Trim in chunks so that keeping history costs O(1) per batch.
-		if len(h.history) >= 2*hubHistory || h.histEvents >= 2*hubHistoryEvents {
+		if len(h.history) >= 2*hubHistory || h.histEvents >= 2*hubHistoryEvents || h.histBytes >= 2*hubHistoryBytes {
 			drop := max(len(h.history)-hubHistory, 0)
-			events := h.histEvents
-			for i := range drop {
-				events -= len(h.history[i].Events)
+			events, bytes := h.histEvents, h.histBytes
+			for _, old := range h.history[:drop] {
+				events, bytes = events-len(old.Events), bytes-old.bytes
 			}
-			for drop < len(h.history)-1 && events > hubHistoryEvents {
-				events -= len(h.history[drop].Events)
+			for drop < len(h.history)-1 && (events > hubHistoryEvents || bytes > hubHistoryBytes) {
+				events, bytes = events-len(h.history[drop].Events), bytes-h.history[drop].bytes
 				drop++
 			}
 			if drop > 0 {
 				h.floor = h.history[drop-1].Rev
 				h.history = append(h.history[:0:0], h.history[drop:]...)
-				h.histEvents = events
+				h.histEvents, h.histBytes = events, bytes
 			}
 		}
 	}
@@ -317,6 +326,18 @@ func (h *Hub) deliver(b Batch, epoch int64) bool {
 		}
 	}
 	return true
+}
+
+// valueBytes is the size of the events' values, current and previous.
+func valueBytes(evs []storage.Event) int {
+	n := 0
+	for _, ev := range evs {
+		n += len(ev.KV.Value)
+		if ev.PrevKV != nil {
+			n += len(ev.PrevKV.Value)
+		}
+	}
+	return n
 }
 
 // keptValues is the stored value of every key under a prefix, as a watch without previous

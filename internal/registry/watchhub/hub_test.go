@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -181,13 +182,7 @@ func TestHubHistoryBoundedByEvents(t *testing.T) {
 			t.Fatalf("batch at %d with %d events, want %d with %d", b.Rev, len(b.Events), r.Revision, perTxn)
 		}
 	}
-	h.mu.Lock()
-	held, events := len(h.history), h.histEvents
-	counted := 0
-	for _, b := range h.history {
-		counted += len(b.Events)
-	}
-	h.mu.Unlock()
+	held, events, counted, _, _ := historyHeld(h)
 	if events != counted || events > 2*hubHistoryEvents || held >= txns {
 		t.Fatalf("history holds %d batches, %d events (counted %d), after %d batches of %d", held, events, counted, txns, perTxn)
 	}
@@ -244,4 +239,64 @@ func TestKeptValuesHoldNoEarlierBatch(t *testing.T) {
 		}
 	}
 	t.Fatal("the first batch is still reachable after 20 collections: kept values chain the batches")
+}
+
+// historyHeld returns the batches a hub's history holds, its counts of their events and
+// bytes, and those it counts again from the batches.
+func historyHeld(h *Hub) (batches, events, countedEvents, bytes, countedBytes int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, b := range h.history {
+		countedEvents += len(b.Events)
+		countedBytes += b.bytes
+	}
+	return len(h.history), h.histEvents, countedEvents, h.histBytes, countedBytes
+}
+
+// TestHubHistoryBoundedByBytes: one large object rewritten again and again (a cluster
+// quota over many namespaces) is held at most 2*hubHistoryBytes of values deep, previous
+// values included, far fewer than hubHistory batches; a watcher starting within it is
+// still replayed from it, in order.
+func TestHubHistoryBoundedByBytes(t *testing.T) {
+	t.Parallel()
+	src, st := configMaps(t)
+	src.KeepsValues = true
+	src.EachPage = func(ctx context.Context, prefix string, rev int64, f func([]storage.KV) bool) (int64, error) {
+		lr, err := st.List(ctx, prefix, storage.ListOptions{Revision: rev})
+		if err != nil {
+			return 0, err
+		}
+		f(lr.KVs)
+		return lr.Revision, nil
+	}
+	first := put(t, st, "big", cmJSON("big", "0"))
+	var hubs Hubs
+	h := hubs.Get("cm", new(int), func() Source { return src })
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	w := h.Watch(ctx, first)
+	data := strings.Repeat("x", 256<<10)
+	writes := 3 * hubHistoryBytes / (2 * len(data))
+	var revs []int64
+	for i := range writes {
+		r := put(t, st, "big", cmJSON("big", fmt.Sprint(i, data)))
+		revs = append(revs, r)
+		if b := next(t, w); b.Rev != r {
+			t.Fatalf("batch at %d, want %d", b.Rev, r)
+		}
+	}
+	held, _, _, bytes, counted := historyHeld(h)
+	if bytes != counted || bytes > 2*hubHistoryBytes || held >= writes || held >= hubHistory {
+		t.Fatalf("history holds %d batches, %d bytes (counted %d), after %d writes of %d bytes", held, bytes, counted, writes, len(data))
+	}
+	from := revs[len(revs)-4]
+	w2 := h.Watch(ctx, from)
+	if w2 == nil {
+		t.Fatalf("a watch from %d, within the history, was refused", from)
+	}
+	for _, want := range revs[len(revs)-3:] {
+		if b := next(t, w2); b.Rev != want || len(b.Events) != 1 || b.Events[0].Prev == nil {
+			t.Fatalf("replayed batch at %d with %d events, want %d with one and its previous value", b.Rev, len(b.Events), want)
+		}
+	}
 }
