@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,7 +26,9 @@ import (
 
 // metrics is quotad's Prometheus registry.
 type metrics struct {
-	reg       *prometheus.Registry
+	reg *prometheus.Registry
+	// gather is what /metrics serves: reg, and the embedded etcd member's own metrics.
+	gather    prometheus.Gatherer
 	repairs   *prometheus.CounterVec
 	decisions *prometheus.CounterVec
 	requests  prometheus.Histogram
@@ -119,7 +122,34 @@ func newMetrics() *metrics {
 	m.reg.MustRegister(m.api.collectors()...)
 	m.reg.MustRegister(m.admission.collectors()...)
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.quotaExceeded, m.quotaConstraint, m.quotaThresholds, m.requests, m.panics, m.apiPanics, m.watchWaiting, m.longReadWaiting)
+	m.gather = m.reg
 	return m
+}
+
+// withEmbeddedEtcd serves the embedded etcd member's metrics with quotad's: the families
+// named etcd_* that etcd's packages register with the process's default registry (its WAL
+// fsyncs, backend commits, applies, leader), as a separate etcd serves them. Only for an
+// embedded member: with --etcd-servers the same families exist in this process but
+// measure nothing.
+func (m *metrics) withEmbeddedEtcd() {
+	m.gather = prometheus.Gatherers{m.reg, prefixGatherer{prometheus.DefaultGatherer, "etcd_"}}
+}
+
+// prefixGatherer gathers g's families whose names start with prefix.
+type prefixGatherer struct {
+	g      prometheus.Gatherer
+	prefix string
+}
+
+func (p prefixGatherer) Gather() ([]*dto.MetricFamily, error) {
+	mfs, err := p.g.Gather()
+	out := mfs[:0]
+	for _, mf := range mfs {
+		if strings.HasPrefix(mf.GetName(), p.prefix) {
+			out = append(out, mf)
+		}
+	}
+	return out, err
 }
 
 // maxScrapesInFlight bounds concurrent /metrics requests; more get 503 at once.
@@ -127,7 +157,7 @@ const maxScrapesInFlight = 4
 
 // handler serves /metrics to authenticated users that authz allows.
 func (m *metrics) handler(auth apiserver.Authenticator, authz pathAuthorizer) http.Handler {
-	return guarded(auth, authz, promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{MaxRequestsInFlight: maxScrapesInFlight}))
+	return guarded(auth, authz, promhttp.HandlerFor(m.gather, promhttp.HandlerOpts{MaxRequestsInFlight: maxScrapesInFlight}))
 }
 
 // Repaired implements resourcequota.Observer.

@@ -419,6 +419,9 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	metrics := newMetrics()
+	if embedded != nil {
+		metrics.withEmbeddedEtcd()
+	}
 	if auditBackend != nil {
 		metrics.reg.MustRegister(auditBackend.Collectors()...)
 	}
