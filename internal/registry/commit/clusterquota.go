@@ -78,6 +78,11 @@ type crqSlot struct {
 	enc codec.ClusterQuotaEncoder
 }
 
+// forget drops what the slot keeps of its cluster quota. Called with the slot held.
+func (sl *crqSlot) forget() {
+	sl.value, sl.rev, sl.obj, sl.enc = nil, 0, nil, codec.ClusterQuotaEncoder{}
+}
+
 // encode returns a cluster quota's stored form, with the slot's encoder when there is a
 // slot. Called with the slot held.
 func (sl *crqSlot) encode(crq *clusterquota.ClusterResourceQuota) ([]byte, error) {
@@ -449,6 +454,11 @@ func (e *Engine) commitClusterQuota(ctx context.Context, w *Write) (int64, error
 		}
 		if w.Obj != nil {
 			sl.value, sl.rev, sl.obj = w.Value, r.Revision, w.Obj.(*clusterquota.ClusterResourceQuota).DeepCopy()
+		} else {
+			// Deleted: the slot forgets the value, the object and the encoder's entries
+			// (a status entry per namespace), which would otherwise stay for as long as
+			// the process runs; the slot itself stays, as batches may hold it.
+			sl.forget()
 		}
 		return r.Revision, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -188,4 +189,32 @@ func slicesContainsPut(ops []storage.Op, key string) bool {
 		}
 	}
 	return false
+}
+
+// TestDeletedClusterQuotaForgotten: the slot of a deleted cluster quota keeps nothing of
+// it (its value, its object with a status entry per namespace, the encoder's entries):
+// cluster quotas created and deleted under ever new names would otherwise hold memory
+// for as long as the process runs.
+func TestDeletedClusterQuotaForgotten(t *testing.T) {
+	r := newRecomputeRun(t, map[string]string{"team": "a"})
+	create := r.crqWrite()
+	rev, err := r.e.Commit(r.ctx, create)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl := r.e.crq.slot("c")
+	if sl.obj == nil || sl.rev != rev {
+		t.Fatalf("after the create the slot holds %v at %d, want the cluster quota at %d", sl.obj, sl.rev, rev)
+	}
+	del := &Write{GR: crqGR, Key: r.crqKey, Guard: rev, Attrs: &admission.Attributes{Operation: admission.Delete, Name: "c",
+		OldObject: create.Obj, Resource: testKinds[crqGR].gvr, Kind: testKinds[crqGR].gvk}}
+	if _, err := r.e.Commit(r.ctx, del); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.h.kv.keys[r.crqKey]; ok {
+		t.Fatal("the cluster quota is still stored")
+	}
+	if sl.obj != nil || sl.value != nil || sl.rev != 0 || !reflect.ValueOf(sl.enc).IsZero() {
+		t.Errorf("the deleted cluster quota's slot keeps obj %v, %d bytes, revision %d, encoder %+v", sl.obj, len(sl.value), sl.rev, sl.enc)
+	}
 }
