@@ -10,6 +10,7 @@
 #                                      kubelet's code, a fake runtime) joining with a bootstrap
 #                                      token from `quotad token create`, labelled type=hollow
 #   NODE_CPU=8 NODE_MEMORY=32Gi ...    node size
+#   QUOTAD_ARGS=--profiling ...        more flags for quotad
 #   WORK=dir hack/cluster.sh           where binaries, the data dir and the logs go
 #   COMPONENTS_DIR=dir ...             where hack/cluster/build.sh caches kube-scheduler and kwok
 #
@@ -40,7 +41,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # 2. quotad, then its admin kubeconfig.
-"$work/quotad" --data-dir "$work/data" --secure-port 0 >"$work/quotad.out" 2>"$work/quotad.log" &
+"$work/quotad" --data-dir "$work/data" --secure-port 0 ${QUOTAD_ARGS:-} >"$work/quotad.out" 2>"$work/quotad.log" &
 pids+=($!)
 kubeconfig=""
 for _ in $(seq 1 600); do

@@ -322,6 +322,22 @@ func (x *Index) Controlled(ns string, uid types.UID) []runtime.Object {
 	return byName(n.byOwner[uid], n.objs)
 }
 
+// EachControlled calls f with each kept object of ns whose controller has uid (uid "":
+// those without a controller), in no order, holding the index's read lock (f must not
+// call the index): Controlled without its copy and its sort, for a controller reading its
+// own objects on every sync.
+func (x *Index) EachControlled(ns string, uid types.UID, f func(runtime.Object)) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n := x.byNS[ns]
+	if n == nil {
+		return
+	}
+	for name := range n.byOwner[uid] {
+		f(n.objs[name])
+	}
+}
+
 // AnyControlled reports whether f is true of any kept object of ns whose controller has
 // uid, in no order, holding the index's read lock (f must not call the index): a check
 // that neither copies nor sorts them.

@@ -43,6 +43,19 @@ type PodView struct {
 	ReadySince metav1.Time
 	// Restarts is the most restarts of any container (what ranks pods for deletion).
 	Restarts int32
+	// made is the pod Pod last made of the view, while anything holds it (nil: every
+	// call makes one).
+	made *madePod
+}
+
+// madePod is the pod last made of a view, held weakly: a workload controller syncs its
+// owner on every change of any of its pods and reads all of them each time (a ReplicaSet
+// of 1,000 pods being scheduled: about 100 syncs a second, each making 1,000 pods of
+// 1.3 KB, nearly all the server's allocation), but the pods made stay only while they are
+// in use, so the views stay small.
+type madePod struct {
+	mu  sync.Mutex
+	pod weak.Pointer[corev1.Pod]
 }
 
 // GetObjectKind implements runtime.Object (a view has no kind of its own).
@@ -57,8 +70,25 @@ func (v *PodView) GetNamespace() string { return v.Namespace }
 // GetName is the pod's name.
 func (v *PodView) GetName() string { return v.Name }
 
-// Pod returns a pod holding what the view holds (its maps and slices shared: read-only).
+// Pod returns a pod holding what the view holds, read-only: its maps and slices are the
+// view's, and the pod itself is shared by the callers until it is collected.
 func (v *PodView) Pod() *corev1.Pod {
+	m := v.made
+	if m == nil {
+		return v.makePod()
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p := m.pod.Value(); p != nil {
+		return p
+	}
+	p := v.makePod()
+	m.pod = weak.Make(p)
+	return p
+}
+
+// makePod makes a pod of the view.
+func (v *PodView) makePod() *corev1.Pod {
 	p := &corev1.Pod{}
 	p.Namespace, p.Name, p.UID, p.ResourceVersion = v.Namespace, v.Name, v.UID, v.ResourceVersion
 	p.Generation, p.Labels, p.CreationTimestamp, p.DeletionTimestamp = v.Generation, v.Labels, v.CreationTimestamp, v.DeletionTimestamp
@@ -83,6 +113,7 @@ func ViewOf(p *corev1.Pod) *PodView {
 		NodeName: p.Spec.NodeName, Hostname: p.Spec.Hostname, Subdomain: p.Spec.Subdomain, Tolerations: p.Spec.Tolerations,
 		Containers: portsOnly(p.Spec.Containers, false), InitContainers: portsOnly(p.Spec.InitContainers, true),
 		Phase: p.Status.Phase, Reason: p.Status.Reason, PodIP: p.Status.PodIP, PodIPs: p.Status.PodIPs,
+		made: &madePod{},
 	}
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady {

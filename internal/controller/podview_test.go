@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -105,5 +106,39 @@ func TestPodViewsIndexOf(t *testing.T) {
 	all.Apply(pending, false)
 	if all.Get(pending.Namespace, pending.Name) == nil {
 		t.Fatal("Index keeps every pod")
+	}
+}
+
+// TestPodViewPodShared: the pod a view makes is made once while anything holds it (a
+// workload controller reads every pod of its owner on each sync), shared by the view's
+// copies, and made again, the same, once it was collected.
+func TestPodViewPodShared(t *testing.T) {
+	v := ViewOf(viewTestPod("5"))
+	a := v.Pod()
+	if b := v.Pod(); b != a {
+		t.Fatal("a view made a second pod while the first is held")
+	}
+	if c := v.DeepCopyObject().(*PodView).Pod(); c != a {
+		t.Fatal("a copy of the view made a pod of its own")
+	}
+	want := *a
+	collected := make(chan struct{})
+	runtime.AddCleanup(a, func(ch chan struct{}) { close(ch) }, collected)
+	a = nil
+	gone := false
+	for i := 0; i < 20 && !gone; i++ {
+		runtime.GC()
+		select {
+		case <-collected:
+			gone = true
+		default:
+			runtime.Gosched()
+		}
+	}
+	if !gone {
+		t.Fatal("the made pod is still reachable after 20 collections: the view holds it")
+	}
+	if again := v.Pod(); !equality.Semantic.DeepEqual(*again, want) {
+		t.Fatalf("made again: %+v, want %+v", again, want)
 	}
 }

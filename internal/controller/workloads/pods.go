@@ -187,7 +187,7 @@ func childPods(views *controller.PodViews, kind schema.GroupVersionKind, own fun
 		if !ok {
 			return nil
 		}
-		ref := metav1.GetControllerOf(p)
+		ref := metav1.GetControllerOfNoCopy(p)
 		switch {
 		case ref == nil && len(p.Labels) > 0:
 			return views.View(p)

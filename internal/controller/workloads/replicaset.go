@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -120,7 +122,7 @@ func (c *ReplicaSet) Start(ctx context.Context) error {
 		q.Add(keyOf(m.GetNamespace(), m.GetName()))
 	})
 	go c.loop.WatchIndex(ctx, c.res(podGVR), c.pods, controller.On(func(p *corev1.Pod, deleted bool) {
-		if ref := metav1.GetControllerOf(p); ref != nil {
+		if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
 			if c.controls(ref) {
 				q.Add(keyOf(p.Namespace, ref.Name))
 			}
@@ -465,16 +467,21 @@ func activePods(x *controller.Index, ns string, uid types.UID, selector labels.S
 
 // claimable returns, from the index, the pods the owner of uid controls and the orphans
 // its selector matches (all claimPods may own) for which keep (nil: all) is true.
+//
+// The pods are in name order, owned ones first. A sync reads them all on every change of
+// any of them, so neither the index's names nor the pods are copied more than once.
 func claimable(x *controller.Index, ns string, uid types.UID, selector labels.Selector, keep func(*corev1.Pod) bool) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, owner := range []types.UID{uid, ""} {
-		for _, o := range x.Controlled(ns, owner) {
+		from := len(out)
+		x.EachControlled(ns, owner, func(o runtime.Object) {
 			p := controller.CachedPod(o)
 			if p == nil || (keep != nil && !keep(p)) || (owner == "" && !selector.Matches(labels.Set(p.Labels))) {
-				continue
+				return
 			}
 			out = append(out, p)
-		}
+		})
+		slices.SortFunc(out[from:], func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
 	}
 	return out
 }
@@ -486,7 +493,7 @@ func claimPods(ctx context.Context, store controller.Client, log *slog.Logger, o
 	var out []*corev1.Pod
 	var canAdopt *bool
 	for _, p := range pods {
-		ref := metav1.GetControllerOf(p)
+		ref := metav1.GetControllerOfNoCopy(p)
 		matches := selector.Matches(labels.Set(p.Labels))
 		switch {
 		case ref != nil && ref.UID != om.UID:
