@@ -11,6 +11,7 @@
 #                                      token from `quotad token create`, labelled type=hollow
 #   NODE_CPU=8 NODE_MEMORY=32Gi ...    node size
 #   QUOTAD_ARGS=--profiling ...        more flags for quotad
+#   QUOTAD=path ...                    a quotad built before, instead of building one
 #   WORK=dir hack/cluster.sh           where binaries, the data dir and the logs go
 #   COMPONENTS_DIR=dir ...             where hack/cluster/build.sh caches kube-scheduler and kwok
 #
@@ -30,7 +31,11 @@ hollow=${HOLLOW:-0}
 extra=()
 [[ $hollow -gt 0 ]] && extra=(kubemark)
 bin=$("$root/hack/cluster/build.sh" "${extra[@]}" | tail -n1)
-(cd "$root" && GOFLAGS=-p=1 nice -n 10 go build -o "$work/quotad" ./cmd/quotad)
+if [[ -n ${QUOTAD:-} ]]; then
+	cp "$QUOTAD" "$work/quotad"
+else
+	(cd "$root" && GOFLAGS=-p=1 nice -n 10 go build -o "$work/quotad" ./cmd/quotad)
+fi
 
 pids=()
 cleanup() {

@@ -460,17 +460,19 @@ func deletePod(ctx context.Context, store controller.Client, rec *record.Recorde
 
 // activePods returns, from the index of pod views, the active pods the owner of uid
 // controls and the active orphans its selector matches (the pods are made of the views:
-// read-only).
+// read-only), owned ones first, in no order: a ReplicaSet's sync counts them, and ranks
+// those it deletes by a total order of its own.
 func activePods(x *controller.Index, ns string, uid types.UID, selector labels.Selector) []*corev1.Pod {
-	return claimable(x, ns, uid, selector, isPodActive)
+	return claimable(x, ns, uid, selector, isPodActive, false)
 }
 
 // claimable returns, from the index, the pods the owner of uid controls and the orphans
-// its selector matches (all claimPods may own) for which keep (nil: all) is true.
+// its selector matches (all claimPods may own) for which keep (nil: all) is true, owned
+// ones first, each part in name order when sorted.
 //
-// The pods are in name order, owned ones first. A sync reads them all on every change of
-// any of them, so neither the index's names nor the pods are copied more than once.
-func claimable(x *controller.Index, ns string, uid types.UID, selector labels.Selector, keep func(*corev1.Pod) bool) []*corev1.Pod {
+// A sync reads them all on every change of any of them, so neither the index's names nor
+// the pods are copied more than once.
+func claimable(x *controller.Index, ns string, uid types.UID, selector labels.Selector, keep func(*corev1.Pod) bool, sorted bool) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, owner := range []types.UID{uid, ""} {
 		from := len(out)
@@ -481,7 +483,9 @@ func claimable(x *controller.Index, ns string, uid types.UID, selector labels.Se
 			}
 			out = append(out, p)
 		})
-		slices.SortFunc(out[from:], func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
+		if sorted {
+			slices.SortFunc(out[from:], func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
+		}
 	}
 	return out
 }
