@@ -494,7 +494,7 @@ func claimable(x *controller.Index, ns string, uid types.UID, selector labels.Se
 // adopt matching orphans (unless the owner is being deleted), release owned pods that no
 // longer match.
 func claimPods(ctx context.Context, store controller.Client, log *slog.Logger, owner runtime.Object, om metav1.ObjectMeta, kind schema.GroupVersionKind, gvr schema.GroupVersionResource, selector labels.Selector, pods []*corev1.Pod) ([]*corev1.Pod, error) {
-	var out []*corev1.Pod
+	out := make([]*corev1.Pod, 0, len(pods))
 	var canAdopt *bool
 	for _, p := range pods {
 		ref := metav1.GetControllerOfNoCopy(p)
