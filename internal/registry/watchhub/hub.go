@@ -98,6 +98,8 @@ type Hub struct {
 	// offers are objects this replica's writers are committing, by key, so that the hub
 	// need not decode them again (see registry.Resource.SharesWrites).
 	offers map[string]offer
+	// offerBytes counts the offers' values.
+	offerBytes int
 }
 
 // offer is an object being committed and the exact bytes it is stored as.
@@ -106,9 +108,14 @@ type offer struct {
 	obj   runtime.Object
 }
 
-// maxOffers bounds the offers a hub keeps: offers of writes that failed are never taken,
-// so past this many the hub forgets them all (and decodes those events instead).
-const maxOffers = 1024
+// maxOffers and maxOfferBytes bound the offers a hub keeps (their number, their values'
+// bytes): offers of writes that failed are never taken, so past either bound the hub
+// forgets them all (and decodes those events instead). Without the second, a client
+// whose large writes kept failing (creates racing for names) left a thousand of them.
+const (
+	maxOffers     = 1024
+	maxOfferBytes = 16 << 20
+)
 
 // Hubs is a set of hubs by name (the zero value is empty and ready).
 type Hubs struct {
@@ -198,7 +205,7 @@ func (h *Hub) subscribe(from int64) *hubSub {
 		h.running = true
 		h.lastRev, h.floor = from, from
 		h.history, h.histEvents, h.histBytes = nil, 0, 0
-		h.offers = nil
+		h.offers, h.offerBytes = nil, 0
 		ctx, cancel := context.WithCancel(context.Background())
 		h.stop = cancel
 		h.epoch++
@@ -233,7 +240,7 @@ func (h *Hub) unsubscribe(sub *hubSub) {
 	if len(h.subs) == 0 && h.running {
 		h.running = false
 		h.history, h.histEvents, h.histBytes = nil, 0, 0
-		h.offers = nil
+		h.offers, h.offerBytes = nil, 0
 		h.stop()
 	}
 }
@@ -288,7 +295,7 @@ func (h *Hub) deliver(b Batch, epoch int64) bool {
 		}
 		h.running = false
 		h.history, h.histEvents, h.histBytes = nil, 0, 0
-		h.offers = nil
+		h.offers, h.offerBytes = nil, 0
 		return false
 	}
 	if len(b.Events) > 0 {
@@ -421,10 +428,15 @@ func (h *Hub) Offer(key string, value []byte, obj func() runtime.Object) {
 	if !h.running {
 		return
 	}
-	if h.offers == nil || len(h.offers) >= maxOffers {
-		h.offers = map[string]offer{}
+	if old, ok := h.offers[key]; ok {
+		h.offerBytes -= len(old.value)
+		delete(h.offers, key)
+	}
+	if h.offers == nil || len(h.offers) >= maxOffers || h.offerBytes+len(value) > maxOfferBytes {
+		h.offers, h.offerBytes = map[string]offer{}, 0
 	}
 	h.offers[key] = o
+	h.offerBytes += len(value)
 }
 
 // takeOffers removes the offers matching puts of evs and returns, for each event, the
@@ -446,6 +458,7 @@ func (h *Hub) takeOffers(evs []storage.Event) []runtime.Object {
 			continue // decoded instead
 		}
 		delete(h.offers, ev.KV.Key)
+		h.offerBytes -= len(o.value)
 		m.SetResourceVersion(strconv.FormatInt(ev.KV.ModRevision, 10))
 		if out == nil {
 			out = make([]runtime.Object, len(evs))

@@ -300,3 +300,44 @@ func TestHubHistoryBoundedByBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestHubOffersBoundedByBytes: offers of writes that failed are never taken; a client whose
+// large writes keep failing (creates racing for a thousand names) leaves at most
+// maxOfferBytes of them, and an offer replaced for its key counts once. An offer still
+// stands for its event after the others were forgotten.
+func TestHubOffersBoundedByBytes(t *testing.T) {
+	t.Parallel()
+	src, st := configMaps(t)
+	first := put(t, st, "start", cmJSON("start", "0"))
+	var hubs Hubs
+	h := hubs.Get("cm", new(int), func() Source { return src })
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	w := h.Watch(ctx, first)
+	big := cmJSON("failed", strings.Repeat("x", 1<<20))
+	for i := range 3 * maxOfferBytes / len(big) {
+		h.Offer(fmt.Sprintf("/cm/failed-%d", i), big, func() runtime.Object { return &corev1.ConfigMap{} })
+		h.Offer(fmt.Sprintf("/cm/failed-%d", i), big, func() runtime.Object { return &corev1.ConfigMap{} })
+		h.mu.Lock()
+		held, counted := h.offerBytes, 0
+		for _, o := range h.offers {
+			counted += len(o.value)
+		}
+		h.mu.Unlock()
+		if held != counted || held > maxOfferBytes {
+			t.Fatalf("after %d failed writes of %d bytes the hub holds %d bytes of offers (counted %d)", i+1, len(big), held, counted)
+		}
+	}
+	offered := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ok"}}
+	value := cmJSON("ok", "1")
+	h.Offer("/cm/ok", value, func() runtime.Object { return offered })
+	r := put(t, st, "ok", value)
+	if b := next(t, w); b.Rev != r || b.Events[0].Cur != runtime.Object(offered) {
+		t.Fatalf("batch %+v: want the offered object at %d", b, r)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.offers["/cm/ok"]; ok {
+		t.Error("a taken offer is still held")
+	}
+}
