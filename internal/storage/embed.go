@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -210,7 +211,17 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 	zl := newZapLogger(logger, conf.logLevel, stopping)
 	var e *embed.Etcd
 	if conf.cluster != nil {
-		if e, err = startEtcd(dataDir, clusterMember(dataDir, pki, *conf.cluster), zl, conf); err != nil {
+		for attempt := 1; ; attempt++ {
+			e, err = startEtcd(dataDir, clusterMember(dataDir, pki, *conf.cluster), zl, conf)
+			if err == nil || !membershipBehind(err) || attempt == joinStartAttempts {
+				break
+			}
+			// A joining member checks its cluster against a peer's membership; a peer
+			// that has not applied this member's addition yet (one that joined just
+			// before) answers without it. It will have shortly: start again.
+			time.Sleep(joinStartBackoff)
+		}
+		if err != nil {
 			lock.Close()
 			return nil, fmt.Errorf("embedded etcd: start in %s: %w", dataDir, err)
 		}
@@ -297,6 +308,20 @@ func closeEtcd(e *embed.Etcd) {
 		e.Server.HardStop()
 	}
 	e.Close()
+}
+
+// joinStartAttempts and joinStartBackoff bound how often, and how far apart, a joining
+// member starts again while a peer's membership lags behind its addition.
+const (
+	joinStartAttempts = 10
+	joinStartBackoff  = 300 * time.Millisecond
+)
+
+// membershipBehind reports whether etcd refused to start because a peer's membership has
+// fewer or more members than the member was given (etcd's ValidateClusterAndAssignIDs):
+// what a peer that has not applied the member's addition yet answers.
+func membershipBehind(err error) bool {
+	return strings.Contains(err.Error(), "member count is unequal")
 }
 
 // embeddedCatchUpEntries is how many applied raft entries the single embedded member keeps

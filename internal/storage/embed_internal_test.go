@@ -269,3 +269,20 @@ func TestStartEtcdPortInUse(t *testing.T) {
 		t.Fatalf("start with the client port in use: err = %v, want EADDRINUSE", err)
 	}
 }
+
+// TestMembershipBehind: a joining member starts again when the peer it asked had not yet
+// applied its addition (etcd's error, as a joining replica logged it), and only then.
+func TestMembershipBehind(t *testing.T) {
+	lagging := errors.New("error validating peerURLs {ClusterID:88e452a83a8ede2d Members:[&{ID:5f9ab895caba5410 RaftAttributes:{PeerURLs:[https://127.0.0.1:22261] IsLearner:false}}] RemovedMemberIDs:[]}: member count is unequal")
+	if !membershipBehind(fmt.Errorf("start: %w", lagging)) {
+		t.Error("a peer's membership without the new member is not taken as lagging")
+	}
+	for _, err := range []error{
+		errors.New("listen tcp 127.0.0.1:2380: bind: address already in use"),
+		errors.New("PeerURLs: no match found for existing member (5f9ab895caba5410, [https://127.0.0.1:22261]), last resolver error (<nil>)"),
+	} {
+		if membershipBehind(err) {
+			t.Errorf("%v is taken as a lagging peer", err)
+		}
+	}
+}
