@@ -157,12 +157,8 @@ func TestHubFansOutAndReplaysHistory(t *testing.T) {
 func TestHubHistoryBoundedByEvents(t *testing.T) {
 	t.Parallel()
 	src, st := configMaps(t)
-	first := put(t, st, "start", cmJSON("start", "0"))
-	var hubs Hubs
-	h := hubs.Get("cm", new(int), func() Source { return src })
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	w := h.Watch(ctx, first)
+	ctx := t.Context()
+	h, first, w := watchedHub(t, src, st, "start")
 	const perTxn = 100
 	txns := 3 * hubHistoryEvents / perTxn
 	var revs []int64
@@ -241,6 +237,16 @@ func TestKeptValuesHoldNoEarlierBatch(t *testing.T) {
 	t.Fatal("the first batch is still reachable after 20 collections: kept values chain the batches")
 }
 
+// watchedHub puts ConfigMap name, then returns a new hub of src with a watcher from that
+// revision (ended with the test).
+func watchedHub(t *testing.T, src Source, st storage.Store, name string) (*Hub, int64, <-chan Batch) {
+	t.Helper()
+	first := put(t, st, name, cmJSON(name, "0"))
+	var hubs Hubs
+	h := hubs.Get("cm", new(int), func() Source { return src })
+	return h, first, h.Watch(t.Context(), first)
+}
+
 // historyHeld returns the batches a hub's history holds, its counts of their events and
 // bytes, and those it counts again from the batches.
 func historyHeld(h *Hub) (batches, events, countedEvents, bytes, countedBytes int) {
@@ -269,12 +275,8 @@ func TestHubHistoryBoundedByBytes(t *testing.T) {
 		f(lr.KVs)
 		return lr.Revision, nil
 	}
-	first := put(t, st, "big", cmJSON("big", "0"))
-	var hubs Hubs
-	h := hubs.Get("cm", new(int), func() Source { return src })
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	w := h.Watch(ctx, first)
+	ctx := t.Context()
+	h, _, w := watchedHub(t, src, st, "big")
 	data := strings.Repeat("x", 256<<10)
 	writes := 3 * hubHistoryBytes / (2 * len(data))
 	var revs []int64
@@ -308,12 +310,7 @@ func TestHubHistoryBoundedByBytes(t *testing.T) {
 func TestHubOffersBoundedByBytes(t *testing.T) {
 	t.Parallel()
 	src, st := configMaps(t)
-	first := put(t, st, "start", cmJSON("start", "0"))
-	var hubs Hubs
-	h := hubs.Get("cm", new(int), func() Source { return src })
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	w := h.Watch(ctx, first)
+	h, _, w := watchedHub(t, src, st, "start")
 	big := cmJSON("failed", strings.Repeat("x", 1<<20))
 	for i := range 3 * maxOfferBytes / len(big) {
 		h.Offer(fmt.Sprintf("/cm/failed-%d", i), big, func() runtime.Object { return &corev1.ConfigMap{} })
