@@ -218,8 +218,15 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 			}
 			// A joining member checks its cluster against a peer's membership; a peer
 			// that has not applied this member's addition yet (one that joined just
-			// before) answers without it. It will have shortly: start again.
-			time.Sleep(joinStartBackoff)
+			// before) answers without it. It will have shortly: start again, unless
+			// the server is stopping.
+			select {
+			case <-ctx.Done():
+				err = fmt.Errorf("%w (stopped while waiting to start again: %w)", err, ctx.Err())
+			case <-time.After(joinStartBackoff):
+				continue
+			}
+			break
 		}
 		if err != nil {
 			lock.Close()
