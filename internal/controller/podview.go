@@ -70,6 +70,19 @@ func (v *PodView) GetNamespace() string { return v.Namespace }
 // GetName is the pod's name.
 func (v *PodView) GetName() string { return v.Name }
 
+// GetUID, GetLabels, GetOwnerReferences and GetDeletionTimestamp read the view as
+// metav1.Object reads a pod (the maps and slices are the view's: read-only).
+func (v *PodView) GetUID() types.UID { return v.UID }
+
+// GetLabels is the pod's labels.
+func (v *PodView) GetLabels() map[string]string { return v.Labels }
+
+// GetOwnerReferences is the pod's owner references.
+func (v *PodView) GetOwnerReferences() []metav1.OwnerReference { return v.OwnerReferences }
+
+// GetDeletionTimestamp is when the pod's deletion was asked (nil: it was not).
+func (v *PodView) GetDeletionTimestamp() *metav1.Time { return v.DeletionTimestamp }
+
 // Pod returns a pod holding what the view holds, read-only: its maps and slices are the
 // view's, and the pod itself is shared by the callers until it is collected.
 func (v *PodView) Pod() *corev1.Pod {
@@ -134,6 +147,18 @@ func CachedPod(o kruntime.Object) *corev1.Pod {
 		return p.Pod()
 	case *corev1.Pod:
 		return p
+	}
+	return nil
+}
+
+// CachedView is the view of the pod a cache holds (a view of its own when the cache holds
+// the pod), nil when it holds none: what a controller reads that needs no more than a view.
+func CachedView(o kruntime.Object) *PodView {
+	switch p := o.(type) {
+	case *PodView:
+		return p
+	case *corev1.Pod:
+		return ViewOf(p)
 	}
 	return nil
 }

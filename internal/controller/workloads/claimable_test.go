@@ -45,7 +45,7 @@ func TestClaimableReadsWithoutCopies(t *testing.T) {
 	add("other", map[string]string{"app": "other"}, nil, corev1.PodPending)
 	sel := labels.SelectorFromSet(web)
 
-	held := claimable(x, "ns", rs.UID, sel, isPodActive, true)
+	held := claimable(x, "ns", rs.UID, sel, controller.CachedPod, isPodActive, true)
 	var names []string
 	for _, p := range held {
 		names = append(names, p.Name)
@@ -54,17 +54,24 @@ func TestClaimableReadsWithoutCopies(t *testing.T) {
 		!slices.IsSortedFunc(names[:1000], strings.Compare) || !slices.IsSortedFunc(names[1000:], strings.Compare) {
 		t.Fatalf("claimable gave %d pods: %v ... %v", len(names), names[:3], names[len(names)-3:])
 	}
-	allocs := testing.AllocsPerRun(20, func() { claimable(x, "ns", rs.UID, sel, isPodActive, true) })
+	allocs := testing.AllocsPerRun(20, func() { claimable(x, "ns", rs.UID, sel, controller.CachedPod, isPodActive, true) })
 	if allocs > 50 {
 		t.Errorf("claimable made %.0f allocations for 1,100 pods already made and held", allocs)
 	}
-	again := activePods(x, "ns", rs.UID, sel)
-	if len(again) != len(held) {
-		t.Fatalf("activePods gave %d pods, want %d", len(again), len(held))
+	// A ReplicaSet reads the index's views themselves: the same pods, no pod made.
+	active := activePods(x, "ns", rs.UID, sel)
+	if len(active) != len(held) {
+		t.Fatalf("activePods gave %d views, want %d", len(active), len(held))
 	}
-	for j, p := range again {
-		if !slices.Contains(held, p) || (j < 1000) != strings.HasPrefix(p.Name, "web-") {
-			t.Fatalf("activePods' pod %d, %s: made again while held, or an orphan before an owned pod", j, p.Name)
+	for j, v := range active {
+		if !slices.Contains(names, v.Name) || (j < 1000) != strings.HasPrefix(v.Name, "web-") {
+			t.Fatalf("activePods' view %d, %s: not claimable, or an orphan before an owned pod", j, v.Name)
 		}
+		if x.Get("ns", v.Name) != v {
+			t.Fatalf("activePods' view %d, %s: not the index's own", j, v.Name)
+		}
+	}
+	if allocs := testing.AllocsPerRun(20, func() { activePods(x, "ns", rs.UID, sel) }); allocs > 50 {
+		t.Errorf("activePods made %.0f allocations for 1,100 views", allocs)
 	}
 }

@@ -124,7 +124,7 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 		if err != nil {
 			return 0, nil
 		}
-		if pods, err = claimPods(ctx, store, c.log, job, job.ObjectMeta, jobKind, jobGVR, sel, claimable(c.pods, ns, job.UID, sel, nil, true)); err != nil {
+		if pods, err = claimPods(ctx, store, c.log, job, job.ObjectMeta, jobKind, jobGVR, sel, claimable(c.pods, ns, job.UID, sel, controller.CachedPod, nil, true)); err != nil {
 			return 0, err
 		}
 	} else {

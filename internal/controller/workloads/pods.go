@@ -70,12 +70,31 @@ func isPodAvailable(p *corev1.Pod, minReadySeconds int32, now time.Time) bool {
 	if !isPodReady(p) {
 		return false
 	}
-	c := podReadyCondition(p)
+	return readyFor(podReadyCondition(p).LastTransitionTime, minReadySeconds, now)
+}
+
+// readyFor reports whether a pod ready since since (its Ready condition's last transition)
+// has been ready for minReadySeconds at now.
+func readyFor(since metav1.Time, minReadySeconds int32, now time.Time) bool {
 	if minReadySeconds == 0 {
 		return true
 	}
 	min := time.Duration(minReadySeconds) * time.Second
-	return !c.LastTransitionTime.IsZero() && c.LastTransitionTime.Add(min).Before(now)
+	return !since.IsZero() && since.Add(min).Before(now)
+}
+
+// viewActive is isPodActive of a pod's view.
+func viewActive(v *controller.PodView) bool {
+	return v.Phase != corev1.PodSucceeded && v.Phase != corev1.PodFailed && v.DeletionTimestamp == nil
+}
+
+// viewPods makes the pods of views (read-only).
+func viewPods(views []*controller.PodView) []*corev1.Pod {
+	out := make([]*corev1.Pod, len(views))
+	for i, v := range views {
+		out[i] = v.Pod()
+	}
+	return out
 }
 
 // podsPrefix is upstream's getPodsPrefix: "<owner>-" unless that is not a valid generateName.
@@ -124,46 +143,79 @@ func controllerRef(owner metav1.Object, gvk schema.GroupVersionKind) *metav1.Own
 	}
 }
 
-// podRank orders pods for deletion as upstream's ActivePods: unassigned before assigned,
-// Pending before Unknown before Running, not ready before ready, ready for a shorter time
-// before longer, more restarts before fewer, newer before older; ties by name.
-func sortPodsForDeletion(pods []*corev1.Pod) {
-	phaseRank := map[corev1.PodPhase]int{corev1.PodPending: 0, corev1.PodUnknown: 1, corev1.PodRunning: 2}
-	restarts := func(p *corev1.Pod) int32 {
-		var n int32
-		for _, c := range p.Status.ContainerStatuses {
-			if c.RestartCount > n {
-				n = c.RestartCount
-			}
-		}
-		return n
-	}
-	sort.SliceStable(pods, func(i, j int) bool {
-		a, b := pods[i], pods[j]
-		if (a.Spec.NodeName == "") != (b.Spec.NodeName == "") {
-			return a.Spec.NodeName == ""
-		}
-		if phaseRank[a.Status.Phase] != phaseRank[b.Status.Phase] {
-			return phaseRank[a.Status.Phase] < phaseRank[b.Status.Phase]
-		}
-		if isPodReady(a) != isPodReady(b) {
-			return !isPodReady(a)
-		}
-		if isPodReady(a) && isPodReady(b) {
-			ta, tb := podReadyCondition(a).LastTransitionTime, podReadyCondition(b).LastTransitionTime
-			if !ta.Equal(&tb) {
-				return tb.Before(&ta)
-			}
-		}
-		if restarts(a) != restarts(b) {
-			return restarts(a) > restarts(b)
-		}
-		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			return b.CreationTimestamp.Before(&a.CreationTimestamp)
-		}
-		return a.Name < b.Name
-	})
+// deletionRank is what orders a pod for deletion (sortForDeletion).
+type deletionRank struct {
+	unassigned bool
+	phase      int // Pending 0, Unknown 1, Running 2, others 0
+	ready      bool
+	readySince metav1.Time
+	restarts   int32 // the most of any container
+	created    metav1.Time
+	name       string
 }
+
+var deletionPhaseRank = map[corev1.PodPhase]int{corev1.PodPending: 0, corev1.PodUnknown: 1, corev1.PodRunning: 2}
+
+// podRank is a pod's deletionRank.
+func podRank(p *corev1.Pod) deletionRank {
+	r := deletionRank{unassigned: p.Spec.NodeName == "", phase: deletionPhaseRank[p.Status.Phase], created: p.CreationTimestamp, name: p.Name}
+	if c := podReadyCondition(p); c != nil && c.Status == corev1.ConditionTrue {
+		r.ready, r.readySince = true, c.LastTransitionTime
+	}
+	for _, c := range p.Status.ContainerStatuses {
+		r.restarts = max(r.restarts, c.RestartCount)
+	}
+	return r
+}
+
+// viewRank is a pod view's deletionRank.
+func viewRank(v *controller.PodView) deletionRank {
+	r := deletionRank{unassigned: v.NodeName == "", phase: deletionPhaseRank[v.Phase], restarts: v.Restarts, created: v.CreationTimestamp, name: v.Name}
+	if v.Ready == corev1.ConditionTrue {
+		r.ready, r.readySince = true, v.ReadySince
+	}
+	return r
+}
+
+// before reports whether the pod ranked a goes before the one ranked b, as upstream's
+// ActivePods orders them for deletion: unassigned before assigned, Pending before Unknown
+// before Running, not ready before ready, ready for a shorter time before longer, more
+// restarts before fewer, newer before older; ties by name.
+func (a deletionRank) before(b deletionRank) bool {
+	switch {
+	case a.unassigned != b.unassigned:
+		return a.unassigned
+	case a.phase != b.phase:
+		return a.phase < b.phase
+	case a.ready != b.ready:
+		return !a.ready
+	case a.ready && !a.readySince.Equal(&b.readySince):
+		return b.readySince.Before(&a.readySince)
+	case a.restarts != b.restarts:
+		return a.restarts > b.restarts
+	case !a.created.Equal(&b.created):
+		return b.created.Before(&a.created)
+	}
+	return a.name < b.name
+}
+
+// sortForDeletion orders xs for deletion, first to go first, each ranked once by rank.
+func sortForDeletion[P any](xs []P, rank func(P) deletionRank) {
+	ranks := make([]deletionRank, len(xs))
+	order := make([]int, len(xs))
+	for i, x := range xs {
+		ranks[i], order[i] = rank(x), i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return ranks[order[i]].before(ranks[order[j]]) })
+	sorted := make([]P, len(xs))
+	for i, k := range order {
+		sorted[i] = xs[k]
+	}
+	copy(xs, sorted)
+}
+
+// sortPodsForDeletion orders pods for deletion (sortForDeletion).
+func sortPodsForDeletion(pods []*corev1.Pod) { sortForDeletion(pods, podRank) }
 
 // cachedPods returns the pods an index holds in objs (made of views where it keeps views:
 // read-only).

@@ -287,7 +287,7 @@ func (c *ReplicaSet) updateStatus(ctx context.Context, obj runtime.Object, rs *a
 }
 
 // manageReplicas is upstream's manageReplicas.
-func (c *ReplicaSet) manageReplicas(ctx context.Context, store controller.Client, owner runtime.Object, rs *appsv1.ReplicaSet, pods []*corev1.Pod) error {
+func (c *ReplicaSet) manageReplicas(ctx context.Context, store controller.Client, owner runtime.Object, rs *appsv1.ReplicaSet, pods []*controller.PodView) error {
 	diff := len(pods) - int(*rs.Spec.Replicas)
 	ref := controllerRef(rs, c.kind)
 	switch {
@@ -304,25 +304,25 @@ func (c *ReplicaSet) manageReplicas(ctx context.Context, store controller.Client
 		if diff > burstReplicas {
 			diff = burstReplicas
 		}
-		victims := append([]*corev1.Pod(nil), pods...)
-		sortPodsForDeletion(victims)
-		return deletePods(ctx, store, c.rec, owner, victims[:diff])
+		victims := append([]*controller.PodView(nil), pods...)
+		sortForDeletion(victims, viewRank)
+		return deletePods(ctx, store, c.rec, owner, viewPods(victims[:diff]))
 	}
 	return nil
 }
 
 // calculateRSStatus is upstream's calculateStatus.
-func calculateRSStatus(rs *appsv1.ReplicaSet, pods []*corev1.Pod, manageErr error, now time.Time) appsv1.ReplicaSetStatus {
+func calculateRSStatus(rs *appsv1.ReplicaSet, pods []*controller.PodView, manageErr error, now time.Time) appsv1.ReplicaSetStatus {
 	st := *rs.Status.DeepCopy()
 	templateLabels := labels.Set(rs.Spec.Template.Labels).AsSelectorPreValidated()
 	var fully, ready, available int32
-	for _, p := range pods {
-		if templateLabels.Matches(labels.Set(p.Labels)) {
+	for _, v := range pods {
+		if templateLabels.Matches(labels.Set(v.Labels)) {
 			fully++
 		}
-		if isPodReady(p) {
+		if v.Ready == corev1.ConditionTrue {
 			ready++
-			if isPodAvailable(p, rs.Spec.MinReadySeconds, now) {
+			if readyFor(v.ReadySince, rs.Spec.MinReadySeconds, now) {
 				available++
 			}
 		}
@@ -458,33 +458,57 @@ func deletePod(ctx context.Context, store controller.Client, rec *record.Recorde
 	return nil
 }
 
-// activePods returns, from the index of pod views, the active pods the owner of uid
-// controls and the active orphans its selector matches (the pods are made of the views:
-// read-only), owned ones first, in no order: a ReplicaSet's sync counts them, and ranks
-// those it deletes by a total order of its own.
-func activePods(x *controller.Index, ns string, uid types.UID, selector labels.Selector) []*corev1.Pod {
-	return claimable(x, ns, uid, selector, isPodActive, false)
+// activePods returns, from the index of pod views, the views of the active pods the owner
+// of uid controls and of the active orphans its selector matches, owned ones first, in no
+// order: a ReplicaSet's sync counts them, and ranks those it deletes by a total order of
+// its own. A sync runs on every change of any of its pods and reads them all, so it reads
+// the views themselves: a pod is made only of those it deletes.
+func activePods(x *controller.Index, ns string, uid types.UID, selector labels.Selector) []*controller.PodView {
+	return claimable(x, ns, uid, selector, controller.CachedView, viewActive, false)
+}
+
+// podMeta is what claiming reads of a pod, or of its view (controller.PodView).
+type podMeta interface {
+	comparable
+	GetNamespace() string
+	GetName() string
+	GetUID() types.UID
+	GetLabels() map[string]string
+	GetOwnerReferences() []metav1.OwnerReference
+	GetDeletionTimestamp() *metav1.Time
+}
+
+// controllerOf is the controller reference among refs (nil: none), not copied.
+func controllerOf(refs []metav1.OwnerReference) *metav1.OwnerReference {
+	for i := range refs {
+		if c := refs[i].Controller; c != nil && *c {
+			return &refs[i]
+		}
+	}
+	return nil
 }
 
 // claimable returns, from the index, the pods the owner of uid controls and the orphans
-// its selector matches (all claimPods may own) for which keep (nil: all) is true, owned
-// ones first, each part in name order when sorted.
+// its selector matches (all claimPods may own) for which keep (nil: all) is true, as as
+// reads each of the index's objects (zero: not a pod), owned ones first, each part in name
+// order when sorted.
 //
 // A sync reads them all on every change of any of them, so neither the index's names nor
-// the pods are copied more than once.
-func claimable(x *controller.Index, ns string, uid types.UID, selector labels.Selector, keep func(*corev1.Pod) bool, sorted bool) []*corev1.Pod {
-	var out []*corev1.Pod
+// the objects are copied.
+func claimable[P podMeta](x *controller.Index, ns string, uid types.UID, selector labels.Selector, as func(runtime.Object) P, keep func(P) bool, sorted bool) []P {
+	var out []P
+	var none P
 	for _, owner := range []types.UID{uid, ""} {
 		from := len(out)
 		x.EachControlled(ns, owner, func(o runtime.Object) {
-			p := controller.CachedPod(o)
-			if p == nil || (keep != nil && !keep(p)) || (owner == "" && !selector.Matches(labels.Set(p.Labels))) {
+			p := as(o)
+			if p == none || (keep != nil && !keep(p)) || (owner == "" && !selector.Matches(labels.Set(p.GetLabels()))) {
 				return
 			}
 			out = append(out, p)
 		})
 		if sorted {
-			slices.SortFunc(out[from:], func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
+			slices.SortFunc(out[from:], func(a, b P) int { return strings.Compare(a.GetName(), b.GetName()) })
 		}
 	}
 	return out
@@ -493,12 +517,12 @@ func claimable(x *controller.Index, ns string, uid types.UID, selector labels.Se
 // claimPods is upstream's PodControllerRefManager.ClaimPods: keep owned pods that match,
 // adopt matching orphans (unless the owner is being deleted), release owned pods that no
 // longer match.
-func claimPods(ctx context.Context, store controller.Client, log *slog.Logger, owner runtime.Object, om metav1.ObjectMeta, kind schema.GroupVersionKind, gvr schema.GroupVersionResource, selector labels.Selector, pods []*corev1.Pod) ([]*corev1.Pod, error) {
-	out := make([]*corev1.Pod, 0, len(pods))
+func claimPods[P podMeta](ctx context.Context, store controller.Client, log *slog.Logger, owner runtime.Object, om metav1.ObjectMeta, kind schema.GroupVersionKind, gvr schema.GroupVersionResource, selector labels.Selector, pods []P) ([]P, error) {
+	out := make([]P, 0, len(pods))
 	var canAdopt *bool
 	for _, p := range pods {
-		ref := metav1.GetControllerOfNoCopy(p)
-		matches := selector.Matches(labels.Set(p.Labels))
+		ref := controllerOf(p.GetOwnerReferences())
+		matches := selector.Matches(labels.Set(p.GetLabels()))
 		switch {
 		case ref != nil && ref.UID != om.UID:
 			continue
@@ -508,10 +532,10 @@ func claimPods(ctx context.Context, store controller.Client, log *slog.Logger, o
 			if om.DeletionTimestamp != nil {
 				continue
 			}
-			if err := patchOwnerRefs(ctx, store, podGVR, p.Namespace, p.Name, p.UID, om.UID, nil); err != nil && !apierrors.IsNotFound(err) {
+			if err := patchOwnerRefs(ctx, store, podGVR, p.GetNamespace(), p.GetName(), p.GetUID(), om.UID, nil); err != nil && !apierrors.IsNotFound(err) {
 				return nil, err
 			}
-		case matches && om.DeletionTimestamp == nil && p.DeletionTimestamp == nil:
+		case matches && om.DeletionTimestamp == nil && p.GetDeletionTimestamp() == nil:
 			if canAdopt == nil {
 				ok := recheckOwner(ctx, store, gvr, om)
 				canAdopt = &ok
@@ -519,11 +543,11 @@ func claimPods(ctx context.Context, store controller.Client, log *slog.Logger, o
 			if !*canAdopt {
 				continue
 			}
-			if err := patchOwnerRefs(ctx, store, podGVR, p.Namespace, p.Name, p.UID, "", controllerRef(&om, kind)); err != nil {
+			if err := patchOwnerRefs(ctx, store, podGVR, p.GetNamespace(), p.GetName(), p.GetUID(), "", controllerRef(&om, kind)); err != nil {
 				if apierrors.IsNotFound(err) {
 					continue
 				}
-				log.Debug("cannot adopt pod", "pod", p.Name, "err", err)
+				log.Debug("cannot adopt pod", "pod", p.GetName(), "err", err)
 				continue
 			}
 			out = append(out, p)

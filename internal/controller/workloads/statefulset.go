@@ -148,7 +148,7 @@ func (c *StatefulSet) sync(ctx context.Context, key string) (time.Duration, erro
 	}
 	store := c.writes.Tracked(c.store, c.store.Catalogue().Get(podGVR), key)
 	var candidates []*corev1.Pod
-	for _, p := range claimable(c.pods, ns, set.UID, selector, nil, true) {
+	for _, p := range claimable(c.pods, ns, set.UID, selector, controller.CachedPod, nil, true) {
 		if parent, ord := parentAndOrdinal(p); parent == set.Name && ord >= 0 {
 			candidates = append(candidates, p)
 		}

@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/quotad/quotad/internal/controller"
 )
 
 // TestPodsPrefix: upstream's generateName prefix of an owner's pods, cut to leave room for
@@ -33,6 +35,15 @@ func readyPod(name string, ready bool, since time.Time) *corev1.Pod {
 	}
 	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: st, LastTransitionTime: metav1.NewTime(since)}}
 	return p
+}
+
+// viewsOf makes the views of pods, as a ReplicaSet's index holds them.
+func viewsOf(pods []*corev1.Pod) []*controller.PodView {
+	out := make([]*controller.PodView, len(pods))
+	for i, p := range pods {
+		out[i] = controller.ViewOf(p)
+	}
+	return out
 }
 
 func TestCalculateRSStatus(t *testing.T) {
@@ -61,7 +72,7 @@ func TestCalculateRSStatus(t *testing.T) {
 			rs := &appsv1.ReplicaSet{Spec: appsv1.ReplicaSetSpec{Replicas: &three, MinReadySeconds: tc.minReady,
 				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "x"}}}}}
 			rs.Status.Conditions = tc.existing
-			st := calculateRSStatus(rs, tc.pods, tc.err, now)
+			st := calculateRSStatus(rs, viewsOf(tc.pods), tc.err, now)
 			if st.Replicas != int32(len(tc.pods)) || st.FullyLabeledReplicas != int32(len(tc.pods)) || st.ReadyReplicas != tc.ready || st.AvailableReplicas != tc.avail {
 				t.Errorf("status = %+v", st)
 			}
@@ -165,15 +176,23 @@ func TestSortPodsForDeletion(t *testing.T) {
 	readyOld := readyPod("ready-old", true, now.Add(-time.Hour))
 	assigned := readyPod("assigned", true, now.Add(-2*time.Hour))
 	assigned.Spec.NodeName = "node"
-	pods := []*corev1.Pod{assigned, readyOld, readyNew, notReady, pending}
+	restarted := readyPod("ready-old-restarted", true, now.Add(-time.Hour))
+	restarted.Status.ContainerStatuses = []corev1.ContainerStatus{{RestartCount: 1}, {RestartCount: 4}}
+	newer := readyPod("ready-old-newer", true, now.Add(-time.Hour))
+	newer.CreationTimestamp = metav1.NewTime(now)
+	unknown := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "unknown"}, Status: corev1.PodStatus{Phase: corev1.PodUnknown}}
+	pods := []*corev1.Pod{assigned, readyOld, newer, restarted, readyNew, unknown, notReady, pending}
+	want := []string{"pending", "unknown", "running-not-ready", "ready-new", "ready-old-restarted", "ready-old-newer", "ready-old", "assigned"}
+	// A ReplicaSet ranks its pods' views, a Job its pods: one order.
+	views := viewsOf(pods)
 	sortPodsForDeletion(pods)
-	var got []string
-	for _, p := range pods {
-		got = append(got, p.Name)
+	sortForDeletion(views, viewRank)
+	var got, gotViews []string
+	for i := range pods {
+		got, gotViews = append(got, pods[i].Name), append(gotViews, views[i].Name)
 	}
-	want := []string{"pending", "running-not-ready", "ready-new", "ready-old", "assigned"}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("deletion order = %v, want %v", got, want)
+	if fmt.Sprint(got) != fmt.Sprint(want) || fmt.Sprint(gotViews) != fmt.Sprint(want) {
+		t.Errorf("deletion order = %v (pods), %v (views), want %v", got, gotViews, want)
 	}
 }
 
