@@ -57,10 +57,11 @@ type named interface {
 	GetName() string
 }
 
-// nsIndex is one namespace's objects, by name and by controller UID.
+// nsIndex is one namespace's objects, by name and by controller UID (then by name: a
+// controller reading its own objects on every sync finds them without a lookup by name).
 type nsIndex struct {
 	objs    map[string]runtime.Object
-	byOwner map[types.UID]map[string]struct{}
+	byOwner map[types.UID]map[string]runtime.Object
 }
 
 // NewIndex returns an empty index that keeps keep(obj) of each object (nil keep: the
@@ -140,15 +141,15 @@ func (x *Index) kept(obj runtime.Object) runtime.Object {
 func (x *Index) add(ns, name string, kept runtime.Object) {
 	n := x.byNS[ns]
 	if n == nil {
-		n = &nsIndex{objs: map[string]runtime.Object{}, byOwner: map[types.UID]map[string]struct{}{}}
+		n = &nsIndex{objs: map[string]runtime.Object{}, byOwner: map[types.UID]map[string]runtime.Object{}}
 		x.byNS[ns] = n
 	}
 	n.objs[name] = kept
 	uid := controllerUIDOf(kept)
 	if n.byOwner[uid] == nil {
-		n.byOwner[uid] = map[string]struct{}{}
+		n.byOwner[uid] = map[string]runtime.Object{}
 	}
-	n.byOwner[uid][name] = struct{}{}
+	n.byOwner[uid][name] = kept
 }
 
 // remove drops ns/name (x.mu held).
@@ -319,7 +320,7 @@ func (x *Index) Controlled(ns string, uid types.UID) []runtime.Object {
 	if n == nil {
 		return nil
 	}
-	return byName(n.byOwner[uid], n.objs)
+	return byName(n.byOwner[uid])
 }
 
 // EachControlled calls f with each kept object of ns whose controller has uid (uid "":
@@ -333,8 +334,8 @@ func (x *Index) EachControlled(ns string, uid types.UID, f func(runtime.Object))
 	if n == nil {
 		return
 	}
-	for name := range n.byOwner[uid] {
-		f(n.objs[name])
+	for _, o := range n.byOwner[uid] {
+		f(o)
 	}
 }
 
@@ -348,8 +349,8 @@ func (x *Index) AnyControlled(ns string, uid types.UID, f func(runtime.Object) b
 	if n == nil {
 		return false
 	}
-	for name := range n.byOwner[uid] {
-		if f(n.objs[name]) {
+	for _, o := range n.byOwner[uid] {
+		if f(o) {
 			return true
 		}
 	}
@@ -477,9 +478,9 @@ func (t *tracked) Delete(ctx context.Context, res *registry.Resource, ns, name s
 	return out, err
 }
 
-// byName returns the objects of objs named in names, sorted by name.
-func byName[V any](names map[string]V, objs map[string]runtime.Object) []runtime.Object {
-	sorted := slices.Sorted(maps.Keys(names))
+// byName returns the objects of objs sorted by name.
+func byName(objs map[string]runtime.Object) []runtime.Object {
+	sorted := slices.Sorted(maps.Keys(objs))
 	out := make([]runtime.Object, 0, len(sorted))
 	for _, n := range sorted {
 		out = append(out, objs[n])

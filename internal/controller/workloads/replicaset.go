@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -315,9 +316,12 @@ func (c *ReplicaSet) manageReplicas(ctx context.Context, store controller.Client
 func calculateRSStatus(rs *appsv1.ReplicaSet, pods []*controller.PodView, manageErr error, now time.Time) appsv1.ReplicaSetStatus {
 	st := *rs.Status.DeepCopy()
 	templateLabels := labels.Set(rs.Spec.Template.Labels).AsSelectorPreValidated()
+	// The pods matched the selector (claimPods); when it asks exactly the template's
+	// labels, as a Deployment's ReplicaSets do, each is fully labelled without a look.
+	sameAsSelector := rs.Spec.Selector != nil && len(rs.Spec.Selector.MatchExpressions) == 0 && maps.Equal(rs.Spec.Selector.MatchLabels, rs.Spec.Template.Labels)
 	var fully, ready, available int32
 	for _, v := range pods {
-		if templateLabels.Matches(labels.Set(v.Labels)) {
+		if sameAsSelector || templateLabels.Matches(labels.Set(v.Labels)) {
 			fully++
 		}
 		if v.Ready == corev1.ConditionTrue {

@@ -168,6 +168,31 @@ func TestFormatIndexes(t *testing.T) {
 	}
 }
 
+// TestFullyLabeledReplicas: a claimed pod is fully labelled when it carries the template's
+// labels; a selector asking exactly those labels needs no look at the pods, one asking
+// fewer does.
+func TestFullyLabeledReplicas(t *testing.T) {
+	now := time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC)
+	two := int32(2)
+	template := map[string]string{"app": "x", "tier": "web"}
+	labelled, bare := readyPod("a", true, now), readyPod("b", true, now)
+	labelled.Labels = map[string]string{"app": "x", "tier": "web", "extra": "1"}
+	for _, tc := range []struct {
+		selector map[string]string
+		pods     []*corev1.Pod
+		want     int32
+	}{
+		{template, []*corev1.Pod{labelled}, 1},
+		{map[string]string{"app": "x"}, []*corev1.Pod{labelled, bare}, 1},
+	} {
+		rs := &appsv1.ReplicaSet{Spec: appsv1.ReplicaSetSpec{Replicas: &two, Selector: &metav1.LabelSelector{MatchLabels: tc.selector},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: template}}}}
+		if st := calculateRSStatus(rs, viewsOf(tc.pods), nil, now); st.FullyLabeledReplicas != tc.want || st.Replicas != int32(len(tc.pods)) {
+			t.Errorf("selector %v: %d of %d pods fully labelled, want %d", tc.selector, st.FullyLabeledReplicas, st.Replicas, tc.want)
+		}
+	}
+}
+
 func TestSortPodsForDeletion(t *testing.T) {
 	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	pending := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "pending"}, Status: corev1.PodStatus{Phase: corev1.PodPending}}
