@@ -57,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// A soft limit that follows the live heap (the GC works harder, and returns memory
-	// sooner, as the heap nears it), and GOGC 200 but while lists read in bulk. GOGC and
+	// sooner, as the heap nears it), and GOGC 400 but while lists read in bulk. GOGC and
 	// GOMEMLIMIT, when set, are left as they say.
 	if os.Getenv("GOMEMLIMIT") == "" {
 		policy := memlimit.Default
@@ -66,7 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		memlimit.Follow(ctx, policy)
 	} else if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(200)
+		debug.SetGCPercent(400)
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	cfg.Ready = func(r *server.Running) {

@@ -11,15 +11,17 @@ import (
 )
 
 // Default is quotad's policy when GOMEMLIMIT is not set: a soft limit of twice the live
-// heap and never under 512 MiB, so that under load a live heap below 170 MB is collected
-// by GOGC alone and a live heap of 1 GB may grow to 2 GB between collections (not collected
-// without pause, as under a fixed limit below it); GOGC 200 (quotad allocates per request,
-// and trading memory for less collection pays off), but a growth of at most 32 MiB past
-// the live heap while lists read in bulk (Bulk), so that a list of 100,000 pods does not
-// grow the process by GOGC's share of its live heap; and once allocation has been quiet
+// heap and never under 512 MiB, so that under load a live heap below about 100 MB is
+// collected by GOGC alone and a live heap of 1 GB may grow to 2 GB between collections (not
+// collected without pause, as under a fixed limit below it); GOGC 400 (quotad allocates per
+// request, and the collector's work is proportional to what is allocated over GOGC: the
+// soft limit, not GOGC, bounds the heap, so a small live heap may use the floor's room
+// under load instead of being collected twice as often), but a growth of at most 32 MiB
+// past the live heap while lists read in bulk (Bulk), so that a list of 100,000 pods does
+// not grow the process by GOGC's share of its live heap; and once allocation has been quiet
 // for 10 s, the free heap is returned to the OS (Trim), so a server holding 100,000 pods
 // idles under 400 MB (docs/benchmarks.md).
-var Default = Policy{Floor: 512 << 20, Factor: 2, Percent: 200, BulkHeadroom: 32 << 20,
+var Default = Policy{Floor: 512 << 20, Factor: 2, Percent: 400, BulkHeadroom: 32 << 20,
 	QuietRate: 1 << 20, QuietFor: 10 * time.Second}
 
 // Policy says what soft limit a live heap gets, and when free memory is returned.

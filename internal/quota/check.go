@@ -506,7 +506,7 @@ func hasIncrease(a, b corev1.ResourceList) bool {
 // applyDelta returns used + delta. A credit for a name with no used entry leaves it absent
 // (usage that was never recorded is not made negative).
 func applyDelta(used, delta corev1.ResourceList) corev1.ResourceList {
-	result := corev1.ResourceList{}
+	result := make(corev1.ResourceList, len(used)+len(delta))
 	for name, v := range used {
 		result[name] = v.DeepCopy()
 	}
