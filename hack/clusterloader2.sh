@@ -29,6 +29,7 @@
 #                                              pod-startup-latency phases)
 #   CL2_SRC=dir CL2_CONFIG=file ...            another clusterloader2 tree or test config
 #   CL2_OVERRIDES=file ...                     more overrides, after the script's own
+#   QUOTAD=path ...                            a quotad built before, instead of building one
 #   QUOTAD_ARGS=... APISERVER_ARGS=...         more flags for quotad, kube-apiserver and
 #   KCM_ARGS=...                               kube-controller-manager (e.g. KCM_ARGS=
 #                                              "--kube-api-qps=100 --kube-api-burst=100": its
@@ -67,7 +68,11 @@ provider=${PROVIDER:-ks}
 want=(clusterloader2 cl2report)
 [[ " $sides " == *" upstream "* ]] && want+=(kube-apiserver kube-controller-manager etcd)
 bin=$("$root/hack/cluster/build.sh" "${want[@]}" | tail -n1)
-(cd "$root" && GOFLAGS=-p=1 nice -n 10 go build -o "$work/quotad" ./cmd/quotad)
+if [[ -n ${QUOTAD:-} ]]; then
+	cp "$QUOTAD" "$work/quotad"
+else
+	(cd "$root" && GOFLAGS=-p=1 nice -n 10 go build -o "$work/quotad" ./cmd/quotad)
+fi
 
 # The overrides: the scale; no persistent volumes (no provisioner binds the StatefulSets'
 # claims in a KWOK cluster); and off what a KWOK cluster without Prometheus cannot measure
