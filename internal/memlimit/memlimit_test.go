@@ -194,8 +194,6 @@ func TestBulkLowersGOGCWhileListsRead(t *testing.T) {
 	if got := gogc(); got != 100 {
 		t.Fatalf("GOGC after Bulk without Follow = %d, want 100", got)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	// A live heap of 8 MiB: 1 MiB past it is GOGC 12 or so.
 	held := make([]byte, 8<<20)
 	for i := range held {
@@ -203,7 +201,7 @@ func TestBulkLowersGOGCWhileListsRead(t *testing.T) {
 	}
 	defer runtime.KeepAlive(held)
 	runtime.GC()
-	Follow(ctx, Policy{Floor: 1 << 40, Factor: 1, Percent: 300, BulkHeadroom: 1 << 20})
+	followUntilEnd(t, Policy{Floor: 1 << 40, Factor: 1, Percent: 300, BulkHeadroom: 1 << 20})
 	if got := gogc(); got != 300 {
 		t.Fatalf("GOGC after Follow = %d, want the policy's 300", got)
 	}
@@ -234,6 +232,24 @@ func TestBulkLowersGOGCWhileListsRead(t *testing.T) {
 	waitGOGC(t, func(p int) bool { return p < 300 }, func() { Bulk(600 << 10) }, "lowered by bulk reads alone")
 	waitGOGC(t, func(p int) bool { return p == 300 }, func() { Bulk(1 << 10); garbage(64 << 10) },
 		"300 again while other work allocates 64 times what bulk reads report")
+}
+
+// followUntilEnd applies p (Follow) until t ends, and then waits for a collection to see it
+// end, so that no later test finds it still following.
+func followUntilEnd(t *testing.T, p Policy) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := Follow(ctx, p)
+	t.Cleanup(func() {
+		cancel()
+		for {
+			runtime.GC()
+			select {
+			case <-stopped:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	})
 }
 
 // keepGCSettings sets GOGC to 100 and restores it, and the memory limit, when t ends.
@@ -277,9 +293,7 @@ func garbage(n int) {
 // GOGC is the policy's again once they stop.
 func TestBulkConcurrentWithCollections(t *testing.T) {
 	keepGCSettings(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	Follow(ctx, Policy{Floor: 1 << 40, Factor: 1, Percent: 250, BulkHeadroom: 1 << 20})
+	followUntilEnd(t, Policy{Floor: 1 << 40, Factor: 1, Percent: 250, BulkHeadroom: 1 << 20})
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Add(1)
