@@ -493,9 +493,9 @@ func controllerOf(refs []metav1.OwnerReference) *metav1.OwnerReference {
 }
 
 // claimable returns, from the index, the pods the owner of uid controls and the orphans
-// its selector matches (all claimPods may own) for which keep (nil: all) is true, as as
-// reads each of the index's objects (zero: not a pod), owned ones first, each part in name
-// order when sorted.
+// its selector matches (all claimPods may own) for which keep (nil: all) is true, each
+// read from the index's object by as (the zero value: not a pod), owned ones first, each
+// part in name order when sorted.
 //
 // A sync reads them all on every change of any of them, so neither the index's names nor
 // the objects are copied.
