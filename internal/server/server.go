@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"time"
 
-	"go.etcd.io/etcd/client/pkg/v3/fileutil"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
@@ -249,7 +248,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	// One quotad per data dir, whatever its storage: the leader identity, credentials and
 	// join state in it belong to one process.
-	dirLock, err := fileutil.TryLockFile(filepath.Join(cfg.DataDir, "quotad.lock"), os.O_WRONLY|os.O_CREATE, 0o600)
+	dirLock, err := storage.TryLock(filepath.Join(cfg.DataDir, "quotad.lock"))
 	if err != nil {
 		return fmt.Errorf("data dir %s is in use by another quotad (give each quotad its own --data-dir): %w", cfg.DataDir, err)
 	}

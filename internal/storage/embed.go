@@ -186,7 +186,7 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 	if err := os.Chmod(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("embedded etcd: %w", err)
 	}
-	lock, err := fileutil.TryLockFile(filepath.Join(dir, "etcd.lock"), os.O_WRONLY|os.O_CREATE, 0o600)
+	lock, err := TryLock(filepath.Join(dir, "etcd.lock"))
 	if err != nil {
 		return nil, fmt.Errorf("embedded etcd: data dir %s is in use: %w", dir, err)
 	}
