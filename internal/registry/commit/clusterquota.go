@@ -63,25 +63,12 @@ const maxEpochGuards = 100
 func isClusterQuotaWrite(w *Write) bool { return w.GR == crqGR }
 
 // crqSlot serializes this replica's transactions that write one cluster quota and keeps
-// its last known stored form (rev 0 and by nil: unknown, read it).
-//
-// Joined rounds (join.go) are pipelined: a round is planned on the form the round in
-// flight writes (by, rev 0 until its transaction returns) while that one commits. Every
-// other writer of the cluster quota holds the slot (hold), which waits for the rounds in
-// flight to end and keeps new ones from starting, so it reads and writes the cluster quota
-// as stored.
+// its last known stored form (rev 0: unknown, read it).
 type crqSlot struct {
 	mu    sync.Mutex
 	value []byte
 	rev   int64
 	obj   *clusterquota.ClusterResourceQuota
-	// by is the joined round whose transaction writes value, while it is in flight.
-	by *batchDone
-	// rounds counts the joined rounds planned and not yet returned (at most maxRounds);
-	// holders the writers holding or waiting to hold the slot; changed is signalled when
-	// either falls (all under mu).
-	rounds, holders int
-	changed         sync.Cond
 	// qmu guards the batches waiting to be joined (join.go) and whether one of
 	// them leads.
 	qmu     sync.Mutex
@@ -93,23 +80,7 @@ type crqSlot struct {
 
 // forget drops what the slot keeps of its cluster quota. Called with the slot held.
 func (sl *crqSlot) forget() {
-	sl.value, sl.rev, sl.obj, sl.by, sl.enc = nil, 0, nil, nil, codec.ClusterQuotaEncoder{}
-}
-
-// hold locks the slot for a writer other than a joined round, once no round is in flight.
-func (sl *crqSlot) hold() {
-	sl.mu.Lock()
-	sl.holders++
-	for sl.rounds > 0 {
-		sl.changed.Wait()
-	}
-}
-
-// release unlocks a slot taken by hold.
-func (sl *crqSlot) release() {
-	sl.holders--
-	sl.changed.Broadcast()
-	sl.mu.Unlock()
+	sl.value, sl.rev, sl.obj, sl.enc = nil, 0, nil, codec.ClusterQuotaEncoder{}
 }
 
 // encode returns a cluster quota's stored form, with the slot's encoder when there is a
@@ -143,7 +114,6 @@ func (c *crqSlots) slot(name string) *crqSlot {
 	s := c.slots[name]
 	if s == nil {
 		s = &crqSlot{}
-		s.changed.L = &s.mu
 		c.slots[name] = s
 	}
 	return s
@@ -156,7 +126,7 @@ func (e *Engine) lockSlots(names []string) []*crqSlot {
 	out := make([]*crqSlot, 0, len(sorted))
 	for _, n := range slices.Compact(sorted) {
 		sl := e.crq.slot(n)
-		sl.hold()
+		sl.mu.Lock()
 		out = append(out, sl)
 	}
 	return out
@@ -164,7 +134,7 @@ func (e *Engine) lockSlots(names []string) []*crqSlot {
 
 func unlockSlots(slots []*crqSlot) {
 	for i := len(slots) - 1; i >= 0; i-- {
-		slots[i].release()
+		slots[i].mu.Unlock()
 	}
 }
 
@@ -176,14 +146,9 @@ type heldQuota struct {
 	stored storedQuota
 }
 
-// read returns the slot's cluster quota, reading it when unknown: as stored, or as the
-// joined round in flight writes it (guarded by its value until that round returns). Called
-// with the slot locked.
+// read returns the slot's cluster quota, reading it when unknown. Called with the slot held.
 func (e *Engine) readSlot(ctx context.Context, sl *crqSlot, name string) (*heldQuota, error) {
 	key := e.env.KeyPrefix(crqGR, "") + name
-	if sl.by != nil {
-		return &heldQuota{slot: sl, key: key, obj: sl.obj, stored: storedQuota{value: sl.value, by: sl.by}}, nil
-	}
 	if sl.rev == 0 {
 		kv, err := e.cfg.Storage.Get(ctx, key)
 		if isNotFound(err) {
@@ -424,8 +389,8 @@ func (e *Engine) commitClusterQuota(ctx context.Context, w *Write) (int64, error
 	name := w.Attrs.Name
 	old, _ := w.Attrs.OldObject.(*clusterquota.ClusterResourceQuota)
 	sl := e.crq.slot(name)
-	sl.hold()
-	defer sl.release()
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
 	for attempt := 0; attempt < e.cfg.MaxRetries; attempt++ {
 		sl.rev = 0
 		// 1. The object as stored now: a change of status only (charges) is not a conflict.

@@ -86,8 +86,8 @@ func (e *Engine) CheckClusterQuotas(ctx context.Context) ([]ClusterQuotaCheck, e
 func (e *Engine) RepairClusterQuota(ctx context.Context, c ClusterQuotaCheck) error {
 	key := e.env.KeyPrefix(crqGR, "") + c.Name
 	sl := e.crq.slot(c.Name)
-	sl.hold()
-	defer sl.release()
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
 	sl.rev = 0
 	kv, err := e.cfg.Storage.Get(ctx, key)
 	if err != nil {

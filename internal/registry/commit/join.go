@@ -1,7 +1,6 @@
 package commit
 
 import (
-	"context"
 	"errors"
 	"slices"
 
@@ -61,78 +60,50 @@ func (e *Engine) joinSlot(name, ns string, live []*pending, st *nsState) (bool, 
 	}
 }
 
-// maxRounds is how many joined rounds of one cluster quota may be planned and not yet
-// returned: one committing while the next is planned on what it writes, as the writes
-// arriving meanwhile make the round after bigger.
-const maxRounds = 2
-
-// joinedRound is a joined round planned and to be committed: its joins, its transaction,
-// and what it writes to the slot.
-type joinedRound struct {
-	taken, rest []*crqJoin
-	txn         storage.Txn
-	send        bool
-	// guard is the index in txn.Compares of the cluster quota's guard, prev the round in
-	// flight whose value it guards (nil: guarded by revision), mine this round's progress.
-	guard      int
-	prev, mine *batchDone
-	final      *clusterquota.ClusterResourceQuota
-	value      []byte
-	ctx        context.Context
-	cancel     context.CancelFunc
-	counted    bool
-}
-
-// leadSlot plans the batches waiting on a slot as one round (as many as fit), passes the
-// lead on, and commits the round while the next is planned.
+// leadSlot commits the batches waiting on a slot in one transaction (as many as fit), then
+// passes the lead on.
 func (e *Engine) leadSlot(sl *crqSlot, name string) {
 	sl.qmu.Lock()
 	batch := sl.waiting
 	sl.waiting = nil
 	sl.qmu.Unlock()
-	r := e.planJoined(sl, name, batch)
+	taken, rest := e.commitJoined(sl, name, batch)
+	for _, j := range taken {
+		close(j.done)
+	}
 	sl.qmu.Lock()
-	sl.waiting = append(r.rest, sl.waiting...)
+	sl.waiting = append(rest, sl.waiting...)
 	if len(sl.waiting) > 0 {
 		sl.waiting[0].lead <- struct{}{}
 	} else {
 		sl.leading = false
 	}
 	sl.qmu.Unlock()
-	e.commitJoined(sl, r)
-	for _, j := range r.taken {
-		close(j.done)
-	}
 }
 
-// planJoined plans the joins in order on the cluster quota as the slot holds it (stored,
-// or as the round in flight writes it) and returns the round of those that fit in one
-// transaction; joins that fail to plan are settled and taken. Once planned, the slot holds
-// what the round writes, for the next round.
-func (e *Engine) planJoined(sl *crqSlot, name string, batch []*crqJoin) *joinedRound {
-	r := &joinedRound{}
+// commitJoined plans the joins in order on the cluster quota as the slot holds it and
+// commits those that fit in one transaction; it returns them (settled, or with their
+// writes to evaluate again) and the joins left for the next round.
+func (e *Engine) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken, rest []*crqJoin) {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
-	for sl.rounds >= maxRounds || sl.holders > 0 {
-		sl.changed.Wait()
-	}
 	var all []*pending
 	for _, j := range batch {
 		all = append(all, j.live...)
 	}
-	r.ctx, r.cancel = batchContext(all)
-	fail := func(err error) *joinedRound {
+	ctx, cancel := batchContext(all)
+	defer cancel()
+	fail := func(err error) {
 		for _, j := range batch {
 			for _, p := range j.live {
 				e.settle(p, 0, err)
 			}
 		}
-		r.taken, r.rest, r.send = batch, nil, false
-		return r
 	}
-	h, err := e.readSlot(r.ctx, sl, name)
+	h, err := e.readSlot(ctx, sl, name)
 	if err != nil {
-		return fail(err)
+		fail(err)
+		return batch, nil
 	}
 	if h == nil {
 		// Deleted since the namespaces' reads (which the cluster-quota-set guard catches):
@@ -140,36 +111,36 @@ func (e *Engine) planJoined(sl *crqSlot, name string, batch []*crqJoin) *joinedR
 		for _, j := range batch {
 			j.retry = e.countRetries(j.live)
 		}
-		r.taken = batch
-		return r
+		return batch, nil
 	}
 	// 1. Plan each namespace's batch on the cluster quota the previous one leaves: its
 	// total as charged so far (the batches see nothing else of it); the charges are made
 	// once, in order, when all are planned.
+	var txn storage.Txn
 	var charges []clusterquota.NamespaceCharge
-	cur, bytes := h.obj, 0
+	cur, bytes, send := h.obj, 0, false
 	for i, j := range batch {
 		j.st.held = []*heldQuota{{slot: sl, key: h.key, obj: cur, stored: h.stored}}
 		j.st.joined = true
-		plan, err := e.plan(r.ctx, j.ns, j.live, j.st, nil)
+		plan, err := e.plan(ctx, j.ns, j.live, j.st, nil)
 		if err != nil {
 			for _, p := range j.live {
 				e.settle(p, 0, err)
 			}
-			r.taken = append(r.taken, j)
+			taken = append(taken, j)
 			continue
 		}
 		cmps, ops, size := withoutKey(plan.toSend(), h.key)
-		if i > 0 && (len(r.txn.Ops)+len(ops) >= storage.MaxTxnOps || len(r.txn.Compares)+len(cmps) >= storage.MaxTxnOps || bytes+size > maxBatchBytes) {
-			r.rest = batch[i:]
+		if i > 0 && (len(txn.Ops)+len(ops) >= storage.MaxTxnOps || len(txn.Compares)+len(cmps) >= storage.MaxTxnOps || bytes+size > maxBatchBytes) {
+			rest = batch[i:]
 			break
 		}
 		for _, c := range cmps {
-			if !slices.ContainsFunc(r.txn.Compares, func(d storage.Compare) bool { return sameCompare(c, d) }) {
-				r.txn.Compares = append(r.txn.Compares, c)
+			if !slices.ContainsFunc(txn.Compares, func(d storage.Compare) bool { return sameCompare(c, d) }) {
+				txn.Compares = append(txn.Compares, c)
 			}
 		}
-		r.txn.Ops = append(r.txn.Ops, ops...)
+		txn.Ops = append(txn.Ops, ops...)
 		bytes += size
 		if len(plan.crqWrites) > 0 {
 			after := plan.crqWrites[0].used
@@ -178,145 +149,85 @@ func (e *Engine) planJoined(sl *crqSlot, name string, batch []*crqJoin) *joinedR
 			next.Status.Total.Used = after
 			cur = &next
 		}
-		r.send = r.send || plan.included > 0 || plan.validate || plan.releases()
+		send = send || plan.included > 0 || plan.validate || plan.releases()
 		j.plan = plan
-		r.taken = append(r.taken, j)
+		taken = append(taken, j)
 	}
-	// 2. The cluster quota once, guarded by the revision it was read at, or by the value
-	// the round in flight writes.
-	r.guard, r.prev = len(r.txn.Compares), h.stored.by
-	r.txn.Compares = append(r.txn.Compares, h.stored.guard(h.key))
+	// 2. The cluster quota once, guarded by the revision it was read at.
+	txn.Compares = append(txn.Compares, h.stored.guard(h.key))
+	var final *clusterquota.ClusterResourceQuota
+	var value []byte
 	if len(charges) > 0 {
-		r.final = clusterquota.ChargeAll(h.obj, charges)
-		b, err := sl.encode(r.final)
+		final = clusterquota.ChargeAll(h.obj, charges)
+		b, err := sl.encode(final)
 		if err != nil {
+			fail(InternalError(err))
+			return batch, nil
+		}
+		value = b
+		txn.Ops = append(txn.Ops, storage.Op{Type: storage.OpPut, Key: h.key, Value: b})
+		// The watch hub may stand the object for the stored bytes (never modified: the
+		// next round charges a copy).
+		obj := final
+		e.env.Offer(crqGR, h.key, b, func() runtime.Object { cp := *obj; return &cp })
+	}
+	var rev int64
+	if send {
+		r, err := e.cfg.Storage.Txn(ctx, txn)
+		switch {
+		case err == nil:
+			rev = r.Revision
+			if e.cfg.ObserveWrites != nil {
+				n := 0
+				for _, j := range taken {
+					if j.plan != nil {
+						n += j.plan.included
+					}
+				}
+				if n > 0 {
+					e.cfg.ObserveWrites(n)
+				}
+			}
+		case errors.Is(err, storage.ErrConflict):
+			sl.rev = 0
+			for _, j := range taken {
+				if j.plan != nil {
+					j.retry = e.sortConflict(ctx, j.live)
+				}
+			}
+			return taken, rest
+		case errors.Is(err, storage.ErrTooLarge):
+			sl.rev = 0
+			for _, j := range taken {
+				if j.plan == nil {
+					continue
+				}
+				if len(taken) == 1 && len(j.live) > 1 {
+					for _, p := range j.live {
+						p.alone = true
+					}
+				}
+				j.retry = e.countRetries(j.live)
+			}
+			return taken, rest
+		default:
+			sl.rev = 0
 			err = InternalError(err)
-			for _, j := range r.taken {
+			for _, j := range taken {
 				if j.plan != nil {
 					for _, p := range j.live {
 						e.settle(p, 0, err)
 					}
-					j.plan = nil
 				}
 			}
-			r.send = false
-			return r
-		}
-		r.value = b
-		r.txn.Ops = append(r.txn.Ops, storage.Op{Type: storage.OpPut, Key: h.key, Value: b})
-		// The watch hub may stand the object for the stored bytes (never modified: the
-		// next round charges a copy).
-		obj := r.final
-		e.env.Offer(crqGR, h.key, b, func() runtime.Object { cp := *obj; return &cp })
-	}
-	if r.send {
-		r.mine = &batchDone{sent: make(chan struct{}), done: make(chan struct{})}
-		sl.rounds++
-		if r.final != nil {
-			sl.value, sl.rev, sl.obj, sl.by = r.value, 0, r.final, r.mine
+			return taken, rest
 		}
 	}
-	return r
-}
-
-// commitJoined commits a planned round once the round before it returned, records the
-// outcome in the slot, and settles every write.
-func (e *Engine) commitJoined(sl *crqSlot, r *joinedRound) {
-	defer r.cancel()
-	if !r.send {
-		e.settleJoined(r, 0)
-		return
+	// 3. Settle every write; the slot keeps what was committed.
+	if final != nil {
+		sl.value, sl.rev, sl.obj = value, rev, final
 	}
-	var rev int64
-	var err error
-	doomed := false
-	if r.prev != nil {
-		<-r.prev.sent
-		if prev := r.prev.rev.Load(); prev != 0 {
-			c := &r.txn.Compares[r.guard]
-			*c = storage.Compare{Target: storage.ModRevisionEquals, Key: c.Key, Revision: prev}
-		} else {
-			// The round this one was planned on failed: so does this one, without asking
-			// etcd, and its writes are evaluated again.
-			err, doomed = storage.ErrConflict, true
-		}
-	}
-	if err == nil {
-		var res storage.TxnResult
-		if res, err = e.cfg.Storage.Txn(r.ctx, r.txn); err == nil {
-			rev = res.Revision
-		}
-	}
-	// 3. The slot keeps what was committed. A round that failed makes the slot forget
-	// what it holds: its value, or a later round's planned on it (which fails too), so
-	// that the rounds planned from now on read the cluster quota as stored.
-	sl.mu.Lock()
-	switch {
-	case err != nil:
-		sl.by, sl.rev = nil, 0
-	case sl.by == r.mine:
-		sl.by, sl.rev = nil, rev
-	}
-	r.mine.ok = err == nil
-	r.mine.rev.Store(rev)
-	close(r.mine.sent)
-	sl.rounds--
-	sl.changed.Broadcast()
-	sl.mu.Unlock()
-	switch {
-	case err == nil:
-		e.settleJoined(r, rev)
-	case doomed:
-		for _, j := range r.taken {
-			if j.plan != nil {
-				j.retry = e.countRetries(j.live)
-			}
-		}
-	case errors.Is(err, storage.ErrConflict):
-		for _, j := range r.taken {
-			if j.plan != nil {
-				j.retry = e.sortConflict(r.ctx, j.live)
-			}
-		}
-	case errors.Is(err, storage.ErrTooLarge):
-		for _, j := range r.taken {
-			if j.plan == nil {
-				continue
-			}
-			if len(r.taken) == 1 && len(j.live) > 1 {
-				for _, p := range j.live {
-					p.alone = true
-				}
-			}
-			j.retry = e.countRetries(j.live)
-		}
-	default:
-		err = InternalError(err)
-		for _, j := range r.taken {
-			if j.plan != nil {
-				for _, p := range j.live {
-					e.settle(p, 0, err)
-				}
-			}
-		}
-	}
-	close(r.mine.done)
-}
-
-// settleJoined settles the writes of a round that committed at rev (or sent nothing).
-func (e *Engine) settleJoined(r *joinedRound, rev int64) {
-	if e.cfg.ObserveWrites != nil && rev != 0 {
-		n := 0
-		for _, j := range r.taken {
-			if j.plan != nil {
-				n += j.plan.included
-			}
-		}
-		if n > 0 {
-			e.cfg.ObserveWrites(n)
-		}
-	}
-	for _, j := range r.taken {
+	for _, j := range taken {
 		if j.plan == nil {
 			continue
 		}
@@ -329,6 +240,7 @@ func (e *Engine) settleJoined(r *joinedRound, rev int64) {
 		}
 		j.ok = true
 	}
+	return taken, rest
 }
 
 // withoutKey returns a plan's compares and ops but those on key (the cluster quota, which
