@@ -56,9 +56,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cfg := o.cfg
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// A soft limit that follows the live heap (the GC works harder, and returns memory
-	// sooner, as the heap nears it), and GOGC 400 but while lists read in bulk. GOGC and
-	// GOMEMLIMIT, when set, are left as they say.
+	// Memory that follows the live heap: GOGC set after each collection to aim the heap at
+	// 80% of it (at most 400, lower while lists read in bulk), the soft limit a backstop
+	// above (memlimit.Default). GOGC and GOMEMLIMIT, when set, are left as they say.
 	if os.Getenv("GOMEMLIMIT") == "" {
 		policy := memlimit.Default
 		if os.Getenv("GOGC") != "" {

@@ -2,6 +2,7 @@ package memlimit
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -10,30 +11,40 @@ import (
 	"time"
 )
 
-// Default is quotad's policy when GOMEMLIMIT is not set: a soft limit of twice the live
-// heap and never under 512 MiB, so that under load a live heap below about 100 MB is
-// collected by GOGC alone and a live heap of 1 GB may grow to 2 GB between collections (not
-// collected without pause, as under a fixed limit below it); GOGC 400 (quotad allocates per
-// request, and the collector's work is proportional to what is allocated over GOGC: the
-// soft limit, not GOGC, bounds the heap, so a small live heap may use the floor's room
-// under load instead of being collected twice as often), but a growth of at most 32 MiB
-// past the live heap while lists read in bulk (Bulk), so that a list of 100,000 pods does
-// not grow the process by GOGC's share of its live heap; and once allocation has been quiet
-// for 10 s, the free heap is returned to the OS (Trim), so a server holding 100,000 pods
-// idles under 400 MB (docs/benchmarks.md).
-var Default = Policy{Floor: 512 << 20, Factor: 2, Percent: 400, BulkHeadroom: 32 << 20,
+// Default is quotad's policy when GOMEMLIMIT is not set. The memory it allows is twice the
+// live heap and never under 512 MiB, so that a live heap of 1 GB may grow to 2 GB between
+// collections (not collected without pause, as under a fixed limit below it). GOGC paces
+// the collections: it is set after each one so that the heap's goal is 80% of that memory
+// (the rest is for the runtime's own memory: stacks, metadata, the heap's fragmentation),
+// and never over 400 (quotad allocates per request, and the collector's work is
+// proportional to what is allocated over GOGC: a small live heap may use the floor's room
+// under load instead of being collected twice as often). The runtime's soft limit is a
+// backstop above it (the allowed memory over 0.8): a heap paced by the soft limit alone is
+// collected with no room left to mark in, and the goroutines that allocate meanwhile wait
+// on the collector (docs/benchmarks.md). While lists read in bulk (Bulk), the heap grows
+// at most 32 MiB past the live heap, so that a list of 100,000 pods does not grow the
+// process by GOGC's share of its live heap; and once allocation has been quiet for 10 s,
+// the free heap is returned to the OS (Trim), so a server holding 100,000 pods idles under
+// 400 MB.
+var Default = Policy{Floor: 512 << 20, Factor: 2, Percent: 400, Share: 0.8, BulkHeadroom: 32 << 20,
 	QuietRate: 1 << 20, QuietFor: 10 * time.Second}
 
-// Policy says what soft limit a live heap gets, and when free memory is returned.
+// Policy says what memory a live heap may use, how collections are paced, and when free
+// memory is returned.
 type Policy struct {
-	// Floor is the least limit, whatever the live heap.
+	// Floor is the least memory allowed, whatever the live heap.
 	Floor uint64
-	// Factor times the live heap is the limit when that is above Floor.
+	// Factor times the live heap is the memory allowed when that is above Floor.
 	Factor float64
-	// Percent is the GOGC percent Follow sets, and BulkHeadroom the most the heap may grow
-	// past the live heap while bulk reads run (Bulk). Either 0: GOGC is left alone.
+	// Percent is the most GOGC Follow sets (0: GOGC is left alone), and BulkHeadroom the
+	// most the heap may grow past the live heap while bulk reads run (0, or Percent 0:
+	// bulk reads change nothing; see Bulk).
 	Percent      int
 	BulkHeadroom int64
+	// Share, when set, is the share of the allowed memory GOGC aims the heap's goal at;
+	// the runtime's soft limit is then the allowed memory over Share. 0: GOGC is Percent,
+	// and the soft limit the allowed memory.
+	Share float64
 	// QuietRate (bytes allocated per second) and QuietFor: allocating less than QuietRate
 	// for QuietFor returns the free heap to the OS, once per quiet spell. QuietFor 0 never
 	// does.
@@ -41,15 +52,36 @@ type Policy struct {
 	QuietFor  time.Duration
 }
 
-// Limit is the soft limit for a live heap of live bytes.
+// minPercent is the least GOGC a policy sets but while lists read in bulk.
+const minPercent = 25
+
+// Limit is the memory allowed for a live heap of live bytes.
 func (p Policy) Limit(live uint64) int64 {
 	l := uint64(float64(live) * p.Factor)
 	return int64(max(l, p.Floor))
 }
 
-// Follow sets the runtime's soft memory limit by p now and after every collection, and
-// trims the heap in quiet spells (Trim), until ctx ends (the limit then stays as last
-// set); the channel it returns is closed when the first collection after that has seen it
+// SoftLimit is the runtime's soft memory limit for a live heap of live bytes.
+func (p Policy) SoftLimit(live uint64) int64 {
+	if p.Share <= 0 || p.Percent <= 0 {
+		return p.Limit(live)
+	}
+	return int64(float64(p.Limit(live)) / p.Share)
+}
+
+// GCPercent is the GOGC percent for a live heap of live bytes: the one whose goal is Share
+// of the allowed memory, within [minPercent, Percent]; Percent without a Share.
+func (p Policy) GCPercent(live uint64) int {
+	if p.Share <= 0 || live == 0 {
+		return p.Percent
+	}
+	goal := float64(p.Limit(live)) * p.Share
+	pct := int(math.Round((goal - float64(live)) * 100 / float64(live)))
+	return min(max(pct, minPercent), p.Percent)
+}
+
+// Follow sets the runtime's soft memory limit and GOGC by p now and after every collection,
+// and trims the heap in quiet spells (Trim), until ctx ends (both then stay as last set); the channel it returns is closed when the first collection after that has seen it
 // end. It learns of collections from a finalizer armed anew each cycle, so it costs nothing
 // between them.
 func Follow(ctx context.Context, p Policy) <-chan struct{} {
@@ -60,11 +92,16 @@ func Follow(ctx context.Context, p Policy) <-chan struct{} {
 		})
 	}
 	stopped := make(chan struct{})
-	b := &bulk{headroom: p.BulkHeadroom, percent: p.Percent}
-	apply := func() { debug.SetMemoryLimit(p.Limit(liveHeap())) }
+	b := &bulk{headroom: p.BulkHeadroom}
+	apply := func() {
+		live := liveHeap()
+		debug.SetMemoryLimit(p.SoftLimit(live))
+		if p.Percent > 0 {
+			b.setPercent(p.GCPercent(live))
+		}
+	}
 	apply()
 	if p.Percent > 0 && p.BulkHeadroom > 0 {
-		debug.SetGCPercent(p.Percent)
 		following.Store(b)
 	}
 	var arm func()
@@ -87,6 +124,7 @@ func Follow(ctx context.Context, p Policy) <-chan struct{} {
 // bulk follows bulk reads for the policy Follow applies (Bulk).
 type bulk struct {
 	headroom int64
+	// percent is the GOGC the policy sets for the last collection's live heap (under mu).
 	percent  int
 	mu       sync.Mutex
 	recent   int64     // bytes reported in the current window
@@ -159,6 +197,17 @@ func Bulk(n int64) {
 	b.lean = true
 	debug.SetGCPercent(b.leanPercent())
 	go b.leanSpell()
+}
+
+// setPercent sets the policy's GOGC percent, now unless a lean spell lowered it (then when
+// the spell ends).
+func (b *bulk) setPercent(pct int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.percent = pct
+	if !b.lean {
+		debug.SetGCPercent(pct)
+	}
 }
 
 // leanPercent is the GOGC percent that lets the heap grow headroom past the live heap.

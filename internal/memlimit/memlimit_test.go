@@ -29,6 +29,61 @@ func TestPolicyLimit(t *testing.T) {
 	}
 }
 
+// TestPolicyPercent: with a Share, GOGC aims the heap's goal at that share of the allowed
+// memory, within [minPercent, Percent], and the soft limit is the allowed memory over the
+// share; without one, GOGC is Percent and the soft limit the allowed memory.
+func TestPolicyPercent(t *testing.T) {
+	p := Policy{Floor: 500 << 20, Factor: 2, Percent: 400, Share: 0.8}
+	for _, c := range []struct {
+		live    uint64
+		percent int
+	}{
+		{0, 400},
+		{50 << 20, 400},  // goal 400 MiB: 700%, at most 400
+		{100 << 20, 300}, // goal 400 MiB
+		{200 << 20, 100}, // goal 400 MiB
+		{300 << 20, 60},  // allowed 600 MiB: goal 480 MiB
+		{1 << 30, 60},    // allowed 2 GiB: goal 1.6 GiB
+	} {
+		if got := p.GCPercent(c.live); got != c.percent {
+			t.Errorf("GCPercent(%d MiB) = %d, want %d", c.live>>20, got, c.percent)
+		}
+	}
+	if got := p.SoftLimit(100 << 20); got != 625<<20 {
+		t.Errorf("SoftLimit(100 MiB) = %d MiB, want 625 MiB (500 MiB over 0.8)", got>>20)
+	}
+	p.Factor = 1.1 // allowed memory under 1/Share of the live heap: the least percent
+	if got := p.GCPercent(1 << 30); got != minPercent {
+		t.Errorf("GCPercent with a goal under the live heap = %d, want %d", got, minPercent)
+	}
+	p.Share = 0
+	if got, limit := p.GCPercent(100<<20), p.SoftLimit(100<<20); got != 400 || limit != 500<<20 {
+		t.Errorf("without a share: GCPercent %d, SoftLimit %d MiB; want 400 and 500 MiB", got, limit>>20)
+	}
+}
+
+// TestFollowPacesByGOGC: with a Share, Follow sets GOGC for the live heap after each
+// collection and the soft limit above the allowed memory.
+func TestFollowPacesByGOGC(t *testing.T) {
+	keepGCSettings(t)
+	held := make([]byte, 64<<20)
+	for i := range held {
+		held[i] = 1
+	}
+	defer runtime.KeepAlive(held)
+	runtime.GC()
+	// A floor of 1 byte: allowed memory twice the live heap, the goal 1.6 times it: GOGC 60.
+	p := Policy{Floor: 1, Factor: 2, Percent: 400, Share: 0.8}
+	followUntilEnd(t, p)
+	if got := gogc(); got < 55 || got > 65 {
+		t.Fatalf("GOGC after Follow = %d, want about 60", got)
+	}
+	// Within a tenth: a collection may have moved the live heap since.
+	if got, want := debug.SetMemoryLimit(-1), p.SoftLimit(liveHeap()); got < want*9/10 || got > want*11/10 {
+		t.Fatalf("soft limit = %d MiB, want about %d MiB (2.5 times the live heap)", got>>20, want>>20)
+	}
+}
+
 // TestFollowSetsLimitAfterCollections: the limit is set at once, and again after a
 // collection once the live heap has grown past the floor's share; after ctx ends it is no
 // longer changed.
