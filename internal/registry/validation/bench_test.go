@@ -9,18 +9,40 @@ import (
 	"github.com/quotad/quotad/internal/registry/defaults"
 )
 
-// BenchmarkValidatePod measures validating the load generator's pod, defaulted as stored.
-func BenchmarkValidatePod(b *testing.B) {
+// benchPod is the load generator's pod as stored: defaulted, with the ServiceAccount token
+// volume and mounts and the not-ready/unreachable tolerations admission adds.
+func benchPod(b *testing.B) *corev1.Pod {
 	var pod corev1.Pod
-	body := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p-1","namespace":"bench"},"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"10m","memory":"16Mi"},"limits":{"cpu":"10m","memory":"16Mi"}}}]}}`
+	body := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p-1","namespace":"bench"},"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"10m","memory":"16Mi"},"limits":{"cpu":"10m","memory":"16Mi"}},
+	"volumeMounts":[{"name":"kube-api-access-x1","readOnly":true,"mountPath":"/var/run/secrets/kubernetes.io/serviceaccount"}]}],
+	"serviceAccountName":"default",
+	"tolerations":[{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":300},{"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute","tolerationSeconds":300}],
+	"volumes":[{"name":"kube-api-access-x1","projected":{"defaultMode":420,"sources":[{"serviceAccountToken":{"expirationSeconds":3607,"path":"token"}},{"configMap":{"name":"kube-root-ca.crt","items":[{"key":"ca.crt","path":"ca.crt"}]}},{"downwardAPI":{"items":[{"path":"namespace","fieldRef":{"apiVersion":"v1","fieldPath":"metadata.namespace"}}]}}]}}]}}`
 	if err := json.Unmarshal([]byte(body), &pod); err != nil {
 		b.Fatal(err)
 	}
 	defaults.Apply(&pod)
+	return &pod
+}
+
+// BenchmarkValidatePod measures validating the load generator's pod as stored.
+func BenchmarkValidatePod(b *testing.B) {
+	pod := benchPod(b)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if errs := Validate(&pod); len(errs) > 0 {
+		if errs := Validate(pod); len(errs) > 0 {
 			b.Fatal(errs)
+		}
+	}
+}
+
+// BenchmarkPodWarnings measures the warnings of the same pod (none).
+func BenchmarkPodWarnings(b *testing.B) {
+	pod := benchPod(b)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if w := PodWarnings(pod); len(w) > 0 {
+			b.Fatal(w)
 		}
 	}
 }

@@ -100,7 +100,7 @@ func appArmorAnnotations(a map[string]string, spec *corev1.PodSpec, p *field.Pat
 // podHasContainer reports a regular, init or ephemeral container of that name.
 func podHasContainer(spec *corev1.PodSpec, name string) bool {
 	found := false
-	visitContainers(spec, field.NewPath("spec"), func(c *corev1.Container, _ *field.Path) bool {
+	visitContainers(spec, field.NewPath("spec"), func(c *corev1.Container, _ containerAt) bool {
 		found = c.Name == name
 		return !found
 	})
@@ -108,24 +108,35 @@ func podHasContainer(spec *corev1.PodSpec, name string) bool {
 }
 
 // visitContainers is upstream's VisitContainersWithPath: init, regular, then ephemeral
-// containers, until visit returns false.
-func visitContainers(spec *corev1.PodSpec, p *field.Path, visit func(*corev1.Container, *field.Path) bool) {
+// containers, until visit returns false. Each container's path is built only when visit
+// asks for it (containerAt.path): most visits find nothing to report.
+func visitContainers(spec *corev1.PodSpec, p *field.Path, visit func(*corev1.Container, containerAt) bool) {
 	for i := range spec.InitContainers {
-		if !visit(&spec.InitContainers[i], p.Child("initContainers").Index(i)) {
+		if !visit(&spec.InitContainers[i], containerAt{p, "initContainers", i}) {
 			return
 		}
 	}
 	for i := range spec.Containers {
-		if !visit(&spec.Containers[i], p.Child("containers").Index(i)) {
+		if !visit(&spec.Containers[i], containerAt{p, "containers", i}) {
 			return
 		}
 	}
 	for i := range spec.EphemeralContainers {
-		if !visit((*corev1.Container)(&spec.EphemeralContainers[i].EphemeralContainerCommon), p.Child("ephemeralContainers").Index(i)) {
+		if !visit((*corev1.Container)(&spec.EphemeralContainers[i].EphemeralContainerCommon), containerAt{p, "ephemeralContainers", i}) {
 			return
 		}
 	}
 }
+
+// containerAt is where visitContainers found a container: item i of list under spec.
+type containerAt struct {
+	spec *field.Path
+	list string
+	i    int
+}
+
+// path is the container's field path.
+func (c containerAt) path() *field.Path { return c.spec.Child(c.list).Index(c.i) }
 
 // seccompAnnotationsMatchFields is upstream validateSeccompAnnotationsAndFields (create
 // only): where a seccompProfile field and the matching annotation are both set, they agree.
@@ -138,12 +149,12 @@ func seccompAnnotationsMatchFields(pod *corev1.Pod, sp *field.Path) field.ErrorL
 			}
 		}
 	}
-	visitContainers(&pod.Spec, sp, func(c *corev1.Container, cp *field.Path) bool {
+	visitContainers(&pod.Spec, sp, func(c *corev1.Container, cp containerAt) bool {
 		if c.SecurityContext == nil || c.SecurityContext.SeccompProfile == nil {
 			return true
 		}
 		if v, ok := pod.Annotations[corev1.SeccompContainerAnnotationKeyPrefix+c.Name]; ok {
-			if err := seccompMatch(v, c.SecurityContext.SeccompProfile, cp.Child("securityContext", "seccompProfile")); err != nil {
+			if err := seccompMatch(v, c.SecurityContext.SeccompProfile, cp.path().Child("securityContext", "seccompProfile")); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -186,7 +197,7 @@ func appArmorAnnotationsMatchFields(pod *corev1.Pod, sp *field.Path) field.Error
 	if pod.Spec.SecurityContext != nil {
 		podProfile = pod.Spec.SecurityContext.AppArmorProfile
 	}
-	visitContainers(&pod.Spec, sp, func(c *corev1.Container, cp *field.Path) bool {
+	visitContainers(&pod.Spec, sp, func(c *corev1.Container, cp containerAt) bool {
 		prof := podProfile
 		if c.SecurityContext != nil && c.SecurityContext.AppArmorProfile != nil {
 			prof = c.SecurityContext.AppArmorProfile
@@ -198,7 +209,7 @@ func appArmorAnnotationsMatchFields(pod *corev1.Pod, sp *field.Path) field.Error
 		if !ok {
 			return true
 		}
-		ap := cp.Child("securityContext", "appArmorProfile")
+		ap := cp.path().Child("securityContext", "appArmorProfile")
 		const typeMsg = "apparmor type in annotation and field must match"
 		switch prof.Type {
 		case corev1.AppArmorProfileTypeUnconfined:

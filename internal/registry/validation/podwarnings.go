@@ -89,77 +89,81 @@ func PodSpecWarnings(path *field.Path, spec *corev1.PodSpec, meta *metav1.Object
 		}
 	}
 	// Deprecated annotations.
-	ap := path.Child("metadata", "annotations")
+	// Paths are built only for the warnings that name them: most pods have none.
+	ap := func() *field.Path { return path.Child("metadata", "annotations") }
 	for _, d := range deprecatedPodAnnotations {
 		if _, ok := meta.Annotations[d.key]; ok {
-			w = append(w, fmt.Sprintf("%s: %s", ap.Key(d.key), d.message))
+			w = append(w, fmt.Sprintf("%s: %s", ap().Key(d.key), d.message))
 		}
 	}
 	// Deprecated and removed volume plugins.
 	for i, v := range spec.Volumes {
-		vp := sp.Child("volumes").Index(i)
+		vp := func() *field.Path { return sp.Child("volumes").Index(i) }
 		switch {
 		case v.PhotonPersistentDisk != nil:
-			w = append(w, fmt.Sprintf("%s: deprecated in v1.11, non-functional in v1.16+", vp.Child("photonPersistentDisk")))
+			w = append(w, fmt.Sprintf("%s: deprecated in v1.11, non-functional in v1.16+", vp().Child("photonPersistentDisk")))
 		case v.GitRepo != nil:
-			w = append(w, fmt.Sprintf("%s: deprecated in v1.11, and disabled by default in v1.33+", vp.Child("gitRepo")))
+			w = append(w, fmt.Sprintf("%s: deprecated in v1.11, and disabled by default in v1.33+", vp().Child("gitRepo")))
 		case v.ScaleIO != nil:
-			w = append(w, fmt.Sprintf("%s: deprecated in v1.16, non-functional in v1.22+", vp.Child("scaleIO")))
+			w = append(w, fmt.Sprintf("%s: deprecated in v1.16, non-functional in v1.22+", vp().Child("scaleIO")))
 		case v.Flocker != nil:
-			w = append(w, fmt.Sprintf("%s: deprecated in v1.22, non-functional in v1.25+", vp.Child("flocker")))
+			w = append(w, fmt.Sprintf("%s: deprecated in v1.22, non-functional in v1.25+", vp().Child("flocker")))
 		case v.StorageOS != nil:
-			w = append(w, fmt.Sprintf("%s: deprecated in v1.22, non-functional in v1.25+", vp.Child("storageOS")))
+			w = append(w, fmt.Sprintf("%s: deprecated in v1.22, non-functional in v1.25+", vp().Child("storageOS")))
 		case v.Quobyte != nil:
-			w = append(w, fmt.Sprintf("%s: deprecated in v1.22, non-functional in v1.25+", vp.Child("quobyte")))
+			w = append(w, fmt.Sprintf("%s: deprecated in v1.22, non-functional in v1.25+", vp().Child("quobyte")))
 		case v.Glusterfs != nil:
-			w = append(w, fmt.Sprintf("%s: deprecated in v1.25, non-functional in v1.26+", vp.Child("glusterfs")))
+			w = append(w, fmt.Sprintf("%s: deprecated in v1.25, non-functional in v1.26+", vp().Child("glusterfs")))
 		case v.Ephemeral != nil && v.Ephemeral.VolumeClaimTemplate != nil:
-			w = append(w, PVCSpecWarnings(vp.Child("ephemeral").Child("volumeClaimTemplate").Child("spec"), &v.Ephemeral.VolumeClaimTemplate.Spec)...)
+			w = append(w, PVCSpecWarnings(vp().Child("ephemeral").Child("volumeClaimTemplate").Child("spec"), &v.Ephemeral.VolumeClaimTemplate.Spec)...)
 		case v.CephFS != nil:
-			w = append(w, fmt.Sprintf("%s: deprecated in v1.28, non-functional in v1.31+", vp.Child("cephfs")))
+			w = append(w, fmt.Sprintf("%s: deprecated in v1.28, non-functional in v1.31+", vp().Child("cephfs")))
 		case v.RBD != nil:
-			w = append(w, fmt.Sprintf("%s: deprecated in v1.28, non-functional in v1.31+", vp.Child("rbd")))
+			w = append(w, fmt.Sprintf("%s: deprecated in v1.28, non-functional in v1.31+", vp().Child("rbd")))
 		}
 	}
 	w = append(w, overlappingPathWarnings(spec.Volumes)...)
 	// Duplicate hostAliases and imagePullSecrets, empty imagePullSecret names.
-	w = append(w, duplicateWarnings(len(spec.HostAliases), func(i int) string { return spec.HostAliases[i].IP }, sp.Child("hostAliases"), "ip", "duplicate ip")...)
-	w = append(w, duplicateWarnings(len(spec.ImagePullSecrets), func(i int) string { return spec.ImagePullSecrets[i].Name }, sp.Child("imagePullSecrets"), "name", "duplicate name")...)
+	w = append(w, duplicateWarnings(len(spec.HostAliases), func(i int) string { return spec.HostAliases[i].IP }, sp, "hostAliases", "ip", "duplicate ip")...)
+	w = append(w, duplicateWarnings(len(spec.ImagePullSecrets), func(i int) string { return spec.ImagePullSecrets[i].Name }, sp, "imagePullSecrets", "name", "duplicate name")...)
 	for i, s := range spec.ImagePullSecrets {
 		if s.Name == "" {
 			w = append(w, fmt.Sprintf("%s: invalid empty name %q", sp.Child("imagePullSecrets").Index(i).Child("name"), s.Name))
 		}
 	}
 	// Fractional bytes.
-	w = append(w, fractionalBytes(spec.Overhead, corev1.ResourceMemory, sp.Child("overhead"))...)
-	w = append(w, fractionalBytes(spec.Overhead, corev1.ResourceEphemeralStorage, sp.Child("overhead"))...)
+	overhead := func() *field.Path { return sp.Child("overhead") }
+	w = append(w, fractionalBytes(spec.Overhead, corev1.ResourceMemory, overhead)...)
+	w = append(w, fractionalBytes(spec.Overhead, corev1.ResourceEphemeralStorage, overhead)...)
 	// The pod's seccomp annotation without the field.
 	if spec.SecurityContext == nil || spec.SecurityContext.SeccompProfile == nil {
 		if _, ok := meta.Annotations[corev1.SeccompPodAnnotationKey]; ok {
-			w = append(w, fmt.Sprintf(`%s: non-functional in v1.27+; use the "seccompProfile" field instead`, ap.Key(corev1.SeccompPodAnnotationKey)))
+			w = append(w, fmt.Sprintf(`%s: non-functional in v1.27+; use the "seccompProfile" field instead`, ap().Key(corev1.SeccompPodAnnotationKey)))
 		}
 	}
 	var podAppArmor *corev1.AppArmorProfile
 	if spec.SecurityContext != nil {
 		podAppArmor = spec.SecurityContext.AppArmorProfile
 	}
-	visitContainers(spec, sp, func(c *corev1.Container, cp *field.Path) bool {
-		if c.SecurityContext == nil || c.SecurityContext.SeccompProfile == nil {
+	visitContainers(spec, sp, func(c *corev1.Container, cp containerAt) bool {
+		if len(meta.Annotations) > 0 && (c.SecurityContext == nil || c.SecurityContext.SeccompProfile == nil) {
 			if _, ok := meta.Annotations[corev1.SeccompContainerAnnotationKeyPrefix+c.Name]; ok {
-				w = append(w, fmt.Sprintf(`%s: non-functional in v1.27+; use the "seccompProfile" field instead`, ap.Key(corev1.SeccompContainerAnnotationKeyPrefix+c.Name)))
+				w = append(w, fmt.Sprintf(`%s: non-functional in v1.27+; use the "seccompProfile" field instead`, ap().Key(corev1.SeccompContainerAnnotationKeyPrefix+c.Name)))
 			}
 		}
 		// A template's AppArmor annotation without the field (a pod's: appArmorAnnotationWarnings).
-		if path != nil && (c.SecurityContext == nil || c.SecurityContext.AppArmorProfile == nil) {
+		if path != nil && len(meta.Annotations) > 0 && (c.SecurityContext == nil || c.SecurityContext.AppArmorProfile == nil) {
 			key := corev1.DeprecatedAppArmorBetaContainerAnnotationKeyPrefix + c.Name
 			if v, ok := meta.Annotations[key]; ok && (podAppArmor == nil || !apiequality.Semantic.DeepEqual(podAppArmor, appArmorFieldForAnnotation(v))) {
-				w = append(w, fmt.Sprintf(`%s: deprecated since v1.30; use the "appArmorProfile" field instead`, ap.Key(key)))
+				w = append(w, fmt.Sprintf(`%s: deprecated since v1.30; use the "appArmorProfile" field instead`, ap().Key(key)))
 			}
 		}
-		w = append(w, fractionalBytes(c.Resources.Limits, corev1.ResourceMemory, cp.Child("resources", "limits"))...)
-		w = append(w, fractionalBytes(c.Resources.Requests, corev1.ResourceMemory, cp.Child("resources", "requests"))...)
-		w = append(w, fractionalBytes(c.Resources.Limits, corev1.ResourceEphemeralStorage, cp.Child("resources", "limits"))...)
-		w = append(w, fractionalBytes(c.Resources.Requests, corev1.ResourceEphemeralStorage, cp.Child("resources", "requests"))...)
+		limits := func() *field.Path { return cp.path().Child("resources", "limits") }
+		requests := func() *field.Path { return cp.path().Child("resources", "requests") }
+		w = append(w, fractionalBytes(c.Resources.Limits, corev1.ResourceMemory, limits)...)
+		w = append(w, fractionalBytes(c.Resources.Requests, corev1.ResourceMemory, requests)...)
+		w = append(w, fractionalBytes(c.Resources.Limits, corev1.ResourceEphemeralStorage, limits)...)
+		w = append(w, fractionalBytes(c.Resources.Requests, corev1.ResourceEphemeralStorage, requests)...)
 		// Duplicate env names that hide an earlier definition.
 		if len(c.Env) < 2 {
 			return true
@@ -172,7 +176,7 @@ func PodSpecWarnings(path *field.Path, spec *corev1.PodSpec, meta *metav1.Object
 			}
 			ref := fmt.Sprintf("$(%s)", e.Name)
 			if e.ValueFrom != nil || e.Value == ref || !strings.Contains(e.Value, ref) {
-				w = append(w, fmt.Sprintf("%s: hides previous definition of %q, which may be dropped when using apply", cp.Child("env").Index(i), e.Name))
+				w = append(w, fmt.Sprintf("%s: hides previous definition of %q, which may be dropped when using apply", cp.path().Child("env").Index(i), e.Name))
 			}
 		}
 		return true
@@ -268,7 +272,7 @@ func nodeSelectorTermWarnings(term corev1.NodeSelectorTerm, checkValues bool, p 
 }
 
 // duplicateWarnings warns of each item whose key an earlier item had.
-func duplicateWarnings(n int, key func(int) string, p *field.Path, child, what string) []string {
+func duplicateWarnings(n int, key func(int) string, sp *field.Path, list, child, what string) []string {
 	if n < 2 {
 		return nil
 	}
@@ -277,17 +281,18 @@ func duplicateWarnings(n int, key func(int) string, p *field.Path, child, what s
 	for i := 0; i < n; i++ {
 		k := key(i)
 		if seen.Has(k) {
-			w = append(w, fmt.Sprintf("%s: %s %q", p.Index(i).Child(child), what, k))
+			w = append(w, fmt.Sprintf("%s: %s %q", sp.Child(list).Index(i).Child(child), what, k))
 		}
 		seen.Insert(k)
 	}
 	return w
 }
 
-// fractionalBytes warns of a byte quantity with a fractional part.
-func fractionalBytes(l corev1.ResourceList, name corev1.ResourceName, p *field.Path) []string {
+// fractionalBytes warns of a byte quantity with a fractional part in the list at p (whose
+// path is built only then).
+func fractionalBytes(l corev1.ResourceList, name corev1.ResourceName, p func() *field.Path) []string {
 	if v, ok := l[name]; ok && v.MilliValue()%1000 != 0 {
-		return []string{fmt.Sprintf("%s: fractional byte value %q is invalid, must be an integer", p.Key(string(name)), v.String())}
+		return []string{fmt.Sprintf("%s: fractional byte value %q is invalid, must be an integer", p().Key(string(name)), v.String())}
 	}
 	return nil
 }
@@ -300,7 +305,7 @@ func portWarnings(spec *corev1.PodSpec, sp *field.Path) []string {
 		port corev1.ContainerPort
 	}
 	ports := false
-	visitContainers(spec, sp, func(c *corev1.Container, _ *field.Path) bool {
+	visitContainers(spec, sp, func(c *corev1.Container, _ containerAt) bool {
 		ports = len(c.Ports) > 0
 		return !ports
 	})
@@ -309,9 +314,9 @@ func portWarnings(spec *corev1.PodSpec, sp *field.Path) []string {
 	}
 	var w []string
 	all := map[string][]block{}
-	visitContainers(spec, sp, func(c *corev1.Container, cp *field.Path) bool {
+	visitContainers(spec, sp, func(c *corev1.Container, cp containerAt) bool {
 		for i, port := range c.Ports {
-			pp := cp.Child("ports").Index(i)
+			pp := cp.path().Child("ports").Index(i)
 			if port.HostIP != "" && port.HostPort == 0 {
 				w = append(w, fmt.Sprintf("%s: hostIP set without hostPort: %+v", pp, port))
 			}
@@ -331,12 +336,12 @@ func portWarnings(spec *corev1.PodSpec, sp *field.Path) []string {
 		return true
 	})
 	names := map[string]*field.Path{}
-	visitContainers(spec, sp, func(c *corev1.Container, cp *field.Path) bool {
+	visitContainers(spec, sp, func(c *corev1.Container, cp containerAt) bool {
 		for i, port := range c.Ports {
 			if port.Name == "" {
 				continue
 			}
-			pp := cp.Child("ports").Index(i)
+			pp := cp.path().Child("ports").Index(i)
 			if other, ok := names[port.Name]; ok {
 				w = append(w, fmt.Sprintf("%s: duplicate port name %q with %s, services and probes that select ports by name will use %s", pp, port.Name, other, other))
 			} else {
@@ -356,16 +361,18 @@ func overlappingPathWarnings(volumes []corev1.Volume) []string {
 	warn := func(vol, desc, body string) {
 		w = append(w, fmt.Sprintf("volume %q (%s): overlapping paths: %s", vol, desc, body))
 	}
-	// The sources are named (ConfigMap "x") only when a warning prints them.
+	// The sources are named (ConfigMap "x") only when a warning prints them. The paths of
+	// a volume are gathered in buffers on the stack: a pod's volumes have a few each.
+	var buf, seen [8]pathSource
 	keyPaths := func(items []corev1.KeyToPath, kind, name string) []pathSource {
-		out := make([]pathSource, 0, len(items))
+		out := buf[:0]
 		for _, it := range items {
 			out = append(out, pathSource{path: it.Path, source: kind, name: name, named: kind != ""})
 		}
 		return out
 	}
 	downwardPaths := func(items []corev1.DownwardAPIVolumeFile, source string) []pathSource {
-		out := make([]pathSource, 0, len(items))
+		out := buf[:0]
 		for _, it := range items {
 			out = append(out, pathSource{path: it.Path, source: source})
 		}
@@ -390,7 +397,7 @@ func overlappingPathWarnings(volumes []corev1.Volume) []string {
 		if v.Projected == nil {
 			continue
 		}
-		var all []pathSource
+		all := seen[:0]
 		for _, src := range v.Projected.Sources {
 			if src == (corev1.VolumeProjection{}) { // every field a pointer: == is DeepEqual
 				w = append(w, fmt.Sprintf("volume %q (Projected) has no sources provided", v.Name))
@@ -405,7 +412,7 @@ func overlappingPathWarnings(volumes []corev1.Volume) []string {
 			case src.DownwardAPI != nil && src.DownwardAPI.Items != nil:
 				paths = downwardPaths(src.DownwardAPI.Items, "DownwardAPI")
 			case src.ServiceAccountToken != nil:
-				paths = []pathSource{{path: src.ServiceAccountToken.Path, source: "ServiceAccountToken"}}
+				paths = append(buf[:0], pathSource{path: src.ServiceAccountToken.Path, source: "ServiceAccountToken"})
 			case src.ClusterTrustBundle != nil:
 				name := ""
 				if src.ClusterTrustBundle.Name != nil {
@@ -413,10 +420,11 @@ func overlappingPathWarnings(volumes []corev1.Volume) []string {
 				} else if src.ClusterTrustBundle.SignerName != nil {
 					name = *src.ClusterTrustBundle.SignerName
 				}
-				paths = []pathSource{{path: src.ClusterTrustBundle.Path, source: "ClusterTrustBundle", name: name, named: true}}
+				paths = append(buf[:0], pathSource{path: src.ClusterTrustBundle.Path, source: "ClusterTrustBundle", name: name, named: true})
 			case src.PodCertificate != nil:
 				pc := src.PodCertificate
-				for _, p := range []pathSource{{path: pc.CertificateChainPath, source: "PodCertificate chain"}, {path: pc.KeyPath, source: "PodCertificate key"}, {path: pc.CredentialBundlePath, source: "PodCertificate credential bundle"}} {
+				paths = buf[:0]
+				for _, p := range [...]pathSource{{path: pc.CertificateChainPath, source: "PodCertificate chain"}, {path: pc.KeyPath, source: "PodCertificate key"}, {path: pc.CredentialBundlePath, source: "PodCertificate credential bundle"}} {
 					if p.path != "" {
 						paths = append(paths, p)
 					}
@@ -453,7 +461,8 @@ func (p pathSource) String() string {
 // mappingOverlaps is upstream's checkVolumeMappingForOverlap.
 func mappingOverlaps(paths []pathSource) []string {
 	var w []string
-	var all []pathSource
+	var seen [8]pathSource
+	all := seen[:0]
 	for _, ps := range paths {
 		ps.path = strings.TrimRight(ps.path, "/")
 		for _, c := range pathCollisions(all, ps) {
@@ -462,6 +471,11 @@ func mappingOverlaps(paths []pathSource) []string {
 		all = append(all, ps)
 	}
 	return w
+}
+
+// within reports whether path a is b or inside it (upstream: a+"/" has the prefix b+"/").
+func within(a, b string) bool {
+	return strings.HasPrefix(a, b) && (len(a) == len(b) || a[len(b)] == '/')
 }
 
 // pathCollisions is upstream's checkForOverlap.
@@ -473,9 +487,7 @@ func pathCollisions(haystack []pathSource, needle pathSource) []pathSource {
 	for _, item := range haystack {
 		switch {
 		case item.path == "":
-		case item == needle,
-			strings.HasPrefix(item.path+"/", needle.path+"/"),
-			strings.HasPrefix(needle.path+"/", item.path+"/"):
+		case item == needle, within(item.path, needle.path), within(needle.path, item.path):
 			out = append(out, item)
 		}
 	}
@@ -492,12 +504,15 @@ func appArmorAnnotationWarnings(pod *corev1.Pod) []string {
 	if pod.Spec.OS != nil && pod.Spec.OS.Name == corev1.Windows {
 		return nil
 	}
+	if len(pod.Annotations) == 0 {
+		return nil
+	}
 	var podProfile *corev1.AppArmorProfile
 	if pod.Spec.SecurityContext != nil {
 		podProfile = pod.Spec.SecurityContext.AppArmorProfile
 	}
 	var w []string
-	visitContainers(&pod.Spec, nil, func(c *corev1.Container, _ *field.Path) bool {
+	visitContainers(&pod.Spec, nil, func(c *corev1.Container, _ containerAt) bool {
 		key := corev1.DeprecatedAppArmorBetaContainerAnnotationKeyPrefix + c.Name
 		v, ok := pod.Annotations[key]
 		if !ok {
