@@ -81,8 +81,9 @@ func (p Policy) GCPercent(live uint64) int {
 }
 
 // Follow sets the runtime's soft memory limit and GOGC by p now and after every collection,
-// and trims the heap in quiet spells (Trim), until ctx ends (both then stay as last set); the channel it returns is closed when the first collection after that has seen it
-// end. It learns of collections from a finalizer armed anew each cycle, so it costs nothing
+// and trims the heap in quiet spells (Trim), until ctx ends (both then stay as last set);
+// the channel it returns is closed when the first collection after that has seen it end.
+// It learns of collections from a finalizer armed anew each cycle, so it costs nothing
 // between them.
 func Follow(ctx context.Context, p Policy) <-chan struct{} {
 	if p.QuietFor > 0 {
