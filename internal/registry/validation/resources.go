@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -204,17 +205,23 @@ func podResourceName(n corev1.ResourceName, p *field.Path) field.ErrorList {
 // the errors is stable.
 func resourceRequirements(r *corev1.ResourceRequirements, nameFn func(corev1.ResourceName, *field.Path) field.ErrorList, claimNames sets.Set[string], p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	limPath, reqPath := p.Child("limits"), p.Child("requests")
+	// Paths are built only for the errors that name them.
+	limPath := func() *field.Path { return p.Child("limits") }
+	reqPath := func() *field.Path { return p.Child("requests") }
+	named := func(n corev1.ResourceName, q resource.Quantity, at func() *field.Path) field.ErrorList {
+		return withPath(at, func(fp *field.Path) field.ErrorList {
+			return append(nameFn(n, fp), resourceQuantityValue(n, q, fp)...)
+		})
+	}
 	limCPUMem, reqCPUMem, limHuge, reqHuge := false, false, false, false
 	for _, n := range sortedNames(r.Limits) {
 		q := r.Limits[n]
-		fp := limPath.Key(string(n))
-		errs = append(errs, nameFn(n, fp)...)
-		errs = append(errs, resourceQuantityValue(n, q, fp)...)
+		fp := func() *field.Path { return limPath().Key(string(n)) }
+		errs = append(errs, named(n, q, fp)...)
 		if isHugePages(n) {
 			limHuge = true
 			if !hugePagesDivisible(n, q) {
-				errs = append(errs, field.Invalid(fp, q.String(), fmt.Sprintf("%s is not positive integer multiple of %s", q.String(), n)))
+				errs = append(errs, field.Invalid(fp(), q.String(), fmt.Sprintf("%s is not positive integer multiple of %s", q.String(), n)))
 			}
 		}
 		if n == corev1.ResourceCPU || n == corev1.ResourceMemory {
@@ -223,22 +230,21 @@ func resourceRequirements(r *corev1.ResourceRequirements, nameFn func(corev1.Res
 	}
 	for _, n := range sortedNames(r.Requests) {
 		q := r.Requests[n]
-		fp := reqPath.Key(string(n))
-		errs = append(errs, nameFn(n, fp)...)
-		errs = append(errs, resourceQuantityValue(n, q, fp)...)
+		fp := func() *field.Path { return reqPath().Key(string(n)) }
+		errs = append(errs, named(n, q, fp)...)
 		if lim, ok := r.Limits[n]; ok {
 			if quantity.Cmp(q, lim) != 0 && !isOvercommitAllowed(n) {
-				errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be equal to %s limit of %s", n, lim.String())))
+				errs = append(errs, field.Invalid(reqPath(), q.String(), fmt.Sprintf("must be equal to %s limit of %s", n, lim.String())))
 			} else if quantity.Cmp(q, lim) > 0 {
-				errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", n, lim.String())))
+				errs = append(errs, field.Invalid(reqPath(), q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", n, lim.String())))
 			}
 		} else if !isOvercommitAllowed(n) {
-			errs = append(errs, field.Required(limPath, "Limit must be set for non overcommitable resources"))
+			errs = append(errs, field.Required(limPath(), "Limit must be set for non overcommitable resources"))
 		}
 		if isHugePages(n) {
 			reqHuge = true
 			if !hugePagesDivisible(n, q) {
-				errs = append(errs, field.Invalid(fp, q.String(), fmt.Sprintf("%s is not positive integer multiple of %s", q.String(), n)))
+				errs = append(errs, field.Invalid(fp(), q.String(), fmt.Sprintf("%s is not positive integer multiple of %s", q.String(), n)))
 			}
 		}
 		if n == corev1.ResourceCPU || n == corev1.ResourceMemory {
@@ -248,7 +254,9 @@ func resourceRequirements(r *corev1.ResourceRequirements, nameFn func(corev1.Res
 	if !limCPUMem && !reqCPUMem && (reqHuge || limHuge) {
 		errs = append(errs, field.Forbidden(p, "HugePages require cpu or memory"))
 	}
-	errs = append(errs, resourceClaimNames(r.Claims, claimNames, p.Child("claims"))...)
+	if len(r.Claims) > 0 {
+		errs = append(errs, resourceClaimNames(r.Claims, claimNames, p.Child("claims"))...)
+	}
 	return errs
 }
 
@@ -296,11 +304,28 @@ func resourceClaimNames(claims []corev1.ResourceClaim, podClaims sets.Set[string
 
 // sortedNames returns the keys of l in order.
 func sortedNames(l corev1.ResourceList) []corev1.ResourceName {
+	if len(l) == 0 {
+		return nil
+	}
 	keys := make([]corev1.ResourceName, 0, len(l))
 	for k := range l {
 		keys = append(keys, k)
 	}
-	return sets.List(sets.New(keys...))
+	slices.Sort(keys)
+	return keys
+}
+
+// placeholder is the path withPath checks under first.
+var placeholder = field.NewPath("placeholder")
+
+// withPath runs check under a shared placeholder path and, only when it finds errors, again
+// under the path at builds: a valid value (nearly every request's) then costs no path, and
+// building paths is most of validation's allocations. check must be pure.
+func withPath(at func() *field.Path, check func(*field.Path) field.ErrorList) field.ErrorList {
+	if len(check(placeholder)) == 0 {
+		return nil
+	}
+	return check(at())
 }
 
 func dns1123Label(v string, p *field.Path) field.ErrorList {

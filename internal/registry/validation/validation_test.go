@@ -148,6 +148,33 @@ func TestValidateCreate(t *testing.T) {
 			`spec.volumes[0].projected: Invalid value: "cm": conflicting duplicate paths`,
 			`spec.volumes[0].projected.sources[1].configMap.items[1].key: Required value`,
 		}},
+		{"projected token, downward API and mixed sources; resources", func() runtime.Object {
+			p := validPod()
+			p.Spec.Volumes = []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{DefaultMode: ptr(int32(01000)), Sources: []corev1.VolumeProjection{
+				{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{ExpirationSeconds: ptr(int64(60)), Path: "../x"}},
+				{DownwardAPI: &corev1.DownwardAPIProjection{Items: []corev1.DownwardAPIVolumeFile{{Path: "d", Mode: ptr(int32(-1))}}}},
+				{Secret: &corev1.SecretProjection{Items: []corev1.KeyToPath{{Key: "k", Path: "/abs"}}}, ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "cm"}}},
+			}}}}}
+			p.Spec.Containers[0].Resources = corev1.ResourceRequirements{
+				Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), "example.com/x": resource.MustParse("1.5")},
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("-1")},
+			}
+			return p
+		}, []string{
+			`spec.volumes[0].projected.defaultMode: Invalid value: 512: must be a number between 0 and 0777 (octal), both inclusive`,
+			`spec.volumes[0].projected.sources[0].serviceAccountToken.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes`,
+			`spec.volumes[0].projected.sources[0].serviceAccountToken.path: Invalid value: "../x": must not contain '..'`,
+			`spec.volumes[0].projected.sources[1].downwardAPI: Required value: one of fieldRef and resourceFieldRef is required`,
+			`spec.volumes[0].projected.sources[1].downwardAPI.mode: Invalid value: -1: must be a number between 0 and 0777 (octal), both inclusive`,
+			`spec.volumes[0].projected.sources[2].secret.name: Required value`,
+			`spec.volumes[0].projected.sources[2].secret.items[0].path: Invalid value: "/abs": must be a relative path`,
+			`spec.volumes[0].projected.sources[2]: Forbidden: may not specify more than 1 volume type per source`,
+			`spec.containers[0].resources.limits[example.com/x]: Invalid value: "1500m": must be an integer`,
+			`spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1`,
+			`spec.containers[0].resources.requests[example.com/x]: Invalid value: "1500m": must be an integer`,
+			`spec.containers[0].resources.requests[memory]: Invalid value: "-1": must be greater than or equal to 0`,
+			`spec.volumes[0].projected.sources[0].serviceAccountToken: Forbidden: must not be specified when serviceAccountName is not set`,
+		}},
 		{"unsupported policies", func() runtime.Object {
 			p := validPod()
 			p.Spec.RestartPolicy = "Sometimes"

@@ -121,9 +121,9 @@ func volumeSource(s *corev1.VolumeSource, p *field.Path, volName, podName string
 	one(s.CephFS != nil, "cephFS", nil)
 	one(s.Quobyte != nil, "quobyte", nil)
 	one(s.DownwardAPI != nil, "downwarAPI", func() field.ErrorList {
-		e := fileMode(s.DownwardAPI.DefaultMode, p.Child("downwardAPI").Child("defaultMode"))
+		e := fileMode(s.DownwardAPI.DefaultMode, p.Child("downwardAPI"), "defaultMode")
 		for i := range s.DownwardAPI.Items {
-			e = append(e, downwardAPIFile(&s.DownwardAPI.Items[i], p.Child("downwardAPI"))...)
+			e = append(e, downwardAPIFile(&s.DownwardAPI.Items[i], func() *field.Path { return p.Child("downwardAPI") })...)
 		}
 		return e
 	})
@@ -197,28 +197,37 @@ func hostPathSource(h *corev1.HostPathVolumeSource, p *field.Path) field.ErrorLi
 	return errs
 }
 
-func fileMode(m *int32, p *field.Path) field.ErrorList {
+// fileMode checks the file mode at field child of p (a path built only for an error).
+func fileMode(m *int32, p *field.Path, child string) field.ErrorList {
 	if m != nil && (*m > 0777 || *m < 0) {
-		return field.ErrorList{field.Invalid(p, *m, fileModeErrorMsg)}
+		return field.ErrorList{field.Invalid(p.Child(child), *m, fileModeErrorMsg)}
 	}
 	return nil
 }
 
-func keyToPath(kp *corev1.KeyToPath, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if kp.Key == "" {
-		errs = append(errs, field.Required(p.Child("key"), ""))
-	}
-	if kp.Path == "" {
-		errs = append(errs, field.Required(p.Child("path"), ""))
-	}
-	errs = append(errs, localNonReservedPath(kp.Path, p.Child("path"))...)
-	return append(errs, fileMode(kp.Mode, p.Child("mode"))...)
+// keyToPath checks an item at the path at builds (only for errors).
+func keyToPath(kp *corev1.KeyToPath, at func() *field.Path) field.ErrorList {
+	return withPath(at, func(p *field.Path) field.ErrorList {
+		var errs field.ErrorList
+		if kp.Key == "" {
+			errs = append(errs, field.Required(p.Child("key"), ""))
+		}
+		if kp.Path == "" {
+			errs = append(errs, field.Required(p.Child("path"), ""))
+		}
+		errs = append(errs, localNonReservedPath(kp.Path, p.Child("path"))...)
+		return append(errs, fileMode(kp.Mode, p, "mode")...)
+	})
 }
 
 var validVolumeDownwardAPIFieldPaths = sets.New("metadata.name", "metadata.namespace", "metadata.labels", "metadata.annotations", "metadata.uid")
 
-func downwardAPIFile(f *corev1.DownwardAPIVolumeFile, p *field.Path) field.ErrorList {
+// downwardAPIFile checks a file at the path at builds (only for errors).
+func downwardAPIFile(f *corev1.DownwardAPIVolumeFile, at func() *field.Path) field.ErrorList {
+	return withPath(at, func(p *field.Path) field.ErrorList { return downwardAPIFileAt(f, p) })
+}
+
+func downwardAPIFileAt(f *corev1.DownwardAPIVolumeFile, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if f.Path == "" {
 		errs = append(errs, field.Required(p.Child("path"), ""))
@@ -235,7 +244,7 @@ func downwardAPIFile(f *corev1.DownwardAPIVolumeFile, p *field.Path) field.Error
 	default:
 		errs = append(errs, field.Required(p, "one of fieldRef and resourceFieldRef is required"))
 	}
-	return append(errs, fileMode(f.Mode, p.Child("mode"))...)
+	return append(errs, fileMode(f.Mode, p, "mode")...)
 }
 
 // keyedSource checks a secret or config map volume source at fp: its name (the field
@@ -245,9 +254,9 @@ func keyedSource(noName bool, nameField string, mode *int32, items []corev1.KeyT
 	if noName {
 		errs = append(errs, field.Required(fp.Child(nameField), ""))
 	}
-	errs = append(errs, fileMode(mode, fp.Child("defaultMode"))...)
+	errs = append(errs, fileMode(mode, fp, "defaultMode")...)
 	for i := range items {
-		errs = append(errs, keyToPath(&items[i], fp.Child("items").Index(i))...)
+		errs = append(errs, keyToPath(&items[i], func() *field.Path { return fp.Child("items").Index(i) })...)
 	}
 	return errs
 }
@@ -255,14 +264,14 @@ func keyedSource(noName bool, nameField string, mode *int32, items []corev1.KeyT
 // projectedKeys checks a projected secret or config map (at sp) named name: the name is
 // required, each item is a key-to-path, and no path may repeat one of the volume's (paths;
 // a repeat is reported at the volume, p).
-func projectedKeys(name string, items []corev1.KeyToPath, sp, p *field.Path, paths sets.Set[string]) field.ErrorList {
+func projectedKeys(name string, items []corev1.KeyToPath, sp func() *field.Path, p *field.Path, paths sets.Set[string]) field.ErrorList {
 	var errs field.ErrorList
 	if name == "" {
-		errs = append(errs, field.Required(sp.Child("name"), ""))
+		errs = append(errs, field.Required(sp().Child("name"), ""))
 	}
 	for j := range items {
 		kp := &items[j]
-		errs = append(errs, keyToPath(kp, sp.Child("items").Index(j))...)
+		errs = append(errs, keyToPath(kp, func() *field.Path { return sp().Child("items").Index(j) })...)
 		if kp.Path != "" {
 			if paths.Has(kp.Path) {
 				errs = append(errs, field.Invalid(p, name, "conflicting duplicate paths"))
@@ -274,24 +283,25 @@ func projectedKeys(name string, items []corev1.KeyToPath, sp, p *field.Path, pat
 }
 
 func projectedSource(s *corev1.ProjectedVolumeSource, p *field.Path) field.ErrorList {
-	errs := fileMode(s.DefaultMode, p.Child("defaultMode"))
+	errs := fileMode(s.DefaultMode, p, "defaultMode")
 	paths := sets.Set[string]{}
 	for i, src := range s.Sources {
-		sp := p.Child("sources").Index(i)
+		// Each source's paths are built only for its errors.
+		sp := func() *field.Path { return p.Child("sources").Index(i) }
 		n := 0
 		if src.Secret != nil {
 			n++
-			errs = append(errs, projectedKeys(src.Secret.Name, src.Secret.Items, sp.Child("secret"), p, paths)...)
+			errs = append(errs, projectedKeys(src.Secret.Name, src.Secret.Items, func() *field.Path { return sp().Child("secret") }, p, paths)...)
 		}
 		if src.ConfigMap != nil {
 			n++
-			errs = append(errs, projectedKeys(src.ConfigMap.Name, src.ConfigMap.Items, sp.Child("configMap"), p, paths)...)
+			errs = append(errs, projectedKeys(src.ConfigMap.Name, src.ConfigMap.Items, func() *field.Path { return sp().Child("configMap") }, p, paths)...)
 		}
 		if src.DownwardAPI != nil {
 			n++
 			for j := range src.DownwardAPI.Items {
 				f := &src.DownwardAPI.Items[j]
-				errs = append(errs, downwardAPIFile(f, sp.Child("downwardAPI"))...)
+				errs = append(errs, downwardAPIFile(f, func() *field.Path { return sp().Child("downwardAPI") })...)
 				if f.Path != "" {
 					if paths.Has(f.Path) {
 						errs = append(errs, field.Invalid(p, f.Path, "conflicting duplicate paths"))
@@ -302,20 +312,22 @@ func projectedSource(s *corev1.ProjectedVolumeSource, p *field.Path) field.Error
 		}
 		if src.ServiceAccountToken != nil {
 			n++
-			tp := sp.Child("serviceAccountToken")
+			tp := func() *field.Path { return sp().Child("serviceAccountToken") }
 			t := src.ServiceAccountToken
 			if t.ExpirationSeconds != nil {
 				if *t.ExpirationSeconds < 10*60 {
-					errs = append(errs, field.Invalid(tp.Child("expirationSeconds"), *t.ExpirationSeconds, "may not specify a duration less than 10 minutes"))
+					errs = append(errs, field.Invalid(tp().Child("expirationSeconds"), *t.ExpirationSeconds, "may not specify a duration less than 10 minutes"))
 				}
 				if *t.ExpirationSeconds > 1<<32 {
-					errs = append(errs, field.Invalid(tp.Child("expirationSeconds"), *t.ExpirationSeconds, "may not specify a duration larger than 2^32 seconds"))
+					errs = append(errs, field.Invalid(tp().Child("expirationSeconds"), *t.ExpirationSeconds, "may not specify a duration larger than 2^32 seconds"))
 				}
 			}
 			if t.Path == "" {
 				errs = append(errs, field.Required(p.Child("path"), ""))
 			} else {
-				errs = append(errs, localNonReservedPath(t.Path, tp.Child("path"))...)
+				errs = append(errs, withPath(func() *field.Path { return tp().Child("path") }, func(pp *field.Path) field.ErrorList {
+					return localNonReservedPath(t.Path, pp)
+				})...)
 				if paths.Has(t.Path) {
 					errs = append(errs, field.Invalid(p, t.Path, "conflicting duplicate paths"))
 				}
@@ -327,10 +339,10 @@ func projectedSource(s *corev1.ProjectedVolumeSource, p *field.Path) field.Error
 		}
 		if src.PodCertificate != nil {
 			n++
-			errs = append(errs, podCertificateProjection(src.PodCertificate, sp.Child("podCertificate"), p, paths)...)
+			errs = append(errs, podCertificateProjection(src.PodCertificate, sp().Child("podCertificate"), p, paths)...)
 		}
 		if n > 1 {
-			errs = append(errs, field.Forbidden(sp, "may not specify more than 1 volume type per source"))
+			errs = append(errs, field.Forbidden(sp(), "may not specify more than 1 volume type per source"))
 		}
 	}
 	return errs
@@ -388,7 +400,9 @@ func podCertificateProjection(pc *corev1.PodCertificateProjection, pp, p *field.
 
 // pathNoBacksteps rejects paths with a ".." element.
 func pathNoBacksteps(target string, p *field.Path) field.ErrorList {
-	for _, item := range strings.Split(filepath.ToSlash(target), "/") {
+	for rest, more := filepath.ToSlash(target), true; more; {
+		var item string
+		item, rest, more = strings.Cut(rest, "/")
 		if item == ".." {
 			return field.ErrorList{field.Invalid(p, target, "must not contain '..'")}
 		}
