@@ -19,9 +19,10 @@ import (
 // and never over 400 (quotad allocates per request, and the collector's work is
 // proportional to what is allocated over GOGC: a small live heap may use the floor's room
 // under load instead of being collected twice as often). The runtime's soft limit is a
-// backstop above it (the allowed memory over 0.8): a heap paced by the soft limit alone is
-// collected with no room left to mark in, and the goroutines that allocate meanwhile wait
-// on the collector (docs/benchmarks.md). While lists read in bulk (Bulk), the heap grows
+// backstop above it (the allowed memory over 0.8): paced by the soft limit alone, a heap's
+// goal is the limit less all the runtime's other memory (about 120 MB under
+// clusterloader2's load), and its collections start with little room left to mark in
+// (docs/benchmarks.md). While lists read in bulk (Bulk), the heap grows
 // at most 32 MiB past the live heap, so that a list of 100,000 pods does not grow the
 // process by GOGC's share of its live heap; and once allocation has been quiet for 10 s,
 // the free heap is returned to the OS (Trim), so a server holding 100,000 pods idles under
