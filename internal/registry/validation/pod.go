@@ -152,18 +152,21 @@ func podSpec(spec *corev1.PodSpec, podName string, p *field.Path, isPod bool) fi
 			}
 		}
 	}
-	errs = append(errs, restartPolicy(spec.RestartPolicy, p.Child("restartPolicy"))...)
-	errs = append(errs, dnsPolicy(spec.DNSPolicy, p.Child("dnsPolicy"))...)
+	// The checks that nearly always pass build their paths only for errors (under).
+	errs = append(errs, under(p, "restartPolicy", func(fp *field.Path) field.ErrorList { return restartPolicy(spec.RestartPolicy, fp) })...)
+	errs = append(errs, under(p, "dnsPolicy", func(fp *field.Path) field.ErrorList { return dnsPolicy(spec.DNSPolicy, fp) })...)
 	if len(spec.NodeSelector) > 0 {
 		errs = append(errs, metav1validation.ValidateLabels(spec.NodeSelector, p.Child("nodeSelector"))...)
 	}
-	errs = append(errs, podSecurityContext(spec, p.Child("securityContext"))...)
+	if spec.SecurityContext != nil {
+		errs = append(errs, podSecurityContext(spec, p.Child("securityContext"))...)
+	}
 	for i, s := range spec.ImagePullSecrets {
 		if !reflect.DeepEqual(corev1.LocalObjectReference{Name: s.Name}, s) {
 			errs = append(errs, field.Invalid(p.Child("imagePullSecrets").Index(i), s, "only name may be set"))
 		}
 	}
-	errs = append(errs, podDNSConfig(spec.DNSConfig, spec.DNSPolicy, p.Child("dnsConfig"))...)
+	errs = append(errs, under(p, "dnsConfig", func(fp *field.Path) field.ErrorList { return podDNSConfig(spec.DNSConfig, spec.DNSPolicy, fp) })...)
 	for i, g := range spec.ReadinessGates {
 		errs = append(errs, qualifiedName(string(g.ConditionType), p.Child("readinessGates").Index(i).Child("conditionType"))...)
 	}
@@ -176,7 +179,9 @@ func podSpec(spec *corev1.PodSpec, podName string, p *field.Path, isPod bool) fi
 		seenGates.Insert(g.Name)
 	}
 	if spec.ServiceAccountName != "" {
-		errs = append(errs, nameErrs(nameIsDNSSubdomain, spec.ServiceAccountName, p.Child("serviceAccountName"))...)
+		errs = append(errs, under(p, "serviceAccountName", func(fp *field.Path) field.ErrorList {
+			return nameErrs(nameIsDNSSubdomain, spec.ServiceAccountName, fp)
+		})...)
 	}
 	if spec.NodeName != "" {
 		errs = append(errs, nameErrs(nameIsDNSSubdomain, spec.NodeName, p.Child("nodeName"))...)
@@ -350,9 +355,9 @@ func podSecurityContext(spec *corev1.PodSpec, p *field.Path) field.ErrorList {
 		return nil
 	}
 	var errs field.ErrorList
-	errs = append(errs, optionalID(sc.FSGroup, validation.IsValidGroupID, p.Child("fsGroup"))...)
-	errs = append(errs, optionalID(sc.RunAsUser, validation.IsValidUserID, p.Child("runAsUser"))...)
-	errs = append(errs, optionalID(sc.RunAsGroup, validation.IsValidGroupID, p.Child("runAsGroup"))...)
+	errs = append(errs, under(p, "fsGroup", func(fp *field.Path) field.ErrorList { return optionalID(sc.FSGroup, validation.IsValidGroupID, fp) })...)
+	errs = append(errs, under(p, "runAsUser", func(fp *field.Path) field.ErrorList { return optionalID(sc.RunAsUser, validation.IsValidUserID, fp) })...)
+	errs = append(errs, under(p, "runAsGroup", func(fp *field.Path) field.ErrorList { return optionalID(sc.RunAsGroup, validation.IsValidGroupID, fp) })...)
 	for g, gid := range sc.SupplementalGroups {
 		for _, msg := range validation.IsValidGroupID(gid) {
 			errs = append(errs, field.Invalid(p.Child("supplementalGroups").Index(g), gid, msg))
@@ -361,8 +366,8 @@ func podSecurityContext(spec *corev1.PodSpec, p *field.Path) field.ErrorList {
 	if sc.FSGroupChangePolicy != nil && *sc.FSGroupChangePolicy != corev1.FSGroupChangeOnRootMismatch && *sc.FSGroupChangePolicy != corev1.FSGroupChangeAlways {
 		errs = append(errs, field.NotSupported(p.Child("fsGroupChangePolicy"), sc.FSGroupChangePolicy, []corev1.PodFSGroupChangePolicy{corev1.FSGroupChangeAlways, corev1.FSGroupChangeOnRootMismatch}))
 	}
-	errs = append(errs, seccompProfileField(sc.SeccompProfile, p.Child("seccompProfile"))...)
-	errs = append(errs, appArmorProfileField(sc.AppArmorProfile, p.Child("appArmorProfile"))...)
+	errs = append(errs, under(p, "seccompProfile", func(fp *field.Path) field.ErrorList { return seccompProfileField(sc.SeccompProfile, fp) })...)
+	errs = append(errs, under(p, "appArmorProfile", func(fp *field.Path) field.ErrorList { return appArmorProfileField(sc.AppArmorProfile, fp) })...)
 	return errs
 }
 
@@ -813,7 +818,7 @@ func containerCommon(c *corev1.Container, vols map[string]corev1.VolumeSource, c
 	if c.Name == "" {
 		errs = append(errs, field.Required(p.Child("name"), ""))
 	} else {
-		errs = append(errs, dns1123Label(c.Name, p.Child("name"))...)
+		errs = append(errs, under(p, "name", func(fp *field.Path) field.ErrorList { return dns1123Label(c.Name, fp) })...)
 	}
 	if c.Image == "" {
 		errs = append(errs, field.Required(p.Child("image"), ""))
@@ -851,8 +856,10 @@ func containerCommon(c *corev1.Container, vols map[string]corev1.VolumeSource, c
 	if len(c.VolumeDevices) > 0 {
 		errs = append(errs, volumeDevices(c.VolumeDevices, mounts, vols, p.Child("volumeDevices"))...)
 	}
-	errs = append(errs, pullPolicy(c.ImagePullPolicy, p.Child("imagePullPolicy"))...)
-	errs = append(errs, resourceRequirements(&c.Resources, containerResourceName, claims, p.Child("resources"))...)
+	errs = append(errs, under(p, "imagePullPolicy", func(fp *field.Path) field.ErrorList { return pullPolicy(c.ImagePullPolicy, fp) })...)
+	errs = append(errs, under(p, "resources", func(fp *field.Path) field.ErrorList {
+		return resourceRequirements(&c.Resources, containerResourceName, claims, fp)
+	})...)
 	if len(c.ResizePolicy) > 0 {
 		errs = append(errs, resizePolicy(c.ResizePolicy, p.Child("resizePolicy"), rp)...)
 	}
