@@ -434,35 +434,42 @@ func appArmorProfileField(ap *corev1.AppArmorProfile, p *field.Path) field.Error
 func tolerations(ts []corev1.Toleration, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, t := range ts {
-		ip := p.Index(i)
-		if t.Key != "" {
-			errs = append(errs, labelName(t.Key, ip.Child("key"))...)
+		// Each toleration's paths are built only for its errors.
+		errs = append(errs, withPath(func() *field.Path { return p.Index(i) }, func(ip *field.Path) field.ErrorList { return toleration(t, ip) })...)
+	}
+	return errs
+}
+
+// toleration is one toleration of upstream ValidateTolerations, at ip.
+func toleration(t corev1.Toleration, ip *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if t.Key != "" {
+		errs = append(errs, under(ip, "key", func(kp *field.Path) field.ErrorList { return labelName(t.Key, kp) })...)
+	}
+	if t.Key == "" && t.Operator != corev1.TolerationOpExists {
+		errs = append(errs, field.Invalid(ip.Child("operator"), t.Operator,
+			"operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
+	}
+	if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
+		errs = append(errs, field.Invalid(ip.Child("effect"), t.Effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+	}
+	switch t.Operator {
+	case corev1.TolerationOpEqual, "":
+		if msgs := validation.IsValidLabelValue(t.Value); len(msgs) != 0 {
+			errs = append(errs, field.Invalid(ip.Child("operator"), t.Value, strings.Join(msgs, ";")))
 		}
-		if t.Key == "" && t.Operator != corev1.TolerationOpExists {
-			errs = append(errs, field.Invalid(ip.Child("operator"), t.Operator,
-				"operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
+	case corev1.TolerationOpExists:
+		if t.Value != "" {
+			errs = append(errs, field.Invalid(ip.Child("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))
 		}
-		if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
-			errs = append(errs, field.Invalid(ip.Child("effect"), t.Effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
-		}
-		switch t.Operator {
-		case corev1.TolerationOpEqual, "":
-			if msgs := validation.IsValidLabelValue(t.Value); len(msgs) != 0 {
-				errs = append(errs, field.Invalid(ip.Child("operator"), t.Value, strings.Join(msgs, ";")))
-			}
-		case corev1.TolerationOpExists:
-			if t.Value != "" {
-				errs = append(errs, field.Invalid(ip.Child("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))
-			}
+	default:
+		errs = append(errs, field.NotSupported(ip.Child("operator"), t.Operator, []corev1.TolerationOperator{corev1.TolerationOpEqual, corev1.TolerationOpExists}))
+	}
+	if t.Effect != "" {
+		switch t.Effect {
+		case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
 		default:
-			errs = append(errs, field.NotSupported(ip.Child("operator"), t.Operator, []corev1.TolerationOperator{corev1.TolerationOpEqual, corev1.TolerationOpExists}))
-		}
-		if t.Effect != "" {
-			switch t.Effect {
-			case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
-			default:
-				errs = append(errs, field.NotSupported(ip.Child("effect"), t.Effect, []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}))
-			}
+			errs = append(errs, field.NotSupported(ip.Child("effect"), t.Effect, []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}))
 		}
 	}
 	return errs

@@ -175,6 +175,28 @@ func TestValidateCreate(t *testing.T) {
 			`spec.containers[0].resources.requests[memory]: Invalid value: "-1": must be greater than or equal to 0`,
 			`spec.volumes[0].projected.sources[0].serviceAccountToken: Forbidden: must not be specified when serviceAccountName is not set`,
 		}},
+		{"tolerations, security context, DNS and the service account", func() runtime.Object {
+			p := validPod()
+			p.Spec.Tolerations = []corev1.Toleration{
+				{Key: "ok", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr(int64(30))},
+				{Key: "bad key!", Operator: "Maybe", Value: "v", Effect: "Sometimes", TolerationSeconds: ptr(int64(1))},
+				{Operator: corev1.TolerationOpEqual, Value: "x"},
+			}
+			p.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsGroup: ptr(int64(-2)), SeccompProfile: &corev1.SeccompProfile{Type: "Odd"}}
+			p.Spec.DNSPolicy = corev1.DNSNone
+			p.Spec.ServiceAccountName = "Not_A_Name"
+			return p
+		}, []string{
+			"spec.securityContext.runAsGroup: Invalid value: -2: must be between 0 and 2147483647, inclusive",
+			"spec.securityContext.seccompProfile.type: Unsupported value: \"Odd\": supported values: \"Localhost\", \"RuntimeDefault\", \"Unconfined\"",
+			"spec.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None",
+			"spec.serviceAccountName: Invalid value: \"Not_A_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+			"spec.tolerations[1].key: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+			"spec.tolerations[1].effect: Invalid value: \"Sometimes\": effect must be 'NoExecute' when `tolerationSeconds` is set",
+			"spec.tolerations[1].operator: Unsupported value: \"Maybe\": supported values: \"Equal\", \"Exists\"",
+			"spec.tolerations[1].effect: Unsupported value: \"Sometimes\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"",
+			"spec.tolerations[2].operator: Invalid value: \"Equal\": operator must be Exists when `key` is empty, which means \"match all values and all keys\"",
+		}},
 		{"unsupported policies", func() runtime.Object {
 			p := validPod()
 			p.Spec.RestartPolicy = "Sometimes"

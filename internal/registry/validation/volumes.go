@@ -215,7 +215,7 @@ func keyToPath(kp *corev1.KeyToPath, at func() *field.Path) field.ErrorList {
 		if kp.Path == "" {
 			errs = append(errs, field.Required(p.Child("path"), ""))
 		}
-		errs = append(errs, localNonReservedPath(kp.Path, p.Child("path"))...)
+		errs = append(errs, under(p, "path", func(pp *field.Path) field.ErrorList { return localNonReservedPath(kp.Path, pp) })...)
 		return append(errs, fileMode(kp.Mode, p, "mode")...)
 	})
 }
@@ -232,10 +232,12 @@ func downwardAPIFileAt(f *corev1.DownwardAPIVolumeFile, p *field.Path) field.Err
 	if f.Path == "" {
 		errs = append(errs, field.Required(p.Child("path"), ""))
 	}
-	errs = append(errs, localNonReservedPath(f.Path, p.Child("path"))...)
+	errs = append(errs, under(p, "path", func(pp *field.Path) field.ErrorList { return localNonReservedPath(f.Path, pp) })...)
 	switch {
 	case f.FieldRef != nil:
-		errs = append(errs, objectFieldSelector(f.FieldRef, validVolumeDownwardAPIFieldPaths, p.Child("fieldRef"))...)
+		errs = append(errs, under(p, "fieldRef", func(fp *field.Path) field.ErrorList {
+			return objectFieldSelector(f.FieldRef, validVolumeDownwardAPIFieldPaths, fp)
+		})...)
 		if f.ResourceFieldRef != nil {
 			errs = append(errs, field.Invalid(p, "resource", "fieldRef and resourceFieldRef can not be specified simultaneously"))
 		}
