@@ -34,6 +34,8 @@
 #   KCM_ARGS=...                               kube-controller-manager (e.g. KCM_ARGS=
 #                                              "--kube-api-qps=100 --kube-api-burst=100": its
 #                                              client's default is 20 requests/s, burst 30)
+#   KWOK_DEBUG=1 ...                           KWOK serves /debug/pprof/ at the address in
+#                                              $WORK/<side>-<n>/kwok-debug.txt
 #   WORK=dir hack/clusterloader2.sh            where binaries, data dirs, logs and reports go
 #   SERVE=upstream hack/clusterloader2.sh      only that side's control plane, until interrupted
 #                                              (quotabench against it: docs/benchmarks.md)
@@ -97,6 +99,9 @@ overrides=(--testoverrides="$work/overrides.yaml")
 awk '/^---$/ { flush(); buf = $0 "\n"; next } { buf = buf $0 "\n" } /^  name: pod-complete$/ { skip = 1 }
 	function flush() { if (!skip) printf "%s", buf; buf = ""; skip = 0 }
 	END { flush() }' "$bin/kwok-stages.yaml" >"$work/kwok-stages.yaml"
+# KWOK_DEBUG=1: KWOK serves its debugging handlers, /debug/pprof/ among them (on by default once
+# it has a server address; the address is in $WORK/<side>-<n>/kwok-debug.txt).
+kwok_args=()
 
 pids=()
 declare -A proc=() # component -> pid, for the side running
@@ -253,9 +258,13 @@ run_side() { # side n
 
 	# 3. kube-scheduler, kwok (HOME is the run's: no ~/.kwok changes its stages) and the nodes.
 	start kube-scheduler "$bin/kube-scheduler" --kubeconfig="$kc" --leader-elect=true --secure-port=0
+	if [[ -n ${KWOK_DEBUG:-} ]]; then
+		kwok_args=(--server-address="127.0.0.1:$(free_port)")
+		echo "http://${kwok_args[0]#*=}" >"$d/kwok-debug.txt"
+	fi
 	start kwok env HOME="$d/home" "$bin/kwok" --config="$work/kwok-stages.yaml" --kubeconfig="$kc" \
 		--manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
-		--node-lease-duration-seconds=40
+		--node-lease-duration-seconds=40 "${kwok_args[@]}"
 	for i in $(seq 0 $((nodes - 1))); do
 		cat <<YAML
 apiVersion: v1
