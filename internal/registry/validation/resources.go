@@ -315,24 +315,6 @@ func sortedNames(l corev1.ResourceList) []corev1.ResourceName {
 	return keys
 }
 
-// placeholder is the path withPath checks under first.
-var placeholder = field.NewPath("placeholder")
-
-// under runs check at p's child name, a path built only for errors (withPath).
-func under(p *field.Path, name string, check func(*field.Path) field.ErrorList) field.ErrorList {
-	return withPath(func() *field.Path { return p.Child(name) }, check)
-}
-
-// withPath runs check under a shared placeholder path and, only when it finds errors, again
-// under the path at builds: a valid value (nearly every request's) then costs no path, and
-// building paths is most of validation's allocations. check must be pure.
-func withPath(at func() *field.Path, check func(*field.Path) field.ErrorList) field.ErrorList {
-	if len(check(placeholder)) == 0 {
-		return nil
-	}
-	return check(at())
-}
-
 func dns1123Label(v string, p *field.Path) field.ErrorList {
 	if isDNS1123Label(v) {
 		return nil
