@@ -30,4 +30,4 @@ out=$(/tmp/quotabench --kubeconfig "$KUBECONFIG" --scenario "$sc" "$@" 2>&1)
 c1=$(cpu)
 att=$(echo "$out" | grep -o "attempts=[0-9]*" | tail -1 | cut -d= -f2)
 tick=$(getconf CLK_TCK)
-echo "$label $sc: $(echo "$out" | grep '^creates/s' | tr '\n' ' ')cpu=$(( (c1-c0)*1000000/tick/${att:-1} ))us/write $(echo "$out" | grep -oE '(cluster-)?quota-used-pods=[0-9]*|ratio cluster/one=[0-9.]*' | tr '\n' ' ')"
+echo "$label $sc: $(echo "$out" | grep -E "^(creates/s|first-event)" | tr '\n' ' ')cpu=$(( (c1-c0)*1000000/tick/${att:-1} ))us/write $(echo "$out" | grep -oE '(cluster-)?quota-used-pods=[0-9]*|ratio cluster/one=[0-9.]*' | tr '\n' ' ')"

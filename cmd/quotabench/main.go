@@ -47,7 +47,7 @@ func main() {
 	})
 	flag.StringVar(&o.token, "token", "", "bearer token")
 	flag.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig (used when --server is empty)")
-	flag.StringVar(&o.scenario, "scenario", "quota", "quota | namespaces | noquota | tight | mixed | clusterquota | clustertight | leases (--clients nodes renewing their Lease, --creates renewals) | abuse (probe: the abuse scenario's probe alone, in a process of its own)")
+	flag.StringVar(&o.scenario, "scenario", "quota", "quota | namespaces | noquota | tight | mixed | clusterquota | clustertight | leases (--clients nodes renewing their Lease, --creates renewals) | rewatch (--creates pods bound to nodes, then --namespaces watches of them all from resourceVersion 0, as KWOK re-watches) | abuse (probe: the abuse scenario's probe alone, in a process of its own)")
 	flag.StringVar(&o.prefix, "prefix", fmt.Sprintf("bench-%d", time.Now().UnixMilli()), "namespace name prefix")
 	flag.IntVar(&o.clients, "clients", 32, "concurrent clients")
 	flag.IntVar(&o.creates, "creates", 20000, "pod creates to attempt")
@@ -235,6 +235,8 @@ func run(o options) error {
 		return probeMain(a, o.prefix, o.abuse.duration)
 	case "leases":
 		return runLeases(a, o)
+	case "rewatch":
+		return runRewatch(a, o)
 	}
 	ctx := context.Background()
 	// 1. Namespaces and quotas of the scenario.

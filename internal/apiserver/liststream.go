@@ -173,7 +173,7 @@ func (s *Server) streamList(w http.ResponseWriter, r *http.Request, res *registr
 		return err
 	}
 	var err error
-	if !table && !acc.partial && registry.StoredListable(res, opts) {
+	if !table && !acc.partial && registry.StoredListable(res) {
 		// The kind's own JSON: the stored bytes, not decoded and encoded again.
 		err = s.cfg.Store.ListEachStored(r.Context(), res, ns, opts, s.listPageSize(), func(rv string, items [][]byte) error {
 			return pageDone(rv, func() error {

@@ -188,6 +188,7 @@ func (s *Store) ReadsUncountedPages() bool { return storage.ReadsUncountedPages(
 // memory. opts.Limit is ignored.
 func (s *Store) ListEach(ctx context.Context, res *Resource, ns string, opts ListOptions, pageSize int64, page func(rv string, items []runtime.Object) error) error {
 	var items []runtime.Object
+	sel := newSelection(res, opts.Selector)
 	return s.listPages(ctx, res, ns, opts, pageSize, func(rv int64, kvs []storage.KV, paced bool) error {
 		items = items[:0]
 		for i, kv := range kvs {
@@ -195,13 +196,17 @@ func (s *Store) ListEach(ctx context.Context, res *Resource, ns string, opts Lis
 				// A paced page is background work: let waiting requests run.
 				goruntime.Gosched()
 			}
+			if ok, err := sel.matches(kv); err != nil || !ok {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			obj, err := decodeKV(res, kv)
 			if err != nil {
 				return internalError(err)
 			}
-			if opts.Selector.Matches(res, obj) {
-				items = append(items, obj)
-			}
+			items = append(items, obj)
 		}
 		err := page(strconv.FormatInt(rv, 10), items)
 		clear(items)
@@ -255,6 +260,7 @@ func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOpt
 		return nil, err
 	}
 	out := &ListResult{}
+	sel := newSelection(res, opts.Selector)
 	want := opts.Limit
 	if want > 0 && !opts.Selector.Empty() {
 		want = opts.Limit * 2
@@ -272,12 +278,15 @@ func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOpt
 		}
 		rev = lr.Revision
 		for i, kv := range lr.KVs {
+			if ok, err := sel.matches(kv); err != nil || !ok {
+				if err != nil {
+					return nil, err
+				}
+				continue
+			}
 			obj, err := decodeKV(res, kv)
 			if err != nil {
 				return nil, internalError(err)
-			}
-			if !opts.Selector.Matches(res, obj) {
-				continue
 			}
 			out.Items = append(out.Items, obj)
 			if opts.Limit > 0 && int64(len(out.Items)) == opts.Limit && (i < len(lr.KVs)-1 || lr.More) {

@@ -23,10 +23,11 @@ import (
 // StoredListable reports whether ListEachStored can serve a list of res with opts: a kind
 // stored as itself (no conversion from another version's storage), typed (custom
 // resources are defaulted as they are read), not completed as it is decoded (a cluster
-// quota's entries are stored without their hard, see decodeStored), and no selector to
-// evaluate.
-func StoredListable(res *Resource, opts ListOptions) bool {
-	if res.Storage != nil || !opts.Selector.Empty() {
+// quota's entries are stored without their hard, see decodeStored). A selector is
+// evaluated on a pruned copy of each object (selection); a match is written from its
+// stored bytes all the same.
+func StoredListable(res *Resource) bool {
+	if res.Storage != nil {
 		return false
 	}
 	switch res.New().(type) {
@@ -41,6 +42,7 @@ func StoredListable(res *Resource, opts ListOptions) bool {
 // byte). The slices are valid only during the call of page.
 func (s *Store) ListEachStored(ctx context.Context, res *Resource, ns string, opts ListOptions, pageSize int64, page func(rv string, items [][]byte) error) error {
 	head := storedHead(res)
+	sel := newSelection(res, opts.Selector)
 	var (
 		buf   []byte
 		ends  []int
@@ -51,6 +53,12 @@ func (s *Store) ListEachStored(ctx context.Context, res *Resource, ns string, op
 		for i, kv := range kvs {
 			if paced && i%PacedYieldEvery == PacedYieldEvery-1 {
 				goruntime.Gosched()
+			}
+			if ok, err := sel.matches(kv); err != nil || !ok {
+				if err != nil {
+					return err
+				}
+				continue
 			}
 			var err error
 			if buf, err = appendStoredJSON(buf, res, head, kv); err != nil {

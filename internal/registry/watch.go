@@ -33,9 +33,10 @@ type WatchOptions struct {
 	// are decoded (initialPaceChunk at a time); done is called once they are, before they
 	// are sent. Its error ends the watch (the HTTP edge queues long reads there).
 	Pace func(ctx context.Context) (done func(), err error)
-	// StoredInitial asks for the initial events of a kind StoredListable allows (with the
-	// watch's selector) as their objects' JSON (Event.Raw) instead of decoded objects: for
-	// a receiver that writes them as JSON, they are then copied, not decoded and encoded.
+	// StoredInitial asks for the initial events of a kind StoredListable allows as their
+	// objects' JSON (Event.Raw) instead of decoded objects: for a receiver that writes them
+	// as JSON, they are then copied, not encoded again (and decoded only to evaluate a
+	// selector).
 	StoredInitial bool
 }
 
@@ -140,7 +141,8 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 			var objs []runtime.Object
 			var raws [][]byte
 			var head []byte
-			stored := opts.StoredInitial && StoredListable(res, ListOptions{Selector: opts.Selector})
+			stored := opts.StoredInitial && StoredListable(res)
+			sel := newSelection(res, opts.Selector)
 			if stored {
 				head = storedHead(res)
 			}
@@ -164,11 +166,16 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 							goruntime.Gosched() // background work: let waiting requests run
 						}
 						if stored {
+							if ok, err := sel.matches(kv); err != nil || !ok {
+								continue
+							}
 							if b, err := appendStoredJSON(nil, res, head, kv); err == nil {
 								raws = append(raws, b)
 							}
-						} else if obj, err := decodeKV(res, kv); err == nil && opts.Selector.Matches(res, obj) {
-							objs = append(objs, obj)
+						} else if ok, _ := sel.matches(kv); ok {
+							if obj, err := decodeKV(res, kv); err == nil {
+								objs = append(objs, obj)
+							}
 						}
 					}
 					done()

@@ -54,6 +54,14 @@ func (Job) Fields(obj runtime.Object, set fields.Set) {
 	set["status.successful"] = fmt.Sprint(obj.(*batchv1.Job).Status.Succeeded)
 }
 
+// FieldPath: status.successful is read from status.succeeded.
+func (Job) FieldPath(label string) string {
+	if label == "status.successful" {
+		return "status.succeeded"
+	}
+	return ""
+}
+
 // ConvertFieldLabel is upstream's field label conversion of batch/v1 Jobs.
 func (Job) ConvertFieldLabel(label, value string) (string, string, error) {
 	switch label {
