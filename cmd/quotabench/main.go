@@ -29,6 +29,7 @@ type options struct {
 	// setup and the report go to server (or the kubeconfig's).
 	servers                            []string
 	clients, creates, namespaces, hard int
+	nodeLists                          int
 	insecure, noSetup                  bool
 	cpuprofile                         string
 	abuse                              abuseOptions
@@ -47,12 +48,13 @@ func main() {
 	})
 	flag.StringVar(&o.token, "token", "", "bearer token")
 	flag.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig (used when --server is empty)")
-	flag.StringVar(&o.scenario, "scenario", "quota", "quota | namespaces | noquota | tight | mixed | clusterquota | clustertight | leases (--clients nodes renewing their Lease, --creates renewals) | rewatch (--creates pods bound to nodes, then --namespaces watches of them all from resourceVersion 0, as KWOK re-watches) | abuse (probe: the abuse scenario's probe alone, in a process of its own)")
+	flag.StringVar(&o.scenario, "scenario", "quota", "quota | namespaces | noquota | tight | mixed | clusterquota | clustertight | leases (--clients nodes renewing their Lease, --creates renewals) | rewatch (--creates pods bound to nodes, then --namespaces watches of them all from resourceVersion 0, as KWOK re-watches, then --node-lists lists of one node's pods) | abuse (probe: the abuse scenario's probe alone, in a process of its own)")
 	flag.StringVar(&o.prefix, "prefix", fmt.Sprintf("bench-%d", time.Now().UnixMilli()), "namespace name prefix")
 	flag.IntVar(&o.clients, "clients", 32, "concurrent clients")
 	flag.IntVar(&o.creates, "creates", 20000, "pod creates to attempt")
 	flag.IntVar(&o.namespaces, "namespaces", 100, "namespaces for the namespaces scenario")
 	flag.IntVar(&o.hard, "hard", 1000, "pods hard limit for the tight scenario")
+	flag.IntVar(&o.nodeLists, "node-lists", 0, "rewatch: lists of one node's pods after the watches")
 	flag.BoolVar(&o.insecure, "insecure-skip-tls-verify", false, "do not verify the server certificate")
 	flag.BoolVar(&o.noSetup, "no-setup", false, "the namespaces and quotas exist already (as a tenant who may not create them runs)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write the load generator's own CPU profile to this file")

@@ -41,5 +41,8 @@
 //     (commit.Engine.deliverFindings): Warning headers for Warn-mode quotas and crossed thresholds, the
 //     audit annotation quota.AuditAnnotation for Audit-mode quotas, then
 //     Config.QuotaFindings (metrics, Events). A dry run gets the same warnings.
+//   - A list or watch selects exactly the objects a whole decode would select: selectors
+//     are evaluated on a copy of each stored object pruned to the paths they read
+//     (selection.go; every kind's field labels held to it by TestSelectionReadsWhatFieldsRead).
 //   - Errors leaving the package are *apierrors.StatusError values with upstream's texts.
 package registry

@@ -19,6 +19,20 @@ type upstreamFieldLabels struct {
 	} `json:"kinds"`
 }
 
+// readUpstreamFieldLabels reads testdata/upstream-fieldlabels.json.
+func readUpstreamFieldLabels(t *testing.T) upstreamFieldLabels {
+	t.Helper()
+	b, err := os.ReadFile("testdata/upstream-fieldlabels.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var up upstreamFieldLabels
+	if err := json.Unmarshal(b, &up); err != nil {
+		t.Fatal(err)
+	}
+	return up
+}
+
 // noSuchField is the candidate each kind's refusal is recorded for.
 const noSuchField = "no.such.field"
 
@@ -29,14 +43,7 @@ const noSuchField = "no.such.field"
 // quota.quotad.io), which no upstream scheme has, answer as a kind without a conversion
 // func of its own: metadata.name and metadata.namespace.
 func TestFieldLabelsAsUpstream(t *testing.T) {
-	b, err := os.ReadFile("testdata/upstream-fieldlabels.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var up upstreamFieldLabels
-	if err := json.Unmarshal(b, &up); err != nil {
-		t.Fatal(err)
-	}
+	up := readUpstreamFieldLabels(t)
 	defaultKind := up.Kinds["/v1/ConfigMap"]
 	checked := 0
 	for _, res := range NewCatalogue().All() {

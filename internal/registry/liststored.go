@@ -139,7 +139,7 @@ func appendStored(dst, value, head []byte, rev int64) (_ []byte, ok bool) {
 			at = i
 			break
 		}
-		if i, ok = skipJSONString(value, next+1); !ok {
+		if i, ok = codec.SkipString(value, next+1); !ok {
 			return dst, false
 		}
 	}
@@ -173,19 +173,3 @@ func jsonPlainString(b []byte, i int) (string, int, bool) {
 	return string(s), i + end + 2, true
 }
 
-// skipJSONString skips a JSON string at b[i:] (escapes included) and returns the index
-// after it.
-func skipJSONString(b []byte, i int) (int, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return 0, false
-	}
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, true
-		}
-	}
-	return 0, false
-}

@@ -1,9 +1,7 @@
 package registry
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"reflect"
 	"testing"
 
@@ -25,14 +23,7 @@ import (
 // field label is read outside the label's path fails here until it says where
 // (FieldPather).
 func TestSelectionReadsWhatFieldsRead(t *testing.T) {
-	b, err := os.ReadFile("testdata/upstream-fieldlabels.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var up upstreamFieldLabels
-	if err := json.Unmarshal(b, &up); err != nil {
-		t.Fatal(err)
-	}
+	up := readUpstreamFieldLabels(t)
 	const seeds = 30
 	kinds, objects := 0, 0
 	for _, res := range NewCatalogue().All() {

@@ -1,6 +1,7 @@
 // Package codec owns the wire and stored encodings of objects: request bodies in JSON,
 // YAML or Kubernetes protobuf decoded into objects of a kind (Decode, DecodeBody,
-// ProtobufToJSON, with upstream's fieldValidation directives and messages), a custom
+// ProtobufToJSON, with upstream's fieldValidation directives and messages), a stored
+// object pruned to the paths a selector reads (Prune: only what it keeps is decoded), a custom
 // resource's pruning and structural defaulting, the checks of quantity texts before any
 // decoder parses them (quantity.go), and the stored form (EncodeForStorage, with the
 // hand-written encodings of a quota's status.used, QuotaEncoder, and of a cluster quota,

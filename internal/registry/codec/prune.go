@@ -123,13 +123,13 @@ func skipValue(src []byte, i int) (int, bool) {
 	}
 	switch src[i] {
 	case '"':
-		return skipString(src, i)
+		return SkipString(src, i)
 	case '{', '[':
 		depth := 0
 		for i < len(src) {
 			switch src[i] {
 			case '"':
-				end, ok := skipString(src, i)
+				end, ok := SkipString(src, i)
 				if !ok {
 					return 0, false
 				}
@@ -161,8 +161,11 @@ func skipValue(src []byte, i int) (int, bool) {
 	}
 }
 
-// skipString returns the index after the string at src[i].
-func skipString(src []byte, i int) (int, bool) {
+// SkipString returns the index after the JSON string at src[i] (escapes included).
+func SkipString(src []byte, i int) (int, bool) {
+	if i >= len(src) || src[i] != '"' {
+		return 0, false
+	}
 	for j := i + 1; j < len(src); j++ {
 		switch src[j] {
 		case '\\':
