@@ -172,4 +172,3 @@ func jsonPlainString(b []byte, i int) (string, int, bool) {
 	}
 	return string(s), i + end + 2, true
 }
-
