@@ -89,6 +89,9 @@ type Embedded struct {
 	pagedAt     atomic.Int64
 	listPagedAt atomic.Int64
 	paging      atomic.Bool
+	// resident is the database size in use up to which it is never paged out
+	// (WithResidentDatabase).
+	resident int64
 }
 
 // EmbeddedOption adjusts StartEmbedded.
@@ -102,6 +105,7 @@ type embeddedConfig struct {
 	unsafeNoFsync     bool
 	fastElection      bool
 	quotaBackendBytes int64
+	residentDatabase  int64
 	cluster           *ClusterConfig
 }
 
@@ -110,6 +114,12 @@ type embeddedConfig struct {
 // or slog.LevelInfo with a debug flag).
 func WithEtcdLogLevel(l slog.Level) EmbeddedOption {
 	return func(c *embeddedConfig) { c.logLevel = l }
+}
+
+// WithResidentDatabase sets the database size in use up to which lists leave its pages
+// resident (default ResidentDatabaseBytes; 0 pages out whatever its size).
+func WithResidentDatabase(bytes int64) EmbeddedOption {
+	return func(c *embeddedConfig) { c.residentDatabase = bytes }
 }
 
 // WithCompactionRetention sets the periodic compaction retention (default
@@ -170,6 +180,7 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 		progressNotify:    DefaultProgressNotifyInterval,
 		defragInterval:    DefaultDefragInterval,
 		quotaBackendBytes: EmbeddedQuotaBackendBytes,
+		residentDatabase:  ResidentDatabaseBytes,
 	}
 	for _, o := range opts {
 		o(&conf)
@@ -292,6 +303,7 @@ func StartEmbedded(ctx context.Context, dir string, logger *slog.Logger, opts ..
 		pki:         pki,
 		lock:        lock,
 		quota:       conf.quotaBackendBytes,
+		resident:    conf.residentDatabase,
 		stopping:    stopping,
 		defrag:      defragPolicy{minFree: DefragMinFreeBytes, minFraction: DefragMinFreeFraction},
 		stopDefrag:  stop,

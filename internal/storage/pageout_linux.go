@@ -34,6 +34,14 @@ func (e *Embedded) PageOutIfListed(listed int64) (int64, error) {
 	return e.pageOutIfListed(&e.pagedAt, listed, e.etcd.Server.Backend().SizeInUse()/2)
 }
 
+// ResidentDatabaseBytes is the database size in use up to which lists leave its pages
+// resident (about 50,000 pods): paged out, they are read from the file again by the next
+// list, whose selector then costs a read of the file. A list of 20,000 pods with a selector
+// that matches none took 1.0 s instead of 0.1 s, 44% of its processor time in page faults.
+// A larger database is paged out as its lists read it, so a list of 100,000 pods still
+// holds no more of it resident than ListPageOutBytes.
+const ResidentDatabaseBytes = 128 << 20
+
 // ListPageOutBytes is how much the member's lists return between the page-outs that
 // follow their reads (pageOutListing).
 const ListPageOutBytes = 16 << 20
@@ -54,11 +62,11 @@ func (e *Embedded) pageOutListing(listed int64) {
 }
 
 // pageOutIfListed pages out when lists returned at least least bytes since *at, and then
-// sets *at to listed.
+// sets *at to listed; never while the database in use is at most e.resident.
 func (e *Embedded) pageOutIfListed(at *atomic.Int64, listed, least int64) (int64, error) {
 	e.pageMu.Lock()
 	defer e.pageMu.Unlock()
-	if listed-at.Load() < least {
+	if listed-at.Load() < least || e.etcd.Server.Backend().SizeInUse() <= e.resident {
 		return 0, nil
 	}
 	at.Store(listed)

@@ -71,6 +71,37 @@ func TestEmbeddedPageOut(t *testing.T) {
 	}
 }
 
+// TestEmbeddedSmallDatabaseStaysResident: a database in use no larger than
+// WithResidentDatabase is never paged out, however much lists read of it: neither after
+// lists of three times its size (each list crossing ListPageOutBytes would page out) nor
+// by PageOutIfListed.
+func TestEmbeddedSmallDatabaseStaysResident(t *testing.T) {
+	dir := t.TempDir()
+	value := bytes.Repeat([]byte("v"), 64<<10)
+	// 6 MiB of values, under a 64 MiB threshold.
+	e, s := writeAndRestart(t, dir, 96, func(int) []byte { return value }, storage.WithResidentDatabase(64<<20))
+	db := filepath.Join(dir, "etcd", "member", "snap", "db")
+	var before int64
+	for i := 0; i < 3; i++ {
+		lr, err := s.List(t.Context(), "/p/", storage.ListOptions{})
+		if err != nil || len(lr.KVs) != 96 {
+			t.Fatalf("read %d values (%v), want 96", len(lr.KVs), err)
+		}
+		if i == 0 {
+			before = resident(t, db)
+		}
+	}
+	if before < 3<<20 {
+		t.Fatalf("%d KiB of the database resident after reading 6 MiB of values, want at least 3 MiB", before>>10)
+	}
+	if n, err := e.PageOutIfListed(s.ListedBytes()); err != nil || n != 0 {
+		t.Errorf("PageOutIfListed after 18 MiB listed: paged out %d bytes mapped (%v), want none", n, err)
+	}
+	if after := resident(t, db); after < before/2 {
+		t.Errorf("%d KiB resident after lists of three times the database, %d KiB after the first", after>>10, before>>10)
+	}
+}
+
 // TestEmbeddedPageOutDuringList: a list of 128 MiB of values, read in pages as the server
 // reads one, holds no more of the database file resident than ListPageOutBytes and a page
 // or two: the page that crosses it pages out the pages read before. Every value reads as
@@ -121,7 +152,7 @@ func TestEmbeddedPageOutDuringList(t *testing.T) {
 // TestEmbeddedPageOutUnderLoad: paging out while writes, lists and a defragmentation (which
 // maps a new file) run changes no value: every key reads back as last written.
 func TestEmbeddedPageOutUnderLoad(t *testing.T) {
-	e := startEmbedded(t, t.TempDir())
+	e := startEmbedded(t, t.TempDir(), storage.WithResidentDatabase(0))
 	s := e.Store()
 	defer s.Close()
 	ctx := t.Context()
@@ -180,11 +211,13 @@ func TestEmbeddedPageOutUnderLoad(t *testing.T) {
 }
 
 // writeAndRestart puts keys values (/p/0000, /p/0001, ...) into an embedded member in dir,
-// 16 to a transaction, and starts it again: etcd then holds nothing in its write buffer,
-// so every value is read through the mapped file. The store is closed with the test.
-func writeAndRestart(t *testing.T, dir string, keys int, value func(i int) []byte) (*storage.Embedded, *storage.Etcd) {
+// 16 to a transaction, and starts it again (paging out whatever its size, unless opts say
+// otherwise): etcd then holds nothing in its write buffer, so every value is read through
+// the mapped file. The store is closed with the test.
+func writeAndRestart(t *testing.T, dir string, keys int, value func(i int) []byte, opts ...storage.EmbeddedOption) (*storage.Embedded, *storage.Etcd) {
 	t.Helper()
-	e := startEmbedded(t, dir)
+	opts = append([]storage.EmbeddedOption{storage.WithResidentDatabase(0)}, opts...)
+	e := startEmbedded(t, dir, opts...)
 	s := e.Store()
 	for i := 0; i < keys; i += 16 {
 		var ops []storage.Op
@@ -197,7 +230,7 @@ func writeAndRestart(t *testing.T, dir string, keys int, value func(i int) []byt
 	}
 	s.Close()
 	e.Close()
-	e = startEmbedded(t, dir)
+	e = startEmbedded(t, dir, opts...)
 	s = e.Store()
 	t.Cleanup(func() { s.Close() })
 	return e, s

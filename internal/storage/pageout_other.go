@@ -10,6 +10,9 @@ func (e *Embedded) PageOut() (int64, error) { return 0, errors.ErrUnsupported }
 // PageOutIfListed is supported on Linux only (pageout_linux.go).
 func (e *Embedded) PageOutIfListed(int64) (int64, error) { return 0, errors.ErrUnsupported }
 
+// ResidentDatabaseBytes: see pageout_linux.go.
+const ResidentDatabaseBytes = 128 << 20
+
 // ListPageOutBytes: see pageout_linux.go.
 const ListPageOutBytes = 16 << 20
 
