@@ -196,10 +196,11 @@ func (s *Store) ListEach(ctx context.Context, res *Resource, ns string, opts Lis
 				// A paced page is background work: let waiting requests run.
 				goruntime.Gosched()
 			}
-			if ok, err := sel.matches(kv); err != nil || !ok {
-				if err != nil {
-					return err
-				}
+			ok, err := sel.matches(kv)
+			if err != nil {
+				return err
+			}
+			if !ok {
 				continue
 			}
 			obj, err := decodeKV(res, kv)
@@ -278,10 +279,11 @@ func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOpt
 		}
 		rev = lr.Revision
 		for i, kv := range lr.KVs {
-			if ok, err := sel.matches(kv); err != nil || !ok {
-				if err != nil {
-					return nil, err
-				}
+			ok, err := sel.matches(kv)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
 				continue
 			}
 			obj, err := decodeKV(res, kv)

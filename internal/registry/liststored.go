@@ -54,13 +54,13 @@ func (s *Store) ListEachStored(ctx context.Context, res *Resource, ns string, op
 			if paced && i%PacedYieldEvery == PacedYieldEvery-1 {
 				goruntime.Gosched()
 			}
-			if ok, err := sel.matches(kv); err != nil || !ok {
-				if err != nil {
-					return err
-				}
+			ok, err := sel.matches(kv)
+			if err != nil {
+				return err
+			}
+			if !ok {
 				continue
 			}
-			var err error
 			if buf, err = appendStoredJSON(buf, res, head, kv); err != nil {
 				return err
 			}
