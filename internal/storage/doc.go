@@ -28,9 +28,10 @@
 //   - Every watch has its own etcd watch stream, so cancelling watches never sends cancel
 //     requests on a stream shared with live ones (which deadlocks the in-process client).
 //   - Lists keep at most about ListPageOutBytes (16 MiB) of an embedded member's mapped
-//     database resident: each time its stores' lists have returned that much, the list that
-//     crossed the mark pages the mapping out (MADV_PAGEOUT, which discards no data) before
-//     going on.
+//     database resident once it is larger than ResidentDatabaseBytes (128 MiB in use;
+//     smaller, it stays resident): each time its stores' lists have returned that much, the
+//     list that crossed the mark pages the mapping out (MADV_PAGEOUT, which discards no
+//     data) before going on.
 //   - Snapshot files are written 0600, never half (a .part file renamed when complete); a
 //     restore never writes into a data dir that already holds etcd data.
 package storage
