@@ -61,15 +61,19 @@ func (e *Embedded) pageOutListing(listed int64) {
 	}
 }
 
-// pageOutIfListed pages out when lists returned at least least bytes since *at, and then
-// sets *at to listed; never while the database in use is at most e.resident.
+// pageOutIfListed pages out when lists returned at least least bytes since *at, unless the
+// database in use is at most e.resident; either way it then sets *at to listed, so that
+// the lists' pages do not ask again before least more bytes.
 func (e *Embedded) pageOutIfListed(at *atomic.Int64, listed, least int64) (int64, error) {
 	e.pageMu.Lock()
 	defer e.pageMu.Unlock()
-	if listed-at.Load() < least || e.etcd.Server.Backend().SizeInUse() <= e.resident {
+	if listed-at.Load() < least {
 		return 0, nil
 	}
 	at.Store(listed)
+	if e.etcd.Server.Backend().SizeInUse() <= e.resident {
+		return 0, nil
+	}
 	return e.PageOut()
 }
 
