@@ -87,6 +87,10 @@ type Resource struct {
 	// sends. For kinds with few objects updated often: each quota is rewritten by every
 	// write it charges.
 	HubKeepsValues bool
+	// IndexedField is a field label whose equality lists are read through an index of the
+	// keys by its value (fieldindexes.go), as kube-apiserver's watch cache indexes pods by
+	// spec.nodeName; "" for none.
+	IndexedField string
 	// Review marks a create-only resource that is never stored (TokenReview,
 	// SubjectAccessReview and the like): a create is answered by the server's review
 	// handler, which fills in the status; no other verb is served. Review resources are
@@ -208,6 +212,8 @@ func withSharedWrites(r *Resource) { r.SharesWrites = true }
 
 func withKeptValues(r *Resource) { r.HubKeepsValues = true }
 
+func withIndexedNodeName(r *Resource) { r.IndexedField = "spec.nodeName" }
+
 func withAPIExtensions(r *Resource) { r.Categories = []string{"api-extensions"} }
 
 // Builtins returns the built-in resources quotad serves.
@@ -218,7 +224,7 @@ func Builtins() []*Resource {
 	stored := []*Resource{
 		builtin(coreGV, "namespaces", "Namespace", false, corev1.Namespace{}, corev1.NamespaceList{}, []string{"ns"}, core.Namespace{}, withStatus),
 		builtin(coreGV, "nodes", "Node", false, corev1.Node{}, corev1.NodeList{}, []string{"no"}, core.Node{}, withStatus),
-		builtin(coreGV, "pods", "Pod", true, corev1.Pod{}, corev1.PodList{}, []string{"po"}, core.Pod{}, withStatus, withGeneration, withAll, withSharedWrites),
+		builtin(coreGV, "pods", "Pod", true, corev1.Pod{}, corev1.PodList{}, []string{"po"}, core.Pod{}, withStatus, withGeneration, withAll, withSharedWrites, withIndexedNodeName),
 		builtin(coreGV, "services", "Service", true, corev1.Service{}, corev1.ServiceList{}, []string{"svc"}, core.Service{}, withStatus, withAll),
 		builtin(coreGV, "secrets", "Secret", true, corev1.Secret{}, corev1.SecretList{}, nil, core.Secret{}),
 		builtin(coreGV, "configmaps", "ConfigMap", true, corev1.ConfigMap{}, corev1.ConfigMapList{}, []string{"cm"}, core.ConfigMap{}),

@@ -224,6 +224,9 @@ func (s *Store) listPages(ctx context.Context, res *Resource, ns string, opts Li
 	if err != nil {
 		return err
 	}
+	if keys, irev, ok := s.indexedKeys(ctx, res, prefix, opts); ok {
+		return s.indexedPages(ctx, keys, irev, pageSize, opts, prefix, fn)
+	}
 	for first := true; ; first = false {
 		paced := !first && opts.Pace != nil
 		if paced {
@@ -259,6 +262,9 @@ func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOpt
 	rev, start, atLeast, err := listStart(prefix, opts)
 	if err != nil {
 		return nil, err
+	}
+	if keys, irev, ok := s.indexedKeys(ctx, res, prefix, opts); ok {
+		return s.indexedList(ctx, res, prefix, keys, irev, opts)
 	}
 	out := &ListResult{}
 	sel := newSelection(res, opts.Selector)

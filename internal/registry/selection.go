@@ -27,40 +27,22 @@ type FieldPather interface {
 }
 
 // selection evaluates one selector on stored objects of one resource; it is used by one
-// goroutine (its buffer is reused).
+// goroutine (its reader's buffer is reused).
 type selection struct {
-	res *Resource
-	sel selector.Selector
-	// paths is what a pruned copy keeps; nil decodes objects whole.
-	paths codec.Paths
-	buf   []byte
+	sel    selector.Selector
+	reader *prunedReader
 }
 
 func newSelection(res *Resource, sel selector.Selector) *selection {
-	s := &selection{res: res, sel: sel}
-	if sel.Empty() || res.Storage != nil {
-		return s
-	}
-	if _, ok := res.New().(*unstructured.Unstructured); ok {
-		return s
-	}
-	s.paths = codec.Paths{}
-	s.paths.Add("metadata", "name")
-	s.paths.Add("metadata", "namespace")
-	if sel.Label != nil && !sel.Label.Empty() {
-		s.paths.Add("metadata", "labels")
-	}
-	if sel.Field != nil {
-		fp, _ := res.Strategy.(FieldPather)
-		for _, r := range sel.Field.Requirements() {
-			p := r.Field
-			if fp != nil {
-				if q := fp.FieldPath(p); q != "" {
-					p = q
-				}
+	s := &selection{sel: sel}
+	if !sel.Empty() {
+		var fieldLabels []string
+		if sel.Field != nil {
+			for _, r := range sel.Field.Requirements() {
+				fieldLabels = append(fieldLabels, r.Field)
 			}
-			s.paths.AddDotted(p)
 		}
+		s.reader = newPrunedReader(res, sel.Label != nil && !sel.Label.Empty(), fieldLabels)
 	}
 	return s
 }
@@ -71,28 +53,70 @@ func (s *selection) matches(kv storage.KV) (bool, error) {
 	if s.sel.Empty() {
 		return true, nil
 	}
-	if obj := s.pruned(kv); obj != nil {
-		return s.sel.Matches(s.res, obj), nil
-	}
-	obj, err := decodeKV(s.res, kv)
+	obj, err := s.reader.object(kv)
 	if err != nil {
 		return false, internalError(err)
 	}
-	return s.sel.Matches(s.res, obj), nil
+	return s.sel.Matches(s.reader.res, obj), nil
+}
+
+// prunedReader decodes stored objects of one resource pruned to what some field labels
+// (and the labels) read; it is used by one goroutine (its buffer is reused).
+type prunedReader struct {
+	res *Resource
+	// paths is what a pruned copy keeps; nil decodes objects whole.
+	paths codec.Paths
+	buf   []byte
+}
+
+// newPrunedReader returns a reader keeping metadata.name and metadata.namespace,
+// metadata.labels when labels is set, and what each of fieldLabels reads.
+func newPrunedReader(res *Resource, labels bool, fieldLabels []string) *prunedReader {
+	r := &prunedReader{res: res}
+	if res.Storage != nil {
+		return r
+	}
+	if _, ok := res.New().(*unstructured.Unstructured); ok {
+		return r
+	}
+	r.paths = codec.Paths{}
+	r.paths.Add("metadata", "name")
+	r.paths.Add("metadata", "namespace")
+	if labels {
+		r.paths.Add("metadata", "labels")
+	}
+	fp, _ := res.Strategy.(FieldPather)
+	for _, p := range fieldLabels {
+		if fp != nil {
+			if q := fp.FieldPath(p); q != "" {
+				p = q
+			}
+		}
+		r.paths.AddDotted(p)
+	}
+	return r
+}
+
+// object is the object kv holds, from its pruned copy when it can be, else decoded whole.
+func (r *prunedReader) object(kv storage.KV) (runtime.Object, error) {
+	if obj := r.pruned(kv); obj != nil {
+		return obj, nil
+	}
+	return decodeKV(r.res, kv)
 }
 
 // pruned is the object kv holds decoded from its pruned copy, or nil when it must be
 // decoded whole.
-func (s *selection) pruned(kv storage.KV) runtime.Object {
-	if s.paths == nil {
+func (r *prunedReader) pruned(kv storage.KV) runtime.Object {
+	if r.paths == nil {
 		return nil
 	}
-	b, ok := codec.Prune(s.buf[:0], kv.Value, s.paths)
+	b, ok := codec.Prune(r.buf[:0], kv.Value, r.paths)
 	if !ok {
 		return nil
 	}
-	s.buf = b
-	obj := s.res.New()
+	r.buf = b
+	obj := r.res.New()
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, obj); err != nil {
 		return nil
 	}

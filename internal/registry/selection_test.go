@@ -39,7 +39,7 @@ func TestSelectionReadsWhatFieldsRead(t *testing.T) {
 			}
 		}
 		sel := newSelection(res, selector.New(labels.SelectorFromSet(labels.Set{"a": "b"}), fields.AndSelectors(terms...)))
-		if sel.paths == nil {
+		if sel.reader.paths == nil {
 			continue // decoded whole
 		}
 
@@ -68,7 +68,7 @@ func TestSelectionReadsWhatFieldsRead(t *testing.T) {
 				continue
 			}
 			kv := storage.KV{Key: "k", Value: value, ModRevision: 1}
-			pruned := sel.pruned(kv)
+			pruned := sel.reader.pruned(kv)
 			if pruned == nil {
 				t.Errorf("%s seed %d: the stored value was not pruned: %s", res.GVR, seed, value)
 				continue

@@ -65,6 +65,9 @@ type Config struct {
 	// Replica is this replica's identity among those sharing the storage, kept across
 	// restarts (commit.Config.Replica; default: a random one).
 	Replica string
+	// ObserveIndexedList, when set, is told of every list selecting one value of its
+	// resource's IndexedField: whether its index served it, or every object was read.
+	ObserveIndexedList func(gr schema.GroupResource, indexed bool)
 }
 
 // Store is the generic registry over storage.Store.
@@ -73,6 +76,7 @@ type Store struct {
 	commits *commit.Engine
 	hubs    watchhub.Hubs
 	recent  recentWrites
+	indexes fieldIndexes
 }
 
 // NewStore returns a Store.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	goruntime "runtime"
 	"strconv"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,6 +44,11 @@ type WatchOptions struct {
 // initialPaceChunk is how many initial objects are decoded at a time (per call of
 // WatchOptions.Pace after the first chunk).
 const initialPaceChunk = 64
+
+// bookmarkEvery is the least time between two BOOKMARK events of a watch (kube-apiserver
+// sends one about every minute; etcd's progress notifications to an idle watch come every
+// few seconds, and the index's progress requests more often).
+const bookmarkEvery = time.Second
 
 // initialPage is how many objects a watch's initial events read at a time.
 const initialPage = 500
@@ -214,6 +220,7 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 			}
 		}
 		var evs []Event
+		var bookmarked time.Time
 		for wr := range src {
 			if wr.Err != nil {
 				st := s.errorStatus(ctx, res, wr.Err, from)
@@ -221,7 +228,10 @@ func (s *Store) Watch(ctx context.Context, res *Resource, ns string, opts WatchO
 				return
 			}
 			if len(wr.Events) == 0 {
-				if opts.Bookmarks && wr.Rev > 0 {
+				// A progress notification: a BOOKMARK, at most one per bookmarkEvery (the
+				// hub's progress requests for an index reach every watcher).
+				if now := s.cfg.Clock.Now(); opts.Bookmarks && wr.Rev > 0 && (bookmarked.IsZero() || now.Sub(bookmarked) >= bookmarkEvery) {
+					bookmarked = now
 					if !send(Event{Type: watch.Bookmark, Object: s.bookmark(res, wr.Rev)}) {
 						return
 					}

@@ -51,6 +51,9 @@ type metrics struct {
 	quotaThresholds *prometheus.CounterVec
 	// writes: the writes of each committed group-commit transaction (its batch size).
 	writes prometheus.Histogram
+	// indexedLists: lists selecting one value of an indexed field, by whether the index
+	// served them (observeIndexedList).
+	indexedLists *prometheus.CounterVec
 	// api: kube-apiserver's request metrics (metrics_requests.go); admission its admission
 	// latency metrics (metrics_admission.go).
 	api       *requestMetrics
@@ -116,9 +119,13 @@ func newMetrics() *metrics {
 		Help:    "Writes committed together in one namespace's group-commit transaction (its batch size).",
 		Buckets: prometheus.ExponentialBuckets(1, 2, 9),
 	})
+	m.indexedLists = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "quotad_field_index_lists_total",
+		Help: "Lists selecting one value of an indexed field (a pod's spec.nodeName), by whether the field's index served them (indexed) or every object was read (scanned: the index was loading or had not reached the list's revision in time, or the list asked for an exact revision).",
+	}, []string{"resource", "outcome"})
 	m.api = newRequestMetrics()
 	m.admission = newAdmissionMetrics()
-	m.reg.MustRegister(m.queueWaiting, m.penalties, m.leaderStatus, m.writes)
+	m.reg.MustRegister(m.queueWaiting, m.penalties, m.leaderStatus, m.writes, m.indexedLists)
 	m.reg.MustRegister(m.api.collectors()...)
 	m.reg.MustRegister(m.admission.collectors()...)
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.repairs, m.decisions, m.quotaExceeded, m.quotaConstraint, m.quotaThresholds, m.requests, m.panics, m.apiPanics, m.watchWaiting, m.longReadWaiting)
@@ -169,6 +176,15 @@ func (m *metrics) ControllerPanicked(name string) { m.panics.WithLabelValues(nam
 // InitControllerPanics implements controller.PanicCounterInitializer: every controller's
 // panic count is exported from its start, at zero.
 func (m *metrics) InitControllerPanics(name string) { m.panics.WithLabelValues(name) }
+
+// observeIndexedList counts a list selecting one value of an indexed field.
+func (m *metrics) observeIndexedList(gr schema.GroupResource, indexed bool) {
+	outcome := "scanned"
+	if indexed {
+		outcome = "indexed"
+	}
+	m.indexedLists.WithLabelValues(gr.String(), outcome).Inc()
+}
 
 // observeWrites records the batch size of one committed group-commit transaction.
 func (m *metrics) observeWrites(n int) { m.writes.Observe(float64(n)) }

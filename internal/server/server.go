@@ -429,6 +429,7 @@ func Run(ctx context.Context, cfg Config) error {
 	findings := &quotaFindings{metrics: metrics}
 	rcfg.QuotaFindings = findings.observe
 	rcfg.ObserveWrites = metrics.observeWrites
+	rcfg.ObserveIndexedList = metrics.observeIndexedList
 	rcfg.ObserveQuotaLatency = metrics.admission.quota
 	rcfg.Admission = timedAdmission{next: rcfg.Admission, metrics: metrics.admission}
 	chain.Observe(metrics.admission.plugin)

@@ -234,16 +234,24 @@ func toListResult(resp *pb.RangeResponse, rev int64) ListResult {
 // been compacted the channel delivers ErrCompacted and closes. The channel closes when ctx
 // ends or the store is closed.
 func (s *Etcd) Watch(ctx context.Context, prefix string, fromRev int64) <-chan WatchResult {
-	return s.watch(ctx, prefix, fromRev, true)
+	ch, _ := s.watch(ctx, prefix, fromRev, true)
+	return ch
 }
 
 // WatchWithoutPrev is Watch without previous values: etcd then does not read back the
 // old value of every update and deletion it sends.
 func (s *Etcd) WatchWithoutPrev(ctx context.Context, prefix string, fromRev int64) <-chan WatchResult {
-	return s.watch(ctx, prefix, fromRev, false)
+	ch, _ := s.watch(ctx, prefix, fromRev, false)
+	return ch
 }
 
-func (s *Etcd) watch(ctx context.Context, prefix string, fromRev int64, prevKV bool) <-chan WatchResult {
+// WatchProgressing is Watch (prevKV) or WatchWithoutPrev, and a function asking the watch
+// for a progress notification (ProgressWatcher).
+func (s *Etcd) WatchProgressing(ctx context.Context, prefix string, fromRev int64, prevKV bool) (<-chan WatchResult, func() error) {
+	return s.watch(ctx, prefix, fromRev, prevKV)
+}
+
+func (s *Etcd) watch(ctx context.Context, prefix string, fromRev int64, prevKV bool) (<-chan WatchResult, func() error) {
 	out := make(chan WatchResult)
 	// Require a leader so that a watch on a partitioned member of an external cluster
 	// fails instead of going silent (no effect on the in-process client).
@@ -329,7 +337,17 @@ func (s *Etcd) watch(ctx context.Context, prefix string, fromRev int64, prevKV b
 			}
 		}
 	}()
-	return out
+	// The request goes to the watch's own stream (its context's metadata names it). etcd
+	// answers once the watch has sent every change up to its member's current revision.
+	// The client would open a new stream for a request on one that has ended, so none is
+	// sent once the watch's context has.
+	progress := func() error {
+		if wctx.Err() != nil {
+			return nil
+		}
+		return s.client.RequestProgress(wctx)
+	}
+	return out, progress
 }
 
 // Txn commits txn atomically iff every compare holds; otherwise it returns ErrConflict

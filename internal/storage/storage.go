@@ -54,6 +54,16 @@ type UncountedPages interface {
 	ReadsUncountedPages() bool
 }
 
+// ProgressWatcher is a Store whose watches can be asked for a progress notification, as
+// kube-apiserver asks its watch cache's watches before a consistent read from the cache.
+type ProgressWatcher interface {
+	// WatchProgressing is Watch (prevKV) or WatchWithoutPrev, and a function that asks the
+	// watch for a progress notification: a WatchResult without events whose Revision is
+	// at least the store's revision when it was asked (every change up to it delivered).
+	// Asking a watch that has ended does nothing.
+	WatchProgressing(ctx context.Context, prefix string, fromRev int64, prevKV bool) (<-chan WatchResult, func() error)
+}
+
 // ReadsUncountedPages reports whether st implements UncountedPages and can.
 func ReadsUncountedPages(st Store) bool {
 	u, ok := st.(UncountedPages)

@@ -95,6 +95,9 @@ type Hub struct {
 	// epoch tells the runs apart, so a stopped run cannot touch a newer one's watchers.
 	stop  context.CancelFunc
 	epoch int64
+	// progress asks the running storage watch for a progress notification (nil: the
+	// storage cannot, or the watch has not started).
+	progress func() error
 	// offers are objects this replica's writers are committing, by key, so that the hub
 	// need not decode them again (see registry.Resource.SharesWrites).
 	offers map[string]offer
@@ -209,6 +212,7 @@ func (h *Hub) subscribe(from int64) *hubSub {
 		ctx, cancel := context.WithCancel(context.Background())
 		h.stop = cancel
 		h.epoch++
+		h.progress = nil
 		go h.run(ctx, cancel, from, h.epoch)
 		h.subs[sub] = struct{}{}
 		return sub
@@ -248,7 +252,6 @@ func (h *Hub) unsubscribe(sub *hubSub) {
 // run is the hub's storage watch.
 func (h *Hub) run(ctx context.Context, cancel context.CancelFunc, from, epoch int64) {
 	defer cancel()
-	var src <-chan storage.WatchResult
 	var values *keptValues
 	if h.src.KeepsValues {
 		var err error
@@ -256,10 +259,8 @@ func (h *Hub) run(ctx context.Context, cancel context.CancelFunc, from, epoch in
 			h.deliver(Batch{Err: err}, epoch)
 			return
 		}
-		src = h.src.Storage.WatchWithoutPrev(ctx, h.src.Prefix, from)
-	} else {
-		src = h.src.Storage.Watch(ctx, h.src.Prefix, from)
 	}
+	src := h.watch(ctx, from, values == nil, epoch)
 	for wr := range src {
 		b := Batch{Rev: wr.Revision, Err: wr.Err}
 		if wr.Err == nil {
@@ -274,6 +275,38 @@ func (h *Hub) run(ctx context.Context, cancel context.CancelFunc, from, epoch in
 		}
 	}
 	h.deliver(Batch{Err: fmt.Errorf("watch of %s ended", h.src.Prefix)}, epoch)
+}
+
+// watch starts the run's storage watch, with previous values or not; a storage that is a
+// ProgressWatcher gives the hub its progress requests (RequestProgress).
+func (h *Hub) watch(ctx context.Context, from int64, prevKV bool, epoch int64) <-chan storage.WatchResult {
+	pw, ok := h.src.Storage.(storage.ProgressWatcher)
+	if !ok {
+		if prevKV {
+			return h.src.Storage.Watch(ctx, h.src.Prefix, from)
+		}
+		return h.src.Storage.WatchWithoutPrev(ctx, h.src.Prefix, from)
+	}
+	src, progress := pw.WatchProgressing(ctx, h.src.Prefix, from, prevKV)
+	h.mu.Lock()
+	if epoch == h.epoch {
+		h.progress = progress
+	}
+	h.mu.Unlock()
+	return src
+}
+
+// RequestProgress asks the running hub's storage watch for a progress notification, which
+// reaches every watcher as a batch without events at a revision at least the store's when
+// asked. It reports whether it could ask (the hub runs on a storage that answers).
+func (h *Hub) RequestProgress() bool {
+	h.mu.Lock()
+	progress := h.progress
+	if !h.running {
+		progress = nil
+	}
+	h.mu.Unlock()
+	return progress != nil && progress() == nil
 }
 
 // deliver fans a batch out; it stops the hub after an error. Watchers that cannot keep up

@@ -46,6 +46,7 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"Watch", testWatch},
 		{"WatchCancel", testWatchCancel},
 		{"WatchCompacted", testWatchCompacted},
+		{"WatchProgress", testWatchProgress},
 		{"TxnKeyCompares", testTxnKeyCompares},
 		{"TxnRangeGuard", testTxnRangeGuard},
 		{"TxnDelete", testTxnDelete},
@@ -334,6 +335,42 @@ func expectBatches(t *testing.T, ch <-chan storage.WatchResult, want []wantBatch
 			t.Errorf("batch %d events:\n got %q\nwant %q", i+1, got, w.events)
 		}
 	}
+}
+
+// testWatchProgress: a store that is a ProgressWatcher answers a progress request with a
+// notification at least at the revision the store had when asked, though the watched
+// prefix had no change; events after it still come.
+func testWatchProgress(t *testing.T, s storage.Store, p string) {
+	pw, ok := s.(storage.ProgressWatcher)
+	if !ok {
+		t.Skip("not a ProgressWatcher")
+	}
+	sibling := strings.TrimSuffix(p, "/") + "0/"
+	ch, progress := pw.WatchProgressing(t.Context(), p, revision(t, s), false)
+	r := put(t, s, sibling+"x", "not watched")
+	if err := progress(); err != nil {
+		t.Fatalf("progress request: %v", err)
+	}
+	timeout := time.After(waitTimeout)
+	for got := false; !got; {
+		select {
+		case res, ok := <-ch:
+			switch {
+			case !ok:
+				t.Fatal("watch channel closed, want a progress notification")
+			case res.Err != nil:
+				t.Fatalf("watch error: %v", res.Err)
+			case len(res.Events) > 0:
+				t.Fatalf("events %q under an unchanged prefix", renderEvents(res.Events))
+			case res.Revision >= r:
+				got = true
+			}
+		case <-timeout:
+			t.Fatal("no progress notification")
+		}
+	}
+	r2 := put(t, s, p+"a", "a1")
+	expectBatches(t, ch, []wantBatch{{r2, []string{fmt.Sprintf("PUT %sa=a1 mod=%d create=%d prev=none", p, r2, r2)}}})
 }
 
 func testWatchCancel(t *testing.T, s storage.Store, p string) {

@@ -1,0 +1,131 @@
+package fieldindex
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestIndexKeys(t *testing.T) {
+	x := New()
+	if _, _, ok := x.Keys("", "n1"); ok {
+		t.Fatal("an index never synced gave keys")
+	}
+	x.Put("/pods/b/p1", "n1", true)
+	x.Put("/pods/a/p2", "n1", true)
+	x.Put("/pods/a/p3", "n2", true)
+	x.Put("/pods/a/p4", "", true)
+	x.Put("/pods/a/bad", "", false)
+	x.Synced(10)
+	for _, c := range []struct {
+		prefix, value string
+		want          []string
+	}{
+		{"/pods/", "n1", []string{"/pods/a/bad", "/pods/a/p2", "/pods/b/p1"}},
+		{"/pods/a/", "n1", []string{"/pods/a/bad", "/pods/a/p2"}},
+		{"/pods/b/", "n2", nil},
+		{"/pods/", "", []string{"/pods/a/bad", "/pods/a/p4"}},
+		{"/pods/", "n9", []string{"/pods/a/bad"}},
+	} {
+		got, rev, ok := x.Keys(c.prefix, c.value)
+		if !ok || rev != 10 || !slices.Equal(got, c.want) {
+			t.Errorf("Keys(%q, %q) = %q at %d (%v), want %q at 10", c.prefix, c.value, got, rev, ok, c.want)
+		}
+	}
+	// A key moves between groups; an emptied group is forgotten; a deleted key is gone.
+	x.Put("/pods/a/bad", "n2", true)
+	x.Put("/pods/a/p3", "n1", true)
+	x.Delete("/pods/b/p1")
+	x.Delete("/pods/none")
+	x.Synced(12)
+	if got, _, _ := x.Keys("/pods/", "n1"); !slices.Equal(got, []string{"/pods/a/p2", "/pods/a/p3"}) {
+		t.Errorf("after the moves: n1 = %q", got)
+	}
+	if got, _, _ := x.Keys("/pods/", "n2"); !slices.Equal(got, []string{"/pods/a/bad"}) {
+		t.Errorf("after the moves: n2 = %q", got)
+	}
+	if len(x.byValue) != 3 || x.Len() != 4 {
+		t.Errorf("groups %d, keys %d; want 3 groups (n1, n2, \"\") and 4 keys", len(x.byValue), x.Len())
+	}
+	x.Synced(11)
+	if rev, _ := x.Revision(); rev != 12 {
+		t.Errorf("revision went back to %d", rev)
+	}
+	x.Reset()
+	if _, _, ok := x.Keys("", "n1"); ok || x.Len() != 0 {
+		t.Error("a reset index still gives keys")
+	}
+}
+
+// TestIndexAgainstModel: random puts, moves and deletes give, for every value and prefix,
+// the keys a plain map of key to value gives.
+func TestIndexAgainstModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	x := New()
+	model := map[string]string{} // key → value, "?" for unknown
+	for step := range 5000 {
+		key := fmt.Sprintf("/p/ns%d/k%d", r.IntN(3), r.IntN(40))
+		switch r.IntN(4) {
+		case 0:
+			x.Delete(key)
+			delete(model, key)
+		case 1:
+			x.Put(key, "", false)
+			model[key] = "?"
+		default:
+			v := fmt.Sprintf("n%d", r.IntN(5))
+			x.Put(key, v, true)
+			model[key] = v
+		}
+		x.Synced(int64(step + 1))
+		for _, prefix := range []string{"/p/", "/p/ns1/"} {
+			for v := range 6 {
+				value := fmt.Sprintf("n%d", v)
+				var want []string
+				for k, mv := range model {
+					if strings.HasPrefix(k, prefix) && (mv == value || mv == "?") {
+						want = append(want, k)
+					}
+				}
+				slices.Sort(want)
+				got, rev, _ := x.Keys(prefix, value)
+				if !slices.Equal(got, want) || rev != int64(step+1) {
+					t.Fatalf("step %d: Keys(%q, %q) = %q at %d, want %q", step, prefix, value, got, rev, want)
+				}
+			}
+		}
+	}
+}
+
+func TestIndexWait(t *testing.T) {
+	x := New()
+	if x.Wait(context.Background(), 1) {
+		t.Fatal("Wait on an unsynced index reported synced")
+	}
+	x.Synced(5)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if x.Wait(ctx, 6) {
+		t.Fatal("Wait for a revision not reached, with an ended context, reported reached")
+	}
+	if !x.Wait(context.Background(), 5) {
+		t.Fatal("Wait for a revision reached reported not reached")
+	}
+	done := make(chan bool)
+	go func() { done <- x.Wait(context.Background(), 7) }()
+	x.Synced(6)
+	x.Synced(7)
+	if !<-done {
+		t.Fatal("Wait for revision 7 reported not reached after Synced(7)")
+	}
+	// A reset ends the wait, whether it comes before or during it: the index will not
+	// sync without a new feed.
+	go func() { done <- x.Wait(context.Background(), 9) }()
+	x.Reset()
+	if <-done {
+		t.Fatal("Wait across a reset reported reached")
+	}
+}
