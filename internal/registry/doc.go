@@ -17,8 +17,9 @@
 // The store composes packages that know nothing of it: commit (the commit engine: group
 // commit with every quota charge, cluster quotas, quota status), codec (request bodies and
 // stored forms, seeing a Resource as a codec.Kind), selector (label and field selectors; a
-// Resource gives an object's field labels), graceful (graceful deletion's decisions) and
-// watchhub (one storage watch per resource fanned out to its watchers).
+// Resource gives an object's field labels), graceful (graceful deletion's decisions),
+// watchhub (one storage watch per resource fanned out to its watchers) and fieldindex (the
+// keys of a resource's objects by one field's value, for lists selecting one value).
 //
 // Invariants:
 //   - Objects handed out by the store are fresh decodes; callers may change them.
@@ -44,5 +45,8 @@
 //   - A list or watch selects exactly the objects a whole decode would select: selectors
 //     are evaluated on a copy of each stored object pruned to the paths they read
 //     (selection.go; every kind's field labels held to it by TestSelectionReadsWhatFieldsRead).
+//   - A list read through a field index (fieldindexes.go) is read at a revision at least the
+//     one a list of every object would be read at, and tests every object it reads against
+//     its whole selector; it reads every object instead whenever the index cannot give that.
 //   - Errors leaving the package are *apierrors.StatusError values with upstream's texts.
 package registry

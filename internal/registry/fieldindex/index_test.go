@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -127,5 +128,27 @@ func TestIndexWait(t *testing.T) {
 	x.Reset()
 	if <-done {
 		t.Fatal("Wait across a reset reported reached")
+	}
+}
+
+// BenchmarkIndexMemory reports the heap an index holds per key: 100,000 pods' keys over
+// 1,000 nodes (go test -bench IndexMemory -benchtime 1x ./internal/registry/fieldindex).
+func BenchmarkIndexMemory(b *testing.B) {
+	keys := make([]string, 100_000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("/registry/pods/tenant-%03d/web-7d4b9c8f6d-%05d", i%300, i)
+	}
+	for range b.N {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		x := New()
+		for i, k := range keys {
+			x.Put(k, fmt.Sprintf("node-%04d", i%1000), true)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(len(keys)), "B/key")
+		runtime.KeepAlive(x)
 	}
 }
