@@ -145,6 +145,18 @@ func TestHollowKubelets(t *testing.T) {
 		}
 	}
 	t.Logf("kubectl get pods -o wide:\n%s", wide)
+	// kubectl describe node lists the node's pods by spec.nodeName (with phase selectors),
+	// as each kubelet lists its own: the pods index serves it once loaded (the kubelets'
+	// lists at their start loaded it).
+	for _, p := range c.pods(ctx, "app=hollow") {
+		desc := c.must(ctx, "describe", "node", p.Spec.NodeName)
+		if !regexp.MustCompile(`(?m)^\s+` + ns + `\s+` + p.Name + `\s+100m \(`).MatchString(desc) {
+			t.Errorf("kubectl describe node %s: no line for pod %s:\n%s", p.Spec.NodeName, p.Name, desc)
+		}
+	}
+	if m := c.must(ctx, "get", "--raw", "/metrics"); !regexp.MustCompile(`(?m)^quotad_field_index_lists_total\{outcome="indexed",resource="pods"\} [1-9]`).MatchString(m) {
+		t.Errorf("no list of a node's pods served by the index:\n%s", regexp.MustCompile(`(?m)^quotad_field_index.*$`).FindAllString(m, -1))
+	}
 	c.quotaMatchesPods(ctx, "with the hollow pods running", map[corev1.ResourceName]string{corev1.ResourceRequestsCPU: "400m", corev1.ResourcePods: "4"})
 
 	// 5. kubectl delete pod waits for the kubelet: it stops the pod's containers and confirms
