@@ -16,7 +16,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/quotad/quotad/internal/server"
 	"github.com/quotad/quotad/internal/server/servertest"
+	"github.com/quotad/quotad/internal/storage/storagetest"
 )
 
 // indexedLists is the count of quotad_field_index_lists_total for pods with outcome.
@@ -244,5 +246,59 @@ func TestNodeIndexedLists(t *testing.T) {
 	}
 	if got := indexedLists(t, s, "scanned"); got != scanned+1 {
 		t.Errorf("scanned lists %d after an exact one, want %d", got, scanned+1)
+	}
+}
+
+// TestNodeIndexedListsAcrossReplicas: two replicas, each on its own member of one etcd
+// cluster. A pod bound through one replica is in the next list of its node's pods through
+// the other, served by that replica's index: the list's revision is read from the cluster
+// (a linearizable read), and the index waits for its own member's watch to reach it.
+func TestNodeIndexedListsAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	ports := storagetest.FreePorts(t, 4)
+	a := servertest.Start(t, func(c *server.Config) { c.ClusterInit = true }, etcdPorts(ports[0], ports[1]))
+	b := servertest.Start(t, joinWith(a, a.JoinToken), etcdPorts(ports[2], ports[3]))
+	defer func() {
+		b.Stop()
+		a.Stop()
+	}()
+	ctx := ctxT(t)
+	const ns = "nodeidx-replicas"
+	mkNamespace(t, a, ns)
+	for indexedLists(t, b, "indexed") == 0 {
+		if _, err := b.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=n0"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scanned := indexedLists(t, b, "scanned")
+	var want []string
+	for i := range 20 {
+		pod := podWith(fmt.Sprintf("p%02d", i), nil, nil)
+		pod.Spec.NodeName = "n0"
+		if i%3 == 0 {
+			pod.Spec.NodeName = "n1" // not in the list
+		}
+		// Created through a: b's index sees it only through b's member's watch.
+		created, err := a.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pod.Spec.NodeName == "n0" {
+			want = append(want, pod.Name)
+		}
+		l, err := b.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=n0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range l.Items {
+			got = append(got, p.Name)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("after creating %s at %s through the other replica: %q, want %q", created.Name, created.ResourceVersion, got, want)
+		}
+	}
+	if got := indexedLists(t, b, "scanned"); got != scanned {
+		t.Errorf("%d lists read every pod, want none", got-scanned)
 	}
 }
