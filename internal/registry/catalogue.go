@@ -89,7 +89,8 @@ type Resource struct {
 	HubKeepsValues bool
 	// IndexedField is a field label whose equality lists are read through an index of the
 	// keys by its value (fieldindexes.go), as kube-apiserver's watch cache indexes pods by
-	// spec.nodeName; "" for none.
+	// spec.nodeName; the index also keeps the labels, for cluster-wide label selectors.
+	// "" for none.
 	IndexedField string
 	// Review marks a create-only resource that is never stored (TokenReview,
 	// SubjectAccessReview and the like): a create is answered by the server's review

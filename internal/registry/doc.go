@@ -19,7 +19,8 @@
 // stored forms, seeing a Resource as a codec.Kind), selector (label and field selectors; a
 // Resource gives an object's field labels), graceful (graceful deletion's decisions),
 // watchhub (one storage watch per resource fanned out to its watchers) and fieldindex (the
-// keys of a resource's objects by one field's value, for lists selecting one value).
+// keys of a resource's objects by one field's value, with their labels, for lists that
+// select one value or have a label selector).
 //
 // Invariants:
 //   - Objects handed out by the store are fresh decodes; callers may change them.

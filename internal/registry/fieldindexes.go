@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotad/quotad/internal/registry/fieldindex"
@@ -16,11 +17,12 @@ import (
 )
 
 // A list selecting one value of its resource's IndexedField (a kubelet's list of its own
-// pods: spec.nodeName=<node>) reads only the objects an index gives for that value, at the
-// index's revision, instead of every object of the resource. Each resource's index
-// (fieldindex.Index) is loaded by the first such list, in the background (that list reads
-// every object), then fed by the resource's watch hub; one unused for indexIdle stops and
-// forgets its keys.
+// pods: spec.nodeName=<node>), or a cluster-wide list with a label selector (`kubectl get
+// pods -A -l app=web`), reads only the objects an index gives for it, at the index's
+// revision, instead of every object of the resource. Each resource's index
+// (fieldindex.Index: each key's value of the field and its labels) is loaded by the first
+// such list, in the background (that list reads every object), then fed by the resource's
+// watch hub; one unused for indexIdle stops and forgets its keys.
 //
 // A list is read at a revision at least the one a list of every object would be read at:
 // the store's current revision for a consistent list (resourceVersion "" or "0"), the one
@@ -111,8 +113,8 @@ func (s *Store) feedIndex(res *Resource, fi *fieldIndex) {
 					fi.x.Delete(ev.Key)
 					continue
 				}
-				v, known := indexValue(res, ev.Cur)
-				fi.x.Put(ev.Key, v, known)
+				v, labels, known := indexEntry(res, ev.Cur)
+				fi.x.Put(ev.Key, v, labels, known)
 			}
 			fi.x.Synced(b.Rev)
 		case <-fi.kick:
@@ -125,20 +127,26 @@ func (s *Store) feedIndex(res *Resource, fi *fieldIndex) {
 	}
 }
 
-// indexValue is the value of res's IndexedField in obj, and whether it could be read.
-func indexValue(res *Resource, obj runtime.Object) (string, bool) {
+// indexEntry is what the index keeps of obj: the value of res's IndexedField and the
+// labels (obj's own map: the objects a hub hands out are never modified), and whether
+// they could be read.
+func indexEntry(res *Resource, obj runtime.Object) (string, map[string]string, bool) {
 	if obj == nil {
-		return "", false
+		return "", nil, false
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return "", nil, false
 	}
 	v, ok := res.Fields(obj)[res.IndexedField]
-	return v, ok
+	return v, m.GetLabels(), ok
 }
 
 // loadIndex puts every object of res into x, read page by page at one revision, which it
 // returns.
 func (s *Store) loadIndex(ctx context.Context, res *Resource, x *fieldindex.Index) (int64, error) {
 	prefix := res.KeyPrefix("")
-	reader := newPrunedReader(res, false, []string{res.IndexedField})
+	reader := newPrunedReader(res, true, []string{res.IndexedField})
 	var rev int64
 	start := ""
 	for {
@@ -148,11 +156,11 @@ func (s *Store) loadIndex(ctx context.Context, res *Resource, x *fieldindex.Inde
 		}
 		rev = lr.Revision
 		for _, kv := range lr.KVs {
-			v, known := "", false
+			v, labels, known := "", map[string]string(nil), false
 			if obj, err := reader.object(kv); err == nil {
-				v, known = indexValue(res, obj)
+				v, labels, known = indexEntry(res, obj)
 			}
-			x.Put(kv.Key, v, known)
+			x.Put(kv.Key, v, labels, known)
 		}
 		if !lr.More || len(lr.KVs) == 0 {
 			return rev, nil
@@ -163,13 +171,22 @@ func (s *Store) loadIndex(ctx context.Context, res *Resource, x *fieldindex.Inde
 
 // indexedKeys returns the keys under prefix an index gives for a list of res with opts, in
 // order, and the revision to read them at; ok is false when the list must read every
-// object (no index serves it, or its index has not reached the list's revision in time).
+// object: no index serves it, its index has not reached the list's revision in time, or
+// its label selector alone matches most objects (reading them all at once is cheaper).
+// An index serves lists selecting one value of res's IndexedField, and cluster-wide lists
+// with a label selector (a namespace's few objects are read at once).
 func (s *Store) indexedKeys(ctx context.Context, res *Resource, prefix string, opts ListOptions) (keys []string, rev int64, ok bool) {
-	if res.IndexedField == "" || opts.Selector.Field == nil || opts.Continue != "" {
+	if res.IndexedField == "" || opts.Continue != "" {
 		return nil, 0, false
 	}
-	value, found := opts.Selector.Field.RequiresExactMatch(res.IndexedField)
-	if !found {
+	var value *string
+	if opts.Selector.Field != nil {
+		if v, found := opts.Selector.Field.RequiresExactMatch(res.IndexedField); found {
+			value = &v
+		}
+	}
+	byLabels := opts.Selector.Label != nil && !opts.Selector.Label.Empty()
+	if value == nil && (!byLabels || prefix != res.KeyPrefix("")) {
 		return nil, 0, false
 	}
 	defer func() {
@@ -203,7 +220,15 @@ func (s *Store) indexedKeys(ctx context.Context, res *Resource, prefix string, o
 	if !s.awaitIndex(ctx, fi, atLeast) {
 		return nil, 0, false
 	}
-	return fi.x.Keys(prefix, value)
+	var match func(map[string]string) bool
+	if byLabels {
+		match = opts.Selector.MatchesLabels
+	}
+	keys, considered, rev, ok := fi.x.Select(prefix, value, match)
+	if value == nil && len(keys) > considered/2 {
+		return nil, 0, false
+	}
+	return keys, rev, ok
 }
 
 // awaitIndex waits, at most indexWait, until fi has reached rev, asking for a progress

@@ -65,8 +65,9 @@ type Config struct {
 	// Replica is this replica's identity among those sharing the storage, kept across
 	// restarts (commit.Config.Replica; default: a random one).
 	Replica string
-	// ObserveIndexedList, when set, is told of every list selecting one value of its
-	// resource's IndexedField: whether its index served it, or every object was read.
+	// ObserveIndexedList, when set, is told of every list an index can serve (one value of
+	// its resource's IndexedField, or a cluster-wide label selector): whether its index
+	// served it, or every object was read.
 	ObserveIndexedList func(gr schema.GroupResource, indexed bool)
 }
 

@@ -121,7 +121,7 @@ func newMetrics() *metrics {
 	})
 	m.indexedLists = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "quotad_field_index_lists_total",
-		Help: "Lists selecting one value of an indexed field (a pod's spec.nodeName), by whether the field's index served them (indexed) or every object was read (scanned: the index was loading or had not reached the list's revision in time, or the list asked for an exact revision).",
+		Help: "Lists an index can serve (one value of an indexed field, a pod's spec.nodeName; or a cluster-wide label selector), by whether the index served them (indexed) or every object was read (scanned: the index was loading or had not reached the list's revision in time, the list asked for an exact revision, or its label selector alone matched most objects).",
 	}, []string{"resource", "outcome"})
 	m.api = newRequestMetrics()
 	m.admission = newAdmissionMetrics()

@@ -14,6 +14,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/quotad/quotad/internal/server"
@@ -33,12 +35,13 @@ func indexedLists(t *testing.T, s *servertest.Server, outcome string) int {
 	return n
 }
 
-// TestNodeIndexedLists: lists of one node's pods, read through the spec.nodeName index,
-// give exactly what a list of every pod filtered by the client gives, after every kind of
-// change (creates bound and unbound, bindings, deletions, and writes of other kinds that
-// move the store's revision past the pods' last change), cluster-wide and in one
-// namespace, with other selectors, paged with continue tokens, as tables, and at
-// resourceVersions "0" and not older than one just written. Every such list after the
+// TestNodeIndexedLists: lists of one node's pods, read through the pods' index, give
+// exactly what a list of every pod filtered by the client gives, after every kind of
+// change (creates bound and unbound, bindings, label changes, deletions, and writes of
+// other kinds that move the store's revision past the pods' last change), cluster-wide and
+// in one namespace, with other selectors, paged with continue tokens, as tables, and at
+// resourceVersions "0" and not older than one just written; so do cluster-wide lists with
+// a label selector alone (read at once when most pods match). Every such list after the
 // first is served by the index (the metric), so the index reaches each list's revision by
 // asking for a progress notification rather than waiting for events; an exact
 // resourceVersion reads every pod.
@@ -94,20 +97,25 @@ func TestNodeIndexedLists(t *testing.T) {
 		bookmarks <- n
 	}()
 
-	// want is what a list of every pod of ns, filtered here, gives.
-	want := func(ns, node, label string) ([]string, int64) {
-		l, err := s.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: label})
+	// want is what a list of every pod of ns, without selectors and filtered here, gives
+	// (node nil: any node), with the number of pods of ns and the list's revision.
+	want := func(ns string, node *string, label string) ([]string, int, int64) {
+		l, err := s.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel, err := labels.Parse(label)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var out []string
 		for _, p := range l.Items {
-			if p.Spec.NodeName == node {
+			if (node == nil || p.Spec.NodeName == *node) && sel.Matches(labels.Set(p.Labels)) {
 				out = append(out, p.Namespace+"/"+p.Name)
 			}
 		}
 		rv, _ := strconv.ParseInt(l.ResourceVersion, 10, 64)
-		return out, rv
+		return out, len(l.Items), rv
 	}
 	names := func(items []corev1.Pod) []string {
 		var out []string
@@ -116,12 +124,34 @@ func TestNodeIndexedLists(t *testing.T) {
 		}
 		return out
 	}
-	lists := 0
+	lists, scans := 0, 0
 	check := func(step int, written string) {
+		// Cluster-wide lists with a label selector alone: served by the index unless
+		// most pods match it (then read at once).
+		for _, label := range []string{"tier=web", "tier!=web", "tier in (db)", "!tier", "tier", "tier=none"} {
+			w, all, wrv := want("", nil, label)
+			for _, rv := range []string{"", "0", written} {
+				l, err := s.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{LabelSelector: label, ResourceVersion: rv})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(w) > all/2 {
+					scans++
+				} else {
+					lists++
+				}
+				if got := names(l.Items); !slices.Equal(got, w) {
+					t.Fatalf("step %d: list label=%q rv=%q:\n got %q\nwant %q", step, label, rv, got, w)
+				}
+				if lrv, _ := strconv.ParseInt(l.ResourceVersion, 10, 64); lrv < wrv {
+					t.Fatalf("step %d: list at %d, older than the unfiltered list's %d", step, lrv, wrv)
+				}
+			}
+		}
 		for _, ns := range []string{"", nss[0]} {
 			for _, node := range append(nodes, "") {
 				for _, label := range []string{"", "tier=web"} {
-					w, wrv := want(ns, node, label)
+					w, _, wrv := want(ns, &node, label)
 					for _, rv := range []string{"", "0", written} {
 						opts := metav1.ListOptions{FieldSelector: "spec.nodeName=" + node, LabelSelector: label, ResourceVersion: rv}
 						l, err := s.Client.CoreV1().Pods(ns).List(ctx, opts)
@@ -143,7 +173,7 @@ func TestNodeIndexedLists(t *testing.T) {
 	}
 	for step := range 30 {
 		var written string
-		switch op := r.IntN(5); op {
+		switch op := r.IntN(6); op {
 		case 0, 1:
 			create(nodes[r.IntN(len(nodes))])
 		case 2:
@@ -172,6 +202,21 @@ func TestNodeIndexedLists(t *testing.T) {
 				}
 				delete(live, k)
 			}
+		case 5:
+			// A pod's labels change: another tier, or none.
+			var keys []string
+			for k := range live {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			ns, name, _ := strings.Cut(keys[r.IntN(len(keys))], "/")
+			patch := `{"metadata":{"labels":{"tier":null}}}`
+			if r.IntN(3) > 0 {
+				patch = fmt.Sprintf(`{"metadata":{"labels":{"tier":%q}}}`, []string{"web", "db"}[r.IntN(2)])
+			}
+			if _, err := s.Client.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+				t.Fatal(err)
+			}
 		case 4:
 			// Another kind: the store's revision moves past the pods' last change.
 			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "cm-"}}
@@ -185,7 +230,8 @@ func TestNodeIndexedLists(t *testing.T) {
 	}
 
 	// Paged: two at a time with continue tokens, the same pods.
-	w, _ := want("", "n1", "")
+	n1, n2 := "n1", "n2"
+	w, _, _ := want("", &n1, "")
 	var got []string
 	opts := metav1.ListOptions{FieldSelector: "spec.nodeName=n1", Limit: 2}
 	for {
@@ -215,7 +261,7 @@ func TestNodeIndexedLists(t *testing.T) {
 	if err := json.Unmarshal(raw, &table); err != nil {
 		t.Fatal(err)
 	}
-	w, _ = want("", "n2", "")
+	w, _, _ = want("", &n2, "")
 	if rows := len(table.Rows); rows != len(w) || rows == 0 {
 		t.Fatalf("table of n2: %d rows, want %d", rows, len(w))
 	}
@@ -225,21 +271,22 @@ func TestNodeIndexedLists(t *testing.T) {
 	if n, most := <-bookmarks, int(time.Since(watchStart)/time.Second)+1; n > most {
 		t.Errorf("%d bookmarks in %v, want at most one a second (%d)", n, time.Since(watchStart), most)
 	}
-	if got := indexedLists(t, s, "scanned"); got != scanned {
-		t.Errorf("%d lists read every pod after the index was loaded, want none", got-scanned)
+	if got := indexedLists(t, s, "scanned"); got != scanned+scans {
+		t.Errorf("%d lists read every pod after the index was loaded, want %d (label selectors matching most pods)", got-scanned, scans)
 	}
 	if got := indexedLists(t, s, "indexed"); got != indexed+lists {
 		t.Errorf("%d lists served by the index, want %d", got-indexed, lists)
 	}
 	// A resourceVersion the store has not reached: the list waits for it as every list
 	// does, and answers upstream's 504.
-	_, rv := want("", "n0", "")
+	n0 := "n0"
+	_, _, rv := want("", &n0, "")
 	err = s.Client.CoreV1().RESTClient().Get().Resource("pods").Param("fieldSelector", "spec.nodeName=n0").
 		Param("resourceVersion", strconv.FormatInt(rv+1000, 10)).MaxRetries(0).Do(ctx).Error()
 	if wantErr := fmt.Sprintf("Timeout: Too large resource version: %d, current: ", rv+1000); !apierrors.IsTimeout(err) || !strings.HasPrefix(err.Error(), wantErr) {
 		t.Errorf("list at a revision to come: %v, want a 504 %s<revision>", err, wantErr)
 	}
-	scanned++
+	scanned += scans + 1
 	// An exact resourceVersion is read from storage as before.
 	if _, err := s.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=n0", ResourceVersion: strconv.FormatInt(rv, 10), ResourceVersionMatch: metav1.ResourceVersionMatchExact}); err != nil {
 		t.Fatal(err)

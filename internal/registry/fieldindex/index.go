@@ -13,13 +13,29 @@ type Index struct {
 	mu     sync.Mutex
 	synced bool
 	rev    int64
-	// byKey is each key's group, byValue each value's group; unknown holds the keys whose
-	// value could not be read.
-	byKey   map[string]*group
+	// byKey is each key's group and labels, byValue each value's group; unknown holds the
+	// keys whose value could not be read.
+	byKey   map[string]entry
 	byValue map[string]*group
 	unknown *group
+	// sets interns the label sets of the keys (a Deployment's pods share one), by their
+	// canonical text.
+	sets map[string]*labelSet
 	// changed is closed (and replaced) whenever rev grows or the index resets.
 	changed chan struct{}
+}
+
+// entry is one key's group and label set (nil: its labels could not be read).
+type entry struct {
+	g      *group
+	labels *labelSet
+}
+
+// labelSet is one set of labels, shared by the keys that have it.
+type labelSet struct {
+	text   string
+	labels map[string]string
+	refs   int
 }
 
 // group is the keys with one value (or with none readable).
@@ -36,7 +52,7 @@ func New() *Index {
 }
 
 func (x *Index) clear() {
-	x.byKey, x.byValue = map[string]*group{}, map[string]*group{}
+	x.byKey, x.byValue, x.sets = map[string]entry{}, map[string]*group{}, map[string]*labelSet{}
 	x.unknown = &group{keys: map[string]struct{}{}}
 }
 
@@ -46,8 +62,9 @@ func (x *Index) signal() {
 	x.changed = make(chan struct{})
 }
 
-// Put records key's value (known false: its value could not be read).
-func (x *Index) Put(key, value string, known bool) {
+// Put records key's value and labels (known false: they could not be read). The labels
+// are kept as given: the caller never modifies them afterwards.
+func (x *Index) Put(key, value string, labels map[string]string, known bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	g := x.unknown
@@ -58,32 +75,86 @@ func (x *Index) Put(key, value string, known bool) {
 			x.byValue[value] = g
 		}
 	}
-	old := x.byKey[key]
-	if old == g {
-		return
+	old, had := x.byKey[key]
+	e := entry{g: g}
+	if known {
+		if had && old.labels != nil && sameLabels(old.labels.labels, labels) {
+			e.labels = old.labels
+			old.labels.refs++
+		} else {
+			e.labels = x.intern(labels)
+		}
 	}
-	if old != nil {
+	if had {
 		x.drop(old, key)
 	}
 	g.keys[key] = struct{}{}
-	x.byKey[key] = g
+	x.byKey[key] = e
 }
 
 // Delete forgets key.
 func (x *Index) Delete(key string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if g := x.byKey[key]; g != nil {
-		x.drop(g, key)
+	if e, ok := x.byKey[key]; ok {
+		x.drop(e, key)
 		delete(x.byKey, key)
 	}
 }
 
-// drop removes key from g, and g from byValue once empty (under mu).
-func (x *Index) drop(g *group, key string) {
+// intern returns the shared set equal to labels, counting one more key (under mu).
+func (x *Index) intern(labels map[string]string) *labelSet {
+	text := canonical(labels)
+	ls := x.sets[text]
+	if ls == nil {
+		ls = &labelSet{text: text, labels: labels}
+		x.sets[text] = ls
+	}
+	ls.refs++
+	return ls
+}
+
+// canonical is a text that two label sets share exactly when they are equal.
+func canonical(labels map[string]string) string {
+	keys := make([]string, 0, len(labels))
+	for k := range labels {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k)
+		b.WriteByte(0)
+		b.WriteString(labels[k])
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+func sameLabels(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// drop removes key from its group and its label set, forgetting either once empty (under
+// mu).
+func (x *Index) drop(e entry, key string) {
+	g := e.g
 	delete(g.keys, key)
 	if len(g.keys) == 0 && g != x.unknown {
 		delete(x.byValue, g.value)
+	}
+	if ls := e.labels; ls != nil {
+		if ls.refs--; ls.refs == 0 {
+			delete(x.sets, ls.text)
+		}
 	}
 }
 
@@ -150,22 +221,56 @@ func (x *Index) Wait(ctx context.Context, rev int64) bool {
 // Keys returns, in order, the keys under prefix whose value is value or could not be read,
 // and the revision they are the keys of; ok is false when the index is not synced.
 func (x *Index) Keys(prefix, value string) (keys []string, rev int64, ok bool) {
+	keys, _, rev, ok = x.Select(prefix, &value, nil)
+	return keys, rev, ok
+}
+
+// Select returns, in order, the keys under prefix whose value is *value (any value when
+// value is nil) and whose labels satisfy match (any labels when match is nil), with the
+// keys that could not be read; considered is how many keys under prefix had the value
+// (all of them when value is nil). rev is the revision they are the keys of; ok is false
+// when the index is not synced. match is asked once per distinct label set.
+func (x *Index) Select(prefix string, value *string, match func(labels map[string]string) bool) (keys []string, considered int, rev int64, ok bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if !x.synced {
-		return nil, 0, false
+		return nil, 0, 0, false
 	}
-	add := func(g *group) {
-		for k := range g.keys {
-			if strings.HasPrefix(k, prefix) {
-				keys = append(keys, k)
+	var memo map[*labelSet]bool
+	take := func(k string, e entry) {
+		if !strings.HasPrefix(k, prefix) {
+			return
+		}
+		considered++
+		if match != nil && e.labels != nil {
+			ok, seen := memo[e.labels]
+			if !seen {
+				if memo == nil {
+					memo = map[*labelSet]bool{}
+				}
+				ok = match(e.labels.labels)
+				memo[e.labels] = ok
+			}
+			if !ok {
+				return
+			}
+		}
+		keys = append(keys, k)
+	}
+	if value == nil {
+		for k, e := range x.byKey {
+			take(k, e)
+		}
+	} else {
+		for _, g := range []*group{x.byValue[*value], x.unknown} {
+			if g == nil {
+				continue
+			}
+			for k := range g.keys {
+				take(k, x.byKey[k])
 			}
 		}
 	}
-	if g := x.byValue[value]; g != nil {
-		add(g)
-	}
-	add(x.unknown)
 	slices.Sort(keys)
-	return keys, x.rev, true
+	return keys, considered, x.rev, true
 }

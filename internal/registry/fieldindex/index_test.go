@@ -15,11 +15,11 @@ func TestIndexKeys(t *testing.T) {
 	if _, _, ok := x.Keys("", "n1"); ok {
 		t.Fatal("an index never synced gave keys")
 	}
-	x.Put("/pods/b/p1", "n1", true)
-	x.Put("/pods/a/p2", "n1", true)
-	x.Put("/pods/a/p3", "n2", true)
-	x.Put("/pods/a/p4", "", true)
-	x.Put("/pods/a/bad", "", false)
+	x.Put("/pods/b/p1", "n1", nil, true)
+	x.Put("/pods/a/p2", "n1", nil, true)
+	x.Put("/pods/a/p3", "n2", nil, true)
+	x.Put("/pods/a/p4", "", nil, true)
+	x.Put("/pods/a/bad", "", nil, false)
 	x.Synced(10)
 	for _, c := range []struct {
 		prefix, value string
@@ -37,8 +37,8 @@ func TestIndexKeys(t *testing.T) {
 		}
 	}
 	// A key moves between groups; an emptied group is forgotten; a deleted key is gone.
-	x.Put("/pods/a/bad", "n2", true)
-	x.Put("/pods/a/p3", "n1", true)
+	x.Put("/pods/a/bad", "n2", nil, true)
+	x.Put("/pods/a/p3", "n1", nil, true)
 	x.Delete("/pods/b/p1")
 	x.Delete("/pods/none")
 	x.Synced(12)
@@ -67,19 +67,27 @@ func TestIndexAgainstModel(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	x := New()
 	model := map[string]string{} // key → value, "?" for unknown
+	modelLabels := map[string]map[string]string{}
 	for step := range 5000 {
 		key := fmt.Sprintf("/p/ns%d/k%d", r.IntN(3), r.IntN(40))
 		switch r.IntN(4) {
 		case 0:
 			x.Delete(key)
 			delete(model, key)
+			delete(modelLabels, key)
 		case 1:
-			x.Put(key, "", false)
+			x.Put(key, "", nil, false)
 			model[key] = "?"
+			delete(modelLabels, key)
 		default:
 			v := fmt.Sprintf("n%d", r.IntN(5))
-			x.Put(key, v, true)
+			l := map[string]string{"tier": fmt.Sprintf("t%d", r.IntN(3))}
+			if r.IntN(2) == 0 {
+				l["extra"] = "x"
+			}
+			x.Put(key, v, l, true)
 			model[key] = v
+			modelLabels[key] = l
 		}
 		x.Synced(int64(step + 1))
 		for _, prefix := range []string{"/p/", "/p/ns1/"} {
@@ -97,6 +105,32 @@ func TestIndexAgainstModel(t *testing.T) {
 					t.Fatalf("step %d: Keys(%q, %q) = %q at %d, want %q", step, prefix, value, got, rev, want)
 				}
 			}
+			// Any value, labels tier=t1 with extra: the unknown keys too.
+			match := func(l map[string]string) bool { return l["tier"] == "t1" && l["extra"] == "x" }
+			var want []string
+			n := 0
+			for k, mv := range model {
+				if !strings.HasPrefix(k, prefix) {
+					continue
+				}
+				n++
+				if mv == "?" || match(modelLabels[k]) {
+					want = append(want, k)
+				}
+			}
+			slices.Sort(want)
+			got, considered, _, _ := x.Select(prefix, nil, match)
+			if !slices.Equal(got, want) || considered != n {
+				t.Fatalf("step %d: Select(%q, any, tier=t1,extra) = %q of %d, want %q of %d", step, prefix, got, considered, want, n)
+			}
+		}
+		// Every label set held is some key's, and counted once per key.
+		refs := 0
+		for _, ls := range x.sets {
+			refs += ls.refs
+		}
+		if known := len(modelLabels); refs != known {
+			t.Fatalf("step %d: label sets count %d keys, want %d", step, refs, known)
 		}
 	}
 }
@@ -144,7 +178,7 @@ func BenchmarkIndexMemory(b *testing.B) {
 		runtime.ReadMemStats(&before)
 		x := New()
 		for i, k := range keys {
-			x.Put(k, fmt.Sprintf("node-%04d", i%1000), true)
+			x.Put(k, fmt.Sprintf("node-%04d", i%1000), map[string]string{"app": fmt.Sprintf("app-%d", i%300), "pod-template-hash": "7d4b9c8f6d"}, true)
 		}
 		runtime.GC()
 		runtime.ReadMemStats(&after)

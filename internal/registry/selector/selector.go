@@ -31,14 +31,7 @@ type Fielder interface {
 func (s Selector) Matches(res Fielder, obj runtime.Object) bool {
 	if s.Label != nil && !s.Label.Empty() {
 		m, err := meta.Accessor(obj)
-		if err != nil {
-			return false
-		}
-		if s.labels != nil {
-			if !s.labels.matches(m.GetLabels()) {
-				return false
-			}
-		} else if !s.Label.Matches(labels.Set(m.GetLabels())) {
+		if err != nil || !s.MatchesLabels(m.GetLabels()) {
 			return false
 		}
 	}
@@ -52,6 +45,18 @@ func (s Selector) Matches(res Fielder, obj runtime.Object) bool {
 		}
 	}
 	return true
+}
+
+// MatchesLabels reports whether an object with these labels satisfies the label selector
+// (a nil one matches everything); the field selector is not evaluated.
+func (s Selector) MatchesLabels(set map[string]string) bool {
+	if s.Label == nil || s.Label.Empty() {
+		return true
+	}
+	if s.labels != nil {
+		return s.labels.matches(set)
+	}
+	return s.Label.Matches(labels.Set(set))
 }
 
 // Empty reports whether the selector matches everything.
