@@ -9,6 +9,8 @@
 #   hack/listpeak.sh                           build both; 100,000 + 20,000 pods
 #   QUOTAD=/path QUOTABENCH=/path ...          reuse built binaries
 #   FILL=20000 MEASURE=5000 ...                fewer pods
+#   INDEX=1 ...                                the pods' index running (as kubelets' lists of
+#                                              their pods keep it) before the idle measure
 set -euo pipefail
 
 source "$(dirname "$0")/benchlib.sh"
@@ -26,6 +28,14 @@ c0=$(cpu)
 c1=$(cpu)
 tick=$(getconf CLK_TCK)
 echo "quotad CPU per create: $(((c1 - c0) * 1000000 / tick / measure)) us"
+if [[ ${INDEX:-} == 1 ]]; then
+	# The first list of a node's pods starts the index; the next ones wait until it serves.
+	until kubectl get --raw /metrics | grep -q '^quotad_field_index_lists_total{outcome="indexed",resource="pods"}'; do
+		kubectl get pods -A --field-selector spec.nodeName=listpeak-node -o name >/dev/null
+		sleep 1
+	done
+	echo "the pods' index serves lists"
+fi
 sleep 20
 echo "idle: $(rss)"
 
