@@ -312,23 +312,13 @@ func (s *Store) indexedList(ctx context.Context, res *Resource, prefix string, k
 			return nil, listError(err, opts, prefix, "")
 		}
 		keys = keys[n:]
-		for i, kv := range kvs {
-			ok, err := sel.matches(kv)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
-			}
-			obj, err := decodeKV(res, kv)
-			if err != nil {
-				return nil, internalError(err)
-			}
-			out.Items = append(out.Items, obj)
-			if opts.Limit > 0 && int64(len(out.Items)) == opts.Limit && (i < len(kvs)-1 || len(keys) > 0) {
-				out.Continue = encodeContinue(rev, strings.TrimPrefix(kv.Key, prefix)+"\x00")
-				return out, nil
-			}
+		i, err := appendMatches(res, sel, kvs, out, opts.Limit)
+		if err != nil {
+			return nil, err
+		}
+		if i >= 0 && (i < len(kvs)-1 || len(keys) > 0) {
+			out.Continue = encodeContinue(rev, strings.TrimPrefix(kvs[i].Key, prefix)+"\x00")
+			return out, nil
 		}
 	}
 	return out, nil

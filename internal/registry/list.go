@@ -284,28 +284,18 @@ func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOpt
 			return nil, listError(err, opts, prefix, start)
 		}
 		rev = lr.Revision
-		for i, kv := range lr.KVs {
-			ok, err := sel.matches(kv)
-			if err != nil {
-				return nil, err
+		i, err := appendMatches(res, sel, lr.KVs, out, opts.Limit)
+		if err != nil {
+			return nil, err
+		}
+		if i >= 0 && (i < len(lr.KVs)-1 || lr.More) {
+			out.Continue = encodeContinue(rev, strings.TrimPrefix(lr.KVs[i].Key, prefix)+"\x00")
+			if opts.Selector.Empty() {
+				rem := lr.Remaining + int64(len(lr.KVs)-1-i)
+				out.Remaining = &rem
 			}
-			if !ok {
-				continue
-			}
-			obj, err := decodeKV(res, kv)
-			if err != nil {
-				return nil, internalError(err)
-			}
-			out.Items = append(out.Items, obj)
-			if opts.Limit > 0 && int64(len(out.Items)) == opts.Limit && (i < len(lr.KVs)-1 || lr.More) {
-				out.Continue = encodeContinue(rev, strings.TrimPrefix(kv.Key, prefix)+"\x00")
-				if opts.Selector.Empty() {
-					rem := lr.Remaining + int64(len(lr.KVs)-1-i)
-					out.Remaining = &rem
-				}
-				out.ResourceVersion = strconv.FormatInt(rev, 10)
-				return out, nil
-			}
+			out.ResourceVersion = strconv.FormatInt(rev, 10)
+			return out, nil
 		}
 		if !lr.More || len(lr.KVs) == 0 {
 			break
@@ -320,6 +310,30 @@ func (s *Store) List(ctx context.Context, res *Resource, ns string, opts ListOpt
 	}
 	out.ResourceVersion = strconv.FormatInt(rev, 10)
 	return out, nil
+}
+
+// appendMatches appends to out.Items the objects of kvs that sel matches, decoded, until
+// out holds limit objects (0: no limit); it returns the index in kvs of the object that
+// made limit, or -1.
+func appendMatches(res *Resource, sel *selection, kvs []storage.KV, out *ListResult, limit int64) (int, error) {
+	for i, kv := range kvs {
+		ok, err := sel.matches(kv)
+		if err != nil {
+			return -1, err
+		}
+		if !ok {
+			continue
+		}
+		obj, err := decodeKV(res, kv)
+		if err != nil {
+			return -1, internalError(err)
+		}
+		out.Items = append(out.Items, obj)
+		if limit > 0 && int64(len(out.Items)) == limit {
+			return i, nil
+		}
+	}
+	return -1, nil
 }
 
 // maxFilteredPage bounds the pages a limited, filtered list reads.
