@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -252,15 +251,7 @@ func TestNodeIndexedLists(t *testing.T) {
 		t.Fatalf("paged list of n1: %q, want %q (at least 3)", got, w)
 	}
 	// As a table (kubectl get): one row per pod.
-	raw, err := s.Client.CoreV1().RESTClient().Get().Resource("pods").Param("fieldSelector", "spec.nodeName=n2").
-		SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var table metav1.Table
-	if err := json.Unmarshal(raw, &table); err != nil {
-		t.Fatal(err)
-	}
+	table := podTable(t, s, "", "", "spec.nodeName=n2")
 	w, _, _ = want("", &n2, "")
 	if rows := len(table.Rows); rows != len(w) || rows == 0 {
 		t.Fatalf("table of n2: %d rows, want %d", rows, len(w))

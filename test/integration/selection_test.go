@@ -71,16 +71,7 @@ func TestSelectionsOfStoredObjects(t *testing.T) {
 			t.Errorf("list %q %q: %v, want %v", c.label, c.field, got, c.want)
 		}
 		// As a table (kubectl get), the rows of the same pods.
-		raw, err := s.Client.CoreV1().RESTClient().Get().Namespace(ns).Resource("pods").
-			Param("labelSelector", c.label).Param("fieldSelector", c.field).
-			SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var table metav1.Table
-		if err := json.Unmarshal(raw, &table); err != nil {
-			t.Fatal(err)
-		}
+		table := podTable(t, s, ns, c.label, c.field)
 		var rows []string
 		for _, r := range table.Rows {
 			rows = append(rows, r.Cells[0].(string))
@@ -160,4 +151,20 @@ func TestSelectionsOfStoredObjects(t *testing.T) {
 	if len(jl.Items) != 1 || jl.Items[0].Name != "j2" {
 		t.Errorf("jobs with status.successful=1: %d items", len(jl.Items))
 	}
+}
+
+// podTable is the list of pods of ns ("" for all) as kubectl get asks for it: a Table.
+func podTable(t *testing.T, s *servertest.Server, ns, label, field string) metav1.Table {
+	t.Helper()
+	raw, err := s.Client.CoreV1().RESTClient().Get().Namespace(ns).Resource("pods").
+		Param("labelSelector", label).Param("fieldSelector", field).
+		SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table metav1.Table
+	if err := json.Unmarshal(raw, &table); err != nil {
+		t.Fatal(err)
+	}
+	return table
 }
