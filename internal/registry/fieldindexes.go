@@ -37,6 +37,9 @@ const (
 	indexWait = 3 * time.Second
 	// indexIdle: an index no list used for this long stops, and its memory is freed.
 	indexIdle = 10 * time.Minute
+	// progressRetry is how long a list waits for its index to move before it asks for a
+	// progress notification again.
+	progressRetry = 100 * time.Millisecond
 	// indexLoadPage is how many objects each read of an index's load holds.
 	indexLoadPage = 500
 )
@@ -246,10 +249,14 @@ func (s *Store) awaitIndex(ctx context.Context, fi *fieldIndex, rev int64) bool 
 		case fi.kick <- struct{}{}:
 		default: // a request is pending already
 		}
-		// One notification at a time: a member behind the revision read (a watch served by
-		// another member of an etcd cluster) answers below it, and is asked again.
+		// Until the index moves, or progressRetry: a member behind the revision read (a
+		// watch served by another member of an etcd cluster) answers at or below what the
+		// index holds, and is asked again.
 		got, _ := fi.x.Revision()
-		if !fi.x.Wait(wctx, got+1) {
+		rctx, rcancel := context.WithTimeout(wctx, progressRetry)
+		fi.x.Wait(rctx, got+1)
+		rcancel()
+		if wctx.Err() != nil {
 			r, synced := fi.x.Revision()
 			return synced && r >= rev
 		}
