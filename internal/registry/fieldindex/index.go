@@ -10,7 +10,9 @@ import (
 // Index is the keys of a resource's objects by the value of one field, at a revision.
 // Its methods are safe for concurrent use.
 type Index struct {
-	mu     sync.Mutex
+	// mu: the feed writes under it, lists read under its read lock (a list of every key
+	// does not hold up the others).
+	mu     sync.RWMutex
 	synced bool
 	rev    int64
 	// byKey is each key's group and labels, byValue each value's group; unknown holds the
@@ -181,15 +183,15 @@ func (x *Index) Reset() {
 
 // Revision is the revision the index holds every key up to, and whether it is synced.
 func (x *Index) Revision() (int64, bool) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
+	x.mu.RLock()
+	defer x.mu.RUnlock()
 	return x.rev, x.synced
 }
 
 // Len is the number of keys held.
 func (x *Index) Len() int {
-	x.mu.Lock()
-	defer x.mu.Unlock()
+	x.mu.RLock()
+	defer x.mu.RUnlock()
 	return len(x.byKey)
 }
 
@@ -197,24 +199,24 @@ func (x *Index) Len() int {
 // returns false when ctx ends first, or when the index is or becomes unsynced (its feed
 // loading, or ended: it does not sync again without a new feed).
 func (x *Index) Wait(ctx context.Context, rev int64) bool {
-	x.mu.Lock()
+	x.mu.RLock()
 	for {
 		if !x.synced {
-			x.mu.Unlock()
+			x.mu.RUnlock()
 			return false
 		}
 		if x.rev >= rev {
-			x.mu.Unlock()
+			x.mu.RUnlock()
 			return true
 		}
 		ch := x.changed
-		x.mu.Unlock()
+		x.mu.RUnlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
 			return false
 		}
-		x.mu.Lock()
+		x.mu.RLock()
 	}
 }
 
@@ -231,8 +233,15 @@ func (x *Index) Keys(prefix, value string) (keys []string, rev int64, ok bool) {
 // (all of them when value is nil). rev is the revision they are the keys of; ok is false
 // when the index is not synced. match is asked once per distinct label set.
 func (x *Index) Select(prefix string, value *string, match func(labels map[string]string) bool) (keys []string, considered int, rev int64, ok bool) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
+	keys, considered, rev, ok = x.selectUnsorted(prefix, value, match)
+	slices.Sort(keys)
+	return keys, considered, rev, ok
+}
+
+// selectUnsorted is Select without the order (under the read lock).
+func (x *Index) selectUnsorted(prefix string, value *string, match func(labels map[string]string) bool) (keys []string, considered int, rev int64, ok bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
 	if !x.synced {
 		return nil, 0, 0, false
 	}
@@ -271,6 +280,5 @@ func (x *Index) Select(prefix string, value *string, match func(labels map[strin
 			}
 		}
 	}
-	slices.Sort(keys)
 	return keys, considered, x.rev, true
 }

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -185,4 +186,53 @@ func BenchmarkIndexMemory(b *testing.B) {
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(len(keys)), "B/key")
 		runtime.KeepAlive(x)
 	}
+}
+
+// TestIndexConcurrentReads: lists select while the feed writes (run with -race); each
+// answer is in order, under its prefix, and at a revision the feed had reached.
+func TestIndexConcurrentReads(t *testing.T) {
+	x := New()
+	x.Synced(1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 3000 {
+			key := fmt.Sprintf("/p/ns%d/k%d", i%3, i%50)
+			if i%7 == 0 {
+				x.Delete(key)
+			} else {
+				x.Put(key, fmt.Sprintf("n%d", i%4), map[string]string{"tier": fmt.Sprintf("t%d", i%3)}, true)
+			}
+			x.Synced(int64(i + 2))
+		}
+	}()
+	var readers sync.WaitGroup
+	for r := range 4 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			value := fmt.Sprintf("n%d", r)
+			var last int64
+			for range 300 {
+				var v *string
+				if r%2 == 0 {
+					v = &value
+				}
+				keys, _, rev, ok := x.Select("/p/ns1/", v, func(l map[string]string) bool { return l["tier"] != "t0" })
+				if !ok || rev < last || !slices.IsSorted(keys) {
+					t.Errorf("reader %d: %d keys at %d (ok %v, last %d), sorted %v", r, len(keys), rev, ok, last, slices.IsSorted(keys))
+					return
+				}
+				for _, k := range keys {
+					if !strings.HasPrefix(k, "/p/ns1/") {
+						t.Errorf("reader %d: key %q outside the prefix", r, k)
+						return
+					}
+				}
+				last = rev
+			}
+		}()
+	}
+	readers.Wait()
+	<-done
 }
