@@ -40,8 +40,6 @@ const (
 	// progressRetry is how long a list waits for its index to move before it asks for a
 	// progress notification again.
 	progressRetry = 100 * time.Millisecond
-	// indexLoadPage is how many objects each read of an index's load holds.
-	indexLoadPage = 500
 )
 
 // fieldIndexes is the store's indexes, one per resource with an IndexedField.
@@ -145,31 +143,20 @@ func indexEntry(res *Resource, obj runtime.Object) (string, map[string]string, b
 	return v, m.GetLabels(), ok
 }
 
-// loadIndex puts every object of res into x, read page by page at one revision, which it
-// returns.
+// loadIndex puts every object of res into x, read page by page at one revision (eachPage),
+// which it returns.
 func (s *Store) loadIndex(ctx context.Context, res *Resource, x *fieldindex.Index) (int64, error) {
-	prefix := res.KeyPrefix("")
 	reader := newPrunedReader(res, true, []string{res.IndexedField})
-	var rev int64
-	start := ""
-	for {
-		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{Revision: rev, Limit: indexLoadPage, StartKey: start, NoCount: rev > 0})
-		if err != nil {
-			return 0, err
-		}
-		rev = lr.Revision
-		for _, kv := range lr.KVs {
+	return s.eachPage(ctx, res.KeyPrefix(""), 0, func(kvs []storage.KV) bool {
+		for _, kv := range kvs {
 			v, labels, known := "", map[string]string(nil), false
 			if obj, err := reader.object(kv); err == nil {
 				v, labels, known = indexEntry(res, obj)
 			}
 			x.Put(kv.Key, v, labels, known)
 		}
-		if !lr.More || len(lr.KVs) == 0 {
-			return rev, nil
-		}
-		start = lr.KVs[len(lr.KVs)-1].Key + "\x00"
-	}
+		return true
+	})
 }
 
 // indexedKeys returns the keys under prefix an index gives for a list of res with opts, in
