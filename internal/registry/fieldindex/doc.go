@@ -16,5 +16,6 @@
 //     not be read is in every group and matches every label selector (Select returns a
 //     superset: the list tests every object it reads against its whole selector).
 //   - The revision only grows while synced; Reset forgets everything and unsyncs.
-//   - Keys returns copies: nothing the index holds is handed out.
+//   - Select returns copies: nothing the index holds is handed out but the label maps
+//     it gives match, which match only reads.
 package fieldindex

@@ -220,13 +220,6 @@ func (x *Index) Wait(ctx context.Context, rev int64) bool {
 	}
 }
 
-// Keys returns, in order, the keys under prefix whose value is value or could not be read,
-// and the revision they are the keys of; ok is false when the index is not synced.
-func (x *Index) Keys(prefix, value string) (keys []string, rev int64, ok bool) {
-	keys, _, rev, ok = x.Select(prefix, &value, nil)
-	return keys, rev, ok
-}
-
 // Select returns, in order, the keys under prefix whose value is *value (any value when
 // value is nil) and whose labels satisfy match (any labels when match is nil), with the
 // keys that could not be read; considered is how many keys under prefix had the value

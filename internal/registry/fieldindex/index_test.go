@@ -11,9 +11,15 @@ import (
 	"testing"
 )
 
+// keys is Select of one value without a label selector.
+func keys(x *Index, prefix, value string) ([]string, int64, bool) {
+	ks, _, rev, ok := x.Select(prefix, &value, nil)
+	return ks, rev, ok
+}
+
 func TestIndexKeys(t *testing.T) {
 	x := New()
-	if _, _, ok := x.Keys("", "n1"); ok {
+	if _, _, ok := keys(x, "", "n1"); ok {
 		t.Fatal("an index never synced gave keys")
 	}
 	x.Put("/pods/b/p1", "n1", nil, true)
@@ -32,7 +38,7 @@ func TestIndexKeys(t *testing.T) {
 		{"/pods/", "", []string{"/pods/a/bad", "/pods/a/p4"}},
 		{"/pods/", "n9", []string{"/pods/a/bad"}},
 	} {
-		got, rev, ok := x.Keys(c.prefix, c.value)
+		got, rev, ok := keys(x, c.prefix, c.value)
 		if !ok || rev != 10 || !slices.Equal(got, c.want) {
 			t.Errorf("Keys(%q, %q) = %q at %d (%v), want %q at 10", c.prefix, c.value, got, rev, ok, c.want)
 		}
@@ -43,10 +49,10 @@ func TestIndexKeys(t *testing.T) {
 	x.Delete("/pods/b/p1")
 	x.Delete("/pods/none")
 	x.Synced(12)
-	if got, _, _ := x.Keys("/pods/", "n1"); !slices.Equal(got, []string{"/pods/a/p2", "/pods/a/p3"}) {
+	if got, _, _ := keys(x, "/pods/", "n1"); !slices.Equal(got, []string{"/pods/a/p2", "/pods/a/p3"}) {
 		t.Errorf("after the moves: n1 = %q", got)
 	}
-	if got, _, _ := x.Keys("/pods/", "n2"); !slices.Equal(got, []string{"/pods/a/bad"}) {
+	if got, _, _ := keys(x, "/pods/", "n2"); !slices.Equal(got, []string{"/pods/a/bad"}) {
 		t.Errorf("after the moves: n2 = %q", got)
 	}
 	if len(x.byValue) != 3 || x.Len() != 4 {
@@ -57,7 +63,7 @@ func TestIndexKeys(t *testing.T) {
 		t.Errorf("revision went back to %d", rev)
 	}
 	x.Reset()
-	if _, _, ok := x.Keys("", "n1"); ok || x.Len() != 0 {
+	if _, _, ok := keys(x, "", "n1"); ok || x.Len() != 0 {
 		t.Error("a reset index still gives keys")
 	}
 }
@@ -101,7 +107,7 @@ func TestIndexAgainstModel(t *testing.T) {
 					}
 				}
 				slices.Sort(want)
-				got, rev, _ := x.Keys(prefix, value)
+				got, rev, _ := keys(x, prefix, value)
 				if !slices.Equal(got, want) || rev != int64(step+1) {
 					t.Fatalf("step %d: Keys(%q, %q) = %q at %d, want %q", step, prefix, value, got, rev, want)
 				}
