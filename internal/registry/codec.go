@@ -71,7 +71,11 @@ func decodeStored(res *Resource, value []byte, rev int64) (runtime.Object, error
 		return obj, nil
 	}
 	obj := res.New()
-	if u, ok := obj.(*unstructured.Unstructured); ok {
+	if crq, ok := obj.(*clusterquota.ClusterResourceQuota); ok {
+		if err := codec.DecodeClusterQuota(value, crq); err != nil { // its stored form (codec.EncodeClusterQuota)
+			return nil, err
+		}
+	} else if u, ok := obj.(*unstructured.Unstructured); ok {
 		m := map[string]interface{}{}
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(value, &m); err != nil {
 			return nil, err
@@ -80,9 +84,6 @@ func decodeStored(res *Resource, value []byte, rev int64) (runtime.Object, error
 		codec.DefaultCustom(res, u) // objects stored before a default was added get it on read
 	} else if err := kjson.UnmarshalCaseSensitivePreserveInts(value, obj); err != nil {
 		return nil, err
-	}
-	if crq, ok := obj.(*clusterquota.ClusterResourceQuota); ok {
-		clusterquota.FillEntryHard(crq) // stored without it (codec.EncodeClusterQuota)
 	}
 	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
 	m, err := meta.Accessor(obj)

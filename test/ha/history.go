@@ -26,6 +26,7 @@ import (
 	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/quota/evaluator"
 	"github.com/quotad/quotad/internal/quota/quantity"
+	"github.com/quotad/quotad/internal/registry/codec"
 )
 
 // Resources the checker follows, by their kube-apiserver key segment.
@@ -558,7 +559,8 @@ func decode(resource string, value []byte) (runtime.Object, error) {
 	case ResourceQuotas:
 		obj = &corev1.ResourceQuota{}
 	case ClusterQuotas:
-		obj = &clusterquota.ClusterResourceQuota{}
+		crq := &clusterquota.ClusterResourceQuota{}
+		return crq, codec.DecodeClusterQuota(value, crq) // its entries stored as rows
 	default:
 		return nil, fmt.Errorf("unfollowed resource %s", resource)
 	}

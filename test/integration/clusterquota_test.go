@@ -21,6 +21,7 @@ import (
 	"github.com/quotad/quotad/internal/controller/quotaverify"
 	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/registry/codec"
 	"github.com/quotad/quotad/internal/server/servertest"
 	"github.com/quotad/quotad/internal/storage"
 )
@@ -622,7 +623,7 @@ func TestClusterQuotaStoredForm(t *testing.T) {
 		return out
 	}
 	const want = "f1=2 f2=1 "
-	// 1. Stored without the entries' hards.
+	// 1. Stored as rows: one list of the resources' names, then each namespace's used values.
 	st := s.Store.Storage()
 	key := registry.KeyPrefix(crqGVR.GroupResource(), "") + "team-f"
 	kv, err := st.Get(ctx, key)
@@ -631,20 +632,22 @@ func TestClusterQuotaStoredForm(t *testing.T) {
 	}
 	var raw struct {
 		Status struct {
-			Namespaces []struct {
-				Status map[string]interface{} `json:"status"`
-			} `json:"namespaces"`
+			Namespaces json.RawMessage `json:"namespaces"`
+			Rows       struct {
+				Resources []string    `json:"resources"`
+				Rows      [][]*string `json:"rows"`
+			} `json:"namespaceRows"`
 		} `json:"status"`
 	}
 	if err := json.Unmarshal(kv.Value, &raw); err != nil {
 		t.Fatal(err)
 	}
-	if len(raw.Status.Namespaces) != 2 {
-		t.Fatalf("stored entries: %s", kv.Value)
+	if raw.Status.Namespaces != nil || fmt.Sprint(raw.Status.Rows.Resources) != "[count/configmaps pods]" || len(raw.Status.Rows.Rows) != 2 {
+		t.Fatalf("stored: %s", kv.Value)
 	}
-	for _, e := range raw.Status.Namespaces {
-		if _, ok := e.Status["hard"]; ok {
-			t.Fatalf("stored with an entry's hard: %s", kv.Value)
+	for _, row := range raw.Status.Rows.Rows {
+		if len(row) != 3 || row[0] == nil || row[2] == nil || *row[2] != map[string]string{"f1": "2", "f2": "1"}[*row[0]] {
+			t.Fatalf("stored rows: %s", kv.Value)
 		}
 	}
 	// 2. Get, list and the last watch event show every entry with its hard.
@@ -672,13 +675,14 @@ func TestClusterQuotaStoredForm(t *testing.T) {
 			break
 		}
 	}
-	// 3. The earlier form (every entry's hard stored) reads the same, and is charged on.
+	// 3. The earlier form (OpenShift's, every entry's hard stored) reads the same, and is
+	// charged on.
 	var full clusterquota.ClusterResourceQuota
-	if err := json.Unmarshal(kv.Value, &full); err != nil {
+	if err := codec.DecodeClusterQuota(kv.Value, &full); err != nil {
 		t.Fatal(err)
 	}
-	for i := range full.Status.Namespaces {
-		full.Status.Namespaces[i].Status.Hard = full.Spec.Quota.Hard.DeepCopy()
+	if len(full.Status.Namespaces) != 2 || full.Status.Namespaces[0].Status.Hard == nil {
+		t.Fatalf("decoded: %+v", full.Status)
 	}
 	b, _ := json.Marshal(&full)
 	if _, err := st.Txn(ctx, storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: b}}}); err != nil {

@@ -2,9 +2,11 @@ package codec
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+	"math/rand"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -14,15 +16,34 @@ import (
 	"github.com/quotad/quotad/internal/quota/clusterquota"
 )
 
-// TestEncodeClusterQuota: the hand-written status encoding is byte for byte encoding/json's.
-func TestEncodeClusterQuota(t *testing.T) {
-	list := func(kv ...string) corev1.ResourceList {
-		out := corev1.ResourceList{}
-		for i := 0; i < len(kv); i += 2 {
-			out[corev1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
-		}
-		return out
+var semantic = equality.Semantic
+
+func resourceList(kv ...string) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for i := 0; i < len(kv); i += 2 {
+		out[corev1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
 	}
+	return out
+}
+
+// readBack is what a cluster quota reads back as once stored: an entry without a hard has
+// spec.quota.hard's.
+func readBack(c *clusterquota.ClusterResourceQuota) *clusterquota.ClusterResourceQuota {
+	out := c.DeepCopy()
+	for i := range out.Status.Namespaces {
+		if e := &out.Status.Namespaces[i]; len(e.Status.Hard) == 0 && len(out.Spec.Quota.Hard) > 0 {
+			e.Status.Hard = out.Spec.Quota.Hard.DeepCopy()
+		}
+	}
+	return out
+}
+
+// TestEncodeClusterQuota: a cluster quota's entries are stored as rows when every entry can
+// be one, else in OpenShift's shape byte for byte as encoding/json writes it (entries' hards
+// equal to spec.quota.hard left out); everything else is encoding/json's; every form reads
+// back as the cluster quota.
+func TestEncodeClusterQuota(t *testing.T) {
+	list := resourceList
 	base := clusterquota.ClusterResourceQuota{
 		ObjectMeta: metav1.ObjectMeta{Name: "q", Labels: map[string]string{"a": "b"}, ResourceVersion: "7"},
 		Spec: clusterquota.ClusterResourceQuotaSpec{
@@ -30,15 +51,30 @@ func TestEncodeClusterQuota(t *testing.T) {
 			Quota:    corev1.ResourceQuotaSpec{Hard: list("pods", "10", "requests.cpu", "2")},
 		},
 	}
-	for name, st := range map[string]clusterquota.ClusterResourceQuotaStatus{
-		"empty":       {},
-		"no entries":  {Total: corev1.ResourceQuotaStatus{Hard: list("pods", "10"), Used: list("pods", "0")}, Namespaces: clusterquota.ResourceQuotasStatusByNamespace{}},
-		"entries":     {Total: corev1.ResourceQuotaStatus{Hard: list("pods", "10", "requests.cpu", "2"), Used: list("pods", "3", "requests.cpu", "1500m")}, Namespaces: clusterquota.ResourceQuotasStatusByNamespace{{Namespace: "a", Status: corev1.ResourceQuotaStatus{Hard: list("pods", "10"), Used: list("pods", "1")}}, {Namespace: "b", Status: corev1.ResourceQuotaStatus{Used: list("pods", "2")}}}},
-		"spec's hard": clusterquota.Status(base.Spec, []clusterquota.Usage{{Namespace: "b", Used: list("pods", "2")}, {Namespace: "a", Used: list("pods", "1", "requests.cpu", "250m")}}),
-		"escaped key": {Total: corev1.ResourceQuotaStatus{Hard: list("example.com/fo\"o", "1")}},
+	total := corev1.ResourceQuotaStatus{Hard: list("pods", "10", "requests.cpu", "2"), Used: list("pods", "3", "requests.cpu", "1500m")}
+	entry := func(ns string, hard, used corev1.ResourceList) clusterquota.ResourceQuotaStatusByNamespace {
+		return clusterquota.ResourceQuotaStatusByNamespace{Namespace: ns, Status: corev1.ResourceQuotaStatus{Hard: hard, Used: used}}
+	}
+	for _, tc := range []struct {
+		name string
+		st   clusterquota.ClusterResourceQuotaStatus
+		rows string // the stored rows; "": stored in OpenShift's shape
+	}{
+		{name: "empty"},
+		{name: "no entries", st: clusterquota.ClusterResourceQuotaStatus{Total: total, Namespaces: clusterquota.ResourceQuotasStatusByNamespace{}}},
+		{name: "spec's hard", st: clusterquota.Status(base.Spec, []clusterquota.Usage{{Namespace: "b", Used: list("pods", "2")}, {Namespace: "a", Used: list("pods", "1", "requests.cpu", "250m")}}),
+			rows: `"namespaceRows":{"resources":["pods","requests.cpu"],"rows":[["a","1","250m"],["b","2","0"]]}`},
+		{name: "values missing, hards left out or empty", st: clusterquota.ClusterResourceQuotaStatus{Total: total, Namespaces: clusterquota.ResourceQuotasStatusByNamespace{
+			entry("a", nil, list("requests.cpu", "1500m")), entry("b", corev1.ResourceList{}, nil), entry("c", list("requests.cpu", "2", "pods", "10"), list("pods", "3"))}},
+			rows: `"namespaceRows":{"resources":["pods","requests.cpu"],"rows":[["a",null,"1500m"],["b",null,null],["c","3",null]]}`},
+		{name: "an entry's hard not spec's", st: clusterquota.ClusterResourceQuotaStatus{Total: total, Namespaces: clusterquota.ResourceQuotasStatusByNamespace{
+			entry("a", list("pods", "10"), list("pods", "1")), entry("b", nil, list("pods", "2"))}}},
+		{name: "an entry's used beyond spec's names", st: clusterquota.ClusterResourceQuotaStatus{Total: total, Namespaces: clusterquota.ResourceQuotasStatusByNamespace{
+			entry("a", nil, list("pods", "1", "count/configmaps", "2"))}}},
+		{name: "escaped key", st: clusterquota.ClusterResourceQuotaStatus{Total: corev1.ResourceQuotaStatus{Hard: list("example.com/fo\"o", "1")}}},
 	} {
 		c := base
-		c.Status = st
+		c.Status = tc.st
 		got, err := EncodeClusterQuota(&c)
 		if err != nil {
 			t.Fatal(err)
@@ -54,11 +90,115 @@ func TestEncodeClusterQuota(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if tc.rows != "" {
+			// OpenShift's shape up to the entries, then the rows.
+			at := bytes.Index(want, []byte(`"namespaces":`))
+			want = append(append(append([]byte(nil), want[:at]...), tc.rows...), "}}"...)
+		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, want)
 		}
 		if c.ResourceVersion != "7" {
-			t.Errorf("%s: resourceVersion changed", name)
+			t.Errorf("%s: resourceVersion changed", tc.name)
+		}
+		var back clusterquota.ClusterResourceQuota
+		if err := DecodeClusterQuota(got, &back); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		back.TypeMeta, back.ResourceVersion = c.TypeMeta, c.ResourceVersion
+		if exp := readBack(&c); !semantic.DeepEqual(&back, exp) || (back.Status.Namespaces == nil) != (exp.Status.Namespaces == nil) {
+			t.Errorf("%s: read back\n%+v\nwant\n%+v", tc.name, back, *exp)
+		}
+	}
+}
+
+// TestClusterQuotaRowsRoundTrip: random statuses (entries' used naming some of the resources,
+// hards spec's, left out, empty or another) read back as they were, in whichever form they
+// are stored; and a status in OpenShift's shape with every entry's hard, as stored before the
+// rows, reads the same.
+func TestClusterQuotaRowsRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	names := []string{"pods", "requests.cpu", "requests.memory", "count/configmaps", "example.com/gpu"}
+	values := []string{"0", "1", "1500m", "2Gi", "100Ti", "12", "3k"}
+	pick := func(n int) corev1.ResourceList {
+		l := corev1.ResourceList{}
+		for _, name := range names[:n] {
+			if rng.Intn(3) > 0 {
+				l[corev1.ResourceName(name)] = resource.MustParse(values[rng.Intn(len(values))])
+			}
+		}
+		return l
+	}
+	rows := 0
+	for i := 0; i < 500; i++ {
+		spec := pick(1 + rng.Intn(len(names)))
+		c := &clusterquota.ClusterResourceQuota{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("q%d", i), UID: "u"},
+			Spec:       clusterquota.ClusterResourceQuotaSpec{Quota: corev1.ResourceQuotaSpec{Hard: spec}},
+		}
+		c.Status.Total = corev1.ResourceQuotaStatus{Hard: spec.DeepCopy(), Used: pick(len(names))}
+		for k := rng.Intn(6); k > 0; k-- {
+			var hard corev1.ResourceList
+			switch rng.Intn(8) {
+			case 0:
+				hard = pick(len(names))
+			case 1:
+				hard = corev1.ResourceList{}
+			case 2, 3:
+			default:
+				hard = spec.DeepCopy()
+			}
+			used := pick(len(names))
+			if rng.Intn(4) > 0 {
+				// Masked to spec.quota.hard's names, as quotad computes it.
+				for name := range used {
+					if _, ok := spec[name]; !ok {
+						delete(used, name)
+					}
+				}
+			}
+			c.Status.Namespaces = append(c.Status.Namespaces, clusterquota.ResourceQuotaStatusByNamespace{Namespace: fmt.Sprintf("ns-%d", k), Status: corev1.ResourceQuotaStatus{Hard: hard, Used: used}})
+		}
+		b, err := EncodeClusterQuota(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(`"namespaceRows"`)) {
+			rows++
+		}
+		earlier, err := EncodeForStorage(readBack(c), clusterQuotaGVK)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for form, v := range map[string][]byte{"stored": b, "earlier": earlier} {
+			var back clusterquota.ClusterResourceQuota
+			if err := DecodeClusterQuota(v, &back); err != nil {
+				t.Fatalf("%d %s: %v: %s", i, form, err, v)
+			}
+			back.TypeMeta = c.TypeMeta
+			if exp := readBack(c); !semantic.DeepEqual(&back, exp) {
+				t.Fatalf("%d %s: %s read back\n%+v\nwant\n%+v", i, form, v, back.Status, exp.Status)
+			}
+		}
+	}
+	if rows < 100 || rows > 450 {
+		t.Fatalf("%d of 500 stored as rows: the cases do not cover both forms", rows)
+	}
+}
+
+// TestDecodeClusterQuotaRefusesBadRows: rows that do not match their names, or hold a value
+// that is no quantity, are an error, not an entry made up.
+func TestDecodeClusterQuotaRefusesBadRows(t *testing.T) {
+	for _, rows := range []string{
+		`{"resources":["pods"],"rows":[["a"]]}`,
+		`{"resources":["pods"],"rows":[["a","1","2"]]}`,
+		`{"resources":["pods"],"rows":[[null,"1"]]}`,
+		`{"resources":["pods"],"rows":[["a","lots"]]}`,
+	} {
+		v := `{"kind":"ClusterResourceQuota","apiVersion":"quota.openshift.io/v1","metadata":{"name":"q"},"spec":{"quota":{"hard":{"pods":"1"}}},"status":{"total":{},"namespaceRows":` + rows + `}}`
+		var c clusterquota.ClusterResourceQuota
+		if err := DecodeClusterQuota([]byte(v), &c); err == nil {
+			t.Errorf("%s: decoded as %+v", rows, c.Status)
 		}
 	}
 }
@@ -91,8 +231,12 @@ func TestClusterQuotaEncoderReusesEntries(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%s:\n got %s\nwant %s", step, got, want)
 		}
-		if len(enc.entries) != len(c.Status.Namespaces) {
+		// Entries whose hard is no longer spec.quota.hard's (a spec edited, its status not yet
+		// recomputed) are stored in OpenShift's shape, and kept by nobody.
+		if rows := bytes.Contains(got, []byte(`"namespaceRows"`)); rows && len(enc.entries) != len(c.Status.Namespaces) {
 			t.Fatalf("%s: %d entries kept for %d namespaces", step, len(enc.entries), len(c.Status.Namespaces))
+		} else if rows != (step != "spec edited") {
+			t.Fatalf("%s: stored as rows %v: %s", step, rows, got)
 		}
 	}
 	kept := func() map[string]*byte {
@@ -150,10 +294,9 @@ func mustDecodeCRQ(t *testing.T, crq *clusterquota.ClusterResourceQuota) *cluste
 		t.Fatal(err)
 	}
 	var out clusterquota.ClusterResourceQuota
-	if err := json.Unmarshal(b, &out); err != nil {
+	if err := DecodeClusterQuota(b, &out); err != nil {
 		t.Fatal(err)
 	}
-	clusterquota.FillEntryHard(&out)
 	return &out
 }
 

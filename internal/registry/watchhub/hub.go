@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -98,11 +99,13 @@ type Hub struct {
 	// progress asks the running storage watch for a progress notification (nil: the
 	// storage cannot, or the watch has not started).
 	progress func() error
-	// offers are objects this replica's writers are committing, by key, so that the hub
-	// need not decode them again (see registry.Resource.SharesWrites).
-	offers map[string]offer
-	// offerBytes counts the offers' values.
-	offerBytes int
+	// offers are objects this replica's writers are committing, by key (oldest first, at
+	// most maxOffersPerKey: a key rewritten by every round, as a cluster quota is, is offered
+	// again before the hub sees the previous round's event), so that the hub need not decode
+	// them again (see registry.Resource.SharesWrites).
+	offers map[string][]offer
+	// offerCount and offerBytes count the offers and their values' bytes.
+	offerCount, offerBytes int
 }
 
 // offer is an object being committed and the exact bytes it is stored as.
@@ -116,8 +119,9 @@ type offer struct {
 // forgets them all (and decodes those events instead). Without the second, a client
 // whose large writes kept failing (creates racing for names) left a thousand of them.
 const (
-	maxOffers     = 1024
-	maxOfferBytes = 16 << 20
+	maxOffers       = 1024
+	maxOfferBytes   = 16 << 20
+	maxOffersPerKey = 4
 )
 
 // Hubs is a set of hubs by name (the zero value is empty and ready).
@@ -208,7 +212,7 @@ func (h *Hub) subscribe(from int64) *hubSub {
 		h.running = true
 		h.lastRev, h.floor = from, from
 		h.history, h.histEvents, h.histBytes = nil, 0, 0
-		h.offers, h.offerBytes = nil, 0
+		h.offers, h.offerCount, h.offerBytes = nil, 0, 0
 		ctx, cancel := context.WithCancel(context.Background())
 		h.stop = cancel
 		h.epoch++
@@ -244,7 +248,7 @@ func (h *Hub) unsubscribe(sub *hubSub) {
 	if len(h.subs) == 0 && h.running {
 		h.running = false
 		h.history, h.histEvents, h.histBytes = nil, 0, 0
-		h.offers, h.offerBytes = nil, 0
+		h.offers, h.offerCount, h.offerBytes = nil, 0, 0
 		h.stop()
 	}
 }
@@ -328,7 +332,7 @@ func (h *Hub) deliver(b Batch, epoch int64) bool {
 		}
 		h.running = false
 		h.history, h.histEvents, h.histBytes = nil, 0, 0
-		h.offers, h.offerBytes = nil, 0
+		h.offers, h.offerCount, h.offerBytes = nil, 0, 0
 		return false
 	}
 	if len(b.Events) > 0 {
@@ -461,15 +465,21 @@ func (h *Hub) Offer(key string, value []byte, obj func() runtime.Object) {
 	if !h.running {
 		return
 	}
-	if old, ok := h.offers[key]; ok {
-		h.offerBytes -= len(old.value)
-		delete(h.offers, key)
+	list := h.offers[key]
+	if n := len(list); n > 0 && bytes.Equal(list[n-1].value, value) {
+		// The same write offered again (evaluated again after a conflict): once.
+		list = list[:n-1]
+		h.offerCount, h.offerBytes = h.offerCount-1, h.offerBytes-len(value)
 	}
-	if h.offers == nil || len(h.offers) >= maxOffers || h.offerBytes+len(value) > maxOfferBytes {
-		h.offers, h.offerBytes = map[string]offer{}, 0
+	if len(list) >= maxOffersPerKey {
+		h.offerCount, h.offerBytes = h.offerCount-1, h.offerBytes-len(list[0].value)
+		list = list[1:]
 	}
-	h.offers[key] = o
-	h.offerBytes += len(value)
+	if h.offers == nil || h.offerCount >= maxOffers || h.offerBytes+len(value) > maxOfferBytes {
+		h.offers, h.offerCount, h.offerBytes, list = map[string][]offer{}, 0, 0, nil
+	}
+	h.offers[key] = append(list, o)
+	h.offerCount, h.offerBytes = h.offerCount+1, h.offerBytes+len(value)
 }
 
 // takeOffers removes the offers matching puts of evs and returns, for each event, the
@@ -482,16 +492,29 @@ func (h *Hub) takeOffers(evs []storage.Event) []runtime.Object {
 	}
 	var out []runtime.Object
 	for i, ev := range evs {
-		o, ok := h.offers[ev.KV.Key]
-		if !ok || ev.Type != storage.EventPut || !bytes.Equal(o.value, ev.KV.Value) {
+		if ev.Type != storage.EventPut {
 			continue
+		}
+		list := h.offers[ev.KV.Key]
+		at := slices.IndexFunc(list, func(o offer) bool { return bytes.Equal(o.value, ev.KV.Value) })
+		if at < 0 {
+			continue
+		}
+		o := list[at]
+		// Offers before it were of writes the key's later ones replaced (or that failed):
+		// they are forgotten with it.
+		for _, old := range list[:at+1] {
+			h.offerCount, h.offerBytes = h.offerCount-1, h.offerBytes-len(old.value)
+		}
+		if rest := list[at+1:]; len(rest) > 0 {
+			h.offers[ev.KV.Key] = rest
+		} else {
+			delete(h.offers, ev.KV.Key)
 		}
 		m, err := meta.Accessor(o.obj)
 		if err != nil {
 			continue // decoded instead
 		}
-		delete(h.offers, ev.KV.Key)
-		h.offerBytes -= len(o.value)
 		m.SetResourceVersion(strconv.FormatInt(ev.KV.ModRevision, 10))
 		if out == nil {
 			out = make([]runtime.Object, len(evs))

@@ -317,8 +317,15 @@ func TestHubOffersBoundedByBytes(t *testing.T) {
 		h.Offer(fmt.Sprintf("/cm/failed-%d", i), big, func() runtime.Object { return &corev1.ConfigMap{} })
 		h.mu.Lock()
 		held, counted := h.offerBytes, 0
-		for _, o := range h.offers {
-			counted += len(o.value)
+		n := 0
+		for _, list := range h.offers {
+			for _, o := range list {
+				counted += len(o.value)
+				n++
+			}
+		}
+		if n != h.offerCount {
+			t.Fatalf("%d offers counted as %d", n, h.offerCount)
 		}
 		h.mu.Unlock()
 		if held != counted || held > maxOfferBytes {
@@ -336,5 +343,43 @@ func TestHubOffersBoundedByBytes(t *testing.T) {
 	defer h.mu.Unlock()
 	if _, ok := h.offers["/cm/ok"]; ok {
 		t.Error("a taken offer is still held")
+	}
+}
+
+// TestHubOffersOfOneKeyInARow: a key offered again before the hub saw the previous write's
+// event (a cluster quota, rewritten by every joined round) has each of its offers stand for
+// its own event; an offer never stored (its write failed) is forgotten once a later offer
+// of its key is taken, and a key keeps at most 4 offers.
+func TestHubOffersOfOneKeyInARow(t *testing.T) {
+	t.Parallel()
+	src, st := configMaps(t)
+	h, _, w := watchedHub(t, src, st, "start")
+	offered := func(v string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "q"}, Data: map[string]string{"v": v}}
+	}
+	objs := map[string]*corev1.ConfigMap{}
+	for _, v := range []string{"1", "failed", "2", "3"} {
+		obj := offered(v)
+		objs[v] = obj
+		h.Offer("/cm/q", cmJSON("q", v), func() runtime.Object { return obj })
+	}
+	for _, v := range []string{"1", "2", "3"} {
+		r := put(t, st, "q", cmJSON("q", v))
+		if b := next(t, w); b.Rev != r || b.Events[0].Cur != runtime.Object(objs[v]) {
+			t.Fatalf("write %s: batch %+v, want the offered object at %d", v, b, r)
+		}
+	}
+	h.mu.Lock()
+	if len(h.offers) != 0 || h.offerCount != 0 || h.offerBytes != 0 {
+		t.Errorf("after every offer's event: %d keys, %d offers, %d bytes held", len(h.offers), h.offerCount, h.offerBytes)
+	}
+	h.mu.Unlock()
+	for i := range 2 * maxOffersPerKey {
+		h.Offer("/cm/q", cmJSON("q", fmt.Sprint("lost-", i)), func() runtime.Object { return offered("lost") })
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n := len(h.offers["/cm/q"]); n != maxOffersPerKey || h.offerCount != n {
+		t.Errorf("%d offers of one key held (%d counted), want %d", n, h.offerCount, maxOffersPerKey)
 	}
 }
