@@ -18,7 +18,9 @@
 //   - A stored object is its kind's JSON (encoding/json's bytes) without
 //     metadata.resourceVersion; the hand-written encoders write exactly the bytes
 //     encoding/json writes, or fall back to it (TestQuotaEncoderMatchesJSON,
-//     TestEncodeClusterQuota); a cluster quota's entries leave out a hard equal to
-//     spec.quota.hard, which clusterquota.FillEntryHard puts back on decoding.
+//     TestEncodeClusterQuota), but for a cluster quota's entries, stored as rows under one
+//     list of resource names (or, when an entry cannot be a row, in OpenShift's shape
+//     without a hard equal to spec.quota.hard); DecodeClusterQuota reads every form back
+//     into OpenShift's shape (TestClusterQuotaRowsRoundTrip).
 //   - A quantity text resource.ParseQuantity would stall on never reaches it.
 package codec

@@ -15,7 +15,9 @@
 //     2*hubHistoryEvents events: a group-committed batch may hold many objects, and
 //     hubHistoryBytes to 2*hubHistoryBytes of values: a cluster quota over many namespaces
 //     is large and rewritten often); offers are bounded
-//     (maxOffers, maxOfferBytes); a hub whose last watcher leaves stops its storage watch and forgets both.
+//     (maxOffers, maxOfferBytes, maxOffersPerKey: a key rewritten before the hub saw its
+//     previous write keeps each offer until its event, and an offer taken forgets the
+//     older ones of its key); a hub whose last watcher leaves stops its storage watch and forgets both.
 //   - Objects in batches are shared by every watcher and never modified: the store hands
 //     out copies (or, for Resource.SharesWrites kinds, the shared object by contract).
 //   - An offered object stands for an event only if the event's value is byte for byte the
