@@ -11,6 +11,7 @@
 #   PROFILE=cpu.pprof ...                      one run of 20,000 creates; an 8 s CPU profile of
 #                                              quotad taken during its 100-namespace phase
 #   NICE=-10 ...                               niceness of quotad and the load generator
+#   CREATES=40000 ...                          creates a phase (default 10,000)
 set -euo pipefail
 
 source "$(dirname "$0")/benchlib.sh"
@@ -20,7 +21,7 @@ url=$(grep -o 'https://[0-9.:]*' "$work/server.log" | tail -1)
 
 "${run[@]}" "$bench" --scenario quota --clients 32 --creates 10000 >/dev/null 2>&1
 sleep 3
-creates=10000
+creates=${CREATES:-10000}
 [[ -n "${PROFILE:-}" ]] && creates=20000 RUNS=1
 for r in $(seq 1 "${RUNS:-3}"); do
 	echo "== run $r $(date -u +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg)"
