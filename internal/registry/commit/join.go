@@ -116,7 +116,9 @@ func (e *Engine) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken
 	// 1. Plan each namespace's batch on the cluster quota the previous one leaves: its
 	// total as charged so far (the batches see nothing else of it); the charges are made
 	// once, in order, when all are planned.
-	var txn storage.Txn
+	// Each namespace's batch brings its objects' guards and writes, its quota range, turn
+	// and usage epoch; the cluster quota's guard and put come once.
+	txn := storage.Txn{Compares: make([]storage.Compare, 0, 2+len(all)+2*len(batch)), Ops: make([]storage.Op, 0, 1+len(all)+len(batch))}
 	var charges []clusterquota.NamespaceCharge
 	cur, bytes, send := h.obj, 0, false
 	for i, j := range batch {
@@ -130,17 +132,13 @@ func (e *Engine) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken
 			taken = append(taken, j)
 			continue
 		}
-		cmps, ops, size := withoutKey(plan.toSend(), h.key)
-		if i > 0 && (len(txn.Ops)+len(ops) >= storage.MaxTxnOps || len(txn.Compares)+len(cmps) >= storage.MaxTxnOps || bytes+size > maxBatchBytes) {
+		sent := plan.toSend()
+		cmps, ops, size := countWithout(sent, h.key)
+		if i > 0 && (len(txn.Ops)+ops >= storage.MaxTxnOps || len(txn.Compares)+cmps >= storage.MaxTxnOps || bytes+size > maxBatchBytes) {
 			rest = batch[i:]
 			break
 		}
-		for _, c := range cmps {
-			if !slices.ContainsFunc(txn.Compares, func(d storage.Compare) bool { return sameCompare(c, d) }) {
-				txn.Compares = append(txn.Compares, c)
-			}
-		}
-		txn.Ops = append(txn.Ops, ops...)
+		appendWithout(&txn, sent, h.key)
 		bytes += size
 		if len(plan.crqWrites) > 0 {
 			after := plan.crqWrites[0].used
@@ -243,24 +241,36 @@ func (e *Engine) commitJoined(sl *crqSlot, name string, batch []*crqJoin) (taken
 	return taken, rest
 }
 
-// withoutKey returns a plan's compares and ops but those on key (the cluster quota, which
-// the joined transaction guards and writes once), and the bytes of its ops.
-func withoutKey(txn storage.Txn, key string) ([]storage.Compare, []storage.Op, int) {
-	cmps := make([]storage.Compare, 0, len(txn.Compares))
+// countWithout counts a plan's compares and ops but those on key (the cluster quota, which
+// the joined transaction guards and writes once), and the bytes of those ops.
+func countWithout(txn storage.Txn, key string) (cmps, ops, size int) {
 	for _, c := range txn.Compares {
 		if c.Key != key {
-			cmps = append(cmps, c)
+			cmps++
 		}
 	}
-	ops := make([]storage.Op, 0, len(txn.Ops))
-	size := 0
 	for _, op := range txn.Ops {
 		if op.Key != key {
-			ops = append(ops, op)
+			ops++
 			size += len(op.Key) + len(op.Value)
 		}
 	}
 	return cmps, ops, size
+}
+
+// appendWithout appends a plan's compares (each once: the namespaces share the cluster quota
+// set's) and ops to dst, but those on key.
+func appendWithout(dst *storage.Txn, txn storage.Txn, key string) {
+	for _, c := range txn.Compares {
+		if c.Key != key && !slices.ContainsFunc(dst.Compares, func(d storage.Compare) bool { return sameCompare(c, d) }) {
+			dst.Compares = append(dst.Compares, c)
+		}
+	}
+	for _, op := range txn.Ops {
+		if op.Key != key {
+			dst.Ops = append(dst.Ops, op)
+		}
+	}
 }
 
 func sameCompare(a, b storage.Compare) bool {
