@@ -111,6 +111,38 @@ func TestEncodeClusterQuota(t *testing.T) {
 	}
 }
 
+// TestClusterQuotaEscapedNamesNotRows: a resource name JSON would escape, in spec.quota.hard
+// and the entries, is stored by encoding/json (no rows, no hand-written status) and reads back.
+func TestClusterQuotaEscapedNamesNotRows(t *testing.T) {
+	hard := resourceList("example.com/fo\"o", "4", "pods", "10")
+	c := &clusterquota.ClusterResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "q"},
+		Spec:       clusterquota.ClusterResourceQuotaSpec{Quota: corev1.ResourceQuotaSpec{Hard: hard}},
+	}
+	c.Status = clusterquota.Status(c.Spec, []clusterquota.Usage{{Namespace: "a", Used: resourceList("example.com/fo\"o", "1", "pods", "2")}})
+	for _, enc := range []*ClusterQuotaEncoder{nil, {}} {
+		b, err := enc.Encode(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := EncodeForStorage(c.DeepCopy(), clusterQuotaGVK)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b, want) {
+			t.Fatalf("stored\n%s\nwant encoding/json's\n%s", b, want)
+		}
+		var back clusterquota.ClusterResourceQuota
+		if err := DecodeClusterQuota(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		back.TypeMeta = c.TypeMeta
+		if !semantic.DeepEqual(&back, readBack(c)) {
+			t.Fatalf("read back %+v", back.Status)
+		}
+	}
+}
+
 // TestClusterQuotaRowsRoundTrip: random statuses (entries' used naming some of the resources,
 // hards spec's, left out, empty or another) read back as they were, in whichever form they
 // are stored; and a status in OpenShift's shape with every entry's hard, as stored before the
