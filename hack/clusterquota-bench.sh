@@ -12,6 +12,9 @@
 #                                              quotad taken during its 100-namespace phase
 #   NICE=-10 ...                               niceness of quotad and the load generator
 #   CREATES=40000 ...                          creates a phase (default 10,000)
+#   FIRST=cluster ...                          the 100-namespace phase first (quotabench
+#                                              --cluster-first): the later phase holds the
+#                                              earlier one's pods
 set -euo pipefail
 
 source "$(dirname "$0")/benchlib.sh"
@@ -26,9 +29,13 @@ creates=${CREATES:-10000}
 for r in $(seq 1 "${RUNS:-3}"); do
 	echo "== run $r $(date -u +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg)"
 	c0=$(cpu)
-	"${run[@]}" "$bench" --scenario clusterquota --clients 32 --creates "$creates" --namespaces 100 >"$work/out" 2>&1 &
+	first='one namespace, one ResourceQuota' flags=()
+	if [[ ${FIRST:-} == cluster ]]; then
+		first='one ClusterResourceQuota' flags=(--cluster-first)
+	fi
+	"${run[@]}" "$bench" --scenario clusterquota --clients 32 --creates "$creates" --namespaces 100 "${flags[@]}" >"$work/out" 2>&1 &
 	b=$!
-	until grep -q 'one namespace, one ResourceQuota' "$work/out" || ! kill -0 "$b" 2>/dev/null; do sleep 0.1; done
+	until grep -q "$first" "$work/out" || ! kill -0 "$b" 2>/dev/null; do sleep 0.1; done
 	c1=$(cpu)
 	if [[ -n "${PROFILE:-}" ]]; then
 		curl -sk -H "Authorization: Bearer $(cat "$work/qd/admin.token")" "$url/debug/pprof/profile?seconds=8" -o "$PROFILE"
@@ -36,7 +43,11 @@ for r in $(seq 1 "${RUNS:-3}"); do
 	wait "$b"
 	c2=$(cpu)
 	tr '\r' '\n' <"$work/out" | grep -E 'creates/s=|ratio|cluster-quota-used|errors=[1-9]' | grep -v done || true
-	echo "quotad µs of CPU per create: one namespace (with the setup) $(((c1 - c0) * 10000 / creates)), 100 namespaces $(((c2 - c1) * 10000 / creates)); RSS $(awk '/VmRSS/ {print $2, $3}' "/proc/$pid/status")"
+	if [[ ${FIRST:-} == cluster ]]; then
+		echo "quotad µs of CPU per create: 100 namespaces (with the setup) $(((c1 - c0) * 10000 / creates)), one namespace $(((c2 - c1) * 10000 / creates)); RSS $(awk '/VmRSS/ {print $2, $3}' "/proc/$pid/status")"
+	else
+		echo "quotad µs of CPU per create: one namespace (with the setup) $(((c1 - c0) * 10000 / creates)), 100 namespaces $(((c2 - c1) * 10000 / creates)); RSS $(awk '/VmRSS/ {print $2, $3}' "/proc/$pid/status")"
+	fi
 done
 if [[ -n "${TIGHT:-}" ]]; then
 	for r in 1 2 3; do

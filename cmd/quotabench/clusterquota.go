@@ -70,14 +70,20 @@ func runClusterQuota(a *api, o options) error {
 			return err
 		}
 	}
-	if o.scenario == "clusterquota" {
+	onePhase := func() {
 		st, elapsed := runLoad(a, o, []string{single})
 		one = float64(o.creates) / elapsed.Seconds()
 		report(o, "one namespace, one ResourceQuota", 1, st, elapsed)
 	}
+	if o.scenario == "clusterquota" && !o.clusterFirst {
+		onePhase()
+	}
 	st, elapsed := runLoad(a, o, nss)
 	rate := float64(o.creates) / elapsed.Seconds()
 	report(o, "one ClusterResourceQuota", len(nss), st, elapsed)
+	if o.scenario == "clusterquota" && o.clusterFirst {
+		onePhase()
+	}
 	_, b, err := a.do(ctx, http.MethodGet, "/apis/quota.openshift.io/v1/clusterresourcequotas/"+name, nil)
 	if err != nil {
 		return err

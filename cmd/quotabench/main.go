@@ -31,6 +31,9 @@ type options struct {
 	clients, creates, namespaces, hard int
 	nodeLists                          int
 	insecure, noSetup                  bool
+	// clusterFirst runs the clusterquota scenario's 100-namespace phase before its
+	// one-namespace phase.
+	clusterFirst bool
 	cpuprofile                         string
 	abuse                              abuseOptions
 }
@@ -56,6 +59,7 @@ func main() {
 	flag.IntVar(&o.hard, "hard", 1000, "pods hard limit for the tight scenario")
 	flag.IntVar(&o.nodeLists, "node-lists", 0, "rewatch: lists of one node's pods after the watches")
 	flag.BoolVar(&o.insecure, "insecure-skip-tls-verify", false, "do not verify the server certificate")
+	flag.BoolVar(&o.clusterFirst, "cluster-first", false, "clusterquota: the phase under the ClusterResourceQuota first, then the one-namespace phase (the later phase holds the earlier one's pods)")
 	flag.BoolVar(&o.noSetup, "no-setup", false, "the namespaces and quotas exist already (as a tenant who may not create them runs)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write the load generator's own CPU profile to this file")
 	flag.DurationVar(&o.abuse.duration, "duration", 30*time.Second, "abuse: how long the probe runs idle, then again under abuse")
