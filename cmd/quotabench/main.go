@@ -34,8 +34,8 @@ type options struct {
 	// clusterFirst runs the clusterquota scenario's 100-namespace phase before its
 	// one-namespace phase.
 	clusterFirst bool
-	cpuprofile                         string
-	abuse                              abuseOptions
+	cpuprofile   string
+	abuse        abuseOptions
 }
 
 func main() {
