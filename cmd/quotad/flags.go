@@ -41,6 +41,8 @@ type options struct {
 	minRequestTimeout int
 	// priorityAndFairness is --enable-priority-and-fairness.
 	priorityAndFairness bool
+	// clusterQuotaRows is --cluster-quota-rows.
+	clusterQuotaRows bool
 	// bootstrapTokenAuth is --enable-bootstrap-token-auth.
 	bootstrapTokenAuth bool
 	showVersion        string
@@ -67,6 +69,7 @@ func newOptions() *options {
 		fs.IntVar(&c.MaxRequestsInflight, "max-requests-inflight", 400, "The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
 		fs.IntVar(&c.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", 200, "The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.")
 		fs.BoolVar(&o.priorityAndFairness, "enable-priority-and-fairness", true, "If true, requests that find the in-flight limits reached wait, queued per user and served in turn, and clients whose requests keep being refused as malformed are slowed down; if false, such requests are rejected at once and no client is slowed down.")
+		fs.BoolVar(&o.clusterQuotaRows, "cluster-quota-rows", true, "Store each ClusterResourceQuota's status.namespaces as rows under one list of resource names (less than half the bytes every charge writes). Set it to false while replicas of a quotad older than the rows share the storage (an upgrade one replica at a time), which read cluster quotas stored so without their entries; reads are the same either way.")
 		fs.IntVar(&c.MaxWatchesPerUser, "max-watches-per-user", 2000, "The maximum number of watches one user may hold open at once (members of system:masters are not limited). When a user exceeds this, the watch is rejected with 429. Negative for no limit.")
 		fs.IntVar(&o.minRequestTimeout, "min-request-timeout", 1800, "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.")
 		fs.BoolVar(&c.Debug, "profiling", false, "Enable profiling via web interface host:port/debug/pprof/ (authenticated clients only).")
@@ -159,6 +162,7 @@ func (o *options) parse(args []string) error {
 	o.cfg.LogLevel = logLevel(o.verbosity)
 	o.cfg.MinRequestTimeout = time.Duration(o.minRequestTimeout) * time.Second
 	o.cfg.NoPriorityAndFairness = !o.priorityAndFairness
+	o.cfg.NoClusterQuotaRows = !o.clusterQuotaRows
 	o.cfg.NoBootstrapTokenAuth = !o.bootstrapTokenAuth
 	if c := o.cfg; c.EtcdSnapshotScheduleCron != "" {
 		// Checked before anything starts (server.Run checks it only once etcd runs).

@@ -65,6 +65,9 @@ type Config struct {
 	// Replica is this replica's identity among those sharing the storage, kept across
 	// restarts (commit.Config.Replica; default: a random one).
 	Replica string
+	// ClusterQuotaNoRows stores cluster quotas' entries in OpenShift's shape, not as rows
+	// (commit.Config.ClusterQuotaNoRows).
+	ClusterQuotaNoRows bool
 	// ObserveIndexedList, when set, is told of every list an index can serve (one value of
 	// its resource's IndexedField, or a cluster-wide label selector): whether its index
 	// served it, or every object was read.
@@ -94,7 +97,7 @@ func NewStore(cfg Config) *Store {
 	s := &Store{cfg: cfg}
 	s.commits = commit.New(commit.Config{
 		Storage: cfg.Storage, Env: storeEnv{s}, Quota: cfg.Quota, Logger: cfg.Logger, MaxRetries: cfg.MaxRetries,
-		Observers: cfg.Observers, Replica: cfg.Replica,
+		Observers: cfg.Observers, Replica: cfg.Replica, ClusterQuotaNoRows: cfg.ClusterQuotaNoRows,
 	})
 	return s
 }

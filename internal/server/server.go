@@ -175,6 +175,9 @@ type Config struct {
 	PodGCCheckPeriod         time.Duration
 	PodGCQuarantine          time.Duration
 	LeaderElect              bool
+	// NoClusterQuotaRows is --cluster-quota-rows=false: cluster quotas' entries stored in
+	// OpenShift's shape, readable by replicas of an earlier version (docs/ha.md).
+	NoClusterQuotaRows       bool
 	LeaderElectLeaseDuration time.Duration
 	LeaderElectRenewDeadline time.Duration
 	LeaderElectRetryPeriod   time.Duration
@@ -389,7 +392,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	rcfg := registry.Config{
 		Storage: st, Catalogue: cat, CustomStrategy: customStrategy(), Admission: certAdmission{rbacAdmission{chain, escalation}, escalation}, Logger: log,
-		Replica: replica,
+		Replica: replica, ClusterQuotaNoRows: cfg.NoClusterQuotaRows,
 	}
 	// QuotaReview and the workload warnings: what-if answers from the live quotas.
 	var fitPlugin *quotafit.Plugin

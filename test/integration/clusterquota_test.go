@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/registry/codec"
+	"github.com/quotad/quotad/internal/server"
 	"github.com/quotad/quotad/internal/server/servertest"
 	"github.com/quotad/quotad/internal/storage"
 )
@@ -703,5 +705,43 @@ func TestClusterQuotaStoredForm(t *testing.T) {
 	}
 	if got := shape("charged", u); got != "f1=2 f2=2 " {
 		t.Fatalf("charged: %s", got)
+	}
+}
+
+// TestClusterQuotaRowsOff: with --cluster-quota-rows=false (NoClusterQuotaRows), a cluster
+// quota charged through joined rounds and moves is stored in OpenShift's shape, which a
+// replica of an earlier version decodes as plain JSON into every entry; reads are the same.
+func TestClusterQuotaRowsOff(t *testing.T) {
+	t.Parallel()
+	s := servertest.Start(t, func(c *server.Config) { c.NoClusterQuotaRows = true })
+	ctx := ctxT(t)
+	mkLabeledNamespace(t, s, "r1", map[string]string{"team": "r"})
+	mkLabeledNamespace(t, s, "r2", map[string]string{"team": "r"})
+	if _, err := createCRQ(t, s, clusterQuota("team-r", "r", rl("pods", "10")), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	createPods(t, s, "r1", 0, 2)
+	createPods(t, s, "r2", 0, 1)
+	expectCRQ(t, s, "team-r", corev1.ResourcePods, "3", map[string]string{"r1": "2", "r2": "1"})
+	kv, err := s.Store.Storage().Get(ctx, registry.KeyPrefix(crqGVR.GroupResource(), "")+"team-r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(kv.Value, []byte(`"namespaceRows"`)) {
+		t.Fatalf("stored as rows: %s", kv.Value)
+	}
+	// An earlier quotad decodes the stored value as plain JSON (and fills in each entry's
+	// hard from spec.quota.hard).
+	var earlier clusterquota.ClusterResourceQuota
+	if err := json.Unmarshal(kv.Value, &earlier); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range earlier.Status.Namespaces {
+		q := e.Status.Used[corev1.ResourcePods]
+		got[e.Namespace] = q.String()
+	}
+	if fmt.Sprint(got) != "map[r1:2 r2:1]" {
+		t.Fatalf("entries as an earlier quotad reads them: %v (%s)", got, kv.Value)
 	}
 }

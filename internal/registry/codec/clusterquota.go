@@ -62,6 +62,10 @@ func EncodeClusterQuota(crq *clusterquota.ClusterResourceQuota) ([]byte, error) 
 // The zero value is ready; a nil encoder keeps nothing. It is not safe for concurrent use:
 // a cluster quota's slot holds one, used under the slot's lock.
 type ClusterQuotaEncoder struct {
+	// NoRows stores the entries in OpenShift's shape, as quotad did before the rows, so
+	// that replicas of an earlier version sharing the storage read them (an upgrade
+	// replica by replica: docs/ha.md).
+	NoRows   bool
 	specHard corev1.ResourceList
 	names    []string
 	entries  map[string]encodedEntry
@@ -98,8 +102,10 @@ func (c *ClusterQuotaEncoder) Encode(crq *clusterquota.ClusterResourceQuota) ([]
 		return encodeFull(crq)
 	}
 	head := len(b)
-	if out, ok := c.appendRows(b, crq, names); ok {
-		return append(out, "}}"...), nil
+	if c == nil || !c.NoRows {
+		if out, ok := c.appendRows(b, crq, names); ok {
+			return append(out, "}}"...), nil
+		}
 	}
 	// An entry a row cannot hold: every entry as OpenShift has it (its hard left out when
 	// it is spec.quota.hard's).

@@ -372,3 +372,29 @@ func BenchmarkClusterQuotaCharge(b *testing.B) {
 	}
 	b.ReportMetric(float64(size), "stored-bytes")
 }
+
+// TestClusterQuotaEncoderNoRows: an encoder with NoRows writes OpenShift's shape (the
+// entries' hards equal to spec.quota.hard left out), byte for byte encoding/json's.
+func TestClusterQuotaEncoderNoRows(t *testing.T) {
+	c := &clusterquota.ClusterResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "q"},
+		Spec:       clusterquota.ClusterResourceQuotaSpec{Quota: corev1.ResourceQuotaSpec{Hard: resourceList("pods", "10")}},
+	}
+	c.Status = clusterquota.Status(c.Spec, []clusterquota.Usage{{Namespace: "a", Used: resourceList("pods", "2")}, {Namespace: "b", Used: resourceList("pods", "1")}})
+	enc := ClusterQuotaEncoder{NoRows: true}
+	got, err := enc.Encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stripped := c.DeepCopy()
+	for i := range stripped.Status.Namespaces {
+		stripped.Status.Namespaces[i].Status.Hard = nil
+	}
+	want, err := EncodeForStorage(stripped, clusterQuotaGVK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("stored\n%s\nwant\n%s", got, want)
+	}
+}

@@ -80,22 +80,21 @@ type crqSlot struct {
 
 // forget drops what the slot keeps of its cluster quota. Called with the slot held.
 func (sl *crqSlot) forget() {
-	sl.value, sl.rev, sl.obj, sl.enc = nil, 0, nil, codec.ClusterQuotaEncoder{}
+	sl.value, sl.rev, sl.obj, sl.enc = nil, 0, nil, codec.ClusterQuotaEncoder{NoRows: sl.enc.NoRows}
 }
 
-// encode returns a cluster quota's stored form, with the slot's encoder when there is a
-// slot. Called with the slot held.
+// encode returns a cluster quota's stored form, with the slot's encoder. Called with the
+// slot held.
 func (sl *crqSlot) encode(crq *clusterquota.ClusterResourceQuota) ([]byte, error) {
-	if sl == nil {
-		return codec.EncodeClusterQuota(crq)
-	}
 	return sl.enc.Encode(crq)
 }
 
 // crqSlots holds the slots by name.
 type crqSlots struct {
-	mu    sync.Mutex
-	slots map[string]*crqSlot
+	// noRows is given to every slot's encoder (Config.ClusterQuotaNoRows).
+	noRows bool
+	mu     sync.Mutex
+	slots  map[string]*crqSlot
 	// specs caches the cluster quotas (their selectors and specs) as of the set key's
 	// revision setRev.
 	setRev int64
@@ -113,7 +112,7 @@ func (c *crqSlots) slot(name string) *crqSlot {
 	}
 	s := c.slots[name]
 	if s == nil {
-		s = &crqSlot{}
+		s = &crqSlot{enc: codec.ClusterQuotaEncoder{NoRows: c.noRows}}
 		c.slots[name] = s
 	}
 	return s

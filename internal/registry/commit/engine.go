@@ -94,6 +94,10 @@ type Config struct {
 	Replica string
 	// Clock measures how long another replica's turn has stood (default: the real clock).
 	Clock clock.Clock
+	// ClusterQuotaNoRows stores cluster quotas' entries in OpenShift's shape, not as rows
+	// (codec.ClusterQuotaEncoder.NoRows): for replicas of an earlier version during an
+	// upgrade.
+	ClusterQuotaNoRows bool
 }
 
 // Observers are told of the engine's outcomes; each may be nil.
@@ -144,7 +148,7 @@ func New(cfg Config) *Engine {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.RealClock{}
 	}
-	return &Engine{cfg: cfg, env: cfg.Env, turnValue: claimValue(cfg.Replica)}
+	return &Engine{cfg: cfg, env: cfg.Env, turnValue: claimValue(cfg.Replica), crq: crqSlots{noRows: cfg.ClusterQuotaNoRows}}
 }
 
 // pending is one write waiting in its namespace's queue.
