@@ -745,3 +745,67 @@ func TestClusterQuotaRowsOff(t *testing.T) {
 		t.Fatalf("entries as an earlier quotad reads them: %v (%s)", got, kv.Value)
 	}
 }
+
+// TestClusterQuotaRowsGoingBack: replicas sharing one etcd, one storing rows and one with
+// --cluster-quota-rows=false (going back to a quotad older than the rows, docs/ha.md): a write
+// of the cluster quota object through the second stores it whole in OpenShift's shape, and
+// its charges keep it so; both read the same status throughout.
+func TestClusterQuotaRowsGoingBack(t *testing.T) {
+	t.Parallel()
+	etcd := sharedEtcd(t)
+	rows := servertest.Start(t, servertest.WithEtcd(etcd))
+	back := servertest.Start(t, servertest.WithEtcd(etcd), func(c *server.Config) { c.NoClusterQuotaRows = true })
+	ctx := ctxT(t)
+	mkLabeledNamespace(t, rows, "g1", map[string]string{"team": "g"})
+	mkLabeledNamespace(t, rows, "g2", map[string]string{"team": "g"})
+	if _, err := createCRQ(t, rows, clusterQuota("team-g", "g", rl("pods", "10")), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	createPods(t, rows, "g1", 0, 2)
+	createPods(t, rows, "g2", 0, 1)
+	key := registry.KeyPrefix(crqGVR.GroupResource(), "") + "team-g"
+	stored := func() []byte {
+		t.Helper()
+		kv, err := rows.Store.Storage().Get(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kv.Value
+	}
+	if v := stored(); !bytes.Contains(v, []byte(`"namespaceRows"`)) {
+		t.Fatalf("charged through the replica storing rows: %s", v)
+	}
+	// An earlier quotad's decoding: plain JSON, every entry.
+	entries := func() string {
+		t.Helper()
+		v := stored()
+		var c clusterquota.ClusterResourceQuota
+		if err := json.Unmarshal(v, &c); err != nil {
+			t.Fatal(err)
+		}
+		out := ""
+		for _, e := range c.Status.Namespaces {
+			q := e.Status.Used[corev1.ResourcePods]
+			out += e.Namespace + "=" + q.String() + " "
+		}
+		return out
+	}
+	u, err := back.Dynamic.Resource(crqGVR).Get(ctx, "team-g", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.SetAnnotations(map[string]string{"quotad.io/stored-again": "1"})
+	if _, err := back.Dynamic.Resource(crqGVR).Update(ctx, u, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := entries(); got != "g1=2 g2=1 " {
+		t.Fatalf("after the object's write through the replica without rows, an earlier quotad reads %q", got)
+	}
+	createPods(t, back, "g2", 1, 2)
+	if got := entries(); got != "g1=2 g2=2 " {
+		t.Fatalf("after a charge through the replica without rows, an earlier quotad reads %q", got)
+	}
+	for _, s := range []*servertest.Server{rows, back} {
+		expectCRQ(t, s, "team-g", corev1.ResourcePods, "4", map[string]string{"g1": "2", "g2": "2"})
+	}
+}
