@@ -708,41 +708,55 @@ func TestClusterQuotaStoredForm(t *testing.T) {
 	}
 }
 
+// chargeTwoNamespaces makes namespaces <team>1 and <team>2 under cluster quota team-<team> of
+// 10 pods, with 2 pods in the first and 1 in the second, all through s.
+func chargeTwoNamespaces(t *testing.T, s *servertest.Server, team string) {
+	t.Helper()
+	mkLabeledNamespace(t, s, team+"1", map[string]string{"team": team})
+	mkLabeledNamespace(t, s, team+"2", map[string]string{"team": team})
+	if _, err := createCRQ(t, s, clusterQuota("team-"+team, team, rl("pods", "10")), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	createPods(t, s, team+"1", 0, 2)
+	createPods(t, s, team+"2", 0, 1)
+}
+
+// storedCRQ returns a cluster quota's stored value and its entries' used pods as an earlier
+// quotad reads them: plain JSON, "ns=pods " per entry.
+func storedCRQ(t *testing.T, s *servertest.Server, name string) ([]byte, string) {
+	t.Helper()
+	kv, err := s.Store.Storage().Get(ctxT(t), registry.KeyPrefix(crqGVR.GroupResource(), "")+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c clusterquota.ClusterResourceQuota
+	if err := json.Unmarshal(kv.Value, &c); err != nil {
+		t.Fatal(err)
+	}
+	out := ""
+	for _, e := range c.Status.Namespaces {
+		q := e.Status.Used[corev1.ResourcePods]
+		out += e.Namespace + "=" + q.String() + " "
+	}
+	return kv.Value, out
+}
+
 // TestClusterQuotaRowsOff: with --cluster-quota-rows=false (NoClusterQuotaRows), a cluster
 // quota charged through joined rounds and moves is stored in OpenShift's shape, which a
 // replica of an earlier version decodes as plain JSON into every entry; reads are the same.
 func TestClusterQuotaRowsOff(t *testing.T) {
 	t.Parallel()
 	s := servertest.Start(t, func(c *server.Config) { c.NoClusterQuotaRows = true })
-	ctx := ctxT(t)
-	mkLabeledNamespace(t, s, "r1", map[string]string{"team": "r"})
-	mkLabeledNamespace(t, s, "r2", map[string]string{"team": "r"})
-	if _, err := createCRQ(t, s, clusterQuota("team-r", "r", rl("pods", "10")), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	createPods(t, s, "r1", 0, 2)
-	createPods(t, s, "r2", 0, 1)
+	chargeTwoNamespaces(t, s, "r")
 	expectCRQ(t, s, "team-r", corev1.ResourcePods, "3", map[string]string{"r1": "2", "r2": "1"})
-	kv, err := s.Store.Storage().Get(ctx, registry.KeyPrefix(crqGVR.GroupResource(), "")+"team-r")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Contains(kv.Value, []byte(`"namespaceRows"`)) {
-		t.Fatalf("stored as rows: %s", kv.Value)
-	}
 	// An earlier quotad decodes the stored value as plain JSON (and fills in each entry's
 	// hard from spec.quota.hard).
-	var earlier clusterquota.ClusterResourceQuota
-	if err := json.Unmarshal(kv.Value, &earlier); err != nil {
-		t.Fatal(err)
+	v, got := storedCRQ(t, s, "team-r")
+	if bytes.Contains(v, []byte(`"namespaceRows"`)) {
+		t.Fatalf("stored as rows: %s", v)
 	}
-	got := map[string]string{}
-	for _, e := range earlier.Status.Namespaces {
-		q := e.Status.Used[corev1.ResourcePods]
-		got[e.Namespace] = q.String()
-	}
-	if fmt.Sprint(got) != "map[r1:2 r2:1]" {
-		t.Fatalf("entries as an earlier quotad reads them: %v (%s)", got, kv.Value)
+	if got != "r1=2 r2=1 " {
+		t.Fatalf("entries as an earlier quotad reads them: %q (%s)", got, v)
 	}
 }
 
@@ -756,38 +770,14 @@ func TestClusterQuotaRowsGoingBack(t *testing.T) {
 	rows := servertest.Start(t, servertest.WithEtcd(etcd))
 	back := servertest.Start(t, servertest.WithEtcd(etcd), func(c *server.Config) { c.NoClusterQuotaRows = true })
 	ctx := ctxT(t)
-	mkLabeledNamespace(t, rows, "g1", map[string]string{"team": "g"})
-	mkLabeledNamespace(t, rows, "g2", map[string]string{"team": "g"})
-	if _, err := createCRQ(t, rows, clusterQuota("team-g", "g", rl("pods", "10")), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	createPods(t, rows, "g1", 0, 2)
-	createPods(t, rows, "g2", 0, 1)
-	key := registry.KeyPrefix(crqGVR.GroupResource(), "") + "team-g"
-	stored := func() []byte {
-		t.Helper()
-		kv, err := rows.Store.Storage().Get(ctx, key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return kv.Value
-	}
-	if v := stored(); !bytes.Contains(v, []byte(`"namespaceRows"`)) {
+	chargeTwoNamespaces(t, rows, "g")
+	if v, _ := storedCRQ(t, rows, "team-g"); !bytes.Contains(v, []byte(`"namespaceRows"`)) {
 		t.Fatalf("charged through the replica storing rows: %s", v)
 	}
 	// An earlier quotad's decoding: plain JSON, every entry.
 	entries := func() string {
 		t.Helper()
-		v := stored()
-		var c clusterquota.ClusterResourceQuota
-		if err := json.Unmarshal(v, &c); err != nil {
-			t.Fatal(err)
-		}
-		out := ""
-		for _, e := range c.Status.Namespaces {
-			q := e.Status.Used[corev1.ResourcePods]
-			out += e.Namespace + "=" + q.String() + " "
-		}
+		_, out := storedCRQ(t, rows, "team-g")
 		return out
 	}
 	u, err := back.Dynamic.Resource(crqGVR).Get(ctx, "team-g", metav1.GetOptions{})

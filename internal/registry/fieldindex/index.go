@@ -2,6 +2,7 @@ package fieldindex
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -118,13 +119,8 @@ func (x *Index) intern(labels map[string]string) *labelSet {
 
 // canonical is a text that two label sets share exactly when they are equal.
 func canonical(labels map[string]string) string {
-	keys := make([]string, 0, len(labels))
-	for k := range labels {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	var b strings.Builder
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		b.WriteString(k)
 		b.WriteByte(0)
 		b.WriteString(labels[k])
