@@ -107,22 +107,24 @@ func (c *ClusterQuotaEncoder) Encode(crq *clusterquota.ClusterResourceQuota) ([]
 			return append(out, "}}"...), nil
 		}
 	}
-	// An entry a row cannot hold: every entry as OpenShift has it (its hard left out when
-	// it is spec.quota.hard's).
+	// An entry a row cannot hold, or rows off: every entry as OpenShift has it (its hard left
+	// out when it is spec.quota.hard's); an encoder with NoRows keeps these bytes, as it
+	// keeps no rows.
 	b = append(b[:head], `,"namespaces":`...)
 	if crq.Status.Namespaces == nil {
 		b = append(b, "null"...)
 	} else {
-		b = append(b, '[')
-		for i, e := range crq.Status.Namespaces {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, ok = appendEntry(b, e, crq.Spec.Quota.Hard); !ok {
-				return encodeFull(crq)
-			}
+		keep := c
+		if c != nil && !c.NoRows {
+			keep = nil
 		}
-		b = append(b, ']')
+		out, ok := keep.appendEntries(append(b, '['), crq.Status.Namespaces, func(b []byte, e clusterquota.ResourceQuotaStatusByNamespace) ([]byte, bool) {
+			return appendEntry(b, e, crq.Spec.Quota.Hard)
+		})
+		if !ok {
+			return encodeFull(crq)
+		}
+		b = append(out, ']')
 	}
 	return append(b, "}}"...), nil
 }
@@ -164,7 +166,19 @@ func (c *ClusterQuotaEncoder) appendRows(b []byte, crq *clusterquota.ClusterReso
 		b = append(b, name...)
 		b = append(b, '"')
 	}
-	b = append(b, `],"rows":[`...)
+	b, ok := c.appendEntries(append(b, `],"rows":[`...), entries, func(b []byte, e clusterquota.ResourceQuotaStatusByNamespace) ([]byte, bool) {
+		return appendRow(b, e, crq.Spec.Quota.Hard, names)
+	})
+	if !ok {
+		return nil, false
+	}
+	return append(b, "]}"...), true
+}
+
+// appendEntries appends entries, comma separated, each by one (false: it cannot be), reusing
+// the bytes the encoder kept of an entry whose lists it has seen and keeping the others' (a
+// nil encoder keeps nothing); entries of namespaces no longer in the status are forgotten.
+func (c *ClusterQuotaEncoder) appendEntries(b []byte, entries []clusterquota.ResourceQuotaStatusByNamespace, one func([]byte, clusterquota.ResourceQuotaStatusByNamespace) ([]byte, bool)) ([]byte, bool) {
 	var ok bool
 	for i, e := range entries {
 		if i > 0 {
@@ -177,7 +191,7 @@ func (c *ClusterQuotaEncoder) appendRows(b []byte, crq *clusterquota.ClusterReso
 			}
 		}
 		start := len(b)
-		if b, ok = appendRow(b, e, crq.Spec.Quota.Hard, names); !ok {
+		if b, ok = one(b, e); !ok {
 			return nil, false
 		}
 		if c != nil {
@@ -185,7 +199,6 @@ func (c *ClusterQuotaEncoder) appendRows(b []byte, crq *clusterquota.ClusterReso
 		}
 	}
 	if c != nil && len(c.entries) > len(entries) {
-		// Rows of namespaces no longer in the status are dropped.
 		kept := make(map[string]encodedEntry, len(entries))
 		for _, e := range entries {
 			if k, hit := c.entries[e.Namespace]; hit {
@@ -194,7 +207,7 @@ func (c *ClusterQuotaEncoder) appendRows(b []byte, crq *clusterquota.ClusterReso
 		}
 		c.entries = kept
 	}
-	return append(b, "]}"...), true
+	return b, true
 }
 
 // appendRow appends one status entry as a row: its namespace, then its used value of each

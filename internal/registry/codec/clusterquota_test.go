@@ -374,7 +374,8 @@ func BenchmarkClusterQuotaCharge(b *testing.B) {
 }
 
 // TestClusterQuotaEncoderNoRows: an encoder with NoRows writes OpenShift's shape (the
-// entries' hards equal to spec.quota.hard left out), byte for byte encoding/json's.
+// entries' hards equal to spec.quota.hard left out), byte for byte encoding/json's, and
+// keeps the bytes of the entries no charge changed, as with rows.
 func TestClusterQuotaEncoderNoRows(t *testing.T) {
 	c := &clusterquota.ClusterResourceQuota{
 		ObjectMeta: metav1.ObjectMeta{Name: "q"},
@@ -382,19 +383,30 @@ func TestClusterQuotaEncoderNoRows(t *testing.T) {
 	}
 	c.Status = clusterquota.Status(c.Spec, []clusterquota.Usage{{Namespace: "a", Used: resourceList("pods", "2")}, {Namespace: "b", Used: resourceList("pods", "1")}})
 	enc := ClusterQuotaEncoder{NoRows: true}
-	got, err := enc.Encode(c)
-	if err != nil {
-		t.Fatal(err)
+	check := func(step string, c *clusterquota.ClusterResourceQuota) {
+		t.Helper()
+		got, err := enc.Encode(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stripped := c.DeepCopy()
+		for i := range stripped.Status.Namespaces {
+			stripped.Status.Namespaces[i].Status.Hard = nil
+		}
+		want, err := EncodeForStorage(stripped, clusterQuotaGVK)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: stored\n%s\nwant\n%s", step, got, want)
+		}
 	}
-	stripped := c.DeepCopy()
-	for i := range stripped.Status.Namespaces {
-		stripped.Status.Namespaces[i].Status.Hard = nil
-	}
-	want, err := EncodeForStorage(stripped, clusterQuotaGVK)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("stored\n%s\nwant\n%s", got, want)
+	check("first", c)
+	kept := &enc.entries["a"].b[0]
+	total := resourceList("pods", "4")
+	c = clusterquota.ChargeAll(c, []clusterquota.NamespaceCharge{{Namespace: "b", Before: c.Status.Total.Used, After: total}})
+	check("b charged", c)
+	if q := enc.entries["b"].used["pods"]; &enc.entries["a"].b[0] != kept || q.String() != "2" {
+		t.Errorf("a's bytes encoded again, or b's not: %+v", enc.entries)
 	}
 }
