@@ -10,7 +10,7 @@
 //   - A watcher receives every batch after its start revision, in revision order, or ends
 //     with an error batch: a watcher whose backlog (hubSubBuffer batches) fills is dropped
 //     with "fell behind" and re-lists, as upstream ends slow watchers; the hub never blocks
-//     on a watcher.
+//     on a watcher. A backlog holds only what waits (an idle watcher holds no buffer).
 //   - History is bounded (hubHistory to 2*hubHistory batches, hubHistoryEvents to
 //     2*hubHistoryEvents events: a group-committed batch may hold many objects, and
 //     hubHistoryBytes to 2*hubHistoryBytes of values: a cluster quota over many namespaces

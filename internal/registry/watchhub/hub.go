@@ -71,12 +71,76 @@ type Source struct {
 	Decode func(evs []storage.Event, taken []runtime.Object) []Event
 }
 
+// hubSub is one watcher's backlog: the batches delivered and not yet taken, at most
+// hubSubBuffer of them. It grows with what is waiting and is let go when drained, so an
+// idle watcher holds no buffer (a channel of hubSubBuffer batches was 112 KB a watcher,
+// which every garbage collection scanned).
 type hubSub struct {
-	ch   chan Batch
 	from int64
-	// behind is set (under the hub's lock) when the watcher fell behind and was dropped.
-	behind bool
+	// ready is signalled (never blocking: capacity 1) when batches are queued or the
+	// watcher is ended.
+	ready chan struct{}
+	mu    sync.Mutex
+	queue []Batch
+	// ended: no batch comes after those queued. behind: the watcher fell behind and was
+	// dropped.
+	ended, behind bool
 }
+
+func newHubSub(from int64) *hubSub {
+	return &hubSub{from: from, ready: make(chan struct{}, 1)}
+}
+
+// push queues b; it reports false (queuing nothing) when the backlog is full.
+func (s *hubSub) push(b Batch) bool {
+	s.mu.Lock()
+	full := len(s.queue) >= hubSubBuffer
+	if !full {
+		s.queue = append(s.queue, b)
+	}
+	s.mu.Unlock()
+	if !full {
+		s.signal()
+	}
+	return !full
+}
+
+// end ends the watcher after what is queued, with last queued first when it is not
+// nil (whether or not the backlog is full); behind records that it fell behind.
+func (s *hubSub) end(last *Batch, behind bool) {
+	s.mu.Lock()
+	if last != nil {
+		s.queue = append(s.queue, *last)
+	}
+	s.ended, s.behind = true, behind
+	s.mu.Unlock()
+	s.signal()
+}
+
+func (s *hubSub) signal() {
+	select {
+	case s.ready <- struct{}{}:
+	default:
+	}
+}
+
+// take returns what is queued (handing back spare, a drained earlier take, to be filled
+// again unless it grew large) and whether the watcher ended, and if so whether behind.
+func (s *hubSub) take(spare []Batch) (batches []Batch, ended, behind bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	batches = s.queue
+	if cap(spare) > maxSpareBatches {
+		spare = nil
+	}
+	clear(spare[:cap(spare)])
+	s.queue = spare[:0]
+	return batches, s.ended, s.behind
+}
+
+// maxSpareBatches bounds the drained backlog a watcher keeps for its next batches: a
+// burst's larger one is let go.
+const maxSpareBatches = 16
 
 // Hub is the fan-out of one resource's storage watch to its watchers, with a bounded
 // history and bounded per-watcher backlogs.
@@ -162,52 +226,58 @@ func (hs *Hubs) Lookup(key string, owner any) *Hub {
 // nil when the hub cannot serve from (its history no longer holds every event after it,
 // or replaying it would fill half a watcher's backlog): Direct serves those.
 func (h *Hub) Watch(ctx context.Context, from int64) <-chan Batch {
-	if sub := h.subscribe(from); sub != nil {
-		out := make(chan Batch)
-		go func() {
-			defer close(out)
-			defer h.unsubscribe(sub)
-			for {
+	sub := h.subscribe(from)
+	if sub == nil {
+		return nil
+	}
+	out := make(chan Batch)
+	go func() {
+		defer close(out)
+		defer h.unsubscribe(sub)
+		var spare []Batch
+		for {
+			batches, ended, behind := sub.take(spare)
+			for _, b := range batches {
+				if b.Err == nil && len(b.Events) > 0 && b.Rev <= sub.from {
+					continue
+				}
 				select {
+				case out <- b:
 				case <-ctx.Done():
 					return
-				case b, ok := <-sub.ch:
-					if !ok {
-						h.mu.Lock()
-						behind := sub.behind
-						h.mu.Unlock()
-						if behind {
-							select {
-							case out <- Batch{Err: fmt.Errorf("watcher of %s fell behind", h.src.Prefix)}:
-							case <-ctx.Done():
-							}
-						}
-						return
-					}
-					if b.Err == nil && len(b.Events) > 0 && b.Rev <= sub.from {
-						continue
-					}
-					select {
-					case out <- b:
-					case <-ctx.Done():
-						return
-					}
-					if b.Err != nil {
-						return
-					}
+				}
+				if b.Err != nil {
+					return
 				}
 			}
-		}()
-		return out
-	}
-	return nil
+			spare = batches
+			if ended {
+				if behind {
+					select {
+					case out <- Batch{Err: fmt.Errorf("watcher of %s fell behind", h.src.Prefix)}:
+					case <-ctx.Done():
+					}
+				}
+				return
+			}
+			if len(batches) > 0 {
+				continue // more may have come while these were sent
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-sub.ready:
+			}
+		}
+	}()
+	return out
 }
 
 // subscribe registers a watcher from revision from; nil means the hub cannot serve it.
 func (h *Hub) subscribe(from int64) *hubSub {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	sub := &hubSub{ch: make(chan Batch, hubSubBuffer), from: from}
+	sub := newHubSub(from)
 	if !h.running {
 		h.running = true
 		h.lastRev, h.floor = from, from
@@ -233,9 +303,7 @@ func (h *Hub) subscribe(from int64) *hubSub {
 		if len(h.history)-i > hubSubBuffer/2 {
 			return nil
 		}
-		for _, b := range h.history[i:] {
-			sub.ch <- b
-		}
+		sub.queue = append(sub.queue, h.history[i:]...)
 	}
 	h.subs[sub] = struct{}{}
 	return sub
@@ -323,11 +391,7 @@ func (h *Hub) deliver(b Batch, epoch int64) bool {
 	}
 	if b.Err != nil {
 		for sub := range h.subs {
-			select {
-			case sub.ch <- b:
-			default:
-			}
-			close(sub.ch)
+			sub.end(&b, false)
 			delete(h.subs, sub)
 		}
 		h.running = false
@@ -361,11 +425,8 @@ func (h *Hub) deliver(b Batch, epoch int64) bool {
 		h.lastRev = b.Rev
 	}
 	for sub := range h.subs {
-		select {
-		case sub.ch <- b:
-		default:
-			sub.behind = true
-			close(sub.ch)
+		if !sub.push(b) {
+			sub.end(nil, true)
 			delete(h.subs, sub)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -382,4 +383,80 @@ func TestHubOffersOfOneKeyInARow(t *testing.T) {
 	if n := len(h.offers["/cm/q"]); n != maxOffersPerKey || h.offerCount != n {
 		t.Errorf("%d offers of one key held (%d counted), want %d", n, h.offerCount, maxOffersPerKey)
 	}
+}
+
+// TestHubWatcherFallsBehind: a watcher that does not read is dropped once hubSubBuffer
+// batches wait for it. It still receives, in order, every batch queued before that, then
+// "fell behind" (it re-lists, as upstream's slow watchers do), while a watcher that reads
+// receives every batch and keeps no more than maxSpareBatches of backlog once drained.
+func TestHubWatcherFallsBehind(t *testing.T) {
+	t.Parallel()
+	src, st := configMaps(t)
+	h, _, slow := watchedHub(t, src, st, "start")
+	drained := make(chan []int64)
+	fast := h.Watch(t.Context(), h.lastRevision())
+	total := hubSubBuffer + 10
+	go func() {
+		var revs []int64
+		for b := range fast {
+			if b.Err != nil || len(revs) == total {
+				break
+			}
+			revs = append(revs, b.Rev)
+			if len(revs) == total {
+				break
+			}
+		}
+		drained <- revs
+	}()
+	var revs []int64
+	for i := range total {
+		name := fmt.Sprintf("cm-%d", i)
+		revs = append(revs, put(t, st, name, cmJSON(name, "1")))
+	}
+	// Read nothing from slow until the hub delivered every write.
+	deadline := time.Now().Add(30 * time.Second)
+	for h.lastRevision() < revs[len(revs)-1] {
+		if time.Now().After(deadline) {
+			t.Fatal("the hub did not deliver the writes within 30s")
+		}
+		goruntime.Gosched()
+	}
+	var got []int64
+	var end error
+	for b := range slow {
+		if b.Err != nil {
+			end = b.Err
+			continue
+		}
+		got = append(got, b.Rev)
+	}
+	if end == nil || !strings.Contains(end.Error(), "fell behind") {
+		t.Fatalf("the slow watcher ended with %v, want fell behind", end)
+	}
+	// The batches its goroutine took before the backlog filled (at least one), then the
+	// backlog's: more than hubSubBuffer arrive, fewer than all, in order.
+	if len(got) <= hubSubBuffer || len(got) >= total || !slices.Equal(got, revs[:len(got)]) {
+		t.Fatalf("the slow watcher received %d batches (%v...), want more than the first %d in order and fewer than %d", len(got), got[:min(len(got), 3)], hubSubBuffer, total)
+	}
+	if fastRevs := <-drained; !slices.Equal(fastRevs, revs) {
+		t.Fatalf("the reading watcher received %d batches, want all %d in order", len(fastRevs), total)
+	}
+	h.mu.Lock()
+	for sub := range h.subs {
+		sub.mu.Lock()
+		c := cap(sub.queue)
+		sub.mu.Unlock()
+		if c > hubSubBuffer {
+			t.Errorf("a watcher's backlog has room for %d batches, more than %d", c, hubSubBuffer)
+		}
+	}
+	h.mu.Unlock()
+}
+
+// lastRevision is the revision of the last batch the hub delivered.
+func (h *Hub) lastRevision() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lastRev
 }
