@@ -54,7 +54,7 @@ func (x *uidIndex) UID(resource, ns, name string) (types.UID, bool) {
 	if s == nil {
 		return "", false
 	}
-	return s.get(ns + "/" + name)
+	return s.get(ns, name)
 }
 
 // observe applies a committed change of one of the indexed resources.
@@ -83,7 +83,7 @@ func newBootstrapIndex(ctx context.Context, store *registry.Store, log *slog.Log
 
 // BootstrapSecret implements authn.BootstrapSecrets (the Secret is shared: read-only).
 func (x *bootstrapIndex) BootstrapSecret(name string) (*corev1.Secret, bool) {
-	return x.set.get(metav1.NamespaceSystem + "/" + name)
+	return x.set.get(metav1.NamespaceSystem, name)
 }
 
 // observe applies a committed change of a Secret.
@@ -93,13 +93,14 @@ func (x *bootstrapIndex) observe(res *registry.Resource, obj runtime.Object, del
 	}
 }
 
-// revSet keeps a value of each object a filter keeps, by namespace/name, from a list, a
-// watch and this replica's commits. Entries only move forward in revision; a deletion
-// leaves a tombstone until the watch delivers it.
+// revSet keeps a value of each object a filter keeps, by namespace and name, from a list,
+// a watch and this replica's commits. Entries only move forward in revision; a deletion
+// leaves a tombstone until the watch delivers it. The names are the objects' own strings
+// (shared with the watch hub's objects and the other indexes), not a key made per object.
 type revSet[T any] struct {
 	keep    func(m metav1.Object, obj runtime.Object) (T, bool)
 	mu      sync.RWMutex
-	entries map[string]revEntry[T]
+	entries map[string]map[string]revEntry[T]
 	synced  chan struct{}
 	once    sync.Once
 }
@@ -111,7 +112,7 @@ type revEntry[T any] struct {
 }
 
 func newRevSet[T any](keep func(m metav1.Object, obj runtime.Object) (T, bool)) *revSet[T] {
-	return &revSet[T]{keep: keep, entries: map[string]revEntry[T]{}, synced: make(chan struct{})}
+	return &revSet[T]{keep: keep, entries: map[string]map[string]revEntry[T]{}, synced: make(chan struct{})}
 }
 
 // waitSynced waits until the set was listed once, or ctx ends.
@@ -124,11 +125,11 @@ func (s *revSet[T]) waitSynced(ctx context.Context) error {
 	}
 }
 
-// get returns the value kept for key, if any.
-func (s *revSet[T]) get(key string) (T, bool) {
+// get returns the value kept for ns/name, if any.
+func (s *revSet[T]) get(ns, name string) (T, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	e, ok := s.entries[key]
+	e, ok := s.entries[ns][name]
 	if !ok || e.deleted {
 		var zero T
 		return zero, false
@@ -147,33 +148,49 @@ func (s *revSet[T]) observe(obj runtime.Object, deleted, fromWatch bool) {
 	val, kept := s.keep(m, obj)
 	deleted = deleted || !kept
 	rev, _ := strconv.ParseInt(m.GetResourceVersion(), 10, 64)
-	key := m.GetNamespace() + "/" + m.GetName()
+	ns, name := m.GetNamespace(), m.GetName()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cur, ok := s.entries[key]
-	if ok && cur.rev >= rev && rev > 0 {
+	names := s.entries[ns]
+	cur, ok := names[name]
+	// Older events change nothing, nor do events of the revision held, but the watch's
+	// deletion of a commit's tombstone (the same revision: a deleted object carries its
+	// deletion's), which it ends.
+	if ok && rev > 0 && (cur.rev > rev || cur.rev == rev && !(cur.deleted && deleted && fromWatch)) {
 		return
 	}
 	if deleted && (fromWatch || (!ok && !kept)) {
-		delete(s.entries, key)
+		delete(names, name)
+		if len(names) == 0 {
+			delete(s.entries, ns)
+		}
 		return
 	}
-	s.entries[key] = revEntry[T]{val: val, rev: rev, deleted: deleted}
+	if names == nil {
+		names = map[string]revEntry[T]{}
+		s.entries[ns] = names
+	}
+	names[name] = revEntry[T]{val: val, rev: rev, deleted: deleted}
 }
 
 // install applies a list of every object at revision rev: what the list lacks is gone,
 // unless a later revision of it was observed.
 func (s *revSet[T]) install(objs []runtime.Object, rev int64) {
 	s.mu.Lock()
-	listed := make(map[string]bool, len(objs))
+	listed := make(map[[2]string]bool, len(objs))
 	for _, o := range objs {
 		if m, err := meta.Accessor(o); err == nil {
-			listed[m.GetNamespace()+"/"+m.GetName()] = true
+			listed[[2]string{m.GetNamespace(), m.GetName()}] = true
 		}
 	}
-	for k, e := range s.entries {
-		if !listed[k] && e.rev <= rev {
-			delete(s.entries, k)
+	for ns, names := range s.entries {
+		for name, e := range names {
+			if !listed[[2]string{ns, name}] && e.rev <= rev {
+				delete(names, name)
+			}
+		}
+		if len(names) == 0 {
+			delete(s.entries, ns)
 		}
 	}
 	s.mu.Unlock()
