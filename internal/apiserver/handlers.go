@@ -498,11 +498,12 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, res *registry.Re
 		return
 	}
 	warn(w, append(warnings, result.Warnings...))
-	if result.JSON != nil && !acc.table && !acc.partial {
+	if result.HasJSON && !acc.table && !acc.partial {
 		// The object exactly as stored, with its resourceVersion: no second encoding.
 		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(result.JSON.Len()))
 		w.WriteHeader(http.StatusCreated)
-		_, _ = w.Write(result.JSON)
+		_, _ = result.JSON.WriteTo(w)
 		return
 	}
 	s.writeObjects(w, r, res, acc, http.StatusCreated, result.Object)

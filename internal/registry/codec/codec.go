@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"reflect"
 	"sort"
 	"strconv"
@@ -257,25 +258,62 @@ func pruneObject(m map[string]interface{}, s *apiextensionsv1.JSONSchemaProps, p
 	}
 }
 
-// WithResourceVersion returns stored JSON (which carries no resourceVersion) with
-// metadata.resourceVersion set, or nil when stored is not in the form EncodeForStorage
-// writes. Stored objects begin with kind and apiVersion, then "metadata":{, so the first
+// VersionedJSON is stored JSON (which carries no resourceVersion) answered with
+// metadata.resourceVersion set: written in pieces around the stored bytes, not copied.
+// Stored objects begin with kind and apiVersion, then "metadata":{, so the first
 // occurrence of that text is the object's own metadata.
-func WithResourceVersion(stored []byte, rv string) []byte {
+type VersionedJSON struct {
+	stored []byte
+	// at is where the resourceVersion goes: just inside the metadata's brace.
+	at int
+	rv string
+}
+
+// NewVersionedJSON returns stored with rv to splice in; false when stored is not in the
+// form EncodeForStorage writes.
+func NewVersionedJSON(stored []byte, rv string) (VersionedJSON, bool) {
 	const marker = `"metadata":{`
 	i := bytes.Index(stored, []byte(marker))
 	if i < 0 || len(stored) < i+len(marker)+1 {
-		return nil
+		return VersionedJSON{}, false
 	}
-	at := i + len(marker)
-	out := make([]byte, 0, len(stored)+len(rv)+24)
-	out = append(out, stored[:at]...)
-	out = append(out, `"resourceVersion":`...)
-	out = strconv.AppendQuote(out, rv)
-	if stored[at] != '}' {
-		out = append(out, ',')
+	return VersionedJSON{stored: stored, at: i + len(marker), rv: rv}, true
+}
+
+// field is the text spliced in: the resourceVersion, then a comma when more metadata
+// follows.
+func (v VersionedJSON) field(buf []byte) []byte {
+	buf = append(buf, `"resourceVersion":`...)
+	buf = strconv.AppendQuote(buf, v.rv)
+	if v.stored[v.at] != '}' {
+		buf = append(buf, ',')
 	}
-	return append(out, stored[at:]...)
+	return buf
+}
+
+// Len is the length of the JSON written.
+func (v VersionedJSON) Len() int { return len(v.stored) + len(v.field(make([]byte, 0, 64))) }
+
+// WriteTo writes the JSON to w in three writes: the stored bytes before the splice, the
+// resourceVersion, the rest.
+func (v VersionedJSON) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for _, part := range [][]byte{v.stored[:v.at], v.field(make([]byte, 0, 64)), v.stored[v.at:]} {
+		k, err := w.Write(part)
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Bytes returns the JSON in one slice.
+func (v VersionedJSON) Bytes() []byte {
+	out := make([]byte, 0, len(v.stored)+len(v.rv)+24)
+	out = append(out, v.stored[:v.at]...)
+	out = v.field(out)
+	return append(out, v.stored[v.at:]...)
 }
 
 // checkTypeMeta reports upstream's 400 when a body's apiVersion or kind is not the resource's.

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -8,9 +9,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// TestWithResourceVersion: the stored JSON with a resourceVersion spliced in decodes to the
-// object with that resourceVersion.
-func TestWithResourceVersion(t *testing.T) {
+// TestVersionedJSON: the stored JSON with a resourceVersion spliced in decodes to the
+// object with that resourceVersion, written in pieces or as one slice alike.
+func TestVersionedJSON(t *testing.T) {
 	for _, p := range []*corev1.Pod{
 		{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", Labels: map[string]string{"a": "b"}}},
 		{},
@@ -19,7 +20,15 @@ func TestWithResourceVersion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := WithResourceVersion(stored, "42")
+		v, ok := NewVersionedJSON(stored, "42")
+		if !ok {
+			t.Fatalf("%s: not spliced", stored)
+		}
+		got := v.Bytes()
+		var written bytes.Buffer
+		if n, err := v.WriteTo(&written); err != nil || n != int64(len(got)) || !bytes.Equal(written.Bytes(), got) || v.Len() != len(got) {
+			t.Fatalf("WriteTo wrote %d bytes %s (%v), Len %d; Bytes gives %s", n, written.Bytes(), err, v.Len(), got)
+		}
 		var back corev1.Pod
 		if err := json.Unmarshal(got, &back); err != nil {
 			t.Fatalf("%s: %v", got, err)
@@ -31,7 +40,7 @@ func TestWithResourceVersion(t *testing.T) {
 			t.Errorf("spliced %s decodes to %+v", got, back.ObjectMeta)
 		}
 	}
-	if WithResourceVersion([]byte(`{"kind":"X"}`), "1") != nil {
+	if _, ok := NewVersionedJSON([]byte(`{"kind":"X"}`), "1"); ok {
 		t.Error("JSON without metadata must not be spliced")
 	}
 }
