@@ -138,7 +138,8 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, res *registry.Res
 		writeError(w, err)
 		return
 	}
-	pt := strings.TrimSpace(strings.Split(r.Header.Get("Content-Type"), ";")[0])
+	pt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	pt = strings.TrimSpace(pt)
 	switch pt {
 	case jsonPatchType, mergePatchType, strategicPatchType, applyPatchType:
 	default:

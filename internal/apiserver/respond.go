@@ -101,28 +101,34 @@ func negotiate(r *http.Request) (accept, error) {
 		return accept{}, nil
 	}
 	supported := false
-	for _, part := range strings.Split(h, ",") {
-		fields := strings.Split(part, ";")
-		mt := strings.TrimSpace(fields[0])
-		params := map[string]string{}
-		for _, f := range fields[1:] {
-			kv := strings.SplitN(strings.TrimSpace(f), "=", 2)
-			if len(kv) == 2 {
-				params[kv[0]] = kv[1]
+	for part := range strings.SplitSeq(h, ",") {
+		mt, rest, _ := strings.Cut(part, ";")
+		mt = strings.TrimSpace(mt)
+		// The parameters read: as, g and v (the last of each wins).
+		var as, g, v string
+		for f := range strings.SplitSeq(rest, ";") {
+			switch k, val, ok := strings.Cut(strings.TrimSpace(f), "="); {
+			case !ok:
+			case k == "as":
+				as = val
+			case k == "g":
+				g = val
+			case k == "v":
+				v = val
 			}
 		}
 		if mt != "application/json" && mt != "*/*" && mt != "application/*" && mt != "application/yaml" {
 			continue
 		}
-		switch params["as"] {
+		switch as {
 		case "Table":
-			if params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1") {
-				return accept{table: true, tableVer: params["v"]}, nil
+			if g == "meta.k8s.io" && (v == "v1" || v == "v1beta1") {
+				return accept{table: true, tableVer: v}, nil
 			}
 			continue
 		case "PartialObjectMetadata", "PartialObjectMetadataList":
-			if params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1") {
-				return accept{partial: true, tableVer: params["v"]}, nil
+			if g == "meta.k8s.io" && (v == "v1" || v == "v1beta1") {
+				return accept{partial: true, tableVer: v}, nil
 			}
 			continue
 		case "":

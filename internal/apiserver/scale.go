@@ -129,7 +129,8 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, res *registr
 				return
 			}
 		}
-		pt := strings.TrimSpace(strings.Split(r.Header.Get("Content-Type"), ";")[0])
+		pt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+		pt = strings.TrimSpace(pt)
 		opts, _, err := writeOptions(r, info.Verb, pt)
 		if err != nil {
 			writeError(w, err)

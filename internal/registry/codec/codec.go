@@ -41,7 +41,8 @@ type Decoded struct {
 // isYAML reports whether a body is read as YAML: by its media type, or because it is not
 // a JSON object or array.
 func isYAML(body []byte, contentType string) bool {
-	ct := strings.ToLower(strings.TrimSpace(strings.Split(contentType, ";")[0]))
+	ct, _, _ := strings.Cut(contentType, ";")
+	ct = strings.ToLower(strings.TrimSpace(ct))
 	trimmed := bytes.TrimSpace(body)
 	return ct == "application/yaml" || (len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[')
 }

@@ -416,6 +416,10 @@ func TestImagePullPolicy(t *testing.T) {
 		{"Nginx", corev1.PullIfNotPresent},
 		{"", corev1.PullIfNotPresent},
 		{sha, corev1.PullIfNotPresent},
+		{"Registry.Example.com/team/app:latest", corev1.PullAlways},
+		{"team/App:latest", corev1.PullIfNotPresent},
+		{"team//app:latest", corev1.PullIfNotPresent},
+		{"localhost:5000/app", corev1.PullAlways},
 	}
 	for _, tc := range tests {
 		if got := pullPolicyFor(tc.image); got != tc.want {

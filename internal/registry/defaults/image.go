@@ -57,16 +57,15 @@ func validRepository(name string) bool {
 	if name == "" || len(name) > 255 || hex64Re.MatchString(name) {
 		return false
 	}
-	parts := strings.Split(name, "/")
 	// The first component is a domain when it looks like one (a dot, a port
 	// or "localhost"), as in the reference normalization.
-	if len(parts) > 1 && (strings.ContainsAny(parts[0], ".:") || parts[0] == "localhost" || strings.ToLower(parts[0]) != parts[0]) {
-		if !domainRe.MatchString(parts[0]) {
+	if first, rest, ok := strings.Cut(name, "/"); ok && (strings.ContainsAny(first, ".:") || first == "localhost" || strings.ToLower(first) != first) {
+		if !domainRe.MatchString(first) {
 			return false
 		}
-		parts = parts[1:]
+		name = rest
 	}
-	for _, p := range parts {
+	for p := range strings.SplitSeq(name, "/") {
 		if !pathComponentRe.MatchString(p) {
 			return false
 		}
