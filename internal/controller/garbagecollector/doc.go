@@ -16,9 +16,11 @@
 // owners (blockOwnerDeletion false), as upstream.
 //
 // Invariants: the dependency graph is built from watches of every served resource (custom
-// resources included, picked up as CRDs are established), but every decision re-reads the
-// objects involved from storage and every delete carries a UID precondition, so a stale
-// graph can delay the collector but never make it delete a live object's dependents or a
-// recreated object. All writes go through the registry, so quota is credited in the same
-// transaction as each delete. Several collectors (quotad replicas) may run at once.
+// resources included, picked up as CRDs are established); an object with no owners, no
+// finalizers and no deletion under way is kept by its UID alone (it matters to the graph only
+// as a live owner). Every decision re-reads the objects involved from storage and every
+// delete carries a UID precondition, so a stale graph can delay the collector but never make
+// it delete a live object's dependents or a recreated object. All writes go through the
+// registry, so quota is credited in the same transaction as each delete. Several collectors
+// (quotad replicas) may run at once.
 package garbagecollector

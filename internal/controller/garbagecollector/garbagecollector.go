@@ -45,6 +45,10 @@ type Collector struct {
 	mu sync.Mutex
 	// nodes are the objects seen by the watches, by UID.
 	nodes map[types.UID]*node
+	// leaves are the objects with no owners, no finalizers and no deletion under way (most
+	// objects): all the graph asks of them is that they exist, as some dependent's owner, so
+	// they are kept by UID alone, not as nodes.
+	leaves map[types.UID]struct{}
 	// dependents maps an owner UID to the UIDs of the objects referencing it.
 	dependents map[types.UID]map[types.UID]bool
 	// watching holds the cancel function of each watched group-resource.
@@ -88,7 +92,7 @@ func New(store controller.Client, log *slog.Logger, opts Options) *Collector {
 	return &Collector{
 		store: store, log: log.With("controller", "garbagecollector"), opts: opts,
 		loop:  controller.NewLoop("garbagecollector", store, log, opts.Panics, opts.Clock),
-		nodes: map[types.UID]*node{}, dependents: map[types.UID]map[types.UID]bool{},
+		nodes: map[types.UID]*node{}, leaves: map[types.UID]struct{}{}, dependents: map[types.UID]map[types.UID]bool{},
 		watching: map[schema.GroupResource]context.CancelFunc{},
 	}
 }
@@ -176,6 +180,7 @@ func (c *Collector) observe(res *registry.Resource, obj runtime.Object, deleted 
 			}
 		}
 	}
+	delete(c.leaves, uid)
 	if deleted {
 		delete(c.nodes, uid)
 		// 1. Its dependents now dangle.
@@ -188,6 +193,13 @@ func (c *Collector) observe(res *registry.Resource, obj runtime.Object, deleted 
 				c.q.Add(itemOwner + string(o.UID))
 			}
 		}
+		return
+	}
+	if len(m.GetOwnerReferences()) == 0 && len(m.GetFinalizers()) == 0 && m.GetDeletionTimestamp() == nil {
+		// A leaf: nothing below concerns it (it has no owners to check, and no deletion
+		// to carry out); work items for it find no node and end.
+		delete(c.nodes, uid)
+		c.leaves[uid] = struct{}{}
 		return
 	}
 	n := &node{
@@ -206,6 +218,9 @@ func (c *Collector) observe(res *registry.Resource, obj runtime.Object, deleted 
 	// foreground delete this one.
 	for _, o := range n.owners {
 		on := c.nodes[o.UID]
+		if _, leaf := c.leaves[o.UID]; leaf {
+			continue // a live owner, not deleting
+		}
 		switch {
 		case on == nil:
 			c.q.Add(itemDependent + string(uid))

@@ -286,3 +286,61 @@ func TestForegroundCycleUnblocks(t *testing.T) {
 type runtimeObject = runtime.Object
 
 var registryWrite = registry.WriteOptions{}
+
+// TestLeavesKeptByUID: objects without owners, finalizers or a deletion under way are kept
+// by UID alone, and still count as live owners; an object moves between leaf and node as
+// its owner references come and go, and is collected or kept accordingly.
+func TestLeavesKeptByUID(t *testing.T) {
+	h := newHarness(t)
+	h.fc.Add(owner("rs", "rs-uid"), dependent("owned", nil, ref("rs", "rs-uid", true)), dependent("bare", nil),
+		dependent("freed", nil, ref("rs", "rs-uid", true)))
+	h.settle()
+	uid := func(name string) types.UID { return h.pod(name).UID }
+	isLeaf := func(u types.UID) bool {
+		h.c.mu.Lock()
+		defer h.c.mu.Unlock()
+		_, leaf := h.c.leaves[u]
+		_, node := h.c.nodes[u]
+		if leaf == node {
+			t.Fatalf("%s: leaf %v, node %v: want exactly one", u, leaf, node)
+		}
+		return leaf
+	}
+	if !isLeaf("rs-uid") || !isLeaf(uid("bare")) || isLeaf(uid("owned")) {
+		t.Fatal("the owner and the bare pod must be leaves, the owned pod a node")
+	}
+	if h.pod("owned") == nil {
+		t.Fatal("the dependent of a live owner (a leaf) was collected")
+	}
+	podRes := h.fc.Catalogue().Get(podGVR)
+	update := func(name string, f func(p *corev1.Pod)) {
+		t.Helper()
+		if _, err := h.fc.Update(context.Background(), podRes, "ns", name, "", func(o runtimeObject) (runtimeObject, error) {
+			f(o.(*corev1.Pod))
+			return o, nil
+		}, registryWrite); err != nil {
+			t.Fatal(err)
+		}
+		h.settle()
+	}
+	// freed loses its owner reference: a leaf, kept when the owner goes.
+	update("freed", func(p *corev1.Pod) { p.OwnerReferences = nil })
+	if !isLeaf(uid("freed")) {
+		t.Fatal("a pod without owner references is not a leaf")
+	}
+	// bare gains a reference to an owner that never existed: a node, collected.
+	update("bare", func(p *corev1.Pod) { p.OwnerReferences = []metav1.OwnerReference{ref("missing", "missing-uid", true)} })
+	if h.pod("bare") != nil {
+		t.Fatal("a former leaf whose new owner does not exist was kept")
+	}
+	h.delete("replicasets", "ns", "rs", metav1.DeletePropagationBackground)
+	h.settle()
+	if h.pod("owned") != nil || h.pod("freed") == nil {
+		t.Fatalf("after the owner's deletion: owned %v (want collected), freed %v (want kept)", h.pod("owned"), h.pod("freed"))
+	}
+	h.c.mu.Lock()
+	defer h.c.mu.Unlock()
+	if _, ok := h.c.leaves["rs-uid"]; ok || len(h.c.nodes) != 0 {
+		t.Fatalf("after the deletions: leaves hold the owner %v, nodes %d", ok, len(h.c.nodes))
+	}
+}
