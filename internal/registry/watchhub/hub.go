@@ -124,22 +124,28 @@ func (s *hubSub) signal() {
 	}
 }
 
-// take returns what is queued (handing back spare, a drained earlier take, to be filled
-// again unless it grew large) and whether the watcher ended, and if so whether behind.
+// take returns what is queued, leaving spare (empty) to queue the next batches in, and
+// whether the watcher ended, and if so whether behind.
 func (s *hubSub) take(spare []Batch) (batches []Batch, ended, behind bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	batches = s.queue
-	if cap(spare) > maxSpareBatches {
-		spare = nil
-	}
-	clear(spare[:cap(spare)])
-	s.queue = spare[:0]
+	s.queue = spare
 	return batches, s.ended, s.behind
 }
 
-// maxSpareBatches bounds the drained backlog a watcher keeps for its next batches: a
-// burst's larger one is let go.
+// recycle returns a delivered take emptied for the next one, holding none of its batches;
+// nil when it grew past maxSpareBatches (a burst's backlog is let go, not kept while the
+// watcher idles).
+func recycle(taken []Batch) []Batch {
+	if cap(taken) > maxSpareBatches {
+		return nil
+	}
+	clear(taken)
+	return taken[:0]
+}
+
+// maxSpareBatches bounds the drained backlog a watcher keeps for its next batches.
 const maxSpareBatches = 16
 
 // Hub is the fan-out of one resource's storage watch to its watchers, with a bounded
@@ -250,7 +256,7 @@ func (h *Hub) Watch(ctx context.Context, from int64) <-chan Batch {
 					return
 				}
 			}
-			spare = batches
+			spare = recycle(batches)
 			if ended {
 				if behind {
 					select {
