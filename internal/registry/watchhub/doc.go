@@ -11,9 +11,9 @@
 //     with an error batch: a watcher whose backlog (hubSubBuffer batches) fills is dropped
 //     with "fell behind" and re-lists, as upstream ends slow watchers; the hub never blocks
 //     on a watcher. A backlog holds only what waits (an idle watcher holds no buffer).
-//   - History is bounded (hubHistory to 2*hubHistory batches, hubHistoryEvents to
-//     2*hubHistoryEvents events: a group-committed batch may hold many objects, and
-//     hubHistoryBytes to 2*hubHistoryBytes of values: a cluster quota over many namespaces
+//   - History is bounded (hubHistory to 5/4 of hubHistory batches, hubHistoryEvents to
+//     5/4 of hubHistoryEvents events: a group-committed batch may hold many objects, and
+//     hubHistoryBytes to 5/4 of hubHistoryBytes of values: a cluster quota over many namespaces
 //     is large and rewritten often); offers are bounded
 //     (maxOffers, maxOfferBytes, maxOffersPerKey: a key rewritten before the hub saw its
 //     previous write keeps each offer until its event, and an offer taken forgets the

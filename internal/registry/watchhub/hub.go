@@ -409,8 +409,9 @@ func (h *Hub) deliver(b Batch, epoch int64) bool {
 		h.history = append(h.history, b)
 		h.histEvents += len(b.Events)
 		h.histBytes += b.bytes
-		// Trim in chunks so that keeping history costs O(1) per batch.
-		if len(h.history) >= 2*hubHistory || h.histEvents >= 2*hubHistoryEvents || h.histBytes >= 2*hubHistoryBytes {
+		// Trim in chunks (once a bound is passed by a quarter of it) so that keeping history
+		// costs O(1) per batch.
+		if len(h.history) >= trimAt(hubHistory) || h.histEvents >= trimAt(hubHistoryEvents) || h.histBytes >= trimAt(hubHistoryBytes) {
 			drop := max(len(h.history)-hubHistory, 0)
 			events, bytes := h.histEvents, h.histBytes
 			for _, old := range h.history[:drop] {
@@ -438,6 +439,11 @@ func (h *Hub) deliver(b Batch, epoch int64) bool {
 	}
 	return true
 }
+
+// trimAt is where the history is trimmed back to bound: a quarter past it. The objects of
+// the batches past the bound are kept alive only for watchers starting that far back, so
+// the slack is what keeping history O(1) per batch needs, not more.
+func trimAt(bound int) int { return bound + bound/4 }
 
 // valueBytes is the size of the events' values, current and previous.
 func valueBytes(evs []storage.Event) int {

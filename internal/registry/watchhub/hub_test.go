@@ -151,7 +151,7 @@ func TestHubFansOutAndReplaysHistory(t *testing.T) {
 	}
 }
 
-// TestHubHistoryBoundedByEvents: the history holds at most 2*hubHistoryEvents events however
+// TestHubHistoryBoundedByEvents: the history holds at most trimAt(hubHistoryEvents) events however
 // few batches carry them (a group-committed transaction is one batch of many objects); a
 // watcher starting before what it holds is refused (it is served by a watch of its own),
 // one starting within it is replayed every batch after its start.
@@ -180,7 +180,7 @@ func TestHubHistoryBoundedByEvents(t *testing.T) {
 		}
 	}
 	held, events, counted, _, _ := historyHeld(h)
-	if events != counted || events > 2*hubHistoryEvents || held >= txns {
+	if events != counted || events > trimAt(hubHistoryEvents) || events < hubHistoryEvents || held >= txns {
 		t.Fatalf("history holds %d batches, %d events (counted %d), after %d batches of %d", held, events, counted, txns, perTxn)
 	}
 	if h.Watch(ctx, first) != nil {
@@ -261,7 +261,7 @@ func historyHeld(h *Hub) (batches, events, countedEvents, bytes, countedBytes in
 }
 
 // TestHubHistoryBoundedByBytes: one large object rewritten again and again (a cluster
-// quota over many namespaces) is held at most 2*hubHistoryBytes of values deep, previous
+// quota over many namespaces) is held at most trimAt(hubHistoryBytes) of values deep, previous
 // values included, far fewer than hubHistory batches; a watcher starting within it is
 // still replayed from it, in order.
 func TestHubHistoryBoundedByBytes(t *testing.T) {
@@ -289,7 +289,7 @@ func TestHubHistoryBoundedByBytes(t *testing.T) {
 		}
 	}
 	held, _, _, bytes, counted := historyHeld(h)
-	if bytes != counted || bytes > 2*hubHistoryBytes || held >= writes || held >= hubHistory {
+	if bytes != counted || bytes > trimAt(hubHistoryBytes) || held >= writes || held >= hubHistory {
 		t.Fatalf("history holds %d batches, %d bytes (counted %d), after %d writes of %d bytes", held, bytes, counted, writes, len(data))
 	}
 	from := revs[len(revs)-4]
