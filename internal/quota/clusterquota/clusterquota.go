@@ -126,9 +126,16 @@ func canonical(q resource.Quantity) resource.Quantity {
 }
 
 // CacheCanonical makes every quantity of a cluster quota's spec.quota.hard and status
-// remember its canonical text (see canonical). crq must not be shared yet: its lists are modified in place.
+// remember its canonical text (see canonical), and keeps the values of spec.quota.hard and
+// status.total.hard in int64 form where ParseQuantity kept them in decimal form
+// (quantity.Compact: every write's check compares against them). crq must not be shared yet: its lists are modified in place.
 func CacheCanonical(crq *ClusterResourceQuota) {
-	lists := []corev1.ResourceList{crq.Spec.Quota.Hard, crq.Status.Total.Hard, crq.Status.Total.Used}
+	for _, hard := range []corev1.ResourceList{crq.Spec.Quota.Hard, crq.Status.Total.Hard} {
+		for name, v := range hard {
+			hard[name] = canonical(quantity.Compact(v))
+		}
+	}
+	lists := []corev1.ResourceList{crq.Status.Total.Used}
 	for _, e := range crq.Status.Namespaces {
 		lists = append(lists, e.Status.Hard, e.Status.Used)
 	}

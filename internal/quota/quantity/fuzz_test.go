@@ -162,6 +162,9 @@ func checkAlgebra(a, b resource.Quantity, p *field.Path) error {
 		return fmt.Errorf("a - b has sign %d, Cmp(a, b) = %d", diff.Sign(), c)
 	}
 	if cheap(a) && cheap(b) {
+		if ca := Compact(a); Cmp(ca, a) != 0 || ca.String() != a.String() || ca.Format != a.Format {
+			return fmt.Errorf("Compact(%s) = %s", a.String(), ca.String())
+		}
 		if w := a.Cmp(b); c != w {
 			return fmt.Errorf("Cmp = %d, Quantity.Cmp = %d", c, w)
 		}

@@ -52,6 +52,38 @@ func Clamp(q resource.Quantity) resource.Quantity {
 	return q
 }
 
+// Compact returns q in resource.Quantity's int64 form (an int64 mantissa and a power of ten)
+// when its value has one with an exponent within ±18, else q. ParseQuantity keeps some
+// texts in the decimal form ("100Ti", whose digits and suffix it cannot bound cheaply):
+// every comparison and sum with such a value then goes through big-number arithmetic and
+// allocates. The value, the Format and so the canonical text are q's. It allocates when q
+// is not an integer; call it where a value is kept for many uses (a quota's hard).
+func Compact(q resource.Quantity) resource.Quantity {
+	if _, ok := q.AsInt64(); ok {
+		return q // already in int64 form (AsInt64 answers only that form)
+	}
+	u, s := decOf(q)
+	if u.BitLen() > 128 {
+		return q // far beyond an int64 mantissa whatever its trailing zeros
+	}
+	// The decimal form keeps a fixed scale ("100Ti" is 109951162777600000000000 at scale
+	// 9): its trailing zeros go to the exponent first.
+	m, r, ten := new(big.Int).Set(u), new(big.Int), big.NewInt(10)
+	for m.Sign() != 0 && s > -18 {
+		q10, rem := new(big.Int).QuoRem(m, ten, r)
+		if rem.Sign() != 0 {
+			break
+		}
+		m, s = q10, s-1
+	}
+	if !m.IsInt64() || s > 18 || s < -18 {
+		return q
+	}
+	c := resource.NewScaledQuantity(m.Int64(), resource.Scale(-s))
+	c.Format = q.Format
+	return *c
+}
+
 // Check returns the field error for q at p when q is out of bound, else nil. The bad value
 // is q's canonical text, as upstream's quantity errors print it, unless that text would be
 // expensive to build.

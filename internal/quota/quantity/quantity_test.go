@@ -1,6 +1,7 @@
 package quantity
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -350,5 +351,43 @@ func TestClamp(t *testing.T) {
 			}
 			return nil
 		})
+	}
+}
+
+// TestCompact: a value ParseQuantity keeps in decimal form comes back in int64 form, with
+// its text, its value and its format unchanged, and compares and adds without allocating;
+// values beyond an int64 mantissa are returned as they are.
+func TestCompact(t *testing.T) {
+	texts := []string{"100Ti", "2Pi", "7Ei", "123Gi", "1500m", "100k", "1e3", "0.5", "1.5Gi", "12345678901234567890",
+		"9223372036854775807", "1n", "100Mi", "0", "-100Ti", "5e-3", "1e18", "3.25Ti"}
+	for i := 0; i < 200; i++ {
+		texts = append(texts, fmt.Sprintf("%d%s", 1+i*7919%100000, []string{"Ti", "Pi", "Gi", "", "m", "k", "M", "T", "P", "E", "Ei"}[i%11]))
+	}
+	for _, text := range texts {
+		q, err := resource.ParseQuantity(text)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		c := Compact(q)
+		if c.String() != q.String() || Cmp(c, q) != 0 || c.Format != q.Format {
+			t.Errorf("Compact(%s) = %s (%s), want %s (%s)", text, c.String(), c.Format, q.String(), q.Format)
+		}
+		if b, err := c.MarshalJSON(); err != nil || string(b) != `"`+q.String()+`"` {
+			t.Errorf("Compact(%s) marshals to %s (%v)", text, b, err)
+		}
+	}
+	big := resource.MustParse("100Ti")
+	c := Compact(big)
+	used := resource.MustParse("128Mi")
+	if n := testing.AllocsPerRun(100, func() { _ = Cmp(used, c) }); n != 0 {
+		v, ok := c.AsInt64()
+		t.Errorf("Cmp against a compacted 100Ti allocates %v times (AsInt64 %d %v)", n, v, ok)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = Cmp(used, big) }); n == 0 {
+		t.Log("Cmp against the decimal form no longer allocates: Compact may be unneeded")
+	}
+	huge := resource.MustParse("12345678901234567890e10")
+	if h := Compact(huge); h.String() != huge.String() {
+		t.Errorf("Compact of a value beyond an int64 mantissa changed it: %s", h.String())
 	}
 }
