@@ -44,6 +44,9 @@ type nsState struct {
 	// stored[i] is how quotas[i] is stored. A plan's next state shares the slice's
 	// entries for the quotas it does not write; states are never modified once planned.
 	stored []storedQuota
+	// settled[i] is Settled(&quotas[i]), worked out once for a chain of states (charges do
+	// not change a quota's hard); nil until then.
+	settled []bool
 	// setRev is the quota-set key's mod revision (0: never written); readRev the revision
 	// everything was read at.
 	setRev, readRev int64
@@ -123,6 +126,21 @@ func writesAny(ops []storage.Op, keys map[string]bool) bool {
 
 func isQuotaWrite(w *Write) bool {
 	return w.GR == quotaGR
+}
+
+// nextSettled is the settled flags of the state a plan leaves: a touched quota is stored in
+// its decision form, settled; the others as they were. It shares settled when none changes.
+func nextSettled(settled, touched []bool) []bool {
+	for j, t := range touched {
+		if t && !settled[j] {
+			next := slices.Clone(settled)
+			for k, t := range touched {
+				next[k] = next[k] || t
+			}
+			return next
+		}
+	}
+	return settled
 }
 
 // cacheCanonical makes each quantity of list remember its canonical form (as
@@ -278,7 +296,11 @@ func planBatch(in planInput) (*batchPlan, error) {
 	st, ns := in.state, in.ns
 	quotaPrefix := in.env.KeyPrefix(quotaGR, ns)
 	pipelined := in.mine != nil
-	quotas := DecisionQuotas(st.quotas)
+	settled := st.settled
+	if settled == nil {
+		settled = settledOf(st.quotas)
+	}
+	quotas := decisionQuotas(st.quotas, settled)
 	// The cluster quotas held for this batch are checked as ResourceQuotas of the
 	// namespace, after its own (quotas[nsN:]).
 	nsN := len(quotas)
@@ -385,7 +407,7 @@ func planBatch(in planInput) (*batchPlan, error) {
 		}
 	}
 	next := &nsState{quotas: nextQuotas, stored: append([]storedQuota(nil), st.stored...), setRev: st.setRev, readRev: st.readRev, enc: st.enc,
-		crqSetRev: st.crqSetRev, crqs: st.crqs}
+		crqSetRev: st.crqSetRev, crqs: st.crqs, settled: nextSettled(settled, touched[:nsN])}
 	ops := objOps
 	for j, h := range st.held {
 		// Each held cluster quota is guarded (refusals may come from it), and written with

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -253,8 +254,18 @@ func (e *planEnv) objects(gr schema.GroupResource) ([]runtime.Object, error) {
 }
 
 // plan plans writes on st (pipelined when mine is set).
+// Every plan's next state carries, for each quota, whether it is settled, as Settled finds
+// it (a chain of states does not compare the hards again).
 func (e *planEnv) plan(st *nsState, writes []*Write, mine *batchDone) (*batchPlan, error) {
-	return planBatch(planInput{ns: planNS, state: st, writes: writes, mine: mine, quota: e.acct, env: testEnv{}, objects: e.objects})
+	plan, err := planBatch(planInput{ns: planNS, state: st, writes: writes, mine: mine, quota: e.acct, env: testEnv{}, objects: e.objects})
+	if err == nil && plan.next != nil && !slices.Contains(writes, nil) && !slices.ContainsFunc(writes, isQuotaWrite) {
+		for j := range plan.next.quotas {
+			if got, want := plan.next.settled[j], Settled(&plan.next.quotas[j]); got != want {
+				e.t.Fatalf("next state's quota %s: settled %v, Settled finds %v", plan.next.quotas[j].Name, got, want)
+			}
+		}
+	}
+	return plan, err
 }
 
 // stored returns the stored object at key with its revision, or nil.

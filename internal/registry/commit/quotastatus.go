@@ -74,10 +74,24 @@ func Settled(q *corev1.ResourceQuota) bool { return quota.Equals(q.Status.Hard, 
 // was written through /status is judged on spec.hard, with the used of its names (which
 // the status write computed). It copies only the quotas it changes.
 func DecisionQuotas(quotas []corev1.ResourceQuota) []corev1.ResourceQuota {
+	return decisionQuotas(quotas, settledOf(quotas))
+}
+
+// settledOf reports for each quota whether it is Settled.
+func settledOf(quotas []corev1.ResourceQuota) []bool {
+	settled := make([]bool, len(quotas))
+	for j := range quotas {
+		settled[j] = Settled(&quotas[j])
+	}
+	return settled
+}
+
+// decisionQuotas is DecisionQuotas with each quota's Settled known (settled[j]).
+func decisionQuotas(quotas []corev1.ResourceQuota, settled []bool) []corev1.ResourceQuota {
 	out := append([]corev1.ResourceQuota(nil), quotas...)
 	for j := range out {
 		q := &out[j]
-		if Settled(q) {
+		if settled[j] {
 			continue
 		}
 		used := corev1.ResourceList{}
