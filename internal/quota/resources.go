@@ -228,3 +228,20 @@ func prettyPrintNames(names []corev1.ResourceName) string {
 	slices.Sort(s)
 	return strings.Join(s, ",")
 }
+
+// KeepCanonical prepares list, in place, for a value kept and used many times (a quota's
+// state, a cluster quota's slot): each quantity remembers its canonical text (as
+// Quantity.String does), so encoding it again does not format it again (for some values,
+// "100Ti", that costs microseconds); with compact (hard lists, which every write's check
+// compares against), a value ParseQuantity kept in decimal form is put in int64 form
+// (quantity.Compact), so those comparisons do not allocate. Unlike this file's other
+// functions it modifies list: call it on lists not yet shared.
+func KeepCanonical(list corev1.ResourceList, compact bool) {
+	for name, v := range list {
+		if compact {
+			v = quantity.Compact(v)
+		}
+		_ = v.String()
+		list[name] = v
+	}
+}

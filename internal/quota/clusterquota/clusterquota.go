@@ -125,24 +125,16 @@ func canonical(q resource.Quantity) resource.Quantity {
 	return q
 }
 
-// CacheCanonical makes every quantity of a cluster quota's spec.quota.hard and status
-// remember its canonical text (see canonical), and keeps the values of spec.quota.hard and
-// status.total.hard in int64 form where ParseQuantity kept them in decimal form
-// (quantity.Compact: every write's check compares against them). crq must not be shared yet: its lists are modified in place.
+// CacheCanonical prepares a cluster quota's spec.quota.hard and status for a slot that
+// charges it many times (quota.KeepCanonical: canonical texts remembered, the hards in int64
+// form). crq must not be shared yet: its lists are modified in place.
 func CacheCanonical(crq *ClusterResourceQuota) {
-	for _, hard := range []corev1.ResourceList{crq.Spec.Quota.Hard, crq.Status.Total.Hard} {
-		for name, v := range hard {
-			hard[name] = canonical(quantity.Compact(v))
-		}
-	}
-	lists := []corev1.ResourceList{crq.Status.Total.Used}
+	quota.KeepCanonical(crq.Spec.Quota.Hard, true)
+	quota.KeepCanonical(crq.Status.Total.Hard, true)
+	quota.KeepCanonical(crq.Status.Total.Used, false)
 	for _, e := range crq.Status.Namespaces {
-		lists = append(lists, e.Status.Hard, e.Status.Used)
-	}
-	for _, l := range lists {
-		for name, v := range l {
-			l[name] = canonical(v)
-		}
+		quota.KeepCanonical(e.Status.Hard, false)
+		quota.KeepCanonical(e.Status.Used, false)
 	}
 }
 

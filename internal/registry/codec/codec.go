@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -265,9 +266,10 @@ func pruneObject(m map[string]interface{}, s *apiextensionsv1.JSONSchemaProps, p
 // occurrence of that text is the object's own metadata.
 type VersionedJSON struct {
 	stored []byte
-	// at is where the resourceVersion goes: just inside the metadata's brace.
-	at int
-	rv string
+	// at is where field goes: just inside the metadata's brace. field is the text spliced
+	// in: the resourceVersion, then a comma when more metadata follows.
+	at    int
+	field []byte
 }
 
 // NewVersionedJSON returns stored with rv to splice in; false when stored is not in the
@@ -278,28 +280,22 @@ func NewVersionedJSON(stored []byte, rv string) (VersionedJSON, bool) {
 	if i < 0 || len(stored) < i+len(marker)+1 {
 		return VersionedJSON{}, false
 	}
-	return VersionedJSON{stored: stored, at: i + len(marker), rv: rv}, true
-}
-
-// field is the text spliced in: the resourceVersion, then a comma when more metadata
-// follows.
-func (v VersionedJSON) field(buf []byte) []byte {
-	buf = append(buf, `"resourceVersion":`...)
-	buf = strconv.AppendQuote(buf, v.rv)
-	if v.stored[v.at] != '}' {
-		buf = append(buf, ',')
+	at := i + len(marker)
+	field := strconv.AppendQuote(append(make([]byte, 0, 24+len(rv)), `"resourceVersion":`...), rv)
+	if stored[at] != '}' {
+		field = append(field, ',')
 	}
-	return buf
+	return VersionedJSON{stored: stored, at: at, field: field}, true
 }
 
 // Len is the length of the JSON written.
-func (v VersionedJSON) Len() int { return len(v.stored) + len(v.field(make([]byte, 0, 64))) }
+func (v VersionedJSON) Len() int { return len(v.stored) + len(v.field) }
 
 // WriteTo writes the JSON to w in three writes: the stored bytes before the splice, the
 // resourceVersion, the rest.
 func (v VersionedJSON) WriteTo(w io.Writer) (int64, error) {
 	var n int64
-	for _, part := range [][]byte{v.stored[:v.at], v.field(make([]byte, 0, 64)), v.stored[v.at:]} {
+	for _, part := range [][]byte{v.stored[:v.at], v.field, v.stored[v.at:]} {
 		k, err := w.Write(part)
 		n += int64(k)
 		if err != nil {
@@ -311,10 +307,7 @@ func (v VersionedJSON) WriteTo(w io.Writer) (int64, error) {
 
 // Bytes returns the JSON in one slice.
 func (v VersionedJSON) Bytes() []byte {
-	out := make([]byte, 0, len(v.stored)+len(v.rv)+24)
-	out = append(out, v.stored[:v.at]...)
-	out = v.field(out)
-	return append(out, v.stored[v.at:]...)
+	return slices.Concat(v.stored[:v.at], v.field, v.stored[v.at:])
 }
 
 // checkTypeMeta reports upstream's 400 when a body's apiVersion or kind is not the resource's.

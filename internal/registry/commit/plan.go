@@ -7,8 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/quotad/quotad/internal/quota"
 	"github.com/quotad/quotad/internal/quota/clusterquota"
-	"github.com/quotad/quotad/internal/quota/quantity"
 	"github.com/quotad/quotad/internal/registry/codec"
 	"github.com/quotad/quotad/internal/storage"
 )
@@ -141,22 +141,6 @@ func nextSettled(settled, touched []bool) []bool {
 		}
 	}
 	return settled
-}
-
-// cacheCanonical makes each quantity of list remember its canonical form (as
-// Quantity.String does), so that encoding the state's quotas again with every batch does not
-// canonicalize them again: for some values ("100Ti") that costs microseconds each. With
-// compact (the hard lists, which every write's check compares against), a value
-// ParseQuantity kept in decimal form is kept in int64 form (quantity.Compact), so that those
-// comparisons do not allocate.
-func cacheCanonical(list corev1.ResourceList, compact bool) {
-	for name, v := range list {
-		if compact {
-			v = quantity.Compact(v)
-		}
-		_ = v.String()
-		list[name] = v
-	}
 }
 
 // batchPlan is a batch evaluated against one quota state.
@@ -500,9 +484,9 @@ func decodeState(env Env, kvs []storage.KV, rev int64) (*nsState, error) {
 			return nil, err
 		}
 		q := obj.(*corev1.ResourceQuota)
-		cacheCanonical(q.Spec.Hard, true)
-		cacheCanonical(q.Status.Hard, true)
-		cacheCanonical(q.Status.Used, false)
+		quota.KeepCanonical(q.Spec.Hard, true)
+		quota.KeepCanonical(q.Status.Hard, true)
+		quota.KeepCanonical(q.Status.Used, false)
 		st.quotas = append(st.quotas, *q)
 		st.stored = append(st.stored, storedQuota{value: kv.Value, rev: kv.ModRevision})
 	}

@@ -253,9 +253,9 @@ func (e *planEnv) objects(gr schema.GroupResource) ([]runtime.Object, error) {
 	return out, nil
 }
 
-// plan plans writes on st (pipelined when mine is set).
-// Every plan's next state carries, for each quota, whether it is settled, as Settled finds
-// it (a chain of states does not compare the hards again).
+// plan plans writes on st (pipelined when mine is set), and checks that the next state
+// carries, for each quota, whether it is settled as Settled finds it (a chain of states
+// does not compare the hards again).
 func (e *planEnv) plan(st *nsState, writes []*Write, mine *batchDone) (*batchPlan, error) {
 	plan, err := planBatch(planInput{ns: planNS, state: st, writes: writes, mine: mine, quota: e.acct, env: testEnv{}, objects: e.objects})
 	if err == nil && plan.next != nil && !slices.Contains(writes, nil) && !slices.ContainsFunc(writes, isQuotaWrite) {
