@@ -25,11 +25,28 @@ type requestInfo struct {
 	Parts int
 }
 
+// pathSegments is strings.Split(p, "/") into buf when p has at most len(buf) segments (a
+// request's path almost always has), without allocating.
+func pathSegments(p string, buf *[8]string) []string {
+	if strings.Count(p, "/") >= len(buf) {
+		return strings.Split(p, "/")
+	}
+	segs := buf[:0]
+	for {
+		i := strings.IndexByte(p, '/')
+		if i < 0 {
+			return append(segs, p)
+		}
+		segs = append(segs, p[:i])
+		p = p[i+1:]
+	}
+}
+
 // parseAPIPath parses /api/v1/... and /apis/<g>/<v>/... resource paths. ok is false for
 // paths that are not resource paths (discovery documents are handled separately).
 func parseAPIPath(r *http.Request) (info requestInfo, ok bool) {
-	p := strings.Trim(r.URL.Path, "/")
-	segs := strings.Split(p, "/")
+	var buf [8]string
+	segs := pathSegments(strings.Trim(r.URL.Path, "/"), &buf)
 	switch {
 	case len(segs) >= 3 && segs[0] == "api":
 		info.APIPrefix, info.Version = "api", segs[1]

@@ -2,6 +2,8 @@ package apiserver
 
 import (
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -26,5 +28,17 @@ func TestParseAPIPathInternsNamespace(t *testing.T) {
 	start := uintptr(unsafe.Pointer(unsafe.StringData(pathA)))
 	if p := uintptr(unsafe.Pointer(unsafe.StringData(a))); p >= start && p < start+uintptr(len(pathA)) {
 		t.Error("the namespace is a slice of the request path")
+	}
+}
+
+// TestPathSegments: pathSegments splits as strings.Split does, in its buffer or beyond it.
+func TestPathSegments(t *testing.T) {
+	for _, p := range []string{"", "api", "api/v1", "api/v1/namespaces/a/pods/b/status", "a/b/c/d/e/f/g/h",
+		"a/b/c/d/e/f/g/h/i", "a//b/", "/", "apis/g/v1/namespaces/n/r/name/proxy/x/y/z"} {
+		var buf [8]string
+		got, want := pathSegments(p, &buf), strings.Split(p, "/")
+		if !slices.Equal(got, want) {
+			t.Errorf("pathSegments(%q) = %q, want %q", p, got, want)
+		}
 	}
 }

@@ -427,8 +427,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, info requestIn
 		s.cfg.OpenAPI.ServeV2(w, r)
 		return
 	}
-	trimmed := strings.Trim(path, "/")
-	segs := strings.Split(trimmed, "/")
+	var buf [8]string
+	segs := pathSegments(strings.Trim(path, "/"), &buf)
 	switch {
 	case len(segs) == 2 && segs[0] == "api":
 		s.serveResourceList(w, r, "", segs[1])

@@ -70,7 +70,7 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
 
 	// 3. The namespace must exist...
 	obj, err := p.r.Get(ctx, namespaceGVR, "", a.Namespace)
-	if apierrors.IsNotFound(err) {
+	if err != nil && apierrors.IsNotFound(err) {
 		return apierrors.NewNotFound(namespaceResource, a.Namespace)
 	}
 	if err != nil {

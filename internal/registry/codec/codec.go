@@ -123,8 +123,9 @@ func decode(res Kind, body []byte, fv FieldValidation, strictErrs []error) (*Dec
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, gvk.Kind, err))
 	}
 	// 2. apiVersion and kind, as sent, must be the resource's.
-	if ta, terr := meta.TypeAccessor(obj); terr == nil {
-		if verr := checkTypeMeta(gvk, ta.GetAPIVersion(), ta.GetKind()); verr != nil {
+	// (What meta.TypeAccessor's GetAPIVersion and GetKind read, without boxing an accessor.)
+	if sent := obj.GetObjectKind().GroupVersionKind(); sent != gvk {
+		if verr := checkTypeMeta(gvk, sent.GroupVersion().String(), sent.Kind); verr != nil {
 			return nil, verr
 		}
 	}

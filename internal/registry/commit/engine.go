@@ -271,7 +271,7 @@ func (e *Engine) Commit(ctx context.Context, w *Write) (int64, error) {
 		return p.rev, p.err // tried again on what etcd holds, which reports
 	}
 	if e.cfg.ObserveQuotaLatency != nil && (w.Prepared || p.judged) && !errors.Is(p.err, ErrObjectChanged) {
-		e.cfg.ObserveQuotaLatency(w.Attrs.Operation, time.Since(start), p.judged && apierrors.IsForbidden(p.err))
+		e.cfg.ObserveQuotaLatency(w.Attrs.Operation, time.Since(start), p.judged && p.err != nil && apierrors.IsForbidden(p.err))
 	}
 	e.deliverFindings(ctx, w, p.err)
 	return p.rev, p.err

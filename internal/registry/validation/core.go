@@ -380,7 +380,8 @@ func LimitRange(lr *corev1.LimitRange) field.ErrorList {
 		keys := sets.Set[string]{}
 		collect := func(l corev1.ResourceList, child string) map[string]resource.Quantity {
 			out := map[string]resource.Quantity{}
-			for _, k := range sortedNames(l) {
+			var names namesBuf
+			for _, k := range sortedNames(l, &names) {
 				errs = append(errs, nameFn(k, ip.Child(child).Key(string(k)))...)
 				keys.Insert(string(k))
 				out[string(k)] = l[k]
@@ -581,10 +582,11 @@ func Node(n *corev1.Node) field.ErrorList {
 
 func nodeResources(n *corev1.Node) field.ErrorList {
 	var errs field.ErrorList
-	for _, k := range sortedNames(n.Status.Capacity) {
+	var names namesBuf
+	for _, k := range sortedNames(n.Status.Capacity, &names) {
 		errs = append(errs, resourceQuantityValue(k, n.Status.Capacity[k], field.NewPath("status", "capacity", string(k)))...)
 	}
-	for _, k := range sortedNames(n.Status.Allocatable) {
+	for _, k := range sortedNames(n.Status.Allocatable, &names) {
 		errs = append(errs, resourceQuantityValue(k, n.Status.Allocatable[k], field.NewPath("status", "allocatable", string(k)))...)
 	}
 	return errs

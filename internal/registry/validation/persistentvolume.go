@@ -50,7 +50,8 @@ func pvSpec(s *corev1.PersistentVolumeSpec, p *field.Path) field.ErrorList {
 	if _, ok := s.Capacity[corev1.ResourceStorage]; !ok || len(s.Capacity) > 1 {
 		errs = append(errs, field.NotSupported(p.Child("capacity"), s.Capacity, []corev1.ResourceName{corev1.ResourceStorage}))
 	}
-	for _, n := range sortedNames(s.Capacity) {
+	var names namesBuf
+	for _, n := range sortedNames(s.Capacity, &names) {
 		errs = append(errs, resourceQuantityValue(n, s.Capacity[n], p.Child("capacity").Key(string(n)))...)
 		errs = append(errs, positiveQuantity(s.Capacity[n], p.Child("capacity").Key(string(n)))...)
 	}

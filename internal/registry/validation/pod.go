@@ -237,7 +237,8 @@ func podResources(spec *corev1.PodSpec, claimNames sets.Set[string], p *field.Pa
 	// validatePodResourceConsistency).
 	cp := &corev1.Pod{Spec: *spec}
 	agg := resourcehelper.AggregateContainerRequests(cp, resourcehelper.PodResourcesOptions{})
-	for _, n := range sortedNames(agg) {
+	var names namesBuf
+	for _, n := range sortedNames(agg, &names) {
 		podReq, ok := spec.Resources.Requests[n]
 		if !ok {
 			continue
@@ -248,7 +249,7 @@ func podResources(spec *corev1.PodSpec, claimNames sets.Set[string], p *field.Pa
 		}
 	}
 	aggLims := resourcehelper.AggregateContainerLimits(cp, resourcehelper.PodResourcesOptions{})
-	for _, n := range sortedNames(aggLims) {
+	for _, n := range sortedNames(aggLims, &names) {
 		podLim, ok := spec.Resources.Limits[n]
 		if !ok || !strings.HasPrefix(string(n), corev1.ResourceHugePagesPrefix) {
 			continue
@@ -259,7 +260,7 @@ func podResources(spec *corev1.PodSpec, claimNames sets.Set[string], p *field.Pa
 		}
 	}
 	for i, c := range spec.Containers {
-		for _, n := range sortedNames(c.Resources.Limits) {
+		for _, n := range sortedNames(c.Resources.Limits, &names) {
 			lim := c.Resources.Limits[n]
 			podLim, ok := spec.Resources.Limits[n]
 			if ok && quantity.Cmp(lim, podLim) > 0 {

@@ -115,7 +115,8 @@ func positiveQuantity(q resource.Quantity, p *field.Path) field.ErrorList {
 // stay; it cannot be raised).
 func boundedQuantities(l, old corev1.ResourceList, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, n := range sortedNames(l) {
+	var names namesBuf
+	for _, n := range sortedNames(l, &names) {
 		if o, ok := old[n]; ok && quantity.Cmp(o, l[n]) == 0 {
 			continue
 		}
@@ -214,7 +215,8 @@ func resourceRequirements(r *corev1.ResourceRequirements, nameFn func(corev1.Res
 		})
 	}
 	limCPUMem, reqCPUMem, limHuge, reqHuge := false, false, false, false
-	for _, n := range sortedNames(r.Limits) {
+	var names namesBuf
+	for _, n := range sortedNames(r.Limits, &names) {
 		q := r.Limits[n]
 		fp := func() *field.Path { return limPath().Key(string(n)) }
 		errs = append(errs, named(n, q, fp)...)
@@ -228,7 +230,7 @@ func resourceRequirements(r *corev1.ResourceRequirements, nameFn func(corev1.Res
 			limCPUMem = true
 		}
 	}
-	for _, n := range sortedNames(r.Requests) {
+	for _, n := range sortedNames(r.Requests, &names) {
 		q := r.Requests[n]
 		fp := func() *field.Path { return reqPath().Key(string(n)) }
 		errs = append(errs, named(n, q, fp)...)
@@ -302,12 +304,18 @@ func resourceClaimNames(claims []corev1.ResourceClaim, podClaims sets.Set[string
 	return errs
 }
 
-// sortedNames returns the keys of l in order.
-func sortedNames(l corev1.ResourceList) []corev1.ResourceName {
+// namesBuf holds the names of a list of a few resources (most lists), for sortedNames.
+type namesBuf [8]corev1.ResourceName
+
+// sortedNames returns the keys of l in order, in buf when they fit.
+func sortedNames(l corev1.ResourceList, buf *namesBuf) []corev1.ResourceName {
 	if len(l) == 0 {
 		return nil
 	}
-	keys := make([]corev1.ResourceName, 0, len(l))
+	keys := buf[:0]
+	if len(l) > len(buf) {
+		keys = make([]corev1.ResourceName, 0, len(l))
+	}
 	for k := range l {
 		keys = append(keys, k)
 	}
