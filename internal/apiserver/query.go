@@ -12,13 +12,16 @@ import (
 
 type queryKey struct{}
 
-// ticketKey keeps a request's place among long reads (see requestTicket).
-type ticketKey struct{}
+// parsedQuery is what withQuery keeps on a request's context: its query and its place among
+// long reads (see requestTicket), in one value.
+type parsedQuery struct {
+	values url.Values
+	ticket uint64
+}
 
 // withQuery returns r with its parsed query kept for query, and a place for its ticket.
 func withQuery(r *http.Request) *http.Request {
-	ctx := context.WithValue(r.Context(), queryKey{}, r.URL.Query())
-	return r.WithContext(context.WithValue(ctx, ticketKey{}, new(uint64)))
+	return r.WithContext(context.WithValue(r.Context(), queryKey{}, &parsedQuery{values: r.URL.Query()}))
 }
 
 // requestTicket is the request's place among long reads: taken when it first waits for a
@@ -27,20 +30,20 @@ func withQuery(r *http.Request) *http.Request {
 // per seat, forty lists parsed forty 890 KB selectors before any of them read a page,
 // and held them all.)
 func (s *Server) requestTicket(ctx context.Context) uint64 {
-	t, ok := ctx.Value(ticketKey{}).(*uint64)
+	q, ok := ctx.Value(queryKey{}).(*parsedQuery)
 	if !ok {
 		return s.pager.ticket()
 	}
-	if *t == 0 {
-		*t = s.pager.ticket()
+	if q.ticket == 0 {
+		q.ticket = s.pager.ticket()
 	}
-	return *t
+	return q.ticket
 }
 
 // query is r's parsed query (read-only: it is shared by the request's handlers).
 func query(r *http.Request) url.Values {
-	if q, ok := r.Context().Value(queryKey{}).(url.Values); ok {
-		return q
+	if q, ok := r.Context().Value(queryKey{}).(*parsedQuery); ok {
+		return q.values
 	}
 	return r.URL.Query()
 }
