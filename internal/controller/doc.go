@@ -5,7 +5,9 @@
 //   - Loop.Watch: a watch of the registry delivering every object to a Handler; when it
 //     ends (the watcher fell behind, a storage error) it resumes from the last revision
 //     it saw, so missed changes, deletions included, are delivered; only a compacted
-//     revision makes it start over from the current objects;
+//     revision makes it start over from the current objects. With the registry's store the
+//     Handler runs in the goroutine that takes the watch's batches from the hub
+//     (registry.Store.WatchEach): no goroutine or channel of the store's between them;
 //   - Loop.Process: workers over a rate-limited work queue (NewQueue) of string keys;
 //   - Throttle: the rate limiter of repeated identical failure log lines (first failure
 //     logged, repeats counted and summarised at most once per interval), usable by any

@@ -103,8 +103,51 @@ func (l *Loop) watch(ctx context.Context, res *registry.Resource, h Handler, x *
 				x.listing()
 			}
 		}
-		events, err := l.store.Watch(ctx, res, "", opts)
-		if err != nil {
+		// Each event is handled as it comes; with the registry's store, in this goroutine.
+		started := false
+		each := func(ev registry.Event) bool {
+			if !started {
+				started = true
+				l.throttle.Succeeded(key)
+				backoff = 100 * time.Millisecond
+			}
+			switch ev.Type {
+			case watch.Added, watch.Modified:
+				l.handle(h, res, ev.Object, false)
+			case watch.Deleted:
+				l.handle(h, res, ev.Object, true)
+			case watch.Error:
+				if expired(apierrors.FromObject(ev.Object)) {
+					last = 0
+				}
+				return true
+			}
+			// The current objects carry the revisions they were written at, not the one
+			// they were read at: the watch resumes from the list's revision, given by the
+			// bookmark that ends them (a watch ended before it starts over).
+			if ev.Initial && ev.Type != watch.Bookmark {
+				return true
+			}
+			// One transaction's objects share a revision (a group commit's pods): the
+			// revision is reached with its last event (a watch that ends between them
+			// resumes before it, delivering its first events again).
+			if ev.MidRevision {
+				return true
+			}
+			rv := revisionOf(ev.Object)
+			if rv > last {
+				last = rv
+			}
+			if x != nil {
+				if ev.Type == watch.Bookmark && ev.Initial {
+					x.listed(rv)
+				} else {
+					x.reached(rv)
+				}
+			}
+			return true
+		}
+		if err := watchEach(ctx, l.store, res, opts, each); err != nil {
 			if expired(err) {
 				last = 0
 			}
@@ -119,45 +162,29 @@ func (l *Loop) watch(ctx context.Context, res *registry.Resource, h Handler, x *
 			}
 			continue
 		}
-		l.throttle.Succeeded(key)
-		backoff = 100 * time.Millisecond
-		for ev := range events {
-			switch ev.Type {
-			case watch.Added, watch.Modified:
-				l.handle(h, res, ev.Object, false)
-			case watch.Deleted:
-				l.handle(h, res, ev.Object, true)
-			case watch.Error:
-				if expired(apierrors.FromObject(ev.Object)) {
-					last = 0
-				}
-				continue
-			}
-			// The current objects carry the revisions they were written at, not the one
-			// they were read at: the watch resumes from the list's revision, given by the
-			// bookmark that ends them (a watch ended before it starts over).
-			if ev.Initial && ev.Type != watch.Bookmark {
-				continue
-			}
-			// One transaction's objects share a revision (a group commit's pods): the
-			// revision is reached with its last event (a watch that ends between them
-			// resumes before it, delivering its first events again).
-			if ev.MidRevision {
-				continue
-			}
-			rv := revisionOf(ev.Object)
-			if rv > last {
-				last = rv
-			}
-			if x != nil {
-				if ev.Type == watch.Bookmark && ev.Initial {
-					x.listed(rv)
-				} else {
-					x.reached(rv)
-				}
-			}
-		}
 	}
+}
+
+// eachWatcher is a client that hands a watch's events to a function in the caller's
+// goroutine (registry.Store.WatchEach).
+type eachWatcher interface {
+	WatchEach(ctx context.Context, res *registry.Resource, ns string, opts registry.WatchOptions, fn func(registry.Event) bool) error
+}
+
+// watchEach runs a watch of res (all namespaces) to its end, handing each event to fn:
+// through the client's WatchEach when it has one, else from its Watch channel.
+func watchEach(ctx context.Context, c Client, res *registry.Resource, opts registry.WatchOptions, fn func(registry.Event) bool) error {
+	if w, ok := c.(eachWatcher); ok {
+		return w.WatchEach(ctx, res, "", opts, fn)
+	}
+	events, err := c.Watch(ctx, res, "", opts)
+	if err != nil {
+		return err
+	}
+	for ev := range events {
+		fn(ev)
+	}
+	return nil
 }
 
 // expired reports a watch refused because its revision is compacted away (410).

@@ -342,15 +342,17 @@ func listWatchIn(ctx context.Context, store *registry.Store, res *registry.Resou
 			objs, rev, err = store.ListObjects(ctx, res, ns)
 		}
 		if err == nil {
-			var events <-chan registry.Event
-			events, err = store.Watch(ctx, res, ns, registry.WatchOptions{ResourceVersion: strconv.FormatInt(rev, 10), Shared: shared})
+			// The changes are observed in this goroutine, as the watch hands them over.
+			var run func(func(registry.Event) bool)
+			run, err = store.StartWatch(ctx, res, ns, registry.WatchOptions{ResourceVersion: strconv.FormatInt(rev, 10), Shared: shared})
 			if err == nil {
 				install(objs, rev)
-				for ev := range events {
+				run(func(ev registry.Event) bool {
 					if ev.Type == watch.Added || ev.Type == watch.Modified || ev.Type == watch.Deleted {
 						observe(ev.Object, ev.Type == watch.Deleted)
 					}
-				}
+					return true
+				})
 			}
 		}
 		if err != nil && ctx.Err() == nil && !apierrors.IsNotFound(err) {
