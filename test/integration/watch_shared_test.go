@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -21,11 +22,7 @@ import (
 // of their revision. Pods defaulted by a LimitRange, with limits only, and updated ones are
 // covered.
 func TestSharedWatchObjectsMatchStorage(t *testing.T) {
-	t.Parallel()
-	s := servertest.Start(t)
-	ctx := ctxT(t)
-	mkNamespace(t, s, "shared")
-	podRes := s.Store.Catalogue().Get(corev1.SchemeGroupVersion.WithResource("pods"))
+	s, ctx, podRes := startPodWatchTest(t, "shared")
 	events, err := s.Store.Watch(ctx, podRes, "shared", registry.WatchOptions{Shared: true})
 	if err != nil {
 		t.Fatal(err)
@@ -99,11 +96,7 @@ func TestSharedWatchObjectsMatchStorage(t *testing.T) {
 // the same order with the same revisions, ends when its function returns false, and fails
 // to start as Watch does.
 func TestWatchEachMatchesWatch(t *testing.T) {
-	t.Parallel()
-	s := servertest.Start(t)
-	ctx := ctxT(t)
-	mkNamespace(t, s, "each")
-	podRes := s.Store.Catalogue().Get(corev1.SchemeGroupVersion.WithResource("pods"))
+	s, ctx, podRes := startPodWatchTest(t, "each")
 	pods := s.Client.CoreV1().Pods("each")
 	mk := func(name string) {
 		t.Helper()
@@ -221,4 +214,13 @@ func TestWatchEachMatchesWatch(t *testing.T) {
 	if werr == nil || eerr == nil || werr.Error() != eerr.Error() {
 		t.Fatalf("Watch: %v; WatchEach: %v", werr, eerr)
 	}
+}
+
+// startPodWatchTest starts a parallel test's server with the namespace ns, and returns it,
+// the test's context and the pods resource.
+func startPodWatchTest(t *testing.T, ns string) (*servertest.Server, context.Context, *registry.Resource) {
+	t.Parallel()
+	s := servertest.Start(t)
+	mkNamespace(t, s, ns)
+	return s, ctxT(t), s.Store.Catalogue().Get(corev1.SchemeGroupVersion.WithResource("pods"))
 }
