@@ -104,18 +104,25 @@ func (e *Engine) runCombined(ctx context.Context, self *combinedTxn) {
 	cb.mu.Lock()
 	var group []*combinedTxn
 	bytes := 0
-	writes, compares := map[string]bool{}, map[string]bool{}
+	// The keys of the group so far, for the overlap check: not needed for a lone
+	// transaction (one namespace's load, one client).
+	var writes, compares map[string]bool
+	if len(cb.waiting) > 1 {
+		writes, compares = map[string]bool{}, map[string]bool{}
+	}
 	rest := cb.waiting[:0]
 	for _, c := range cb.waiting {
 		if len(group) == maxCombinedTxns || (len(group) > 0 && bytes+c.bytes > maxCombinedBytes) || overlaps(c.txn, writes, compares) {
 			rest = append(rest, c)
 			continue
 		}
-		for _, op := range c.txn.Ops {
-			writes[op.Key] = true
-		}
-		for _, cmp := range c.txn.Compares {
-			compares[cmp.Key] = true
+		if writes != nil {
+			for _, op := range c.txn.Ops {
+				writes[op.Key] = true
+			}
+			for _, cmp := range c.txn.Compares {
+				compares[cmp.Key] = true
+			}
 		}
 		group = append(group, c)
 		bytes += c.bytes
