@@ -1,6 +1,7 @@
 #!/bin/bash
-# Measures quotad against upstream's control plane on the scenarios of issue 27, the two sides
-# alternately, ROUNDS times (default 3), and prints every run and each scenario's ratios:
+# Measures quotad against upstream's control plane on the throughput scenarios of
+# docs/benchmarks.md, the two sides alternately, ROUNDS times (default 3), and prints every run
+# and each scenario's ratios:
 #
 #   - quota: 32 clients, one namespace with a ResourceQuota (two pairs a round);
 #   - quota --clients 1;
