@@ -498,7 +498,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, res *registry.Re
 		return
 	}
 	warn(w, append(warnings, result.Warnings...))
-	if result.HasJSON && !acc.table && !acc.partial {
+	if !result.JSON.IsZero() && !acc.table && !acc.partial {
 		// The object exactly as stored, with its resourceVersion: no second encoding.
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", strconv.Itoa(result.JSON.Len()))

@@ -427,24 +427,23 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, info requestIn
 		s.cfg.OpenAPI.ServeV2(w, r)
 		return
 	}
-	var buf [8]string
-	segs := pathSegments(strings.Trim(path, "/"), &buf)
+	if isResource {
+		s.serveResource(w, r, info)
+		return
+	}
+	// The discovery documents below the roots (/api/<v>, /apis/<g>, /apis/<g>/<v>), which
+	// parseAPIPath does not take for resource paths.
+	segs := strings.Split(strings.Trim(path, "/"), "/")
 	switch {
 	case len(segs) == 2 && segs[0] == "api":
 		s.serveResourceList(w, r, "", segs[1])
-		return
 	case len(segs) == 2 && segs[0] == "apis":
 		s.serveAPIGroup(w, r, segs[1])
-		return
 	case len(segs) == 3 && segs[0] == "apis":
 		s.serveResourceList(w, r, segs[1], segs[2])
-		return
-	}
-	if !isResource {
+	default:
 		writeError(w, notFoundPath())
-		return
 	}
-	s.serveResource(w, r, info)
 }
 
 // anonymous reports whether a request presents no credential at all (a credential that

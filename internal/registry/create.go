@@ -36,10 +36,9 @@ type WriteOptions struct {
 type Result struct {
 	Object   runtime.Object
 	Warnings []string
-	// JSON, when HasJSON, is Object encoded exactly as stored plus its resourceVersion: the
+	// JSON, unless zero, is Object encoded exactly as stored plus its resourceVersion: the
 	// HTTP edge may answer with it instead of encoding Object again.
-	JSON    codec.VersionedJSON
-	HasJSON bool
+	JSON codec.VersionedJSON
 }
 
 const generateNameChars = "bcdfghjklmnpqrstvwxz2456789"
@@ -163,7 +162,7 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 		rv := strconv.FormatInt(rev, 10)
 		m.SetResourceVersion(rv)
 		if res.Type != nil && res.Storage == nil { // typed objects encode kind, apiVersion, then metadata
-			result.JSON, result.HasJSON = codec.NewVersionedJSON(w.Value, rv)
+			result.JSON, _ = codec.NewVersionedJSON(w.Value, rv)
 		}
 		if s.cfg.AfterCommit != nil {
 			s.cfg.AfterCommit(res, obj, false)

@@ -289,6 +289,9 @@ func NewVersionedJSON(stored []byte, rv string) (VersionedJSON, bool) {
 	return VersionedJSON{stored: stored, at: at, field: field}, true
 }
 
+// IsZero reports a VersionedJSON that holds nothing (the zero value).
+func (v VersionedJSON) IsZero() bool { return v.stored == nil }
+
 // Len is the length of the JSON written.
 func (v VersionedJSON) Len() int { return len(v.stored) + len(v.field) }
 

@@ -21,7 +21,7 @@ func TestVersionedJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		v, ok := NewVersionedJSON(stored, "42")
-		if !ok {
+		if !ok || v.IsZero() {
 			t.Fatalf("%s: not spliced", stored)
 		}
 		got := v.Bytes()
@@ -40,7 +40,7 @@ func TestVersionedJSON(t *testing.T) {
 			t.Errorf("spliced %s decodes to %+v", got, back.ObjectMeta)
 		}
 	}
-	if _, ok := NewVersionedJSON([]byte(`{"kind":"X"}`), "1"); ok {
+	if v, ok := NewVersionedJSON([]byte(`{"kind":"X"}`), "1"); ok || !v.IsZero() {
 		t.Error("JSON without metadata must not be spliced")
 	}
 }
