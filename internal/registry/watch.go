@@ -274,22 +274,20 @@ func (s *Store) startWatch(ctx context.Context, res *Resource, ns string, opts W
 		}
 		var evs []Event
 		var bookmarked time.Time
-		for wr := range src {
+		src(func(wr watchhub.Batch) bool {
 			if wr.Err != nil {
 				st := s.errorStatus(ctx, res, wr.Err, from)
 				send(Event{Type: watch.Error, Object: st})
-				return
+				return false
 			}
 			if len(wr.Events) == 0 {
 				// A progress notification: a BOOKMARK, at most one per bookmarkEvery (the
 				// hub's progress requests for an index reach every watcher).
 				if now := s.cfg.Clock.Now(); opts.Bookmarks && wr.Rev > 0 && (bookmarked.IsZero() || now.Sub(bookmarked) >= bookmarkEvery) {
 					bookmarked = now
-					if !send(Event{Type: watch.Bookmark, Object: s.bookmark(res, wr.Rev)}) {
-						return
-					}
+					return send(Event{Type: watch.Bookmark, Object: s.bookmark(res, wr.Rev)})
 				}
-				continue
+				return true
 			}
 			// The revision's events are translated first, so that all but the last one sent
 			// are marked MidRevision.
@@ -306,10 +304,11 @@ func (s *Store) startWatch(ctx context.Context, res *Resource, ns string, opts W
 				e.MidRevision = i < len(evs)-1
 				evs[i] = Event{}
 				if !send(e) {
-					return
+					return false
 				}
 			}
-		}
+			return true
+		})
 	}, nil
 }
 

@@ -38,23 +38,30 @@ func (s *Store) hubSource(res *Resource) watchhub.Source {
 	}
 }
 
-// watchDecoded streams decoded batches of res with revisions after from, until ctx ends or
-// an error batch.
-func (s *Store) watchDecoded(ctx context.Context, res *Resource, from int64) <-chan watchhub.Batch {
+// watchDecoded starts a watch of res's decoded batches with revisions after from and
+// returns what hands them to fn, in the caller's goroutine, until fn returns false, ctx
+// ends or after an error batch. The watch starts at once (so no batch after from is
+// missed, however late the returned function is called); it ends with ctx or when the
+// function returns.
+func (s *Store) watchDecoded(ctx context.Context, res *Resource, from int64) func(fn func(watchhub.Batch) bool) {
 	h := s.hubs.Get(hubKey(res), res, func() watchhub.Source { return s.hubSource(res) })
 	// A start the store has compacted away gets 410 Gone, even if the hub remembers it.
 	if from > 0 {
 		if _, err := s.cfg.Storage.List(ctx, res.KeyPrefix(""), storage.ListOptions{Revision: from, Limit: 1, KeysOnly: true, NoCount: true}); errors.Is(err, storage.ErrCompacted) {
-			out := make(chan watchhub.Batch, 1)
-			out <- watchhub.Batch{Err: err}
-			close(out)
-			return out
+			return func(fn func(watchhub.Batch) bool) { fn(watchhub.Batch{Err: err}) }
 		}
 	}
-	if out := h.Watch(ctx, from); out != nil {
-		return out
+	if st := h.Subscribe(ctx, from); st != nil {
+		return st.Each
 	}
-	return watchhub.Direct(ctx, s.hubSource(res), from)
+	src := watchhub.Direct(ctx, s.hubSource(res), from)
+	return func(fn func(watchhub.Batch) bool) {
+		for b := range src {
+			if !fn(b) {
+				return
+			}
+		}
+	}
 }
 
 // offerWrite offers the object a write is about to commit to its resource's running hub.

@@ -4,7 +4,10 @@
 // little in the past (its list's revision) is served from memory, and takes the objects
 // this replica's writers offer for the values they commit instead of decoding them again
 // (Offer). Starts its history does not cover are served by a watch of their own (Direct).
-// The registry makes one hub per resource (Hubs) and turns batches into watch events.
+// The registry makes one hub per resource (Hubs) and turns batches into watch events. A
+// watcher reads its batches in its own goroutine (Subscribe, Stream.Each): the hub queues
+// them and wakes it, with no goroutine of the hub's between them (Watch adds one, for
+// callers that want a channel).
 //
 // Invariants:
 //   - A watcher receives every batch after its start revision, in revision order, or ends

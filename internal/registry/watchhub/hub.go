@@ -230,56 +230,88 @@ func (hs *Hubs) Lookup(key string, owner any) *Hub {
 
 // Watch streams the batches with revisions after from, until ctx ends or an error batch;
 // nil when the hub cannot serve from (its history no longer holds every event after it,
-// or replaying it would fill half a watcher's backlog): Direct serves those.
+// or replaying it would fill half a watcher's backlog): Direct serves those. A goroutine
+// passes the batches to the channel; Subscribe's Stream hands them to the watcher's own.
 func (h *Hub) Watch(ctx context.Context, from int64) <-chan Batch {
-	sub := h.subscribe(from)
-	if sub == nil {
+	st := h.Subscribe(ctx, from)
+	if st == nil {
 		return nil
 	}
 	out := make(chan Batch)
 	go func() {
 		defer close(out)
-		defer h.unsubscribe(sub)
-		var spare []Batch
-		for {
-			batches, ended, behind := sub.take(spare)
-			for _, b := range batches {
-				if b.Err == nil && len(b.Events) > 0 && b.Rev <= sub.from {
-					continue
-				}
-				select {
-				case out <- b:
-				case <-ctx.Done():
-					return
-				}
-				if b.Err != nil {
-					return
-				}
-			}
-			spare = recycle(batches)
-			if ended {
-				if behind {
-					select {
-					case out <- Batch{Err: fmt.Errorf("watcher of %s fell behind", h.src.Prefix)}:
-					case <-ctx.Done():
-					}
-				}
-				return
-			}
-			if len(batches) > 0 {
-				continue // more may have come while these were sent
-			}
+		st.Each(func(b Batch) bool {
 			select {
+			case out <- b:
+				return true
 			case <-ctx.Done():
-				return
-			case <-sub.ready:
+				return false
 			}
-		}
+		})
 	}()
 	return out
 }
 
-// subscribe registers a watcher from revision from; nil means the hub cannot serve it.
+// Stream is one watcher of a hub read in the watcher's own goroutine (Each): the hub queues
+// its batches and wakes the watcher itself, with no goroutine between them.
+type Stream struct {
+	h    *Hub
+	sub  *hubSub
+	ctx  context.Context
+	stop func() bool
+}
+
+// Subscribe starts a watcher of the batches with revisions after from, as Watch does (nil:
+// the hub cannot serve from). The watcher is ended when ctx ends or Each returns; one that
+// never calls Each must end ctx.
+func (h *Hub) Subscribe(ctx context.Context, from int64) *Stream {
+	sub := h.subscribe(from)
+	if sub == nil {
+		return nil
+	}
+	st := &Stream{h: h, sub: sub, ctx: ctx}
+	st.stop = context.AfterFunc(ctx, func() { h.unsubscribe(sub) })
+	return st
+}
+
+// Each hands fn the stream's batches in order until ctx ends, fn returns false, or after an
+// error batch (a watcher that fell behind gets one); then it ends the watcher. Called once.
+func (st *Stream) Each(fn func(Batch) bool) {
+	defer func() {
+		if st.stop() {
+			st.h.unsubscribe(st.sub)
+		}
+	}()
+	ctx, sub := st.ctx, st.sub
+	var spare []Batch
+	for {
+		batches, ended, behind := sub.take(spare)
+		for _, b := range batches {
+			if b.Err == nil && len(b.Events) > 0 && b.Rev <= sub.from {
+				continue
+			}
+			if ctx.Err() != nil || !fn(b) || b.Err != nil {
+				return
+			}
+		}
+		spare = recycle(batches)
+		if ended {
+			if behind && ctx.Err() == nil {
+				fn(Batch{Err: fmt.Errorf("watcher of %s fell behind", st.h.src.Prefix)})
+			}
+			return
+		}
+		if len(batches) > 0 {
+			continue // more may have come while these were handed over
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-sub.ready:
+		}
+	}
+}
+
 func (h *Hub) subscribe(from int64) *hubSub {
 	h.mu.Lock()
 	defer h.mu.Unlock()

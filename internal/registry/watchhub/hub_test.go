@@ -7,6 +7,7 @@ import (
 	goruntime "runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -393,30 +394,41 @@ func TestHubWatcherFallsBehind(t *testing.T) {
 	t.Parallel()
 	src, st := configMaps(t)
 	h, _, slow := watchedHub(t, src, st, "start")
-	drained := make(chan []int64)
+	var mu sync.Mutex
+	var fastRevs []int64
 	fast := h.Watch(t.Context(), h.lastRevision())
-	total := hubSubBuffer + 10
 	go func() {
-		var revs []int64
 		for b := range fast {
-			if b.Err != nil || len(revs) == total {
-				break
+			if b.Err != nil {
+				return
 			}
-			revs = append(revs, b.Rev)
-			if len(revs) == total {
-				break
+			if len(b.Events) > 0 {
+				mu.Lock()
+				fastRevs = append(fastRevs, b.Rev)
+				mu.Unlock()
 			}
 		}
-		drained <- revs
 	}()
+	// Write until the hub drops slow, which nothing reads meanwhile. How many batches its
+	// goroutine took before blocking depends on when it ran: writing a fixed number past
+	// hubSubBuffer would not fill the backlog when it took more.
+	watchers := func() int {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return len(h.subs)
+	}
 	var revs []int64
-	for i := range total {
+	for i := 0; watchers() == 2; i++ {
+		if i > 4*hubSubBuffer {
+			t.Fatalf("the hub still serves the watcher that reads nothing after %d batches", i)
+		}
 		name := fmt.Sprintf("cm-%d", i)
 		revs = append(revs, put(t, st, name, cmJSON(name, "1")))
 	}
 	// Read nothing from slow until the hub delivered every write.
+	last := revs[len(revs)-1]
 	deadline := time.Now().Add(30 * time.Second)
-	for h.lastRevision() < revs[len(revs)-1] {
+	for h.lastRevision() < last {
 		if time.Now().After(deadline) {
 			t.Fatal("the hub did not deliver the writes within 30s")
 		}
@@ -434,14 +446,29 @@ func TestHubWatcherFallsBehind(t *testing.T) {
 	if end == nil || !strings.Contains(end.Error(), "fell behind") {
 		t.Fatalf("the slow watcher ended with %v, want fell behind", end)
 	}
-	// The batches its goroutine took before the backlog filled (at least one), then the
-	// backlog's: more than hubSubBuffer arrive, fewer than all, in order.
-	if len(got) <= hubSubBuffer || len(got) >= total || !slices.Equal(got, revs[:len(got)]) {
-		t.Fatalf("the slow watcher received %d batches (%v...), want more than the first %d in order and fewer than %d", len(got), got[:min(len(got), 3)], hubSubBuffer, total)
+	// The batches its goroutine took before the backlog filled, then the backlog's: at
+	// least hubSubBuffer arrive, fewer than all, in order.
+	if len(got) < hubSubBuffer || len(got) >= len(revs) || !slices.Equal(got, revs[:len(got)]) {
+		t.Fatalf("the slow watcher received %d batches (%v...), want at least %d in order and fewer than %d", len(got), got[:min(len(got), 3)], hubSubBuffer, len(revs))
 	}
-	if fastRevs := <-drained; !slices.Equal(fastRevs, revs) {
-		t.Fatalf("the reading watcher received %d batches, want all %d in order", len(fastRevs), total)
+	for {
+		mu.Lock()
+		n := len(fastRevs)
+		done := n > 0 && fastRevs[n-1] >= last
+		mu.Unlock()
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the reading watcher received %d batches in 30s, want %d", n, len(revs))
+		}
+		goruntime.Gosched()
 	}
+	mu.Lock()
+	if !slices.Equal(fastRevs, revs) {
+		t.Fatalf("the reading watcher received %d batches, want all %d in order", len(fastRevs), len(revs))
+	}
+	mu.Unlock()
 	h.mu.Lock()
 	for sub := range h.subs {
 		sub.mu.Lock()
@@ -459,4 +486,59 @@ func (h *Hub) lastRevision() int64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.lastRev
+}
+
+// A Stream hands its batches to Each's function in the calling goroutine, in order, and
+// ends its watcher when the function says so; a stream whose Each is never called is ended
+// with its context, and the hub stops with its last watcher.
+func TestStreamEach(t *testing.T) {
+	t.Parallel()
+	src, st := configMaps(t)
+	first := put(t, st, "a", cmJSON("a", "0"))
+	var hubs Hubs
+	h := hubs.Get("cm", new(int), func() Source { return src })
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	s1 := h.Subscribe(ctx, first)
+	if s1 == nil {
+		t.Fatal("a hub that is not running must serve any start")
+	}
+	idle, stopIdle := context.WithCancel(t.Context())
+	if h.Subscribe(idle, first) == nil {
+		t.Fatal("a running hub must serve its last revision")
+	}
+	var want []int64
+	for i := range 3 {
+		name := fmt.Sprintf("cm-%d", i)
+		want = append(want, put(t, st, name, cmJSON(name, "1")))
+	}
+	var got []int64
+	s1.Each(func(b Batch) bool {
+		if b.Err != nil {
+			t.Fatal(b.Err)
+		}
+		if len(b.Events) > 0 {
+			got = append(got, b.Rev)
+		}
+		return len(got) < len(want)
+	})
+	if !slices.Equal(got, want) {
+		t.Fatalf("Each handed batches at %v, want %v", got, want)
+	}
+	subs := func() (n int, running bool) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return len(h.subs), h.running
+	}
+	if n, running := subs(); n != 1 || !running {
+		t.Fatalf("after Each returned: %d watchers, running %v; want the idle one, running", n, running)
+	}
+	stopIdle()
+	deadline := time.Now().Add(30 * time.Second)
+	for n, running := subs(); n != 0 || running; n, running = subs() {
+		if time.Now().After(deadline) {
+			t.Fatalf("30s after the idle stream's context ended: %d watchers, running %v", n, running)
+		}
+		goruntime.Gosched()
+	}
 }
