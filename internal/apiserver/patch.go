@@ -177,12 +177,16 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, res *registry.Res
 // patchWith returns the update that applies patch (of type pt) to the current object and
 // decodes the result under fv, keeping the decoding's warnings in *warnings.
 func (s *Server) patchWith(ctx context.Context, res *registry.Resource, pt string, patch []byte, fv codec.FieldValidation, warnings *[]string) registry.UpdateFunc {
+	kind := codec.JSONPatched
+	if pt == strategicPatchType {
+		kind = codec.StrategicPatched
+	}
 	return func(cur runtime.Object) (runtime.Object, error) {
 		patched, err := s.applyPatch(ctx, res, pt, cur, patch)
 		if err != nil {
 			return nil, err
 		}
-		d, err := codec.Decode(res, patched, fv)
+		d, err := codec.DecodePatched(res, patched, fv, kind)
 		if err != nil {
 			return nil, err
 		}

@@ -82,6 +82,9 @@ func FuzzDecode(f *testing.F) {
 		`{"apiVersion":"v1","kind":"ResourceQuota","spec":{"hard":{"cpu":"1234567890123456789e1000000000","pods":" 0e-2000000000 "}}}`,
 		"apiVersion: v1\nkind: ResourceQuota\nspec:\n  hard:\n    pods: 1e-1000000000\n    cpu: \"1e-1000000000\"\n",
 		`{"apiVersion":"v1","kind":"Pod","spec":{"overhead":{"cpu":"1.` + strings.Repeat("0", 1<<20) + `1"}}}`,
+		// apiVersions and kinds that are not the resource's (decoded as their own kind).
+		`{"apiVersion":"a/b/c","kind":"Pod"}`, `{"apiVersion":"__internal","kind":"Service"}`, `{"apiVersion":"apps/","kind":""}`,
+		`{"apiVersion":"v1","kind":"Service","spec":{"ports":[{"port":"x"}]}}`, `{"apiVersion":"apps/v1beta1","kind":"Deployment"}`,
 	} {
 		for _, ct := range []string{"application/json", "application/yaml", codec.ProtobufContentType} {
 			f.Add([]byte(seed), ct, uint8(0))

@@ -116,13 +116,16 @@ func TestErrorAnswers(t *testing.T) {
 		}, 404, "the server could not find the requested resource"},
 		{"malformed JSON", func() error {
 			return rc.Post().Namespace("err").Resource("configmaps").Body([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
-		}, 400, "couldn't get version/kind; json parse error: unexpected end of JSON input"},
+		}, 400, `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input ({"apiVersion":"v1","kind":"Con ...)`},
 		{"malformed YAML", func() error {
 			return rc.Post().Namespace("err").Resource("configmaps").Body([]byte("metadata: [\n")).SetHeader("Content-Type", "application/yaml").Do(ctx).Error()
 		}, 400, ""},
 		{"wrong kind", func() error {
 			return rc.Post().Namespace("err").Resource("configmaps").Body([]byte(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"k"}}`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
-		}, 400, "the kind in the data (Secret) does not match the expected kind (ConfigMap)"},
+		}, 400, `Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion`},
+		{"apiVersion not a group/version", func() error {
+			return rc.Post().Namespace("err").Resource("configmaps").Body([]byte(`{"apiVersion":"a/b/c","kind":"ConfigMap","metadata":{"name":"k"}}`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		}, 400, `the object provided is unrecognized (must be of type ConfigMap): unexpected GroupVersion string: a/b/c ({"apiVersion":"a/b/c","kind":" ...)`},
 		{"wrong type", func() error {
 			return rc.Post().Namespace("err").Resource("configmaps").Body([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"t"},"data":{"k":1}}`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
 		}, 400, `ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string`},

@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
@@ -67,7 +69,7 @@ func ToJSON(body []byte, contentType string) ([]byte, error) {
 func DecodeBody(res Kind, body []byte, contentType string, fv FieldValidation) (*Decoded, error) {
 	j, err := ToJSON(body, contentType)
 	if err != nil {
-		return nil, err
+		return nil, unrecognized(res.GVK().Kind, err, body)
 	}
 	var extra []error
 	if isYAML(body, contentType) && fv != FieldValidationIgnore {
@@ -75,17 +77,56 @@ func DecodeBody(res Kind, body []byte, contentType string, fv FieldValidation) (
 			extra = append(extra, err)
 		}
 	}
-	return decode(res, j, fv, extra)
+	return decode(res, j, body, fv, extra, asBody)
 }
 
 // Decode decodes a JSON request body into an object of res, checking apiVersion and kind
 // against the resource and applying the fieldValidation directive.
 func Decode(res Kind, body []byte, fv FieldValidation) (*Decoded, error) {
-	return decode(res, body, fv, nil)
+	return decode(res, body, body, fv, nil, asBody)
 }
 
-// decode is Decode with strict errors found before JSON decoding (YAML duplicates).
-func decode(res Kind, body []byte, fv FieldValidation, strictErrs []error) (*Decoded, error) {
+// PatchKind is how a patch's result is decoded.
+type PatchKind int
+
+const (
+	// JSONPatched is the result of a JSON patch or a JSON merge patch: as upstream decodes
+	// it, a result it cannot decode is the patch's invalid value (422, with the decoder's
+	// own error), and one of another version of the resource's kind is taken as the
+	// resource's.
+	JSONPatched PatchKind = iota + 1
+	// StrategicPatched is the result of a strategic merge patch, whose apiVersion and kind
+	// upstream does not read (the patch is applied to the object's fields).
+	StrategicPatched
+)
+
+// DecodePatched decodes a patch's result (JSON) as an object of res, as upstream's patch
+// handler does for the kind of patch.
+func DecodePatched(res Kind, patched []byte, fv FieldValidation, kind PatchKind) (*Decoded, error) {
+	d, err := decode(res, patched, patched, fv, nil, decodeMode(kind))
+	var de *decodeError
+	if kind == JSONPatched && errors.As(err, &de) {
+		return nil, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), string(patched), de.cause.Error())})
+	}
+	return d, err
+}
+
+// decodeMode is what decode checks of a body's apiVersion and kind.
+type decodeMode int
+
+const (
+	// asBody: a create's or an update's body (typeMetaError).
+	asBody decodeMode = 0
+	// asJSONPatched: as asBody, except that another version of the resource's kind is the
+	// resource's.
+	asJSONPatched = decodeMode(JSONPatched)
+	// asStrategicPatched: not read.
+	asStrategicPatched = decodeMode(StrategicPatched)
+)
+
+// decode is Decode with the body as sent (original: what errors quote), strict errors
+// found before JSON decoding (YAML duplicates), and what it checks of the type meta.
+func decode(res Kind, body, original []byte, fv FieldValidation, strictErrs []error, mode decodeMode) (*Decoded, error) {
 	gvk := res.GVK()
 	// 0. Quantity texts ParseQuantity would take minutes on are refused first (422).
 	if err := checkQuantityTexts(res, body); err != nil {
@@ -95,41 +136,30 @@ func decode(res Kind, body []byte, fv FieldValidation, strictErrs []error) (*Dec
 	obj := res.New()
 	var jsonErrs []error
 	var err error
-	if u, ok := obj.(*unstructured.Unstructured); ok {
+	u, custom := obj.(*unstructured.Unstructured)
+	if custom {
 		m := map[string]interface{}{}
 		jsonErrs, err = kjson.UnmarshalStrict(body, &m, kjson.DisallowDuplicateFields)
-		if err == nil && m == nil {
-			err = fmt.Errorf("Object 'Kind' is missing in '%s'", body)
-		}
 		u.Object = m
 	} else {
 		jsonErrs, err = kjson.UnmarshalStrict(body, obj, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
 	}
 	if err != nil {
-		if !json.Valid(body) {
-			var v interface{}
-			verr := json.Unmarshal(body, &v)
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", verr))
-		}
-		var tm struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-		}
-		if terr := json.Unmarshal(body, &tm); terr == nil {
-			if verr := checkTypeMeta(gvk, tm.APIVersion, tm.Kind); verr != nil {
-				return nil, verr
+		if mode != asStrategicPatched {
+			if terr := typeMetaError(res, body, original); terr != nil && !(mode == asJSONPatched && isVersionMismatch(terr)) {
+				return nil, terr
 			}
 		}
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, gvk.Kind, err))
+		return nil, cannotHandle(gvk, gvk.Kind, err)
 	}
-	// 2. apiVersion and kind, as sent, must be the resource's.
-	// (What meta.TypeAccessor's GetAPIVersion and GetKind read, without boxing an accessor.)
-	if sent := obj.GetObjectKind().GroupVersionKind(); sent != gvk {
-		if verr := checkTypeMeta(gvk, sent.GroupVersion().String(), sent.Kind); verr != nil {
-			return nil, verr
+	// 2. apiVersion and kind, as sent, must be the resource's (after upstream's defaults);
+	// a custom resource's metadata must be an object.
+	if mode != asStrategicPatched && (!sentAs(obj, gvk) || custom && !metadataObject(u)) {
+		if terr := typeMetaError(res, body, original); terr != nil && !(mode == asJSONPatched && isVersionMismatch(terr)) {
+			return nil, terr
 		}
 	}
-	if u, ok := obj.(*unstructured.Unstructured); ok {
+	if custom {
 		s, preserveUnknown := res.CustomSchema()
 		for _, p := range pruneCustom(s, u.Object) {
 			jsonErrs = append(jsonErrs, fmt.Errorf("unknown field %q", p))
@@ -312,17 +342,6 @@ func (v VersionedJSON) WriteTo(w io.Writer) (int64, error) {
 // Bytes returns the JSON in one slice.
 func (v VersionedJSON) Bytes() []byte {
 	return slices.Concat(v.stored[:v.at], v.field, v.stored[v.at:])
-}
-
-// checkTypeMeta reports upstream's 400 when a body's apiVersion or kind is not the resource's.
-func checkTypeMeta(gvk schema.GroupVersionKind, apiVersion, kind string) error {
-	if apiVersion != "" && apiVersion != gvk.GroupVersion().String() {
-		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, gvk.GroupVersion().String()))
-	}
-	if kind != "" && kind != gvk.Kind {
-		return apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", kind, gvk.Kind))
-	}
-	return nil
 }
 
 // pruneCustomNulls removes from a custom resource the nulls of fields whose schema is neither
