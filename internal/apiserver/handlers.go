@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -237,11 +238,8 @@ func writeOptions(r *http.Request, verb, patchType string) (registry.WriteOption
 	default:
 		kind = "PatchOptions"
 		o := &metav1.PatchOptions{DryRun: dryRun, FieldManager: fm, FieldValidation: fv}
-		if f := q.Get("force"); f != "" {
-			b, err := strconv.ParseBool(f)
-			if err != nil {
-				return registry.WriteOptions{}, "", apierrors.NewBadRequest(err.Error())
-			}
+		if _, ok := q["force"]; ok {
+			b := queryTrue(q, "force")
 			o.Force = &b
 		}
 		errs = metav1validation.ValidatePatchOptions(o, types.PatchType(patchType))
@@ -359,6 +357,12 @@ func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, res *registry
 	if err != nil {
 		writeError(w, err)
 		return acc, sel, false
+	}
+	if info.Verb == "list" || info.Verb == "watch" {
+		if err := listQueryError(query(r), info.Verb == "watch"); err != nil {
+			writeError(w, err)
+			return acc, sel, false
+		}
 	}
 	return acc, sel, true
 }
@@ -537,7 +541,14 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, res *registry.Re
 	if !ok {
 		return
 	}
+	if err := checkName(obj, info); err != nil {
+		writeError(w, err)
+		return
+	}
 	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, s.trackUpdate(r, res, info.Subresource, func(cur runtime.Object) (runtime.Object, error) {
+		if err := uidPrecondition(res, info, obj, cur); err != nil {
+			return nil, err
+		}
 		return obj.DeepCopyObject(), nil
 	}), opts)
 	if err != nil {
@@ -566,46 +577,66 @@ func (s *Server) finalize(w http.ResponseWriter, r *http.Request, res *registry.
 	s.writeObjects(w, r, res, accept{}, http.StatusOK, result.Object)
 }
 
-// deleteOptions reads DeleteOptions from the body and the query.
+// checkName refuses an update whose body names another object than its URL, or none, as
+// upstream does before reading the stored object (so a missing object is not the answer).
+func checkName(obj runtime.Object, info requestInfo) error {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	name, ns := m.GetName(), m.GetNamespace()
+	switch {
+	case name == "":
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", info.Name))
+	case name != info.Name:
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, info.Name))
+	case info.Namespace != "" && ns != "" && ns != info.Namespace:
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+// uidPrecondition is upstream's conflict for an update whose body's uid (a precondition
+// there) is not the stored object's: with its storage's error, naming the key.
+func uidPrecondition(res *registry.Resource, info requestInfo, obj, cur runtime.Object) error {
+	if cur == nil {
+		return nil
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	c, err := meta.Accessor(cur)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	if uid := m.GetUID(); uid != "" && uid != c.GetUID() {
+		return apierrors.NewConflict(res.GroupResource(), info.Name, fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %v, UID in object meta: %v", res.Key(info.Namespace, info.Name), uid, c.GetUID()))
+	}
+	return nil
+}
+
+// deleteOptions reads a delete's DeleteOptions, from its body or else from its query.
 func deleteOptions(r *http.Request) (metav1.DeleteOptions, error) {
-	var o metav1.DeleteOptions
 	body, err := readBody(r)
 	if err != nil {
-		return o, err
+		return metav1.DeleteOptions{}, err
 	}
+	// As upstream: the options come from the body when there is one (its query is not
+	// read), else from the query.
+	var p *metav1.DeleteOptions
 	if len(body) > 0 {
 		if err := checkBodyType(r, true); err != nil {
-			return o, err
+			return metav1.DeleteOptions{}, err
 		}
+		p, err = codec.DecodeDeleteOptions(body, r.Header.Get("Content-Type"))
+	} else {
+		p, err = codec.DecodeDeleteParameters(query(r))
 	}
-	if len(body) > 0 && codec.IsProtobuf(r.Header.Get("Content-Type")) {
-		if err := codec.DecodeProtobuf(body, &o); err != nil {
-			return o, apierrors.NewBadRequest(err.Error())
-		}
-	} else if len(body) > 0 {
-		if err := json.Unmarshal(body, &o); err != nil {
-			return o, apierrors.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
-		}
+	if err != nil {
+		return metav1.DeleteOptions{}, err
 	}
-	q := query(r)
-	if p := q.Get("propagationPolicy"); p != "" {
-		pp := metav1.DeletionPropagation(p)
-		o.PropagationPolicy = &pp
-	}
-	if g := q.Get("gracePeriodSeconds"); g != "" {
-		n, err := strconv.ParseInt(g, 10, 64)
-		if err != nil {
-			return o, apierrors.NewBadRequest(fmt.Sprintf("invalid gracePeriodSeconds: %s", g))
-		}
-		o.GracePeriodSeconds = &n
-	}
-	if v := q.Get("orphanDependents"); v != "" {
-		b := v == "true"
-		o.OrphanDependents = &b
-	}
-	for _, v := range q["dryRun"] {
-		o.DryRun = append(o.DryRun, v)
-	}
+	o := *p
 	if errs := metav1validation.ValidateDeleteOptions(&o); len(errs) > 0 {
 		return o, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", errs)
 	}

@@ -107,6 +107,19 @@ func requestLabels(r *http.Request, info requestInfo) RequestLabels {
 	return l
 }
 
+// rawWatchParam reports whether a raw query's first watch parameter is true as upstream's
+// metrics read it (anything but "0" or "false", in any case), without allocating.
+func rawWatchParam(q string) bool {
+	for q != "" {
+		var part string
+		part, q, _ = strings.Cut(q, "&")
+		if k, v, _ := strings.Cut(part, "="); k == "watch" {
+			return v != "0" && !strings.EqualFold(v, "false")
+		}
+	}
+	return false
+}
+
 // metricVerb is the verb upstream reports: from the HTTP method, GET split into GET and
 // LIST by scope, watches WATCH, server-side apply APPLY, connect subresources CONNECT.
 func metricVerb(r *http.Request, info requestInfo, scope string) string {
@@ -116,7 +129,9 @@ func metricVerb(r *http.Request, info requestInfo, scope string) string {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		switch {
-		case info.Verb == "watch":
+		case info.Verb == "watch" || rawWatchParam(r.URL.RawQuery):
+			// A named GET with a watch parameter is served as a get, and reported as a
+			// watch, as upstream reports it.
 			return "WATCH"
 		case scope == "resource":
 			return "GET"

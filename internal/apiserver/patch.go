@@ -72,6 +72,64 @@ func (s *Server) applyPatch(ctx context.Context, res *registry.Resource, patchTy
 	return out, nil
 }
 
+// patchShapeError is upstream's 400 for a patch (valid JSON) of the wrong shape for its
+// type: a JSON patch that is not an array of objects, a merge patch that is not an object,
+// a strategic merge patch that is neither an object nor null (the types named are the
+// ones upstream decodes into).
+func patchShapeError(patchType string, patch []byte) error {
+	kind := jsonKind(patch)
+	switch patchType {
+	case jsonPatchType:
+		switch kind {
+		case "null":
+			return nil
+		case "array":
+			var ops []json.RawMessage
+			if err := json.Unmarshal(patch, &ops); err != nil {
+				return apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+			}
+			for _, op := range ops {
+				if k := jsonKind(op); k != "object" && k != "null" {
+					return apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: json: cannot unmarshal %s into Go value of type handlers.jsonPatchOp", k))
+				}
+			}
+			return nil
+		}
+		return apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: json: cannot unmarshal %s into Go value of type []handlers.jsonPatchOp", kind))
+	case mergePatchType:
+		if kind != "object" && kind != "null" {
+			return apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: json: cannot unmarshal %s into Go value of type map[string]interface {}", kind))
+		}
+	case strategicPatchType:
+		if kind != "object" && kind != "null" {
+			return apierrors.NewBadRequest(fmt.Sprintf("json: cannot unmarshal %s into Go value of type map[string]interface {}", kind))
+		}
+	}
+	return nil
+}
+
+// jsonKind names the kind of a JSON value as encoding/json's errors do ("object", "array",
+// "string", "number", "bool"), or "null".
+func jsonKind(b []byte) string {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) == 0 {
+		return "null"
+	}
+	switch b[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
 // MaxJSONPatchWork bounds a JSON patch's work (array elements moved, bytes copied): about
 // a quarter of a second of a core. Past it the patch is refused with a 413, as a strategic
 // merge past MaxStrategicMergeCost is, instead of running until its request's deadline
@@ -85,6 +143,9 @@ const MaxJSONPatchWork = 100_000_000
 // (and may fail the patch) once the work turns out heavy (HeavyWorkBytes units of a JSON
 // patch's work, HeavyMergeCost comparisons of a strategic merge).
 func applyPatchJSON(ctx context.Context, patchType string, orig, patch []byte, schemaObj runtime.Object, heavy func() error) ([]byte, error) {
+	if err := patchShapeError(patchType, patch); err != nil {
+		return nil, err
+	}
 	switch patchType {
 	case jsonPatchType:
 		p, err := boundedpatch.Decode(patch)
@@ -106,6 +167,9 @@ func applyPatchJSON(ctx context.Context, patchType string, orig, patch []byte, s
 		}
 		return out, nil
 	case mergePatchType:
+		if jsonKind(patch) == "null" {
+			return nil, apierrors.NewBadRequest("Invalid JSON Patch")
+		}
 		out, err := jsonpatch.MergePatch(orig, patch)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
@@ -143,6 +207,15 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, res *registry.Res
 	switch pt {
 	case jsonPatchType, mergePatchType, strategicPatchType, applyPatchType:
 	default:
+		if res.Type != nil {
+			// A built-in kind's routes refuse other media types before its handler, with
+			// their router's message.
+			writeError(w, &apierrors.StatusError{ErrStatus: metav1.Status{
+				Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType, Reason: metav1.StatusReasonUnsupportedMediaType,
+				Message: "415: Unsupported Media Type", Details: &metav1.StatusDetails{},
+			}})
+			return
+		}
 		writeError(w, unsupportedPatch(res))
 		return
 	}
@@ -161,7 +234,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, res *registry.Res
 		return
 	}
 	if !json.Valid(body) {
-		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: invalid JSON")))
+		writeError(w, apierrors.NewBadRequest("invalid JSON patch"))
 		return
 	}
 	var warnings []string
@@ -259,7 +332,7 @@ func decodeApplied(res *registry.Resource, info requestInfo, applied []byte, fv 
 // decoding YAML: ...", or its lines as warnings).
 func (s *Server) applyManaged(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo, acc accept, opts registry.WriteOptions, fv codec.FieldValidation, body, applied []byte) {
 	q := query(r)
-	manager, force := q.Get("fieldManager"), q.Get("force") == "true"
+	manager, force := q.Get("fieldManager"), queryTrue(q, "force")
 	fm, err := s.cfg.FieldManagers.For(res)
 	if err != nil {
 		writeError(w, apierrors.NewInternalError(err))

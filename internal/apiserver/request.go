@@ -79,8 +79,7 @@ func parseAPIPath(r *http.Request) (info requestInfo, ok bool) {
 		info.Subresource = segs[2]
 		info.Rest = strings.Join(segs[3:], "/")
 	}
-	watch := query(r).Get("watch")
-	isWatch := watch == "true" || watch == "1"
+	isWatch := queryTrue(query(r), "watch")
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		switch {
@@ -88,9 +87,8 @@ func parseAPIPath(r *http.Request) (info requestInfo, ok bool) {
 			info.Verb = "watch"
 		case info.Name == "":
 			info.Verb = "list"
-		case isWatch:
-			info.Verb = "watch"
 		default:
+			// As upstream: a named GET is a get, whatever its watch parameter says.
 			info.Verb = "get"
 		}
 	case http.MethodPost:

@@ -64,7 +64,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, res *registry.Res
 	}
 	events, err := s.cfg.Store.Watch(ctx, res, info.Namespace, registry.WatchOptions{
 		Selector: sel, ResourceVersion: q.Get("resourceVersion"),
-		Bookmarks: q.Get("allowWatchBookmarks") == "true", SendInitialEvents: q.Get("sendInitialEvents") == "true",
+		Bookmarks: queryTrue(q, "allowWatchBookmarks"), SendInitialEvents: queryTrue(q, "sendInitialEvents"),
 		// A JSON watch writes its initial objects from their stored bytes.
 		StoredInitial: !acc.table && !acc.partial,
 		Pace:          pace,

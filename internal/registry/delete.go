@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/registry/commit"
@@ -104,11 +105,13 @@ func checkPreconditions(res *Resource, name string, om metav1.Object, p *metav1.
 	if p == nil {
 		return nil
 	}
+	// As upstream's check before deleting: the conflict names the kind, not the resource.
+	kind := schema.GroupResource{Group: res.GVR.Group, Resource: res.GVK().Kind}
 	if p.UID != nil && *p.UID != om.GetUID() {
-		return apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, om.GetUID()))
+		return apierrors.NewConflict(kind, name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, om.GetUID()))
 	}
 	if p.ResourceVersion != nil && *p.ResourceVersion != om.GetResourceVersion() {
-		return apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, om.GetResourceVersion()))
+		return apierrors.NewConflict(kind, name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, om.GetResourceVersion()))
 	}
 	return nil
 }

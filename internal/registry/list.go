@@ -146,7 +146,10 @@ func listStart(prefix string, opts ListOptions) (rev int64, start string, atLeas
 	if opts.Continue != "" {
 		t, err := decodeContinue(opts.Continue)
 		if err != nil {
-			return 0, "", 0, apierrors.NewBadRequest(err.Error())
+			return 0, "", 0, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
+		}
+		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+			return 0, "", 0, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
 		}
 		rev = t.RV
 		if rev == latestRV {

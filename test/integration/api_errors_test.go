@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -181,6 +182,55 @@ func TestErrorAnswers(t *testing.T) {
 		{"delete of a missing object", func() error {
 			return core.ConfigMaps("err").Delete(ctx, "missing", metav1.DeleteOptions{})
 		}, 404, `configmaps "missing" not found`},
+		// Options and bodies as kube-apiserver v1.37.2 answers them (each compared with it).
+		{"list limit not a number", func() error {
+			return rc.Get().Namespace("err").Resource("configmaps").Param("limit", "abc").Do(ctx).Error()
+		}, 400, `strconv.ParseInt: parsing "abc": invalid syntax`},
+		{"list resourceVersionMatch without resourceVersion", func() error {
+			return rc.Get().Namespace("err").Resource("configmaps").Param("resourceVersionMatch", "Exact").Do(ctx).Error()
+		}, 422, `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`},
+		{"list with sendInitialEvents", func() error {
+			return rc.Get().Namespace("err").Resource("configmaps").Param("sendInitialEvents", "true").Do(ctx).Error()
+		}, 422, `ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list`},
+		{"list with a garbage continue token", func() error {
+			return rc.Get().Namespace("err").Resource("configmaps").Param("continue", "garbage").Do(ctx).Error()
+		}, 400, `invalid continue token: continue key is not valid: invalid character '\u0081' looking for beginning of value`},
+		{"delete with a body of another kind", func() error {
+			return rc.Delete().Namespace("err").Resource("secrets").Name("s").Body([]byte(`{"kind":"Pod","apiVersion":"v1"}`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		}, 400, `no kind "Pod" is registered for version "v1" in scheme "pkg/runtime/scheme.go:111"`},
+		{"delete with a body whose apiVersion is not a group/version", func() error {
+			return rc.Delete().Namespace("err").Resource("secrets").Name("s").Body([]byte(`{"kind":"DeleteOptions","apiVersion":"a/b/c"}`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		}, 400, `unexpected GroupVersion string: a/b/c`},
+		{"delete with gracePeriodSeconds not a number", func() error {
+			return rc.Delete().Namespace("err").Resource("secrets").Name("s").Param("gracePeriodSeconds", "x").Do(ctx).Error()
+		}, 400, `strconv.ParseInt: parsing "x": invalid syntax`},
+		{"delete with a stale uid precondition", func() error {
+			return rc.Delete().Namespace("err").Resource("secrets").Name("s").Body([]byte(`{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":"x"}}`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		}, 409, ""},
+		{"update naming another object that does not exist", func() error {
+			return rc.Put().Namespace("err").Resource("secrets").Name("missing").Body([]byte(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"other"}}`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		}, 400, `the name of the object (other) does not match the name on the URL (missing)`},
+		{"update without a name", func() error {
+			return rc.Put().Namespace("err").Resource("secrets").Name("s").Body([]byte(`{"apiVersion":"v1","kind":"Secret","metadata":{}}`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		}, 400, `the name of the object (s based on URL) was undeterminable: name must be provided`},
+		{"update with another uid", func() error {
+			return rc.Put().Namespace("err").Resource("secrets").Name("s").Body([]byte(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","uid":"x"}}`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		}, 409, ""},
+		{"JSON patch not an array", func() error {
+			return rc.Patch(types.JSONPatchType).Namespace("err").Resource("secrets").Name("s").Body([]byte(`{}`)).Do(ctx).Error()
+		}, 400, `error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp`},
+		{"merge patch not an object", func() error {
+			return rc.Patch(types.MergePatchType).Namespace("err").Resource("secrets").Name("s").Body([]byte(`7`)).Do(ctx).Error()
+		}, 400, `error decoding patch: json: cannot unmarshal number into Go value of type map[string]interface {}`},
+		{"merge patch null", func() error {
+			return rc.Patch(types.MergePatchType).Namespace("err").Resource("secrets").Name("s").Body([]byte(`null`)).Do(ctx).Error()
+		}, 400, `Invalid JSON Patch`},
+		{"patch not JSON", func() error {
+			return rc.Patch(types.MergePatchType).Namespace("err").Resource("secrets").Name("s").Body([]byte(`{`)).Do(ctx).Error()
+		}, 400, `invalid JSON patch`},
+		{"a named GET with watch=true is a get", func() error {
+			return rc.Get().Namespace("err").Resource("secrets").Name("s").Param("watch", "true").Do(ctx).Error()
+		}, 0, ""},
 		{"invalid resourceVersion", func() error {
 			_, err := core.ConfigMaps("err").List(ctx, metav1.ListOptions{ResourceVersion: "abc", ResourceVersionMatch: metav1.ResourceVersionMatchExact})
 			return err

@@ -397,13 +397,13 @@ func TestStaleWritesConflict(t *testing.T) {
 	}
 	err = cms.Delete(ctx, "c", metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &v1.ResourceVersion}})
 	cur, _ := cms.Get(ctx, "c", metav1.GetOptions{})
-	want := fmt.Sprintf(`Operation cannot be fulfilled on configmaps "c": Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s`, v1.ResourceVersion, cur.ResourceVersion)
+	want := fmt.Sprintf(`Operation cannot be fulfilled on ConfigMap "c": the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified`, v1.ResourceVersion, cur.ResourceVersion)
 	if !apierrors.IsConflict(err) || err.Error() != want {
 		t.Errorf("stale delete precondition:\n got %v\nwant %s", err, want)
 	}
 	uid := types.UID("other")
 	err = cms.Delete(ctx, "c", metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-	want = fmt.Sprintf(`Operation cannot be fulfilled on configmaps "c": Precondition failed: UID in precondition: other, UID in object meta: %s`, cur.UID)
+	want = fmt.Sprintf(`Operation cannot be fulfilled on ConfigMap "c": the UID in the precondition (other) does not match the UID in record (%s). The object might have been deleted and then recreated`, cur.UID)
 	if !apierrors.IsConflict(err) || err.Error() != want {
 		t.Errorf("uid precondition:\n got %v\nwant %s", err, want)
 	}
