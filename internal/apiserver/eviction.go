@@ -42,7 +42,7 @@ const evictionRetries = 20
 func (s *Server) evictPod(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
 	ctx := r.Context()
 	var ev policyv1.Eviction
-	if err := decodeSubresourceBody(r, "Eviction", &ev); err != nil {
+	if err := decodeSubresourceBody(r, policyv1.SchemeGroupVersion.WithKind("Eviction"), &ev, true); err != nil {
 		writeError(w, err)
 		return
 	}

@@ -519,21 +519,30 @@ func (s *Server) decodeBody(r *http.Request, res *registry.Resource, fv codec.Fi
 	if err != nil {
 		return nil, nil, err
 	}
-	var d *codec.Decoded
-	if ct := r.Header.Get("Content-Type"); codec.IsProtobuf(ct) {
-		var j []byte
-		if j, err = codec.ProtobufToJSON(res, body); err == nil {
-			auditRequestJSON(r, j)
-			d, err = codec.Decode(res, j, fv)
-		}
-	} else {
-		d, err = codec.DecodeBody(res, body, ct, fv)
-	}
+	d, err := decodeAs(r, res, body, fv, false)
 	if err != nil {
 		return nil, nil, err
 	}
 	auditRequestObject(r, d.Object)
 	return d.Object, d.Warnings, nil
+}
+
+// decodeAs decodes a request body (JSON, YAML or protobuf, by its Content-Type) as an object
+// of kind; anyVersion takes a body of another version of the kind as the kind's.
+func decodeAs(r *http.Request, kind codec.Kind, body []byte, fv codec.FieldValidation, anyVersion bool) (*codec.Decoded, error) {
+	ct := r.Header.Get("Content-Type")
+	if codec.IsProtobuf(ct) {
+		j, err := codec.ProtobufToJSON(kind, body)
+		if err != nil {
+			return nil, err
+		}
+		auditRequestJSON(r, j)
+		return codec.Decode(kind, j, fv)
+	}
+	if anyVersion {
+		return codec.DecodeBodyAnyVersion(kind, body, ct, fv)
+	}
+	return codec.DecodeBody(kind, body, ct, fv)
 }
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {

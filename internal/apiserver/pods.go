@@ -2,11 +2,11 @@ package apiserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -60,8 +60,10 @@ func (s *Server) servePodSubresource(w http.ResponseWriter, r *http.Request, res
 	}
 }
 
-// decodeSubresourceBody decodes a create body of a subresource kind (JSON, YAML or protobuf).
-func decodeSubresourceBody(r *http.Request, kind string, into runtime.Object) error {
+// decodeSubresourceBody decodes a create body of a subresource's kind gvk (JSON, YAML or
+// protobuf) into into, as upstream decodes it (its apiVersion and kind too); anyVersion takes
+// the kind's other versions.
+func decodeSubresourceBody(r *http.Request, gvk schema.GroupVersionKind, into runtime.Object, anyVersion bool) error {
 	if err := checkBodyType(r, true); err != nil {
 		return err
 	}
@@ -69,20 +71,11 @@ func decodeSubresourceBody(r *http.Request, kind string, into runtime.Object) er
 	if err != nil {
 		return err
 	}
-	ct := r.Header.Get("Content-Type")
-	if codec.IsProtobuf(ct) {
-		if err := codec.DecodeProtobuf(body, into); err != nil {
-			return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, "v1", kind, err))
-		}
-		return nil
-	}
-	j, err := codec.ToJSON(body, ct)
+	d, err := decodeAs(r, codec.BuiltinKind(gvk, into), body, codec.FieldValidationIgnore, anyVersion)
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(j, into); err != nil {
-		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, "v1", kind, err))
-	}
+	reflect.ValueOf(into).Elem().Set(reflect.ValueOf(d.Object).Elem())
 	return nil
 }
 
@@ -103,7 +96,7 @@ func (s *Server) bindPod(w http.ResponseWriter, r *http.Request, res *registry.R
 		return
 	}
 	var b corev1.Binding
-	if err := decodeSubresourceBody(r, "Binding", &b); err != nil {
+	if err := decodeSubresourceBody(r, corev1.SchemeGroupVersion.WithKind("Binding"), &b, false); err != nil {
 		writeError(w, err)
 		return
 	}

@@ -131,7 +131,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, res *registr
 		}
 		pt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
 		pt = strings.TrimSpace(pt)
-		opts, _, err := writeOptions(r, info.Verb, pt)
+		opts, fv, err := writeOptions(r, info.Verb, pt)
 		if err != nil {
 			writeError(w, err)
 			return
@@ -141,6 +141,19 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, res *registr
 			writeError(w, err)
 			return
 		}
+		// An update's Scale is decoded, and must name the object, before the object is read.
+		var sent *autoscalingv1.Scale
+		if info.Verb == "update" {
+			d, err := decodeAs(r, scaleKind, body, fv, false)
+			if err == nil {
+				err = checkName(d.Object, info)
+			}
+			if err != nil {
+				writeError(w, err)
+				return
+			}
+			sent = d.Object.(*autoscalingv1.Scale)
+		}
 		result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, "", func(cur runtime.Object) (runtime.Object, error) {
 			sc, err := scaleOf(res, cur)
 			if err != nil {
@@ -148,7 +161,8 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, res *registr
 			}
 			var want autoscalingv1.Scale
 			if info.Verb == "update" {
-				if err := decodeScale(body, r.Header.Get("Content-Type"), &want); err != nil {
+				want = *sent
+				if err := uidPrecondition(res, info, sent, cur); err != nil {
 					return nil, err
 				}
 				if want.ResourceVersion != "" && want.ResourceVersion != sc.ResourceVersion {
@@ -166,9 +180,15 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, res *registr
 				if err != nil {
 					return nil, err
 				}
-				if err := json.Unmarshal(patched, &want); err != nil {
-					return nil, apierrors.NewBadRequest(err.Error())
+				kind := codec.JSONPatched
+				if pt == strategicPatchType {
+					kind = codec.StrategicPatched
 				}
+				d, err := codec.DecodePatched(scaleKind, patched, fv, kind)
+				if err != nil {
+					return nil, err
+				}
+				want = *d.Object.(*autoscalingv1.Scale)
 			}
 			if want.Spec.Replicas < 0 {
 				return nil, apierrors.NewInvalid(schema.GroupKind{Group: "autoscaling", Kind: "Scale"}, info.Name, field.ErrorList{
@@ -191,21 +211,5 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, res *registr
 	}
 }
 
-// decodeScale decodes an autoscaling/v1 Scale request body: JSON, YAML or protobuf (client-go's
-// typed clients send protobuf).
-func decodeScale(body []byte, contentType string, into *autoscalingv1.Scale) error {
-	if codec.IsProtobuf(contentType) {
-		if err := codec.DecodeProtobuf(body, into); err != nil {
-			return apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err))
-		}
-		return nil
-	}
-	j, err := codec.ToJSON(body, contentType)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(j, into); err != nil {
-		return apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err))
-	}
-	return nil
-}
+// scaleKind is autoscaling/v1 Scale, the kind of every scale subresource's body.
+var scaleKind = codec.BuiltinKind(autoscalingv1.SchemeGroupVersion.WithKind("Scale"), &autoscalingv1.Scale{})

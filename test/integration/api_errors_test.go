@@ -228,6 +228,15 @@ func TestErrorAnswers(t *testing.T) {
 		{"patch not JSON", func() error {
 			return rc.Patch(types.MergePatchType).Namespace("err").Resource("secrets").Name("s").Body([]byte(`{`)).Do(ctx).Error()
 		}, 400, `invalid JSON patch`},
+		{"scale naming another object", func() error {
+			return s.Client.AppsV1().RESTClient().Put().Namespace("err").Resource("deployments").Name("missing").SubResource("scale").Body([]byte(`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"other"},"spec":{"replicas":1}}`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		}, 400, `the name of the object (other) does not match the name on the URL (missing)`},
+		{"binding of another kind", func() error {
+			return rc.Post().Namespace("err").Resource("pods").Name("missing").SubResource("binding").Body([]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"missing"}}`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		}, 400, `Pod in version "v1" cannot be handled as a Binding: converting (v1.Pod) to (core.Binding): unknown conversion`},
+		{"eviction whose apiVersion is not a group/version", func() error {
+			return rc.Post().Namespace("err").Resource("pods").Name("missing").SubResource("eviction").Body([]byte(`{"apiVersion":"a/b/c","kind":"Eviction","metadata":{"name":"missing"}}`)).SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		}, 400, `the object provided is unrecognized (must be of type Eviction): unexpected GroupVersion string: a/b/c ({"apiVersion":"a/b/c","kind":" ...)`},
 		{"a named GET with watch=true is a get", func() error {
 			return rc.Get().Namespace("err").Resource("secrets").Name("s").Param("watch", "true").Do(ctx).Error()
 		}, 0, ""},

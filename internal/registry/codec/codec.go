@@ -67,6 +67,17 @@ func ToJSON(body []byte, contentType string) ([]byte, error) {
 // DecodeBody converts a JSON or YAML request body and decodes it as Decode does; duplicate
 // YAML keys are strict decoding errors, as upstream's YAML serializer reports them.
 func DecodeBody(res Kind, body []byte, contentType string, fv FieldValidation) (*Decoded, error) {
+	return decodeBody(res, body, contentType, fv, asBody)
+}
+
+// DecodeBodyAnyVersion is DecodeBody taking a body of any version of the kind (upstream's
+// eviction subresource takes policy/v1beta1's Eviction as policy/v1's).
+func DecodeBodyAnyVersion(res Kind, body []byte, contentType string, fv FieldValidation) (*Decoded, error) {
+	return decodeBody(res, body, contentType, fv, anyVersion)
+}
+
+// decodeBody is DecodeBody with what decode checks of the type meta.
+func decodeBody(res Kind, body []byte, contentType string, fv FieldValidation, mode decodeMode) (*Decoded, error) {
 	j, err := ToJSON(body, contentType)
 	if err != nil {
 		return nil, unrecognized(res.GVK().Kind, err, body)
@@ -77,7 +88,7 @@ func DecodeBody(res Kind, body []byte, contentType string, fv FieldValidation) (
 			extra = append(extra, err)
 		}
 	}
-	return decode(res, j, body, fv, extra, asBody)
+	return decode(res, j, body, fv, extra, mode)
 }
 
 // Decode decodes a JSON request body into an object of res, checking apiVersion and kind
@@ -117,9 +128,9 @@ type decodeMode int
 const (
 	// asBody: a create's or an update's body (typeMetaError).
 	asBody decodeMode = 0
-	// asJSONPatched: as asBody, except that another version of the resource's kind is the
-	// resource's.
-	asJSONPatched = decodeMode(JSONPatched)
+	// anyVersion: as asBody, except that another version of the resource's kind is the
+	// resource's (a JSON or merge patch's result).
+	anyVersion = decodeMode(JSONPatched)
 	// asStrategicPatched: not read.
 	asStrategicPatched = decodeMode(StrategicPatched)
 )
@@ -146,7 +157,7 @@ func decode(res Kind, body, original []byte, fv FieldValidation, strictErrs []er
 	}
 	if err != nil {
 		if mode != asStrategicPatched {
-			if terr := typeMetaError(res, body, original); terr != nil && !(mode == asJSONPatched && isVersionMismatch(terr)) {
+			if terr := typeMetaError(res, body, original); terr != nil && !(mode == anyVersion && isVersionMismatch(terr)) {
 				return nil, terr
 			}
 		}
@@ -155,7 +166,7 @@ func decode(res Kind, body, original []byte, fv FieldValidation, strictErrs []er
 	// 2. apiVersion and kind, as sent, must be the resource's (after upstream's defaults);
 	// a custom resource's metadata must be an object.
 	if mode != asStrategicPatched && (!sentAs(obj, gvk) || custom && !metadataObject(u)) {
-		if terr := typeMetaError(res, body, original); terr != nil && !(mode == asJSONPatched && isVersionMismatch(terr)) {
+		if terr := typeMetaError(res, body, original); terr != nil && !(mode == anyVersion && isVersionMismatch(terr)) {
 			return nil, terr
 		}
 	}

@@ -91,7 +91,13 @@ func typeMetaError(res Kind, data, original []byte) error {
 	return versionMismatch(actual.GroupVersion(), gvk.GroupVersion())
 }
 
-// schemeKind is a kind of the scheme as a Kind (for checkQuantityTexts).
+// BuiltinKind describes the built-in kind gvk, whose objects are of obj's type, to the
+// decoder: a subresource's kind (Scale, Eviction, Binding), which no Resource describes.
+func BuiltinKind(gvk schema.GroupVersionKind, obj runtime.Object) Kind {
+	return schemeKind{gvk, reflect.TypeOf(obj).Elem()}
+}
+
+// schemeKind is a kind of the scheme as a Kind (a subresource's; for checkQuantityTexts).
 type schemeKind struct {
 	gvk schema.GroupVersionKind
 	typ reflect.Type
