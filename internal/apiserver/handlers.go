@@ -558,6 +558,9 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, res *registry.Re
 		if err := uidPrecondition(res, info, obj, cur); err != nil {
 			return nil, err
 		}
+		if err := unconditionalUpdate(res, info, obj); err != nil {
+			return nil, err
+		}
 		return obj.DeepCopyObject(), nil
 	}), opts)
 	if err != nil {
@@ -625,6 +628,23 @@ func uidPrecondition(res *registry.Resource, info requestInfo, obj, cur runtime.
 	return nil
 }
 
+// unconditionalUpdate is upstream's 422 for an update of a custom resource whose body has no
+// resourceVersion: custom resources allow no unconditional update.
+func unconditionalUpdate(res *registry.Resource, info requestInfo, obj runtime.Object) error {
+	if res.CRD == nil {
+		return nil
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	if m.GetResourceVersion() != "" {
+		return nil
+	}
+	return apierrors.NewInvalid(schema.GroupKind{Group: res.GVR.Group, Kind: res.GVR.Resource}, info.Name, field.ErrorList{
+		field.Invalid(field.NewPath("metadata", "resourceVersion"), 0, "must be specified for an update")})
+}
+
 // deleteOptions reads a delete's DeleteOptions, from its body or else from its query.
 func deleteOptions(r *http.Request) (metav1.DeleteOptions, error) {
 	body, err := readBody(r)
@@ -677,13 +697,14 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, res *registry.Re
 	writeJSON(w, http.StatusOK, successStatus(&metav1.StatusDetails{Name: info.Name, Group: res.GVR.Group, Kind: res.GVR.Resource, UID: m.UID}))
 }
 
-// returnsDeletedObject reports the kinds whose delete answers with the object, as upstream.
+// returnsDeletedObject reports the kinds whose delete answers with the object, as upstream
+// (custom resources answer with a Status, as kube-apiserver v1.37.2 does).
 func returnsDeletedObject(res *registry.Resource) bool {
 	switch res.GVR.Resource {
 	case "pods", "namespaces", "services", "customresourcedefinitions":
 		return res.GVR.Group == "" || res.GVR.Group == "apiextensions.k8s.io"
 	}
-	return res.CRD != nil
+	return false
 }
 
 func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {

@@ -277,7 +277,16 @@ func walkCustomResource(t *testing.T, ctx context.Context, c dynamic.ResourceInt
 	if !apierrors.IsConflict(err) {
 		t.Errorf("stale update: %v", err)
 	}
-	// Delete.
+	// An update without a resourceVersion: custom resources allow none (kube-apiserver
+	// v1.37.2's answer), and nothing is written.
+	unversioned := got.DeepCopy()
+	unversioned.SetResourceVersion("")
+	unversioned.Object["spec"] = map[string]interface{}{"color": "blue"}
+	_, err = c.Update(ctx, unversioned, metav1.UpdateOptions{})
+	if want := `.example.com "w" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`; !apierrors.IsInvalid(err) || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("update without a resourceVersion:\n got %v\nwant 422 %s", err, want)
+	}
+	// Delete: answered with a Status, as upstream answers for custom resources.
 	for _, n := range []string{"w", "s"} {
 		if err := c.Delete(ctx, n, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)

@@ -166,7 +166,13 @@ func decode(res Kind, body, original []byte, fv FieldValidation, strictErrs []er
 	// 2. apiVersion and kind, as sent, must be the resource's (after upstream's defaults);
 	// a custom resource's metadata must be an object.
 	if mode != asStrategicPatched && (!sentAs(obj, gvk) || custom && !metadataObject(u)) {
-		if terr := typeMetaError(res, body, original); terr != nil && !(mode == anyVersion && isVersionMismatch(terr)) {
+		terr := typeMetaError(res, body, original)
+		switch {
+		case terr == nil:
+		case mode == anyVersion && isVersionMismatch(terr) && custom:
+			return nil, customTypeMetaInvalid(gvk, u.GetKind(), u.GetAPIVersion(), u.GetName())
+		case mode == anyVersion && isVersionMismatch(terr):
+		default:
 			return nil, terr
 		}
 	}

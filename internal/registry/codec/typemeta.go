@@ -125,18 +125,29 @@ func customTypeMetaError(gvk, sent schema.GroupVersionKind, data, original []byt
 		return cannotHandle(sent, gvk.Kind, err)
 	}
 	if sent.Kind != gvk.Kind {
-		// Upstream's custom resource validation, which reports this alone.
 		var m struct {
 			Metadata struct {
 				Name string `json:"name"`
 			} `json:"metadata"`
 		}
 		_ = json.Unmarshal(data, &m)
-		return apierrors.NewInvalid(schema.GroupKind{Group: gvk.Group, Kind: sent.Kind}, m.Metadata.Name, field.ErrorList{
-			field.Invalid(field.NewPath("kind"), sent.Kind, "must be "+gvk.Kind),
-		})
+		return customTypeMetaInvalid(gvk, sent.Kind, gvk.GroupVersion().String(), m.Metadata.Name)
 	}
 	return nil
+}
+
+// customTypeMetaInvalid is upstream's 422 for a custom resource whose kind or apiVersion
+// (as sent) is not its version's: its validation's type meta check, which reports these
+// alone (a patch's result of another version of the resource included).
+func customTypeMetaInvalid(gvk schema.GroupVersionKind, kind, apiVersion, name string) error {
+	var errs field.ErrorList
+	if kind != gvk.Kind {
+		errs = append(errs, field.Invalid(field.NewPath("kind"), kind, "must be "+gvk.Kind))
+	}
+	if want := gvk.GroupVersion().String(); apiVersion != want {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), apiVersion, "must be "+want))
+	}
+	return apierrors.NewInvalid(schema.GroupKind{Group: gvk.Group, Kind: kind}, name, errs)
 }
 
 // sentAs reports whether a decoded object's apiVersion and kind are gvk's: exactly, or

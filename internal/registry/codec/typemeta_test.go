@@ -191,6 +191,18 @@ func TestTypeMetaGolden(t *testing.T) {
 	}
 }
 
+// TestPatchedCustomTypeMeta: a JSON or merge patch moving a custom resource to another
+// version is invalid (kube-apiserver v1.37.2's text), where a built-in kind's is taken.
+func TestPatchedCustomTypeMeta(t *testing.T) {
+	widgets := customKind{schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}, "Widget"}
+	_, err := DecodePatched(widgets, []byte(`{"apiVersion":"example.com/v2","kind":"Widget","metadata":{"name":"cw"}}`), FieldValidationStrict, JSONPatched)
+	want := `Widget.example.com "cw" is invalid: apiVersion: Invalid value: "example.com/v2": must be example.com/v1`
+	var st apierrors.APIStatus
+	if !asStatus(err, &st) || st.Status().Code != http.StatusUnprocessableEntity || st.Status().Message != want {
+		t.Errorf("got %v\nwant 422 %s", err, want)
+	}
+}
+
 func asStatus(err error, st *apierrors.APIStatus) bool {
 	s, ok := err.(apierrors.APIStatus)
 	*st = s
