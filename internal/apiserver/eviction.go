@@ -41,11 +41,12 @@ const evictionRetries = 20
 // addConditionAndDeletePod.
 func (s *Server) evictPod(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
 	ctx := r.Context()
-	var ev policyv1.Eviction
-	if err := decodeSubresourceBody(r, policyv1.SchemeGroupVersion.WithKind("Eviction"), &ev, true); err != nil {
+	obj, err := decodeSubresourceBody(r, policyv1.SchemeGroupVersion.WithKind("Eviction"), &policyv1.Eviction{}, true)
+	if err != nil {
 		writeError(w, err)
 		return
 	}
+	ev := *obj.(*policyv1.Eviction)
 	if ev.Namespace != "" && ev.Namespace != info.Namespace {
 		writeError(w, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
 		return

@@ -23,11 +23,17 @@ var listScalars = []string{"watch", "allowWatchBookmarks", "resourceVersion", "r
 // with a continue token, one it does not know, sendInitialEvents on a list or without
 // NotOlderThan on a watch); nil when both take it. watch is the request's verb.
 func listQueryError(q url.Values, watch bool) error {
-	sub := make(url.Values, len(listScalars))
+	var sub url.Values
 	for _, k := range listScalars {
 		if v, ok := q[k]; ok {
+			if sub == nil {
+				sub = make(url.Values, len(listScalars))
+			}
 			sub[k] = v
 		}
+	}
+	if sub == nil {
+		return nil // the defaults, which the validation takes
 	}
 	var o metainternalversion.ListOptions
 	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(sub, metav1.SchemeGroupVersion, &o); err != nil {

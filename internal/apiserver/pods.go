@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -60,23 +59,22 @@ func (s *Server) servePodSubresource(w http.ResponseWriter, r *http.Request, res
 	}
 }
 
-// decodeSubresourceBody decodes a create body of a subresource's kind gvk (JSON, YAML or
-// protobuf) into into, as upstream decodes it (its apiVersion and kind too); anyVersion takes
-// the kind's other versions.
-func decodeSubresourceBody(r *http.Request, gvk schema.GroupVersionKind, into runtime.Object, anyVersion bool) error {
+// decodeSubresourceBody decodes a create body of a subresource's kind gvk, whose objects
+// are of empty's type (JSON, YAML or protobuf), as upstream decodes it (its apiVersion and
+// kind too); anyVersion takes the kind's other versions.
+func decodeSubresourceBody(r *http.Request, gvk schema.GroupVersionKind, empty runtime.Object, anyVersion bool) (runtime.Object, error) {
 	if err := checkBodyType(r, true); err != nil {
-		return err
+		return nil, err
 	}
 	body, err := readBody(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	d, err := decodeAs(r, codec.BuiltinKind(gvk, into), body, codec.FieldValidationIgnore, anyVersion)
+	d, err := decodeAs(r, codec.BuiltinKind(gvk, empty), body, codec.FieldValidationIgnore, anyVersion)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	reflect.ValueOf(into).Elem().Set(reflect.ValueOf(d.Object).Elem())
-	return nil
+	return d.Object, nil
 }
 
 // createdStatus is what upstream's create handler answers for a subresource whose create
@@ -95,11 +93,12 @@ func (s *Server) bindPod(w http.ResponseWriter, r *http.Request, res *registry.R
 		writeError(w, err)
 		return
 	}
-	var b corev1.Binding
-	if err := decodeSubresourceBody(r, corev1.SchemeGroupVersion.WithKind("Binding"), &b, false); err != nil {
+	obj, err := decodeSubresourceBody(r, corev1.SchemeGroupVersion.WithKind("Binding"), &corev1.Binding{}, false)
+	if err != nil {
 		writeError(w, err)
 		return
 	}
+	b := *obj.(*corev1.Binding)
 	if b.Namespace != "" && b.Namespace != info.Namespace {
 		writeError(w, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
 		return
