@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,8 +99,12 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info requ
 			return
 		}
 	case "finalize":
-		if res.GVR.Resource != "namespaces" || info.Verb != "update" {
+		if res.GVR.Resource != "namespaces" {
 			writeError(w, notFoundPath())
+			return
+		}
+		if info.Verb != "update" {
+			writeError(w, methodNotAllowed()) // upstream serves PUT alone
 			return
 		}
 	default:
@@ -372,18 +377,8 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, res *registry.Reso
 	if !ok {
 		return
 	}
-	q := query(r)
-	var limit int64
-	if l := q.Get("limit"); l != "" {
-		limit, _ = strconv.ParseInt(l, 10, 64)
-		if limit < 0 {
-			limit = 0
-		}
-	}
-	opts := registry.ListOptions{
-		Selector: sel, Limit: limit, Continue: q.Get("continue"),
-		ResourceVersion: q.Get("resourceVersion"), ResourceVersionMatch: q.Get("resourceVersionMatch"),
-	}
+	opts := listOptionsOf(query(r), sel)
+	limit := opts.Limit
 	// A Table of a kind whose printer looks across the list is converted whole, as
 	// upstream converts a list (registry.ListTableConvertor); other unlimited lists stream.
 	if limit == 0 && !(acc.table && s.cfg.Store != nil && s.cfg.Store.ConvertsListWhole(res)) {
@@ -396,6 +391,22 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, res *registry.Reso
 		return
 	}
 	s.writeListResult(w, r, res, acc, lr)
+}
+
+// listOptionsOf is a list's options from its query (checked by listQueryError) and its
+// selectors; a negative limit is none.
+func listOptionsOf(q url.Values, sel selector.Selector) registry.ListOptions {
+	var limit int64
+	if l := q.Get("limit"); l != "" {
+		limit, _ = strconv.ParseInt(l, 10, 64)
+		if limit < 0 {
+			limit = 0
+		}
+	}
+	return registry.ListOptions{
+		Selector: sel, Limit: limit, Continue: q.Get("continue"),
+		ResourceVersion: q.Get("resourceVersion"), ResourceVersionMatch: q.Get("resourceVersionMatch"),
+	}
 }
 
 // listTable converts a list's items to a Table: Config.ListTable, else Config.Table.
@@ -581,7 +592,11 @@ func (s *Server) finalize(w http.ResponseWriter, r *http.Request, res *registry.
 		writeError(w, err)
 		return
 	}
-	result, err := s.cfg.Store.FinalizeNamespace(r.Context(), info.Name, obj.(*corev1.Namespace).Spec.Finalizers)
+	if err := checkName(obj, info); err != nil {
+		writeError(w, err)
+		return
+	}
+	result, err := s.cfg.Store.FinalizeNamespace(r.Context(), info.Name, obj.(*corev1.Namespace))
 	if err != nil {
 		writeError(w, err)
 		return
@@ -708,37 +723,63 @@ func returnsDeletedObject(res *registry.Resource) bool {
 }
 
 func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo) {
-	opts, err := deleteOptions(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
+	q := query(r)
+	// As upstream: the list's options first (refused as a list's), then the delete's.
 	sel, err := s.selectors(r, res, info)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	lr, err := s.cfg.Store.List(r.Context(), res, info.Namespace, registry.ListOptions{Selector: sel})
+	if err := listQueryError(q, false); err != nil {
+		writeError(w, err)
+		return
+	}
+	opts, err := deleteOptions(r)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	// As upstream, the answer is the list of what was deleted (as it was last written).
-	deleted := make([]runtime.Object, 0, len(lr.Items))
-	for _, o := range lr.Items {
-		m := metaOf(o)
-		dr, err := s.cfg.Store.Delete(r.Context(), res, m.Namespace, m.Name, opts, registry.WriteOptions{DryRun: len(opts.DryRun) > 0})
-		if apierrors.IsNotFound(err) {
-			continue
-		}
+	lo := listOptionsOf(q, sel)
+	// Upstream lists deleteCollectionPage objects at a time (a resourceVersion other than
+	// "0" is then read exactly, as any limited list's), all pages unless a limit was asked
+	// for, which ends after the first.
+	hasLimit := lo.Limit > 0
+	if !hasLimit {
+		lo.Limit = deleteCollectionPage
+	}
+	var first *registry.ListResult
+	var listed []runtime.Object
+	for {
+		lr, err := s.cfg.Store.List(r.Context(), res, info.Namespace, lo)
 		if err != nil {
 			writeError(w, err)
 			return
 		}
-		deleted = append(deleted, dr.Object)
+		if first == nil {
+			first = lr
+		}
+		listed = append(listed, lr.Items...)
+		for _, o := range lr.Items {
+			m := metaOf(o)
+			_, err := s.cfg.Store.Delete(r.Context(), res, m.Namespace, m.Name, opts, registry.WriteOptions{DryRun: len(opts.DryRun) > 0})
+			if err != nil && !apierrors.IsNotFound(err) {
+				writeError(w, err)
+				return
+			}
+		}
+		if hasLimit || lr.Continue == "" {
+			break
+		}
+		lo.Continue, lo.ResourceVersion, lo.ResourceVersionMatch = lr.Continue, "", ""
 	}
-	writeList(w, res, metav1.ListMeta{ResourceVersion: lr.ResourceVersion}, deleted)
+	// As upstream, the answer is the list of the objects listed for deletion, as listed,
+	// with the first page's metadata.
+	writeList(w, res, metav1.ListMeta{ResourceVersion: first.ResourceVersion, Continue: first.Continue, RemainingItemCount: first.Remaining}, listed)
 }
+
+// deleteCollectionPage is how many objects a deletecollection lists at a time (upstream's
+// deleteCollectionPageSize).
+const deleteCollectionPage = 10000
 
 // methodNotAllowed is upstream's 405 for a verb a resource does not serve.
 func methodNotAllowed() error {

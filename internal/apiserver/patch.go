@@ -274,7 +274,14 @@ func (s *Server) patchWith(ctx context.Context, res *registry.Resource, pt strin
 func (s *Server) apply(w http.ResponseWriter, r *http.Request, res *registry.Resource, info requestInfo, acc accept, opts registry.WriteOptions, fv codec.FieldValidation, body []byte) {
 	applied, err := codec.ToJSON(body, "application/yaml")
 	if err != nil {
-		writeError(w, err)
+		// As upstream's patch handler, which converts an applied configuration to JSON first.
+		writeError(w, apierrors.NewBadRequest("error encoding patch: "+err.Error()))
+		return
+	}
+	// A subresource's object must exist first: it is never created by an apply.
+	typeErr := appliedType(res, applied)
+	if typeErr != nil && info.Subresource == "" {
+		writeError(w, typeErr)
 		return
 	}
 	if s.cfg.FieldManagers != nil && info.Subresource == "" {
@@ -287,7 +294,13 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, res *registry.Res
 	}
 	var warnings []string
 	code := http.StatusOK
-	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, s.patchWith(r.Context(), res, mergeType, applied, fv, &warnings), opts)
+	patch := s.patchWith(r.Context(), res, mergeType, applied, fv, &warnings)
+	result, err := s.cfg.Store.Update(r.Context(), res, info.Namespace, info.Name, info.Subresource, func(cur runtime.Object) (runtime.Object, error) {
+		if typeErr != nil {
+			return nil, typeErr
+		}
+		return patch(cur)
+	}, opts)
 	if apierrors.IsNotFound(err) && info.Subresource == "" {
 		d, derr := decodeApplied(res, info, applied, fv)
 		if derr != nil {
@@ -304,6 +317,24 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, res *registry.Res
 	}
 	warn(w, append(warnings, result.Warnings...))
 	s.writeObjects(w, r, res, acc, code, result.Object)
+}
+
+// appliedType is upstream's answer (its field manager's version check) to an applied
+// configuration of another kind or version than the resource's, or none: 400 "invalid object
+// type: <group/version, Kind=kind>", and its decoder's to one that is not an object; nil
+// when the configuration is of the resource's kind.
+func appliedType(res *registry.Resource, applied []byte) error {
+	if k := jsonKind(applied); k != "object" && k != "null" {
+		return apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go value of type map[string]interface {}", k))
+	}
+	var tm metav1.TypeMeta
+	if err := json.Unmarshal(applied, &tm); err != nil {
+		return nil
+	}
+	if gvk := tm.GroupVersionKind(); gvk != res.GVK() {
+		return apierrors.NewBadRequest(fmt.Sprintf("invalid object type: %v", gvk))
+	}
+	return nil
 }
 
 // decodeApplied decodes an applied configuration as the resource's kind and checks that

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/quota/quantity"
+	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 // ResourceQuota validation, with upstream's field paths and messages
@@ -262,7 +263,7 @@ func validateScopeSelector(spec *corev1.ResourceQuotaSpec, fld *field.Path) fiel
 		}
 		for _, name := range hard {
 			if !IsScopeValidForResource(req.ScopeName, name) {
-				allErrs = append(allErrs, field.Invalid(fldPath, spec.ScopeSelector, "unsupported scope applied to resource"))
+				allErrs = append(allErrs, field.Invalid(fldPath, convert.InternalJSON(spec.ScopeSelector), "unsupported scope applied to resource"))
 			}
 		}
 		switch req.ScopeName {

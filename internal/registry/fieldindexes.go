@@ -184,7 +184,7 @@ func (s *Store) indexedKeys(ctx context.Context, res *Resource, prefix string, o
 			s.cfg.ObserveIndexedList(res.GVR.GroupResource(), ok)
 		}
 	}()
-	if opts.ResourceVersion != "" && opts.ResourceVersionMatch == "Exact" {
+	if opts.exact() {
 		return nil, 0, false
 	}
 	fi := s.index(res)

@@ -33,6 +33,17 @@ type ListOptions struct {
 	Pace func(ctx context.Context) error
 }
 
+// exact reports whether a list reads at exactly its resourceVersion: asked for with
+// resourceVersionMatch Exact, or (upstream's legacy semantics, which client-go's pagers
+// and reflectors rely on) a resourceVersion other than "0" with a limit and no match.
+// Otherwise a resourceVersion is the least revision the list may be read at.
+func (o ListOptions) exact() bool {
+	if o.ResourceVersion == "" || o.ResourceVersion == "0" {
+		return false
+	}
+	return o.ResourceVersionMatch == "Exact" || (o.ResourceVersionMatch == "" && o.Limit > 0)
+}
+
 // PacedYieldEvery is how many objects of a paced page (see ListOptions.Pace) are decoded
 // between yields of the processor, so that a long read holds a core for about a
 // millisecond at a time, not for the Go scheduler's 10 ms time slice.
@@ -157,7 +168,7 @@ func listStart(prefix string, opts ListOptions) (rev int64, start string, atLeas
 		}
 		return rev, prefix + t.Start, 0, nil
 	}
-	if requested != 0 && opts.ResourceVersionMatch == "Exact" {
+	if requested != 0 && opts.exact() {
 		return requested, "", 0, nil
 	}
 	return 0, "", requested, nil

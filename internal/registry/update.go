@@ -252,15 +252,26 @@ func isNamespaceHeld(obj runtime.Object) bool {
 
 // FinalizeNamespace removes the namespace's spec finalizers (the /finalize subresource) and
 // deletes it when nothing else holds it.
-func (s *Store) FinalizeNamespace(ctx context.Context, name string, finalizers []corev1.FinalizerName) (*Result, error) {
+func (s *Store) FinalizeNamespace(ctx context.Context, name string, body *corev1.Namespace) (*Result, error) {
 	res := s.cfg.Catalogue.Get(corev1.SchemeGroupVersion.WithResource("namespaces"))
+	sent, err := checkObjectResourceVersion(body.ResourceVersion)
+	if err != nil {
+		return nil, err
+	}
 	for attempt := 0; attempt < s.cfg.MaxRetries; attempt++ {
 		old, cur, err := s.readCurrent(ctx, res, "", name)
 		if err != nil {
 			return nil, err
 		}
+		// A resourceVersion in the body must be the stored one, as for any update.
+		if sent != 0 && sent != uint64(cur) {
+			return nil, apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+		}
 		nsObj := old.DeepCopyObject().(*corev1.Namespace)
-		nsObj.Spec.Finalizers = finalizers
+		nsObj.Spec.Finalizers = body.Spec.Finalizers
+		if errs := s.validateUpdate(res, "finalize", nsObj, old); len(errs) > 0 {
+			return nil, invalid(res, name, errs)
+		}
 		var r *Result
 		if semanticEqual(nsObj, old) {
 			return &Result{Object: nsObj}, nil // a no-op writes nothing

@@ -78,6 +78,7 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
 	}
 	if pod.Spec.ServiceAccountName == "" {
 		pod.Spec.ServiceAccountName = DefaultServiceAccountName
+		pod.Spec.DeprecatedServiceAccount = DefaultServiceAccountName //nolint:staticcheck // SA1019: set with it, as upstream sets it
 	}
 	sa, err := p.serviceAccount(ctx, a.Namespace, pod.Spec.ServiceAccountName)
 	if err != nil {

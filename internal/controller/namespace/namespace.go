@@ -40,7 +40,7 @@ type Options struct {
 // client and the removal of a namespace's spec finalizers (*registry.Store).
 type Client interface {
 	controller.Client
-	FinalizeNamespace(ctx context.Context, name string, finalizers []corev1.FinalizerName) (*registry.Result, error)
+	FinalizeNamespace(ctx context.Context, name string, body *corev1.Namespace) (*registry.Result, error)
 }
 
 // Controller is the namespace controller.
@@ -306,7 +306,8 @@ func (c *Controller) finalize(ctx context.Context, ns *corev1.Namespace) error {
 			keep = append(keep, f)
 		}
 	}
-	_, err := c.store.FinalizeNamespace(ctx, ns.Name, keep)
+	body := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns.Name}, Spec: corev1.NamespaceSpec{Finalizers: keep}}
+	_, err := c.store.FinalizeNamespace(ctx, ns.Name, body)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}

@@ -49,6 +49,6 @@
 //     returned Quantity is a fresh copy.
 //   - No function here calls a Quantity method that scales by a power of ten taken from
 //     an exponent before that exponent has been bounded.
-//   - Imports only k8s.io/apimachinery (and go-cmp, for CmpOption), so registry, admission
+//   - Imports only k8s.io/apimachinery, so registry, admission
 //     and quota packages may all import it.
 package quantity

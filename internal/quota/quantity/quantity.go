@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/big"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/conversion"
@@ -257,9 +256,4 @@ func Semantic() conversion.Equalities {
 		func(a, b labels.Selector) bool { return a.String() == b.String() },
 		func(a, b fields.Selector) bool { return a.String() == b.String() },
 	)
-}
-
-// CmpOption makes go-cmp compare quantities by Cmp (Quantity's own Equal scales).
-func CmpOption() cmp.Option {
-	return cmp.Comparer(func(a, b resource.Quantity) bool { return Cmp(a, b) == 0 })
 }

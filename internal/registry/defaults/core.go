@@ -112,6 +112,12 @@ func PodTemplate(t *corev1.PodTemplate) {
 // probes and resource lists). It does not default requests from limits:
 // upstream does that for Pod objects only.
 func PodSpec(s *corev1.PodSpec) {
+	// The deprecated serviceAccount is an alias of serviceAccountName, kept in step (1.37:
+	// serviceAccountName wins when both are set).
+	if s.ServiceAccountName == "" {
+		s.ServiceAccountName = s.DeprecatedServiceAccount //nolint:staticcheck // SA1019: kept in step as upstream keeps it
+	}
+	s.DeprecatedServiceAccount = s.ServiceAccountName //nolint:staticcheck // SA1019: kept in step as upstream keeps it
 	if s.DNSPolicy == "" {
 		s.DNSPolicy = corev1.DNSClusterFirst
 	}

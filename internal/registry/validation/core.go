@@ -6,18 +6,19 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/quota/quantity"
+	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 // maxSecretSize bounds the data of a Secret or ConfigMap (1 MiB).
@@ -166,7 +167,7 @@ func PersistentVolumeClaimUpdate(n, o *corev1.PersistentVolumeClaim) field.Error
 	statusSize := o.Status.Capacity[corev1.ResourceStorage]
 	if !semantic.DeepEqual(nc.Spec, oc.Spec) {
 		errs = append(errs, field.Forbidden(field.NewPath("spec"), fmt.Sprintf(
-			"spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n%v", cmp.Diff(oc.Spec, nc.Spec, quantity.CmpOption()))))
+			"spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n%v", diff.Diff(convert.InternalJSON(oc.Spec), convert.InternalJSON(nc.Spec)))))
 	}
 	if quantity.Cmp(newSize, oldSize) < 0 && quantity.Cmp(newSize, statusSize) <= 0 {
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "resources", "requests", "storage"), "field can not be less than status.capacity"))
@@ -230,6 +231,34 @@ func Namespace(ns *corev1.Namespace) field.ErrorList {
 		fp := field.NewPath("spec", "finalizers")
 		errs = append(errs, apimachineryvalidation.ValidateFinalizerName(f, fp)...)
 		errs = append(errs, kubeFinalizerName(f, fp)...)
+	}
+	return errs
+}
+
+// NamespaceStatusUpdate validates a write of namespaces/status (upstream's
+// ValidateNamespaceStatusUpdate): the phase follows the deletion timestamp.
+func NamespaceStatusUpdate(n, o *corev1.Namespace) field.ErrorList {
+	errs := objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)
+	phase := field.NewPath("status", "Phase")
+	if n.DeletionTimestamp.IsZero() {
+		if n.Status.Phase != corev1.NamespaceActive {
+			errs = append(errs, field.Invalid(phase, n.Status.Phase, "may only be 'Active' if `deletionTimestamp` is empty"))
+		}
+	} else if n.Status.Phase != corev1.NamespaceTerminating {
+		errs = append(errs, field.Invalid(phase, n.Status.Phase, "may only be 'Terminating' if `deletionTimestamp` is not empty"))
+	}
+	return errs
+}
+
+// NamespaceFinalizeUpdate validates a write of namespaces/finalize (upstream's
+// ValidateNamespaceFinalizeUpdate): each finalizer's name, by index.
+func NamespaceFinalizeUpdate(n, o *corev1.Namespace) field.ErrorList {
+	errs := objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)
+	fp := field.NewPath("spec", "finalizers")
+	for i := range n.Spec.Finalizers {
+		f := string(n.Spec.Finalizers[i])
+		errs = append(errs, apimachineryvalidation.ValidateFinalizerName(f, fp.Index(i))...)
+		errs = append(errs, kubeFinalizerName(f, fp.Index(i))...)
 	}
 	return errs
 }

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"path"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 var supportedReclaimPolicies = []corev1.PersistentVolumeReclaimPolicy{
@@ -177,7 +179,7 @@ func PersistentVolumeUpdate(n, o *corev1.PersistentVolume) field.ErrorList {
 	}
 	if !semantic.DeepEqual(nsrc, o.Spec.PersistentVolumeSource) {
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "persistentvolumesource"),
-			fmt.Sprintf("spec.persistentvolumesource is immutable after creation\n%v", cmp.Diff(o.Spec.PersistentVolumeSource, nsrc))))
+			fmt.Sprintf("spec.persistentvolumesource is immutable after creation\n%v", diff.Diff(convert.InternalJSON(o.Spec.PersistentVolumeSource), convert.InternalJSON(nsrc)))))
 	}
 	errs = append(errs, immutable(n.Spec.VolumeMode, o.Spec.VolumeMode, field.NewPath("volumeMode"))...)
 	if o.Spec.NodeAffinity != nil && !semantic.DeepEqual(n.Spec.NodeAffinity, o.Spec.NodeAffinity) {

@@ -10,9 +10,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -20,6 +20,7 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/quotad/quotad/internal/quota/quantity"
+	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 // Pod validates a Pod on create (upstream ValidatePodCreate).
@@ -182,6 +183,9 @@ func podSpec(spec *corev1.PodSpec, podName string, p *field.Path, isPod bool) fi
 		errs = append(errs, under(p, "serviceAccountName", func(fp *field.Path) field.ErrorList {
 			return nameErrs(nameIsDNSSubdomain, spec.ServiceAccountName, fp)
 		})...)
+	}
+	if dsa := spec.DeprecatedServiceAccount; dsa != spec.ServiceAccountName { //nolint:staticcheck // SA1019: kept in step with serviceAccountName
+		errs = append(errs, field.Invalid(p.Child("deprecatedServiceAccount"), dsa, fmt.Sprintf("must be the same as serviceAccountName: %q", spec.ServiceAccountName)))
 	}
 	if spec.NodeName != "" {
 		errs = append(errs, nameErrs(nameIsDNSSubdomain, spec.NodeName, p.Child("nodeName"))...)
@@ -537,8 +541,8 @@ func PodUpdate(n, o *corev1.Pod) field.ErrorList {
 		}
 	}
 	if !semantic.DeepEqual(munged, o.Spec) {
-		diff := cmp.Diff(o.Spec, munged, quantity.CmpOption())
-		errs = append(errs, field.Forbidden(sp, fmt.Sprintf("pod updates may not change fields other than %s\n%v", strings.Join(updatablePodSpecFields, ","), diff)))
+		specDiff := diff.Diff(convert.InternalJSON(o.Spec), convert.InternalJSON(munged))
+		errs = append(errs, field.Forbidden(sp, fmt.Sprintf("pod updates may not change fields other than %s\n%v", strings.Join(updatablePodSpecFields, ","), specDiff)))
 	}
 	return errs
 }

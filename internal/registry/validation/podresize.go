@@ -7,6 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 // PodResize is upstream's ValidatePodResize (pods/resize, in-place resize GA in 1.35,
@@ -249,7 +251,7 @@ func PodEphemeralContainersUpdate(n, o *corev1.Pod) field.ErrorList {
 		if cur, ok := byName[old.Name]; !ok {
 			errs = append(errs, field.Forbidden(p, fmt.Sprintf("existing ephemeral containers %q may not be removed\n", old.Name)))
 		} else if !semantic.DeepEqual(old, *cur) {
-			errs = append(errs, field.Forbidden(p, fmt.Sprintf("existing ephemeral containers %q may not be changed\n%v", old.Name, diff.Diff(old, *cur))))
+			errs = append(errs, field.Forbidden(p, fmt.Sprintf("existing ephemeral containers %q may not be changed\n%v", old.Name, diff.Diff(convert.InternalJSON(old), convert.InternalJSON(*cur)))))
 		}
 	}
 	return errs

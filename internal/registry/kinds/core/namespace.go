@@ -32,6 +32,19 @@ func (Namespace) ValidateUpdate(obj, old runtime.Object) field.ErrorList {
 	return validation.NamespaceUpdate(obj.(*corev1.Namespace), old.(*corev1.Namespace))
 }
 
+// ValidateSubresourceUpdate validates namespaces/status (the phase follows the deletion
+// timestamp) and namespaces/finalize (each finalizer's name) as upstream's strategies do.
+func (Namespace) ValidateSubresourceUpdate(subresource string, obj, old runtime.Object) (field.ErrorList, bool) {
+	n, o := obj.(*corev1.Namespace), old.(*corev1.Namespace)
+	switch subresource {
+	case "status":
+		return validation.NamespaceStatusUpdate(n, o), true
+	case "finalize":
+		return validation.NamespaceFinalizeUpdate(n, o), true
+	}
+	return nil, false
+}
+
 // ConvertToTable prints upstream's columns.
 func (Namespace) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
 	return table.NamespacePrinter().Convert(objs, now, include, false)

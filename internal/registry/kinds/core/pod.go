@@ -70,7 +70,8 @@ func (Pod) PrepareForCreate(obj runtime.Object, _ auth.User, _ metav1.Time) {
 //     containers' resources and resizePolicy and spec.resources (pod-level resize, beta
 //     1.36), which it defaults as on create when set; a resize that adds, removes or
 //     renames containers is left as sent, for validation to refuse;
-//   - pods/ephemeralcontainers keeps everything but spec.ephemeralContainers.
+//   - pods/ephemeralcontainers keeps everything but spec.ephemeralContainers, defaulted as
+//     on create.
 //
 // Both subresources keep the stored metadata (upstream's ResetObjectMetaForStatus) and,
 // like the pod itself (the store counts its spec changes: pods track their generation,
@@ -98,6 +99,7 @@ func (Pod) PrepareForUpdate(obj, old runtime.Object, subresource string, _ metav
 			defaults.PodLevelResources(o)
 		}
 	case "ephemeralcontainers":
+		defaults.Pod(o) // as decoding defaults every body upstream (pull and termination policies)
 		ecs := o.Spec.EphemeralContainers
 		o.Spec = *prev.Spec.DeepCopy()
 		o.Spec.EphemeralContainers = ecs

@@ -40,6 +40,16 @@ func (ResourceQuota) ValidateUpdate(obj, old runtime.Object) field.ErrorList {
 	return quota.ValidateResourceQuotaUpdate(obj.(*corev1.ResourceQuota), old.(*corev1.ResourceQuota))
 }
 
+// ValidateSubresourceUpdate validates a /status write as upstream does (the names and values
+// of status.hard and status.used) before the store computes the status it keeps: a write of
+// a negative or unknown usage is refused, not silently replaced.
+func (ResourceQuota) ValidateSubresourceUpdate(subresource string, obj, old runtime.Object) (field.ErrorList, bool) {
+	if subresource != "status" {
+		return nil, false
+	}
+	return quota.ValidateResourceQuotaStatusUpdate(obj.(*corev1.ResourceQuota), old.(*corev1.ResourceQuota)), true
+}
+
 // Warnings are upstream's quota warnings and the crossed warn-at thresholds' texts.
 func (ResourceQuota) Warnings(obj runtime.Object) []string {
 	rq := obj.(*corev1.ResourceQuota)
