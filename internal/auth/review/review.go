@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/auth"
+	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 // TokenAuthenticator authenticates a bearer token for audiences (nil: the server's own),
@@ -130,16 +131,13 @@ func attributes(u auth.User, ra *authorizationv1.ResourceAttributes, nra *author
 	return a
 }
 
-// validateSpec is upstream's check of what an access review asks about.
+// validateSpec is upstream's check of what an access review asks about (1.37: one union
+// error on spec, with the non-resource attributes as its value, as upstream prints them).
 func validateSpec(ra *authorizationv1.ResourceAttributes, nra *authorizationv1.NonResourceAttributes, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if ra != nil && nra != nil {
-		errs = append(errs, field.Invalid(fld.Child("nonResourceAttributes"), nra, `cannot be specified in combination with resourceAttributes`))
+	if (ra != nil) == (nra != nil) {
+		return field.ErrorList{field.Invalid(fld, convert.InternalJSON(nra), `exactly one of nonResourceAttributes or resourceAttributes must be specified`)}
 	}
-	if ra == nil && nra == nil {
-		errs = append(errs, field.Invalid(fld.Child("resourceAttributes"), nra, `exactly one of nonResourceAttributes or resourceAttributes must be specified`))
-	}
-	return errs
+	return nil
 }
 
 // emptyMeta reports whether an ObjectMeta is empty but for managedFields.
@@ -148,8 +146,10 @@ func emptyMeta(m metav1.ObjectMeta) bool {
 	return apiequality.Semantic.DeepEqual(metav1.ObjectMeta{}, m)
 }
 
-func invalid(kind string, errs field.ErrorList) error {
-	return apierrors.NewInvalid(schema.GroupKind{Group: authorizationv1.GroupName, Kind: kind}, "", errs)
+// invalid is upstream's 422 for a review: its group with no kind (upstream names the kind
+// of the decoded review, whose type meta decoding has cleared).
+func invalid(errs field.ErrorList) error {
+	return apierrors.NewInvalid(schema.GroupKind{Group: authorizationv1.GroupName}, "", errs)
 }
 
 func (rv *Reviews) selfSubjectAccessReview(ctx context.Context, ns string, obj runtime.Object) (runtime.Object, error) {
@@ -159,7 +159,7 @@ func (rv *Reviews) selfSubjectAccessReview(ctx context.Context, ns string, obj r
 		errs = append(errs, field.Invalid(field.NewPath("metadata"), r.ObjectMeta, `must be empty`))
 	}
 	if len(errs) > 0 {
-		return nil, invalid("SelfSubjectAccessReview", errs)
+		return nil, invalid(errs)
 	}
 	allowed, denied, reason, evalErr := rv.authorize(ctx, attributes(userOf(ctx), r.Spec.ResourceAttributes, r.Spec.NonResourceAttributes))
 	r.Status = authorizationv1.SubjectAccessReviewStatus{Allowed: allowed, Denied: denied, Reason: reason, EvaluationError: evalErr}
@@ -193,7 +193,7 @@ func (rv *Reviews) subjectAccessReview(ctx context.Context, _ string, obj runtim
 		errs = append(errs, field.Invalid(field.NewPath("metadata"), r.ObjectMeta, `must be empty`))
 	}
 	if len(errs) > 0 {
-		return nil, invalid("SubjectAccessReview", errs)
+		return nil, invalid(errs)
 	}
 	allowed, denied, reason, evalErr := rv.authorize(ctx, attributes(subject(&r.Spec), r.Spec.ResourceAttributes, r.Spec.NonResourceAttributes))
 	r.Status = authorizationv1.SubjectAccessReviewStatus{Allowed: allowed, Denied: denied, Reason: reason, EvaluationError: evalErr}
@@ -218,10 +218,10 @@ func (rv *Reviews) localSubjectAccessReview(ctx context.Context, ns string, obj 
 		errs = append(errs, field.Invalid(field.NewPath("spec.resourceAttributes.namespace"), r.Spec.ResourceAttributes.Namespace, `must match metadata.namespace`))
 	}
 	if r.Spec.NonResourceAttributes != nil {
-		errs = append(errs, field.Invalid(field.NewPath("spec.nonResourceAttributes"), r.Spec.NonResourceAttributes, `disallowed on this kind of request`))
+		errs = append(errs, field.Invalid(field.NewPath("spec.nonResourceAttributes"), convert.InternalJSON(r.Spec.NonResourceAttributes), `disallowed on this kind of request`))
 	}
 	if len(errs) > 0 {
-		return nil, invalid("LocalSubjectAccessReview", errs)
+		return nil, invalid(errs)
 	}
 	allowed, denied, reason, evalErr := rv.authorize(ctx, attributes(subject(&r.Spec), r.Spec.ResourceAttributes, nil))
 	r.Status = authorizationv1.SubjectAccessReviewStatus{Allowed: allowed, Denied: denied, Reason: reason, EvaluationError: evalErr}

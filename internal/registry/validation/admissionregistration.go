@@ -13,6 +13,8 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 // admissionregistration.k8s.io validation (upstream
@@ -532,7 +534,7 @@ func ValidatingAdmissionPolicy(vp *ar.ValidatingAdmissionPolicy) field.ErrorList
 		}
 	}
 	if len(s.AuditAnnotations) > 20 {
-		errs = append(errs, field.Invalid(p.Child("auditAnnotations"), s.AuditAnnotations, "must not have more than 20 auditAnnotations"))
+		errs = append(errs, field.Invalid(p.Child("auditAnnotations"), convert.InternalJSON(s.AuditAnnotations), "must not have more than 20 auditAnnotations"))
 	}
 	keys := map[string]bool{}
 	for i, a := range s.AuditAnnotations {

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 func deref32(p *int32) int32 {
@@ -113,7 +115,7 @@ func deploymentStrategy(st *appsv1.DeploymentStrategy, p *field.Path) field.Erro
 		}
 		return append(errs, notMoreThan100Percent(mu, p.Child("rollingUpdate").Child("maxUnavailable"))...)
 	default:
-		return field.ErrorList{field.NotSupported(p, st, []string{string(appsv1.RecreateDeploymentStrategyType), string(appsv1.RollingUpdateDeploymentStrategyType)})}
+		return field.ErrorList{field.NotSupported(p, convert.InternalJSON(st), []string{string(appsv1.RecreateDeploymentStrategyType), string(appsv1.RollingUpdateDeploymentStrategyType)})}
 	}
 	return nil
 }
@@ -208,7 +210,7 @@ func statefulSetSpec(s *appsv1.StatefulSetSpec, p *field.Path) field.ErrorList {
 		errs = append(errs, field.Required(p.Child("updateStrategy"), ""))
 	case appsv1.OnDeleteStatefulSetStrategyType:
 		if s.UpdateStrategy.RollingUpdate != nil {
-			errs = append(errs, field.Invalid(p.Child("updateStrategy").Child("rollingUpdate"), s.UpdateStrategy.RollingUpdate,
+			errs = append(errs, field.Invalid(p.Child("updateStrategy").Child("rollingUpdate"), convert.InternalJSON(s.UpdateStrategy.RollingUpdate),
 				fmt.Sprintf("only allowed for updateStrategy '%s'", appsv1.RollingUpdateStatefulSetStrategyType)))
 		}
 	case appsv1.RollingUpdateStatefulSetStrategyType:
@@ -225,7 +227,7 @@ func statefulSetSpec(s *appsv1.StatefulSetSpec, p *field.Path) field.ErrorList {
 			}
 		}
 	default:
-		errs = append(errs, field.Invalid(p.Child("updateStrategy"), s.UpdateStrategy,
+		errs = append(errs, field.Invalid(p.Child("updateStrategy"), convert.InternalJSON(s.UpdateStrategy),
 			fmt.Sprintf("must be '%s' or '%s'", appsv1.RollingUpdateStatefulSetStrategyType, appsv1.OnDeleteStatefulSetStrategyType)))
 	}
 	if pol := s.PersistentVolumeClaimRetentionPolicy; pol != nil {
@@ -377,7 +379,7 @@ func daemonSetSpec(s *appsv1.DaemonSetSpec, p *field.Path) field.ErrorList {
 			errs = append(errs, field.Required(rp.Child("maxUnavailable"), "cannot be 0 when maxSurge is 0"))
 		}
 	default:
-		errs = append(errs, field.NotSupported(up, us, []string{string(appsv1.RollingUpdateDaemonSetStrategyType), string(appsv1.OnDeleteDaemonSetStrategyType)}))
+		errs = append(errs, field.NotSupported(up, convert.InternalJSON(us), []string{string(appsv1.RollingUpdateDaemonSetStrategyType), string(appsv1.OnDeleteDaemonSetStrategyType)}))
 	}
 	if s.RevisionHistoryLimit != nil {
 		errs = append(errs, nonnegative(int64(*s.RevisionHistoryLimit), p.Child("revisionHistoryLimit"))...)

@@ -12,6 +12,8 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 // Job limits of upstream batch validation.
@@ -198,7 +200,7 @@ func jobTemplateUpdate(n, o *batchv1.Job, p *field.Path) field.ErrorList {
 	if semantic.DeepEqual(nt, ot) {
 		return nil
 	}
-	return field.ErrorList{field.Invalid(p, n.Spec.Template, immutableErrorMsg)}
+	return field.ErrorList{field.Invalid(p, convert.InternalJSON(n.Spec.Template), immutableErrorMsg)}
 }
 
 // CronJob validates a CronJob on create.

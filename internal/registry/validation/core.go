@@ -638,7 +638,7 @@ func nodeTaints(ts []corev1.Taint, p *field.Path) field.ErrorList {
 			errs = append(errs, field.NotSupported(ip.Child("effect"), t.Effect, []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}))
 		}
 		if unique[t.Effect].Has(t.Key) {
-			d := field.Duplicate(ip, t)
+			d := field.Duplicate(ip, convert.InternalJSON(t))
 			d.Detail = "taints must be unique by key and effect pair"
 			errs = append(errs, d)
 			continue
@@ -659,7 +659,7 @@ func NodeUpdate(n, o *corev1.Node) field.ErrorList {
 	addrs := map[corev1.NodeAddress]bool{}
 	for i, a := range n.Status.Addresses {
 		if addrs[a] {
-			errs = append(errs, field.Duplicate(field.NewPath("status", "addresses").Index(i), a))
+			errs = append(errs, field.Duplicate(field.NewPath("status", "addresses").Index(i), convert.InternalJSON(a)))
 		}
 		addrs[a] = true
 	}

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 // flowcontrol.apiserver.k8s.io validation (upstream pkg/apis/flowcontrol/validation).
@@ -47,7 +49,7 @@ func FlowSchema(fs *flowcontrolv1.FlowSchema) field.ErrorList {
 		errs = append(errs, field.Invalid(mp, s.MatchingPrecedence, "only the schema named 'exempt' may have matchingPrecedence 1"))
 	}
 	if s.DistinguisherMethod != nil && !slices.Contains(fcDistinguisher, string(s.DistinguisherMethod.Type)) {
-		errs = append(errs, field.NotSupported(sp.Child("distinguisherMethod", "type"), s.DistinguisherMethod, fcDistinguisher))
+		errs = append(errs, field.NotSupported(sp.Child("distinguisherMethod", "type"), convert.InternalJSON(s.DistinguisherMethod), fcDistinguisher))
 	}
 	if pl := s.PriorityLevelConfiguration.Name; pl != "" {
 		errs = append(errs, nameMsgs(nameIsDNSSubdomain, pl, sp.Child("priorityLevelConfiguration", "name"))...)
@@ -59,7 +61,7 @@ func FlowSchema(fs *flowcontrolv1.FlowSchema) field.ErrorList {
 	}
 	for _, m := range MandatoryFlowSchemas() {
 		if m.Name == fs.Name && !equality.Semantic.DeepEqual(fs.Spec, m.Spec) {
-			errs = append(errs, field.Invalid(sp, fs.Spec, fmt.Sprintf("spec of '%s' must equal the fixed value", fs.Name)))
+			errs = append(errs, field.Invalid(sp, convert.InternalJSON(fs.Spec), fmt.Sprintf("spec of '%s' must equal the fixed value", fs.Name)))
 		}
 	}
 	cp := field.NewPath("status", "conditions")
@@ -286,7 +288,7 @@ func PriorityLevelConfiguration(pl *flowcontrolv1.PriorityLevelConfiguration) fi
 			msg = fmt.Sprintf("spec of '%s' except the 'spec.exempt' field must equal the fixed value", pl.Name)
 		}
 		if !equality.Semantic.DeepEqual(*have, m.Spec) {
-			errs = append(errs, field.Invalid(sp, pl.Spec, msg))
+			errs = append(errs, field.Invalid(sp, convert.InternalJSON(pl.Spec), msg))
 		}
 	}
 	cp := field.NewPath("status", "conditions")

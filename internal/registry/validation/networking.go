@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	netutils "k8s.io/utils/net"
+
+	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 // ---- NetworkPolicy ----
@@ -235,7 +237,7 @@ func ingress(ing *networkingv1.Ingress, opts ingressOptions) field.ErrorList {
 func ingressSpec(s *networkingv1.IngressSpec, p *field.Path, opts ingressOptions) field.ErrorList {
 	var errs field.ErrorList
 	if len(s.Rules) == 0 && s.DefaultBackend == nil {
-		errs = append(errs, field.Invalid(p, s.Rules, fmt.Sprintf("either `%s` or `rules` must be specified", "defaultBackend")))
+		errs = append(errs, field.Invalid(p, convert.InternalJSON(s.Rules), fmt.Sprintf("either `%s` or `rules` must be specified", "defaultBackend")))
 	}
 	if s.DefaultBackend != nil {
 		errs = append(errs, ingressBackend(s.DefaultBackend, p.Child("defaultBackend"))...)

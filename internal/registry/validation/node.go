@@ -5,6 +5,8 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 // RuntimeClass validates a node.k8s.io RuntimeClass (upstream
@@ -27,7 +29,7 @@ func RuntimeClass(rc *nodev1.RuntimeClass) field.ErrorList {
 		for i, t := range rc.Scheduling.Tolerations {
 			k := corev1.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect}
 			if seen[k] {
-				errs = append(errs, field.Duplicate(tp.Index(i), t))
+				errs = append(errs, field.Duplicate(tp.Index(i), convert.InternalJSON(t)))
 			}
 			seen[k] = true
 		}

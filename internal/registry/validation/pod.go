@@ -164,7 +164,7 @@ func podSpec(spec *corev1.PodSpec, podName string, p *field.Path, isPod bool) fi
 	}
 	for i, s := range spec.ImagePullSecrets {
 		if !reflect.DeepEqual(corev1.LocalObjectReference{Name: s.Name}, s) {
-			errs = append(errs, field.Invalid(p.Child("imagePullSecrets").Index(i), s, "only name may be set"))
+			errs = append(errs, field.Invalid(p.Child("imagePullSecrets").Index(i), convert.InternalJSON(s), "only name may be set"))
 		}
 	}
 	errs = append(errs, under(p, "dnsConfig", func(fp *field.Path) field.ErrorList { return podDNSConfig(spec.DNSConfig, spec.DNSPolicy, fp) })...)
@@ -396,7 +396,7 @@ func seccompProfileField(sp *corev1.SeccompProfile, p *field.Path) field.ErrorLi
 			errs = append(errs, localDescendingPath(*sp.LocalhostProfile, p.Child("localhostProfile"))...)
 		}
 	} else if sp.LocalhostProfile != nil {
-		errs = append(errs, field.Invalid(p.Child("localhostProfile"), sp, "can only be set when seccomp type is Localhost"))
+		errs = append(errs, field.Invalid(p.Child("localhostProfile"), convert.InternalJSON(sp), "can only be set when seccomp type is Localhost"))
 	}
 	return errs
 }
@@ -924,12 +924,12 @@ func securityContext(sc *corev1.SecurityContext, p *field.Path) field.ErrorList 
 	errs = append(errs, seccompProfileField(sc.SeccompProfile, p.Child("seccompProfile"))...)
 	if sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation {
 		if sc.Privileged != nil && *sc.Privileged {
-			errs = append(errs, field.Invalid(p, sc, "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
+			errs = append(errs, field.Invalid(p, convert.InternalJSON(sc), "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
 		}
 		if sc.Capabilities != nil {
 			for _, c := range sc.Capabilities.Add {
 				if string(c) == "CAP_SYS_ADMIN" {
-					errs = append(errs, field.Invalid(p, sc, "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"))
+					errs = append(errs, field.Invalid(p, convert.InternalJSON(sc), "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"))
 				}
 			}
 		}

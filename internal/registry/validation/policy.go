@@ -4,6 +4,8 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 // supportedUnhealthyPodEvictionPolicies are upstream's, sorted.
@@ -21,7 +23,7 @@ func PodDisruptionBudget(pdb *policyv1.PodDisruptionBudget) field.ErrorList {
 func pdbSpec(s *policyv1.PodDisruptionBudgetSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if s.MinAvailable != nil && s.MaxUnavailable != nil {
-		errs = append(errs, field.Invalid(p, *s, "minAvailable and maxUnavailable cannot be both set"))
+		errs = append(errs, field.Invalid(p, convert.InternalJSON(*s), "minAvailable and maxUnavailable cannot be both set"))
 	}
 	if s.MinAvailable != nil {
 		errs = append(errs, positiveIntOrPercent(*s.MinAvailable, p.Child("minAvailable"))...)

@@ -10,6 +10,8 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 // DeviceClass validates a DeviceClass (upstream ValidateDeviceClass).
@@ -348,7 +350,7 @@ func resourceSliceSpec(s *resourcev1.ResourceSliceSpec, p *field.Path) field.Err
 	if s.NodeSelector != nil {
 		set = append(set, "`nodeSelector`")
 		if len(s.NodeSelector.NodeSelectorTerms) != 1 {
-			errs = append(errs, field.Invalid(p.Child("nodeSelector", "nodeSelectorTerms"), s.NodeSelector.NodeSelectorTerms, "must have exactly one node selector term"))
+			errs = append(errs, field.Invalid(p.Child("nodeSelector", "nodeSelectorTerms"), convert.InternalJSON(s.NodeSelector.NodeSelectorTerms), "must have exactly one node selector term"))
 		}
 	}
 	for _, b := range []struct {

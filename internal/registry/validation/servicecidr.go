@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 var cidrsPath = field.NewPath("spec", "cidrs")
@@ -24,7 +26,7 @@ func serviceCIDRSpec(c *networkingv1.ServiceCIDR) field.ErrorList {
 	case len(cidrs) == 0:
 		return field.ErrorList{field.Required(cidrsPath, "at least one CIDR required")}
 	case len(cidrs) > 2:
-		return field.ErrorList{field.Invalid(cidrsPath, c.Spec, "may only hold up to 2 values")}
+		return field.ErrorList{field.Invalid(cidrsPath, convert.InternalJSON(c.Spec), "may only hold up to 2 values")}
 	}
 	var errs field.ErrorList
 	for i, cidr := range cidrs {
@@ -34,7 +36,7 @@ func serviceCIDRSpec(c *networkingv1.ServiceCIDR) field.ErrorList {
 		a, errA := netip.ParsePrefix(cidrs[0])
 		b, errB := netip.ParsePrefix(cidrs[1])
 		if errA != nil || errB != nil || a.Addr().Is4() == b.Addr().Is4() {
-			errs = append(errs, field.Invalid(cidrsPath, c.Spec, "may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64"))
+			errs = append(errs, field.Invalid(cidrsPath, c.Spec.CIDRs, "may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64"))
 		}
 	}
 	return errs
