@@ -301,7 +301,7 @@ func TestAuthnAnonymousAndReviews(t *testing.T) {
 		t.Error("alice, bound to nothing, may update quotas")
 	}
 	_, err = s.Client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{}, metav1.CreateOptions{})
-	if !apierrors.IsInvalid(err) || err.Error() != `SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified` {
+	if !apierrors.IsInvalid(err) || err.Error() != `.authorization.k8s.io "" is invalid: spec: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified` {
 		t.Errorf("empty self subject access review: %v", err)
 	}
 	_, err = s.Client.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
