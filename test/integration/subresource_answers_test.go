@@ -5,11 +5,14 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -343,44 +346,115 @@ func TestResourceQuotaStatusValidated(t *testing.T) {
 	expectUsed(t, s, "qs", "q", map[string]string{"pods": "0"})
 }
 
-// TestStructValuesAsUpstream: refusals whose message carries a struct (an update strategy,
-// a PodDisruptionBudget's spec, a duplicated taint or toleration, a security context, a
-// FlowSchema's spec, an access review's attributes…) print it as upstream prints its
-// internal objects. testdata/struct-values.golden.json holds kube-apiserver v1.37.2's
-// answers to the same requests, replayed here.
-func TestStructValuesAsUpstream(t *testing.T) {
+// TestReplayedAnswers: requests that kube-apiserver v1.37.2 refused, replayed with its
+// answers (testdata/answers-*.json: method, path, body, code and message of each):
+// refusals whose message carries a struct (an update strategy, a PodDisruptionBudget's
+// spec, a duplicated taint or toleration, a security context, a FlowSchema's spec, an
+// access review's attributes…) printed as upstream prints its internal objects; pod specs
+// refused by validation (containers, resources, ports, probes, volumes, scheduling
+// constraints) and by admission.
+func TestReplayedAnswers(t *testing.T) {
 	t.Parallel()
 	s := servertest.Start(t)
 	ctx := ctxT(t)
-	raw, err := os.ReadFile("testdata/struct-values.golden.json")
+	files, err := filepath.Glob("testdata/answers-*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no answers: %v", err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cases []struct {
+			Method, Path, Body, Message string
+			Code                        int
+		}
+		if err := json.Unmarshal(raw, &cases); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, c := range cases {
+			path, query, _ := strings.Cut(c.Path, "?")
+			req := s.Client.CoreV1().RESTClient().Verb(c.Method).AbsPath(path).SetHeader("Content-Type", "application/json").Body([]byte(c.Body))
+			if query != "" {
+				q, err := url.ParseQuery(query)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, vs := range q {
+					for _, v := range vs {
+						req = req.Param(k, v)
+					}
+				}
+			}
+			err := req.Do(ctx).Error()
+			se, ok := err.(*apierrors.StatusError)
+			if !ok || int(se.ErrStatus.Code) != c.Code || se.ErrStatus.Message != c.Message {
+				t.Errorf("%s: %s %s %.200s:\n got %v\nwant %d %s", f, c.Method, c.Path, c.Body, err, c.Code, c.Message)
+			}
+		}
+	}
+}
+
+// TestPodLabelKeysMerged: a new pod's matchLabelKeys and mismatchLabelKeys are merged into
+// their selectors as upstream merges them (for the keys the pod has labels for), and the
+// template the pod was made from keeps its own selector.
+func TestPodLabelKeysMerged(t *testing.T) {
+	t.Parallel()
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	p := podWith("m", nil, nil)
+	p.Labels = map[string]string{"app": "a", "ver": "1"}
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"x": "y"}}
+	p.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+		LabelSelector: sel, TopologyKey: "k", MatchLabelKeys: []string{"app"}, MismatchLabelKeys: []string{"ver"}}}}}
+	p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "k", WhenUnsatisfiable: corev1.DoNotSchedule,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}, MatchLabelKeys: []string{"ver", "nolabel"}}}
+	got, err := s.Client.CoreV1().Pods("default").Create(ctx, p, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cases []struct {
-		Method, Path, Body, Message string
-		Code                        int
+	want := []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{"a"}}, {Key: "ver", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"1"}}}
+	if e := got.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].LabelSelector.MatchExpressions; !reflect.DeepEqual(e, want) {
+		t.Errorf("pod affinity selector's expressions %v, want %v", e, want)
 	}
-	if err := json.Unmarshal(raw, &cases); err != nil {
+	wantTS := []metav1.LabelSelectorRequirement{{Key: "ver", Operator: metav1.LabelSelectorOpIn, Values: []string{"1"}}}
+	if e := got.Spec.TopologySpreadConstraints[0].LabelSelector.MatchExpressions; !reflect.DeepEqual(e, wantTS) {
+		t.Errorf("spread constraint selector's expressions %v, want %v", e, wantTS)
+	}
+	if len(sel.MatchExpressions) != 0 {
+		t.Errorf("the client's selector changed: %v", sel)
+	}
+	// A pod of a Deployment: the template keeps its selector.
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1),
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "a", "ver": "1"}}, Spec: p.Spec}}}
+	d.Spec.Template.Spec.Affinity = nil
+	d.Spec.Template.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "k", WhenUnsatisfiable: corev1.DoNotSchedule,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}, MatchLabelKeys: []string{"ver"}}}
+	if _, err := s.Client.AppsV1().Deployments("default").Create(ctx, d, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range cases {
-		path, query, _ := strings.Cut(c.Path, "?")
-		req := s.Client.CoreV1().RESTClient().Verb(c.Method).AbsPath(path).SetHeader("Content-Type", "application/json").Body([]byte(c.Body))
-		if query != "" {
-			q, err := url.ParseQuery(query)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for k, vs := range q {
-				for _, v := range vs {
-					req = req.Param(k, v)
-				}
-			}
+	w, err := s.Client.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{LabelSelector: "app=a,ver=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for ev := range w.ResultChan() {
+		pod, ok := ev.Object.(*corev1.Pod)
+		if !ok || pod.Name == "m" {
+			continue
 		}
-		err := req.Do(ctx).Error()
-		se, ok := err.(*apierrors.StatusError)
-		if !ok || int(se.ErrStatus.Code) != c.Code || se.ErrStatus.Message != c.Message {
-			t.Errorf("%s %s:\n got %v\nwant %d %s", c.Method, c.Path, err, c.Code, c.Message)
+		if e := pod.Spec.TopologySpreadConstraints[0].LabelSelector.MatchExpressions; !reflect.DeepEqual(e, wantTS) {
+			t.Errorf("the Deployment's pod: expressions %v, want %v", e, wantTS)
 		}
+		break
+	}
+	rs, err := s.Client.AppsV1().ReplicaSets("default").List(ctx, metav1.ListOptions{})
+	if err != nil || len(rs.Items) != 1 {
+		t.Fatalf("replica sets: %v, %d", err, len(rs.Items))
+	}
+	if e := rs.Items[0].Spec.Template.Spec.TopologySpreadConstraints[0].LabelSelector.MatchExpressions; len(e) != 0 {
+		t.Errorf("the ReplicaSet's template took the merge: %v", e)
 	}
 }

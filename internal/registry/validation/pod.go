@@ -167,6 +167,9 @@ func podSpec(spec *corev1.PodSpec, podName string, p *field.Path, isPod bool) fi
 			errs = append(errs, field.Invalid(p.Child("imagePullSecrets").Index(i), convert.InternalJSON(s), "only name may be set"))
 		}
 	}
+	if spec.Affinity != nil {
+		errs = append(errs, under(p, "affinity", func(fp *field.Path) field.ErrorList { return podAffinity(spec.Affinity, fp) })...)
+	}
 	errs = append(errs, under(p, "dnsConfig", func(fp *field.Path) field.ErrorList { return podDNSConfig(spec.DNSConfig, spec.DNSPolicy, fp) })...)
 	for i, g := range spec.ReadinessGates {
 		errs = append(errs, qualifiedName(string(g.ConditionType), p.Child("readinessGates").Index(i).Child("conditionType"))...)
@@ -178,6 +181,9 @@ func podSpec(spec *corev1.PodSpec, podName string, p *field.Path, isPod bool) fi
 			errs = append(errs, field.Duplicate(p.Child("schedulingGates").Index(i), g.Name))
 		}
 		seenGates.Insert(g.Name)
+	}
+	if len(spec.TopologySpreadConstraints) > 0 {
+		errs = append(errs, under(p, "topologySpreadConstraints", func(fp *field.Path) field.ErrorList { return topologySpread(spec.TopologySpreadConstraints, fp) })...)
 	}
 	if spec.ServiceAccountName != "" {
 		errs = append(errs, under(p, "serviceAccountName", func(fp *field.Path) field.ErrorList {

@@ -56,10 +56,97 @@ func (Pod) UpdateWarnings(subresource string, obj, _ runtime.Object) []string {
 // defaulted (1.37, after admission added every container) and its QoS class.
 func (Pod) PrepareForCreate(obj runtime.Object, _ auth.User, _ metav1.Time) {
 	o := obj.(*corev1.Pod)
+	mergeLabelKeys(o)
 	o.Status = corev1.PodStatus{Phase: corev1.PodPending}
 	appArmorVersionSkew(o)
 	defaults.PodLevelResources(o)
 	o.Status.QOSClass = quota.ComputePodQOS(o)
+}
+
+// mergeLabelKeys is upstream's merge of matchLabelKeys and mismatchLabelKeys into their
+// selectors on create (MatchLabelKeysInPodAffinity, MatchLabelKeysInPodTopologySpread and
+// its SelectorMerge, all on in 1.37): each key the pod has a label for adds "key In
+// (value)" (NotIn for mismatchLabelKeys) to the term's or constraint's label selector, so
+// the scheduler reads one selector. A nil selector (matching nothing) is left nil.
+func mergeLabelKeys(p *corev1.Pod) {
+	if !namesLabelKeys(&p.Spec) {
+		return
+	}
+	// The pod's spec may share its affinity and constraints with the template it was made
+	// from (a controller's cached owner): the merge writes copies.
+	p.Spec.Affinity = p.Spec.Affinity.DeepCopy()
+	cs := make([]corev1.TopologySpreadConstraint, len(p.Spec.TopologySpreadConstraints))
+	for i := range cs {
+		p.Spec.TopologySpreadConstraints[i].DeepCopyInto(&cs[i])
+	}
+	if p.Spec.TopologySpreadConstraints != nil {
+		p.Spec.TopologySpreadConstraints = cs
+	}
+	add := func(sel *metav1.LabelSelector, keys []string, op metav1.LabelSelectorOperator) {
+		for _, k := range keys {
+			if v, ok := p.Labels[k]; ok {
+				sel.MatchExpressions = append(sel.MatchExpressions, metav1.LabelSelectorRequirement{Key: k, Operator: op, Values: []string{v}})
+			}
+		}
+	}
+	term := func(t *corev1.PodAffinityTerm) {
+		if t.LabelSelector != nil {
+			add(t.LabelSelector, t.MatchLabelKeys, metav1.LabelSelectorOpIn)
+			add(t.LabelSelector, t.MismatchLabelKeys, metav1.LabelSelectorOpNotIn)
+		}
+	}
+	terms := func(req []corev1.PodAffinityTerm, pref []corev1.WeightedPodAffinityTerm) {
+		for i := range pref {
+			term(&pref[i].PodAffinityTerm)
+		}
+		for i := range req {
+			term(&req[i])
+		}
+	}
+	if a := p.Spec.Affinity; a != nil {
+		if pa := a.PodAffinity; pa != nil {
+			terms(pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution)
+		}
+		if pa := a.PodAntiAffinity; pa != nil {
+			terms(pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution)
+		}
+	}
+	for i := range p.Spec.TopologySpreadConstraints {
+		if c := &p.Spec.TopologySpreadConstraints[i]; c.LabelSelector != nil {
+			add(c.LabelSelector, c.MatchLabelKeys, metav1.LabelSelectorOpIn)
+		}
+	}
+}
+
+// namesLabelKeys reports whether a pod affinity term or a spread constraint of spec names
+// matchLabelKeys or mismatchLabelKeys.
+func namesLabelKeys(spec *corev1.PodSpec) bool {
+	for _, c := range spec.TopologySpreadConstraints {
+		if len(c.MatchLabelKeys) > 0 {
+			return true
+		}
+	}
+	a := spec.Affinity
+	if a == nil {
+		return false
+	}
+	var req []corev1.PodAffinityTerm
+	var pref []corev1.WeightedPodAffinityTerm
+	if pa := a.PodAffinity; pa != nil {
+		req, pref = append(req, pa.RequiredDuringSchedulingIgnoredDuringExecution...), append(pref, pa.PreferredDuringSchedulingIgnoredDuringExecution...)
+	}
+	if pa := a.PodAntiAffinity; pa != nil {
+		req, pref = append(req, pa.RequiredDuringSchedulingIgnoredDuringExecution...), append(pref, pa.PreferredDuringSchedulingIgnoredDuringExecution...)
+	}
+	for _, w := range pref {
+		req = append(req, w.PodAffinityTerm)
+	}
+	for _, t := range req {
+		if len(t.MatchLabelKeys) > 0 || len(t.MismatchLabelKeys) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // PrepareForUpdate is upstream's PrepareForUpdate of the pod's strategies (the store has
