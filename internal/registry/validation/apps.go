@@ -242,6 +242,12 @@ func statefulSetSpec(s *appsv1.StatefulSetSpec, p *field.Path) field.ErrorList {
 			}
 		}
 	}
+	for i := range s.VolumeClaimTemplates {
+		vp := p.Child("volumeClaimTemplates").Index(i)
+		t := &s.VolumeClaimTemplates[i]
+		errs = append(errs, metav1validation.ValidateLabels(t.Labels, vp.Child("metadata", "labels"))...)
+		errs = append(errs, pvcSpec(&t.Spec, vp.Child("spec"))...)
+	}
 	errs = append(errs, nonnegative(int64(deref32(s.Replicas)), p.Child("replicas"))...)
 	errs = append(errs, nonnegative(int64(s.MinReadySeconds), p.Child("minReadySeconds"))...)
 	if s.Ordinals != nil {
@@ -261,12 +267,6 @@ func statefulSetSpec(s *appsv1.StatefulSetSpec, p *field.Path) field.ErrorList {
 	}
 	if s.Template.Spec.ActiveDeadlineSeconds != nil {
 		errs = append(errs, field.Forbidden(tp.Child("spec", "activeDeadlineSeconds"), "activeDeadlineSeconds in StatefulSet is not Supported"))
-	}
-	for i := range s.VolumeClaimTemplates {
-		vp := p.Child("volumeClaimTemplates").Index(i)
-		t := &s.VolumeClaimTemplates[i]
-		errs = append(errs, metav1validation.ValidateLabels(t.Labels, vp.Child("metadata", "labels"))...)
-		errs = append(errs, pvcSpec(&t.Spec, vp.Child("spec"))...)
 	}
 	return errs
 }

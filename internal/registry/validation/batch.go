@@ -7,7 +7,6 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
@@ -131,6 +130,12 @@ func jobSpec(s *batchv1.JobSpec, p *field.Path) field.ErrorList {
 			errs = append(errs, field.Required(p.Child("backoffLimitPerIndex"), "when maxFailedIndexes is specified"))
 		}
 	}
+	if s.PodFailurePolicy != nil {
+		errs = append(errs, podFailurePolicy(s, p.Child("podFailurePolicy"))...)
+	}
+	if s.SuccessPolicy != nil {
+		errs = append(errs, successPolicy(s, p.Child("successPolicy"))...)
+	}
 	if s.PodReplacementPolicy != nil {
 		pol := *s.PodReplacementPolicy
 		if pol != batchv1.Failed && pol != batchv1.TerminatingOrFailed {
@@ -141,15 +146,7 @@ func jobSpec(s *batchv1.JobSpec, p *field.Path) field.ErrorList {
 	}
 	tp := p.Child("template")
 	errs = append(errs, podTemplateSpec(&s.Template, tp)...)
-	rp := s.Template.Spec.RestartPolicy
-	if rp != corev1.RestartPolicyOnFailure && rp != corev1.RestartPolicyNever {
-		errs = append(errs, field.NotSupported(tp.Child("spec", "restartPolicy"), rp,
-			[]string{string(corev1.RestartPolicyOnFailure), string(corev1.RestartPolicyNever)}))
-	} else if s.PodFailurePolicy != nil && rp != corev1.RestartPolicyNever {
-		errs = append(errs, field.Invalid(tp.Child("spec", "restartPolicy"), rp,
-			fmt.Sprintf("only %q is supported when podFailurePolicy is specified", corev1.RestartPolicyNever)))
-	}
-	return errs
+	return append(errs, jobRestartPolicy(s, p)...)
 }
 
 // JobUpdate validates an update of a Job: completions, selector,
@@ -241,18 +238,19 @@ func cronJobSpec(s, old *batchv1.CronJobSpec, p *field.Path) field.ErrorList {
 		errs = append(errs, field.NotSupported(p.Child("concurrencyPolicy"), s.ConcurrencyPolicy,
 			[]string{string(batchv1.AllowConcurrent), string(batchv1.ForbidConcurrent), string(batchv1.ReplaceConcurrent)}))
 	}
-	if s.SuccessfulJobsHistoryLimit != nil {
-		errs = append(errs, nonnegative(int64(*s.SuccessfulJobsHistoryLimit), p.Child("successfulJobsHistoryLimit"))...)
-	}
-	if s.FailedJobsHistoryLimit != nil {
-		errs = append(errs, nonnegative(int64(*s.FailedJobsHistoryLimit), p.Child("failedJobsHistoryLimit"))...)
-	}
 	jp := p.Child("jobTemplate")
 	errs = append(errs, metav1validation.ValidateLabels(s.JobTemplate.Labels, jp.Child("metadata", "labels"))...)
 	errs = append(errs, annotations(s.JobTemplate.Annotations, jp.Child("metadata", "annotations"))...)
 	errs = append(errs, jobSpec(&s.JobTemplate.Spec, jp.Child("spec"))...)
 	if s.JobTemplate.Spec.ManualSelector != nil && *s.JobTemplate.Spec.ManualSelector {
 		errs = append(errs, field.NotSupported(jp.Child("spec", "manualSelector"), s.JobTemplate.Spec.ManualSelector, []string{"nil", "false"}))
+	}
+	// The history limits after the template, as upstream checks them.
+	if s.SuccessfulJobsHistoryLimit != nil {
+		errs = append(errs, nonnegative(int64(*s.SuccessfulJobsHistoryLimit), p.Child("successfulJobsHistoryLimit"))...)
+	}
+	if s.FailedJobsHistoryLimit != nil {
+		errs = append(errs, nonnegative(int64(*s.FailedJobsHistoryLimit), p.Child("failedJobsHistoryLimit"))...)
 	}
 	return errs
 }

@@ -386,7 +386,7 @@ func TestValidateCreate(t *testing.T) {
 			j := validJob()
 			j.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyAlways
 			return j
-		}, []string{`spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"`}},
+		}, []string{`spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"`}},
 		{"indexed job needs completions", func() runtime.Object {
 			j := validJob()
 			j.Spec.CompletionMode = ptr(batchv1.IndexedCompletion)
