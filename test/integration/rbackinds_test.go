@@ -339,7 +339,7 @@ func TestRBACKindsValidation(t *testing.T) {
 		{"rule without verbs", func() error {
 			_, err := rb.Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: meta("r1"), Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}}}}, metav1.CreateOptions{})
 			return err
-		}, `Role.rbac.authorization.k8s.io "r1" is invalid: rules[0].verbs: Required value: verbs must contain at least one value`},
+		}, `Role.rbac.authorization.k8s.io "r1" is invalid: rules[0].verbs: Required value`},
 		{"namespaced non-resource URL", func() error {
 			_, err := rb.Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: meta("r2"), Rules: []rbacv1.PolicyRule{{Verbs: []string{"get"}, NonResourceURLs: []string{"/healthz"}}}}, metav1.CreateOptions{})
 			return err

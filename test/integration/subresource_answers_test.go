@@ -458,3 +458,43 @@ func TestPodLabelKeysMerged(t *testing.T) {
 		t.Errorf("the ReplicaSet's template took the merge: %v", e)
 	}
 }
+
+// TestPVCDataSourcesNormalized: a claim's data sources as upstream keeps them: a dataSource
+// naming a claim fills dataSourceRef; one naming something else (a Pod) is dropped, as
+// upstream has always dropped it; a dataSourceRef alone fills dataSource; and an update from
+// a client that omits dataSourceRef keeps it (not refused as a spec change).
+func TestPVCDataSourcesNormalized(t *testing.T) {
+	t.Parallel()
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	claims := s.Client.CoreV1().PersistentVolumeClaims("default")
+	mk := func(name string, ds *corev1.TypedLocalObjectReference, ref *corev1.TypedObjectReference) *corev1.PersistentVolumeClaim {
+		c := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, Resources: corev1.VolumeResourceRequirements{Requests: rl("storage", "1Gi")},
+			DataSource: ds, DataSourceRef: ref}}
+		got, err := claims.Create(ctx, c, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return got
+	}
+	clone := mk("clone", &corev1.TypedLocalObjectReference{Kind: "PersistentVolumeClaim", Name: "src"}, nil)
+	if r := clone.Spec.DataSourceRef; r == nil || r.Kind != "PersistentVolumeClaim" || r.Name != "src" || r.APIGroup != nil {
+		t.Errorf("clone: dataSourceRef %+v, want the claim src", r)
+	}
+	if pod := mk("pod", &corev1.TypedLocalObjectReference{Kind: "Pod", Name: "p"}, nil); pod.Spec.DataSource != nil || pod.Spec.DataSourceRef != nil {
+		t.Errorf("a Pod as data source: %+v, %+v; want both dropped", pod.Spec.DataSource, pod.Spec.DataSourceRef)
+	}
+	g := "example.com"
+	pop := mk("populated", nil, &corev1.TypedObjectReference{APIGroup: &g, Kind: "Widget", Name: "w"})
+	if d := pop.Spec.DataSource; d == nil || d.Kind != "Widget" || d.APIGroup == nil || *d.APIGroup != g {
+		t.Errorf("dataSourceRef alone: dataSource %+v, want the Widget", d)
+	}
+	// An update from a client that omits dataSourceRef keeps it.
+	clone.Spec.DataSourceRef = nil
+	clone.Labels = map[string]string{"a": "b"}
+	got, err := claims.Update(ctx, clone, metav1.UpdateOptions{})
+	if err != nil || got.Spec.DataSourceRef == nil {
+		t.Errorf("update without dataSourceRef: %v, %+v", err, got)
+	}
+}

@@ -677,3 +677,46 @@ func NormalizeServiceClusterIPs(svc, old *corev1.Service) {
 		sp.ClusterIPs = []string{sp.ClusterIP}
 	}
 }
+
+// PVCDataSources is what upstream's claim strategy does with a claim's data sources on
+// create (old nil) and update (KEP 1495): without a dataSourceRef, a dataSource other than
+// a claim or a VolumeSnapshot is dropped (unless the stored claim has a data source), then
+// each of dataSource and dataSourceRef is filled from the other when it is empty (a
+// dataSourceRef naming another namespace fills nothing).
+func PVCDataSources(s, old *corev1.PersistentVolumeClaimSpec) {
+	if (old == nil || (old.DataSource == nil && old.DataSourceRef == nil)) && s.DataSourceRef == nil && !claimOrSnapshot(s.DataSource) {
+		s.DataSource = nil
+	}
+	NormalizePVCDataSources(s)
+}
+
+// NormalizePVCDataSources fills dataSource from dataSourceRef, or the other way round,
+// when one is empty (upstream's NormalizeDataSources).
+func NormalizePVCDataSources(s *corev1.PersistentVolumeClaimSpec) {
+	switch {
+	case s.DataSource != nil && s.DataSourceRef == nil:
+		s.DataSourceRef = &corev1.TypedObjectReference{Kind: s.DataSource.Kind, Name: s.DataSource.Name}
+		if g := s.DataSource.APIGroup; g != nil {
+			v := *g
+			s.DataSourceRef.APIGroup = &v
+		}
+	case s.DataSourceRef != nil && s.DataSource == nil && (s.DataSourceRef.Namespace == nil || *s.DataSourceRef.Namespace == ""):
+		s.DataSource = &corev1.TypedLocalObjectReference{Kind: s.DataSourceRef.Kind, Name: s.DataSourceRef.Name}
+		if g := s.DataSourceRef.APIGroup; g != nil {
+			v := *g
+			s.DataSource.APIGroup = &v
+		}
+	}
+}
+
+// claimOrSnapshot reports a data source naming a claim or a VolumeSnapshot.
+func claimOrSnapshot(d *corev1.TypedLocalObjectReference) bool {
+	if d == nil {
+		return false
+	}
+	g := ""
+	if d.APIGroup != nil {
+		g = *d.APIGroup
+	}
+	return (d.Kind == "PersistentVolumeClaim" && g == "") || (d.Kind == "VolumeSnapshot" && g == "snapshot.storage.k8s.io")
+}

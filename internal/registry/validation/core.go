@@ -19,6 +19,7 @@ import (
 
 	"github.com/quotad/quotad/internal/quota/quantity"
 	"github.com/quotad/quotad/internal/registry/convert"
+	"github.com/quotad/quotad/internal/registry/defaults"
 )
 
 // maxSecretSize bounds the data of a Secret or ConfigMap (1 MiB).
@@ -140,6 +141,8 @@ func PersistentVolumeClaimUpdate(n, o *corev1.PersistentVolumeClaim) field.Error
 	errs = append(errs, boundedQuantities(n.Status.Capacity, o.Status.Capacity, field.NewPath("status", "capacity"))...)
 	errs = append(errs, boundedQuantities(n.Status.AllocatedResources, o.Status.AllocatedResources, field.NewPath("status", "allocatedResources"))...)
 	nc, oc := n.DeepCopy(), o.DeepCopy()
+	// A claim stored without one of its data source fields is compared as normalized.
+	defaults.NormalizePVCDataSources(&oc.Spec)
 	if o.Spec.VolumeName == "" {
 		oc.Spec.VolumeName = nc.Spec.VolumeName
 	}

@@ -25,7 +25,7 @@ func Role(r *rbacv1.Role) field.ErrorList {
 	for i := range r.Rules {
 		errs = append(errs, PolicyRule(&r.Rules[i], true, field.NewPath("rules").Index(i))...)
 	}
-	return errs
+	return append(errs, rulesDeclared(r.Rules)...)
 }
 
 // RoleUpdate validates an update of a Role.
@@ -37,11 +37,12 @@ func RoleUpdate(n, o *rbacv1.Role) field.ErrorList {
 // ClusterRole validates a ClusterRole (upstream ValidateClusterRole); allowInvalidLabels
 // keeps selectors with label values valid under older rules (set on update when the stored
 // object already has them).
-func ClusterRole(r *rbacv1.ClusterRole, allowInvalidLabels bool) field.ErrorList {
-	errs := objectMeta(&r.ObjectMeta, false, rbacName, metaPath)
+func ClusterRole(r *rbacv1.ClusterRole, allowInvalidLabels bool) (errs field.ErrorList) {
+	errs = objectMeta(&r.ObjectMeta, false, rbacName, metaPath)
 	for i := range r.Rules {
 		errs = append(errs, PolicyRule(&r.Rules[i], false, field.NewPath("rules").Index(i))...)
 	}
+	defer func() { errs = append(errs, rulesDeclared(r.Rules)...) }()
 	if r.AggregationRule != nil {
 		sp := field.NewPath("aggregationRule", "clusterRoleSelectors")
 		if len(r.AggregationRule.ClusterRoleSelectors) == 0 {
@@ -73,13 +74,11 @@ func ClusterRoleUpdate(n, o *rbacv1.ClusterRole) field.ErrorList {
 	return append(errs, objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)...)
 }
 
-// PolicyRule validates one rule (upstream ValidatePolicyRule): verbs are required; a rule
-// is either about non-resource URLs (cluster-wide only) or about API groups and resources.
+// PolicyRule validates one rule (upstream ValidatePolicyRule): a rule is either about
+// non-resource URLs (cluster-wide only) or about API groups and resources. That it has
+// verbs is checked after every rule (rulesDeclared).
 func PolicyRule(rule *rbacv1.PolicyRule, namespaced bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if len(rule.Verbs) == 0 {
-		errs = append(errs, field.Required(p.Child("verbs"), "verbs must contain at least one value"))
-	}
 	if len(rule.NonResourceURLs) > 0 {
 		if namespaced {
 			errs = append(errs, field.Invalid(p.Child("nonResourceURLs"), rule.NonResourceURLs, "namespaced rules cannot apply to non-resource URLs"))
@@ -105,7 +104,7 @@ func RoleBinding(rb *rbacv1.RoleBinding) field.ErrorList {
 	for i := range rb.Subjects {
 		errs = append(errs, Subject(&rb.Subjects[i], true, field.NewPath("subjects").Index(i))...)
 	}
-	return errs
+	return append(errs, bindingDeclared(rb.Subjects, &rb.RoleRef)...)
 }
 
 // RoleBindingUpdate validates an update of a RoleBinding: roleRef is immutable.
@@ -122,7 +121,7 @@ func ClusterRoleBinding(rb *rbacv1.ClusterRoleBinding) field.ErrorList {
 	for i := range rb.Subjects {
 		errs = append(errs, Subject(&rb.Subjects[i], false, field.NewPath("subjects").Index(i))...)
 	}
-	return errs
+	return append(errs, bindingDeclared(rb.Subjects, &rb.RoleRef)...)
 }
 
 // ClusterRoleBindingUpdate validates an update of a ClusterRoleBinding: roleRef is immutable.
@@ -145,10 +144,8 @@ func roleRef(r *rbacv1.RoleRef, kinds []string) field.ErrorList {
 	if !known {
 		errs = append(errs, field.NotSupported(p.Child("kind"), r.Kind, kinds))
 	}
-	if r.Name == "" {
-		errs = append(errs, field.Required(p.Child("name"), ""))
-	} else {
-		for _, msg := range rbacName(r.Name, false) {
+	for _, msg := range rbacName(r.Name, false) {
+		if r.Name != "" { // an empty name is bindingDeclared's
 			errs = append(errs, field.Invalid(p.Child("name"), r.Name, msg))
 		}
 	}
@@ -166,9 +163,6 @@ func roleRefUnchanged(n, o *rbacv1.RoleRef) field.ErrorList {
 // ServiceAccounts of a ClusterRoleBinding need a namespace.
 func Subject(s *rbacv1.Subject, namespaced bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if s.Name == "" {
-		errs = append(errs, field.Required(p.Child("name"), ""))
-	}
 	switch s.Kind {
 	case rbacv1.ServiceAccountKind:
 		if s.Name != "" {
@@ -188,6 +182,35 @@ func Subject(s *rbacv1.Subject, namespaced bool, p *field.Path) field.ErrorList 
 		}
 	default:
 		errs = append(errs, field.NotSupported(p.Child("kind"), s.Kind, []string{rbacv1.ServiceAccountKind, rbacv1.UserKind, rbacv1.GroupKind}))
+	}
+	return errs
+}
+
+// The checks upstream's declarative validation makes for RBAC (1.37): its errors come
+// after every handwritten one, in the order of the object's fields, and say no more than
+// "Required value".
+
+// rulesDeclared: each rule has verbs.
+func rulesDeclared(rules []rbacv1.PolicyRule) field.ErrorList {
+	var errs field.ErrorList
+	for i := range rules {
+		if len(rules[i].Verbs) == 0 {
+			errs = append(errs, field.Required(field.NewPath("rules").Index(i).Child("verbs"), ""))
+		}
+	}
+	return errs
+}
+
+// bindingDeclared: each subject, then the role, is named.
+func bindingDeclared(subjects []rbacv1.Subject, ref *rbacv1.RoleRef) field.ErrorList {
+	var errs field.ErrorList
+	for i := range subjects {
+		if subjects[i].Name == "" {
+			errs = append(errs, field.Required(field.NewPath("subjects").Index(i).Child("name"), ""))
+		}
+	}
+	if ref.Name == "" {
+		errs = append(errs, field.Required(field.NewPath("roleRef", "name"), ""))
 	}
 	return errs
 }

@@ -41,7 +41,7 @@ func TestRBAC(t *testing.T) {
 		{"valid role", role(read), nil},
 		{"valid binding", rb(view, user), nil},
 		{"rule without verbs", role(rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"pods"}}),
-			[]string{"rules[0].verbs: Required value: verbs must contain at least one value"}},
+			[]string{"rules[0].verbs: Required value"}},
 		{"rule without groups and resources", cluster(rbacv1.PolicyRule{Verbs: []string{"get"}}),
 			[]string{"rules[0].apiGroups: Required value: resource rules must supply at least one api group",
 				"rules[0].resources: Required value: resource rules must supply at least one resource"}},

@@ -37,7 +37,18 @@ func (PersistentVolumeClaim) ConvertToTable(objs []runtime.Object, now time.Time
 	return table.PVCPrinter().Convert(objs, now, include, false)
 }
 
-// PrepareForCreate makes a new claim Pending.
+// PrepareForCreate makes a new claim Pending, with its data sources as upstream keeps them
+// (defaults.PVCDataSources).
 func (PersistentVolumeClaim) PrepareForCreate(obj runtime.Object, _ auth.User, _ metav1.Time) {
-	obj.(*corev1.PersistentVolumeClaim).Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
+	c := obj.(*corev1.PersistentVolumeClaim)
+	c.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
+	defaults.PVCDataSources(&c.Spec, nil)
+}
+
+// PrepareForUpdate keeps an update's data sources as upstream does (the store keeps the
+// status of every write but /status).
+func (PersistentVolumeClaim) PrepareForUpdate(obj, old runtime.Object, subresource string, _ metav1.Time) {
+	if subresource == "" {
+		defaults.PVCDataSources(&obj.(*corev1.PersistentVolumeClaim).Spec, &old.(*corev1.PersistentVolumeClaim).Spec)
+	}
 }
