@@ -174,7 +174,7 @@ func TestKindsAHPAVersions(t *testing.T) {
 	}
 	// Validation runs on the stored form, with its paths.
 	_, err = v1c.Create(ctx, &autoscalingv1.HorizontalPodAutoscaler{ObjectMeta: meta("bad"), Spec: autoscalingv1.HorizontalPodAutoscalerSpec{
-		ScaleTargetRef: autoscalingv1.CrossVersionObjectReference{Kind: "Deployment", Name: "web"}, MaxReplicas: 3, TargetCPUUtilizationPercentage: ptr.To(int32(0))}}, metav1.CreateOptions{})
+		ScaleTargetRef: autoscalingv1.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}, MaxReplicas: 3, TargetCPUUtilizationPercentage: ptr.To(int32(0))}}, metav1.CreateOptions{})
 	if want := `HorizontalPodAutoscaler.autoscaling "bad" is invalid: spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater than 0`; !apierrors.IsInvalid(err) || err.Error() != want {
 		t.Errorf("v1 invalid: err = %v\nwant %s", err, want)
 	}

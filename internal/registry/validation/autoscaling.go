@@ -1,8 +1,11 @@
 package validation
 
 import (
+	"errors"
+
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -16,7 +19,7 @@ var validMetricSourceTypes = []string{
 }
 
 // HorizontalPodAutoscaler validates an autoscaling/v2 HorizontalPodAutoscaler
-// (upstream ValidateHorizontalPodAutoscaler, scale-to-zero disabled).
+// (upstream ValidateHorizontalPodAutoscaler, with 1.37's scale to zero).
 func HorizontalPodAutoscaler(h *autoscalingv2.HorizontalPodAutoscaler) field.ErrorList {
 	errs := objectMeta(&h.ObjectMeta, true, nameIsDNSSubdomain, metaPath)
 	return append(errs, hpaSpec(&h.Spec, field.NewPath("spec"))...)
@@ -34,24 +37,60 @@ func HorizontalPodAutoscalerUpdate(n, o *autoscalingv2.HorizontalPodAutoscaler) 
 
 func hpaSpec(s *autoscalingv2.HorizontalPodAutoscalerSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if s.MinReplicas != nil && *s.MinReplicas < 1 {
-		errs = append(errs, field.Invalid(p.Child("minReplicas"), *s.MinReplicas, "must be greater than or equal to 1"))
-	}
-	if s.MaxReplicas < 1 {
-		errs = append(errs, field.Invalid(p.Child("maxReplicas"), s.MaxReplicas, "must be greater than 0"))
-	}
+	// 1.37 scales to zero (HPAScaleToZero): minReplicas may be 0, with an Object or
+	// External metric (below).
 	if s.MinReplicas != nil && s.MaxReplicas < *s.MinReplicas {
 		errs = append(errs, field.Invalid(p.Child("maxReplicas"), s.MaxReplicas, "must be greater than or equal to `minReplicas`"))
 	}
-	// Upstream reports the first failing part only: the target, then the metrics.
 	rp := p.Child("scaleTargetRef")
-	if ref := append(pathSegment(s.ScaleTargetRef.Kind, rp.Child("kind")), pathSegment(s.ScaleTargetRef.Name, rp.Child("name"))...); len(ref) > 0 {
-		return append(errs, ref...)
+	ref := s.ScaleTargetRef
+	if ref.Kind == "" {
+		errs = append(errs, field.Required(rp.Child("kind"), ""))
+	} else {
+		errs = append(errs, pathSegment(ref.Kind, rp.Child("kind"))...)
 	}
+	if ref.Name == "" {
+		errs = append(errs, field.Required(rp.Child("name"), ""))
+	} else {
+		errs = append(errs, pathSegment(ref.Name, rp.Child("name"))...)
+	}
+	// A ReplicationController's group is the core one; every other target names its group.
+	if err := apiVersionOf(ref.APIVersion, ref.Kind == "ReplicationController"); err != nil {
+		errs = append(errs, field.Invalid(rp.Child("apiVersion"), ref.APIVersion, err.Error()))
+	}
+	objectOrExternal := false
 	for i := range s.Metrics {
 		errs = append(errs, metricSpec(&s.Metrics[i], p.Child("metrics").Index(i))...)
+		objectOrExternal = objectOrExternal || s.Metrics[i].Type == autoscalingv2.ObjectMetricSourceType || s.Metrics[i].Type == autoscalingv2.ExternalMetricSourceType
+	}
+	if s.MinReplicas != nil && *s.MinReplicas == 0 && !objectOrExternal {
+		errs = append(errs, field.Forbidden(p.Child("metrics"), "must specify at least one Object or External metric to support scaling to zero replicas"))
+	}
+	// The bounds upstream's declarative validation checks (1.37): after the others, in the
+	// order of the fields.
+	if s.MinReplicas != nil && *s.MinReplicas < 0 {
+		errs = append(errs, field.Invalid(p.Child("minReplicas"), *s.MinReplicas, "must be greater than or equal to 0"))
+	}
+	switch {
+	case s.MaxReplicas == 0:
+		errs = append(errs, field.Required(p.Child("maxReplicas"), ""))
+	case s.MaxReplicas < 0:
+		errs = append(errs, field.Invalid(p.Child("maxReplicas"), s.MaxReplicas, "must be greater than or equal to 1"))
 	}
 	return errs
+}
+
+// apiVersionOf is upstream's ValidateAPIVersion of a scale target: a group/version, with a
+// group unless emptyGroup.
+func apiVersionOf(v string, emptyGroup bool) error {
+	gv, err := schema.ParseGroupVersion(v)
+	if err != nil {
+		return err
+	}
+	if !emptyGroup && gv.Group == "" {
+		return errors.New("apiVersion must specify API group")
+	}
+	return nil
 }
 
 func metricSpec(m *autoscalingv2.MetricSpec, p *field.Path) field.ErrorList {

@@ -64,10 +64,12 @@ func TestValidateVolumesAndNetworking(t *testing.T) {
 		{"hpa bad metric", &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: om("h"), Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
 			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{Kind: "Deployment", Name: "web"}, MaxReplicas: 1,
 			Metrics: []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType}}}}, []string{
+			`spec.scaleTargetRef.apiVersion: Invalid value: "": apiVersion must specify API group`,
 			"spec.metrics[0].resource: Required value: must populate information for the given metric source"}},
 		{"hpa without target", &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: om("h"), Spec: autoscalingv2.HorizontalPodAutoscalerSpec{MaxReplicas: 0}}, []string{
-			"spec.maxReplicas: Invalid value: 0: must be greater than 0", "spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`",
-			"spec.scaleTargetRef.kind: Required value", "spec.scaleTargetRef.name: Required value"}},
+			"spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`",
+			"spec.scaleTargetRef.kind: Required value", "spec.scaleTargetRef.name: Required value",
+			`spec.scaleTargetRef.apiVersion: Invalid value: "": apiVersion must specify API group`, "spec.maxReplicas: Required value"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
