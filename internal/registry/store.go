@@ -319,6 +319,10 @@ func withoutMetaAndStatus(m map[string]interface{}) map[string]interface{} {
 
 // invalid builds upstream's 422.
 func invalid(res *Resource, name string, errs field.ErrorList) error {
+	// Upstream names the stored kind: an events.k8s.io Event is refused as a core Event.
+	if res.Storage != nil && res.Storage.Resource != nil {
+		res = res.Storage.Resource
+	}
 	return apierrors.NewInvalid(res.GVK().GroupKind(), name, errs)
 }
 

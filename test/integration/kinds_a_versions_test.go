@@ -94,7 +94,7 @@ func TestKindsAEventsShareStorage(t *testing.T) {
 	// events.k8s.io/v1's strict rules, with upstream's texts.
 	_, err = ev.Create(ctx, &eventsv1.Event{ObjectMeta: meta("bad"), EventTime: now, ReportingController: "example.com/ctl", ReportingInstance: "ctl-1",
 		Reason: "Scaled", Type: "Normal", DeprecatedCount: 4, Regarding: corev1.ObjectReference{Kind: "Deployment", Namespace: ns, Name: "web"}}, metav1.CreateOptions{})
-	if want := `Event.events.k8s.io "bad" is invalid: [action: Required value, deprecatedCount: Invalid value: "": needs to be unset]`; !apierrors.IsInvalid(err) || err.Error() != want {
+	if want := `Event "bad" is invalid: [action: Required value, deprecatedCount: Invalid value: "": needs to be unset]`; !apierrors.IsInvalid(err) || err.Error() != want {
 		t.Errorf("strict create: err = %v\nwant %s", err, want)
 	}
 	modern, err := ev.Get(ctx, "modern", metav1.GetOptions{})
@@ -103,7 +103,7 @@ func TestKindsAEventsShareStorage(t *testing.T) {
 	}
 	modern.Note = "changed"
 	_, err = ev.Update(ctx, modern, metav1.UpdateOptions{})
-	if want := `Event.events.k8s.io "modern" is invalid: message: Invalid value: "changed": field is immutable`; !apierrors.IsInvalid(err) || err.Error() != want {
+	if want := `Event "modern" is invalid: message: Invalid value: "changed": field is immutable`; !apierrors.IsInvalid(err) || err.Error() != want {
 		t.Errorf("note update: err = %v\nwant %s", err, want)
 	}
 

@@ -633,6 +633,14 @@ func ResourceQuota(q *corev1.ResourceQuota) {
 
 // Node sets the defaults of a Node: allocatable from capacity when absent.
 func Node(n *corev1.Node) {
+	// spec.podCIDR is the first of spec.podCIDRs, and wins when the two differ (upstream's
+	// conversion, for older clients).
+	if c := n.Spec.PodCIDR; c != "" && (len(n.Spec.PodCIDRs) == 0 || n.Spec.PodCIDRs[0] != c) {
+		n.Spec.PodCIDRs = []string{c}
+	}
+	if len(n.Spec.PodCIDRs) > 0 {
+		n.Spec.PodCIDR = n.Spec.PodCIDRs[0]
+	}
 	if n.Status.Allocatable == nil && n.Status.Capacity != nil {
 		n.Status.Allocatable = n.Status.Capacity.DeepCopy()
 	}

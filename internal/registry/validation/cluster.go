@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -92,6 +93,44 @@ func StorageClass(sc *storagev1.StorageClass) field.ErrorList {
 		errs = append(errs, field.Required(bp, ""))
 	} else if *m != storagev1.VolumeBindingImmediate && *m != storagev1.VolumeBindingWaitForFirstConsumer {
 		errs = append(errs, field.NotSupported(bp, m, []string{string(storagev1.VolumeBindingImmediate), string(storagev1.VolumeBindingWaitForFirstConsumer)}))
+	}
+	return append(errs, allowedTopologies(sc.AllowedTopologies, field.NewPath("allowedTopologies"))...)
+}
+
+// allowedTopologies is upstream's validateAllowedTopologies: each term's label
+// requirements (a key, values without repeats, no key twice), no term twice.
+func allowedTopologies(terms []corev1.TopologySelectorTerm, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	// As upstream: the terms seen start as len(terms) nil maps, which an empty term equals.
+	seen := make([]map[string]sets.Set[string], len(terms))
+	for i, t := range terms {
+		ep := p.Index(i).Child("matchLabelExpressions")
+		keys := map[string]sets.Set[string]{}
+		for j, r := range t.MatchLabelExpressions {
+			rp := ep.Index(j)
+			vp := rp.Child("values")
+			if len(r.Values) == 0 {
+				errs = append(errs, field.Required(vp, ""))
+			}
+			values := sets.New[string]()
+			for k, v := range r.Values {
+				if values.Has(v) {
+					errs = append(errs, field.Duplicate(vp.Index(k), v))
+				}
+				values.Insert(v)
+			}
+			errs = append(errs, labelName(r.Key, rp.Child("key"))...)
+			if _, ok := keys[r.Key]; ok {
+				errs = append(errs, field.Duplicate(rp.Child("key"), r.Key))
+			}
+			keys[r.Key] = values
+		}
+		for _, o := range seen {
+			if semantic.DeepEqual(o, keys) {
+				errs = append(errs, field.Duplicate(ep, ""))
+			}
+		}
+		seen = append(seen, keys)
 	}
 	return errs
 }

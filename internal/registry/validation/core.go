@@ -198,17 +198,20 @@ func ReplicationControllerUpdate(n, o *corev1.ReplicationController) field.Error
 	return append(errs, rcSpec(&n.Spec, field.NewPath("spec"))...)
 }
 
-func rcSpec(s *corev1.ReplicationControllerSpec, p *field.Path) field.ErrorList {
-	errs := nonnegative(int64(s.MinReadySeconds), p.Child("minReadySeconds"))
+func rcSpec(s *corev1.ReplicationControllerSpec, p *field.Path) (errs field.ErrorList) {
+	// The replicas, which upstream's declarative validation checks (1.37), after the rest.
+	defer func() {
+		if s.Replicas == nil {
+			errs = append(errs, field.Required(p.Child("replicas"), ""))
+		} else {
+			errs = append(errs, nonnegative(int64(*s.Replicas), p.Child("replicas"))...)
+		}
+	}()
+	errs = nonnegative(int64(s.MinReadySeconds), p.Child("minReadySeconds"))
 	selector := labels.Set(s.Selector).AsSelector()
 	if selector.Empty() {
 		errs = append(errs, field.Required(p.Child("selector"), ""))
 	}
-	replicas := int32(0)
-	if s.Replicas != nil {
-		replicas = *s.Replicas
-	}
-	errs = append(errs, nonnegative(int64(replicas), p.Child("replicas"))...)
 	tp := p.Child("template")
 	if s.Template == nil {
 		return append(errs, field.Required(tp, ""))

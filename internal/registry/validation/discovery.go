@@ -23,6 +23,8 @@ var supportedAddressTypes = []string{string(discoveryv1.AddressTypeFQDN), string
 // ValidateEndpointSliceCreate).
 func EndpointSlice(es *discoveryv1.EndpointSlice) field.ErrorList {
 	errs := objectMeta(&es.ObjectMeta, true, nameIsDNSSubdomain, metaPath)
+	errs = append(errs, slicePorts(es.Ports, field.NewPath("ports"))...)
+	errs = append(errs, sliceEndpoints(es.Endpoints, es.AddressType, field.NewPath("endpoints"))...)
 	at := field.NewPath("addressType")
 	switch {
 	case es.AddressType == "":
@@ -30,15 +32,34 @@ func EndpointSlice(es *discoveryv1.EndpointSlice) field.ErrorList {
 	case !sets.New(supportedAddressTypes...).Has(string(es.AddressType)):
 		errs = append(errs, field.NotSupported(at, es.AddressType, supportedAddressTypes))
 	}
-	errs = append(errs, sliceEndpoints(es.Endpoints, es.AddressType, field.NewPath("endpoints"))...)
-	return append(errs, slicePorts(es.Ports, field.NewPath("ports"))...)
+	return append(errs, endpointsDeclared(es.Endpoints, field.NewPath("endpoints"))...)
+}
+
+// endpointsDeclared is what upstream's declarative validation checks of the endpoints
+// (1.37; with the address type, checked before it): each has an address. These errors come
+// after the handwritten ones, in the order of the fields.
+func endpointsDeclared(eps []discoveryv1.Endpoint, p *field.Path) field.ErrorList {
+	if len(eps) > maxSliceEndpoints {
+		return nil
+	}
+	var errs field.ErrorList
+	for i := range eps {
+		if len(eps[i].Addresses) == 0 {
+			errs = append(errs, field.Required(p.Index(i).Child("addresses"), ""))
+		}
+	}
+	return errs
 }
 
 // EndpointSliceUpdate validates an update: addressType is immutable.
 func EndpointSliceUpdate(n, o *discoveryv1.EndpointSlice) field.ErrorList {
 	errs := objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)
-	errs = append(errs, sliceEndpoints(n.Endpoints, n.AddressType, field.NewPath("endpoints"))...)
 	errs = append(errs, slicePorts(n.Ports, field.NewPath("ports"))...)
+	// Endpoints that did not change keep whatever older servers took (upstream's rule).
+	if !semantic.DeepEqual(n.Endpoints, o.Endpoints) {
+		errs = append(errs, sliceEndpoints(n.Endpoints, n.AddressType, field.NewPath("endpoints"))...)
+		errs = append(errs, endpointsDeclared(n.Endpoints, field.NewPath("endpoints"))...)
+	}
 	return append(errs, immutable(n.AddressType, o.AddressType, field.NewPath("addressType"))...)
 }
 
@@ -51,9 +72,7 @@ func sliceEndpoints(eps []discoveryv1.Endpoint, at discoveryv1.AddressType, p *f
 		ep := &eps[i]
 		ip := p.Index(i)
 		ap := ip.Child("addresses")
-		if len(ep.Addresses) == 0 {
-			errs = append(errs, field.Required(ap, "must contain at least 1 address"))
-		} else if len(ep.Addresses) > maxSliceAddresses {
+		if len(ep.Addresses) > maxSliceAddresses {
 			errs = append(errs, field.TooMany(ap, len(ep.Addresses), maxSliceAddresses))
 		}
 		for j, a := range ep.Addresses {
@@ -66,9 +85,9 @@ func sliceEndpoints(eps []discoveryv1.Endpoint, at discoveryv1.AddressType, p *f
 				}
 				is4 := net.ParseIP(a).To4() != nil
 				if at == discoveryv1.AddressTypeIPv4 && !is4 {
-					errs = append(errs, field.Invalid(aj, a, "must be a valid IPv4 address"))
+					errs = append(errs, field.Invalid(ap, a, "must be an IPv4 address"))
 				} else if at == discoveryv1.AddressTypeIPv6 && is4 {
-					errs = append(errs, field.Invalid(aj, a, "must be a valid IPv6 address"))
+					errs = append(errs, field.Invalid(ap, a, "must be an IPv6 address"))
 				}
 				errs = append(errs, nonSpecialIP(a, aj)...)
 			case discoveryv1.AddressTypeFQDN:

@@ -401,8 +401,8 @@ func pathSegment(v string, p *field.Path) field.ErrorList {
 const maxLenIngressClassController = 250
 
 // IngressClass validates an IngressClass (upstream ValidateIngressClass).
-func IngressClass(ic *networkingv1.IngressClass) field.ErrorList {
-	errs := objectMeta(&ic.ObjectMeta, false, nameIsDNSSubdomain, metaPath)
+func IngressClass(ic *networkingv1.IngressClass) (errs field.ErrorList) {
+	errs = objectMeta(&ic.ObjectMeta, false, nameIsDNSSubdomain, metaPath)
 	sp := field.NewPath("spec")
 	if ic.Spec.Controller == "" {
 		errs = append(errs, field.Required(sp.Child("controller"), ""))
@@ -419,8 +419,16 @@ func IngressClass(ic *networkingv1.IngressClass) field.ErrorList {
 				errs = append(errs, field.Invalid(pp.Child("apiGroup"), *pr.APIGroup, msg))
 			}
 		}
-		errs = append(errs, pathSegment(pr.Kind, pp.Child("kind"))...)
-		errs = append(errs, pathSegment(pr.Name, pp.Child("name"))...)
+		// An empty kind or name is upstream's declarative validation's (1.37): after the rest.
+		var declared field.ErrorList
+		for _, f := range []struct{ name, v string }{{"kind", pr.Kind}, {"name", pr.Name}} {
+			if f.v == "" {
+				declared = append(declared, field.Required(pp.Child(f.name), ""))
+			} else {
+				errs = append(errs, pathSegment(f.v, pp.Child(f.name))...)
+			}
+		}
+		defer func() { errs = append(errs, declared...) }()
 		switch {
 		case pr.Scope == nil:
 			errs = append(errs, field.Required(pp.Child("scope"), ""))

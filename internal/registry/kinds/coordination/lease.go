@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/quotad/quotad/internal/auth"
 	"github.com/quotad/quotad/internal/registry/table"
 	"github.com/quotad/quotad/internal/registry/validation"
 )
@@ -23,6 +24,25 @@ func (Lease) Validate(obj runtime.Object) field.ErrorList {
 // ValidateUpdate returns upstream's errors for an update.
 func (Lease) ValidateUpdate(obj, old runtime.Object) field.ErrorList {
 	return validation.LeaseUpdate(obj.(*coordinationv1.Lease), old.(*coordinationv1.Lease))
+}
+
+// PrepareForCreate drops the coordinated leader election fields (strategy, preferred
+// holder): CoordinatedLeaderElection is off in v1.37, as upstream's strategy drops them.
+func (Lease) PrepareForCreate(obj runtime.Object, _ auth.User, _ metav1.Time) {
+	l := obj.(*coordinationv1.Lease)
+	l.Spec.Strategy, l.Spec.PreferredHolder = nil, nil
+}
+
+// PrepareForUpdate drops the coordinated leader election fields unless the stored lease
+// has them.
+func (Lease) PrepareForUpdate(obj, old runtime.Object, _ string, _ metav1.Time) {
+	l, o := obj.(*coordinationv1.Lease), old.(*coordinationv1.Lease)
+	if o.Spec.Strategy == nil {
+		l.Spec.Strategy = nil
+	}
+	if o.Spec.PreferredHolder == nil {
+		l.Spec.PreferredHolder = nil
+	}
 }
 
 // ConvertToTable prints upstream's columns.
