@@ -111,7 +111,21 @@ func writeFields(buf *bytes.Buffer, v reflect.Value, first *bool) {
 			continue
 		}
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
-			writeFields(buf, v.Field(i), first)
+			if apiType(f.Type) {
+				writeFields(buf, v.Field(i), first)
+				continue
+			}
+			// Another package's struct (metav1.ObjectMeta in a template) is promoted as
+			// encoding/json promotes it: its own fields, by their tags.
+			b, err := json.Marshal(v.Field(i).Interface())
+			if err != nil || len(b) < 2 || string(b) == "{}" {
+				continue
+			}
+			if !*first {
+				buf.WriteByte(',')
+			}
+			*first = false
+			buf.Write(b[1 : len(b)-1])
 			continue
 		}
 		if !*first {
@@ -141,4 +155,21 @@ func apiType(t reflect.Type) bool {
 		return strings.HasPrefix(t.PkgPath(), "k8s.io/api/")
 	}
 	return true // scalars: encoding/json writes them the same either way
+}
+
+// InternalValue is v as upstream's field errors print it: InternalJSON for a value of, or
+// built of, k8s.io/api structs (upstream holds them as internal objects), v itself
+// otherwise (strings, numbers and their named types print the same either way).
+func InternalValue(v any) any {
+	t := reflect.TypeOf(v)
+	if t == nil {
+		return v
+	}
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Struct && apiType(t) {
+		return InternalJSON(v)
+	}
+	return v
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,7 +32,11 @@ func annotations(a map[string]string, p *field.Path) field.ErrorList {
 
 // immutable is upstream ValidateImmutableField.
 func immutable(newVal, oldVal interface{}, p *field.Path) field.ErrorList {
-	return apimachineryvalidation.ValidateImmutableField(newVal, oldVal, p)
+	if apiequality.Semantic.DeepEqual(oldVal, newVal) {
+		return nil
+	}
+	// The value as upstream prints its internal objects.
+	return field.ErrorList{field.Invalid(p, convert.InternalValue(newVal), apimachineryvalidation.FieldImmutableErrorMsg)}
 }
 
 var (
