@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -496,5 +497,49 @@ func TestPVCDataSourcesNormalized(t *testing.T) {
 	got, err := claims.Update(ctx, clone, metav1.UpdateOptions{})
 	if err != nil || got.Spec.DataSourceRef == nil {
 		t.Errorf("update without dataSourceRef: %v, %+v", err, got)
+	}
+}
+
+// TestSuspendedJobTemplate: a suspended Job that never started may change its containers'
+// resources and its scheduling directives (1.37's MutablePodResourcesForSuspendedJobs and
+// MutableSchedulingDirectivesForSuspendedJobs); anything else of its pod spec is refused
+// at spec.template.spec, as upstream refuses it; a running Job's template at spec.template.
+func TestSuspendedJobTemplate(t *testing.T) {
+	t.Parallel()
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	jobs := s.Client.BatchV1().Jobs("default")
+	mk := func(name string, suspend bool) {
+		j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: batchv1.JobSpec{Suspend: ptr.To(suspend), Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "c", Image: "busybox", Resources: corev1.ResourceRequirements{Requests: rl("cpu", "100m")}}}}}}}
+		if _, err := jobs.Create(ctx, j, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	patch := func(name, body string) (*batchv1.Job, error) {
+		return jobs.Patch(ctx, name, types.MergePatchType, []byte(body), metav1.PatchOptions{})
+	}
+	mk("held", true)
+	got, err := patch("held", `{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"busybox","resources":{"requests":{"cpu":"200m"}}}],"nodeSelector":{"a":"b"}}}}}`)
+	if err != nil || got.Spec.Template.Spec.Containers[0].Resources.Requests.Cpu().String() != "200m" || got.Spec.Template.Spec.NodeSelector["a"] != "b" {
+		t.Fatalf("resources and node selector of a suspended Job: %v, %+v", err, got)
+	}
+	for _, c := range []struct{ name, body, field string }{
+		{"held", `{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"busybox:2"}]}}}}`, "spec.template.spec"},
+		{"held", `{"spec":{"template":{"spec":{"activeDeadlineSeconds":5}}}}`, "spec.template.spec"},
+	} {
+		_, err := patch(c.name, c.body)
+		se, ok := err.(*apierrors.StatusError)
+		if !ok || !apierrors.IsInvalid(err) || len(se.ErrStatus.Details.Causes) != 1 || se.ErrStatus.Details.Causes[0].Field != c.field ||
+			!strings.HasPrefix(se.ErrStatus.Details.Causes[0].Message, `Invalid value: {"Volumes":null,"InitContainers":null,"Containers":[{"Name":"c"`) ||
+			!strings.HasSuffix(se.ErrStatus.Details.Causes[0].Message, ": field is immutable") {
+			t.Errorf("%s %s: %v, want 422 at %s with the pod spec as upstream prints it", c.name, c.body, err, c.field)
+		}
+	}
+	mk("running", false)
+	_, err = patch("running", `{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"busybox:2"}]}}}}`)
+	if se, ok := err.(*apierrors.StatusError); !ok || se.ErrStatus.Details == nil || len(se.ErrStatus.Details.Causes) != 1 || se.ErrStatus.Details.Causes[0].Field != "spec.template" ||
+		!strings.HasPrefix(se.ErrStatus.Details.Causes[0].Message, `Invalid value: {"labels":{`) {
+		t.Errorf("a running Job's template: %v, want 422 at spec.template, its metadata promoted by its tags", err)
 	}
 }

@@ -169,7 +169,14 @@ func InternalValue(v any) any {
 		t = t.Elem()
 	}
 	if t.Kind() == reflect.Struct && apiType(t) {
-		return InternalJSON(v)
+		return internalValue{v}
 	}
 	return v
 }
+
+// internalValue writes its value as InternalJSON when (and only when) it is marshalled: an
+// error's value is printed only if the error is.
+type internalValue struct{ v any }
+
+// MarshalJSON is InternalJSON of the value.
+func (i internalValue) MarshalJSON() ([]byte, error) { return InternalJSON(i.v), nil }

@@ -7,12 +7,11 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/quotad/quotad/internal/registry/convert"
 )
 
 // Job limits of upstream batch validation.
@@ -182,22 +181,63 @@ func elasticIndexedScale(n, o *batchv1.JobSpec) bool {
 	return eq(n.Completions, n.Parallelism) && eq(o.Completions, o.Parallelism)
 }
 
+// jobTemplateUpdate is upstream's validatePodTemplateUpdate with 1.37's options: a suspended
+// Job with no active pods that never started, or whose suspension took (a true Suspended
+// condition), may change its scheduling directives (node affinity, node selector,
+// tolerations, scheduling gates), its template's labels and annotations
+// (MutableSchedulingDirectivesForSuspendedJobs) and its containers' resources
+// (MutablePodResourcesForSuspendedJobs, checked on the pod spec alone); any other Job's
+// template is immutable.
 func jobTemplateUpdate(n, o *batchv1.Job, p *field.Path) field.ErrorList {
-	nt, ot := n.Spec.Template, o.Spec.Template
-	suspendedNeverStarted := o.Spec.Suspend != nil && *o.Spec.Suspend && o.Status.StartTime == nil
-	if suspendedNeverStarted {
-		// Mutable scheduling directives of a suspended Job.
-		nt.Spec.NodeSelector = ot.Spec.NodeSelector
-		nt.Spec.Tolerations = ot.Spec.Tolerations
-		nt.Spec.Affinity = ot.Spec.Affinity
-		nt.Spec.SchedulingGates = ot.Spec.SchedulingGates
-		nt.Annotations = ot.Annotations
-		nt.Labels = ot.Labels
+	nt := &n.Spec.Template
+	ot := &o.Spec.Template
+	suspended := o.Spec.Suspend != nil && *o.Spec.Suspend
+	mutable := suspended && (o.Status.StartTime == nil || suspendedCondition(o)) && o.Status.Active == 0
+	if mutable {
+		ot = ot.DeepCopy()
+		switch {
+		case nt.Spec.Affinity == nil && ot.Spec.Affinity != nil:
+			ot.Spec.Affinity.NodeAffinity = nil
+			if *ot.Spec.Affinity == (corev1.Affinity{}) {
+				ot.Spec.Affinity = nil
+			}
+		case nt.Spec.Affinity != nil && ot.Spec.Affinity == nil:
+			ot.Spec.Affinity = &corev1.Affinity{NodeAffinity: nt.Spec.Affinity.NodeAffinity}
+		case nt.Spec.Affinity != nil && ot.Spec.Affinity != nil:
+			ot.Spec.Affinity.NodeAffinity = nt.Spec.Affinity.NodeAffinity
+		}
+		ot.Spec.NodeSelector = nt.Spec.NodeSelector
+		ot.Spec.Tolerations = nt.Spec.Tolerations
+		ot.Annotations = nt.Annotations
+		ot.Labels = nt.Labels
+		ot.Spec.SchedulingGates = nt.Spec.SchedulingGates
 	}
-	if semantic.DeepEqual(nt, ot) {
-		return nil
+	if !suspended || !mutable {
+		return immutable(nt, ot, p)
 	}
-	return field.ErrorList{field.Invalid(p, convert.InternalJSON(n.Spec.Template), immutableErrorMsg)}
+	// Only the containers' resources may change besides.
+	old := ot.Spec.DeepCopy()
+	for _, cs := range []struct{ n, o []corev1.Container }{{nt.Spec.Containers, old.Containers}, {nt.Spec.InitContainers, old.InitContainers}} {
+		if len(cs.n) != len(cs.o) {
+			continue
+		}
+		for i := range cs.n {
+			if cs.o[i].Name == cs.n[i].Name {
+				cs.o[i].Resources = cs.n[i].Resources
+			}
+		}
+	}
+	return immutable(nt.Spec, *old, p.Child("spec"))
+}
+
+// suspendedCondition reports a Job whose Suspended condition is true.
+func suspendedCondition(j *batchv1.Job) bool {
+	for _, c := range j.Status.Conditions {
+		if c.Type == batchv1.JobSuspended && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
 }
 
 // CronJob validates a CronJob on create.

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,7 +31,9 @@ func annotations(a map[string]string, p *field.Path) field.ErrorList {
 
 // immutable is upstream ValidateImmutableField.
 func immutable(newVal, oldVal interface{}, p *field.Path) field.ErrorList {
-	if apiequality.Semantic.DeepEqual(oldVal, newVal) {
+	// quotad's semantic equality: quantities compared within their bounds (apimachinery's
+	// scales a quantity by its exponent, however large).
+	if semantic.DeepEqual(oldVal, newVal) {
 		return nil
 	}
 	// The value as upstream prints its internal objects.
