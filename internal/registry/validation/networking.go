@@ -401,8 +401,11 @@ func pathSegment(v string, p *field.Path) field.ErrorList {
 const maxLenIngressClassController = 250
 
 // IngressClass validates an IngressClass (upstream ValidateIngressClass).
-func IngressClass(ic *networkingv1.IngressClass) (errs field.ErrorList) {
-	errs = objectMeta(&ic.ObjectMeta, false, nameIsDNSSubdomain, metaPath)
+func IngressClass(ic *networkingv1.IngressClass) field.ErrorList {
+	errs := objectMeta(&ic.ObjectMeta, false, nameIsDNSSubdomain, metaPath)
+	// An empty parameters kind or name is upstream's declarative validation's (1.37): after
+	// the rest.
+	var declared field.ErrorList
 	sp := field.NewPath("spec")
 	if ic.Spec.Controller == "" {
 		errs = append(errs, field.Required(sp.Child("controller"), ""))
@@ -419,8 +422,6 @@ func IngressClass(ic *networkingv1.IngressClass) (errs field.ErrorList) {
 				errs = append(errs, field.Invalid(pp.Child("apiGroup"), *pr.APIGroup, msg))
 			}
 		}
-		// An empty kind or name is upstream's declarative validation's (1.37): after the rest.
-		var declared field.ErrorList
 		for _, f := range []struct{ name, v string }{{"kind", pr.Kind}, {"name", pr.Name}} {
 			if f.v == "" {
 				declared = append(declared, field.Required(pp.Child(f.name), ""))
@@ -428,7 +429,6 @@ func IngressClass(ic *networkingv1.IngressClass) (errs field.ErrorList) {
 				errs = append(errs, pathSegment(f.v, pp.Child(f.name))...)
 			}
 		}
-		defer func() { errs = append(errs, declared...) }()
 		switch {
 		case pr.Scope == nil:
 			errs = append(errs, field.Required(pp.Child("scope"), ""))
@@ -444,7 +444,7 @@ func IngressClass(ic *networkingv1.IngressClass) (errs field.ErrorList) {
 			errs = append(errs, field.Forbidden(pp.Child("namespace"), "`parameters.scope` is set to 'Cluster'"))
 		}
 	}
-	return errs
+	return append(errs, declared...)
 }
 
 // IngressClassUpdate validates an update of an IngressClass: the controller is immutable.

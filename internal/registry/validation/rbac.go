@@ -37,12 +37,11 @@ func RoleUpdate(n, o *rbacv1.Role) field.ErrorList {
 // ClusterRole validates a ClusterRole (upstream ValidateClusterRole); allowInvalidLabels
 // keeps selectors with label values valid under older rules (set on update when the stored
 // object already has them).
-func ClusterRole(r *rbacv1.ClusterRole, allowInvalidLabels bool) (errs field.ErrorList) {
-	errs = objectMeta(&r.ObjectMeta, false, rbacName, metaPath)
+func ClusterRole(r *rbacv1.ClusterRole, allowInvalidLabels bool) field.ErrorList {
+	errs := objectMeta(&r.ObjectMeta, false, rbacName, metaPath)
 	for i := range r.Rules {
 		errs = append(errs, PolicyRule(&r.Rules[i], false, field.NewPath("rules").Index(i))...)
 	}
-	defer func() { errs = append(errs, rulesDeclared(r.Rules)...) }()
 	if r.AggregationRule != nil {
 		sp := field.NewPath("aggregationRule", "clusterRoleSelectors")
 		if len(r.AggregationRule.ClusterRoleSelectors) == 0 {
@@ -57,7 +56,7 @@ func ClusterRole(r *rbacv1.ClusterRole, allowInvalidLabels bool) (errs field.Err
 			}
 		}
 	}
-	return errs
+	return append(errs, rulesDeclared(r.Rules)...)
 }
 
 // ClusterRoleUpdate validates an update of a ClusterRole.

@@ -75,12 +75,11 @@ func mergeLabelKeys(p *corev1.Pod) {
 	// The pod's spec may share its affinity and constraints with the template it was made
 	// from (a controller's cached owner): the merge writes copies.
 	p.Spec.Affinity = p.Spec.Affinity.DeepCopy()
-	cs := make([]corev1.TopologySpreadConstraint, len(p.Spec.TopologySpreadConstraints))
-	for i := range cs {
-		p.Spec.TopologySpreadConstraints[i].DeepCopyInto(&cs[i])
-	}
-	if p.Spec.TopologySpreadConstraints != nil {
-		p.Spec.TopologySpreadConstraints = cs
+	if cs := p.Spec.TopologySpreadConstraints; cs != nil {
+		p.Spec.TopologySpreadConstraints = make([]corev1.TopologySpreadConstraint, len(cs))
+		for i := range cs {
+			cs[i].DeepCopyInto(&p.Spec.TopologySpreadConstraints[i])
+		}
 	}
 	add := func(sel *metav1.LabelSelector, keys []string, op metav1.LabelSelectorOperator) {
 		for _, k := range keys {
@@ -119,34 +118,36 @@ func mergeLabelKeys(p *corev1.Pod) {
 }
 
 // namesLabelKeys reports whether a pod affinity term or a spread constraint of spec names
-// matchLabelKeys or mismatchLabelKeys.
+// matchLabelKeys or mismatchLabelKeys (a pod create's check: it allocates nothing).
 func namesLabelKeys(spec *corev1.PodSpec) bool {
 	for _, c := range spec.TopologySpreadConstraints {
 		if len(c.MatchLabelKeys) > 0 {
 			return true
 		}
 	}
+	names := func(t *corev1.PodAffinityTerm) bool { return len(t.MatchLabelKeys) > 0 || len(t.MismatchLabelKeys) > 0 }
+	terms := func(req []corev1.PodAffinityTerm, pref []corev1.WeightedPodAffinityTerm) bool {
+		for i := range req {
+			if names(&req[i]) {
+				return true
+			}
+		}
+		for i := range pref {
+			if names(&pref[i].PodAffinityTerm) {
+				return true
+			}
+		}
+		return false
+	}
 	a := spec.Affinity
 	if a == nil {
 		return false
 	}
-	var req []corev1.PodAffinityTerm
-	var pref []corev1.WeightedPodAffinityTerm
-	if pa := a.PodAffinity; pa != nil {
-		req, pref = append(req, pa.RequiredDuringSchedulingIgnoredDuringExecution...), append(pref, pa.PreferredDuringSchedulingIgnoredDuringExecution...)
+	if pa := a.PodAffinity; pa != nil && terms(pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution) {
+		return true
 	}
-	if pa := a.PodAntiAffinity; pa != nil {
-		req, pref = append(req, pa.RequiredDuringSchedulingIgnoredDuringExecution...), append(pref, pa.PreferredDuringSchedulingIgnoredDuringExecution...)
-	}
-	for _, w := range pref {
-		req = append(req, w.PodAffinityTerm)
-	}
-	for _, t := range req {
-		if len(t.MatchLabelKeys) > 0 || len(t.MismatchLabelKeys) > 0 {
-			return true
-		}
-	}
-	return false
+	pa := a.PodAntiAffinity
+	return pa != nil && terms(pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution)
 }
 
 // PrepareForUpdate is upstream's PrepareForUpdate of the pod's strategies (the store has
