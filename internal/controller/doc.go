@@ -21,7 +21,12 @@
 //     removes, and delivers the deletion of, what was not listed again;
 //   - PodViews: the one shared, read-only view of each pod version (PodView) that the
 //     controllers watching every pod keep, so a large cluster's pods are held once, small;
-//     PodsByNode indexes pods' keys by node from an Index's changes.
+//     PodsByNode indexes pods' keys by node from an Index's changes;
+//   - SharedPods: one watch and one Index of pods' views for all the controllers that
+//     watch every pod (kube-controller-manager's shared pod informer). Each subscribes
+//     (Sub) with a PodFilter in its constructor and reads, through its PodSub (a Cache,
+//     as an Index is), only the pods it keeps; the watch starts once every subscriber has
+//     its handlers (PodSub.Start), and a subscriber's panics are its own loop's.
 //
 // Invariants: controllers are level-triggered (every object is seen at start, and every change
 // after it), idempotent, and write only through the registry store, so every write is

@@ -187,10 +187,8 @@ func controllerUIDOf(obj runtime.Object) types.UID {
 		}
 		refs = m.GetOwnerReferences()
 	}
-	for i := range refs {
-		if refs[i].Controller != nil && *refs[i].Controller {
-			return refs[i].UID
-		}
+	if ref := controllerRef(refs); ref != nil {
+		return ref.UID
 	}
 	return ""
 }
@@ -415,7 +413,7 @@ const WriteWait = 30 * time.Second
 
 // Await waits, at most WriteWait, until x is synced and holds key's last write, then
 // forgets it.
-func (r *Revisions) Await(ctx context.Context, x *Index, key string) error {
+func (r *Revisions) Await(ctx context.Context, x Cache, key string) error {
 	r.mu.Lock()
 	rev := r.m[key]
 	r.mu.Unlock()

@@ -21,10 +21,11 @@ func replicaSetPod(name string, owner types.UID) *corev1.Pod {
 		{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: owner, Controller: &t}}}}
 }
 
+// podNames names the pods, or their views, of a cache.
 func podNames(objs []runtime.Object) []string {
 	var out []string
 	for _, o := range objs {
-		out = append(out, o.(*corev1.Pod).Name)
+		out = append(out, o.(interface{ GetName() string }).GetName())
 	}
 	return out
 }

@@ -137,9 +137,10 @@ func runner(wg *sync.WaitGroup, log *slog.Logger) func(ctx context.Context, name
 // replica that leads again after losing the lease starts fresh ones).
 // authz decides for the requesters of certificates csrapproving approves.
 func startLeaderControllers(ctx context.Context, run func(context.Context, string, func(context.Context) error), store *registry.Store, log *slog.Logger, cfg Config, m *metrics, caPEM []byte, authz auth.Authorizer) {
-	// One view of each pod, shared by the controllers that watch every pod.
-	views := controller.NewPodViews()
-	wopts := workloads.Options{Panics: m, PodViews: views}
+	// One watch and one index of pods, shared by the controllers that watch every pod
+	// (run below, once they are all made), and one view of each pod.
+	pods := controller.NewSharedPods(controller.NewPodViews())
+	wopts := workloads.Options{Panics: m, Pods: pods}
 	run(ctx, "namespace", namespace.New(store, caPEM, log, namespace.Options{Panics: m}).Start)
 	run(ctx, "clusterrole-aggregation", clusterroleaggregation.New(store, log, m).Start)
 	run(ctx, "resourcequota", quotaverify.New(store, cfg.ResourceQuotaSyncPeriod, log, m).Start)
@@ -148,7 +149,7 @@ func startLeaderControllers(ctx context.Context, run func(context.Context, strin
 	run(ctx, "deployment", workloads.NewDeployment(store, log, wopts).Start)
 	run(ctx, "job", workloads.NewJob(store, log, wopts).Start)
 	run(ctx, "cronjob", workloads.NewCronJob(store, log, wopts).Start)
-	run(ctx, "disruption", disruption.New(store, log, m).Start)
+	run(ctx, "disruption", disruption.New(store, log, m, pods).Start)
 	run(ctx, "statefulset", workloads.NewStatefulSet(store, log, wopts).Start)
 	run(ctx, "daemonset", workloads.NewDaemonSet(store, log, wopts).Start)
 	run(ctx, "csrapproving", csrapproving.New(store, authz, log, m).Start)
@@ -160,15 +161,20 @@ func startLeaderControllers(ctx context.Context, run func(context.Context, strin
 		MonitorPeriod: cfg.NodeMonitorPeriod, GracePeriod: cfg.NodeMonitorGracePeriod, StartupGracePeriod: cfg.NodeStartupGracePeriod,
 		EvictionRate: cfg.NodeEvictionRate, SecondaryEvictionRate: cfg.SecondaryNodeEvictionRate,
 		LargeClusterThreshold: cfg.LargeClusterSizeThreshold, UnhealthyZoneThreshold: cfg.UnhealthyZoneThreshold,
-		PodViews: views, Panics: m, Log: log}).Start)
-	run(ctx, "taint-eviction-controller", tainteviction.New(store, tainteviction.Options{PodViews: views, Panics: m, Log: log}).Start)
-	run(ctx, "endpoints", endpoints.New(store, endpoints.Options{PodViews: views, Panics: m, Log: log}).Start)
+		Pods: pods, Panics: m, Log: log}).Start)
+	run(ctx, "taint-eviction-controller", tainteviction.New(store, tainteviction.Options{Pods: pods, Panics: m, Log: log}).Start)
+	run(ctx, "endpoints", endpoints.New(store, endpoints.Options{Pods: pods, Panics: m, Log: log}).Start)
 	run(ctx, "endpointslice", endpointslice.New(store, endpointslice.Options{MaxEndpointsPerSlice: cfg.MaxEndpointsPerSlice,
-		PodViews: views, Panics: m, Log: log}).Start)
+		Pods: pods, Panics: m, Log: log}).Start)
 	run(ctx, "podgc", podgc.New(store, log, podgc.Options{TerminatedPodThreshold: cfg.TerminatedPodGCThreshold,
-		CheckPeriod: cfg.PodGCCheckPeriod, Quarantine: cfg.PodGCQuarantine, PodViews: views, Panics: m}).Start)
+		CheckPeriod: cfg.PodGCCheckPeriod, Quarantine: cfg.PodGCQuarantine, Pods: pods, Panics: m}).Start)
 	run(ctx, "ttlafterfinished", ttlafterfinished.New(store, log, ttlafterfinished.Options{Panics: m}).Start)
-	run(ctx, "resourceclaim", resourceclaim.New(store, log, resourceclaim.Options{Panics: m}).Start)
+	run(ctx, "resourceclaim", resourceclaim.New(store, log, resourceclaim.Options{Panics: m, Pods: pods}).Start)
 	run(ctx, "podcertificaterequest-cleaner-controller", pcrcleaner.New(store, log, pcrcleaner.Options{
 		Period: cfg.PodCertificateRequestCleanerPeriod, Threshold: cfg.PodCertificateRequestCleanerThreshold, Panics: m}).Start)
+	// Every subscriber is made: the shared pods start once each has started.
+	run(ctx, "pod-informer", func(ctx context.Context) error {
+		pods.Run(ctx, controller.NewLoop("pod-informer", store, log, m, nil))
+		return nil
+	})
 }

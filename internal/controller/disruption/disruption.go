@@ -216,15 +216,19 @@ type Controller struct {
 	// budgets is, per namespace, the selectors of its budgets by name (from the watch), so
 	// a pod event finds the budgets to sync without reading storage.
 	budgets map[string]map[string]*policyv1.PodDisruptionBudget
+	// pods delivers every pod event (the controller keeps none).
+	pods *controller.PodSub
 }
 
-// New returns the controller; panics counts recovered panics (may be nil).
-func New(store controller.Client, log *slog.Logger, panics controller.PanicObserver) *Controller {
+// New returns the controller; panics counts recovered panics (may be nil); pods, when
+// set, is the watch of pods shared with the other controllers watching every pod (nil: a
+// watch of its own).
+func New(store controller.Client, log *slog.Logger, panics controller.PanicObserver, pods *controller.SharedPods) *Controller {
 	if log == nil {
 		log = slog.Default()
 	}
 	return &Controller{store: store, log: log, loop: controller.NewLoop("disruption", store, log, panics, nil), clock: clock.RealClock{},
-		budgets: map[string]map[string]*policyv1.PodDisruptionBudget{}}
+		budgets: map[string]map[string]*policyv1.PodDisruptionBudget{}, pods: pods.Sub(controller.PodFilter{})}
 }
 
 func (c *Controller) res(gvr schema.GroupVersionResource) *registry.Resource {
@@ -254,7 +258,7 @@ func (c *Controller) Start(ctx context.Context) error {
 			q.Add(pdb.Namespace + "/" + pdb.Name)
 		}
 	}))
-	go c.loop.Watch(ctx, c.res(podsGVR), controller.On(func(pod *corev1.Pod, _ bool) {
+	c.pods.Start(ctx, c.loop, controller.On(func(pod *corev1.Pod, _ bool) {
 		c.mu.Lock()
 		var keys []string
 		for name, pdb := range c.budgets[pod.Namespace] {

@@ -361,11 +361,12 @@ func Desired(svc *corev1.Service, current *corev1.Endpoints, pods []*corev1.Pod)
 
 // Options configures the controller.
 type Options struct {
-	// PodViews, when set, shares the views of pods its cache keeps with the other
-	// controllers watching every pod (nil: views of its own).
-	PodViews *controller.PodViews
-	Panics   controller.PanicObserver
-	Log      *slog.Logger
+	// Pods, when set, is the index of pods shared with the other controllers watching
+	// every pod (it must then run once the controller has started: SharedPods.Run); nil:
+	// an index of its own, watched from Start.
+	Pods   *controller.SharedPods
+	Panics controller.PanicObserver
+	Log    *slog.Logger
 }
 
 // Controller is the endpoints controller.
@@ -383,7 +384,7 @@ func New(store controller.Client, opts Options) *Controller {
 		opts.Log = slog.Default()
 	}
 	return &Controller{store: store, log: opts.Log, loop: controller.NewLoop(ControllerName, store, opts.Log, opts.Panics, nil),
-		rec: record.NewRecorder(store, ControllerName, clock.RealClock{}, opts.Log), w: endpointslice.NewWatcher(opts.PodViews)}
+		rec: record.NewRecorder(store, ControllerName, clock.RealClock{}, opts.Log), w: endpointslice.NewWatcher(opts.Pods)}
 }
 
 // Start runs the controller until ctx ends.

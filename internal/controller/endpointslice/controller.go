@@ -33,15 +33,17 @@ var (
 // relist delivers the deletions it finds), each pod change turned into the keys ("ns/name")
 // of the Services that select it before or after.
 type Watcher struct {
-	Services, Pods *controller.Index
+	Services *controller.Index
+	Pods     *controller.PodSub
 	// q receives the keys of the Services to sync (set by Watch).
 	q workqueue.TypedRateLimitingInterface[string]
 }
 
-// NewWatcher returns empty indexes whose pods are views made by views (nil: unshared).
-func NewWatcher(views *controller.PodViews) *Watcher {
+// NewWatcher returns an empty index of Services and a subscription to pods (nil pods: an
+// index of its own).
+func NewWatcher(pods *controller.SharedPods) *Watcher {
 	// A pod without labels is selected by no Service: none is kept.
-	w := &Watcher{Services: controller.NewIndex(nil), Pods: views.IndexOf(func(p *corev1.Pod) bool { return len(p.Labels) > 0 })}
+	w := &Watcher{Services: controller.NewIndex(nil), Pods: pods.Sub(controller.PodFilter{Labelled: true})}
 	w.Pods.OnChange(func(old, cur runtime.Object, deleted bool) {
 		if w.q == nil {
 			return
@@ -60,7 +62,7 @@ func (w *Watcher) Watch(ctx context.Context, loop *controller.Loop, cat *registr
 	go loop.WatchIndex(ctx, cat.Get(ServicesGVR), w.Services, controller.On(func(s *corev1.Service, _ bool) {
 		q.Add(s.Namespace + "/" + s.Name)
 	}))
-	go loop.WatchIndex(ctx, cat.Get(PodsGVR), w.Pods, nil)
+	w.Pods.Start(ctx, loop, nil)
 }
 
 // PodsOf returns the cached pods svc selects (made of their views: read-only), as
@@ -123,11 +125,12 @@ func (w *Watcher) selecting(old, cur runtime.Object) []string {
 type Options struct {
 	// MaxEndpointsPerSlice is --max-endpoints-per-slice (0: 100).
 	MaxEndpointsPerSlice int
-	// PodViews, when set, shares the views of pods its cache keeps with the other
-	// controllers watching every pod (nil: views of its own).
-	PodViews *controller.PodViews
-	Panics   controller.PanicObserver
-	Log      *slog.Logger
+	// Pods, when set, is the index of pods shared with the other controllers watching
+	// every pod (it must then run once the controller has started: SharedPods.Run); nil:
+	// an index of its own, watched from Start.
+	Pods   *controller.SharedPods
+	Panics controller.PanicObserver
+	Log    *slog.Logger
 }
 
 // Controller is the EndpointSlice controller.
@@ -154,7 +157,7 @@ func New(store controller.Client, opts Options) *Controller {
 		opts.MaxEndpointsPerSlice = DefaultMaxEndpointsPerSlice
 	}
 	return &Controller{store: store, opts: opts, log: opts.Log, loop: controller.NewLoop("endpointslice", store, opts.Log, opts.Panics, nil),
-		w: NewWatcher(opts.PodViews), nodes: controller.NewIndex(nil),
+		w: NewWatcher(opts.Pods), nodes: controller.NewIndex(nil),
 		slices: sliceIndex()}
 }
 

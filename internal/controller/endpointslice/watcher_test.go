@@ -67,7 +67,7 @@ func watching(t *testing.T, ctx context.Context, fc *fake.Client) func() []strin
 	go c.loop.WatchIndex(ctx, fc.Catalogue().Get(SlicesGVR), c.slices, nil)
 	return func() []string {
 		t.Helper()
-		for _, x := range []*controller.Index{c.w.Services, c.w.Pods, c.slices} {
+		for _, x := range []controller.Cache{c.w.Services, c.w.Pods, c.slices} {
 			if err := x.WaitFor(ctx, fc.Revision()); err != nil {
 				t.Fatal(err)
 			}

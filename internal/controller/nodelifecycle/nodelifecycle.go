@@ -86,11 +86,12 @@ type Options struct {
 	UnhealthyZoneThreshold float32
 	// Clock is the one clock (nil: the real clock).
 	Clock clock.WithTicker
-	// PodViews, when set, shares the views of pods its cache keeps with the other
-	// controllers watching every pod (nil: views of its own).
-	PodViews *controller.PodViews
-	Panics   controller.PanicObserver
-	Log      *slog.Logger
+	// Pods, when set, is the index of pods shared with the other controllers watching
+	// every pod (it must then run once the controller has started: SharedPods.Run); nil:
+	// an index of its own, watched from Start.
+	Pods   *controller.SharedPods
+	Panics controller.PanicObserver
+	Log    *slog.Logger
 }
 
 func (o *Options) defaults() {
@@ -152,8 +153,9 @@ type Controller struct {
 
 	// Nodes, Leases (kube-node-lease) and Pods' views as the watches last delivered them;
 	// pods bound to a node they were not bound to before are queued on podQ (set by Start).
-	nodes, leases, pods *controller.Index
-	podQ                workqueue.TypedRateLimitingInterface[string]
+	nodes, leases *controller.Index
+	pods          *controller.PodSub
+	podQ          workqueue.TypedRateLimitingInterface[string]
 
 	mu       sync.Mutex
 	podsOn   controller.PodsByNode
@@ -200,7 +202,7 @@ func New(store controller.Client, opts Options) *Controller {
 			}
 			return nil
 		}),
-		pods:    opts.PodViews.IndexOf(controller.Bound), // pods bound to a node only
+		pods:    opts.Pods.Sub(controller.PodFilter{Bound: true}), // pods bound to a node only
 		healths: map[string]*health{}, known: map[string]*corev1.Node{},
 		zones: map[string]ZoneState{}, tainters: map[string]*tainter{}, retry: map[string]bool{},
 	}
@@ -239,7 +241,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	go c.loop.WatchIndex(ctx, c.res(leasesGVR), c.leases, controller.On(func(l *coordv1.Lease, _ bool) {
 		c.sawLease(l)
 	}))
-	go c.loop.WatchIndex(ctx, c.res(podsGVR), c.pods, nil)
+	c.pods.Start(ctx, c.loop, nil)
 	go c.loop.Process(ctx, nodeQ, 2, func(ctx context.Context, name string) (time.Duration, error) {
 		if err := c.NoScheduleTaint(ctx, name); err != nil {
 			return 0, err

@@ -41,9 +41,10 @@ type Options struct {
 	// Clock drives the check period and the quarantine (nil: the real clock).
 	Clock  clock.WithTicker
 	Panics controller.PanicObserver
-	// PodViews, when set, shares the views of pods the collector's cache keeps with the
-	// other controllers watching every pod (nil: views of its own).
-	PodViews *controller.PodViews
+	// Pods, when set, is the index of pods shared with the other controllers watching
+	// every pod (it must then run once the collector has started: SharedPods.Run); nil:
+	// an index of its own, watched from Start.
+	Pods *controller.SharedPods
 }
 
 // Controller is the pod garbage collector.
@@ -52,10 +53,10 @@ type Controller struct {
 	log   *slog.Logger
 	loop  *controller.Loop
 	opts  Options
-	// cache holds a view (controller.PodView) of every pod, fed by Start's watch, as
+	// cache holds a view (controller.PodView) of every collectable pod, as
 	// upstream's collector reads its informer: a pass decodes no pod. A watch that starts
 	// over delivers the deletions it missed, so removed never keeps a UID for good.
-	cache *controller.Index
+	cache *controller.PodSub
 	// mu guards removed: the UIDs of the pods the collector removed that its cache still
 	// holds (upstream's expectations). A pass that ran before the cache saw a removal would
 	// count that pod again: a pod it had just failed and removed as an orphan would be a
@@ -82,7 +83,7 @@ func New(store controller.Client, log *slog.Logger, opts Options) *Controller {
 		opts.Quarantine = DefaultQuarantine
 	}
 	return &Controller{store: store, log: log, opts: opts, quarantine: map[string]time.Time{}, removed: map[types.UID]bool{},
-		cache: opts.PodViews.IndexOf(collectable), loop: controller.NewLoop("podgc", store, log, opts.Panics, opts.Clock)}
+		cache: opts.Pods.Sub(collectable), loop: controller.NewLoop("podgc", store, log, opts.Panics, opts.Clock)}
 }
 
 func (c *Controller) pods() *registry.Resource {
@@ -95,7 +96,7 @@ func (c *Controller) nodes() *registry.Resource {
 
 // Start collects at once and then every check period until ctx ends.
 func (c *Controller) Start(ctx context.Context) error {
-	go c.loop.WatchIndex(ctx, c.pods(), c.cache, controller.On(c.forgetRemoved))
+	c.cache.Start(ctx, c.loop, controller.On(c.forgetRemoved))
 	t := c.opts.Clock.NewTicker(c.opts.CheckPeriod)
 	defer t.Stop()
 	for {
@@ -155,12 +156,10 @@ func (c *Controller) GC(ctx context.Context) {
 	c.gcUnscheduledTerminating(ctx, pods)
 }
 
-// collectable reports whether the pod GC may ever collect a pod as it is: bound (its node
-// may go), deleting, or terminated. The cache keeps only those; a pod becomes one by a
-// change its event brings.
-func collectable(p *corev1.Pod) bool {
-	return p.Spec.NodeName != "" || p.DeletionTimestamp != nil || isTerminatedPhase(p.Status.Phase)
-}
+// collectable is the pods the GC may ever collect as they are: bound (their node may go),
+// deleting, or terminated. The cache keeps only those; a pod becomes one by a change its
+// event brings.
+var collectable = controller.PodFilter{Bound: true, Finishing: true}
 
 func typed[T runtime.Object](objs []runtime.Object) []T {
 	out := make([]T, 0, len(objs))
@@ -178,13 +177,7 @@ func isTerminated(p *corev1.Pod) bool {
 	return isTerminatedPhase(p.Status.Phase)
 }
 
-func isTerminatedPhase(phase corev1.PodPhase) bool {
-	switch phase {
-	case corev1.PodPending, corev1.PodRunning, corev1.PodUnknown:
-		return false
-	}
-	return true
-}
+var isTerminatedPhase = controller.TerminatedPhase
 
 // gcTerminated deletes the terminated pods beyond the threshold: evicted first, then the
 // oldest.

@@ -89,7 +89,7 @@ func names(c *fake.Client) string {
 // gc runs a pass once the collector's cache holds every pod of the fake, as its watch
 // would.
 func gc(ctx context.Context, c *Controller, rc *recording) {
-	c.cache = (*controller.PodViews)(nil).Index()
+	c.cache = (*controller.SharedPods)(nil).Sub(collectable)
 	for _, o := range rc.Objects(corev1.SchemeGroupVersion.WithResource("pods"), "") {
 		c.PodChanged(o.(*corev1.Pod), false)
 	}

@@ -31,6 +31,9 @@ type Options struct {
 	Panics controller.PanicObserver
 	// Workers is the number of pods handled at once (0: 10).
 	Workers int
+	// Pods, when set, is the watch of pods shared with the other controllers watching
+	// every pod (nil: a watch of its own).
+	Pods *controller.SharedPods
 }
 
 // Controller creates pods' ResourceClaims from their templates.
@@ -40,6 +43,8 @@ type Controller struct {
 	loop  *controller.Loop
 	rec   *record.Recorder
 	opts  Options
+	// pods delivers every pod event (the controller keeps none).
+	pods *controller.PodSub
 }
 
 // New returns the controller.
@@ -55,7 +60,7 @@ func New(store controller.Client, log *slog.Logger, opts Options) *Controller {
 	}
 	return &Controller{store: store, log: log, opts: opts,
 		rec:  record.NewRecorder(store, component, opts.Clock, log),
-		loop: controller.NewLoop("resourceclaim", store, log, opts.Panics, opts.Clock)}
+		loop: controller.NewLoop("resourceclaim", store, log, opts.Panics, opts.Clock), pods: opts.Pods.Sub(controller.PodFilter{})}
 }
 
 func (c *Controller) res(resource string) *registry.Resource {
@@ -71,7 +76,7 @@ func (c *Controller) res(resource string) *registry.Resource {
 func (c *Controller) Start(ctx context.Context) error {
 	c.rec.Start(ctx) // the event recorder stops with the controller
 	q := controller.NewQueue("resource_claim")
-	go c.loop.Watch(ctx, c.res("pods"), controller.On(func(p *corev1.Pod, deleted bool) {
+	c.pods.Start(ctx, c.loop, controller.On(func(p *corev1.Pod, deleted bool) {
 		if !deleted && usesTemplates(p) {
 			q.Add(p.Namespace + "/" + p.Name)
 		}

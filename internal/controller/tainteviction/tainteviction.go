@@ -34,9 +34,10 @@ type Options struct {
 	Clock  clock.WithDelayedExecution
 	Panics controller.PanicObserver
 	Log    *slog.Logger
-	// PodViews, when set, shares the views of pods its cache keeps with the other
-	// controllers watching every pod (nil: views of its own).
-	PodViews *controller.PodViews
+	// Pods, when set, is the index of pods shared with the other controllers watching
+	// every pod (it must then run once the controller has started: SharedPods.Run); nil:
+	// an index of its own, watched from Start.
+	Pods *controller.SharedPods
 	// Evicted, when set, is called after each eviction's delete with the pod's
 	// "namespace/name" and the delete's error (tests wait on it).
 	Evicted func(key string, err error)
@@ -62,9 +63,10 @@ type Controller struct {
 	// nodes and pods (views) as the watches last delivered them (a relist delivers the
 	// deletions it finds); podsOn indexes the pods by node. Pods that need a look are
 	// queued on q (set by Start).
-	nodes, pods *controller.Index
-	podsOn      controller.PodsByNode
-	q           workqueue.TypedRateLimitingInterface[string]
+	nodes  *controller.Index
+	pods   *controller.PodSub
+	podsOn controller.PodsByNode
+	q      workqueue.TypedRateLimitingInterface[string]
 
 	mu      sync.Mutex
 	taints  map[string][]corev1.Taint // node → its NoExecute taints (nodes without none absent)
@@ -84,7 +86,7 @@ func New(store controller.Client, opts Options) *Controller {
 		loop:   controller.NewLoop(Component, store, opts.Log, opts.Panics, opts.Clock),
 		rec:    record.NewRecorder(store, Component, opts.Clock, opts.Log),
 		nodes:  controller.NewIndex(nil),
-		pods:   opts.PodViews.IndexOf(controller.Bound), // pods bound to a node only
+		pods:   opts.Pods.Sub(controller.PodFilter{Bound: true}), // pods bound to a node only
 		taints: map[string][]corev1.Taint{}, nodeSet: map[string]bool{}, works: map[string]*work{}}
 	c.pods.OnChange(func(old, cur runtime.Object, deleted bool) {
 		key, _, _ := c.podsOn.Changed(old, cur, deleted)
@@ -110,7 +112,7 @@ func (c *Controller) Start(ctx context.Context) error {
 			q.Add("node/" + n.Name)
 		}
 	}))
-	go c.loop.WatchIndex(ctx, c.store.Catalogue().Get(podsGVR), c.pods, nil)
+	c.pods.Start(ctx, c.loop, nil)
 	c.loop.Process(ctx, q, 4, func(ctx context.Context, key string) (time.Duration, error) {
 		if name, ok := strings.CutPrefix(key, "node/"); ok {
 			c.HandleNode(ctx, name)
@@ -179,7 +181,7 @@ func (c *Controller) PodChanged(p *corev1.Pod, deleted bool) bool {
 	c.pods.Apply(p, deleted)
 	cur := c.pods.Get(p.Namespace, p.Name)
 	if deleted || cur == nil {
-		cur = c.opts.PodViews.View(p)
+		cur = c.opts.Pods.Views().View(p)
 	}
 	return needsLook(old, cur, deleted)
 }

@@ -198,7 +198,7 @@ func TestLostPodDeletionCancelsEviction(t *testing.T) {
 			c.q.Add("node/" + n.Name)
 		}
 	}))
-	go loop.WatchIndex(ctx, fc.Catalogue().Get(podsGVR), c.pods, nil)
+	c.pods.Start(ctx, loop, nil)
 	// The node and both pods are queued once each; handling them schedules two evictions.
 	for range 3 {
 		key, _ := c.q.Get()

@@ -23,7 +23,7 @@ import (
 // anew.
 func TestClaimableReadsWithoutCopies(t *testing.T) {
 	views := controller.NewPodViews()
-	x := childPods(views, replicaSetKind, nil)
+	x := controller.NewSharedPods(views).Sub(ownedPods(replicaSetKind))
 	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: "rs-uid"}}
 	ref := controllerRef(rs, replicaSetKind)
 	add := func(name string, lbls map[string]string, owner *metav1.OwnerReference, phase corev1.PodPhase) {

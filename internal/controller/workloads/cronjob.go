@@ -70,7 +70,7 @@ func (c *CronJob) Start(ctx context.Context) error {
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 30*time.Second),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "cronjob", Clock: c.opts.Clock},
 	)
-	c.owned(ctx, q, cronJobKind, cronJobGVR, jobGVR, c.jobs, func(obj runtime.Object, deleted bool) {
+	c.owned(ctx, q, cronJobKind, cronJobGVR, c.indexFeed(jobGVR, c.jobs), func(obj runtime.Object, deleted bool) {
 		if m, err := controller.Meta(obj); err == nil && deleted {
 			c.writes.Forget(keyOf(m.GetNamespace(), m.GetName()))
 		}

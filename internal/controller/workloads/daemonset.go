@@ -60,7 +60,7 @@ type DaemonSet struct {
 // NewDaemonSet returns the DaemonSet controller (events from "daemonset-controller").
 func NewDaemonSet(store controller.Client, log *slog.Logger, opts Options) *DaemonSet {
 	c := &DaemonSet{base: newBase(store, log, opts, "daemonset", "daemonset-controller"), keys: map[string]bool{}, nodeIndex: controller.NewIndex(nil)}
-	c.pods = childPods(c.opts.PodViews, daemonSetKind, daemonPod)
+	c.pods = childPods(c.opts.Pods.Views(), daemonSetKind, daemonPod)
 	return c
 }
 
@@ -94,7 +94,7 @@ func (c *DaemonSet) Start(ctx context.Context) error {
 		}
 	})
 	go c.loop.WatchIndex(ctx, c.store.Catalogue().Get(nodeGVR), c.nodeIndex, nil)
-	c.owned(ctx, q, daemonSetKind, daemonSetGVR, podGVR, c.pods, func(obj runtime.Object, deleted bool) {
+	c.owned(ctx, q, daemonSetKind, daemonSetGVR, c.indexFeed(podGVR, c.pods), func(obj runtime.Object, deleted bool) {
 		if m, err := controller.Meta(obj); err == nil {
 			c.mu.Lock()
 			if deleted {

@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/util/workqueue"
@@ -66,31 +67,17 @@ type Deployment struct {
 	// controller; pods the views of the pods ReplicaSets control (what a Recreate rollout
 	// waits on), indexed by controller. writes holds each Deployment's last ReplicaSet
 	// write, which its next sync waits for.
-	deployments, replicaSets, pods *controller.Index
-	writes                         controller.Revisions
+	deployments, replicaSets *controller.Index
+	pods                     *controller.PodSub
+	writes                   controller.Revisions
 }
 
 // NewDeployment returns the Deployment controller (events from "deployment-controller").
 func NewDeployment(store controller.Client, log *slog.Logger, opts Options) *Deployment {
 	c := &Deployment{base: newBase(store, log, opts, "deployment", "deployment-controller"),
 		deployments: controller.NewIndex(nil), replicaSets: controller.NewIndex(nil)}
-	c.pods = replicaSetPods(c.opts.PodViews)
+	c.pods = c.opts.Pods.Sub(controller.PodFilter{ControlledBy: []schema.GroupVersionKind{replicaSetKind}})
 	return c
-}
-
-// replicaSetPods returns an index of the views of the pods a ReplicaSet (apps/v1)
-// controls, shared through views; other pods are not kept.
-func replicaSetPods(views *controller.PodViews) *controller.Index {
-	return controller.NewIndex(func(obj runtime.Object) runtime.Object {
-		p, ok := obj.(*corev1.Pod)
-		if !ok {
-			return nil
-		}
-		if ref := metav1.GetControllerOfNoCopy(p); ref != nil && ref.Kind == replicaSetKind.Kind && ref.APIVersion == replicaSetKind.GroupVersion().String() {
-			return views.View(p)
-		}
-		return nil
-	})
 }
 
 // Start runs the controller until ctx ends.
@@ -142,7 +129,7 @@ func (c *Deployment) watch(ctx context.Context, q workqueue.TypedRateLimitingInt
 			q.Add(key)
 		}
 	})
-	go c.loop.WatchIndex(ctx, cat.Get(podGVR), c.pods, nil)
+	c.pods.Start(ctx, c.loop, nil)
 }
 
 // recreateMayProceed returns the key of the Recreate Deployment whose rollout a change of

@@ -107,7 +107,7 @@ func TestDeploymentRecreateWaitsForOldPods(t *testing.T) {
 				t.Helper()
 				var synced []string
 				for {
-					for _, x := range []*controller.Index{dc.deployments, dc.replicaSets, dc.pods} {
+					for _, x := range []controller.Cache{dc.deployments, dc.replicaSets, dc.pods} {
 						if err := x.WaitFor(ctx, fc.Revision()); err != nil {
 							t.Fatal(err)
 						}

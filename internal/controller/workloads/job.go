@@ -48,7 +48,7 @@ type Job struct {
 // NewJob returns the Job controller (events from "job-controller").
 func NewJob(store controller.Client, log *slog.Logger, opts Options) *Job {
 	c := &Job{base: newBase(store, log, opts, "job", "job-controller")}
-	c.pods = childPods(c.opts.PodViews, jobKind, jobPod)
+	c.pods = childPods(c.opts.Pods.Views(), jobKind, jobPod)
 	return c
 }
 
@@ -66,7 +66,7 @@ func jobPod(p *corev1.Pod) *corev1.Pod {
 // Start runs the controller until ctx ends.
 func (c *Job) Start(ctx context.Context) error {
 	c.rec.Start(ctx) // the event recorder stops with the controller
-	c.owned(ctx, controller.NewQueue("job"), jobKind, jobGVR, podGVR, c.pods, func(obj runtime.Object, deleted bool) {
+	c.owned(ctx, controller.NewQueue("job"), jobKind, jobGVR, c.indexFeed(podGVR, c.pods), func(obj runtime.Object, deleted bool) {
 		if m, err := controller.Meta(obj); err == nil && deleted {
 			c.writes.Forget(keyOf(m.GetNamespace(), m.GetName()))
 		}

@@ -28,9 +28,11 @@ type Options struct {
 	Workers int
 	// Panics counts recovered panics (may be nil).
 	Panics controller.PanicObserver
-	// PodViews, when set, shares the views of pods this package's pod indexes keep with
-	// the other controllers watching every pod.
-	PodViews *controller.PodViews
+	// Pods, when set, is the index of pods shared with the other controllers watching
+	// every pod (it must then run once the controllers have started: SharedPods.Run); nil:
+	// indexes of their own, watched from Start. Its views are shared by the indexes of
+	// this package's own.
+	Pods *controller.SharedPods
 }
 
 func (o Options) withDefaults() Options {
@@ -173,11 +175,11 @@ func (s *starved) enqueueOwners(q workqueue.TypedRateLimitingInterface[string], 
 	return owners, dependents
 }
 
-// owned runs a controller of kind (its objects at gvr) whose objects own children (at
-// childGVR): both are watched (ownerHook, when set, sees each owner event first; the
-// children's watch feeds childIndex, when set), owners held at a quota are retried when
-// quotas change, and q's keys are synced until ctx ends.
-func (b *base) owned(ctx context.Context, q workqueue.TypedRateLimitingInterface[string], kind schema.GroupVersionKind, gvr, childGVR schema.GroupVersionResource, childIndex *controller.Index, ownerHook controller.Handler, sync controller.SyncFunc) {
+// owned runs a controller of kind (its objects at gvr) whose objects own children: the
+// owners are watched (ownerHook, when set, sees each owner event first) and feed starts
+// the children's cache with the handler of their events (indexFeed, subFeed), owners held
+// at a quota are retried when quotas change, and q's keys are synced until ctx ends.
+func (b *base) owned(ctx context.Context, q workqueue.TypedRateLimitingInterface[string], kind schema.GroupVersionKind, gvr schema.GroupVersionResource, feed func(context.Context, controller.Handler), ownerHook controller.Handler, sync controller.SyncFunc) {
 	cat := b.store.Catalogue()
 	owners, children := b.starved.enqueueOwners(q, kind)
 	if ownerHook != nil {
@@ -188,13 +190,21 @@ func (b *base) owned(ctx context.Context, q workqueue.TypedRateLimitingInterface
 		}
 	}
 	go b.loop.Watch(ctx, cat.Get(gvr), owners)
-	if childIndex != nil {
-		go b.loop.WatchIndex(ctx, cat.Get(childGVR), childIndex, children)
-	} else {
-		go b.loop.Watch(ctx, cat.Get(childGVR), children)
-	}
+	feed(ctx, children)
 	go b.starved.retryOnQuotaChange(ctx, b.loop, b.store, q)
 	b.loop.Process(ctx, q, b.opts.Workers, sync)
+}
+
+// indexFeed is the feed of an index of the base's own by a watch of gvr (owned).
+func (b *base) indexFeed(gvr schema.GroupVersionResource, x *controller.Index) func(context.Context, controller.Handler) {
+	return func(ctx context.Context, next controller.Handler) {
+		go b.loop.WatchIndex(ctx, b.store.Catalogue().Get(gvr), x, next)
+	}
+}
+
+// subFeed is the feed of a subscription to the shared pods (owned).
+func (b *base) subFeed(p *controller.PodSub) func(context.Context, controller.Handler) {
+	return func(ctx context.Context, next controller.Handler) { p.Start(ctx, b.loop, next) }
 }
 
 // ownerOf reads the object a sync's key names, at the latest revision, as T; found is

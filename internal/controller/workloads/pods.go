@@ -229,10 +229,16 @@ func cachedPods(objs []runtime.Object) []*corev1.Pod {
 	return out
 }
 
-// childPods returns the index of a workload controller's pods: those an owner of kind
-// controls, as own makes them (nil: their views), and the labelled orphans a selector may
-// adopt, as views (a selector selects nothing unlabelled: validation refuses an empty
-// one); other pods are not kept.
+// ownedPods is the pods of a workload controller that reads views: those an owner of kind
+// controls, and the labelled orphans a selector may adopt (a selector selects nothing
+// unlabelled: validation refuses an empty one).
+func ownedPods(kind schema.GroupVersionKind) controller.PodFilter {
+	return controller.PodFilter{ControlledBy: []schema.GroupVersionKind{kind}, LabelledOrphans: true}
+}
+
+// childPods returns the index of a workload controller's pods kept as own makes them:
+// those an owner of kind controls, and the labelled orphans a selector may adopt, as views
+// (shared through views); other pods are not kept.
 func childPods(views *controller.PodViews, kind schema.GroupVersionKind, own func(*corev1.Pod) *corev1.Pod) *controller.Index {
 	return controller.NewIndex(func(obj runtime.Object) runtime.Object {
 		p, ok := obj.(*corev1.Pod)
@@ -244,10 +250,7 @@ func childPods(views *controller.PodViews, kind schema.GroupVersionKind, own fun
 		case ref == nil && len(p.Labels) > 0:
 			return views.View(p)
 		case ref != nil && ref.Kind == kind.Kind && ref.APIVersion == kind.GroupVersion().String():
-			if own != nil {
-				return own(p)
-			}
-			return views.View(p)
+			return own(p)
 		}
 		return nil
 	})

@@ -39,7 +39,7 @@ type ReplicaSet struct {
 	selectors ownerSelectors
 	// pods holds the views of the pods this kind controls and of the orphans, indexed by
 	// controller; writes holds each owner's last pod write, which its next sync waits for.
-	pods   *controller.Index
+	pods   *controller.PodSub
 	writes controller.Revisions
 }
 
@@ -91,7 +91,7 @@ func NewReplicationController(store controller.Client, log *slog.Logger, opts Op
 
 func newReplicaManager(store controller.Client, log *slog.Logger, opts Options, kind schema.GroupVersionKind, gvr schema.GroupVersionResource, name, component string) *ReplicaSet {
 	c := &ReplicaSet{base: newBase(store, log, opts, name, component), kind: kind, gvr: gvr, name: name}
-	c.pods = childPods(c.opts.PodViews, kind, nil)
+	c.pods = c.opts.Pods.Sub(ownedPods(kind))
 	return c
 }
 
@@ -122,7 +122,7 @@ func (c *ReplicaSet) Start(ctx context.Context) error {
 		}
 		q.Add(keyOf(m.GetNamespace(), m.GetName()))
 	})
-	go c.loop.WatchIndex(ctx, c.res(podGVR), c.pods, controller.On(func(p *corev1.Pod, deleted bool) {
+	c.pods.Start(ctx, c.loop, controller.On(func(p *corev1.Pod, deleted bool) {
 		if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
 			if c.controls(ref) {
 				q.Add(keyOf(p.Namespace, ref.Name))
@@ -467,7 +467,7 @@ func deletePod(ctx context.Context, store controller.Client, rec *record.Recorde
 // order: a ReplicaSet's sync counts them, and ranks those it deletes by a total order of
 // its own. A sync runs on every change of any of its pods and reads them all, so it reads
 // the views themselves: a pod is made only of those it deletes.
-func activePods(x *controller.Index, ns string, uid types.UID, selector labels.Selector) []*controller.PodView {
+func activePods(x controller.Cache, ns string, uid types.UID, selector labels.Selector) []*controller.PodView {
 	return claimable(x, ns, uid, selector, controller.CachedView, viewActive, false)
 }
 
@@ -499,7 +499,7 @@ func controllerOf(refs []metav1.OwnerReference) *metav1.OwnerReference {
 //
 // A sync reads them all on every change of any of them, so neither the index's names nor
 // the objects are copied.
-func claimable[P podMeta](x *controller.Index, ns string, uid types.UID, selector labels.Selector, as func(runtime.Object) P, keep func(P) bool, sorted bool) []P {
+func claimable[P podMeta](x controller.Cache, ns string, uid types.UID, selector labels.Selector, as func(runtime.Object) P, keep func(P) bool, sorted bool) []P {
 	var out []P
 	var none P
 	for _, owner := range []types.UID{uid, ""} {

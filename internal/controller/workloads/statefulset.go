@@ -46,21 +46,21 @@ type StatefulSet struct {
 	// pods holds the StatefulSets' pods and the labelled orphans a selector may adopt
 	// (views), indexed by controller; writes holds each set's last pod write, which its
 	// next sync waits for.
-	pods   *controller.Index
+	pods   *controller.PodSub
 	writes controller.Revisions
 }
 
 // NewStatefulSet returns the StatefulSet controller (events from "statefulset-controller").
 func NewStatefulSet(store controller.Client, log *slog.Logger, opts Options) *StatefulSet {
 	c := &StatefulSet{base: newBase(store, log, opts, "statefulset", "statefulset-controller")}
-	c.pods = childPods(c.opts.PodViews, statefulSetKind, nil)
+	c.pods = c.opts.Pods.Sub(ownedPods(statefulSetKind))
 	return c
 }
 
 // Start runs the controller until ctx ends.
 func (c *StatefulSet) Start(ctx context.Context) error {
 	c.rec.Start(ctx) // the event recorder stops with the controller
-	c.owned(ctx, controller.NewQueue("statefulset"), statefulSetKind, statefulSetGVR, podGVR, c.pods, func(obj runtime.Object, deleted bool) {
+	c.owned(ctx, controller.NewQueue("statefulset"), statefulSetKind, statefulSetGVR, c.subFeed(c.pods), func(obj runtime.Object, deleted bool) {
 		if m, err := controller.Meta(obj); err == nil && deleted {
 			c.writes.Forget(keyOf(m.GetNamespace(), m.GetName()))
 		}

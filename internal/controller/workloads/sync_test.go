@@ -49,7 +49,7 @@ func syncOK(t *testing.T, sync func(context.Context, string) (time.Duration, err
 // sync preceded by a wait until the index holds every change fc has made (what the
 // events that queue a sync guarantee in a running controller).
 func replicaSetSync(t *testing.T, fc *fake.Client, c *ReplicaSet) func(context.Context, string) (time.Duration, error) {
-	return indexedSync(t, fc, c.loop, podGVR, c.pods, c.sync)
+	return subSync(t, fc, c.loop, c.pods, c.sync)
 }
 
 // jobSync is replicaSetSync for the Job controller.
@@ -60,13 +60,24 @@ func jobSync(t *testing.T, fc *fake.Client, c *Job) func(context.Context, string
 // deploymentSync is replicaSetSync for the Deployment controller's ReplicaSet and pod
 // indexes.
 func deploymentSync(t *testing.T, fc *fake.Client, c *Deployment) func(context.Context, string) (time.Duration, error) {
-	return indexedSync(t, fc, c.loop, replicaSetGVR, c.replicaSets, indexedSync(t, fc, c.loop, podGVR, c.pods, c.sync))
+	return indexedSync(t, fc, c.loop, replicaSetGVR, c.replicaSets, subSync(t, fc, c.loop, c.pods, c.sync))
 }
 
 func indexedSync(t *testing.T, fc *fake.Client, loop *controller.Loop, gvr schema.GroupVersionResource, x *controller.Index, sync func(context.Context, string) (time.Duration, error)) func(context.Context, string) (time.Duration, error) {
+	return cachedSync(t, fc, x, func(ctx context.Context) { go loop.WatchIndex(ctx, fc.Catalogue().Get(gvr), x, nil) }, sync)
+}
+
+// subSync is indexedSync for a subscription to pods (of its own).
+func subSync(t *testing.T, fc *fake.Client, loop *controller.Loop, p *controller.PodSub, sync func(context.Context, string) (time.Duration, error)) func(context.Context, string) (time.Duration, error) {
+	return cachedSync(t, fc, p, func(ctx context.Context) { p.Start(ctx, loop, nil) }, sync)
+}
+
+// cachedSync is sync preceded by a wait until x, started by start, holds every change fc
+// has made.
+func cachedSync(t *testing.T, fc *fake.Client, x controller.Cache, start func(context.Context), sync func(context.Context, string) (time.Duration, error)) func(context.Context, string) (time.Duration, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	go loop.WatchIndex(ctx, fc.Catalogue().Get(gvr), x, nil)
+	start(ctx)
 	return func(ctx context.Context, key string) (time.Duration, error) {
 		if err := x.WaitFor(ctx, fc.Revision()); err != nil {
 			return 0, err
@@ -347,7 +358,7 @@ func TestStatefulSetCreatesClaimsThenOrderedPods(t *testing.T) {
 	}
 	fc.Add(set)
 	c := NewStatefulSet(fc, nil, opts)
-	sync := indexedSync(t, fc, c.loop, podGVR, c.pods, c.sync)
+	sync := subSync(t, fc, c.loop, c.pods, c.sync)
 	// Storage quota refuses the claim first: no pod is made.
 	fc.SetRefuse(quotaRefusal("persistentvolumeclaims"))
 	if _, err := sync(context.Background(), "ns/db"); err == nil {
