@@ -11,20 +11,25 @@
 #   FILL=20000 MEASURE=5000 ...                fewer pods
 #   INDEX=1 ...                                the pods' index running (as kubelets' lists of
 #                                              their pods keep it) before the idle measure
+#   BOUND=1 ...                                the pods bound to nodes and labelled (quotabench
+#                                              --bound), as a cluster's running pods are: the
+#                                              controllers watching every pod keep them
 set -euo pipefail
 
 source "$(dirname "$0")/benchlib.sh"
 fill=${FILL:-100000}
 measure=${MEASURE:-20000}
 bench_start
+bound=()
+[[ ${BOUND:-} == 1 ]] && bound=(--bound)
 
 rss() { # RSS, anonymous and file parts in MB
 	awk '/^VmRSS|^RssAnon|^RssFile/ {v[$1]=int($2/1024)} END {printf "%d MB (anonymous %d, file %d)", v["VmRSS:"], v["RssAnon:"], v["RssFile:"]}' "/proc/$pid/status"
 }
 
-"$bench" --scenario quota --clients 32 --creates "$fill" --prefix fill 2>>"$work/bench.err" | grep '^creates/s' | sed 's/^/fill: /'
+"$bench" --scenario quota --clients 32 --creates "$fill" --prefix fill "${bound[@]}" 2>>"$work/bench.err" | grep '^creates/s' | sed 's/^/fill: /'
 c0=$(cpu)
-"$bench" --scenario quota --clients 32 --creates "$measure" --prefix meas 2>>"$work/bench.err" | grep '^creates/s' | sed 's/^/measured: /'
+"$bench" --scenario quota --clients 32 --creates "$measure" --prefix meas "${bound[@]}" 2>>"$work/bench.err" | grep '^creates/s' | sed 's/^/measured: /'
 c1=$(cpu)
 tick=$(getconf CLK_TCK)
 echo "quotad CPU per create: $(((c1 - c0) * 1000000 / tick / measure)) us"

@@ -31,6 +31,9 @@ type options struct {
 	clients, creates, namespaces, hard int
 	nodeLists                          int
 	insecure, noSetup                  bool
+	// bound makes the created pods bound to nodes and labelled (as a cluster's running pods
+	// are: what the controllers watching every pod keep), instead of pending and bare.
+	bound bool
 	// clusterFirst runs the clusterquota scenario's 100-namespace phase before its
 	// one-namespace phase.
 	clusterFirst bool
@@ -57,6 +60,7 @@ func main() {
 	flag.IntVar(&o.creates, "creates", 20000, "pod creates to attempt")
 	flag.IntVar(&o.namespaces, "namespaces", 100, "namespaces for the namespaces scenario")
 	flag.IntVar(&o.hard, "hard", 1000, "pods hard limit for the tight scenario")
+	flag.BoolVar(&o.bound, "bound", false, "create pods bound to one of 100 nodes and labelled (the rewatch scenario's pods), as a cluster's running pods are")
 	flag.IntVar(&o.nodeLists, "node-lists", 0, "rewatch: lists of one node's pods after the watches")
 	flag.BoolVar(&o.insecure, "insecure-skip-tls-verify", false, "do not verify the server certificate")
 	flag.BoolVar(&o.clusterFirst, "cluster-first", false, "clusterquota: the phase under the ClusterResourceQuota first, then the one-namespace phase (the later phase holds the earlier one's pods)")
@@ -368,7 +372,11 @@ func runLoad(a *api, o options, nss []string) (*stats, time.Duration) {
 		ns := nss[i%len(nss)]
 		name := fmt.Sprintf("p-%d", i)
 		t0 := time.Now()
-		code, body, err := cc.do(http.MethodPost, "/api/v1/namespaces/"+ns+"/pods", podBody(name))
+		body := podBody(name)
+		if o.bound {
+			body = fmt.Appendf(nil, boundPodJSON, name, fmt.Sprintf("%s-node-%d", ns, i%rewatchNodes))
+		}
+		code, body, err := cc.do(http.MethodPost, "/api/v1/namespaces/"+ns+"/pods", body)
 		st.add(time.Since(t0))
 		switch {
 		case err != nil:
