@@ -118,6 +118,9 @@ func claimStatusUpdate(nc, oc *resourcev1.ResourceClaim, p *field.Path) field.Er
 			}
 			errs = append(errs, dns1123Label(r.Device, ip.Child("device"))...)
 		}
+		if n.Allocation.NodeSelector != nil {
+			errs = append(errs, nodeSelector(n.Allocation.NodeSelector, false, p.Child("allocation", "nodeSelector"))...)
+		}
 	}
 	return errs
 }
@@ -349,6 +352,7 @@ func resourceSliceSpec(s *resourcev1.ResourceSliceSpec, p *field.Path) field.Err
 	}
 	if s.NodeSelector != nil {
 		set = append(set, "`nodeSelector`")
+		errs = append(errs, nodeSelector(s.NodeSelector, false, p.Child("nodeSelector"))...)
 		if len(s.NodeSelector.NodeSelectorTerms) != 1 {
 			errs = append(errs, field.Invalid(p.Child("nodeSelector", "nodeSelectorTerms"), convert.InternalJSON(s.NodeSelector.NodeSelectorTerms), "must have exactly one node selector term"))
 		}
@@ -385,6 +389,49 @@ func resourceSliceSpec(s *resourcev1.ResourceSliceSpec, p *field.Path) field.Err
 		}
 		seen[d.Name] = true
 		errs = append(errs, dns1123Label(d.Name, dp.Index(i).Child("name"))...)
+		errs = append(errs, deviceNodeSelection(d, s.PerDeviceNodeSelection != nil && *s.PerDeviceNodeSelection, dp.Index(i))...)
+	}
+	return errs
+}
+
+// deviceNodeSelection is the node part of upstream's validateDevice: with per-device node
+// selection each device names exactly one of a node, a node selector or all nodes; without
+// it, none.
+func deviceNodeSelection(d *resourcev1.Device, perDevice bool, p *field.Path) field.ErrorList {
+	if !perDevice {
+		if d.NodeName != nil || d.NodeSelector != nil || d.AllNodes != nil {
+			return field.ErrorList{field.Invalid(p, nil, "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec")}
+		}
+		return nil
+	}
+	var errs field.ErrorList
+	var set []string
+	if d.NodeName != nil {
+		if *d.NodeName != "" {
+			set = append(set, "`nodeName`")
+			errs = append(errs, dns1123Subdomain(*d.NodeName, p.Child("nodeName"))...)
+		} else {
+			errs = append(errs, field.Invalid(p.Child("nodeName"), *d.NodeName, "must not be empty"))
+		}
+	}
+	if d.NodeSelector != nil {
+		set = append(set, "`nodeSelector`")
+		errs = append(errs, nodeSelector(d.NodeSelector, false, p.Child("nodeSelector"))...)
+	}
+	if d.AllNodes != nil {
+		if *d.AllNodes {
+			set = append(set, "`allNodes`")
+		} else {
+			errs = append(errs, field.Invalid(p.Child("allNodes"), *d.AllNodes, "must be either unset or set to true"))
+		}
+	}
+	const one = "exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec"
+	switch len(set) {
+	case 0:
+		errs = append(errs, field.Required(p, one))
+	case 1:
+	default:
+		errs = append(errs, field.Invalid(p, "{"+strings.Join(set, ", ")+"}", one))
 	}
 	return errs
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -55,7 +56,7 @@ func TestKindsCTexts(t *testing.T) {
 		return &resourcev1.ResourceClaim{ObjectMeta: om, Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
 			Requests: []resourcev1.DeviceRequest{{Name: "r", Exactly: e, FirstAvailable: subs}}}}}
 	}
-	node := "n"
+	node, yes := "n", true
 	slice := func(mut func(*resourcev1.ResourceSliceSpec)) *resourcev1.ResourceSlice {
 		s := &resourcev1.ResourceSlice{ObjectMeta: cluster, Spec: resourcev1.ResourceSliceSpec{Driver: "d.example.com", NodeName: &node,
 			Pool: resourcev1.ResourcePool{Name: "p", ResourceSliceCount: 1}}}
@@ -81,6 +82,25 @@ func TestKindsCTexts(t *testing.T) {
 			"spec.pool.resourceSliceCount: Invalid value: 0: must be greater than zero"},
 		{"slice with two node choices", slice(func(s *resourcev1.ResourceSliceSpec) { s.AllNodes = new(bool); *s.AllNodes = true }),
 			"spec: Invalid value: \"{`nodeName`, `allNodes`}\": exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, but multiple fields are set"},
+		{"slice with an empty selector term", slice(func(s *resourcev1.ResourceSliceSpec) {
+			s.NodeName = nil
+			s.NodeSelector = &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: "Near"}}}}}
+		}), `spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].operator: Invalid value: "Near": not a valid selector operator`},
+		{"device node without per-device selection", slice(func(s *resourcev1.ResourceSliceSpec) {
+			s.Devices = []resourcev1.Device{{Name: "d", NodeName: &node}}
+		}), "spec.devices[0]: Invalid value: null: `nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec"},
+		{"device without its node", slice(func(s *resourcev1.ResourceSliceSpec) {
+			s.NodeName, s.PerDeviceNodeSelection = nil, &yes
+			s.Devices = []resourcev1.Device{{Name: "d"}}
+		}), "spec.devices[0]: Required value: exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec"},
+		{"device with two node choices", slice(func(s *resourcev1.ResourceSliceSpec) {
+			s.NodeName, s.PerDeviceNodeSelection = nil, &yes
+			s.Devices = []resourcev1.Device{{Name: "d", NodeName: &node, AllNodes: &yes}}
+		}), "spec.devices[0]: Invalid value: \"{`nodeName`, `allNodes`}\": exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec"},
+		{"device with an empty node name", slice(func(s *resourcev1.ResourceSliceSpec) {
+			s.NodeName, s.PerDeviceNodeSelection = nil, &yes
+			s.Devices = []resourcev1.Device{{Name: "d", NodeName: new(string), NodeSelector: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{}}}}}
+		}), `spec.devices[0].nodeName: Invalid value: "": must not be empty`},
 		{"three cidrs", &networkingv1.ServiceCIDR{ObjectMeta: cluster, Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.0.0.0/24", "10.1.0.0/24", "10.2.0.0/24"}}},
 			`spec.cidrs: Invalid value: {"CIDRs":["10.0.0.0/24","10.1.0.0/24","10.2.0.0/24"]}: may only hold up to 2 values`},
 		{"two cidrs of one family", &networkingv1.ServiceCIDR{ObjectMeta: cluster, Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.0.0.0/24", "10.1.0.0/24"}}},
@@ -109,6 +129,14 @@ func TestResourceClaimStatusUpdate(t *testing.T) {
 	changed.Status.Allocation.Devices.Results = []resourcev1.DeviceRequestAllocationResult{{Request: "r", Driver: "d.example.com", Pool: "p", Device: node}}
 	if errs := ValidateUpdate(changed, old); len(errs) != 1 || errs[0].Type != "FieldValueInvalid" || errs[0].Field != "status.allocation" || errs[0].Detail != "field is immutable" {
 		t.Errorf("allocation change: %v", errs)
+	}
+	// A new allocation's node selector is validated as a pod's.
+	unallocated := old.DeepCopy()
+	unallocated.Status.Allocation = nil
+	allocated := unallocated.DeepCopy()
+	allocated.Status.Allocation = &resourcev1.AllocationResult{NodeSelector: &corev1.NodeSelector{}}
+	if errs := ValidateUpdate(allocated, unallocated); fmt.Sprint(errs) != "[status.allocation.nodeSelector.nodeSelectorTerms: Required value: must have at least one node selector term]" {
+		t.Errorf("allocation with an empty node selector: %v", errs)
 	}
 	reserved := old.DeepCopy()
 	reserved.Status.ReservedFor = []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: "p", UID: "u"}, {Resource: "pods", Name: "q", UID: "u"}, {}}
