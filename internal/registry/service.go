@@ -147,12 +147,27 @@ func (s *Store) allocateService(ctx context.Context, svc *corev1.Service) error 
 	if len(svc.Spec.ClusterIPs) == 0 {
 		svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
 	}
-	if len(svc.Spec.IPFamilies) == 0 && svc.Spec.ClusterIP != corev1.ClusterIPNone {
-		svc.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
-	}
+	// The IP family policy and families as upstream's allocator sets them on a cluster of
+	// IPv4 service addresses (initIPFamilyFields): SingleStack and IPv4 by default; a
+	// headless Service without a selector requires dual-stack by default and gets both
+	// families unless it asks for one.
+	selectorless := svc.Spec.ClusterIP == corev1.ClusterIPNone && len(svc.Spec.Selector) == 0
 	if svc.Spec.IPFamilyPolicy == nil {
 		p := corev1.IPFamilyPolicySingleStack
+		if selectorless {
+			p = corev1.IPFamilyPolicyRequireDualStack
+		}
 		svc.Spec.IPFamilyPolicy = &p
+	}
+	if len(svc.Spec.IPFamilies) == 0 {
+		svc.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
+	}
+	if selectorless && len(svc.Spec.IPFamilies) == 1 && *svc.Spec.IPFamilyPolicy != corev1.IPFamilyPolicySingleStack {
+		other := corev1.IPv6Protocol
+		if svc.Spec.IPFamilies[0] == corev1.IPv6Protocol {
+			other = corev1.IPv4Protocol
+		}
+		svc.Spec.IPFamilies = append(svc.Spec.IPFamilies, other)
 	}
 	if svc.Spec.Type != corev1.ServiceTypeNodePort && svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
 		return nil

@@ -162,3 +162,66 @@ func TestServiceAllocationsBackfilled(t *testing.T) {
 		t.Fatalf("node port of a service stored before the records: %v, want 422", err)
 	}
 }
+
+// TestServiceIPFamiliesAsUpstream: the IP family policy and families are set as upstream's
+// allocator sets them on a cluster of IPv4 service addresses, and what that cluster cannot
+// give is refused with its texts, writing nothing: a headless Service without a selector
+// requires dual-stack and is stored with both families (and stays editable), one with a
+// selector gets SingleStack and IPv4; dual-stack or an IPv6 family asked of a ClusterIP
+// Service is refused; a family changed under the same cluster IP gets upstream's one error.
+func TestServiceIPFamiliesAsUpstream(t *testing.T) {
+	t.Parallel()
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkNamespace(t, s, "fam")
+	svcs := s.Client.CoreV1().Services("fam")
+	headless := func(name string, selector map[string]string) *corev1.Service {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: selector, Ports: []corev1.ServicePort{{Port: 80}}}}
+	}
+	for _, c := range []struct {
+		svc    *corev1.Service
+		policy corev1.IPFamilyPolicy
+		fams   string
+	}{
+		{headless("bare", nil), corev1.IPFamilyPolicyRequireDualStack, "[IPv4 IPv6]"},
+		{headless("selecting", map[string]string{"app": "web"}), corev1.IPFamilyPolicySingleStack, "[IPv4]"},
+	} {
+		got, err := svcs.Create(ctx, c.svc, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Spec.IPFamilyPolicy == nil || *got.Spec.IPFamilyPolicy != c.policy || fmt.Sprint(got.Spec.IPFamilies) != c.fams {
+			t.Errorf("%s: policy %v, families %v; want %s %s", c.svc.Name, got.Spec.IPFamilyPolicy, got.Spec.IPFamilies, c.policy, c.fams)
+		}
+		if _, err := svcs.Patch(ctx, c.svc.Name, types.MergePatchType, []byte(`{"metadata":{"labels":{"edited":"yes"}}}`), metav1.PatchOptions{}); err != nil {
+			t.Errorf("%s: an edit of the stored service: %v", c.svc.Name, err)
+		}
+	}
+	require := corev1.IPFamilyPolicyRequireDualStack
+	refused := func(err error, want string) {
+		t.Helper()
+		if !apierrors.IsInvalid(err) || err.Error() != want {
+			t.Fatalf("%v\nwant 422 %s", err, want)
+		}
+	}
+	web := nodePortService("web", "", 0)
+	web.Spec.Type = corev1.ServiceTypeClusterIP
+	dual := web.DeepCopy()
+	dual.Spec.IPFamilyPolicy = &require
+	_, err := svcs.Create(ctx, dual, metav1.CreateOptions{})
+	refused(err, `Service "web" is invalid: spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services`)
+	v6 := web.DeepCopy()
+	v6.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv6Protocol}
+	_, err = svcs.Create(ctx, v6, metav1.CreateOptions{})
+	refused(err, `Service "web" is invalid: spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster`)
+	created, err := svcs.Create(ctx, web, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = svcs.Patch(ctx, "web", types.MergePatchType, []byte(`{"spec":{"ipFamilies":["IPv6"]}}`), metav1.PatchOptions{})
+	refused(err, fmt.Sprintf("Service \"web\" is invalid: spec.clusterIPs[0]: Invalid value: %q: expected an IPv6 value as indicated by `ipFamilies[0]`", created.Spec.ClusterIP))
+	if now, err := svcs.Get(ctx, "web", metav1.GetOptions{}); err != nil || now.ResourceVersion != created.ResourceVersion {
+		t.Fatalf("a refused change wrote: %v", err)
+	}
+}

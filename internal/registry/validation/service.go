@@ -3,6 +3,7 @@ package validation
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,8 +29,10 @@ var (
 // session affinity timeout.
 const maxClientIPServiceAffinitySeconds = 86400
 
+// isHeadless reports a Service whose only cluster IP is None (upstream's
+// isHeadlessService).
 func isHeadless(s *corev1.Service) bool {
-	return len(s.Spec.ClusterIPs) > 0 && s.Spec.ClusterIPs[0] == corev1.ClusterIPNone
+	return len(s.Spec.ClusterIPs) == 1 && s.Spec.ClusterIPs[0] == corev1.ClusterIPNone
 }
 
 // servicePortKey mirrors the internal core.ServicePort upstream prints for
@@ -383,26 +386,112 @@ func nonSpecialIP(s string, p *field.Path) field.ErrorList {
 	return errs
 }
 
-// ServiceUpdate validates an update of a Service: the new service must be
-// valid, the primary cluster IP and IP family may not change (except to or
-// from ExternalName), and the load balancer class is fixed once set.
-func ServiceUpdate(n, o *corev1.Service) field.ErrorList {
-	errs := objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)
-	sp := field.NewPath("spec")
-	if o.Spec.Type != corev1.ServiceTypeExternalName && n.Spec.Type != corev1.ServiceTypeExternalName {
-		if len(o.Spec.ClusterIPs) > 0 && len(n.Spec.ClusterIPs) > 0 && o.Spec.ClusterIPs[0] != n.Spec.ClusterIPs[0] {
-			errs = append(errs, field.Invalid(sp.Child("clusterIPs").Index(0), n.Spec.ClusterIPs, "may not change once set"))
+// ServiceAllocation is what upstream's allocator checks of a Service before the Service
+// is validated (initIPFamilyFields, on create and on update; o nil on create), on a
+// cluster whose services have IPv4 addresses only, as quotad's: the cluster IPs and IP
+// families (ValidateServiceClusterIPsRelatedFields), the IP family policy against
+// released secondary addresses and families, and families this cluster has. When these
+// fail, upstream answers with their errors alone.
+func ServiceAllocation(n, o *corev1.Service) field.ErrorList {
+	if n.Spec.Type == corev1.ServiceTypeExternalName || preferDualStackUnchanged(n, o) {
+		return nil
+	}
+	policy := n.Spec.IPFamilyPolicy
+	if policy == nil {
+		p := corev1.IPFamilyPolicySingleStack
+		switch {
+		case o != nil && o.Spec.IPFamilyPolicy != nil:
+			p = *o.Spec.IPFamilyPolicy
+		case n.Spec.ClusterIP == corev1.ClusterIPNone && len(n.Spec.Selector) == 0:
+			p = corev1.IPFamilyPolicyRequireDualStack
 		}
-		if len(o.Spec.ClusterIPs) > 1 && len(n.Spec.ClusterIPs) > 1 && o.Spec.ClusterIPs[1] != n.Spec.ClusterIPs[1] {
-			errs = append(errs, field.Invalid(sp.Child("clusterIPs").Index(1), n.Spec.ClusterIPs, "may not change once set"))
+		policy = &p
+	}
+	if errs := clusterIPFields(n); len(errs) > 0 {
+		return errs
+	}
+	var errs field.ErrorList
+	pp := field.NewPath("spec", "ipFamilyPolicy")
+	if o != nil && *policy != corev1.IPFamilyPolicySingleStack {
+		if len(n.Spec.ClusterIPs) != 0 && len(n.Spec.ClusterIPs) < len(o.Spec.ClusterIPs) {
+			errs = append(errs, field.Invalid(pp, policy, "must be 'SingleStack' to release the secondary cluster IP"))
 		}
-		if len(o.Spec.IPFamilies) > 0 && len(n.Spec.IPFamilies) > 0 && o.Spec.IPFamilies[0] != n.Spec.IPFamilies[0] {
-			errs = append(errs, field.Invalid(sp.Child("ipFamilies").Index(0), n.Spec.IPFamilies, "may not change once set"))
-		}
-		if len(o.Spec.IPFamilies) > 1 && len(n.Spec.IPFamilies) > 1 && o.Spec.IPFamilies[1] != n.Spec.IPFamilies[1] {
-			errs = append(errs, field.Invalid(sp.Child("ipFamilies").Index(1), n.Spec.IPFamilies, "may not change once set"))
+		if len(n.Spec.IPFamilies) != 0 && len(n.Spec.IPFamilies) < len(o.Spec.IPFamilies) {
+			errs = append(errs, field.Invalid(pp, policy, "must be 'SingleStack' to release the secondary IP family"))
 		}
 	}
+	if *policy == corev1.IPFamilyPolicySingleStack {
+		if len(n.Spec.ClusterIPs) == 2 {
+			errs = append(errs, field.Invalid(pp, policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified"))
+		}
+		if len(n.Spec.IPFamilies) == 2 {
+			errs = append(errs, field.Invalid(pp, policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified"))
+		}
+	}
+	// The families of the cluster IPs given without one.
+	for i, ip := range n.Spec.ClusterIPs {
+		if ip == corev1.ClusterIPNone {
+			break
+		}
+		if i >= len(n.Spec.IPFamilies) && isIPv6(ip) {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "clusterIPs").Index(i), n.Spec.ClusterIPs, "IPv6 is not configured on this cluster"))
+		}
+	}
+	if len(errs) > 0 || (n.Spec.ClusterIP == corev1.ClusterIPNone && len(n.Spec.Selector) == 0) {
+		return errs // headless and selectorless: any families
+	}
+	if *policy == corev1.IPFamilyPolicyRequireDualStack {
+		errs = append(errs, field.Invalid(pp, policy, "this cluster is not configured for dual-stack services"))
+	}
+	for i, f := range n.Spec.IPFamilies {
+		if f != corev1.IPv4Protocol {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "ipFamilies").Index(i), f, "not configured on this cluster"))
+		}
+	}
+	return errs
+}
+
+// preferDualStackUnchanged is upstream's isMatchingPreferDualStackClusterIPFields: an
+// update of a PreferDualStack Service of the same type, with an address, whose cluster
+// IPs and families are unchanged, is not checked again.
+func preferDualStackUnchanged(n, o *corev1.Service) bool {
+	if o == nil || n.Spec.IPFamilyPolicy == nil || o.Spec.Type != n.Spec.Type {
+		return false
+	}
+	switch n.Spec.Type {
+	case corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer:
+	default:
+		return false
+	}
+	if *n.Spec.IPFamilyPolicy != corev1.IPFamilyPolicyPreferDualStack ||
+		(o.Spec.IPFamilyPolicy != nil && *o.Spec.IPFamilyPolicy != corev1.IPFamilyPolicyPreferDualStack) {
+		return false
+	}
+	return slices.Equal(n.Spec.ClusterIPs, o.Spec.ClusterIPs) && slices.Equal(n.Spec.IPFamilies, o.Spec.IPFamilies)
+}
+
+// ServiceCreate validates a new Service as upstream answers its create: the allocator's
+// checks first (ServiceAllocation), alone when they fail, then Service.
+func ServiceCreate(s *corev1.Service) field.ErrorList {
+	if errs := ServiceAllocation(s, nil); len(errs) > 0 {
+		return errs
+	}
+	return Service(s)
+}
+
+// ServiceUpdate validates an update of a Service as upstream's ValidateServiceUpdate: the
+// cluster IPs and IP families may be upgraded to dual-stack or downgraded, but the
+// primary (and an unreleased secondary) may not change, except to or from ExternalName;
+// the load balancer class and health check node port are fixed; then the new service
+// must be valid.
+func ServiceUpdate(n, o *corev1.Service) field.ErrorList {
+	if errs := ServiceAllocation(n, o); len(errs) > 0 {
+		return errs
+	}
+	errs := objectMetaUpdate(&n.ObjectMeta, &o.ObjectMeta, metaPath)
+	errs = append(errs, upgradeDowngradeClusterIPs(o, n)...)
+	errs = append(errs, upgradeDowngradeIPFamilies(o, n)...)
+	sp := field.NewPath("spec")
 	if o.Spec.Type == corev1.ServiceTypeLoadBalancer && n.Spec.Type == corev1.ServiceTypeLoadBalancer {
 		if !ptrEqual(o.Spec.LoadBalancerClass, n.Spec.LoadBalancerClass) {
 			errs = append(errs, field.Invalid(sp.Child("loadBalancerClass"), n.Spec.LoadBalancerClass, "may not change once set"))
@@ -412,6 +501,74 @@ func ServiceUpdate(n, o *corev1.Service) field.ErrorList {
 		errs = append(errs, field.Forbidden(sp.Child("healthCheckNodePort"), "field is immutable"))
 	}
 	return append(errs, Service(n)...)
+}
+
+// upgradeDowngradeClusterIPs is upstream's validateUpgradeDowngradeClusterIPs.
+func upgradeDowngradeClusterIPs(o, n *corev1.Service) field.ErrorList {
+	if n.Spec.Type == corev1.ServiceTypeExternalName || o.Spec.Type == corev1.ServiceTypeExternalName || (isHeadless(o) && isHeadless(n)) {
+		return nil
+	}
+	ips, old := n.Spec.ClusterIPs, o.Spec.ClusterIPs
+	p := field.NewPath("spec", "clusterIPs")
+	var errs field.ErrorList
+	switch {
+	case len(old) == len(ips):
+		for i := range old {
+			if old[i] != ips[i] {
+				errs = append(errs, field.Invalid(p.Index(i), ips, "may not change once set"))
+			}
+		}
+	case len(old) > len(ips):
+		if len(ips) == 0 {
+			errs = append(errs, field.Invalid(p.Index(0), ips, "primary clusterIP can not be unset"))
+		}
+		if len(old) > 0 && len(ips) > 0 && ips[0] != old[0] {
+			errs = append(errs, field.Invalid(p.Index(0), ips, "may not change once set"))
+		}
+		if len(ips) == 1 && (n.Spec.IPFamilyPolicy == nil || *n.Spec.IPFamilyPolicy != corev1.IPFamilyPolicySingleStack) {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "ipFamilyPolicy"), n.Spec.IPFamilyPolicy, "must be set to 'SingleStack' when releasing the secondary clusterIP"))
+		}
+	default:
+		if len(old) > 0 && ips[0] != old[0] {
+			errs = append(errs, field.Invalid(p.Index(0), ips, "may not change once set"))
+		}
+	}
+	return errs
+}
+
+// upgradeDowngradeIPFamilies is upstream's validateUpgradeDowngradeIPFamilies, its paths
+// and values as upstream has them (every changed family reported at index 0; some with
+// the cluster IPs as value).
+func upgradeDowngradeIPFamilies(o, n *corev1.Service) field.ErrorList {
+	if n.Spec.Type == corev1.ServiceTypeExternalName || o.Spec.Type == corev1.ServiceTypeExternalName || isHeadless(o) || isHeadless(n) {
+		return nil // and headless services may change families
+	}
+	fams, old := n.Spec.IPFamilies, o.Spec.IPFamilies
+	p := field.NewPath("spec", "ipFamilies").Index(0)
+	var errs field.ErrorList
+	switch {
+	case len(old) == len(fams):
+		for i := range old {
+			if old[i] != fams[i] {
+				errs = append(errs, field.Invalid(p, fams, "may not change once set"))
+			}
+		}
+	case len(old) > len(fams):
+		if len(n.Spec.ClusterIPs) == 0 {
+			errs = append(errs, field.Invalid(p, fams, "primary ipFamily can not be unset"))
+		}
+		if len(fams) > 0 && fams[0] != old[0] {
+			errs = append(errs, field.Invalid(p, n.Spec.ClusterIPs, "may not change once set"))
+		}
+		if len(fams) == 1 && (n.Spec.IPFamilyPolicy == nil || *n.Spec.IPFamilyPolicy != corev1.IPFamilyPolicySingleStack) {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "ipFamilyPolicy"), n.Spec.IPFamilyPolicy, "must be set to 'SingleStack' when releasing the secondary ipFamily"))
+		}
+	default:
+		if len(old) > 0 && len(fams) > 0 && fams[0] != old[0] {
+			errs = append(errs, field.Invalid(p, n.Spec.ClusterIPs, "may not change once set"))
+		}
+	}
+	return errs
 }
 
 func ptrEqual[T comparable](a, b *T) bool {

@@ -32,7 +32,7 @@ func (Service) Default(obj runtime.Object) { defaults.Service(obj.(*corev1.Servi
 
 // Validate returns upstream's errors for a new object.
 func (Service) Validate(obj runtime.Object) field.ErrorList {
-	return validation.Service(obj.(*corev1.Service))
+	return validation.ServiceCreate(obj.(*corev1.Service))
 }
 
 // ValidateUpdate returns upstream's errors for an update.
