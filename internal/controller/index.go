@@ -187,7 +187,7 @@ func controllerUIDOf(obj runtime.Object) types.UID {
 		}
 		refs = m.GetOwnerReferences()
 	}
-	if ref := controllerRef(refs); ref != nil {
+	if ref := ControllerOf(refs); ref != nil {
 		return ref.UID
 	}
 	return ""

@@ -54,7 +54,7 @@ func (f *PodFilter) keeps(node string, lbls map[string]string, refs []metav1.Own
 	if len(f.ControlledBy) == 0 && !f.LabelledOrphans {
 		return false
 	}
-	ref := controllerRef(refs)
+	ref := ControllerOf(refs)
 	if ref == nil {
 		return f.LabelledOrphans && len(lbls) > 0
 	}
@@ -85,8 +85,9 @@ func (f *PodFilter) keepsView(v *PodView) bool {
 	return f.keeps(v.NodeName, v.Labels, v.OwnerReferences, v.DeletionTimestamp != nil, v.Phase)
 }
 
-// controllerRef is the owner reference with controller set (nil: none), not copied.
-func controllerRef(refs []metav1.OwnerReference) *metav1.OwnerReference {
+// ControllerOf is the owner reference among refs with controller set (nil: none), not
+// copied.
+func ControllerOf(refs []metav1.OwnerReference) *metav1.OwnerReference {
 	for i := range refs {
 		if c := refs[i].Controller; c != nil && *c {
 			return &refs[i]

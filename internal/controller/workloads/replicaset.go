@@ -482,16 +482,6 @@ type podMeta interface {
 	GetDeletionTimestamp() *metav1.Time
 }
 
-// controllerOf is the controller reference among refs (nil: none), not copied.
-func controllerOf(refs []metav1.OwnerReference) *metav1.OwnerReference {
-	for i := range refs {
-		if c := refs[i].Controller; c != nil && *c {
-			return &refs[i]
-		}
-	}
-	return nil
-}
-
 // claimable returns, from the index, the pods the owner of uid controls and the orphans
 // its selector matches (all claimPods may own) for which keep (nil: all) is true, each
 // read from the index's object by as (the zero value: not a pod), owned ones first, each
@@ -525,7 +515,7 @@ func claimPods[P podMeta](ctx context.Context, store controller.Client, log *slo
 	out := make([]P, 0, len(pods))
 	var canAdopt *bool
 	for _, p := range pods {
-		ref := controllerOf(p.GetOwnerReferences())
+		ref := controller.ControllerOf(p.GetOwnerReferences())
 		matches := selector.Matches(labels.Set(p.GetLabels()))
 		switch {
 		case ref != nil && ref.UID != om.UID:
