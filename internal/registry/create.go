@@ -84,7 +84,7 @@ func (s *Store) Create(ctx context.Context, res *Resource, ns string, obj runtim
 		// refused as upstream refuses it; one the server picked is picked again.
 		var taken commit.ErrAllocated
 		if isService && errors.As(err, &taken) {
-			if refusal := allocationRefusal(work.(*corev1.Service), requested, taken.Key); refusal != nil || attempt == 8 {
+			if refusal := s.allocationRefusal(work.(*corev1.Service), requested, taken.Key); refusal != nil || attempt == 8 {
 				if refusal == nil {
 					refusal = apierrors.NewConflict(res.GroupResource(), objectMeta(work).GetName(), fmt.Errorf("too many concurrent allocations, please try again"))
 				}
@@ -137,7 +137,7 @@ func (s *Store) createOnce(ctx context.Context, res *Resource, ns string, obj ru
 			return nil, err
 		}
 	}
-	if err := s.allocate(ctx, res, obj); err != nil {
+	if err := s.allocate(ctx, obj, nil); err != nil {
 		return nil, err
 	}
 	// A dry run commits nothing, so the name is checked here as the commit's guard would.
@@ -229,11 +229,13 @@ func clearStatus(obj runtime.Object) {
 	setStatusFrom(obj, nil)
 }
 
-// allocate assigns what the server allocates on create (service cluster IPs and node ports).
-func (s *Store) allocate(ctx context.Context, res *Resource, obj runtime.Object) error {
+// allocate assigns what the server allocates on create and update (service cluster IPs and
+// node ports); old is the stored object of an update, nil on create.
+func (s *Store) allocate(ctx context.Context, obj, old runtime.Object) error {
 	svc, ok := obj.(*corev1.Service)
 	if !ok {
 		return nil
 	}
-	return s.allocateService(ctx, svc)
+	oldSvc, _ := old.(*corev1.Service)
+	return s.allocateService(ctx, svc, oldSvc)
 }

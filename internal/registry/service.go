@@ -7,10 +7,17 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
+	"slices"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/quotad/quotad/internal/storage"
@@ -51,52 +58,109 @@ func clusterIPKey(ip string) string              { return allocationPrefix + "cl
 func nodePortKey(port int32) string              { return allocationPrefix + "nodeports/" + strconv.Itoa(int(port)) }
 func allocationOwner(svc *corev1.Service) []byte { return []byte(svc.Namespace + "/" + svc.Name) }
 
-// serviceAllocations returns the allocation keys a service holds.
-func serviceAllocations(svc *corev1.Service) []string {
+// serviceAllocations returns the allocation keys a service holds, and (in ips) the cluster
+// IPs among them.
+func serviceAllocations(svc *corev1.Service) (keys, ips []string) {
 	if svc == nil {
-		return nil
+		return nil, nil
 	}
-	var keys []string
 	for _, ip := range svc.Spec.ClusterIPs {
 		if ip != "" && ip != corev1.ClusterIPNone {
-			keys = append(keys, clusterIPKey(ip))
+			ips = append(ips, ip)
 		}
 	}
 	if len(svc.Spec.ClusterIPs) == 0 && svc.Spec.ClusterIP != "" && svc.Spec.ClusterIP != corev1.ClusterIPNone {
-		keys = append(keys, clusterIPKey(svc.Spec.ClusterIP))
+		ips = append(ips, svc.Spec.ClusterIP)
+	}
+	for _, ip := range ips {
+		keys = append(keys, clusterIPKey(ip))
 	}
 	for _, p := range svc.Spec.Ports {
 		if p.NodePort != 0 {
 			keys = append(keys, nodePortKey(p.NodePort))
 		}
 	}
-	return keys
+	return keys, ips
 }
 
+// ipAddresses is the resource of the IPAddress objects naming each cluster IP's Service, as
+// upstream's allocator writes them (beside the allocation keys, which older replicas
+// sharing the storage guard alone).
+func (s *Store) ipAddresses() *Resource {
+	return s.cfg.Catalogue.Get(networkingv1.SchemeGroupVersion.WithResource("ipaddresses"))
+}
+
+// ipAddressObject is the IPAddress upstream's allocator creates for a Service's cluster IP.
+func ipAddressObject(ip string, svc *corev1.Service, uid types.UID, now metav1.Time) *networkingv1.IPAddress {
+	family := corev1.IPv4Protocol
+	if strings.Contains(ip, ":") {
+		family = corev1.IPv6Protocol
+	}
+	return &networkingv1.IPAddress{
+		TypeMeta: metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "IPAddress"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: ip, UID: uid, CreationTimestamp: now,
+			Labels: map[string]string{
+				networkingv1.LabelIPAddressFamily: string(family),
+				networkingv1.LabelManagedBy:       ipAllocatorName,
+			},
+		},
+		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: svc.Namespace, Name: svc.Name}},
+	}
+}
+
+// ipAllocatorName is the manager upstream's allocator labels its IPAddresses with.
+const ipAllocatorName = "ipallocator.k8s.io"
+
 // allocationChanges returns what a Service write adds to its transaction: a guard and a put
-// for every allocation the new state takes, a delete for every one the old state gives up.
-func allocationChanges(svc, old *corev1.Service) ([]storage.Compare, []storage.Op) {
+// for every allocation the new state takes (with its cluster IPs' IPAddress objects), a
+// delete for every one the old state gives up.
+func (s *Store) allocationChanges(svc, old *corev1.Service) ([]storage.Compare, []storage.Op, error) {
+	heldKeys, heldIPs := serviceAllocations(old)
 	held := map[string]bool{}
-	for _, k := range serviceAllocations(old) {
+	for _, k := range heldKeys {
 		held[k] = true
+	}
+	for _, ip := range heldIPs {
+		held["ip:"+ip] = true
 	}
 	var cmps []storage.Compare
 	var ops []storage.Op
 	keep := map[string]bool{}
-	for _, k := range serviceAllocations(svc) {
+	take := func(k string, v []byte) {
+		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: k})
+		ops = append(ops, storage.Op{Type: storage.OpPut, Key: k, Value: v})
+	}
+	keys, ips := serviceAllocations(svc)
+	for _, k := range keys {
 		keep[k] = true
-		if held[k] {
+		if !held[k] {
+			take(k, allocationOwner(svc))
+		}
+	}
+	res := s.ipAddresses()
+	now := metav1.NewTime(s.cfg.Clock.Now().Truncate(1e9))
+	for _, ip := range ips {
+		keep["ip:"+ip] = true
+		if held["ip:"+ip] {
 			continue
 		}
-		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: k})
-		ops = append(ops, storage.Op{Type: storage.OpPut, Key: k, Value: allocationOwner(svc)})
+		b, err := encodeStored(res, ipAddressObject(ip, svc, types.UID(uuid.NewUUID()), now))
+		if err != nil {
+			return nil, nil, internalError(err)
+		}
+		take(res.Key("", ip), b)
 	}
 	for k := range held {
-		if !keep[k] {
-			ops = append(ops, storage.Op{Type: storage.OpDelete, Key: k})
+		if keep[k] {
+			continue
 		}
+		if ip, ok := strings.CutPrefix(k, "ip:"); ok {
+			k = res.Key("", ip)
+		}
+		ops = append(ops, storage.Op{Type: storage.OpDelete, Key: k})
 	}
-	return cmps, ops
+	return cmps, ops, nil
 }
 
 // allocationTaken reports whether key is held by a service other than svc.
@@ -111,22 +175,54 @@ func (s *Store) allocationTaken(ctx context.Context, key string, svc *corev1.Ser
 	return string(kv.Value) != string(allocationOwner(svc)), nil
 }
 
+// ipTaken reports whether a cluster IP is held by a service other than svc: by its
+// allocation key, or by an IPAddress object (one an admin created holds its address too).
+func (s *Store) ipTaken(ctx context.Context, ip string, svc *corev1.Service) (bool, error) {
+	if taken, err := s.allocationTaken(ctx, clusterIPKey(ip), svc); taken || err != nil {
+		return taken, err
+	}
+	res := s.ipAddresses()
+	kv, err := s.cfg.Storage.Get(ctx, res.Key("", ip))
+	if isNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, internalError(err)
+	}
+	obj, err := decodeKV(res, kv)
+	if err != nil {
+		return true, nil
+	}
+	ref := obj.(*networkingv1.IPAddress).Spec.ParentRef
+	return ref == nil || ref.Group != "" || ref.Resource != "services" || ref.Namespace != svc.Namespace || ref.Name != svc.Name, nil
+}
+
+// The dynamic parts of the ranges, as upstream's allocators keep the first addresses and
+// ports of a range for values clients ask for (KEP-3070, KEP-3668): a cluster IP is picked
+// above the first 256 addresses of the /12, a node port above the first 86 ports.
+const (
+	staticIPs   = 256
+	staticPorts = (nodePortMax - nodePortMin + 1) / 32
+)
+
 // allocateService assigns a cluster IP and node ports that no other service holds, and
-// refuses requested ones another service holds. The write's guards make the choice exact.
-func (s *Store) allocateService(ctx context.Context, svc *corev1.Service) error {
+// refuses requested ones outside the ranges or held by another service, with upstream's
+// texts. The write's guards make the choice exact.
+func (s *Store) allocateService(ctx context.Context, svc, old *corev1.Service) error {
+	_, heldIPs := serviceAllocations(old)
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
 	}
 	if svc.Spec.ClusterIP == "" {
 		size := uint32(1) << 20
-		base := binary.BigEndian.Uint32(serviceCIDR.IP)
+		first := binary.BigEndian.Uint32(serviceCIDR.IP) + 1
 		for i := 0; ; i++ {
 			if i == allocationAttempts {
 				return apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: range is full"))
 			}
 			ip := make(net.IP, 4)
-			binary.BigEndian.PutUint32(ip, base+randUint32()%(size-3)+2)
-			taken, err := s.allocationTaken(ctx, clusterIPKey(ip.String()), svc)
+			binary.BigEndian.PutUint32(ip, first+staticIPs+randUint32()%(size-2-staticIPs))
+			taken, err := s.ipTaken(ctx, ip.String(), svc)
 			if err != nil {
 				return err
 			}
@@ -135,8 +231,11 @@ func (s *Store) allocateService(ctx context.Context, svc *corev1.Service) error 
 				break
 			}
 		}
-	} else if svc.Spec.ClusterIP != corev1.ClusterIPNone {
-		taken, err := s.allocationTaken(ctx, clusterIPKey(svc.Spec.ClusterIP), svc)
+	} else if svc.Spec.ClusterIP != corev1.ClusterIPNone && !slices.Contains(heldIPs, svc.Spec.ClusterIP) {
+		if err := s.ipInRange(ctx, svc); err != nil {
+			return err
+		}
+		taken, err := s.ipTaken(ctx, svc.Spec.ClusterIP, svc)
 		if err != nil {
 			return err
 		}
@@ -184,6 +283,9 @@ func (s *Store) allocateService(ctx context.Context, svc *corev1.Service) error 
 	for i := range svc.Spec.Ports {
 		p := &svc.Spec.Ports[i]
 		if p.NodePort != 0 {
+			if (p.NodePort < nodePortMin || p.NodePort > nodePortMax) && !holdsPort(old, p.NodePort) {
+				return portRefused(svc, i, fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %d-%d", nodePortMin, nodePortMax))
+			}
 			taken, err := s.allocationTaken(ctx, nodePortKey(p.NodePort), svc)
 			if err != nil {
 				return err
@@ -197,7 +299,7 @@ func (s *Store) allocateService(ctx context.Context, svc *corev1.Service) error 
 			if j == allocationAttempts {
 				return apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: range is full"))
 			}
-			port := int32(nodePortMin + int(randUint32()%uint32(nodePortMax-nodePortMin+1)))
+			port := int32(nodePortMin + staticPorts + int(randUint32()%uint32(nodePortMax-nodePortMin+1-staticPorts)))
 			if chosen[port] {
 				continue
 			}
@@ -217,25 +319,107 @@ func (s *Store) allocateService(ctx context.Context, svc *corev1.Service) error 
 
 // ipAllocated is upstream's refusal of a requested cluster IP another service holds.
 func ipAllocated(svc *corev1.Service) error {
+	return ipRefused(svc, "provided IP is already allocated")
+}
+
+// ipRefused is upstream's refusal of a requested cluster IP: why, on spec.clusterIPs.
+func ipRefused(svc *corev1.Service, why string) error {
 	ips := svc.Spec.ClusterIPs
 	if len(ips) == 0 {
 		ips = []string{svc.Spec.ClusterIP}
 	}
 	return apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Service").GroupKind(), svc.Name, field.ErrorList{
-		field.Invalid(field.NewPath("spec", "clusterIPs"), ips, "failed to allocate IP "+svc.Spec.ClusterIP+": provided IP is already allocated"),
+		field.Invalid(field.NewPath("spec", "clusterIPs"), ips, "failed to allocate IP "+svc.Spec.ClusterIP+": "+why),
 	})
 }
 
+// holdsPort reports whether a stored Service holds a node port.
+func holdsPort(svc *corev1.Service, port int32) bool {
+	if svc == nil {
+		return false
+	}
+	for _, p := range svc.Spec.Ports {
+		if p.NodePort == port {
+			return true
+		}
+	}
+	return false
+}
+
 func portAllocated(svc *corev1.Service, i int) error {
+	return portRefused(svc, i, "provided port is already allocated")
+}
+
+func portRefused(svc *corev1.Service, i int, why string) error {
 	return apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Service").GroupKind(), svc.Name, field.ErrorList{
-		field.Invalid(field.NewPath("spec", "ports").Index(i).Child("nodePort"), svc.Spec.Ports[i].NodePort, "provided port is already allocated"),
+		field.Invalid(field.NewPath("spec", "ports").Index(i).Child("nodePort"), svc.Spec.Ports[i].NodePort, why),
 	})
+}
+
+// ipInRange refuses a requested cluster IP that no ServiceCIDR ready for allocation holds,
+// or that is its range's network or (IPv4) broadcast address, with upstream's texts.
+func (s *Store) ipInRange(ctx context.Context, svc *corev1.Service) error {
+	addr, err := netip.ParseAddr(svc.Spec.ClusterIP)
+	if err != nil {
+		return nil // validation answers
+	}
+	objs, _, err := s.ListObjects(ctx, s.cfg.Catalogue.Get(networkingv1.SchemeGroupVersion.WithResource("servicecidrs")), "")
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		c := o.(*networkingv1.ServiceCIDR)
+		if c.DeletionTimestamp != nil || !serviceCIDRReady(c) {
+			continue
+		}
+		for _, cidr := range c.Spec.CIDRs {
+			prefix, err := netip.ParsePrefix(cidr)
+			if err != nil || !prefix.Contains(addr) {
+				continue
+			}
+			first, last := prefixBounds(prefix)
+			if addr.Less(first) || last.Less(addr) {
+				return ipRefused(svc, fmt.Sprintf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", svc.Spec.ClusterIP, prefix))
+			}
+			return nil
+		}
+	}
+	return ipRefused(svc, "the provided network does not match the current range")
+}
+
+// serviceCIDRReady is upstream's readiness of a ServiceCIDR for allocation: its Ready
+// condition, true when it has none.
+func serviceCIDRReady(c *networkingv1.ServiceCIDR) bool {
+	for _, cond := range c.Status.Conditions {
+		if cond.Type == networkingv1.ServiceCIDRConditionReady {
+			return cond.Status == metav1.ConditionTrue
+		}
+	}
+	return true
+}
+
+// prefixBounds returns the first and last address a range gives out: not its network
+// address, nor its broadcast address for IPv4.
+func prefixBounds(p netip.Prefix) (first, last netip.Addr) {
+	b := p.Masked().Addr().AsSlice()
+	for i, n := len(b)-1, 8*len(b)-p.Bits(); i >= 0 && n > 0; i, n = i-1, n-8 {
+		if n >= 8 {
+			b[i] = 0xff
+		} else {
+			b[i] |= 0xff >> (8 - n)
+		}
+	}
+	last, _ = netip.AddrFromSlice(b)
+	if p.Addr().Is4() {
+		last = last.Prev()
+	}
+	return p.Masked().Addr().Next(), last
 }
 
 // allocationRefusal turns a lost allocation race into the refusal a request for that value
 // gets; nil when the value was not requested by the client (the server picks again).
-func allocationRefusal(svc, requested *corev1.Service, key string) error {
-	if requested.Spec.ClusterIP != "" && key == clusterIPKey(requested.Spec.ClusterIP) {
+func (s *Store) allocationRefusal(svc, requested *corev1.Service, key string) error {
+	if ip := requested.Spec.ClusterIP; ip != "" && (key == clusterIPKey(ip) || key == s.ipAddresses().Key("", ip)) {
 		return ipAllocated(svc)
 	}
 	for i, p := range requested.Spec.Ports {
@@ -247,7 +431,8 @@ func allocationRefusal(svc, requested *corev1.Service, key string) error {
 }
 
 // BackfillServiceAllocations records the allocations of stored Services that have none
-// (data written before allocations were recorded); values held twice stay with the first.
+// (data written before allocations, or before IPAddress objects, were recorded): each key
+// is put where it is free; values held twice stay with the first.
 func (s *Store) BackfillServiceAllocations(ctx context.Context) error {
 	res := s.cfg.Catalogue.Get(corev1.SchemeGroupVersion.WithResource("services"))
 	objs, _, err := s.ListObjects(ctx, res, "")
@@ -256,11 +441,12 @@ func (s *Store) BackfillServiceAllocations(ctx context.Context) error {
 	}
 	for _, o := range objs {
 		svc := o.(*corev1.Service)
-		for _, key := range serviceAllocations(svc) {
-			_, err := s.cfg.Storage.Txn(ctx, storage.Txn{
-				Compares: []storage.Compare{{Target: storage.ModRevisionEquals, Key: key}},
-				Ops:      []storage.Op{{Type: storage.OpPut, Key: key, Value: allocationOwner(svc)}},
-			})
+		cmps, ops, err := s.allocationChanges(svc, nil) // one guard per put, in order
+		if err != nil {
+			return err
+		}
+		for i := range ops {
+			_, err := s.cfg.Storage.Txn(ctx, storage.Txn{Compares: cmps[i : i+1], Ops: ops[i : i+1]})
 			if err != nil && !errors.Is(err, storage.ErrConflict) {
 				return err
 			}

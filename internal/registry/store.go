@@ -108,7 +108,10 @@ func (s *Store) commit(ctx context.Context, w *write) (int64, error) {
 	if w.GR == servicesGR && !w.Attrs.DryRun {
 		svc, _ := w.Obj.(*corev1.Service)
 		old, _ := w.Attrs.OldObject.(*corev1.Service)
-		w.ExtraCmps, w.ExtraOps = allocationChanges(svc, old)
+		var err error
+		if w.ExtraCmps, w.ExtraOps, err = s.allocationChanges(svc, old); err != nil {
+			return 0, err
+		}
 	}
 	// Quotas and cluster quotas are encoded once their status is computed.
 	if w.Obj != nil && !w.Attrs.DryRun && w.GR != quotaGVR.GroupResource() && w.GR != crqGVR.GroupResource() {

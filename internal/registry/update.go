@@ -198,7 +198,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *Resource, ns, name, subr
 	}
 	if subresource == "" {
 		s.defaultUpdate(res, obj, old)
-		if err := s.allocate(ctx, res, obj); err != nil {
+		if err := s.allocate(ctx, obj, old); err != nil {
 			return preparedUpdate{}, err
 		}
 	}

@@ -2,14 +2,18 @@ package integration
 
 import (
 	"fmt"
+	"net"
 	"testing"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/quotad/quotad/internal/server/servertest"
 	"github.com/quotad/quotad/internal/storage"
@@ -25,6 +29,22 @@ func nodePortService(name, clusterIP string, nodePort int32) *corev1.Service {
 	}
 }
 
+// serviceRefusal returns a check that creating a Service is refused with 422 and want, and
+// stores nothing.
+func serviceRefusal(t *testing.T, svcs typedcorev1.ServiceInterface) func(svc *corev1.Service, want string) {
+	ctx := ctxT(t)
+	return func(svc *corev1.Service, want string) {
+		t.Helper()
+		_, err := svcs.Create(ctx, svc, metav1.CreateOptions{})
+		if !apierrors.IsInvalid(err) || err.Error() != want {
+			t.Fatalf("create %s: %v\nwant 422 %s", svc.Name, err, want)
+		}
+		if _, err := svcs.Get(ctx, svc.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Fatalf("refused service %s stored: %v", svc.Name, err)
+		}
+	}
+}
+
 // TestServiceAllocationsAreExclusive: a requested cluster IP or node port another service
 // holds is refused with upstream's texts; deletion and a type change give them back.
 func TestServiceAllocationsAreExclusive(t *testing.T) {
@@ -36,13 +56,7 @@ func TestServiceAllocationsAreExclusive(t *testing.T) {
 	if _, err := svcs.Create(ctx, nodePortService("a", "10.96.0.50", 30080), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	refused := func(svc *corev1.Service, want string) {
-		t.Helper()
-		_, err := svcs.Create(ctx, svc, metav1.CreateOptions{})
-		if !apierrors.IsInvalid(err) || err.Error() != want {
-			t.Fatalf("create %s: %v\nwant 422 %s", svc.Name, err, want)
-		}
-	}
+	refused := serviceRefusal(t, svcs)
 	refused(nodePortService("b", "10.96.0.50", 0),
 		`Service "b" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.50"]: failed to allocate IP 10.96.0.50: provided IP is already allocated`)
 	refused(nodePortService("c", "", 30080),
@@ -127,8 +141,8 @@ func TestServiceAllocationsUnderConcurrency(t *testing.T) {
 	}
 }
 
-// TestServiceAllocationsBackfilled: services stored without allocation records (data from
-// before they were kept) get them when a server starts.
+// TestServiceAllocationsBackfilled: services stored without allocation records or IPAddress
+// objects (data from before they were kept) get them when a server starts.
 func TestServiceAllocationsBackfilled(t *testing.T) {
 	t.Parallel()
 	etcd := sharedEtcd(t)
@@ -156,10 +170,19 @@ func TestServiceAllocationsBackfilled(t *testing.T) {
 	if del.Deleted != 3 {
 		t.Fatalf("%d allocation records deleted, want 3", del.Deleted)
 	}
+	if del, err = cli.Delete(ctx, "/registry/networking.k8s.io/ipaddresses/", clientv3.WithPrefix()); err != nil || del.Deleted != 2 {
+		t.Fatalf("IPAddresses deleted: %v, err %v; want 2", del, err)
+	}
 	b := servertest.Start(t, servertest.WithEtcd(etcd))
 	_, err = b.Client.CoreV1().Services("old").Create(ctx, nodePortService("b", "", 30090), metav1.CreateOptions{})
 	if !apierrors.IsInvalid(err) {
 		t.Fatalf("node port of a service stored before the records: %v, want 422", err)
+	}
+	for ip, svc := range map[string]string{"10.96.0.60": "old/a", "10.96.0.1": "default/kubernetes"} {
+		got, err := b.Client.NetworkingV1().IPAddresses().Get(ctx, ip, metav1.GetOptions{})
+		if err != nil || got.Spec.ParentRef == nil || got.Spec.ParentRef.Namespace+"/"+got.Spec.ParentRef.Name != svc {
+			t.Errorf("IPAddress %s after the backfill: %+v, %v; want one naming %s", ip, got, err, svc)
+		}
 	}
 }
 
@@ -223,5 +246,83 @@ func TestServiceIPFamiliesAsUpstream(t *testing.T) {
 	refused(err, fmt.Sprintf("Service \"web\" is invalid: spec.clusterIPs[0]: Invalid value: %q: expected an IPv6 value as indicated by `ipFamilies[0]`", created.Spec.ClusterIP))
 	if now, err := svcs.Get(ctx, "web", metav1.GetOptions{}); err != nil || now.ResourceVersion != created.ResourceVersion {
 		t.Fatalf("a refused change wrote: %v", err)
+	}
+}
+
+// TestServiceIPAddressesAsUpstream: each cluster IP a Service holds has the IPAddress object
+// upstream's allocator writes (labels, parent reference), written and deleted in the
+// Service's own transactions; an IPAddress created by hand holds its address; requested
+// cluster IPs outside every ServiceCIDR, or on a range's network or broadcast address, and
+// node ports outside the range are refused with upstream's texts, writing nothing; an
+// added ServiceCIDR gives its addresses.
+func TestServiceIPAddressesAsUpstream(t *testing.T) {
+	t.Parallel()
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkNamespace(t, s, "ipa")
+	svcs := s.Client.CoreV1().Services("ipa")
+	ips := s.Client.NetworkingV1().IPAddresses()
+	a, err := svcs.Create(ctx, nodePortService("a", "", 0), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ips.Get(ctx, a.Spec.ClusterIP, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the IPAddress of service a's %s: %v", a.Spec.ClusterIP, err)
+	}
+	want := networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: "ipa", Name: "a"}}
+	if !equality.Semantic.DeepEqual(got.Spec, want) || got.Labels[networkingv1.LabelIPAddressFamily] != "IPv4" || got.Labels[networkingv1.LabelManagedBy] != "ipallocator.k8s.io" || got.UID == "" {
+		t.Fatalf("IPAddress %s: %+v labels %v, want %+v", got.Name, got.Spec, got.Labels, want)
+	}
+	if _, err := ips.Get(ctx, "10.96.0.1", metav1.GetOptions{}); err != nil {
+		t.Fatalf("the kubernetes Service's IPAddress: %v", err)
+	}
+	// Dynamic addresses and ports come from above the ranges' static bands.
+	if ip := net.ParseIP(a.Spec.ClusterIP).To4(); ip[1] == 96 && ip[2] == 0 {
+		t.Errorf("picked %s, in the first 256 addresses kept for requests", a.Spec.ClusterIP)
+	}
+	if p := a.Spec.Ports[0].NodePort; p < 30086 {
+		t.Errorf("picked node port %d, in the first 86 ports kept for requests", p)
+	}
+
+	// An IPAddress made by hand holds its address.
+	if _, err := ips.Create(ctx, &networkingv1.IPAddress{ObjectMeta: metav1.ObjectMeta{Name: "10.96.0.77"},
+		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: "elsewhere", Name: "x"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	refused := serviceRefusal(t, svcs)
+	refused(nodePortService("b", "10.96.0.77", 0),
+		`Service "b" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.77"]: failed to allocate IP 10.96.0.77: provided IP is already allocated`)
+	refused(nodePortService("b", "192.168.100.10", 0),
+		`Service "b" is invalid: spec.clusterIPs: Invalid value: ["192.168.100.10"]: failed to allocate IP 192.168.100.10: the provided network does not match the current range`)
+	refused(nodePortService("b", "10.96.0.0", 0),
+		`Service "b" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.0"]: failed to allocate IP 10.96.0.0: the provided IP (10.96.0.0) is not in the valid range. The range of valid IPs is 10.96.0.0/12`)
+	refused(nodePortService("b", "10.111.255.255", 0),
+		`Service "b" is invalid: spec.clusterIPs: Invalid value: ["10.111.255.255"]: failed to allocate IP 10.111.255.255: the provided IP (10.111.255.255) is not in the valid range. The range of valid IPs is 10.96.0.0/12`)
+	refused(nodePortService("b", "", 80),
+		`Service "b" is invalid: spec.ports[0].nodePort: Invalid value: 80: provided port is not in the valid range. The range of valid ports is 30000-32767`)
+
+	// A ServiceCIDR added gives its addresses; the last one it gives is .254.
+	if _, err := s.Client.NetworkingV1().ServiceCIDRs().Create(ctx, &networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: "extra"},
+		Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"192.168.100.0/24"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svcs.Create(ctx, nodePortService("b", "192.168.100.254", 0), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("an address of the added ServiceCIDR: %v", err)
+	}
+	if _, err := ips.Get(ctx, "192.168.100.254", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Giving the cluster IP up (ExternalName) and deleting the Service delete the IPAddresses.
+	if _, err := svcs.Patch(ctx, "a", types.MergePatchType, []byte(`{"spec":{"type":"ExternalName","externalName":"example.com","clusterIP":"","clusterIPs":null,"ports":null}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := svcs.Delete(ctx, "b", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, ip := range []string{a.Spec.ClusterIP, "192.168.100.254"} {
+		if _, err := ips.Get(ctx, ip, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("IPAddress %s after its Service gave it up: %v, want 404", ip, err)
+		}
 	}
 }
