@@ -377,8 +377,7 @@ func (s *Store) ipInRange(ctx context.Context, svc *corev1.Service) error {
 			if err != nil || !prefix.Contains(addr) {
 				continue
 			}
-			first, last := prefixBounds(prefix)
-			if addr.Less(first) || last.Less(addr) {
+			if !RangeGives(prefix, addr) {
 				return ipRefused(svc, fmt.Sprintf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", svc.Spec.ClusterIP, prefix))
 			}
 			return nil
@@ -398,22 +397,14 @@ func serviceCIDRReady(c *networkingv1.ServiceCIDR) bool {
 	return true
 }
 
-// prefixBounds returns the first and last address a range gives out: not its network
-// address, nor its broadcast address for IPv4.
-func prefixBounds(p netip.Prefix) (first, last netip.Addr) {
-	b := p.Masked().Addr().AsSlice()
-	for i, n := len(b)-1, 8*len(b)-p.Bits(); i >= 0 && n > 0; i, n = i-1, n-8 {
-		if n >= 8 {
-			b[i] = 0xff
-		} else {
-			b[i] |= 0xff >> (8 - n)
-		}
+// RangeGives reports whether a service range gives out addr: one of its addresses other
+// than its network address and, for IPv4, its broadcast address (upstream's
+// PrefixContainsIP).
+func RangeGives(p netip.Prefix, addr netip.Addr) bool {
+	if !p.Contains(addr) || addr == p.Masked().Addr() {
+		return false
 	}
-	last, _ = netip.AddrFromSlice(b)
-	if p.Addr().Is4() {
-		last = last.Prev()
-	}
-	return p.Masked().Addr().Next(), last
+	return !addr.Is4() || p.Contains(addr.Next())
 }
 
 // allocationRefusal turns a lost allocation race into the refusal a request for that value

@@ -34,6 +34,7 @@ import (
 	"github.com/quotad/quotad/internal/controller/podgc"
 	"github.com/quotad/quotad/internal/controller/quotaverify"
 	"github.com/quotad/quotad/internal/controller/resourceclaim"
+	"github.com/quotad/quotad/internal/controller/servicecidrs"
 	"github.com/quotad/quotad/internal/controller/tainteviction"
 	"github.com/quotad/quotad/internal/controller/ttlafterfinished"
 	"github.com/quotad/quotad/internal/controller/workloads"
@@ -168,6 +169,7 @@ func startLeaderControllers(ctx context.Context, run func(context.Context, strin
 		Pods: pods, Panics: m, Log: log}).Start)
 	run(ctx, "podgc", podgc.New(store, log, podgc.Options{TerminatedPodThreshold: cfg.TerminatedPodGCThreshold,
 		CheckPeriod: cfg.PodGCCheckPeriod, Quarantine: cfg.PodGCQuarantine, Pods: pods, Panics: m}).Start)
+	run(ctx, "service-cidr-controller", servicecidrs.New(store, log, m).Start)
 	run(ctx, "ttlafterfinished", ttlafterfinished.New(store, log, ttlafterfinished.Options{Panics: m}).Start)
 	run(ctx, "resourceclaim", resourceclaim.New(store, log, resourceclaim.Options{Panics: m, Pods: pods}).Start)
 	run(ctx, "podcertificaterequest-cleaner-controller", pcrcleaner.New(store, log, pcrcleaner.Options{

@@ -67,6 +67,8 @@ type kindCase[T object, L runtime.Object] struct {
 	replicas func(T) int32
 	// resource is the qualified resource name in upstream's messages ("deployments.apps").
 	resource string
+	// finalized reports that a controller's finalizer may hold a deleted object a while.
+	finalized bool
 }
 
 // run walks create, get, list, update, the status split, generation, scale and delete.
@@ -200,6 +202,12 @@ func (k kindCase[T, L]) run(t *testing.T) {
 	// 7. Delete, then the object is gone.
 	if err := c.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		t.Fatalf("delete: %v", err)
+	}
+	if k.finalized {
+		waitFor(t, func() bool {
+			_, err := c.Get(ctx, name, metav1.GetOptions{})
+			return apierrors.IsNotFound(err)
+		})
 	}
 	if _, err := c.Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("get after delete: err = %v, want NotFound", err)

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -224,16 +225,37 @@ func TestServiceCIDRKinds(t *testing.T) {
 	s := servertest.Start(t)
 	ctx := ctxT(t)
 	nw := s.Client.NetworkingV1()
-	def, err := nw.ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("default ServiceCIDR: %v", err)
-	}
-	ready := apimeta.FindStatusCondition(def.Status.Conditions, networkingv1.ServiceCIDRConditionReady)
-	if !slices.Equal(def.Spec.CIDRs, []string{"10.96.0.0/12"}) || ready == nil || ready.Status != metav1.ConditionTrue || ready.Message != "Kubernetes default Service CIDR is ready" {
+	// kube-controller-manager's service-cidr-controller protects it with its finalizer and
+	// reports it Ready with its own message.
+	var def *networkingv1.ServiceCIDR
+	waitFor(t, func() bool {
+		var err error
+		def, err = nw.ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("default ServiceCIDR: %v", err)
+		}
+		ready := apimeta.FindStatusCondition(def.Status.Conditions, networkingv1.ServiceCIDRConditionReady)
+		return slices.Contains(def.Finalizers, "networking.k8s.io/service-cidr-finalizer") && ready != nil && ready.Message == "Kubernetes Service CIDR is ready"
+	})
+	if ready := apimeta.FindStatusCondition(def.Status.Conditions, networkingv1.ServiceCIDRConditionReady); !slices.Equal(def.Spec.CIDRs, []string{"10.96.0.0/12"}) || ready.Status != metav1.ConditionTrue || ready.Reason != "" {
 		t.Errorf("default ServiceCIDR: cidrs %v, Ready %+v", def.Spec.CIDRs, ready)
 	}
-	// Deleted, it is created again and made Ready, as upstream's controller does.
+	// Deleted, it stays while the kubernetes Service's address is in it (Ready=False,
+	// Terminating), as upstream's does; gone (its finalizer removed by hand), it is created
+	// again and made Ready, as upstream's controller does.
 	if err := nw.ServiceCIDRs().Delete(ctx, "kubernetes", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		cur, err := nw.ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ready := apimeta.FindStatusCondition(cur.Status.Conditions, networkingv1.ServiceCIDRConditionReady)
+		return cur.DeletionTimestamp != nil && ready != nil && ready.Status == metav1.ConditionFalse && ready.Reason == "Terminating" &&
+			ready.Message == "There are still IPAddresses referencing the ServiceCIDR, please remove them or create a new ServiceCIDR"
+	})
+	if _, err := nw.ServiceCIDRs().Patch(ctx, "kubernetes", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool {
@@ -251,7 +273,13 @@ func TestServiceCIDRKinds(t *testing.T) {
 			status: func(o *networkingv1.ServiceCIDR) {
 				o.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Test", LastTransitionTime: metav1.Now()}}
 			},
-			statusOf: func(o *networkingv1.ServiceCIDR) interface{} { return len(o.Status.Conditions) },
+			statusOf: func(o *networkingv1.ServiceCIDR) interface{} { // the controller sets its own Ready, without a reason
+				if c := apimeta.FindStatusCondition(o.Status.Conditions, "Ready"); c != nil {
+					return c.Reason
+				}
+				return nil
+			},
+			finalized: true,
 		}.run},
 		{"ipaddresses", kindCase[*networkingv1.IPAddress, *networkingv1.IPAddressList]{
 			client: nw.IPAddresses(), obj: &networkingv1.IPAddress{ObjectMeta: meta("10.200.0.5"), Spec: networkingv1.IPAddressSpec{
@@ -261,7 +289,7 @@ func TestServiceCIDRKinds(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, c.run)
 	}
-	_, err = nw.ServiceCIDRs().Create(ctx, &networkingv1.ServiceCIDR{ObjectMeta: meta("bad")}, metav1.CreateOptions{})
+	_, err := nw.ServiceCIDRs().Create(ctx, &networkingv1.ServiceCIDR{ObjectMeta: meta("bad")}, metav1.CreateOptions{})
 	expectInvalid(t, err, `ServiceCIDR.networking.k8s.io "bad" is invalid: spec.cidrs: Required value: at least one CIDR required`)
 	_, err = nw.IPAddresses().Create(ctx, &networkingv1.IPAddress{ObjectMeta: meta("10.200.0.6")}, metav1.CreateOptions{})
 	expectInvalid(t, err, `IPAddress.networking.k8s.io "10.200.0.6" is invalid: spec.parentRef: Required value`)

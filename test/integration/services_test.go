@@ -3,6 +3,7 @@ package integration
 import (
 	"fmt"
 	"net"
+	"slices"
 	"testing"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -10,6 +11,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -325,4 +327,47 @@ func TestServiceIPAddressesAsUpstream(t *testing.T) {
 			t.Errorf("IPAddress %s after its Service gave it up: %v, want 404", ip, err)
 		}
 	}
+}
+
+// TestServiceCIDRProtection: a ServiceCIDR holding a Service's address is protected by
+// kube-controller-manager's finalizer: deleted, it stays (Ready=False, Terminating, with
+// upstream's texts) and gives no more addresses; once the Service is gone, it goes.
+func TestServiceCIDRProtection(t *testing.T) {
+	t.Parallel()
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkNamespace(t, s, "cidr")
+	cidrs := s.Client.NetworkingV1().ServiceCIDRs()
+	svcs := s.Client.CoreV1().Services("cidr")
+	ready := func(want metav1.ConditionStatus, reason, message string) func() bool {
+		return func() bool {
+			sc, err := cidrs.Get(ctx, "extra", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := apimeta.FindStatusCondition(sc.Status.Conditions, networkingv1.ServiceCIDRConditionReady)
+			return slices.Contains(sc.Finalizers, "networking.k8s.io/service-cidr-finalizer") && c != nil && c.Status == want && c.Reason == reason && c.Message == message
+		}
+	}
+	if _, err := cidrs.Create(ctx, &networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: "extra"},
+		Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"192.168.100.0/24"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ready(metav1.ConditionTrue, "", "Kubernetes Service CIDR is ready"))
+	if _, err := svcs.Create(ctx, nodePortService("a", "192.168.100.10", 0), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cidrs.Delete(ctx, "extra", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ready(metav1.ConditionFalse, "Terminating", "There are still IPAddresses referencing the ServiceCIDR, please remove them or create a new ServiceCIDR"))
+	serviceRefusal(t, svcs)(nodePortService("b", "192.168.100.11", 0),
+		`Service "b" is invalid: spec.clusterIPs: Invalid value: ["192.168.100.11"]: failed to allocate IP 192.168.100.11: the provided network does not match the current range`)
+	if err := svcs.Delete(ctx, "a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		_, err := cidrs.Get(ctx, "extra", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
 }
