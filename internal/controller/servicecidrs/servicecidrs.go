@@ -62,7 +62,8 @@ func (c *Controller) res(plural string) *registry.Resource {
 
 // Start runs the controller until ctx ends. A ServiceCIDR's event syncs it and those
 // overlapping it (a range added or gone can unblock a deletion); an allocator's
-// IPAddress's event syncs the ServiceCIDRs holding it.
+// IPAddress's event syncs the ServiceCIDRs being deleted that hold it (the others'
+// decisions do not read addresses: a Service created costs no pass over every address).
 func (c *Controller) Start(ctx context.Context) error {
 	q := controller.NewQueue(Name)
 	go c.loop.WatchIndex(ctx, c.res("servicecidrs"), c.cidrs, controller.On(func(sc *networkingv1.ServiceCIDR, _ bool) {
@@ -79,7 +80,8 @@ func (c *Controller) Start(ctx context.Context) error {
 			return
 		}
 		for _, sc := range c.all() {
-			if contains(sc, addr) {
+			// Only a deletion's decision reads the addresses.
+			if sc.DeletionTimestamp != nil && contains(sc, addr) {
 				q.Add(sc.Name)
 			}
 		}
@@ -112,7 +114,9 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 		return 0, nil
 	}
 	var ips []*networkingv1.IPAddress
-	c.ips.Range("", func(o runtime.Object) { ips = append(ips, o.(*networkingv1.IPAddress)) })
+	if sc.DeletionTimestamp != nil {
+		c.ips.Range("", func(o runtime.Object) { ips = append(ips, o.(*networkingv1.IPAddress)) })
+	}
 	now := c.clock.Now()
 	d := Decide(sc, c.all(), ips, now)
 	if d.SetFinalizer != nil {
