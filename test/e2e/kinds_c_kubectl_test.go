@@ -104,7 +104,7 @@ ipaddress.networking.k8s.io/10.200.0.10 created
 		{"get resourceclaimtemplates -n kinds-c", "NAME  AGE\none-gpu  <age>\n"},
 		{"get resourceclaims -n kinds-c", "NAME  STATE  AGE\ntwo-gpus  pending  <age>\n"},
 		{"get servicecidrs", "NAME  CIDRS  AGE\nextra  10.200.0.0/16  <age>\nkubernetes  10.96.0.0/12  <age>\n"},
-		{"get ipaddresses", "NAME  PARENTREF\n10.200.0.10  services/kinds-c/web\n"},
+		{"get ipaddresses", "NAME  PARENTREF\n10.200.0.10  services/kinds-c/web\n10.96.0.1  services/default/kubernetes\n"},
 		{"get resourceclaim two-gpus -n kinds-c -o jsonpath={.spec.devices.requests[0].exactly.allocationMode}", "ExactCount"},
 		{"get servicecidr kubernetes -o jsonpath={.status.conditions[0].type}={.status.conditions[0].status}", "Ready=True"},
 	} {
