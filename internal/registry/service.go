@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -421,27 +422,100 @@ func (s *Store) allocationRefusal(svc, requested *corev1.Service, key string) er
 	return nil
 }
 
-// BackfillServiceAllocations records the allocations of stored Services that have none
-// (data written before allocations, or before IPAddress objects, were recorded): each key
-// is put where it is free; values held twice stay with the first.
-func (s *Store) BackfillServiceAllocations(ctx context.Context) error {
-	res := s.cfg.Catalogue.Get(corev1.SchemeGroupVersion.WithResource("services"))
-	objs, _, err := s.ListObjects(ctx, res, "")
+// RepairServiceAllocations makes the allocations agree with the stored Services, as
+// kube-apiserver's repair loops for cluster IPs and node ports do (run at start and every
+// RepairInterval): each Service's allocation keys and IPAddresses are put where missing
+// (data written before they were recorded, an IPAddress deleted by hand); an allocation
+// key, or an allocator's IPAddress, that no Service holds is deleted (an IPAddress only
+// RepairGrace after its creation, as upstream waits). Every write is guarded by the
+// revision of the Service it was decided from (its absence included), so a Service written
+// meanwhile is never given a value it gave up, nor robbed of one it took; a value held
+// twice stays with the first.
+func (s *Store) RepairServiceAllocations(ctx context.Context) error {
+	svcRes := s.cfg.Catalogue.Get(corev1.SchemeGroupVersion.WithResource("services"))
+	objs, _, err := s.ListObjects(ctx, svcRes, "")
 	if err != nil {
 		return err
 	}
+	byOwner := map[string]*corev1.Service{}
+	guardOf := func(owner string) storage.Compare {
+		var rev int64
+		if svc := byOwner[owner]; svc != nil {
+			rev, _ = strconv.ParseInt(svc.ResourceVersion, 10, 64)
+		}
+		ns, name, _ := strings.Cut(owner, "/")
+		return storage.Compare{Target: storage.ModRevisionEquals, Key: svcRes.Key(ns, name), Revision: rev}
+	}
+	try := func(cmps []storage.Compare, op storage.Op) error {
+		_, err := s.cfg.Storage.Txn(ctx, storage.Txn{Compares: cmps, Ops: []storage.Op{op}})
+		if err != nil && !errors.Is(err, storage.ErrConflict) {
+			return internalError(err)
+		}
+		return nil
+	}
 	for _, o := range objs {
 		svc := o.(*corev1.Service)
+		owner := string(allocationOwner(svc))
+		byOwner[owner] = svc
 		cmps, ops, err := s.allocationChanges(svc, nil) // one guard per put, in order
 		if err != nil {
 			return err
 		}
 		for i := range ops {
-			_, err := s.cfg.Storage.Txn(ctx, storage.Txn{Compares: cmps[i : i+1], Ops: ops[i : i+1]})
-			if err != nil && !errors.Is(err, storage.ErrConflict) {
+			if err := try([]storage.Compare{cmps[i], guardOf(owner)}, ops[i]); err != nil {
 				return err
 			}
 		}
 	}
+	holds := func(owner, key string) bool {
+		keys, _ := serviceAllocations(byOwner[owner])
+		return slices.Contains(keys, key)
+	}
+	keys, err := s.cfg.Storage.List(ctx, allocationPrefix, storage.ListOptions{})
+	if err != nil {
+		return internalError(err)
+	}
+	for _, kv := range keys.KVs {
+		if owner := string(kv.Value); !holds(owner, kv.Key) {
+			held := storage.Compare{Target: storage.ModRevisionEquals, Key: kv.Key, Revision: kv.ModRevision}
+			if err := try([]storage.Compare{held, guardOf(owner)}, storage.Op{Type: storage.OpDelete, Key: kv.Key}); err != nil {
+				return err
+			}
+		}
+	}
+	ipRes := s.ipAddresses()
+	ips, _, err := s.ListObjects(ctx, ipRes, "")
+	if err != nil {
+		return err
+	}
+	now := s.cfg.Clock.Now()
+	for _, o := range ips {
+		ip := o.(*networkingv1.IPAddress)
+		if ip.Labels[networkingv1.LabelManagedBy] != ipAllocatorName || now.Sub(ip.CreationTimestamp.Time) < RepairGrace {
+			continue
+		}
+		owner := ""
+		if ref := ip.Spec.ParentRef; ref != nil && ref.Group == "" && ref.Resource == "services" {
+			owner = ref.Namespace + "/" + ref.Name
+		}
+		if owner != "" && holds(owner, clusterIPKey(ip.Name)) {
+			continue
+		}
+		rev, _ := strconv.ParseInt(ip.ResourceVersion, 10, 64)
+		cmps := []storage.Compare{{Target: storage.ModRevisionEquals, Key: ipRes.Key("", ip.Name), Revision: rev}}
+		if owner != "" {
+			cmps = append(cmps, guardOf(owner))
+		}
+		if err := try(cmps, storage.Op{Type: storage.OpDelete, Key: ipRes.Key("", ip.Name)}); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// RepairInterval is how often RepairServiceAllocations runs (upstream's repair interval);
+// RepairGrace how old an allocator's IPAddress that no Service holds must be to be deleted.
+const (
+	RepairInterval = 3 * time.Minute
+	RepairGrace    = time.Minute
+)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -96,7 +97,8 @@ func loadCRDs(ctx context.Context, store *registry.Store) error {
 }
 
 // startControllers starts the in-process controllers; Wait returns when all have stopped.
-// kube-apiserver's own controllers (crd, flowcontrol, apiservices, default-servicecidr; the
+// kube-apiserver's own controllers (crd, flowcontrol, apiservices, default-servicecidr, the
+// repair of service allocations every registry.RepairInterval; the
 // kubernetes Service is started by Run) run on every replica. kube-controller-manager's
 // controllers, and the scheduled etcd snapshots, run on one replica: with --leader-elect,
 // the holder of the kube-system/kube-controller-manager Lease (see leader.go); without it,
@@ -108,6 +110,20 @@ func startControllers(ctx context.Context, store *registry.Store, log *slog.Logg
 	run(ctx, "flowcontrol", flowcontrol.New(store, log, m).Start)
 	run(ctx, "apiservices", apiservices.New(store, log, m).Start)
 	run(ctx, "default-servicecidr", defaultServiceCIDR(store, log, m).Start)
+	run(ctx, "repair-service-allocations", func(ctx context.Context) error {
+		tick := time.NewTicker(registry.RepairInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-tick.C:
+				if err := store.RepairServiceAllocations(ctx); err != nil && ctx.Err() == nil {
+					log.Warn("repairing service allocations", "err", err)
+				}
+			}
+		}
+	})
 	lead := func(ctx context.Context) {
 		var lwg sync.WaitGroup
 		startLeaderControllers(ctx, runner(&lwg, log), store, log, cfg, m, caPEM, authz)

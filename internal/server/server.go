@@ -465,7 +465,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := bootstrapFlowControl(ctx, store, log); err != nil {
 		return fmt.Errorf("bootstrap flowcontrol objects and apiservices: %w", err)
 	}
-	if err := store.BackfillServiceAllocations(ctx); err != nil {
+	if err := store.RepairServiceAllocations(ctx); err != nil {
 		return fmt.Errorf("recording service allocations: %w", err)
 	}
 	if err := loadCRDs(ctx, store); err != nil {
