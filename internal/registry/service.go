@@ -81,7 +81,19 @@ func serviceAllocations(svc *corev1.Service) (keys, ips []string) {
 			keys = append(keys, nodePortKey(p.NodePort))
 		}
 	}
-	return keys, ips
+	if needsHealthCheck(svc) && svc.Spec.HealthCheckNodePort != 0 {
+		keys = append(keys, nodePortKey(svc.Spec.HealthCheckNodePort))
+	}
+	// Ports with one port number share a node port: each key once (a transaction may not
+	// name a key twice).
+	slices.Sort(keys)
+	return slices.Compact(keys), ips
+}
+
+// needsHealthCheck reports whether a Service holds a health check node port: a
+// LoadBalancer with the Local external traffic policy.
+func needsHealthCheck(svc *corev1.Service) bool {
+	return svc.Spec.Type == corev1.ServiceTypeLoadBalancer && svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
 }
 
 // ipAddresses is the resource of the IPAddress objects naming each cluster IP's Service, as
@@ -198,13 +210,9 @@ func (s *Store) ipTaken(ctx context.Context, ip string, svc *corev1.Service) (bo
 	return ref == nil || ref.Group != "" || ref.Resource != "services" || ref.Namespace != svc.Namespace || ref.Name != svc.Name, nil
 }
 
-// The dynamic parts of the ranges, as upstream's allocators keep the first addresses and
-// ports of a range for values clients ask for (KEP-3070, KEP-3668): a cluster IP is picked
-// above the first 256 addresses of the /12, a node port above the first 86 ports.
-const (
-	staticIPs   = 256
-	staticPorts = (nodePortMax - nodePortMin + 1) / 32
-)
+// staticPorts is how many of the node port range's first ports upstream keeps for requested
+// ones (KEP-3668): a node port is picked above them.
+const staticPorts = (nodePortMax - nodePortMin + 1) / 32
 
 // allocateService assigns a cluster IP and node ports that no other service holds, and
 // refuses requested ones outside the ranges or held by another service, with upstream's
@@ -215,23 +223,11 @@ func (s *Store) allocateService(ctx context.Context, svc, old *corev1.Service) e
 		return nil
 	}
 	if svc.Spec.ClusterIP == "" {
-		size := uint32(1) << 20
-		first := binary.BigEndian.Uint32(serviceCIDR.IP) + 1
-		for i := 0; ; i++ {
-			if i == allocationAttempts {
-				return apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: range is full"))
-			}
-			ip := make(net.IP, 4)
-			binary.BigEndian.PutUint32(ip, first+staticIPs+randUint32()%(size-2-staticIPs))
-			taken, err := s.ipTaken(ctx, ip.String(), svc)
-			if err != nil {
-				return err
-			}
-			if !taken {
-				svc.Spec.ClusterIP = ip.String()
-				break
-			}
+		ip, err := s.pickClusterIP(ctx, svc)
+		if err != nil {
+			return err
 		}
+		svc.Spec.ClusterIP = ip
 	} else if svc.Spec.ClusterIP != corev1.ClusterIPNone && !slices.Contains(heldIPs, svc.Spec.ClusterIP) {
 		if err := s.ipInRange(ctx, svc); err != nil {
 			return err
@@ -269,21 +265,83 @@ func (s *Store) allocateService(ctx context.Context, svc, old *corev1.Service) e
 		}
 		svc.Spec.IPFamilies = append(svc.Spec.IPFamilies, other)
 	}
-	if svc.Spec.Type != corev1.ServiceTypeNodePort && svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
-		return nil
-	}
-	if svc.Spec.Type == corev1.ServiceTypeLoadBalancer && svc.Spec.AllocateLoadBalancerNodePorts != nil && !*svc.Spec.AllocateLoadBalancerNodePorts {
-		return nil
-	}
+	// The ports the service asks for are never picked for it.
 	chosen := map[int32]bool{}
 	for i := range svc.Spec.Ports {
 		if p := svc.Spec.Ports[i].NodePort; p != 0 {
 			chosen[p] = true
 		}
 	}
+	if needsHealthCheck(svc) && svc.Spec.HealthCheckNodePort != 0 {
+		chosen[svc.Spec.HealthCheckNodePort] = true
+	}
+	if svc.Spec.Type == corev1.ServiceTypeNodePort || svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
+		if err := s.allocateNodePorts(ctx, svc, old, chosen); err != nil {
+			return err
+		}
+	}
+	// A LoadBalancer with the Local policy holds a health check node port, refused as
+	// upstream refuses it (a 500) when another service or one of its own ports holds it.
+	if !needsHealthCheck(svc) {
+		return nil
+	}
+	hc := svc.Spec.HealthCheckNodePort
+	if hc == 0 {
+		port, err := s.pickNodePort(ctx, svc, chosen)
+		svc.Spec.HealthCheckNodePort = port
+		return err
+	}
+	if old != nil && needsHealthCheck(old) && old.Spec.HealthCheckNodePort == hc {
+		return nil
+	}
+	refused := func(why string) error {
+		return apierrors.NewInternalError(fmt.Errorf("failed to allocate requested HealthCheck NodePort %d: %s", hc, why))
+	}
+	if hc < nodePortMin || hc > nodePortMax {
+		return refused(fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %d-%d", nodePortMin, nodePortMax))
+	}
+	taken, err := s.allocationTaken(ctx, nodePortKey(hc), svc)
+	if err != nil {
+		return err
+	}
+	if taken || holdsPort(svc, hc) {
+		return refused("provided port is already allocated")
+	}
+	return nil
+}
+
+// allocateNodePorts gives the ports of a NodePort or LoadBalancer Service their node ports
+// as upstream's initNodePorts does: ports with the same port number share one node port (a
+// DNS Service's TCP and UDP 53), one requested for a later port with that number included;
+// a LoadBalancer that turns node ports off gets only those it asks for. A requested one out
+// of the range or held by another service is refused on its port.
+func (s *Store) allocateNodePorts(ctx context.Context, svc, old *corev1.Service, chosen map[int32]bool) error {
+	byPort := map[int32]int32{}
 	for i := range svc.Spec.Ports {
 		p := &svc.Spec.Ports[i]
-		if p.NodePort != 0 {
+		if p.NodePort == 0 && !needsNodePorts(svc) {
+			continue
+		}
+		shared, ok := byPort[p.Port]
+		switch {
+		case ok && (p.NodePort == 0 || p.NodePort == shared):
+			p.NodePort = shared
+			continue
+		case !ok && p.NodePort == 0:
+			for _, later := range svc.Spec.Ports[i+1:] {
+				if later.Port == p.Port && later.NodePort != 0 {
+					p.NodePort = later.NodePort
+					break
+				}
+			}
+		}
+		if p.NodePort == 0 {
+			port, err := s.pickNodePort(ctx, svc, chosen)
+			if err != nil {
+				return err
+			}
+			p.NodePort = port
+		} else {
 			if (p.NodePort < nodePortMin || p.NodePort > nodePortMax) && !holdsPort(old, p.NodePort) {
 				return portRefused(svc, i, fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %d-%d", nodePortMin, nodePortMax))
 			}
@@ -294,28 +352,44 @@ func (s *Store) allocateService(ctx context.Context, svc, old *corev1.Service) e
 			if taken {
 				return portAllocated(svc, i)
 			}
-			continue
 		}
-		for j := 0; ; j++ {
-			if j == allocationAttempts {
-				return apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: range is full"))
-			}
-			port := int32(nodePortMin + staticPorts + int(randUint32()%uint32(nodePortMax-nodePortMin+1-staticPorts)))
-			if chosen[port] {
-				continue
-			}
-			taken, err := s.allocationTaken(ctx, nodePortKey(port), svc)
-			if err != nil {
-				return err
-			}
-			if !taken {
-				p.NodePort = port
-				chosen[port] = true
-				break
-			}
+		if !ok {
+			byPort[p.Port] = p.NodePort
 		}
 	}
 	return nil
+}
+
+// needsNodePorts reports whether a Service's ports get node ports: a NodePort, or a
+// LoadBalancer that does not turn them off.
+func needsNodePorts(svc *corev1.Service) bool {
+	switch svc.Spec.Type {
+	case corev1.ServiceTypeNodePort:
+		return true
+	case corev1.ServiceTypeLoadBalancer:
+		return svc.Spec.AllocateLoadBalancerNodePorts == nil || *svc.Spec.AllocateLoadBalancerNodePorts
+	}
+	return false
+}
+
+// pickNodePort picks a node port no other service holds and not in chosen (which it joins),
+// above the ports kept for requests.
+func (s *Store) pickNodePort(ctx context.Context, svc *corev1.Service, chosen map[int32]bool) (int32, error) {
+	for j := 0; j < allocationAttempts; j++ {
+		port := int32(nodePortMin + staticPorts + int(randUint32()%uint32(nodePortMax-nodePortMin+1-staticPorts)))
+		if chosen[port] {
+			continue
+		}
+		taken, err := s.allocationTaken(ctx, nodePortKey(port), svc)
+		if err != nil {
+			return 0, err
+		}
+		if !taken {
+			chosen[port] = true
+			return port, nil
+		}
+	}
+	return 0, apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: range is full"))
 }
 
 // ipAllocated is upstream's refusal of a requested cluster IP another service holds.
@@ -357,34 +431,124 @@ func portRefused(svc *corev1.Service, i int, why string) error {
 	})
 }
 
-// ipInRange refuses a requested cluster IP that no ServiceCIDR ready for allocation holds,
-// or that is its range's network or (IPv4) broadcast address, with upstream's texts.
+// ipInRange refuses a requested cluster IP that no range ready for allocation holds, or
+// that is its range's network or (IPv4) broadcast address, with upstream's texts.
 func (s *Store) ipInRange(ctx context.Context, svc *corev1.Service) error {
 	addr, err := netip.ParseAddr(svc.Spec.ClusterIP)
 	if err != nil {
 		return nil // validation answers
 	}
-	objs, _, err := s.ListObjects(ctx, s.cfg.Catalogue.Get(networkingv1.SchemeGroupVersion.WithResource("servicecidrs")), "")
+	ranges, err := s.readyRanges(ctx)
 	if err != nil {
 		return err
 	}
+	for _, prefix := range ranges {
+		if !prefix.Contains(addr) {
+			continue
+		}
+		if !RangeGives(prefix, addr) {
+			return ipRefused(svc, fmt.Sprintf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", svc.Spec.ClusterIP, prefix))
+		}
+		return nil
+	}
+	return ipRefused(svc, "the provided network does not match the current range")
+}
+
+// readyRanges returns the IPv4 ranges that give addresses, the default range first: those
+// of the ServiceCIDRs Ready and not being deleted, as upstream's allocators are ready. With
+// no ServiceCIDR stored at all (a store not yet bootstrapped), the default range.
+func (s *Store) readyRanges(ctx context.Context) ([]netip.Prefix, error) {
+	objs, _, err := s.ListObjects(ctx, s.cfg.Catalogue.Get(networkingv1.SchemeGroupVersion.WithResource("servicecidrs")), "")
+	if err != nil {
+		return nil, err
+	}
+	def := netip.MustParsePrefix(serviceCIDR.String())
+	if len(objs) == 0 {
+		return []netip.Prefix{def}, nil
+	}
+	var out []netip.Prefix
 	for _, o := range objs {
 		c := o.(*networkingv1.ServiceCIDR)
 		if c.DeletionTimestamp != nil || !serviceCIDRReady(c) {
 			continue
 		}
 		for _, cidr := range c.Spec.CIDRs {
-			prefix, err := netip.ParsePrefix(cidr)
-			if err != nil || !prefix.Contains(addr) {
-				continue
+			if p, err := netip.ParsePrefix(cidr); err == nil && p.Addr().Is4() && !slices.Contains(out, p) {
+				out = append(out, p)
 			}
-			if !RangeGives(prefix, addr) {
-				return ipRefused(svc, fmt.Sprintf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", svc.Spec.ClusterIP, prefix))
-			}
-			return nil
 		}
 	}
-	return ipRefused(svc, "the provided network does not match the current range")
+	slices.SortStableFunc(out, func(a, b netip.Prefix) int {
+		switch {
+		case a == def:
+			return -1
+		case b == def:
+			return 1
+		}
+		return 0
+	})
+	return out, nil
+}
+
+// pickClusterIP picks a free address from the ready ranges, the default range first: in
+// each, above the addresses kept for requests (upstream's offset, KEP-3070), then among
+// them. A band of up to 1,024 addresses is searched whole from a random start; a larger one
+// by allocationAttempts random picks. None free: upstream's "range is full".
+func (s *Store) pickClusterIP(ctx context.Context, svc *corev1.Service) (string, error) {
+	ranges, err := s.readyRanges(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, p := range ranges {
+		first, n := givenSpan(p)
+		off := staticBand(n + 2)
+		for _, band := range [][2]uint32{{first + off, n - off}, {first, off}} {
+			start, count := band[0], band[1]
+			if count == 0 {
+				continue
+			}
+			tries, at := uint32(allocationAttempts), randUint32()%count
+			if count <= 1024 {
+				tries = count
+			}
+			for i := uint32(0); i < tries; i++ {
+				idx := (at + i) % count
+				if count > 1024 {
+					idx = randUint32() % count
+				}
+				ip := make(net.IP, 4)
+				binary.BigEndian.PutUint32(ip, start+idx)
+				taken, err := s.ipTaken(ctx, ip.String(), svc)
+				if err != nil {
+					return "", err
+				}
+				if !taken {
+					return ip.String(), nil
+				}
+			}
+		}
+	}
+	return "", apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP for Service %q: range is full", svc.Name))
+}
+
+// givenSpan returns the first address an IPv4 range gives (after its network address) and
+// how many it gives (all but the network and broadcast addresses).
+func givenSpan(p netip.Prefix) (first, n uint32) {
+	size := uint64(1) << (32 - p.Bits())
+	if size <= 2 {
+		return 0, 0
+	}
+	b := p.Masked().Addr().As4()
+	return binary.BigEndian.Uint32(b[:]) + 1, uint32(size - 2)
+}
+
+// staticBand is how many of a range's first addresses upstream keeps for requested ones:
+// min(max(16, size/16), 256), none for a range of 16 addresses or fewer.
+func staticBand(size uint32) uint32 {
+	if size <= 16 {
+		return 0
+	}
+	return min(max(16, size/16), 256)
 }
 
 // serviceCIDRReady is upstream's readiness of a ServiceCIDR for allocation: its Ready

@@ -331,7 +331,8 @@ func TestServiceIPAddressesAsUpstream(t *testing.T) {
 
 // TestServiceCIDRProtection: a ServiceCIDR holding a Service's address is protected by
 // kube-controller-manager's finalizer: deleted, it stays (Ready=False, Terminating, with
-// upstream's texts) and gives no more addresses; once the Service is gone, it goes.
+// upstream's texts) and gives no more addresses; once the Service is gone, it goes. Addresses
+// come from the ranges ready, each of a small one, then upstream's "range is full".
 func TestServiceCIDRProtection(t *testing.T) {
 	t.Parallel()
 	s := servertest.Start(t)
@@ -339,9 +340,9 @@ func TestServiceCIDRProtection(t *testing.T) {
 	mkNamespace(t, s, "cidr")
 	cidrs := s.Client.NetworkingV1().ServiceCIDRs()
 	svcs := s.Client.CoreV1().Services("cidr")
-	ready := func(want metav1.ConditionStatus, reason, message string) func() bool {
+	condition := func(name string, want metav1.ConditionStatus, reason, message string) func() bool {
 		return func() bool {
-			sc, err := cidrs.Get(ctx, "extra", metav1.GetOptions{})
+			sc, err := cidrs.Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -349,20 +350,45 @@ func TestServiceCIDRProtection(t *testing.T) {
 			return slices.Contains(sc.Finalizers, "networking.k8s.io/service-cidr-finalizer") && c != nil && c.Status == want && c.Reason == reason && c.Message == message
 		}
 	}
-	if _, err := cidrs.Create(ctx, &networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: "extra"},
-		Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"192.168.100.0/24"}}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+	const readyMsg, terminatingMsg = "Kubernetes Service CIDR is ready", "There are still IPAddresses referencing the ServiceCIDR, please remove them or create a new ServiceCIDR"
+	for name, cidr := range map[string]string{"extra": "192.168.100.0/24", "small": "192.168.200.0/29"} {
+		if _, err := cidrs.Create(ctx, &networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{cidr}}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, condition(name, metav1.ConditionTrue, "", readyMsg))
 	}
-	waitFor(t, ready(metav1.ConditionTrue, "", "Kubernetes Service CIDR is ready"))
 	if _, err := svcs.Create(ctx, nodePortService("a", "192.168.100.10", 0), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := cidrs.Delete(ctx, "extra", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
+	// Deleted, the default range and extra stay (the kubernetes Service and a hold an
+	// address in each) and give no more.
+	for _, name := range []string{"kubernetes", "extra"} {
+		if err := cidrs.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, condition(name, metav1.ConditionFalse, "Terminating", terminatingMsg))
 	}
-	waitFor(t, ready(metav1.ConditionFalse, "Terminating", "There are still IPAddresses referencing the ServiceCIDR, please remove them or create a new ServiceCIDR"))
 	serviceRefusal(t, svcs)(nodePortService("b", "192.168.100.11", 0),
 		`Service "b" is invalid: spec.clusterIPs: Invalid value: ["192.168.100.11"]: failed to allocate IP 192.168.100.11: the provided network does not match the current range`)
+	// small gives each of its six addresses, then none.
+	got := map[string]bool{}
+	for i := range 6 {
+		svc, err := svcs.Create(ctx, nodePortService(fmt.Sprintf("s%d", i), "", 0), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("address %d of small: %v", i, err)
+		}
+		got[svc.Spec.ClusterIP] = true
+	}
+	for i := 1; i <= 6; i++ {
+		if ip := fmt.Sprintf("192.168.200.%d", i); !got[ip] {
+			t.Errorf("small's address %s not given; given %v", ip, got)
+		}
+	}
+	_, err := svcs.Create(ctx, nodePortService("full", "", 0), metav1.CreateOptions{})
+	if want := `Internal error occurred: failed to allocate a serviceIP for Service "full": range is full`; !apierrors.IsInternalError(err) || err.Error() != want {
+		t.Fatalf("a Service with every ready range full: %v, want 500 %s", err, want)
+	}
 	if err := svcs.Delete(ctx, "a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -370,4 +396,79 @@ func TestServiceCIDRProtection(t *testing.T) {
 		_, err := cidrs.Get(ctx, "extra", metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})
+}
+
+// TestServiceNodePortsAsUpstream: a LoadBalancer with the Local policy gets a health check
+// node port as upstream allocates it, held against every other node port; a requested one
+// taken or out of range gets upstream's 500; leaving the Local policy gives it back. Ports
+// with one port number share a node port (a DNS Service's TCP and UDP 53), one asked for a
+// later port included; a LoadBalancer without node ports gets only those it asks for.
+func TestServiceNodePortsAsUpstream(t *testing.T) {
+	t.Parallel()
+	s := servertest.Start(t)
+	ctx := ctxT(t)
+	mkNamespace(t, s, "hc")
+	svcs := s.Client.CoreV1().Services("hc")
+	local := func(name string, hc int32) *corev1.Service {
+		svc := nodePortService(name, "", 0)
+		svc.Spec.Type = corev1.ServiceTypeLoadBalancer
+		svc.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+		svc.Spec.HealthCheckNodePort = hc
+		return svc
+	}
+	lb, err := svcs.Create(ctx, local("lb", 0), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := lb.Spec.HealthCheckNodePort
+	if hc < 30086 || hc > 32767 || hc == lb.Spec.Ports[0].NodePort {
+		t.Fatalf("health check node port %d (node port %d), want a free one in 30086-32767", hc, lb.Spec.Ports[0].NodePort)
+	}
+	serviceRefusal(t, svcs)(nodePortService("np", "", hc),
+		fmt.Sprintf(`Service "np" is invalid: spec.ports[0].nodePort: Invalid value: %d: provided port is already allocated`, hc))
+	for _, c := range []struct {
+		port int32
+		want string
+	}{
+		{hc, fmt.Sprintf("Internal error occurred: failed to allocate requested HealthCheck NodePort %d: provided port is already allocated", hc)},
+		{80, "Internal error occurred: failed to allocate requested HealthCheck NodePort 80: provided port is not in the valid range. The range of valid ports is 30000-32767"},
+	} {
+		_, err := svcs.Create(ctx, local("lb2", c.port), metav1.CreateOptions{})
+		if !apierrors.IsInternalError(err) || err.Error() != c.want {
+			t.Errorf("health check node port %d asked: %v\nwant 500 %s", c.port, err, c.want)
+		}
+	}
+	cluster, err := svcs.Patch(ctx, "lb", types.MergePatchType, []byte(`{"spec":{"externalTrafficPolicy":"Cluster"}}`), metav1.PatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cluster.Spec.HealthCheckNodePort != 0 {
+		t.Errorf("the Cluster policy kept health check node port %d", cluster.Spec.HealthCheckNodePort)
+	}
+	if _, err := svcs.Create(ctx, nodePortService("np", "", hc), metav1.CreateOptions{}); err != nil {
+		t.Errorf("the health check node port given back: %v", err)
+	}
+	dns := nodePortService("dns", "", 0)
+	dns.Spec.Ports = []corev1.ServicePort{{Name: "tcp", Port: 53, Protocol: corev1.ProtocolTCP}, {Name: "udp", Port: 53, Protocol: corev1.ProtocolUDP, NodePort: 30053},
+		{Name: "metrics", Port: 9153, Protocol: corev1.ProtocolTCP}}
+	got, err := svcs.Create(ctx, dns, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := got.Spec.Ports; p[0].NodePort != 30053 || p[1].NodePort != 30053 || p[2].NodePort == 0 || p[2].NodePort == 30053 {
+		t.Errorf("node ports %d, %d, %d; want 30053 shared by both 53s, another for 9153", p[0].NodePort, p[1].NodePort, p[2].NodePort)
+	}
+	off := false
+	quiet := nodePortService("quiet", "", 0)
+	quiet.Spec.Type, quiet.Spec.AllocateLoadBalancerNodePorts = corev1.ServiceTypeLoadBalancer, &off
+	quiet.Spec.Ports = append(quiet.Spec.Ports, corev1.ServicePort{Name: "b", Port: 81, NodePort: 30081})
+	quiet.Spec.Ports[0].Name = "a"
+	if got, err = svcs.Create(ctx, quiet, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if p := got.Spec.Ports; p[0].NodePort != 0 || p[1].NodePort != 30081 {
+		t.Errorf("node ports of a LoadBalancer without them: %d, %d; want 0, 30081", p[0].NodePort, p[1].NodePort)
+	}
+	serviceRefusal(t, svcs)(nodePortService("np2", "", 30081),
+		`Service "np2" is invalid: spec.ports[0].nodePort: Invalid value: 30081: provided port is already allocated`)
 }

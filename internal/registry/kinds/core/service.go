@@ -93,9 +93,13 @@ func dropTypeDependentFields(svc, old *corev1.Service) {
 		if ptrEqual(old.Spec.LoadBalancerClass, svc.Spec.LoadBalancerClass) {
 			svc.Spec.LoadBalancerClass = nil
 		}
-		if old.Spec.HealthCheckNodePort == svc.Spec.HealthCheckNodePort {
-			svc.Spec.HealthCheckNodePort = 0
-		}
+	}
+	// Leaving LoadBalancer or the Local policy gives the health check node port up.
+	needsHealthCheck := func(s *corev1.Service) bool {
+		return s.Spec.Type == corev1.ServiceTypeLoadBalancer && s.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
+	}
+	if needsHealthCheck(old) && !needsHealthCheck(svc) && old.Spec.HealthCheckNodePort == svc.Spec.HealthCheckNodePort {
+		svc.Spec.HealthCheckNodePort = 0
 	}
 	if externallyAccessible(old) && !externallyAccessible(svc) && old.Spec.ExternalTrafficPolicy == svc.Spec.ExternalTrafficPolicy {
 		svc.Spec.ExternalTrafficPolicy = ""
