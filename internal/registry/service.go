@@ -492,13 +492,17 @@ func (s *Store) readyRanges(ctx context.Context) ([]netip.Prefix, error) {
 
 // pickClusterIP picks a free address from the ready ranges, the default range first: in
 // each, above the addresses kept for requests (upstream's offset, KEP-3070), then among
-// them. A band of up to 1,024 addresses is searched whole from a random start; a larger one
-// by allocationAttempts random picks. None free: upstream's "range is full".
+// them. A band is tried with allocationAttempts picks (every address of a smaller band, from
+// a random start); when they all find taken addresses, the taken ones are read once (the
+// allocation keys and IPAddresses, keys only) and the band's first free address after a
+// random start is taken, so a nearly full range still gives its last addresses at the cost
+// of two lists. None free: upstream's "range is full".
 func (s *Store) pickClusterIP(ctx context.Context, svc *corev1.Service) (string, error) {
 	ranges, err := s.readyRanges(ctx)
 	if err != nil {
 		return "", err
 	}
+	var held map[uint32]bool // read when picks fail
 	for _, p := range ranges {
 		first, n := givenSpan(p)
 		off := staticBand(n + 2)
@@ -507,28 +511,63 @@ func (s *Store) pickClusterIP(ctx context.Context, svc *corev1.Service) (string,
 			if count == 0 {
 				continue
 			}
-			tries, at := uint32(allocationAttempts), randUint32()%count
-			if count <= 1024 {
-				tries = count
-			}
-			for i := uint32(0); i < tries; i++ {
+			at := randUint32() % count
+			for i := uint32(0); i < min(count, allocationAttempts); i++ {
 				idx := (at + i) % count
-				if count > 1024 {
+				if count > allocationAttempts {
 					idx = randUint32() % count
 				}
-				ip := make(net.IP, 4)
-				binary.BigEndian.PutUint32(ip, start+idx)
-				taken, err := s.ipTaken(ctx, ip.String(), svc)
-				if err != nil {
+				if ip, err := s.freeIP(ctx, svc, start+idx); ip != "" || err != nil {
+					return ip, err
+				}
+			}
+			if count <= allocationAttempts {
+				continue // every address tried
+			}
+			if held == nil {
+				if held, err = s.heldIPs(ctx); err != nil {
 					return "", err
 				}
-				if !taken {
-					return ip.String(), nil
+			}
+			for i := uint32(0); i < count; i++ {
+				if a := start + (at+i)%count; !held[a] {
+					if ip, err := s.freeIP(ctx, svc, a); ip != "" || err != nil {
+						return ip, err
+					}
 				}
 			}
 		}
 	}
 	return "", apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP for Service %q: range is full", svc.Name))
+}
+
+// freeIP returns the address a as text when no other service holds it ("" when one does).
+func (s *Store) freeIP(ctx context.Context, svc *corev1.Service, a uint32) (string, error) {
+	ip := make(net.IP, 4)
+	binary.BigEndian.PutUint32(ip, a)
+	taken, err := s.ipTaken(ctx, ip.String(), svc)
+	if err != nil || taken {
+		return "", err
+	}
+	return ip.String(), nil
+}
+
+// heldIPs returns the IPv4 addresses an allocation key or an IPAddress holds.
+func (s *Store) heldIPs(ctx context.Context) (map[uint32]bool, error) {
+	held := map[uint32]bool{}
+	for _, prefix := range []string{allocationPrefix + "clusterips/", s.ipAddresses().KeyPrefix("")} {
+		lr, err := s.cfg.Storage.List(ctx, prefix, storage.ListOptions{KeysOnly: true})
+		if err != nil {
+			return nil, internalError(err)
+		}
+		for _, kv := range lr.KVs {
+			if a, err := netip.ParseAddr(strings.TrimPrefix(kv.Key, prefix)); err == nil && a.Is4() {
+				b := a.As4()
+				held[binary.BigEndian.Uint32(b[:])] = true
+			}
+		}
+	}
+	return held, nil
 }
 
 // givenSpan returns the first address an IPv4 range gives (after its network address) and

@@ -332,7 +332,7 @@ func TestServiceIPAddressesAsUpstream(t *testing.T) {
 // TestServiceCIDRProtection: a ServiceCIDR holding a Service's address is protected by
 // kube-controller-manager's finalizer: deleted, it stays (Ready=False, Terminating, with
 // upstream's texts) and gives no more addresses; once the Service is gone, it goes. Addresses
-// come from the ranges ready, each of a small one, then upstream's "range is full".
+// come from the ranges ready: each of a /25, then upstream's "range is full".
 func TestServiceCIDRProtection(t *testing.T) {
 	t.Parallel()
 	s := servertest.Start(t)
@@ -351,7 +351,7 @@ func TestServiceCIDRProtection(t *testing.T) {
 		}
 	}
 	const readyMsg, terminatingMsg = "Kubernetes Service CIDR is ready", "There are still IPAddresses referencing the ServiceCIDR, please remove them or create a new ServiceCIDR"
-	for name, cidr := range map[string]string{"extra": "192.168.100.0/24", "small": "192.168.200.0/29"} {
+	for name, cidr := range map[string]string{"extra": "192.168.100.0/24", "small": "192.168.200.0/25"} {
 		if _, err := cidrs.Create(ctx, &networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: name},
 			Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{cidr}}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -371,16 +371,17 @@ func TestServiceCIDRProtection(t *testing.T) {
 	}
 	serviceRefusal(t, svcs)(nodePortService("b", "192.168.100.11", 0),
 		`Service "b" is invalid: spec.clusterIPs: Invalid value: ["192.168.100.11"]: failed to allocate IP 192.168.100.11: the provided network does not match the current range`)
-	// small gives each of its six addresses, then none.
+	// small gives each of its 126 addresses (the last ones found by reading what is held),
+	// then none.
 	got := map[string]bool{}
-	for i := range 6 {
+	for i := range 126 {
 		svc, err := svcs.Create(ctx, nodePortService(fmt.Sprintf("s%d", i), "", 0), metav1.CreateOptions{})
 		if err != nil {
 			t.Fatalf("address %d of small: %v", i, err)
 		}
 		got[svc.Spec.ClusterIP] = true
 	}
-	for i := 1; i <= 6; i++ {
+	for i := 1; i <= 126; i++ {
 		if ip := fmt.Sprintf("192.168.200.%d", i); !got[ip] {
 			t.Errorf("small's address %s not given; given %v", ip, got)
 		}
