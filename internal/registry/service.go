@@ -372,24 +372,42 @@ func needsNodePorts(svc *corev1.Service) bool {
 	return false
 }
 
-// pickNodePort picks a node port no other service holds and not in chosen (which it joins),
-// above the ports kept for requests.
+// pickNodePort picks a node port no other service holds and not in chosen (which it joins):
+// above the ports kept for requests, then among them (pickFree).
 func (s *Store) pickNodePort(ctx context.Context, svc *corev1.Service, chosen map[int32]bool) (int32, error) {
-	for j := 0; j < allocationAttempts; j++ {
-		port := int32(nodePortMin + staticPorts + int(randUint32()%uint32(nodePortMax-nodePortMin+1-staticPorts)))
-		if chosen[port] {
-			continue
-		}
-		taken, err := s.allocationTaken(ctx, nodePortKey(port), svc)
-		if err != nil {
-			return 0, err
-		}
-		if !taken {
+	var port int32
+	found, err := pickFree([][2]uint32{{nodePortMin + staticPorts, nodePortMax - nodePortMin + 1 - staticPorts}, {nodePortMin, staticPorts}},
+		func(v uint32) (bool, error) {
+			if chosen[int32(v)] {
+				return false, nil
+			}
+			taken, err := s.allocationTaken(ctx, nodePortKey(int32(v)), svc)
+			if err != nil || taken {
+				return false, err
+			}
+			port = int32(v)
 			chosen[port] = true
-			return port, nil
-		}
+			return true, nil
+		}, func() (map[uint32]bool, error) {
+			lr, err := s.cfg.Storage.List(ctx, allocationPrefix+"nodeports/", storage.ListOptions{KeysOnly: true})
+			if err != nil {
+				return nil, internalError(err)
+			}
+			held := map[uint32]bool{}
+			for _, kv := range lr.KVs {
+				if n, err := strconv.Atoi(strings.TrimPrefix(kv.Key, allocationPrefix+"nodeports/")); err == nil {
+					held[uint32(n)] = true
+				}
+			}
+			for p := range chosen {
+				held[uint32(p)] = true
+			}
+			return held, nil
+		})
+	if err == nil && !found {
+		err = apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: range is full"))
 	}
-	return 0, apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: range is full"))
+	return port, err
 }
 
 // ipAllocated is upstream's refusal of a requested cluster IP another service holds.
@@ -492,53 +510,69 @@ func (s *Store) readyRanges(ctx context.Context) ([]netip.Prefix, error) {
 
 // pickClusterIP picks a free address from the ready ranges, the default range first: in
 // each, above the addresses kept for requests (upstream's offset, KEP-3070), then among
-// them. A band is tried with allocationAttempts picks (every address of a smaller band, from
-// a random start); when they all find taken addresses, the taken ones are read once (the
-// allocation keys and IPAddresses, keys only) and the band's first free address after a
-// random start is taken, so a nearly full range still gives its last addresses at the cost
-// of two lists. None free: upstream's "range is full".
+// them (pickFree). None free: upstream's "range is full".
 func (s *Store) pickClusterIP(ctx context.Context, svc *corev1.Service) (string, error) {
 	ranges, err := s.readyRanges(ctx)
 	if err != nil {
 		return "", err
 	}
-	var held map[uint32]bool // read when picks fail
+	var bands [][2]uint32
 	for _, p := range ranges {
 		first, n := givenSpan(p)
 		off := staticBand(n + 2)
-		for _, band := range [][2]uint32{{first + off, n - off}, {first, off}} {
-			start, count := band[0], band[1]
-			if count == 0 {
-				continue
+		bands = append(bands, [2]uint32{first + off, n - off}, [2]uint32{first, off})
+	}
+	var ip string
+	found, err := pickFree(bands, func(a uint32) (bool, error) {
+		ip, err = s.freeIP(ctx, svc, a)
+		return ip != "", err
+	}, func() (map[uint32]bool, error) { return s.heldIPs(ctx) })
+	if err == nil && !found {
+		err = apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP for Service %q: range is full", svc.Name))
+	}
+	return ip, err
+}
+
+// pickFree finds a value free takes, in bands ({first, count}) in order: each is tried with
+// allocationAttempts picks (every value of a smaller band, from a random start); when they
+// all find taken values, held is read once (the values held) and the band's first value not
+// held after a random start is offered, so a nearly full range still gives its last values
+// at the cost of one read. It reports whether free took one.
+func pickFree(bands [][2]uint32, free func(uint32) (bool, error), held func() (map[uint32]bool, error)) (bool, error) {
+	var taken map[uint32]bool
+	for _, band := range bands {
+		start, count := band[0], band[1]
+		if count == 0 {
+			continue
+		}
+		at := randUint32() % count
+		for i := uint32(0); i < min(count, allocationAttempts); i++ {
+			idx := (at + i) % count
+			if count > allocationAttempts {
+				idx = randUint32() % count
 			}
-			at := randUint32() % count
-			for i := uint32(0); i < min(count, allocationAttempts); i++ {
-				idx := (at + i) % count
-				if count > allocationAttempts {
-					idx = randUint32() % count
-				}
-				if ip, err := s.freeIP(ctx, svc, start+idx); ip != "" || err != nil {
-					return ip, err
-				}
+			if ok, err := free(start + idx); ok || err != nil {
+				return ok, err
 			}
-			if count <= allocationAttempts {
-				continue // every address tried
+		}
+		if count <= allocationAttempts {
+			continue // every value tried
+		}
+		if taken == nil {
+			var err error
+			if taken, err = held(); err != nil {
+				return false, err
 			}
-			if held == nil {
-				if held, err = s.heldIPs(ctx); err != nil {
-					return "", err
-				}
-			}
-			for i := uint32(0); i < count; i++ {
-				if a := start + (at+i)%count; !held[a] {
-					if ip, err := s.freeIP(ctx, svc, a); ip != "" || err != nil {
-						return ip, err
-					}
+		}
+		for i := uint32(0); i < count; i++ {
+			if v := start + (at+i)%count; !taken[v] {
+				if ok, err := free(v); ok || err != nil {
+					return ok, err
 				}
 			}
 		}
 	}
-	return "", apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP for Service %q: range is full", svc.Name))
+	return false, nil
 }
 
 // freeIP returns the address a as text when no other service holds it ("" when one does).
