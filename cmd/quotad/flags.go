@@ -15,6 +15,7 @@ import (
 
 	"github.com/quotad/quotad/internal/admission"
 	"github.com/quotad/quotad/internal/election"
+	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/registry/validation"
 	"github.com/quotad/quotad/internal/server"
 )
@@ -45,10 +46,13 @@ type options struct {
 	clusterQuotaRows bool
 	// bootstrapTokenAuth is --enable-bootstrap-token-auth.
 	bootstrapTokenAuth bool
-	showVersion        string
-	help               bool
-	sections           []section
-	all                *pflag.FlagSet
+	// serviceIPRange and nodePortRange are --service-cluster-ip-range and
+	// --service-node-port-range.
+	serviceIPRange, nodePortRange string
+	showVersion                   string
+	help                          bool
+	sections                      []section
+	all                           *pflag.FlagSet
 }
 
 // newOptions declares every flag, grouped into sections, on one FlagSet.
@@ -72,6 +76,8 @@ func newOptions() *options {
 		fs.BoolVar(&o.clusterQuotaRows, "cluster-quota-rows", true, "Store each ClusterResourceQuota's status.namespaces as rows under one list of resource names (less than half the bytes every charge writes). Set it to false while replicas of a quotad older than the rows share the storage (an upgrade one replica at a time), which read cluster quotas stored so without their entries; reads are the same either way.")
 		fs.IntVar(&c.MaxWatchesPerUser, "max-watches-per-user", 2000, "The maximum number of watches one user may hold open at once (members of system:masters are not limited). When a user exceeds this, the watch is rejected with 429. Negative for no limit.")
 		fs.IntVar(&o.minRequestTimeout, "min-request-timeout", 1800, "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.")
+		fs.StringVar(&o.serviceIPRange, "service-cluster-ip-range", "10.96.0.0/12", "A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP ranges assigned to nodes or pods. One IPv4 range (this server does not serve dual-stack Services); every replica sharing the storage must be given the same.")
+		fs.StringVar(&o.nodePortRange, "service-node-port-range", "30000-32767", "A port range to reserve for services with NodePort visibility.  This must not overlap with the ephemeral port range on nodes.  Example: '30000-32767'. Inclusive at both ends of the range.")
 		fs.BoolVar(&c.Debug, "profiling", false, "Enable profiling via web interface host:port/debug/pprof/ (authenticated clients only).")
 	})
 	add("Etcd", func(fs *pflag.FlagSet) {
@@ -164,6 +170,11 @@ func (o *options) parse(args []string) error {
 	o.cfg.NoPriorityAndFairness = !o.priorityAndFairness
 	o.cfg.NoClusterQuotaRows = !o.clusterQuotaRows
 	o.cfg.NoBootstrapTokenAuth = !o.bootstrapTokenAuth
+	ranges, err := registry.ParseServiceRanges(o.serviceIPRange, o.nodePortRange)
+	if err != nil {
+		return fmt.Errorf("invalid --%v", err)
+	}
+	o.cfg.ServiceRanges = ranges
 	if c := o.cfg; c.EtcdSnapshotScheduleCron != "" {
 		// Checked before anything starts (server.Run checks it only once etcd runs).
 		if _, err := validation.ParseCron(c.EtcdSnapshotScheduleCron); err != nil {

@@ -24,19 +24,6 @@ import (
 	"github.com/quotad/quotad/internal/storage"
 )
 
-// serviceCIDR is the range cluster IPs are allocated from, as kube-apiserver's default.
-var serviceCIDR = net.IPNet{IP: net.IPv4(10, 96, 0, 0).To4(), Mask: net.CIDRMask(12, 32)}
-
-const nodePortMin, nodePortMax = 30000, 32767
-
-// KubernetesServiceIP is the first address of the service range, the kubernetes Service's
-// (random allocation never picks it).
-func KubernetesServiceIP() string {
-	ip := make(net.IP, 4)
-	binary.BigEndian.PutUint32(ip, binary.BigEndian.Uint32(serviceCIDR.IP)+1)
-	return ip.String()
-}
-
 func randUint32() uint32 {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
@@ -210,10 +197,6 @@ func (s *Store) ipTaken(ctx context.Context, ip string, svc *corev1.Service) (bo
 	return ref == nil || ref.Group != "" || ref.Resource != "services" || ref.Namespace != svc.Namespace || ref.Name != svc.Name, nil
 }
 
-// staticPorts is how many of the node port range's first ports upstream keeps for requested
-// ones (KEP-3668): a node port is picked above them.
-const staticPorts = (nodePortMax - nodePortMin + 1) / 32
-
 // allocateService assigns a cluster IP and node ports that no other service holds, and
 // refuses requested ones outside the ranges or held by another service, with upstream's
 // texts. The write's guards make the choice exact.
@@ -297,8 +280,8 @@ func (s *Store) allocateService(ctx context.Context, svc, old *corev1.Service) e
 	refused := func(why string) error {
 		return apierrors.NewInternalError(fmt.Errorf("failed to allocate requested HealthCheck NodePort %d: %s", hc, why))
 	}
-	if hc < nodePortMin || hc > nodePortMax {
-		return refused(fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %d-%d", nodePortMin, nodePortMax))
+	if lo, hi := s.cfg.ServiceRanges.nodePortBounds(); hc < lo || hc > hi {
+		return refused("provided port is not in the valid range. The range of valid ports is " + s.cfg.ServiceRanges.NodePorts.String())
 	}
 	taken, err := s.allocationTaken(ctx, nodePortKey(hc), svc)
 	if err != nil {
@@ -342,8 +325,8 @@ func (s *Store) allocateNodePorts(ctx context.Context, svc, old *corev1.Service,
 			}
 			p.NodePort = port
 		} else {
-			if (p.NodePort < nodePortMin || p.NodePort > nodePortMax) && !holdsPort(old, p.NodePort) {
-				return portRefused(svc, i, fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %d-%d", nodePortMin, nodePortMax))
+			if lo, hi := s.cfg.ServiceRanges.nodePortBounds(); (p.NodePort < lo || p.NodePort > hi) && !holdsPort(old, p.NodePort) {
+				return portRefused(svc, i, "provided port is not in the valid range. The range of valid ports is "+s.cfg.ServiceRanges.NodePorts.String())
 			}
 			taken, err := s.allocationTaken(ctx, nodePortKey(p.NodePort), svc)
 			if err != nil {
@@ -376,7 +359,8 @@ func needsNodePorts(svc *corev1.Service) bool {
 // above the ports kept for requests, then among them (pickFree).
 func (s *Store) pickNodePort(ctx context.Context, svc *corev1.Service, chosen map[int32]bool) (int32, error) {
 	var port int32
-	found, err := pickFree([][2]uint32{{nodePortMin + staticPorts, nodePortMax - nodePortMin + 1 - staticPorts}, {nodePortMin, staticPorts}},
+	base, size, static := uint32(s.cfg.ServiceRanges.NodePorts.Base), uint32(s.cfg.ServiceRanges.NodePorts.Size), s.cfg.ServiceRanges.staticPorts()
+	found, err := pickFree([][2]uint32{{base + static, size - static}, {base, static}},
 		func(v uint32) (bool, error) {
 			if chosen[int32(v)] {
 				return false, nil
@@ -480,7 +464,7 @@ func (s *Store) readyRanges(ctx context.Context) ([]netip.Prefix, error) {
 	if err != nil {
 		return nil, err
 	}
-	def := netip.MustParsePrefix(serviceCIDR.String())
+	def := s.cfg.ServiceRanges.ClusterIPs
 	if len(objs) == 0 {
 		return []netip.Prefix{def}, nil
 	}

@@ -42,8 +42,10 @@ type (
 
 // Config wires a Store.
 type Config struct {
-	Storage   storage.Store
-	Catalogue *Catalogue
+	Storage storage.Store
+	// ServiceRanges are the ranges Services take values from (zero: DefaultServiceRanges).
+	ServiceRanges ServiceRanges
+	Catalogue     *Catalogue
 	// CustomStrategy, when set, is the strategy of a custom resource (validation against
 	// the CRD version the catalogue serves it at); built-in kinds name theirs in Builtins.
 	CustomStrategy func(res *Resource) Strategy
@@ -87,6 +89,9 @@ type Store struct {
 func NewStore(cfg Config) *Store {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.RealClock{}
+	}
+	if !cfg.ServiceRanges.ClusterIPs.IsValid() {
+		cfg.ServiceRanges = DefaultServiceRanges()
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

@@ -69,7 +69,7 @@ func defaultServiceCIDR(store *registry.Store, log *slog.Logger, m *metrics) *de
 	if m != nil {
 		panics = m
 	}
-	return defaultservicecidr.New(store, log, panics, []string{registry.DefaultServiceCIDR()})
+	return defaultservicecidr.New(store, log, panics, []string{store.ServiceRanges().DefaultServiceCIDR()})
 }
 
 // crdRegistrar serves a CRD's custom resources as soon as its write commits.

@@ -108,6 +108,9 @@ type Config struct {
 	MinRequestTimeout           time.Duration
 	MaxRequestsInflight         int
 	MaxMutatingRequestsInflight int
+	// ServiceRanges are --service-cluster-ip-range and --service-node-port-range (zero:
+	// registry.DefaultServiceRanges).
+	ServiceRanges registry.ServiceRanges
 	// NoPriorityAndFairness is --enable-priority-and-fairness=false: requests past the
 	// in-flight bounds are refused at once instead of queued per user, and clients whose
 	// requests keep being refused are not slowed down. Penalties sizes that slowing down
@@ -392,7 +395,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	rcfg := registry.Config{
 		Storage: st, Catalogue: cat, CustomStrategy: customStrategy(), Admission: certAdmission{rbacAdmission{chain, escalation}, escalation}, Logger: log,
-		Replica: replica, ClusterQuotaNoRows: cfg.NoClusterQuotaRows,
+		Replica: replica, ClusterQuotaNoRows: cfg.NoClusterQuotaRows, ServiceRanges: cfg.ServiceRanges,
 	}
 	// QuotaReview and the workload warnings: what-if answers from the live quotas.
 	var fitPlugin *quotafit.Plugin
@@ -588,7 +591,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.AdvertiseAddress != "" {
 		endpointIP = cfg.AdvertiseAddress
 	}
-	kubeSvc := kubernetesservice.New(store, log, metrics, kubernetesservice.Endpoint{IP: endpointIP, Port: int32(port)}, 0)
+	kubeSvc := kubernetesservice.New(store, log, metrics, kubernetesservice.Endpoint{IP: endpointIP, Port: int32(port)}, store.ServiceRanges().KubernetesServiceIP(), 0)
 	if err := kubeSvc.Reconcile(ctx); err != nil {
 		ln.Close()
 		return fmt.Errorf("kubernetes service: %w", err)

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
+	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/server"
 	"github.com/quotad/quotad/internal/server/servertest"
 	"github.com/quotad/quotad/internal/storage"
 )
@@ -472,4 +474,44 @@ func TestServiceNodePortsAsUpstream(t *testing.T) {
 	}
 	serviceRefusal(t, svcs)(nodePortService("np2", "", 30081),
 		`Service "np2" is invalid: spec.ports[0].nodePort: Invalid value: 30081: provided port is already allocated`)
+}
+
+// TestServiceRangesFromFlags: --service-cluster-ip-range and --service-node-port-range set
+// the default ServiceCIDR, the kubernetes Service's address, and the ranges Services take
+// values from and are refused outside of, with the range in upstream's text.
+func TestServiceRangesFromFlags(t *testing.T) {
+	t.Parallel()
+	ranges, err := registry.ParseServiceRanges("172.30.0.0/16", "20000-20099")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := servertest.Start(t, func(c *server.Config) { c.ServiceRanges = ranges })
+	ctx := ctxT(t)
+	mkNamespace(t, s, "flags")
+	svcs := s.Client.CoreV1().Services("flags")
+	kube, err := s.Client.CoreV1().Services("default").Get(ctx, "kubernetes", metav1.GetOptions{})
+	if err != nil || kube.Spec.ClusterIP != "172.30.0.1" {
+		t.Fatalf("kubernetes Service: %v, %v; want 172.30.0.1", kube, err)
+	}
+	waitFor(t, func() bool {
+		def, err := s.Client.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
+		return err == nil && slices.Equal(def.Spec.CIDRs, []string{"172.30.0.0/16"})
+	})
+	svc, err := svcs.Create(ctx, nodePortService("a", "", 0), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ip, port := net.ParseIP(svc.Spec.ClusterIP).To4(), svc.Spec.Ports[0].NodePort
+	if ip == nil || ip[0] != 172 || ip[1] != 30 || port < 20016 || port > 20099 {
+		t.Fatalf("picked %s and node port %d; want 172.30.x.x and 20016-20099 (above the first 16 ports)", svc.Spec.ClusterIP, port)
+	}
+	serviceRefusal(t, svcs)(nodePortService("b", "", 30080),
+		`Service "b" is invalid: spec.ports[0].nodePort: Invalid value: 30080: provided port is not in the valid range. The range of valid ports is 20000-20099`)
+	serviceRefusal(t, svcs)(nodePortService("b", "10.96.0.10", 0),
+		`Service "b" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.10"]: failed to allocate IP 10.96.0.10: the provided network does not match the current range`)
+	for _, bad := range [][2]string{{"fd00::/108", "30000-32767"}, {"10.0.0.0/30", "30000-32767"}, {"10.96.0.0/12", "70000-70010"}, {"10.96.0.0/12", "nope"}} {
+		if _, err := registry.ParseServiceRanges(bad[0], bad[1]); err == nil {
+			t.Errorf("ranges %q accepted", bad)
+		}
+	}
 }

@@ -46,28 +46,31 @@ func (e Endpoint) key() string { return net.JoinHostPort(e.IP, strconv.Itoa(int(
 
 // Controller reconciles the kubernetes Service, Endpoints and EndpointSlice.
 type Controller struct {
-	store    controller.Client
-	log      *slog.Logger
-	loop     *controller.Loop
-	self     Endpoint
-	interval time.Duration
-	clock    clock.WithTicker
+	store controller.Client
+	log   *slog.Logger
+	loop  *controller.Loop
+	self  Endpoint
+	// serviceIP is the kubernetes Service's cluster IP.
+	serviceIP string
+	interval  time.Duration
+	clock     clock.WithTicker
 }
 
-// New returns the controller of replica self; interval 0 is DefaultInterval.
-func New(store controller.Client, log *slog.Logger, panics controller.PanicObserver, self Endpoint, interval time.Duration) *Controller {
-	return NewWithClock(store, log, panics, self, interval, clock.RealClock{})
+// New returns the controller of replica self, for the kubernetes Service at serviceIP (the
+// first address of the service range); interval 0 is DefaultInterval.
+func New(store controller.Client, log *slog.Logger, panics controller.PanicObserver, self Endpoint, serviceIP string, interval time.Duration) *Controller {
+	return NewWithClock(store, log, panics, self, serviceIP, interval, clock.RealClock{})
 }
 
 // NewWithClock is New with the clock its heartbeats and ticks read.
-func NewWithClock(store controller.Client, log *slog.Logger, panics controller.PanicObserver, self Endpoint, interval time.Duration, clk clock.WithTicker) *Controller {
+func NewWithClock(store controller.Client, log *slog.Logger, panics controller.PanicObserver, self Endpoint, serviceIP string, interval time.Duration, clk clock.WithTicker) *Controller {
 	if log == nil {
 		log = slog.Default()
 	}
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	return &Controller{store: store, log: log, loop: controller.NewLoop("kubernetes-service", store, log, panics, nil), self: self, interval: interval, clock: clk}
+	return &Controller{store: store, log: log, loop: controller.NewLoop("kubernetes-service", store, log, panics, nil), self: self, serviceIP: serviceIP, interval: interval, clock: clk}
 }
 
 // Start reconciles every interval until ctx ends (call Reconcile first to have the objects
@@ -97,7 +100,7 @@ func (c *Controller) Reconcile(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, slice, svc := Desired(beats)
+	_, slice, svc := Desired(beats, c.serviceIP)
 	if err := c.reconcileSlice(ctx, slice); err != nil {
 		return err
 	}
@@ -135,7 +138,7 @@ func (c *Controller) reconcileEndpoints(ctx context.Context) (map[string]time.Ti
 			}
 		}
 		beats[c.self.key()] = now
-		want, _, _ := Desired(beats)
+		want, _, _ := Desired(beats, c.serviceIP)
 		if cur != nil {
 			want.ObjectMeta = *cur.ObjectMeta.DeepCopy()
 			if want.Labels == nil {
@@ -226,7 +229,7 @@ func (c *Controller) reconcileService(ctx context.Context, want *corev1.Service)
 // metadata beyond name, namespace and labels is the caller's). Replicas are grouped by
 // port; the EndpointSlice and the Service's targetPort follow the group of most replicas
 // (the lowest port on a tie), so every replica computes the same objects.
-func Desired(beats map[string]time.Time) (*corev1.Endpoints, *discoveryv1.EndpointSlice, *corev1.Service) {
+func Desired(beats map[string]time.Time, svcIP string) (*corev1.Endpoints, *discoveryv1.EndpointSlice, *corev1.Service) {
 	byPort := map[int32][]string{}
 	for k := range beats {
 		host, port, err := net.SplitHostPort(k)
@@ -274,7 +277,6 @@ func Desired(beats map[string]time.Time) (*corev1.Endpoints, *discoveryv1.Endpoi
 	for _, ip := range byPort[main] {
 		slice.Endpoints = append(slice.Endpoints, discoveryv1.Endpoint{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}})
 	}
-	svcIP := registry.KubernetesServiceIP()
 	policy := corev1.IPFamilyPolicySingleStack
 	svc := &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{Kind: "Service", APIVersion: "v1"},

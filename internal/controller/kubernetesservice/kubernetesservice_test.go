@@ -28,7 +28,7 @@ func TestDesired(t *testing.T) {
 			for _, b := range tc.beats {
 				beats[b] = now
 			}
-			ep, slice, svc := Desired(beats)
+			ep, slice, svc := Desired(beats, "10.96.0.1")
 			if len(ep.Subsets) != tc.subsets {
 				t.Errorf("subsets %+v", ep.Subsets)
 			}
