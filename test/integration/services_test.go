@@ -130,6 +130,24 @@ func TestServiceAllocationsUnderConcurrency(t *testing.T) {
 	if len(list.Items) != 21 {
 		t.Fatalf("%d services stored, want 21", len(list.Items))
 	}
+	// Every address has its IPAddress naming its Service, and no other IPAddress is left
+	// by the refused or retried creates (the kubernetes Service's aside).
+	addrs, err := a.Client.NetworkingV1().IPAddresses().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parents := map[string]string{}
+	for _, ip := range addrs.Items {
+		parents[ip.Name] = ip.Spec.ParentRef.Namespace + "/" + ip.Spec.ParentRef.Name
+	}
+	if len(parents) != len(list.Items)+1 {
+		t.Errorf("%d IPAddresses for %d services and the kubernetes Service", len(parents), len(list.Items))
+	}
+	for _, svc := range list.Items {
+		if parents[svc.Spec.ClusterIP] != "svcrace/"+svc.Name {
+			t.Errorf("service %s's address %s has IPAddress naming %q", svc.Name, svc.Spec.ClusterIP, parents[svc.Spec.ClusterIP])
+		}
+	}
 	ips, ports := map[string]string{}, map[int32]string{}
 	for _, svc := range list.Items {
 		if prev, ok := ips[svc.Spec.ClusterIP]; ok || svc.Spec.ClusterIP == "" {
