@@ -674,15 +674,42 @@ func (s *Store) RepairServiceAllocations(ctx context.Context) error {
 		}
 		return nil
 	}
+	// What is recorded, read once: only what is missing is written (a pass over a cluster
+	// whose records are whole writes nothing).
+	keys, err := s.cfg.Storage.List(ctx, allocationPrefix, storage.ListOptions{})
+	if err != nil {
+		return internalError(err)
+	}
+	ipRes := s.ipAddresses()
+	ips, _, err := s.ListObjects(ctx, ipRes, "")
+	if err != nil {
+		return err
+	}
+	present := make(map[string]bool, len(keys.KVs)+len(ips))
+	for _, kv := range keys.KVs {
+		present[kv.Key] = true
+	}
+	for _, o := range ips {
+		present[ipRes.Key("", o.(*networkingv1.IPAddress).Name)] = true
+	}
 	for _, o := range objs {
 		svc := o.(*corev1.Service)
 		owner := string(allocationOwner(svc))
 		byOwner[owner] = svc
+		held, addrs := serviceAllocations(svc)
+		whole := !slices.ContainsFunc(held, func(k string) bool { return !present[k] }) &&
+			!slices.ContainsFunc(addrs, func(ip string) bool { return !present[ipRes.Key("", ip)] })
+		if whole {
+			continue
+		}
 		cmps, ops, err := s.allocationChanges(svc, nil) // one guard per put, in order
 		if err != nil {
 			return err
 		}
 		for i := range ops {
+			if present[ops[i].Key] {
+				continue
+			}
 			if err := try([]storage.Compare{cmps[i], guardOf(owner)}, ops[i]); err != nil {
 				return err
 			}
@@ -692,10 +719,6 @@ func (s *Store) RepairServiceAllocations(ctx context.Context) error {
 		keys, _ := serviceAllocations(byOwner[owner])
 		return slices.Contains(keys, key)
 	}
-	keys, err := s.cfg.Storage.List(ctx, allocationPrefix, storage.ListOptions{})
-	if err != nil {
-		return internalError(err)
-	}
 	for _, kv := range keys.KVs {
 		if owner := string(kv.Value); !holds(owner, kv.Key) {
 			held := storage.Compare{Target: storage.ModRevisionEquals, Key: kv.Key, Revision: kv.ModRevision}
@@ -703,11 +726,6 @@ func (s *Store) RepairServiceAllocations(ctx context.Context) error {
 				return err
 			}
 		}
-	}
-	ipRes := s.ipAddresses()
-	ips, _, err := s.ListObjects(ctx, ipRes, "")
-	if err != nil {
-		return err
 	}
 	now := s.cfg.Clock.Now()
 	for _, o := range ips {

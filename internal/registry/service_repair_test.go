@@ -3,6 +3,7 @@ package registry_test
 import (
 	"context"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ func TestRepairServiceAllocations(t *testing.T) {
 	}
 	t.Cleanup(func() { etcd.Close() })
 	clk := clocktesting.NewFakeClock(time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC))
-	st := etcd.Store()
+	st := &countingTxns{Store: etcd.Store()}
 	store := registry.NewStore(registry.Config{Storage: st, Catalogue: registry.NewCatalogue(), Clock: clk})
 	ctx := t.Context()
 	cat := store.Catalogue()
@@ -93,4 +94,23 @@ func TestRepairServiceAllocations(t *testing.T) {
 	if exists(ipRes.Key("", "10.96.9.10")) || !exists(ipRes.Key("", "10.96.9.11")) || !exists(ipRes.Key("", ip)) {
 		t.Errorf("past the grace period: the allocator's leaked IPAddress must go, the others stay")
 	}
+	// With every record whole, a pass writes nothing, nor tries to.
+	st.txns.Store(0)
+	if err := store.RepairServiceAllocations(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.txns.Load(); n != 0 {
+		t.Errorf("a pass over whole records sent %d transactions, want none", n)
+	}
+}
+
+// countingTxns counts the transactions sent to a store.
+type countingTxns struct {
+	storage.Store
+	txns atomic.Int64
+}
+
+func (c *countingTxns) Txn(ctx context.Context, txn storage.Txn) (storage.TxnResult, error) {
+	c.txns.Add(1)
+	return c.Store.Txn(ctx, txn)
 }
