@@ -359,7 +359,7 @@ func needsNodePorts(svc *corev1.Service) bool {
 // above the ports kept for requests, then among them (pickFree).
 func (s *Store) pickNodePort(ctx context.Context, svc *corev1.Service, chosen map[int32]bool) (int32, error) {
 	var port int32
-	base, size, static := uint32(s.cfg.ServiceRanges.NodePorts.Base), uint32(s.cfg.ServiceRanges.NodePorts.Size), s.cfg.ServiceRanges.staticPorts()
+	base, size, static := uint32(s.cfg.ServiceRanges.NodePorts.Base), uint32(s.cfg.ServiceRanges.NodePorts.Size), staticBand(uint32(s.cfg.ServiceRanges.NodePorts.Size), 32, 128)
 	found, err := pickFree([][2]uint32{{base + static, size - static}, {base, static}},
 		func(v uint32) (bool, error) {
 			if chosen[int32(v)] {
@@ -503,7 +503,7 @@ func (s *Store) pickClusterIP(ctx context.Context, svc *corev1.Service) (string,
 	var bands [][2]uint32
 	for _, p := range ranges {
 		first, n := givenSpan(p)
-		off := staticBand(n + 2)
+		off := staticBand(n+2, 16, 256)
 		bands = append(bands, [2]uint32{first + off, n - off}, [2]uint32{first, off})
 	}
 	var ip string
@@ -599,13 +599,14 @@ func givenSpan(p netip.Prefix) (first, n uint32) {
 	return binary.BigEndian.Uint32(b[:]) + 1, uint32(size - 2)
 }
 
-// staticBand is how many of a range's first addresses upstream keeps for requested ones:
-// min(max(16, size/16), 256), none for a range of 16 addresses or fewer.
-func staticBand(size uint32) uint32 {
+// staticBand is how many of a range's first values upstream's allocators keep for
+// requested ones: min(max(16, size/step), most), none for a range of 16 values or fewer
+// (addresses: step 16, most 256, KEP-3070; node ports: step 32, most 128, KEP-3668).
+func staticBand(size, step, most uint32) uint32 {
 	if size <= 16 {
 		return 0
 	}
-	return min(max(16, size/16), 256)
+	return min(max(16, size/step), most)
 }
 
 // serviceCIDRReady is upstream's readiness of a ServiceCIDR for allocation: its Ready

@@ -33,6 +33,9 @@ func ParseServiceRanges(clusterIPs, nodePorts string) (ServiceRanges, error) {
 	if !p.Addr().Is4() || p.Bits() > 29 {
 		return r, fmt.Errorf("service-cluster-ip-range %q: want one IPv4 range of at least 8 addresses", clusterIPs)
 	}
+	if p.Bits() < 12 { // kube-apiserver's bound
+		return r, fmt.Errorf("service-cluster-ip-range: specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12")
+	}
 	pr, err := utilnet.ParsePortRange(nodePorts)
 	if err != nil {
 		return r, fmt.Errorf("service-node-port-range %q: %v", nodePorts, err)
@@ -55,16 +58,6 @@ func (r ServiceRanges) DefaultServiceCIDR() string { return r.ClusterIPs.String(
 // nodePortBounds returns the first and last node port.
 func (r ServiceRanges) nodePortBounds() (int32, int32) {
 	return int32(r.NodePorts.Base), int32(r.NodePorts.Base + r.NodePorts.Size - 1)
-}
-
-// staticPorts is how many of the node port range's first ports upstream keeps for requested
-// ones (KEP-3668): min(max(16, size/32), 128), none for 16 ports or fewer.
-func (r ServiceRanges) staticPorts() uint32 {
-	size := uint32(r.NodePorts.Size)
-	if size <= 16 {
-		return 0
-	}
-	return min(max(16, size/32), 128)
 }
 
 // ServiceRanges returns the store's service ranges.

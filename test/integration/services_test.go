@@ -527,6 +527,9 @@ func TestServiceRangesFromFlags(t *testing.T) {
 		`Service "b" is invalid: spec.ports[0].nodePort: Invalid value: 30080: provided port is not in the valid range. The range of valid ports is 20000-20099`)
 	serviceRefusal(t, svcs)(nodePortService("b", "10.96.0.10", 0),
 		`Service "b" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.10"]: failed to allocate IP 10.96.0.10: the provided network does not match the current range`)
+	if _, err := registry.ParseServiceRanges("10.0.0.0/8", "30000-32767"); err == nil || err.Error() != "service-cluster-ip-range: specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12" {
+		t.Errorf("a /8: %v, want kube-apiserver's refusal", err)
+	}
 	for _, bad := range [][2]string{{"fd00::/108", "30000-32767"}, {"10.0.0.0/30", "30000-32767"}, {"10.96.0.0/12", "70000-70010"}, {"10.96.0.0/12", "nope"}} {
 		if _, err := registry.ParseServiceRanges(bad[0], bad[1]); err == nil {
 			t.Errorf("ranges %q accepted", bad)
