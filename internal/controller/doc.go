@@ -26,7 +26,10 @@
 //     watch every pod (kube-controller-manager's shared pod informer). Each subscribes
 //     (Sub) with a PodFilter in its constructor and reads, through its PodSub (a Cache,
 //     as an Index is), only the pods it keeps; the watch starts once every subscriber has
-//     its handlers (PodSub.Start), and a subscriber's panics are its own loop's.
+//     its handlers (PodSub.Start), and a subscriber's panics are its own loop's. A
+//     subscriber reading its pods in more detail than a view (PodFilter.Detailed: Jobs,
+//     DaemonSets) finds that detail in the same views, so no controller keeps a second
+//     cache of pods that could lag the first.
 //
 // Invariants: controllers are level-triggered (every object is seen at start, and every change
 // after it), idempotent, and write only through the registry store, so every write is

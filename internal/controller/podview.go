@@ -46,6 +46,10 @@ type PodView struct {
 	// made is the pod Pod last made of the view, while anything holds it (nil: every
 	// call makes one).
 	made *madePod
+	// detail is the pod Pod returns for a pod read in detail (PodFilter.Detailed): what
+	// the view holds, with the pod's whole metadata but its managed fields, its affinity,
+	// and every condition and container status (nil: a view without detail).
+	detail *corev1.Pod
 }
 
 // madePod is the pod last made of a view, held weakly: a workload controller syncs its
@@ -86,6 +90,9 @@ func (v *PodView) GetDeletionTimestamp() *metav1.Time { return v.DeletionTimesta
 // Pod returns a pod holding what the view holds, read-only: its maps and slices are the
 // view's, and the pod itself is shared by the callers until it is collected.
 func (v *PodView) Pod() *corev1.Pod {
+	if v.detail != nil {
+		return v.detail
+	}
 	m := v.made
 	if m == nil {
 		return v.makePod()
@@ -139,6 +146,22 @@ func ViewOf(p *corev1.Pod) *PodView {
 	}
 	return v
 }
+
+// DetailedViewOf returns the view of p with its detail (PodView.detail): the maps and
+// slices of p's metadata, affinity and status it keeps are p's, shared.
+func DetailedViewOf(p *corev1.Pod) *PodView {
+	v := ViewOf(p)
+	d := v.makePod()
+	d.ObjectMeta = p.ObjectMeta
+	d.ManagedFields = nil
+	d.Spec.Affinity = p.Spec.Affinity
+	d.Status.Conditions, d.Status.ContainerStatuses = p.Status.Conditions, p.Status.ContainerStatuses
+	v.detail, v.made = d, nil
+	return v
+}
+
+// Detailed reports whether the view carries its pod's detail (DetailedViewOf).
+func (v *PodView) Detailed() bool { return v.detail != nil }
 
 // CachedPod is the pod a cache holds as a view (or as a pod), nil when it holds none.
 func CachedPod(o kruntime.Object) *corev1.Pod {
@@ -199,20 +222,30 @@ func NewPodViews() *PodViews {
 }
 
 // View returns the view of p: the one already made of p's UID and resourceVersion while
-// any holder keeps it, else a new one.
-func (s *PodViews) View(p *corev1.Pod) *PodView {
+// any holder keeps it (with or without detail), else a new one.
+func (s *PodViews) View(p *corev1.Pod) *PodView { return s.view(p, false) }
+
+// Detailed is View for a pod read in detail (DetailedViewOf): a view shared without its
+// detail is made again with it, and the detailed one is shared from then on.
+func (s *PodViews) Detailed(p *corev1.Pod) *PodView { return s.view(p, true) }
+
+func (s *PodViews) view(p *corev1.Pod, detailed bool) *PodView {
+	viewOf := ViewOf
+	if detailed {
+		viewOf = DetailedViewOf
+	}
 	if s == nil || p.ResourceVersion == "" || p.UID == "" {
-		return ViewOf(p)
+		return viewOf(p)
 	}
 	k := viewKey{p.UID, p.ResourceVersion}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if w, ok := s.views[k]; ok {
-		if v := w.Value(); v != nil {
+		if v := w.Value(); v != nil && (!detailed || v.detail != nil) {
 			return v
 		}
 	}
-	v := ViewOf(p)
+	v := viewOf(p)
 	s.views[k] = weak.Make(v)
 	runtime.AddCleanup(v, s.forget, k)
 	return v

@@ -142,3 +142,22 @@ func TestPodViewPodShared(t *testing.T) {
 		t.Fatalf("made again: %+v, want %+v", again, want)
 	}
 }
+
+// TestPodViewsDetailed: a view shared without detail is made again when a pod is asked in
+// detail, and the detailed one is what both kinds of holders share from then on.
+func TestPodViewsDetailed(t *testing.T) {
+	views := NewPodViews()
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "u", ResourceVersion: "7", Annotations: map[string]string{"a": "b"}}}
+	plain := views.View(p)
+	if plain.Detailed() {
+		t.Fatal("View made a detailed view")
+	}
+	detailed := views.Detailed(p)
+	if !detailed.Detailed() || detailed == plain || detailed.Pod().Annotations["a"] != "b" {
+		t.Fatal("Detailed returned the plain view")
+	}
+	if views.View(p) != detailed || views.Detailed(p) != detailed {
+		t.Fatal("the detailed view is not the shared one")
+	}
+	runtime.KeepAlive(plain)
+}

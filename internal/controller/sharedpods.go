@@ -41,6 +41,10 @@ type PodFilter struct {
 	ControlledBy []schema.GroupVersionKind
 	// LabelledOrphans: without a controller, with labels (what a selector may adopt).
 	LabelledOrphans bool
+	// Detailed: the subscriber reads the pods ControlledBy admits in more detail than a
+	// view holds (annotations, finalizers, affinity, every condition and container status:
+	// the Job and DaemonSet controllers), so their views carry it (PodView.Pod).
+	Detailed bool
 }
 
 // keeps reports whether f admits a pod of these fields.
@@ -61,6 +65,21 @@ func (f *PodFilter) keeps(node string, lbls map[string]string, refs []metav1.Own
 	for _, k := range f.ControlledBy {
 		if ref.Kind == k.Kind && ref.APIVersion == k.GroupVersion().String() {
 			return true
+		}
+	}
+	return false
+}
+
+// details reports whether f reads a pod of these owner references in detail (Detailed).
+func (f *PodFilter) details(refs []metav1.OwnerReference) bool {
+	if !f.Detailed {
+		return false
+	}
+	if ref := ControllerOf(refs); ref != nil {
+		for _, k := range f.ControlledBy {
+			if ref.Kind == k.Kind && ref.APIVersion == k.GroupVersion().String() {
+				return true
+			}
 		}
 	}
 	return false
@@ -126,10 +145,18 @@ func NewSharedPods(views *PodViews) *SharedPods {
 		if !ok {
 			return nil
 		}
+		kept, detailed := false, false
 		for _, sub := range s.subs {
 			if sub.filter.keepsPod(p) {
-				return views.View(p)
+				kept = true
+				detailed = detailed || sub.filter.details(p.OwnerReferences)
 			}
+		}
+		switch {
+		case detailed:
+			return views.Detailed(p)
+		case kept:
+			return views.View(p)
 		}
 		return nil
 	})

@@ -182,3 +182,75 @@ func sortedFirst(s []string, n int) []string {
 	slices.Sort(c[:n])
 	return c
 }
+
+// TestSharedPodsDetailed: a subscriber reading its pods in detail (the Job and DaemonSet
+// controllers) is served by the one shared index: the views of the pods its kind controls
+// carry their annotations, affinity, conditions and container statuses, one view shared
+// with every other subscriber keeping the pod; the orphans it keeps, and the pods only
+// others keep, stay plain views. A pod adopted by a Job is detailed from the change that
+// adopts it, so the controller never reads it in two caches.
+func TestSharedPodsDetailed(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fc := fake.New(clocktesting.NewFakeClock(metav1.Now().Time))
+	yes := true
+	jobRef := []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "j", UID: "j1", Controller: &yes}}
+	affinity := &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{}}
+	indexed := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "indexed", Labels: map[string]string{"job": "j"}, OwnerReferences: jobRef,
+			Annotations: map[string]string{"batch.kubernetes.io/job-completion-index": "3"}, Finalizers: []string{"batch.kubernetes.io/job-tracking"},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}},
+		Spec: corev1.PodSpec{NodeName: "n1", Affinity: affinity},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning,
+			Conditions:        []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}, {Type: corev1.PodReady, Status: corev1.ConditionTrue}},
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "c", RestartCount: 2, Ready: true}}},
+	}
+	orphan := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "orphan", Labels: map[string]string{"job": "j"}, Annotations: map[string]string{"a": "b"}}}
+	fc.Add(indexed, orphan)
+	views := controller.NewPodViews()
+	pods := controller.NewSharedPods(views)
+	jobKind := schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"}
+	jobs := pods.Sub(controller.PodFilter{ControlledBy: []schema.GroupVersionKind{jobKind}, LabelledOrphans: true, Detailed: true})
+	labelled := pods.Sub(controller.PodFilter{Labelled: true})
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	go pods.Run(ctx, controller.NewLoop("informer", fc, quiet, &panicCounter{}, nil))
+	jobs.Start(ctx, controller.NewLoop("jobs", fc, quiet, &panicCounter{}, nil), nil)
+	labelled.Start(ctx, controller.NewLoop("labelled", fc, quiet, &panicCounter{}, nil), nil)
+	if err := jobs.WaitFor(ctx, fc.Revision()); err != nil {
+		t.Fatal(err)
+	}
+	v, ok := jobs.Get("ns", "indexed").(*controller.PodView)
+	if !ok || !v.Detailed() || labelled.Get("ns", "indexed") != v {
+		t.Fatalf("the Job's pod: %#v, want one detailed view for both subscribers", jobs.Get("ns", "indexed"))
+	}
+	p := v.Pod()
+	if p.Annotations["batch.kubernetes.io/job-completion-index"] != "3" || len(p.Finalizers) != 1 || p.ManagedFields != nil ||
+		p.Spec.Affinity == nil || p.Spec.Affinity.NodeAffinity == nil || p.Spec.NodeName != "n1" || len(p.Status.Conditions) != 2 ||
+		len(p.Status.ContainerStatuses) != 1 || !p.Status.ContainerStatuses[0].Ready || p.Labels["job"] != "j" || p.ResourceVersion == "" {
+		t.Fatalf("the detailed pod lacks what the Job reads: %+v", p)
+	}
+	if o := jobs.Get("ns", "orphan").(*controller.PodView); o.Detailed() || o.Pod().Annotations != nil {
+		t.Fatal("an orphan's view carries detail")
+	}
+	// The orphan is adopted: from this change on its view is detailed.
+	res := fc.Catalogue().Get(corev1.SchemeGroupVersion.WithResource("pods"))
+	if _, err := fc.Update(ctx, res, "ns", "orphan", "", func(cur runtime.Object) (runtime.Object, error) {
+		p := cur.(*corev1.Pod).DeepCopy()
+		p.OwnerReferences = jobRef
+		return p, nil
+	}, registry.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := jobs.WaitFor(ctx, fc.Revision()); err != nil {
+		t.Fatal(err)
+	}
+	if got := podNames(jobs.Controlled("ns", "j1")); !slices.Equal(got, []string{"indexed", "orphan"}) {
+		t.Fatalf("the Job's pods after adoption: %v", got)
+	}
+	if o := jobs.Get("ns", "orphan").(*controller.PodView); !o.Detailed() || o.Pod().Annotations["a"] != "b" {
+		t.Fatal("an adopted pod's view carries no detail")
+	}
+	if len(jobs.Controlled("ns", "")) != 0 {
+		t.Fatal("the adopted pod is still an orphan")
+	}
+}

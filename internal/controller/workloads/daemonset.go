@@ -51,27 +51,18 @@ type DaemonSet struct {
 	keys map[string]bool
 	// nodeIndex holds every Node: syncs read them from memory.
 	nodeIndex *controller.Index
-	// pods holds the daemon pods (what a sync reads of them) and views of the orphans;
-	// writes holds each DaemonSet's last pod write, which its next read of pods waits for.
-	pods   *controller.Index
+	// pods is the daemon pods (in detail: the affinity binding an unscheduled pod to its
+	// node, conditions) and the labelled orphans, as views of the shared pods; writes
+	// holds each DaemonSet's last pod write, which its next read of pods waits for.
+	pods   *controller.PodSub
 	writes controller.Revisions
 }
 
 // NewDaemonSet returns the DaemonSet controller (events from "daemonset-controller").
 func NewDaemonSet(store controller.Client, log *slog.Logger, opts Options) *DaemonSet {
 	c := &DaemonSet{base: newBase(store, log, opts, "daemonset", "daemonset-controller"), keys: map[string]bool{}, nodeIndex: controller.NewIndex(nil)}
-	c.pods = childPods(c.opts.Pods.Views(), daemonSetKind, daemonPod)
+	c.pods = c.opts.Pods.Sub(detailedPods(daemonSetKind))
 	return c
-}
-
-// daemonPod is what the controller reads of a daemon pod: its metadata (without managed
-// fields), node, affinity (the node an unscheduled pod is bound to), phase and conditions.
-func daemonPod(p *corev1.Pod) *corev1.Pod {
-	d := &corev1.Pod{ObjectMeta: p.ObjectMeta}
-	d.ManagedFields = nil
-	d.Spec.NodeName, d.Spec.Affinity = p.Spec.NodeName, p.Spec.Affinity
-	d.Status.Phase, d.Status.Conditions = p.Status.Phase, p.Status.Conditions
-	return d
 }
 
 // Start runs the controller until ctx ends.
@@ -94,7 +85,7 @@ func (c *DaemonSet) Start(ctx context.Context) error {
 		}
 	})
 	go c.loop.WatchIndex(ctx, c.store.Catalogue().Get(nodeGVR), c.nodeIndex, nil)
-	c.owned(ctx, q, daemonSetKind, daemonSetGVR, c.indexFeed(podGVR, c.pods), func(obj runtime.Object, deleted bool) {
+	c.owned(ctx, q, daemonSetKind, daemonSetGVR, c.subFeed(c.pods), func(obj runtime.Object, deleted bool) {
 		if m, err := controller.Meta(obj); err == nil {
 			c.mu.Lock()
 			if deleted {
@@ -376,9 +367,9 @@ func (c *DaemonSet) podsByNode(ctx context.Context, store controller.Client, ds 
 	taken := map[string]bool{}
 	var candidates []*corev1.Pod
 	for _, o := range all {
-		p, err := controller.As[*corev1.Pod](o)
-		if err != nil {
-			return nil, nil, err
+		p := controller.CachedPod(o)
+		if p == nil {
+			return nil, nil, fmt.Errorf("a pod's cache holds %T", o)
 		}
 		taken[p.Name] = true
 		candidates = append(candidates, p)

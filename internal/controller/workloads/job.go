@@ -38,35 +38,24 @@ const (
 // it creates is charged to quota; a refusal is a FailedCreate event and a retry.
 type Job struct {
 	base
-	// pods holds the Jobs' pods (trimmed: jobPod) and the labelled orphans a selector may
-	// adopt (views), indexed by controller; writes holds each Job's last pod write, which
-	// its next sync waits for.
-	pods   *controller.Index
+	// pods is the Jobs' pods (in detail: the completion index annotation, conditions,
+	// container statuses) and the labelled orphans a selector may adopt, as views of the
+	// shared pods; writes holds each Job's last pod write, which its next sync waits for.
+	pods   *controller.PodSub
 	writes controller.Revisions
 }
 
 // NewJob returns the Job controller (events from "job-controller").
 func NewJob(store controller.Client, log *slog.Logger, opts Options) *Job {
 	c := &Job{base: newBase(store, log, opts, "job", "job-controller")}
-	c.pods = childPods(c.opts.Pods.Views(), jobKind, jobPod)
+	c.pods = c.opts.Pods.Sub(detailedPods(jobKind))
 	return c
-}
-
-// jobPod is what the Job controller reads of its pods: their metadata (the completion
-// index annotation, owners), node, phase, conditions and container statuses (readiness,
-// restarts: which pods go first).
-func jobPod(p *corev1.Pod) *corev1.Pod {
-	j := &corev1.Pod{ObjectMeta: p.ObjectMeta}
-	j.ManagedFields = nil
-	j.Spec.NodeName = p.Spec.NodeName
-	j.Status.Phase, j.Status.Conditions, j.Status.ContainerStatuses = p.Status.Phase, p.Status.Conditions, p.Status.ContainerStatuses
-	return j
 }
 
 // Start runs the controller until ctx ends.
 func (c *Job) Start(ctx context.Context) error {
 	c.rec.Start(ctx) // the event recorder stops with the controller
-	c.owned(ctx, controller.NewQueue("job"), jobKind, jobGVR, c.indexFeed(podGVR, c.pods), func(obj runtime.Object, deleted bool) {
+	c.owned(ctx, controller.NewQueue("job"), jobKind, jobGVR, c.subFeed(c.pods), func(obj runtime.Object, deleted bool) {
 		if m, err := controller.Meta(obj); err == nil && deleted {
 			c.writes.Forget(keyOf(m.GetNamespace(), m.GetName()))
 		}

@@ -236,22 +236,10 @@ func ownedPods(kind schema.GroupVersionKind) controller.PodFilter {
 	return controller.PodFilter{ControlledBy: []schema.GroupVersionKind{kind}, LabelledOrphans: true}
 }
 
-// childPods returns the index of a workload controller's pods kept as own makes them:
-// those an owner of kind controls, and the labelled orphans a selector may adopt, as views
-// (shared through views); other pods are not kept.
-func childPods(views *controller.PodViews, kind schema.GroupVersionKind, own func(*corev1.Pod) *corev1.Pod) *controller.Index {
-	return controller.NewIndex(func(obj runtime.Object) runtime.Object {
-		p, ok := obj.(*corev1.Pod)
-		if !ok {
-			return nil
-		}
-		ref := metav1.GetControllerOfNoCopy(p)
-		switch {
-		case ref == nil && len(p.Labels) > 0:
-			return views.View(p)
-		case ref != nil && ref.Kind == kind.Kind && ref.APIVersion == kind.GroupVersion().String():
-			return own(p)
-		}
-		return nil
-	})
+// detailedPods is ownedPods for a controller reading its pods in more detail than a view
+// holds (PodFilter.Detailed).
+func detailedPods(kind schema.GroupVersionKind) controller.PodFilter {
+	f := ownedPods(kind)
+	f.Detailed = true
+	return f
 }

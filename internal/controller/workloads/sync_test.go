@@ -54,7 +54,7 @@ func replicaSetSync(t *testing.T, fc *fake.Client, c *ReplicaSet) func(context.C
 
 // jobSync is replicaSetSync for the Job controller.
 func jobSync(t *testing.T, fc *fake.Client, c *Job) func(context.Context, string) (time.Duration, error) {
-	return indexedSync(t, fc, c.loop, podGVR, c.pods, c.sync)
+	return subSync(t, fc, c.loop, c.pods, c.sync)
 }
 
 // deploymentSync is replicaSetSync for the Deployment controller's ReplicaSet and pod
@@ -435,7 +435,7 @@ func TestDaemonSetOnePodPerNode(t *testing.T) {
 	if c.pods.Get("ns", "bare") != nil {
 		t.Fatal("an unlabelled orphan was kept")
 	}
-	cSync := indexedSync(t, fc, c.loop, nodeGVR, c.nodeIndex, indexedSync(t, fc, c.loop, podGVR, c.pods, c.sync))
+	cSync := indexedSync(t, fc, c.loop, nodeGVR, c.nodeIndex, subSync(t, fc, c.loop, c.pods, c.sync))
 	syncOK(t, cSync, "ns/agent")
 	nodes := map[string]bool{}
 	for _, p := range podsOf(fc, "ns") {
