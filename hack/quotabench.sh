@@ -6,7 +6,9 @@
 #   e.g. hack/quotabench.sh /tmp/quotad after quota --clients 32 --creates 20000
 #
 # BIN is a built quotad, started on a fresh data dir (/tmp/bench-LABEL) with --secure-port 0
-# and the flags in QUOTAD_ARGS, and stopped afterwards. BIN "upstream" runs against the control plane that
+# and the flags in QUOTAD_ARGS, and stopped afterwards. BIN "pid:N" runs against a quotad
+# already running as process N, with the KUBECONFIG of the environment (hack/vs-upstream.sh
+# keeps one running beside upstream's). BIN "upstream" runs against the control plane that
 # `SERVE=upstream WORK=/tmp/up hack/clusterloader2.sh` serves (kube-apiserver, etcd and
 # kube-controller-manager; UPSTREAM_KUBECONFIG overrides its kubeconfig), their three
 # processes' CPU summed. quotabench is /tmp/quotabench (go build -o /tmp/quotabench
@@ -16,6 +18,8 @@ bin=$1; label=$2; sc=$3; shift 3
 if [[ $bin == upstream ]]; then
 	export KUBECONFIG=${UPSTREAM_KUBECONFIG:-/tmp/up/serve-upstream/admin.kubeconfig}
 	pids=$(pgrep -f "quotad-components/.*/(etcd|kube-apiserver|kube-controller-manager) " | tr '\n' ' ')
+elif [[ $bin == pid:* ]]; then
+	pids=${bin#pid:}
 else
 	d=/tmp/bench-$label; rm -rf "$d"; mkdir -p "$d"
 	"$bin" --data-dir "$d/data" --secure-port 0 ${QUOTAD_ARGS:-} > "$d/log" 2>&1 &

@@ -10,37 +10,60 @@
 #   SERVE=upstream WORK=/tmp/up hack/clusterloader2.sh &    # upstream, until interrupted
 #   hack/vs-upstream.sh /path/to/quotad                      # then this
 #
-# Each run is hack/quotabench.sh's (quotad on a fresh data dir, stopped after it). Upstream
-# keeps working after its own runs (kube-controller-manager's quota controller recounts the
-# namespaces it just filled): before every quotad run this waits until upstream's three
-# processes used less than 5% of a core over 2 s, so that neither side runs on the other's
-# leftovers. quotabench is /tmp/quotabench (go build -o /tmp/quotabench ./cmd/quotabench).
+# The two control planes are treated alike: quotad, as upstream's, is one server started
+# once (a fresh data dir) and kept running for the whole comparison, so each side runs beside
+# the other one idle and holding the pods of its earlier runs, and neither runs cold.
+# FRESH=1 starts a fresh quotad for each of its runs instead and stops it after (the method
+# of sessions 27 to 31: quotad cold, upstream warm). Each side keeps working after its runs
+# (kube-controller-manager's quota controller recounts the namespaces it just filled): before
+# every run this waits until the other side's processes used less than 5% of a core over
+# 2 s, so that neither runs on the other's leftovers. quotabench is /tmp/quotabench
+# (go build -o /tmp/quotabench ./cmd/quotabench).
 set -euo pipefail
 bin=$1
 rounds=${ROUNDS:-3}
 cd "$(dirname "$0")/.."
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+qd=$bin
+if [[ -z ${FRESH:-} ]]; then
+	data=$(mktemp -d)
+	"$bin" --data-dir "$data/qd" --secure-port 0 >"$data/log" 2>&1 &
+	qpid=$!
+	until grep -q 'quotad is ready' "$data/log"; do
+		kill -0 "$qpid" || { cat "$data/log"; exit 1; }
+		sleep 0.2
+	done
+	qd=pid:$qpid
+	trap 'kill "$qpid"; wait "$qpid" 2>/dev/null; rm -rf "$out" "$data"' EXIT
+else
+	trap 'rm -f "$out"' EXIT
+fi
+upstream_pids() { pgrep -f "quotad-components/.*/(etcd|kube-apiserver|kube-controller-manager) " | tr '\n' ' '; }
 
-upstream_idle() {
-	local pids t0 t1 p
-	pids=$(pgrep -f "quotad-components/.*/(etcd|kube-apiserver|kube-controller-manager) " | tr '\n' ' ')
+# idle waits until the processes named used less than 5% of a core over 2 s.
+idle() {
+	local t0 t1 p
 	for _ in $(seq 1 60); do
 		t0=0 t1=0
-		for p in $pids; do t0=$((t0 + $(awk '{print $14+$15}' "/proc/$p/stat"))); done
+		for p in "$@"; do t0=$((t0 + $(awk '{print $14+$15}' "/proc/$p/stat"))); done
 		sleep 2
-		for p in $pids; do t1=$((t1 + $(awk '{print $14+$15}' "/proc/$p/stat"))); done
+		for p in "$@"; do t1=$((t1 + $(awk '{print $14+$15}' "/proc/$p/stat"))); done
 		((t1 - t0 < $(getconf CLK_TCK) / 10)) && return
 	done
-	echo "(upstream still busy after 120 s)"
+	echo "(still busy after 120 s: $*)"
 }
 
 pair() {
-	local name=$1 up=$2 qd=$3
+	local name=$1 up=$2 n=$3
 	shift 3
+	[[ $qd == pid:* ]] && idle "${qd#pid:}"
 	hack/quotabench.sh upstream up "$@" --creates "$up" 2>&1 | tail -1 | sed "s/^/$name /" | tee -a "$out"
-	upstream_idle
-	hack/quotabench.sh "$bin" qd "$@" --creates "$qd" 2>&1 | tail -1 | sed "s/^/$name /" | tee -a "$out"
+	# shellcheck disable=SC2046 # one word per process
+	idle $(upstream_pids)
+	(
+		[[ $qd == pid:* ]] && export KUBECONFIG=$data/qd/admin.kubeconfig
+		hack/quotabench.sh "$qd" qd "$@" --creates "$n"
+	) 2>&1 | tail -1 | sed "s/^/$name /" | tee -a "$out"
 }
 
 for r in $(seq 1 "$rounds"); do
