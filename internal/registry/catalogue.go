@@ -390,22 +390,38 @@ func (c *Catalogue) ForGroupResource(gr schema.GroupResource) *Resource {
 // Default applies the defaults of obj's kind (its strategy's), for objects built outside a
 // write (mutating admission policies' patches). Objects of other types are left untouched.
 func (c *Catalogue) Default(obj runtime.Object) {
+	if r := c.forType(obj); r != nil {
+		if d, ok := r.Strategy.(Defaulter); ok {
+			d.Default(obj)
+		}
+	}
+}
+
+// KindOf returns the group, version and kind of a typed object the catalogue serves (for
+// objects whose type metadata is empty, as decoded ones are); false for other types.
+func (c *Catalogue) KindOf(obj runtime.Object) (schema.GroupVersionKind, bool) {
+	if r := c.forType(obj); r != nil {
+		return r.GVK(), true
+	}
+	return schema.GroupVersionKind{}, false
+}
+
+// forType returns the resource whose objects have obj's Go type, or nil. Types are per
+// version: one resource serves each (the first by group, version and plural if not).
+func (c *Catalogue) forType(obj runtime.Object) *Resource {
 	if obj == nil || reflect.ValueOf(obj).IsNil() {
-		return
+		return nil
 	}
 	t := reflect.TypeOf(obj).Elem()
 	c.mu.RLock()
-	var st Strategy
+	defer c.mu.RUnlock()
+	var found *Resource
 	for _, r := range c.resources {
-		if r.Type == t && r.Strategy != nil {
-			st = r.Strategy
-			break
+		if r.Type == t && (found == nil || r.GVR.String() < found.GVR.String()) {
+			found = r
 		}
 	}
-	c.mu.RUnlock()
-	if d, ok := st.(Defaulter); ok {
-		d.Default(obj)
-	}
+	return found
 }
 
 // ForKind returns the resource serving a group, version and kind, or nil.

@@ -10,18 +10,14 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 
 	"github.com/quotad/quotad/internal/controller"
-	"github.com/quotad/quotad/internal/quota/clusterquota"
 	"github.com/quotad/quotad/internal/registry"
 )
 
@@ -79,7 +75,7 @@ func (r *Recorder) Eventf(ctx context.Context, obj runtime.Object, eventType, re
 
 // Event records an event about obj.
 func (r *Recorder) Event(ctx context.Context, obj runtime.Object, eventType, reason, message string) {
-	ref, err := objectReference(obj)
+	ref, err := r.objectReference(obj)
 	if err != nil {
 		r.log.Error(err, "cannot record event", "reason", reason)
 		return
@@ -201,14 +197,14 @@ func result(r *registry.Result, err error) (*corev1.Event, error) {
 // objectReference builds the involvedObject of an event: client-go's GetReference would
 // need a scheme for objects without kind metadata (typed k8s.io/api objects as the
 // controllers hold them, and quotad's own kinds).
-func objectReference(obj runtime.Object) (corev1.ObjectReference, error) {
+func (r *Recorder) objectReference(obj runtime.Object) (corev1.ObjectReference, error) {
 	m, err := controller.Meta(obj)
 	if err != nil {
 		return corev1.ObjectReference{}, err
 	}
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	if gvk.Kind == "" {
-		k, ok := kindOf(obj)
+		k, ok := r.store.Catalogue().KindOf(obj)
 		if !ok {
 			return corev1.ObjectReference{}, fmt.Errorf("unknown kind of %T", obj)
 		}
@@ -219,31 +215,4 @@ func objectReference(obj runtime.Object) (corev1.ObjectReference, error) {
 		Kind: kind, Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID(),
 		APIVersion: apiVersion, ResourceVersion: m.GetResourceVersion(),
 	}, nil
-}
-
-// kindOf returns the kind of the typed objects events are recorded about.
-func kindOf(obj runtime.Object) (schema.GroupVersionKind, bool) {
-	switch obj.(type) {
-	case *appsv1.ReplicaSet:
-		return appsv1.SchemeGroupVersion.WithKind("ReplicaSet"), true
-	case *corev1.ReplicationController:
-		return corev1.SchemeGroupVersion.WithKind("ReplicationController"), true
-	case *appsv1.Deployment:
-		return appsv1.SchemeGroupVersion.WithKind("Deployment"), true
-	case *batchv1.Job:
-		return batchv1.SchemeGroupVersion.WithKind("Job"), true
-	case *batchv1.CronJob:
-		return batchv1.SchemeGroupVersion.WithKind("CronJob"), true
-	case *appsv1.StatefulSet:
-		return appsv1.SchemeGroupVersion.WithKind("StatefulSet"), true
-	case *appsv1.DaemonSet:
-		return appsv1.SchemeGroupVersion.WithKind("DaemonSet"), true
-	case *corev1.Pod:
-		return corev1.SchemeGroupVersion.WithKind("Pod"), true
-	case *corev1.ResourceQuota:
-		return corev1.SchemeGroupVersion.WithKind("ResourceQuota"), true
-	case *clusterquota.ClusterResourceQuota:
-		return clusterquota.SchemeGroupVersion.WithKind("ClusterResourceQuota"), true
-	}
-	return schema.GroupVersionKind{}, false
 }
