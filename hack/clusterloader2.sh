@@ -34,6 +34,12 @@
 #   KCM_ARGS=...                               kube-controller-manager (e.g. KCM_ARGS=
 #                                              "--kube-api-qps=100 --kube-api-burst=100": its
 #                                              client's default is 20 requests/s, burst 30)
+#   SCHEDULER_ARGS=...                         more flags for kube-scheduler, on both sides
+#                                              (e.g. "--kube-api-qps=100": its default is 50
+#                                              requests/s, burst 100). UPSTREAM_SCALE=1 sets
+#                                              both as upstream's scale jobs run them:
+#                                              kube-scheduler at 100/s, kube-controller-manager
+#                                              at 100/s, burst 100
 #   KWOK_DEBUG=1 ...                           KWOK serves /debug/pprof/ at the address in
 #                                              $WORK/<side>-<n>/kwok-debug.txt
 #   WORK=dir hack/clusterloader2.sh            where binaries, data dirs, logs and reports go
@@ -65,6 +71,10 @@ cl2_config=${CL2_CONFIG:-$CL2_SRC/testing/load/config.yaml}
 # tries SSH to the master and reads every node's kubelet through nodes/proxy every minute,
 # logging an error for each.
 provider=${PROVIDER:-ks}
+if [[ -n ${UPSTREAM_SCALE:-} ]]; then
+	SCHEDULER_ARGS="--kube-api-qps=100 ${SCHEDULER_ARGS:-}"
+	KCM_ARGS="--kube-api-qps=100 --kube-api-burst=100 ${KCM_ARGS:-}"
+fi
 
 # 1. The binaries.
 want=(clusterloader2 cl2report)
@@ -257,7 +267,7 @@ run_side() { # side n
 	"start_$side"
 
 	# 3. kube-scheduler, kwok (HOME is the run's: no ~/.kwok changes its stages) and the nodes.
-	start kube-scheduler "$bin/kube-scheduler" --kubeconfig="$kc" --leader-elect=true --secure-port=0
+	start kube-scheduler "$bin/kube-scheduler" --kubeconfig="$kc" --leader-elect=true --secure-port=0 ${SCHEDULER_ARGS:-}
 	if [[ -n ${KWOK_DEBUG:-} ]]; then
 		kwok_args=(--server-address="127.0.0.1:$(free_port)")
 		echo "http://${kwok_args[0]#*=}" >"$d/kwok-debug.txt"
