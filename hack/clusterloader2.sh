@@ -39,7 +39,9 @@
 #                                              requests/s, burst 100). UPSTREAM_SCALE=1 sets
 #                                              both as upstream's scale jobs run them:
 #                                              kube-scheduler at 100/s, kube-controller-manager
-#                                              at 100/s, burst 100
+#                                              at 100/s, burst 100, and quotad's controllers
+#                                              as kube-controller-manager's (its flags of the
+#                                              same names and defaults: 20/s, burst 30)
 #   KWOK_DEBUG=1 ...                           KWOK serves /debug/pprof/ at the address in
 #                                              $WORK/<side>-<n>/kwok-debug.txt
 #   WORK=dir hack/clusterloader2.sh            where binaries, data dirs, logs and reports go
@@ -74,6 +76,7 @@ provider=${PROVIDER:-ks}
 if [[ -n ${UPSTREAM_SCALE:-} ]]; then
 	SCHEDULER_ARGS="--kube-api-qps=100 ${SCHEDULER_ARGS:-}"
 	KCM_ARGS="--kube-api-qps=100 --kube-api-burst=100 ${KCM_ARGS:-}"
+	QUOTAD_ARGS="--kube-api-qps=100 --kube-api-burst=100 ${QUOTAD_ARGS:-}"
 fi
 
 # 1. The binaries.

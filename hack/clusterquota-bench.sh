@@ -10,6 +10,9 @@
 #   QUOTAD=/path QUOTABENCH=/path RUNS=5 ...   reuse built binaries
 #   PROFILE=cpu.pprof ...                      one run of 20,000 creates; an 8 s CPU profile of
 #                                              quotad taken during its 100-namespace phase
+#   TRACE=dir ...                              one run of 40,000 creates; a 2 s execution trace
+#                                              of quotad in each phase, dir/one.trace and
+#                                              dir/cluster.trace (go tool trace)
 #   NICE=-10 ...                               niceness of quotad and the load generator
 #   CREATES=40000 ...                          creates a phase (default 10,000)
 #   FIRST=cluster ...                          the 100-namespace phase first (quotabench
@@ -26,6 +29,8 @@ url=$(grep -o 'https://[0-9.:]*' "$work/server.log" | tail -1)
 sleep 3
 creates=${CREATES:-10000}
 [[ -n "${PROFILE:-}" ]] && creates=20000 RUNS=1
+[[ -n "${TRACE:-}" ]] && creates=40000 RUNS=1 && mkdir -p "$TRACE"
+trace() { curl -sk -H "Authorization: Bearer $(cat "$work/qd/admin.token")" "$url/debug/pprof/trace?seconds=2" -o "$TRACE/$1.trace"; }
 for r in $(seq 1 "${RUNS:-3}"); do
 	echo "== run $r $(date -u +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg)"
 	c0=$(cpu)
@@ -35,8 +40,16 @@ for r in $(seq 1 "${RUNS:-3}"); do
 	fi
 	"${run[@]}" "$bench" --scenario clusterquota --clients 32 --creates "$creates" --namespaces 100 "${flags[@]}" >"$work/out" 2>&1 &
 	b=$!
+	if [[ -n "${TRACE:-}" ]]; then
+		sleep 1
+		if [[ ${FIRST:-} == cluster ]]; then trace cluster; else trace one; fi
+	fi
 	until grep -q "$first" "$work/out" || ! kill -0 "$b" 2>/dev/null; do sleep 0.1; done
 	c1=$(cpu)
+	if [[ -n "${TRACE:-}" ]]; then
+		sleep 1
+		if [[ ${FIRST:-} == cluster ]]; then trace one; else trace cluster; fi
+	fi
 	if [[ -n "${PROFILE:-}" ]]; then
 		curl -sk -H "Authorization: Bearer $(cat "$work/qd/admin.token")" "$url/debug/pprof/profile?seconds=8" -o "$PROFILE"
 	fi

@@ -12,6 +12,8 @@
 //   - Throttle: the rate limiter of repeated identical failure log lines (first failure
 //     logged, repeats counted and summarised at most once per interval), usable by any
 //     component;
+//   - Paced: a Client whose writes wait for a token bucket's tokens (--kube-api-qps,
+//     --kube-api-burst), as kube-controller-manager's client paces each controller;
 //   - As, On and Meta: checked access to objects of any kind, typed or unstructured;
 //   - Index (fed by Loop.WatchIndex): an informer with a controller-UID index, Synced, and
 //     the revision it has reached, the one watch-fed cache every controller reads;

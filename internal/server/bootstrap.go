@@ -158,37 +158,41 @@ func startLeaderControllers(ctx context.Context, run func(context.Context, strin
 	// (run below, once they are all made), and one view of each pod.
 	pods := controller.NewSharedPods(controller.NewPodViews())
 	wopts := workloads.Options{Panics: m, Pods: pods}
+	// Each controller's writes paced as kube-controller-manager's client paces them, a
+	// bucket each; the namespace controller deletes a namespace's objects one by one where
+	// kube-controller-manager's deletes each resource's in one request, so it is not paced.
+	paced := func() controller.Client { return controller.Paced(store, cfg.KubeAPIQPS, cfg.KubeAPIBurst) }
 	run(ctx, "namespace", namespace.New(store, caPEM, log, namespace.Options{Panics: m}).Start)
-	run(ctx, "clusterrole-aggregation", clusterroleaggregation.New(store, log, m).Start)
+	run(ctx, "clusterrole-aggregation", clusterroleaggregation.New(paced(), log, m).Start)
 	run(ctx, "resourcequota", quotaverify.New(store, cfg.ResourceQuotaSyncPeriod, log, m).Start)
-	run(ctx, "replicaset", workloads.NewReplicaSet(store, log, wopts).Start)
-	run(ctx, "replicationcontroller", workloads.NewReplicationController(store, log, wopts).Start)
-	run(ctx, "deployment", workloads.NewDeployment(store, log, wopts).Start)
-	run(ctx, "job", workloads.NewJob(store, log, wopts).Start)
-	run(ctx, "cronjob", workloads.NewCronJob(store, log, wopts).Start)
-	run(ctx, "disruption", disruption.New(store, log, m, pods).Start)
-	run(ctx, "statefulset", workloads.NewStatefulSet(store, log, wopts).Start)
-	run(ctx, "daemonset", workloads.NewDaemonSet(store, log, wopts).Start)
-	run(ctx, "csrapproving", csrapproving.New(store, authz, log, m).Start)
-	run(ctx, "csrsigning", csrsigning.New(store, log, m, func() (*pki.Authority, error) {
+	run(ctx, "replicaset", workloads.NewReplicaSet(paced(), log, wopts).Start)
+	run(ctx, "replicationcontroller", workloads.NewReplicationController(paced(), log, wopts).Start)
+	run(ctx, "deployment", workloads.NewDeployment(paced(), log, wopts).Start)
+	run(ctx, "job", workloads.NewJob(paced(), log, wopts).Start)
+	run(ctx, "cronjob", workloads.NewCronJob(paced(), log, wopts).Start)
+	run(ctx, "disruption", disruption.New(paced(), log, m, pods).Start)
+	run(ctx, "statefulset", workloads.NewStatefulSet(paced(), log, wopts).Start)
+	run(ctx, "daemonset", workloads.NewDaemonSet(paced(), log, wopts).Start)
+	run(ctx, "csrapproving", csrapproving.New(paced(), authz, log, m).Start)
+	run(ctx, "csrsigning", csrsigning.New(paced(), log, m, func() (*pki.Authority, error) {
 		return pki.LoadAuthority(filepath.Join(cfg.DataDir, "ca.crt"), filepath.Join(cfg.DataDir, "ca.key"))
 	}).Start)
-	run(ctx, "garbagecollector", garbagecollector.New(store, log, garbagecollector.Options{Panics: m}).Start)
-	run(ctx, "node-lifecycle-controller", nodelifecycle.New(store, nodelifecycle.Options{
+	run(ctx, "garbagecollector", garbagecollector.New(paced(), log, garbagecollector.Options{Panics: m}).Start)
+	run(ctx, "node-lifecycle-controller", nodelifecycle.New(paced(), nodelifecycle.Options{
 		MonitorPeriod: cfg.NodeMonitorPeriod, GracePeriod: cfg.NodeMonitorGracePeriod, StartupGracePeriod: cfg.NodeStartupGracePeriod,
 		EvictionRate: cfg.NodeEvictionRate, SecondaryEvictionRate: cfg.SecondaryNodeEvictionRate,
 		LargeClusterThreshold: cfg.LargeClusterSizeThreshold, UnhealthyZoneThreshold: cfg.UnhealthyZoneThreshold,
 		Pods: pods, Panics: m, Log: log}).Start)
-	run(ctx, "taint-eviction-controller", tainteviction.New(store, tainteviction.Options{Pods: pods, Panics: m, Log: log}).Start)
-	run(ctx, "endpoints", endpoints.New(store, endpoints.Options{Pods: pods, Panics: m, Log: log}).Start)
-	run(ctx, "endpointslice", endpointslice.New(store, endpointslice.Options{MaxEndpointsPerSlice: cfg.MaxEndpointsPerSlice,
+	run(ctx, "taint-eviction-controller", tainteviction.New(paced(), tainteviction.Options{Pods: pods, Panics: m, Log: log}).Start)
+	run(ctx, "endpoints", endpoints.New(paced(), endpoints.Options{Pods: pods, Panics: m, Log: log}).Start)
+	run(ctx, "endpointslice", endpointslice.New(paced(), endpointslice.Options{MaxEndpointsPerSlice: cfg.MaxEndpointsPerSlice,
 		Pods: pods, Panics: m, Log: log}).Start)
-	run(ctx, "podgc", podgc.New(store, log, podgc.Options{TerminatedPodThreshold: cfg.TerminatedPodGCThreshold,
+	run(ctx, "podgc", podgc.New(paced(), log, podgc.Options{TerminatedPodThreshold: cfg.TerminatedPodGCThreshold,
 		CheckPeriod: cfg.PodGCCheckPeriod, Quarantine: cfg.PodGCQuarantine, Pods: pods, Panics: m}).Start)
-	run(ctx, "service-cidr-controller", servicecidrs.New(store, log, m).Start)
-	run(ctx, "ttlafterfinished", ttlafterfinished.New(store, log, ttlafterfinished.Options{Panics: m}).Start)
-	run(ctx, "resourceclaim", resourceclaim.New(store, log, resourceclaim.Options{Panics: m, Pods: pods}).Start)
-	run(ctx, "podcertificaterequest-cleaner-controller", pcrcleaner.New(store, log, pcrcleaner.Options{
+	run(ctx, "service-cidr-controller", servicecidrs.New(paced(), log, m).Start)
+	run(ctx, "ttlafterfinished", ttlafterfinished.New(paced(), log, ttlafterfinished.Options{Panics: m}).Start)
+	run(ctx, "resourceclaim", resourceclaim.New(paced(), log, resourceclaim.Options{Panics: m, Pods: pods}).Start)
+	run(ctx, "podcertificaterequest-cleaner-controller", pcrcleaner.New(paced(), log, pcrcleaner.Options{
 		Period: cfg.PodCertificateRequestCleanerPeriod, Threshold: cfg.PodCertificateRequestCleanerThreshold, Panics: m}).Start)
 	// Every subscriber is made: the shared pods start once each has started.
 	run(ctx, "pod-informer", func(ctx context.Context) error {

@@ -177,7 +177,14 @@ type Config struct {
 	TerminatedPodGCThreshold int
 	PodGCCheckPeriod         time.Duration
 	PodGCQuarantine          time.Duration
-	LeaderElect              bool
+	// KubeAPIQPS and KubeAPIBurst are --kube-api-qps and --kube-api-burst: each of
+	// kube-controller-manager's controllers (but the namespace controller) writes at most
+	// KubeAPIQPS objects a second after a burst of KubeAPIBurst, as kube-controller-manager's
+	// client paces each controller (controller.Paced; the flags default to 20 and 30, as
+	// its). Zero: unpaced.
+	KubeAPIQPS   float32
+	KubeAPIBurst int
+	LeaderElect  bool
 	// NoClusterQuotaRows is --cluster-quota-rows=false: cluster quotas' entries stored in
 	// OpenShift's shape, readable by replicas of an earlier version (docs/ha.md).
 	NoClusterQuotaRows       bool
