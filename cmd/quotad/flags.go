@@ -139,8 +139,8 @@ func newOptions() *options {
 		fs.IntVar(&c.MaxEndpointsPerSlice, "max-endpoints-per-slice", 100, "The maximum number of endpoints that will be added to an EndpointSlice. More endpoints per slice will result in less endpoint slices, but larger resources. Defaults to 100.")
 		fs.DurationVar(&c.ResourceQuotaSyncPeriod, "resource-quota-sync-period", 5*time.Minute, "The period for verifying quota usage status in the system: every quota is recomputed from storage and any drift is repaired and reported.")
 		fs.IntVar(&c.TerminatedPodGCThreshold, "terminated-pod-gc-threshold", 12500, "Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled.")
-		fs.Float32Var(&c.KubeAPIQPS, "kube-api-qps", 20, "QPS to use while talking with kubernetes apiserver: the objects a second each of kube-controller-manager's controllers writes (creates, updates, deletes, its events), but the namespace controller's deletions of a namespace's objects; reads are served from memory. 0 leaves the controllers unpaced.")
-		fs.IntVar(&c.KubeAPIBurst, "kube-api-burst", 30, "Burst to use while talking with kubernetes apiserver: the writes each controller may make at once before --kube-api-qps paces it.")
+		fs.Float32Var(&c.KubeAPIQPS, "kube-api-qps", 20, "QPS to use while talking with kubernetes apiserver: the objects a second each of kube-controller-manager's controllers writes (creates, updates, deletes, its events), but the namespace controller's deletions of a namespace's objects; reads are served from memory. As a client's: 0 is 5 a second, a negative value leaves the controllers unpaced.")
+		fs.IntVar(&c.KubeAPIBurst, "kube-api-burst", 30, "Burst to use while talking with kubernetes apiserver: the writes each controller may make at once before --kube-api-qps paces it. As a client's: 0 is 10.")
 		fs.BoolVar(&c.LeaderElect, "leader-elect", true, "Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability. Only the leader runs kube-controller-manager's controllers; every replica serves the API.")
 		fs.DurationVar(&c.LeaderElectLeaseDuration, "leader-elect-lease-duration", 15*time.Second, "The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot. This is effectively the maximum duration that a leader can be stopped before it is replaced by another candidate. This is only applicable if leader election is enabled.")
 		fs.DurationVar(&c.LeaderElectRenewDeadline, "leader-elect-renew-deadline", 10*time.Second, "The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration. This is only applicable if leader election is enabled.")
@@ -172,6 +172,17 @@ func (o *options) parse(args []string) error {
 	o.cfg.NoPriorityAndFairness = !o.priorityAndFairness
 	o.cfg.NoClusterQuotaRows = !o.clusterQuotaRows
 	o.cfg.NoBootstrapTokenAuth = !o.bootstrapTokenAuth
+	// As client-go's rest.Config, which kube-controller-manager's clients are made from: 0
+	// is its defaults (5 a second, burst 10), a negative QPS no pacing (Config: 0).
+	switch {
+	case o.cfg.KubeAPIQPS == 0:
+		o.cfg.KubeAPIQPS = 5
+	case o.cfg.KubeAPIQPS < 0:
+		o.cfg.KubeAPIQPS = 0
+	}
+	if o.cfg.KubeAPIBurst == 0 {
+		o.cfg.KubeAPIBurst = 10
+	}
 	ranges, err := registry.ParseServiceRanges(o.serviceIPRange, o.nodePortRange)
 	if err != nil {
 		return fmt.Errorf("invalid --%v", err)

@@ -90,6 +90,29 @@ func TestFlagDefaults(t *testing.T) {
 	}
 }
 
+// --kube-api-qps and --kube-api-burst read as kube-controller-manager's: its defaults, 0 as
+// client-go's defaults, a negative QPS unpaced.
+func TestKubeAPIPacingFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		qps   float32
+		burst int
+	}{
+		{nil, 20, 30},
+		{[]string{"--kube-api-qps=100", "--kube-api-burst=100"}, 100, 100},
+		{[]string{"--kube-api-qps=0", "--kube-api-burst=0"}, 5, 10},
+		{[]string{"--kube-api-qps=-1"}, 0, 30},
+	} {
+		o := newOptions()
+		if err := o.parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if o.cfg.KubeAPIQPS != tc.qps || o.cfg.KubeAPIBurst != tc.burst {
+			t.Errorf("%v: qps %v burst %d, want %v %d", tc.args, o.cfg.KubeAPIQPS, o.cfg.KubeAPIBurst, tc.qps, tc.burst)
+		}
+	}
+}
+
 func TestRunHelpVersionAndErrors(t *testing.T) {
 	cases := []struct {
 		args           []string

@@ -15,8 +15,9 @@ import (
 // controllers' requests (--kube-api-qps, --kube-api-burst; with
 // --use-service-account-credentials every controller has a client, and a bucket, of its
 // own). Reads and watches are not paced: they are served from memory, as kube-controller-
-// manager's controllers read their informers' caches. A write waits for its token until its
-// context ends, and then fails with the context's error, writing nothing. qps <= 0 returns c.
+// manager's controllers read their informers' caches. A write waits for its token; when its
+// context ends first (or its deadline falls before the token), it fails writing nothing.
+// qps <= 0 returns c.
 func Paced(c Client, qps float32, burst int) Client {
 	if qps <= 0 {
 		return c
