@@ -55,7 +55,7 @@ for r in $(seq 1 "${RUNS:-3}"); do
 	fi
 	wait "$b"
 	c2=$(cpu)
-	tr '\r' '\n' <"$work/out" | grep -E 'creates/s=|ratio|cluster-quota-used|errors=[1-9]' | grep -v done || true
+	tr '\r' '\n' <"$work/out" | grep -E "creates/s=|ratio|cluster-quota-used|errors=|load-generator" | grep -v done || true
 	if [[ ${FIRST:-} == cluster ]]; then
 		echo "quotad µs of CPU per create: 100 namespaces (with the setup) $(((c1 - c0) * 10000 / creates)), one namespace $(((c2 - c1) * 10000 / creates)); RSS $(awk '/VmRSS/ {print $2, $3}' "/proc/$pid/status")"
 	else

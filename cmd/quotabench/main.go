@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -217,6 +218,18 @@ type stats struct {
 	lat                         []time.Duration
 	admitted, refused, errs, dl atomic.Int64
 	firstErr                    atomic.Value
+	// cpu is the CPU time this process spent during the load (user + system): the load
+	// generator's own share of a machine it shares with the server.
+	cpu time.Duration
+}
+
+// processCPU is the CPU time this process has used (user + system).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func (s *stats) add(d time.Duration) {
@@ -337,7 +350,7 @@ func progress(st *stats, start time.Time, total int, stop chan struct{}) {
 func drive(a *api, o options, total int, op func(cc *conn, c, i int, st *stats) bool) (*stats, time.Duration) {
 	var next atomic.Int64 // clients take numbers from a shared counter
 	st := &stats{lat: make([]time.Duration, 0, total)}
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	stop := make(chan struct{})
 	go progress(st, start, total, stop)
 	var wg sync.WaitGroup
@@ -361,6 +374,7 @@ func drive(a *api, o options, total int, op func(cc *conn, c, i int, st *stats) 
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	st.cpu = processCPU() - cpu0
 	close(stop)
 	return st, elapsed
 }
