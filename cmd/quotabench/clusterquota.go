@@ -49,7 +49,6 @@ func runClusterQuota(a *api, o options) error {
 			}
 		}
 	}
-	var one float64
 	single := o.prefix + "-one"
 	if o.scenario == "clusterquota" && !o.noSetup {
 		if err := a.mustCreate(ctx, "/api/v1/namespaces", m{"apiVersion": "v1", "kind": "Namespace", "metadata": m{"name": single}}); err != nil {
@@ -70,20 +69,43 @@ func runClusterQuota(a *api, o options) error {
 			return err
 		}
 	}
-	onePhase := func() {
-		st, elapsed := runLoad(a, o, []string{single})
-		one = float64(o.creates) / elapsed.Seconds()
-		report(o, "one namespace, one ResourceQuota", 1, st, elapsed)
+	// Each phase runs in parts (--alternate), in turn with the other phase's parts.
+	parts := max(o.alternate, 1)
+	if o.scenario != "clusterquota" {
+		parts = 1
 	}
-	if o.scenario == "clusterquota" && !o.clusterFirst {
-		onePhase()
+	oneSt, clusterSt := &stats{}, &stats{}
+	var oneTime, clusterTime time.Duration
+	for k := 0; k < parts; k++ {
+		from, n := k*o.creates/parts, (k+1)*o.creates/parts-k*o.creates/parts
+		last := k == parts-1
+		// Each phase is reported after its last part (with one part, as it ends).
+		onePart := func() {
+			st, elapsed := runLoadFrom(a, o, []string{single}, from, n)
+			oneSt.merge(st)
+			oneTime += elapsed
+			if last {
+				report(o, "one namespace, one ResourceQuota", 1, oneSt, oneTime)
+			}
+		}
+		if o.scenario == "clusterquota" && !o.clusterFirst {
+			onePart()
+		}
+		st, elapsed := runLoadFrom(a, o, nss, from, n)
+		clusterSt.merge(st)
+		clusterTime += elapsed
+		if last {
+			report(o, "one ClusterResourceQuota", len(nss), clusterSt, clusterTime)
+		}
+		if o.scenario == "clusterquota" && o.clusterFirst {
+			onePart()
+		}
 	}
-	st, elapsed := runLoad(a, o, nss)
-	rate := float64(o.creates) / elapsed.Seconds()
-	report(o, "one ClusterResourceQuota", len(nss), st, elapsed)
-	if o.scenario == "clusterquota" && o.clusterFirst {
-		onePhase()
+	var one float64
+	if o.scenario == "clusterquota" {
+		one = float64(o.creates) / oneTime.Seconds()
 	}
+	rate := float64(o.creates) / clusterTime.Seconds()
 	_, b, err := a.do(ctx, http.MethodGet, "/apis/quota.openshift.io/v1/clusterresourcequotas/"+name, nil)
 	if err != nil {
 		return err

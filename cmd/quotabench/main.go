@@ -38,8 +38,11 @@ type options struct {
 	// clusterFirst runs the clusterquota scenario's 100-namespace phase before its
 	// one-namespace phase.
 	clusterFirst bool
-	cpuprofile   string
-	abuse        abuseOptions
+	// alternate splits each clusterquota phase into that many parts run in turn with the
+	// other phase's, so that neither phase is the one run first.
+	alternate  int
+	cpuprofile string
+	abuse      abuseOptions
 }
 
 func main() {
@@ -65,6 +68,7 @@ func main() {
 	flag.IntVar(&o.nodeLists, "node-lists", 0, "rewatch: lists of one node's pods after the watches")
 	flag.BoolVar(&o.insecure, "insecure-skip-tls-verify", false, "do not verify the server certificate")
 	flag.BoolVar(&o.clusterFirst, "cluster-first", false, "clusterquota: the phase under the ClusterResourceQuota first, then the one-namespace phase (the later phase holds the earlier one's pods)")
+	flag.IntVar(&o.alternate, "alternate", 1, "clusterquota: run each phase in this many parts, in turn with the other phase's parts, and report each phase over all its parts (1: one phase, then the other)")
 	flag.BoolVar(&o.noSetup, "no-setup", false, "the namespaces and quotas exist already (as a tenant who may not create them runs)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write the load generator's own CPU profile to this file")
 	flag.DurationVar(&o.abuse.duration, "duration", 30*time.Second, "abuse: how long the probe runs idle, then again under abuse")
@@ -232,6 +236,19 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// merge adds another load's outcomes to s (not safe while either is counting).
+func (s *stats) merge(o *stats) {
+	s.lat = append(s.lat, o.lat...)
+	s.admitted.Add(o.admitted.Load())
+	s.refused.Add(o.refused.Load())
+	s.errs.Add(o.errs.Load())
+	s.dl.Add(o.dl.Load())
+	if e := o.firstErr.Load(); e != nil {
+		s.firstErr.CompareAndSwap(nil, e)
+	}
+	s.cpu += o.cpu
+}
+
 func (s *stats) add(d time.Duration) {
 	s.mu.Lock()
 	s.lat = append(s.lat, d)
@@ -382,7 +399,13 @@ func drive(a *api, o options, total int, op func(cc *conn, c, i int, st *stats) 
 // runLoad sends o.creates pod creates from o.clients clients, spread over nss in turn, and
 // returns the outcomes and how long it took.
 func runLoad(a *api, o options, nss []string) (*stats, time.Duration) {
-	return drive(a, o, o.creates, func(cc *conn, _, i int, st *stats) bool {
+	return runLoadFrom(a, o, nss, 0, o.creates)
+}
+
+// runLoadFrom is runLoad for the creates numbered from to from+n-1 (the pods' names).
+func runLoadFrom(a *api, o options, nss []string, from, n int) (*stats, time.Duration) {
+	return drive(a, o, n, func(cc *conn, _, i int, st *stats) bool {
+		i += from
 		ns := nss[i%len(nss)]
 		name := fmt.Sprintf("p-%d", i)
 		t0 := time.Now()
