@@ -69,43 +69,38 @@ func runClusterQuota(a *api, o options) error {
 			return err
 		}
 	}
-	// Each phase runs in parts (--alternate), in turn with the other phase's parts.
+	// Each phase runs in parts (--alternate), in turn with the other phase's parts, and is
+	// reported after its last part (with one part, as it ends).
 	parts := max(o.alternate, 1)
 	if o.scenario != "clusterquota" {
 		parts = 1
 	}
-	oneSt, clusterSt := &stats{}, &stats{}
-	var oneTime, clusterTime time.Duration
+	type phase struct {
+		what string
+		nss  []string
+		st   stats
+		took time.Duration
+	}
+	one := &phase{what: "one namespace, one ResourceQuota", nss: []string{single}}
+	cluster := &phase{what: "one ClusterResourceQuota", nss: nss}
+	order := []*phase{one, cluster}
+	switch {
+	case o.scenario != "clusterquota":
+		order = []*phase{cluster}
+	case o.clusterFirst:
+		order = []*phase{cluster, one}
+	}
 	for k := 0; k < parts; k++ {
-		from, n := k*o.creates/parts, (k+1)*o.creates/parts-k*o.creates/parts
-		last := k == parts-1
-		// Each phase is reported after its last part (with one part, as it ends).
-		onePart := func() {
-			st, elapsed := runLoadFrom(a, o, []string{single}, from, n)
-			oneSt.merge(st)
-			oneTime += elapsed
-			if last {
-				report(o, "one namespace, one ResourceQuota", 1, oneSt, oneTime)
+		from, to := k*o.creates/parts, (k+1)*o.creates/parts
+		for _, ph := range order {
+			st, elapsed := runLoadFrom(a, o, ph.nss, from, to-from)
+			ph.st.merge(st)
+			ph.took += elapsed
+			if k == parts-1 {
+				report(o, ph.what, len(ph.nss), &ph.st, ph.took)
 			}
 		}
-		if o.scenario == "clusterquota" && !o.clusterFirst {
-			onePart()
-		}
-		st, elapsed := runLoadFrom(a, o, nss, from, n)
-		clusterSt.merge(st)
-		clusterTime += elapsed
-		if last {
-			report(o, "one ClusterResourceQuota", len(nss), clusterSt, clusterTime)
-		}
-		if o.scenario == "clusterquota" && o.clusterFirst {
-			onePart()
-		}
 	}
-	var one float64
-	if o.scenario == "clusterquota" {
-		one = float64(o.creates) / oneTime.Seconds()
-	}
-	rate := float64(o.creates) / clusterTime.Seconds()
 	_, b, err := a.do(ctx, http.MethodGet, "/apis/quota.openshift.io/v1/clusterresourcequotas/"+name, nil)
 	if err != nil {
 		return err
@@ -126,8 +121,8 @@ func runClusterQuota(a *api, o options) error {
 		return fmt.Errorf("cluster quota %s used pods %q: %w", name, q.Status.Total.Used["pods"], err)
 	}
 	fmt.Printf("cluster-quota-used-pods=%d namespaces-in-status=%d hard=%d\n", n.Value(), len(q.Status.Namespaces), hard)
-	if one > 0 {
-		fmt.Printf("ratio cluster/one=%.2f\n", rate/one)
+	if one.took > 0 {
+		fmt.Printf("ratio cluster/one=%.2f\n", one.took.Seconds()/cluster.took.Seconds())
 	}
 	return nil
 }

@@ -84,6 +84,10 @@ func main() {
 	flag.IntVar(&o.abuse.longSelectors, "long-selectors", 40, "abuse: clients listing pods with an 890 KB label selector")
 	flag.BoolVar(&o.abuse.probeInProcess, "probe-in-process", false, "abuse: run the probe in the load generator's own process instead of a process of its own (it then shares the list clients' runtime and garbage collector)")
 	flag.Parse()
+	if o.alternate < 1 || o.alternate > max(o.creates, 1) {
+		fmt.Fprintf(os.Stderr, "quotabench: --alternate %d: must be between 1 and --creates (%d)\n", o.alternate, o.creates)
+		os.Exit(2)
+	}
 	if o.cpuprofile != "" {
 		f, err := os.Create(o.cpuprofile)
 		if err != nil {
