@@ -89,7 +89,10 @@ func (s *Store) RepairQuota(ctx context.Context, c QuotaCheck) error {
 			{Target: storage.RangeNotModifiedAfter, Key: commit.EpochKey(c.Namespace), Revision: c.Revision},
 			{Target: storage.RangeNotModifiedAfter, Key: qres.KeyPrefix(c.Namespace), Revision: c.Revision},
 		},
-		Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: b}},
+		// The quota set's key too, as every quota object write puts it: batches planned on
+		// the quota as it was (pipelined, or guarding only the quotas they charge) fail and
+		// are planned again on the repaired status.
+		Ops: []storage.Op{{Type: storage.OpPut, Key: key, Value: b}, {Type: storage.OpPut, Key: commit.QuotaSetKey(c.Namespace)}},
 	})
 	if errors.Is(err, storage.ErrConflict) {
 		return fmt.Errorf("quota %s/%s changed while repairing: %w", c.Namespace, c.Name, err)

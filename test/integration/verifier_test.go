@@ -10,6 +10,7 @@ import (
 
 	"github.com/quotad/quotad/internal/controller/quotaverify"
 	"github.com/quotad/quotad/internal/registry"
+	"github.com/quotad/quotad/internal/registry/commit"
 	"github.com/quotad/quotad/internal/server"
 	"github.com/quotad/quotad/internal/server/servertest"
 )
@@ -47,6 +48,15 @@ func TestVerifierRepairsDrift(t *testing.T) {
 		t.Fatalf("VerifyAll repaired %d (observer %d), err %v", n, obs.n, err)
 	}
 	expectUsed(t, s, "v", "q", map[string]string{"pods": "1", "configmaps": "1"})
+	// The repair put the namespace's quota-set key with the quota, as a quota's own writes
+	// do: batches planned on the corrupted status fail their guards and are planned again.
+	repaired, err := st.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set, err := st.Get(ctx, commit.QuotaSetKey("v")); err != nil || set.ModRevision != repaired.ModRevision {
+		t.Fatalf("quota set at %d (%v), repaired quota at %d: want the repair to put both", set.ModRevision, err, repaired.ModRevision)
+	}
 	// 4. Nothing left to repair, nor to find.
 	if n, err := v.VerifyAll(ctx); err != nil || n != 0 {
 		t.Fatalf("second VerifyAll repaired %d, err %v", n, err)

@@ -271,9 +271,10 @@ type quotaOffer struct {
 // not change).
 //
 // A pipelined plan (in.mine set) guards the quotas it took from the plans before it by
-// value until they commit (see storedQuota.guard), and the quota set by its key; a solo
-// plan guards by revision everything it read, the namespace's whole quota prefix at the
-// read revision included.
+// value until they commit (see storedQuota.guard), and the quota set and the turn by their
+// keys; a solo plan guards by revision the quotas it writes, and the quota-set prefix (the
+// set key and the turn) at the read revision. Both guard every quota when a write is
+// refused or dry-run.
 //
 // On error the plan is nil except for judged (as far as planning got).
 func planBatch(in planInput) (*batchPlan, error) {
@@ -327,7 +328,8 @@ func planBatch(in planInput) (*batchPlan, error) {
 			plan.validate = true
 		}
 		// 2. A quota being created or edited gets its complete status computed from the
-		// namespace at the read revision, guarded by the namespace's usage epoch.
+		// namespace at the read revision, guarded by the namespace's usage epoch and its
+		// quotas (a transaction that charges one of them puts no usage epoch: step 5).
 		if isQuota && w.Obj != nil {
 			rq := w.Obj.(*corev1.ResourceQuota)
 			compute := QuotaStatus
@@ -337,7 +339,8 @@ func planBatch(in planInput) (*batchPlan, error) {
 			if err := compute(in.quota, rq, in.objects); err != nil {
 				return fail(err)
 			}
-			cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKey(ns), Revision: st.readRev})
+			cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: EpochKey(ns), Revision: st.readRev},
+				storage.Compare{Target: storage.RangeNotModifiedAfter, Key: quotaPrefix, Revision: st.readRev})
 		}
 		if w.Attrs.DryRun {
 			continue
@@ -431,18 +434,23 @@ func planBatch(in planInput) (*batchPlan, error) {
 		putsQuota = true
 		next.stored[j] = storedQuota{value: b, by: in.mine}
 	}
-	if pipelined {
-		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: QuotaSetKey(ns), Revision: st.setRev})
-		if plan.validate {
-			// Refusals may come from quotas this batch does not touch: confirm them all.
-			for j := range st.quotas {
-				if !touched[j] {
-					cmps = plan.guard(cmps, st.stored[j], quotaPrefix+st.quotas[j].Name)
-				}
+	if plan.validate {
+		// Refusals may come from quotas this batch does not touch: confirm them all.
+		for j := range st.quotas {
+			if !touched[j] {
+				cmps = plan.guard(cmps, st.stored[j], quotaPrefix+st.quotas[j].Name)
 			}
 		}
+	}
+	// The quota set: no quota created, edited, repaired or deleted since the state was
+	// read (what a quota the batch does not touch holds matters only to refusals, confirmed
+	// above). A pipelined plan compares the set key's revision as read; a solo plan, which
+	// read everything at st.readRev, compares the whole quota-set prefix at that revision,
+	// which covers the namespace's turn too (step 6) in one compare.
+	if pipelined {
+		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: QuotaSetKey(ns), Revision: st.setRev})
 	} else {
-		cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: quotaPrefix, Revision: st.readRev})
+		cmps = append(cmps, storage.Compare{Target: storage.RangeNotModifiedAfter, Key: QuotaSetKey(ns), Revision: st.readRev})
 	}
 	if quotaWrite {
 		ops = append(ops, storage.Op{Type: storage.OpPut, Key: QuotaSetKey(ns)})
@@ -461,8 +469,12 @@ func planBatch(in planInput) (*batchPlan, error) {
 		}
 	}
 	// 6. The namespace's turn as read: absent, so that another replica's claim fails this
-	// transaction; or held by this replica, which the transaction releases (turn.go).
-	cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: TurnKey(ns), Revision: st.turn.rev})
+	// transaction; or held by this replica, which the transaction releases (turn.go). A
+	// solo plan's quota-set guard above covers it: a claim or a takeover puts the key after
+	// the read (a release by its holder deletes it, as a commit holding it would).
+	if pipelined {
+		cmps = append(cmps, storage.Compare{Target: storage.ModRevisionEquals, Key: TurnKey(ns), Revision: st.turn.rev})
+	}
 	if st.turn.rev != 0 {
 		plan.release = storage.Op{Type: storage.OpDelete, Key: TurnKey(ns)}
 		ops = append(ops, plan.release)

@@ -572,8 +572,9 @@ func TestPlanBatch(t *testing.T) {
 			if plan.pipelined != c.pipelined {
 				t.Errorf("pipelined %v", plan.pipelined)
 			}
-			// The guards: every written object by its revision; solo plans the quota prefix
-			// at the read revision, pipelined ones the quota set and each written quota.
+			// The guards: every written object by its revision; solo plans the quota-set
+			// prefix at the read revision, pipelined ones the quota set's revision; a quota
+			// write's status the quota prefix and usage epochs at the read revision.
 			guarded := map[string]storage.Compare{}
 			for _, cmp := range plan.txn.Compares {
 				guarded[cmp.Key] = cmp
@@ -591,7 +592,11 @@ func TestPlanBatch(t *testing.T) {
 				if set.Target != storage.ModRevisionEquals || set.Revision != st.setRev {
 					t.Errorf("quota set guarded by %+v, want revision %d", set, st.setRev)
 				}
-			} else if prefix.Target != storage.RangeNotModifiedAfter || prefix.Revision != st.readRev {
+			} else if set.Target != storage.RangeNotModifiedAfter || set.Revision != st.readRev {
+				t.Errorf("quota set guarded by %+v, want its prefix not modified after %d", set, st.readRev)
+			}
+			if computes := slices.ContainsFunc(writes, func(w *Write) bool { return isQuotaWrite(w) && w.Obj != nil }); computes &&
+				(prefix.Target != storage.RangeNotModifiedAfter || prefix.Revision != st.readRev) {
 				t.Errorf("quota prefix guarded by %+v, want not modified after %d", prefix, st.readRev)
 			}
 			if c.used != nil {
@@ -736,5 +741,104 @@ func TestTakeBatch(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("%s: batches %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestPlanBatchSoloGuards: a solo batch guards the quotas it charges by revision and the
+// quota set (with the turn) at the read revision. Another quota's usage moving does not fail
+// it, unless a write was refused (the refusal is confirmed on every quota); a quota created,
+// or repaired, since the read does, as does a claim of the turn; a quota write's status,
+// computed at the read revision, fails when anything it counts was written since.
+func TestPlanBatchSoloGuards(t *testing.T) {
+	bestEffort := func(name string) *corev1.Pod {
+		p := newPod(name, "0", "")
+		p.Spec.Containers[0].Resources = corev1.ResourceRequirements{}
+		return p
+	}
+	scoped := func(name, pods string, scope corev1.ResourceQuotaScope) *corev1.ResourceQuota {
+		q := newQuota(name, hardOf("pods", pods))
+		q.Spec.Scopes = []corev1.ResourceQuotaScope{scope}
+		return q
+	}
+	onePod := func(e *planEnv) []*Write { return []*Write{e.createPod(newPod("a", "300m", ""))} }
+	newQuotaWrite := func(e *planEnv) []*Write {
+		return []*Write{e.createQuota(newQuota("more", hardOf("requests.cpu", "5")))}
+	}
+	for _, c := range []struct {
+		name string
+		// writes is the batch planned solo on a read; meanwhile writes before it commits.
+		writes    func(e *planEnv) []*Write
+		meanwhile func(e *planEnv)
+		commits   bool
+	}{
+		{
+			name:      "a quota the batch does not charge moves",
+			writes:    onePod,
+			meanwhile: func(e *planEnv) { e.commitSolo(e.createPod(bestEffort("x"))) },
+			commits:   true,
+		},
+		{
+			name:      "a quota the batch charges moves",
+			writes:    onePod,
+			meanwhile: func(e *planEnv) { e.commitSolo(e.createPod(newPod("x", "100m", ""))) },
+		},
+		{
+			name: "a refusal, and a quota the batch does not charge moves",
+			writes: func(e *planEnv) []*Write {
+				return []*Write{e.createPod(newPod("a", "300m", "")), e.createPod(newPod("b", "300m", ""))}
+			},
+			meanwhile: func(e *planEnv) { e.commitSolo(e.createPod(bestEffort("x"))) },
+		},
+		{
+			name:      "a quota created",
+			writes:    onePod,
+			meanwhile: func(e *planEnv) { e.commitSolo(e.createQuota(newQuota("pods", hardOf("pods", "10")))) },
+		},
+		{
+			name:   "the quota set put (a quota's status repaired)",
+			writes: onePod,
+			meanwhile: func(e *planEnv) {
+				e.kv.txn(storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: QuotaSetKey(planNS)}}})
+			},
+		},
+		{
+			name:   "the turn claimed by another replica",
+			writes: onePod,
+			meanwhile: func(e *planEnv) {
+				e.kv.txn(storage.Txn{Ops: []storage.Op{{Type: storage.OpPut, Key: TurnKey(planNS), Value: claimValue("other")}}})
+			},
+		},
+		{
+			name:      "a quota created while a pod is charged to another",
+			writes:    newQuotaWrite,
+			meanwhile: func(e *planEnv) { e.commitSolo(e.createPod(newPod("x", "100m", ""))) },
+		},
+		{
+			name:   "a quota created while a pod charged to none is written",
+			writes: newQuotaWrite,
+			meanwhile: func(e *planEnv) {
+				e.commitSolo(e.podUpdate("", "old", func(p *corev1.Pod) { p.Labels = map[string]string{"a": "b"} }))
+			},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newPlanEnv(t)
+			e.commitSolo(e.createQuota(scoped("nbe", "2", corev1.ResourceQuotaScopeNotBestEffort)))
+			e.commitSolo(e.createQuota(scoped("be", "5", corev1.ResourceQuotaScopeBestEffort)))
+			e.commitSolo(e.createPod(newPod("old", "100m", "")))
+			plan, err := e.plan(e.read(), c.writes(e), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := e.kv.rev
+			c.meanwhile(e)
+			if e.kv.rev == before {
+				t.Fatal("the write meanwhile stored nothing")
+			}
+			if committed := e.kv.txn(plan.txn) != 0; committed != c.commits {
+				t.Fatalf("committed %v, want %v; results %v, compares %+v", committed, c.commits, plan.results, plan.txn.Compares)
+			}
+			e.checkI1(c.name)
+		})
 	}
 }

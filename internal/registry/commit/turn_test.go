@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -88,7 +89,7 @@ func (h *turnHarness) create(ctx context.Context, r *Engine) (string, error) {
 // the namespace's turn. It counts the writes it committed.
 func (h *turnHarness) interfering(other *Engine, n *atomic.Int32) func(storage.Txn) error {
 	return func(txn storage.Txn) error {
-		if rev, ok := turnGuard(txn); !ok || rev != 0 || !h.storesPod(txn) {
+		if !turnGuarded(txn) || turnHeld(txn) || !h.storesPod(txn) {
 			return nil
 		}
 		if _, err := h.create(context.Background(), other); err != nil {
@@ -99,7 +100,8 @@ func (h *turnHarness) interfering(other *Engine, n *atomic.Int32) func(storage.T
 	}
 }
 
-// turnGuard returns the revision a transaction requires of the namespace's turn key.
+// turnGuard returns the revision a pipelined transaction requires of the namespace's turn
+// key, and whether it guards it so.
 func turnGuard(txn storage.Txn) (int64, bool) {
 	for _, c := range txn.Compares {
 		if c.Key == TurnKey(planNS) {
@@ -107,6 +109,28 @@ func turnGuard(txn storage.Txn) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// turnGuarded reports whether a transaction guards the namespace's turn: by its key's
+// revision (pipelined), or under the quota-set prefix at the read revision (solo).
+func turnGuarded(txn storage.Txn) bool {
+	if _, ok := turnGuard(txn); ok {
+		return true
+	}
+	return slices.ContainsFunc(txn.Compares, func(c storage.Compare) bool {
+		return c.Key == QuotaSetKey(planNS) && c.Target == storage.RangeNotModifiedAfter
+	})
+}
+
+// turnHeld reports whether a transaction commits holding the namespace's turn: it deletes
+// the turn key.
+func turnHeld(txn storage.Txn) bool {
+	return slices.ContainsFunc(txn.Ops, func(op storage.Op) bool { return op.Type == storage.OpDelete && op.Key == TurnKey(planNS) })
+}
+
+// turnClaim reports whether a transaction is a claim of the namespace's turn.
+func turnClaim(txn storage.Txn) bool {
+	return len(txn.Ops) == 1 && txn.Ops[0].Type == storage.OpPut && txn.Ops[0].Key == TurnKey(planNS)
 }
 
 func (h *turnHarness) storesPod(txn storage.Txn) bool {
@@ -216,7 +240,7 @@ func TestTurnOthersWait(t *testing.T) {
 	waiter := make(chan result, 1)
 	var once sync.Once
 	bs.beforeTxn = func(txn storage.Txn) error {
-		if rev, _ := turnGuard(txn); rev != 0 && h.storesPod(txn) {
+		if turnHeld(txn) && h.storesPod(txn) {
 			// b holds the turn: a writes now, and must wait for b's commit.
 			once.Do(func() {
 				go func() {
@@ -332,11 +356,10 @@ func TestTurnReleased(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			bs.beforeTxn = func(txn storage.Txn) error {
-				rev, _ := turnGuard(txn)
 				switch {
-				case rev == 0 && c.onClaim && len(txn.Ops) == 1 && txn.Ops[0].Key == TurnKey(planNS):
+				case c.onClaim && turnClaim(txn):
 					cancel()
-				case rev != 0 && h.storesPod(txn) && c.holding != nil:
+				case turnHeld(txn) && h.storesPod(txn) && c.holding != nil:
 					return c.holding(txn)
 				}
 				return interfere(txn)
@@ -404,6 +427,14 @@ func TestPlanBatchTurn(t *testing.T) {
 		}
 		if rev, ok := turnGuard(plan.txn); !ok || rev != held {
 			t.Errorf("turn %d: guarded %v at %d", held, ok, rev)
+		}
+		// Solo, the quota-set prefix at the read revision guards the turn.
+		solo, err := e.plan(st, []*Write{e.createPod(newPod("b", "1m", ""))}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := turnGuard(solo.txn); ok || !turnGuarded(solo.txn) || turnHeld(solo.txn) != (held != 0) {
+			t.Errorf("turn %d: solo plan's compares %+v, ops %+v", held, solo.txn.Compares, solo.txn.Ops)
 		}
 		ops := plan.txn.Ops
 		last := ops[len(ops)-1]

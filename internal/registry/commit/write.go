@@ -122,7 +122,9 @@ var (
 var quotaGVK = corev1.SchemeGroupVersion.WithKind("ResourceQuota")
 
 // QuotaSetKey is the per-namespace key every ResourceQuota object write (create, update,
-// delete) puts: pipelined batches guard on it to learn that the set of quotas is unchanged.
+// delete, and the verifier's repair of a status) puts: batches guard on it to learn that no
+// quota they did not charge changed but by usage (pipelined batches its revision, solo ones
+// the prefix, which holds the namespace's turn too: TurnKey).
 func QuotaSetKey(ns string) string { return "/registry/quotad.io/quota-set/" + ns + "/" }
 
 // EpochKey is the per-namespace prefix of the usage epochs every namespaced transaction puts
