@@ -25,11 +25,13 @@ import (
 //     key's prefix, which every read of the namespace's state lists at the state's read
 //     revision (readStateOnce), so knowing it costs no read.
 //  2. Every transaction planned for the namespace (planBatch: pipelined, solo and joined
-//     batches) compares the turn key's mod revision with the one its state read: 0 (absent)
-//     for every replica but the claimant, the claim's revision for the claimant, whose
-//     transaction deletes the key with the writes it commits. A claim thus fails every other
-//     replica's next transaction of the namespace, and nothing else: the guards on the
-//     quotas still decide what is admitted (I1 and I2 never depend on turns).
+//     batches) guards the turn key as its state read it: absent for every replica but the
+//     claimant, the claim for the claimant, whose transaction deletes the key with the
+//     writes it commits. Pipelined batches compare the key's mod revision; solo and joined
+//     ones the quota-set prefix, which holds it, not modified since their read (a claim or
+//     a takeover puts the key). A claim thus fails every other replica's next transaction
+//     of the namespace, and nothing else: the guards on the quotas still decide what is
+//     admitted (I1 and I2 never depend on turns).
 //  3. A replica whose read finds another's turn does not plan: it watches the key until it
 //     is deleted or replaced, its first write's request ends or the turn expires, and reads
 //     again (awaitTurn). Its writes pile up meanwhile into the next batch.
