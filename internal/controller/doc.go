@@ -21,8 +21,10 @@
 //     makes for an owner, and the owner's next sync waits until its Index holds it
 //     (upstream's expectations, as revisions). A start-over from the current objects
 //     removes, and delivers the deletion of, what was not listed again;
-//   - PodViews: the one shared, read-only view of each pod version (PodView) that the
-//     controllers watching every pod keep, so a large cluster's pods are held once, small;
+//   - PodViews: the read-only views of pods (PodView) that the controllers watching every
+//     pod keep, so a large cluster's pods are held once, small; the parts a workload's pods
+//     have alike (labels, owner references, tolerations, ported containers) are held once
+//     for all of them (podShape, found by content);
 //     PodsByNode indexes pods' keys by node from an Index's changes;
 //   - SharedPods: one watch and one Index of pods' views for all the controllers that
 //     watch every pod (kube-controller-manager's shared pod informer). Each subscribes

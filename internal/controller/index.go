@@ -355,6 +355,17 @@ func (x *Index) AnyControlled(ns string, uid types.UID, f func(runtime.Object) b
 	return false
 }
 
+// Len is how many objects the index keeps.
+func (x *Index) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n := 0
+	for _, ns := range x.byNS {
+		n += len(ns.objs)
+	}
+	return n
+}
+
 // List returns the kept objects of ns ("" for all namespaces), sorted by namespace and
 // name.
 func (x *Index) List(ns string) []runtime.Object {

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"maps"
-	"runtime"
 	"slices"
 	"sync"
 	"weak"
@@ -50,6 +49,9 @@ type PodView struct {
 	// the view holds, with the pod's whole metadata but its managed fields, its affinity,
 	// and every condition and container status (nil: a view without detail).
 	detail *corev1.Pod
+	// shape holds the parts the view shares with the views of pods alike (PodViews), for
+	// as long as the view is held.
+	shape *podShape
 }
 
 // madePod is the pod last made of a view, held weakly: a workload controller syncs its
@@ -151,13 +153,20 @@ func ViewOf(p *corev1.Pod) *PodView {
 // slices of p's metadata, affinity and status it keeps are p's, shared.
 func DetailedViewOf(p *corev1.Pod) *PodView {
 	v := ViewOf(p)
+	v.detail, v.made = v.detailOf(p), nil
+	return v
+}
+
+// detailOf is the pod a detailed view of p returns: the view's pod with p's metadata (its
+// labels and owner references the view's), affinity, conditions and container statuses.
+func (v *PodView) detailOf(p *corev1.Pod) *corev1.Pod {
 	d := v.makePod()
 	d.ObjectMeta = p.ObjectMeta
 	d.ManagedFields = nil
+	d.Labels, d.OwnerReferences = v.Labels, v.OwnerReferences
 	d.Spec.Affinity = p.Spec.Affinity
 	d.Status.Conditions, d.Status.ContainerStatuses = p.Status.Conditions, p.Status.ContainerStatuses
-	v.detail, v.made = d, nil
-	return v
+	return d
 }
 
 // Detailed reports whether the view carries its pod's detail (DetailedViewOf).
@@ -200,71 +209,6 @@ func portsOnly(cs []corev1.Container, init bool) []corev1.Container {
 		out = append(out, corev1.Container{Name: c.Name, Ports: c.Ports, RestartPolicy: c.RestartPolicy})
 	}
 	return out
-}
-
-// PodViews shares views: the controllers watching every pod are each handed the same
-// pod object for one change, and the one view made of it is shared by all their caches
-// for as long as any holds it, so a large cluster's pods cost one view each, not one per
-// controller. A nil *PodViews makes views without sharing them.
-type PodViews struct {
-	mu    sync.Mutex
-	views map[viewKey]weak.Pointer[PodView]
-}
-
-type viewKey struct {
-	uid types.UID
-	rv  string
-}
-
-// NewPodViews returns an empty set of shared views.
-func NewPodViews() *PodViews {
-	return &PodViews{views: map[viewKey]weak.Pointer[PodView]{}}
-}
-
-// View returns the view of p: the one already made of p's UID and resourceVersion while
-// any holder keeps it (with or without detail), else a new one.
-func (s *PodViews) View(p *corev1.Pod) *PodView { return s.view(p, false) }
-
-// Detailed is View for a pod read in detail (DetailedViewOf): a view shared without its
-// detail is made again with it, and the detailed one is shared from then on.
-func (s *PodViews) Detailed(p *corev1.Pod) *PodView { return s.view(p, true) }
-
-func (s *PodViews) view(p *corev1.Pod, detailed bool) *PodView {
-	viewOf := ViewOf
-	if detailed {
-		viewOf = DetailedViewOf
-	}
-	if s == nil || p.ResourceVersion == "" || p.UID == "" {
-		return viewOf(p)
-	}
-	k := viewKey{p.UID, p.ResourceVersion}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if w, ok := s.views[k]; ok {
-		if v := w.Value(); v != nil && (!detailed || v.detail != nil) {
-			return v
-		}
-	}
-	v := viewOf(p)
-	s.views[k] = weak.Make(v)
-	runtime.AddCleanup(v, s.forget, k)
-	return v
-}
-
-// forget drops k once its view is gone (unless a newer view took its place).
-func (s *PodViews) forget(k viewKey) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if w, ok := s.views[k]; ok && w.Value() == nil {
-		delete(s.views, k)
-	}
-}
-
-// Len is how many views are held (for tests).
-func (s *PodViews) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.views)
 }
 
 // Index returns an empty Index keeping the view of each pod (the views shared through s;

@@ -172,6 +172,9 @@ func (s *SharedPods) Views() *PodViews {
 	return s.views
 }
 
+// Len is how many pods' views the shared index keeps (those some subscriber keeps).
+func (s *SharedPods) Len() int { return s.x.Len() }
+
 // Sub subscribes a controller keeping the pods f admits; it must be called before Run.
 // On a nil s it returns a subscription to an index of its own, whose Start runs the
 // watch (a controller made alone, as in its tests).
