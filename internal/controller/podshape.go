@@ -102,7 +102,7 @@ func (s *PodViews) Len() int {
 // length, then each element's fields, strings length-prefixed and optional ones marked
 // present or absent, so that two keys are equal only when the parts are (nil and empty
 // alike: a view reads both the same). names is scratch for the labels' sorted keys.
-// TestShapeKeyFields fails when one of the API types encoded gains a field.
+// TestShapeKey fails when one of the API types encoded gains a field.
 func shapeKey(key []byte, names []string, v *PodView) ([]byte, []string) {
 	str := func(x string) {
 		key = binary.AppendUvarint(key, uint64(len(x)))
