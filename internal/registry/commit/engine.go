@@ -31,12 +31,14 @@ import (
 // Writes waiting on the same namespace are evaluated in arrival order against the namespace's
 // quotas and committed together in ONE etcd transaction: every object with its own guard,
 // each touched quota once, the namespace's usage epoch. The first waiter of a namespace leads:
-// it plans one batch, passes the lead on, and only then waits for etcd; the next leader
-// plans the next batch once this one is settled (maxPipeline), while the writes arriving
-// meanwhile make it bigger. A pipelined batch is planned against the quota state the
-// previous batch left, without reading it back, and guarded by exactly that: each touched
-// quota must be stored as the plan assumed, and the namespace's quota set (created, deleted
-// or edited quotas bump its key) must be the one read. A quota the previous batch writes is
+// it plans one batch and only then waits for etcd; the writes arriving meanwhile queue, and
+// whoever settles the batch plans them into the next one at once (maxPipeline), without
+// waiting for it: a batch planned after its planner's own write settled commits on a
+// goroutine of its own, which goes on while writes keep coming (lead). A pipelined batch is
+// planned against the quota state the previous batch left, without reading it back, and
+// guarded by exactly that: each touched quota must be stored as the plan assumed, and the
+// namespace's quota set (created, deleted or edited quotas bump its key) must be the one
+// read. A quota the previous batch writes is
 // guarded by the revision that batch committed at, or, if its transaction has not returned
 // by the time this one is sent, by the bytes it writes (ValueEquals). If
 // anything else changed, the guard fails, the state is read again and the writes are
@@ -256,7 +258,7 @@ func (e *Engine) Commit(ctx context.Context, w *Write) (int64, error) {
 		case <-p.done:
 			done = true
 		case <-p.lead:
-			e.lead(sh, ns, q)
+			e.lead(sh, ns, q, p)
 		}
 	}
 	sh.mu.Lock()
@@ -334,18 +336,57 @@ func passLead(q *nsQueue) {
 	}
 }
 
-// lead plans one batch from the head of the queue, passes the lead on, and commits it.
-func (e *Engine) lead(sh *queueShard, ns string, q *nsQueue) {
+// leadJob is a pipelined batch planned and not yet settled.
+type leadJob struct {
+	sh         *queueShard
+	ns         string
+	q          *nsQueue
+	live       []*pending
+	plan       *batchPlan
+	err        error
+	prev, mine *batchDone
+}
+
+// lead is the namespace's lead handed to own's writer: it plans a batch, and commits and
+// settles it in this goroutine if own's write is in it. Whoever settles a batch while
+// writes wait and no one else leads plans the next one at once (finish), so the pipeline
+// never waits for a woken writer to be scheduled; a batch planned after own's write was
+// settled is committed by a goroutine of its own, which goes on with the next batches
+// while writes keep coming, so no request waits for other requests' batches.
+func (e *Engine) lead(sh *queueShard, ns string, q *nsQueue, own *pending) {
+	for j := e.startBatch(sh, ns, q); j != nil; j = e.finish(j) {
+		if !slices.Contains(j.live, own) {
+			go e.pump(j)
+			return
+		}
+	}
+}
+
+// pump commits and settles a batch, and the batches planned after it while writes keep
+// waiting.
+func (e *Engine) pump(j *leadJob) {
+	for j != nil {
+		j = e.finish(j)
+	}
+}
+
+// startBatch plans one batch from the head of the queue and passes the lead on; it returns
+// the batch to commit, or nil when there is none (solo batches are committed before it
+// returns). While maxPipeline batches are committing it plans nothing and releases the lead:
+// the queue grows into the next batch, which the writer of the last batch to settle plans
+// (finish). Called holding the lead.
+func (e *Engine) startBatch(sh *queueShard, ns string, q *nsQueue) *leadJob {
 	sh.mu.Lock()
-	// At most maxPipeline batches commit at once; meanwhile the queue grows into the next batch.
-	for q.inflight >= maxPipeline {
-		q.idle.Wait()
+	if q.inflight >= maxPipeline {
+		q.leading = false
+		sh.mu.Unlock()
+		return nil
 	}
 	batch := takeBatch(q)
 	if len(batch) == 0 {
 		passLead(q)
 		sh.mu.Unlock()
-		return
+		return nil
 	}
 	solo := isQuotaWrite(batch[0].w) || q.bound
 	// 1. Quota writes, batches of namespaces under cluster quotas, and batches without a
@@ -362,7 +403,7 @@ func (e *Engine) lead(sh *queueShard, ns string, q *nsQueue) {
 			cached = nil
 		}
 		e.leadSolo(sh, ns, q, batch, cached)
-		return
+		return nil
 	}
 	st, gen, prev := q.state, q.gen, q.last
 	sh.mu.Unlock()
@@ -385,7 +426,7 @@ func (e *Engine) lead(sh *queueShard, ns string, q *nsQueue) {
 			e.leadSolo(sh, ns, q, live, st)
 			close(mine.sent)
 			close(mine.done)
-			return
+			return nil
 		}
 	}
 	if err == nil && len(live) > 0 {
@@ -401,29 +442,41 @@ func (e *Engine) lead(sh *queueShard, ns string, q *nsQueue) {
 	}
 	q.inflight++
 	q.last = mine
-	passLead(q)
+	if q.inflight < maxPipeline {
+		passLead(q)
+	} else {
+		q.leading = false // the writer settling a batch plans the next (finish)
+	}
 	sh.mu.Unlock()
+	return &leadJob{sh: sh, ns: ns, q: q, live: live, plan: plan, err: err, prev: prev, mine: mine}
+}
 
-	// 3. Commit off the lead, then settle in order with the previous batch.
+// finish commits a planned batch off the lead and settles it in order with the previous
+// batch. If writes are then waiting and no one leads, it takes the lead and returns the next
+// batch it planned.
+func (e *Engine) finish(j *leadJob) *leadJob {
+	sh, q := j.sh, j.q
 	// The writes to evaluate again go first, without waiting: after turnAfter failures
 	// they take the namespace's turn, or wait for another replica's.
-	ok, retry := e.finishBatch(live, plan, err, prev, mine)
-	mine.ok = ok
-	close(mine.done)
+	ok, retry := e.finishBatch(j.live, j.plan, j.err, j.prev, j.mine)
+	j.mine.ok = ok
+	close(j.mine.done)
 	sh.mu.Lock()
 	if !ok {
 		q.state, q.gen = nil, q.gen+1
 	}
-	if len(retry) > 0 {
-		q.waiting = append(retry, q.waiting...)
-		if !q.leading {
-			q.leading = true
-			q.waiting[0].lead <- struct{}{}
-		}
-	}
+	q.waiting = append(retry, q.waiting...)
 	q.inflight--
 	q.idle.Broadcast()
+	// Writes waiting with no leader are the pipeline's: the batches committing then
+	// released the lead, and the first of them to settle with room in the pipeline plans.
+	if q.leading || len(q.waiting) == 0 || q.inflight >= maxPipeline {
+		sh.mu.Unlock()
+		return nil
+	}
+	q.leading = true
 	sh.mu.Unlock()
+	return e.startBatch(sh, j.ns, q)
 }
 
 // leadSolo commits a batch solo (commitSolo) on cached (nil: read) while holding the
