@@ -339,7 +339,6 @@ func passLead(q *nsQueue) {
 // leadJob is a pipelined batch planned and not yet settled.
 type leadJob struct {
 	sh         *queueShard
-	ns         string
 	q          *nsQueue
 	live       []*pending
 	plan       *batchPlan
@@ -350,24 +349,58 @@ type leadJob struct {
 // lead is the namespace's lead handed to own's writer: it plans a batch, and commits and
 // settles it in this goroutine if own's write is in it. Whoever settles a batch while
 // writes wait and no one else leads plans the next one at once (finish), so the pipeline
-// never waits for a woken writer to be scheduled; a batch planned after own's write was
-// settled is committed by a goroutine of its own, which goes on with the next batches
-// while writes keep coming, so no request waits for other requests' batches.
+// never waits for a woken writer to be scheduled. No request waits for other requests'
+// batches: once own's write is settled, a batch planned after it is committed by a
+// goroutine of its own (pump), which goes on with the next batches while writes keep coming,
+// and so is the next batch whose planning reads or commits (a solo batch, a state to read).
 func (e *Engine) lead(sh *queueShard, ns string, q *nsQueue, own *pending) {
-	for j := e.startBatch(sh, ns, q); j != nil; j = e.finish(j) {
+	for j := e.startBatch(sh, ns, q); j != nil; j = e.startBatch(sh, ns, q) {
 		if !slices.Contains(j.live, own) {
-			go e.pump(j)
+			go e.pump(sh, ns, q, j)
+			return
+		}
+		if !e.finish(j) {
+			return
+		}
+		if settled(own) && !plansInMemory(sh, q) {
+			go e.pump(sh, ns, q, nil)
 			return
 		}
 	}
 }
 
-// pump commits and settles a batch, and the batches planned after it while writes keep
-// waiting.
-func (e *Engine) pump(j *leadJob) {
-	for j != nil {
-		j = e.finish(j)
+// pump commits and settles a batch (nil: plans one first, holding the lead), and the
+// batches it plans after it while writes keep waiting.
+func (e *Engine) pump(sh *queueShard, ns string, q *nsQueue, j *leadJob) {
+	for {
+		if j == nil {
+			if j = e.startBatch(sh, ns, q); j == nil {
+				return
+			}
+		}
+		if !e.finish(j) {
+			return
+		}
+		j = nil
 	}
+}
+
+// settled reports whether a write has its outcome.
+func settled(p *pending) bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// plansInMemory reports whether the namespace's next batch is planned on the state the last
+// one left, reading and committing nothing (startBatch).
+func plansInMemory(sh *queueShard, q *nsQueue) bool {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return q.state != nil && !q.bound && len(q.waiting) > 0 && !isQuotaWrite(q.waiting[0].w)
 }
 
 // startBatch plans one batch from the head of the queue and passes the lead on; it returns
@@ -448,13 +481,13 @@ func (e *Engine) startBatch(sh *queueShard, ns string, q *nsQueue) *leadJob {
 		q.leading = false // the writer settling a batch plans the next (finish)
 	}
 	sh.mu.Unlock()
-	return &leadJob{sh: sh, ns: ns, q: q, live: live, plan: plan, err: err, prev: prev, mine: mine}
+	return &leadJob{sh: sh, q: q, live: live, plan: plan, err: err, prev: prev, mine: mine}
 }
 
 // finish commits a planned batch off the lead and settles it in order with the previous
-// batch. If writes are then waiting and no one leads, it takes the lead and returns the next
-// batch it planned.
-func (e *Engine) finish(j *leadJob) *leadJob {
+// batch. If writes are then waiting and no one leads, it takes the lead and reports so: the
+// caller plans the next batch (startBatch).
+func (e *Engine) finish(j *leadJob) bool {
 	sh, q := j.sh, j.q
 	// The writes to evaluate again go first, without waiting: after turnAfter failures
 	// they take the namespace's turn, or wait for another replica's.
@@ -465,18 +498,20 @@ func (e *Engine) finish(j *leadJob) *leadJob {
 	if !ok {
 		q.state, q.gen = nil, q.gen+1
 	}
-	q.waiting = append(retry, q.waiting...)
+	if len(retry) > 0 {
+		q.waiting = append(retry, q.waiting...)
+	}
 	q.inflight--
 	q.idle.Broadcast()
 	// Writes waiting with no leader are the pipeline's: the batches committing then
 	// released the lead, and the first of them to settle with room in the pipeline plans.
 	if q.leading || len(q.waiting) == 0 || q.inflight >= maxPipeline {
 		sh.mu.Unlock()
-		return nil
+		return false
 	}
 	q.leading = true
 	sh.mu.Unlock()
-	return e.startBatch(sh, j.ns, q)
+	return true
 }
 
 // leadSolo commits a batch solo (commitSolo) on cached (nil: read) while holding the

@@ -2,51 +2,72 @@ package commit
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/quotad/quotad/internal/storage"
 )
 
-// TestPipelineContinuedBySettlingWriter: writes that queue while a namespace's batch commits
-// are planned into the next batch by the writer whose batch settles, before its Commit
-// returns, so the pipeline does not wait for another writer to be scheduled; and that writer
-// does not wait for the batch it planned, which commits on a goroutine of its own.
-func TestPipelineContinuedBySettlingWriter(t *testing.T) {
-	h := newTurnHarness(t, "pods", "10")
-	e, rs := h.replica("a", nil)
-	entered := []chan struct{}{make(chan struct{}), make(chan struct{})}
-	release := []chan struct{}{make(chan struct{}), make(chan struct{})}
-	var podTxns int
+// pipelineHarness is one engine whose transactions storing objects of given prefixes can be
+// held: the nth such transaction signals entered[n] and waits for release[n].
+type pipelineHarness struct {
+	*turnHarness
+	e                *Engine
+	entered, release []chan struct{}
+	held             int
+}
+
+func newPipelineHarness(t *testing.T, holds int, prefixes ...string) *pipelineHarness {
+	h := &pipelineHarness{turnHarness: newTurnHarness(t, "pods", "10")}
+	rs := &replicaStore{memStore: h.store}
+	h.e = New(Config{Storage: rs, Env: listingEnv{store: h.store}, Quota: h.acct, Replica: "a", MaxRetries: 20,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	for range holds {
+		h.entered = append(h.entered, make(chan struct{}))
+		h.release = append(h.release, make(chan struct{}))
+	}
 	rs.beforeTxn = func(txn storage.Txn) error {
-		if !h.storesPod(txn) || podTxns >= len(entered) {
+		if h.held >= holds || !putsUnder(txn, prefixes) {
 			return nil
 		}
-		i := podTxns // pod transactions of one namespace are sent one at a time
-		podTxns++
-		close(entered[i])
-		<-release[i]
+		i := h.held // a namespace's transactions are sent one at a time
+		h.held++
+		close(h.entered[i])
+		<-h.release[i]
 		return nil
 	}
-	type result struct {
-		key string
-		err error
-	}
-	commit := func() <-chan result {
-		out := make(chan result, 1)
-		go func() {
-			k, err := h.create(context.Background(), e)
-			out <- result{k, err}
-		}()
-		return out
-	}
+	return h
+}
 
-	first := commit()
-	<-entered[0]
-	second := commit()
-	// The second write queues behind the batch in flight, and nobody leads.
-	sh := e.shard(planNS)
+func putsUnder(txn storage.Txn, prefixes []string) bool {
+	for _, op := range txn.Ops {
+		for _, p := range prefixes {
+			if op.Type == storage.OpPut && strings.HasPrefix(op.Key, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// commit commits w on a goroutine of its own and returns where its outcome comes.
+func (h *pipelineHarness) commit(w *Write) <-chan error {
+	out := make(chan error, 1)
+	go func() {
+		_, err := h.e.Commit(context.Background(), w)
+		out <- err
+	}()
+	return out
+}
+
+// waitQueuedWithoutLeader waits until one write queues behind the batch in flight, and
+// nobody leads.
+func (h *pipelineHarness) waitQueuedWithoutLeader() {
+	sh := h.e.shard(planNS)
 	deadline := time.Now().Add(time.Minute)
 	for {
 		sh.mu.Lock()
@@ -54,18 +75,41 @@ func TestPipelineContinuedBySettlingWriter(t *testing.T) {
 		queued := len(q.waiting) == 1 && !q.leading
 		sh.mu.Unlock()
 		if queued {
-			break
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the second write never queued without a leader behind the batch in flight")
+			h.t.Fatal("no write queued without a leader behind the batch in flight")
 		}
 		runtime.Gosched()
 	}
-	close(release[0])
-	r1 := <-first
-	if r1.err != nil {
-		t.Fatalf("first write: %v", r1.err)
+}
+
+// outcome waits for a write's outcome; a minute without one fails the test.
+func (h *pipelineHarness) outcome(what string, c <-chan error) error {
+	select {
+	case err := <-c:
+		return err
+	case <-time.After(time.Minute):
+		h.t.Fatalf("%s: no outcome", what)
+		return nil
 	}
+}
+
+// TestPipelineContinuedBySettlingWriter: writes that queue while a namespace's batch commits
+// are planned into the next batch by the writer whose batch settles, before its Commit
+// returns, so the pipeline does not wait for another writer to be scheduled; and that writer
+// does not wait for the batch it planned, which commits on a goroutine of its own.
+func TestPipelineContinuedBySettlingWriter(t *testing.T) {
+	h := newPipelineHarness(t, 2, testKinds[podsGVR.GroupResource()].KeyPrefix(planNS))
+	first := h.commit(h.createPod(newPod("p1", "10m", "")))
+	<-h.entered[0]
+	second := h.commit(h.createPod(newPod("p2", "10m", "")))
+	h.waitQueuedWithoutLeader()
+	close(h.release[0])
+	if err := h.outcome("first write", first); err != nil {
+		t.Fatalf("first write: %v", err)
+	}
+	sh := h.e.shard(planNS)
 	sh.mu.Lock()
 	q := sh.queues[planNS]
 	waiting, inflight := len(q.waiting), q.inflight
@@ -73,17 +117,40 @@ func TestPipelineContinuedBySettlingWriter(t *testing.T) {
 	if waiting != 0 || inflight != 1 {
 		t.Errorf("when the first write returned: %d writes waiting and %d batches in flight, want the second planned (0 and 1)", waiting, inflight)
 	}
-	<-entered[1] // the second batch reaches storage while the first writer is gone
+	<-h.entered[1] // the second batch reaches storage while the first writer is gone
 	select {
-	case r := <-second:
-		t.Fatalf("second write settled before its transaction returned: %v", r.err)
+	case err := <-second:
+		t.Fatalf("second write settled before its transaction returned: %v", err)
 	default:
 	}
-	close(release[1])
-	if r2 := <-second; r2.err != nil {
-		t.Fatalf("second write: %v", r2.err)
+	close(h.release[1])
+	if err := h.outcome("second write", second); err != nil {
+		t.Fatalf("second write: %v", err)
 	}
 	if got := quotaShow(h.used("q")); got != "pods=2" {
 		t.Errorf("quota used %s, want pods=2", got)
+	}
+}
+
+// TestPipelineSettledWriterLeavesSoloBatch: a writer whose batch settles with a quota write
+// waiting, which commits solo after reading the namespace, leaves that batch to a goroutine
+// of its own: its Commit returns while the quota write's transaction is held.
+func TestPipelineSettledWriterLeavesSoloBatch(t *testing.T) {
+	h := newPipelineHarness(t, 2, testKinds[podsGVR.GroupResource()].KeyPrefix(planNS), testKinds[quotaGR].KeyPrefix(planNS))
+	pod := h.commit(h.createPod(newPod("p1", "10m", "")))
+	<-h.entered[0]
+	quotaWrite := h.commit(h.createQuota(newQuota("q2", hardOf("pods", "5"))))
+	h.waitQueuedWithoutLeader()
+	close(h.release[0])
+	if err := h.outcome("pod", pod); err != nil {
+		t.Fatalf("pod: %v", err)
+	}
+	<-h.entered[1] // the quota write's transaction, held while the pod's writer is gone
+	close(h.release[1])
+	if err := h.outcome("quota write", quotaWrite); err != nil {
+		t.Fatalf("quota write: %v", err)
+	}
+	if got := quotaShow(h.used("q2")); got != "pods=1" {
+		t.Errorf("new quota's used %s, want pods=1", got)
 	}
 }
