@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"math/rand/v2"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -952,12 +953,22 @@ func (e *Engine) readStateOnce(ctx context.Context, ns string, linearizable bool
 // objects are listed at st.readRev only when a quota write's status is computed. It then
 // records which writes were judged and offers the quotas the transaction writes to the
 // watch hub. mine is the batch when pipelined (nil: solo).
-func (e *Engine) plan(ctx context.Context, ns string, live []*pending, st *nsState, mine *batchDone) (*batchPlan, error) {
+//
+// A panic while planning (a bug) fails the batch's writes with an internal error, as a
+// handler's panic fails its request, instead of stopping the process (a batch may be planned
+// on a goroutine serving no request: lead) or leaving the namespace's queue without a leader.
+func (e *Engine) plan(ctx context.Context, ns string, live []*pending, st *nsState, mine *batchDone) (plan *batchPlan, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.cfg.Logger.Error("planning a batch panicked", "namespace", ns, "writes", len(live), "panic", p, "stack", string(debug.Stack()))
+			plan, err = nil, InternalError(fmt.Errorf("planning the namespace's writes: %v", p))
+		}
+	}()
 	writes := make([]*Write, len(live))
 	for i, p := range live {
 		writes[i] = p.w
 	}
-	plan, err := planBatch(planInput{ns: ns, state: st, writes: writes, mine: mine, quota: e.cfg.Quota, env: e.env,
+	plan, err = planBatch(planInput{ns: ns, state: st, writes: writes, mine: mine, quota: e.cfg.Quota, env: e.env,
 		objects: e.objectsAt(ctx, ns, st.readRev)})
 	for i, judged := range plan.judged {
 		if judged {

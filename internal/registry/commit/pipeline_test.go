@@ -6,8 +6,13 @@ import (
 	"log/slog"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotad/quotad/internal/storage"
 )
@@ -153,4 +158,41 @@ func TestPipelineSettledWriterLeavesSoloBatch(t *testing.T) {
 	if got := quotaShow(h.used("q2")); got != "pods=1" {
 		t.Errorf("new quota's used %s, want pods=1", got)
 	}
+}
+
+// panickingEnv is listingEnv whose next Offer panics, as a bug in planning would.
+type panickingEnv struct {
+	listingEnv
+	armed *atomic.Bool
+}
+
+func (e panickingEnv) Offer(gr schema.GroupResource, key string, value []byte, obj func() kruntime.Object) {
+	if e.armed.CompareAndSwap(true, false) {
+		panic("planning bug")
+	}
+	e.listingEnv.Offer(gr, key, value, obj)
+}
+
+// TestPlanPanicFailsBatch: a panic while planning a batch fails its writes with an internal
+// error, charges nothing, and leaves the namespace's queue working.
+func TestPlanPanicFailsBatch(t *testing.T) {
+	h := newTurnHarness(t, "pods", "10")
+	armed := &atomic.Bool{}
+	e := New(Config{Storage: h.store, Env: panickingEnv{listingEnv{store: h.store}, armed}, Quota: h.acct, MaxRetries: 20,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if _, err := h.create(context.Background(), e); err != nil {
+		t.Fatalf("first write: %v", err)
+	}
+	armed.Store(true)
+	_, err := h.create(context.Background(), e)
+	if !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), "planning bug") {
+		t.Fatalf("write planned with a panic: %v, want an internal error naming the panic", err)
+	}
+	if _, err := h.create(context.Background(), e); err != nil {
+		t.Fatalf("write after the panic: %v", err)
+	}
+	if got := quotaShow(h.used("q")); got != "pods=2" {
+		t.Errorf("quota used %s, want pods=2 (the failed write uncharged)", got)
+	}
+	h.checkI1("after a panic in planning")
 }
