@@ -20,19 +20,41 @@ import (
 // uidIndex is authn.Objects: the UIDs of every ServiceAccount, Pod and Secret, kept by a
 // list and a watch per resource and by this replica's own commits at once (a token
 // requested for a ServiceAccount just created works at once). ServiceAccount token
-// verification reads it on every request instead of storage.
+// verification reads it on every request instead of storage. A resource whose objects
+// another watch-fed cache already holds with their UIDs (the pods the Node authorizer's
+// graph follows) is read from that cache, so the server keeps one entry per pod, not two.
 type uidIndex struct {
-	byRes map[string]*revSet[types.UID]
+	byRes map[string]uidSource
+	// shared are the resources read from another cache, which observes their commits.
+	shared map[string]bool
 }
+
+// uidSource is what uidIndex reads one resource from: its own revSet (uidSet), or a cache
+// kept for another purpose (objectCache).
+type uidSource interface {
+	uid(ns, name string) (types.UID, bool)
+	waitSynced(ctx context.Context) error
+}
+
+// uidSet is a revSet of UIDs as a uidSource.
+type uidSet struct{ *revSet[types.UID] }
+
+func (s uidSet) uid(ns, name string) (types.UID, bool) { return s.get(ns, name) }
 
 // uidIndexed are the resources ServiceAccount tokens name.
 var uidIndexed = []string{"serviceaccounts", "pods", "secrets"}
 
-func newUIDIndex(ctx context.Context, store *registry.Store, log *slog.Logger) *uidIndex {
-	x := &uidIndex{byRes: map[string]*revSet[types.UID]{}}
+// newUIDIndex starts the index, reading the resources in shared from the caches given and
+// keeping the others itself.
+func newUIDIndex(ctx context.Context, store *registry.Store, log *slog.Logger, shared map[string]uidSource) *uidIndex {
+	x := &uidIndex{byRes: map[string]uidSource{}, shared: map[string]bool{}}
 	for _, r := range uidIndexed {
+		if src := shared[r]; src != nil {
+			x.byRes[r], x.shared[r] = src, true
+			continue
+		}
 		s := newRevSet(func(m metav1.Object, _ runtime.Object) (types.UID, bool) { return m.GetUID(), true })
-		x.byRes[r] = s
+		x.byRes[r] = uidSet{s}
 		go s.run(ctx, store, store.Catalogue().Get(corev1.SchemeGroupVersion.WithResource(r)), "", log, "token index")
 	}
 	return x
@@ -54,15 +76,15 @@ func (x *uidIndex) UID(resource, ns, name string) (types.UID, bool) {
 	if s == nil {
 		return "", false
 	}
-	return s.get(ns, name)
+	return s.uid(ns, name)
 }
 
-// observe applies a committed change of one of the indexed resources.
+// observe applies a committed change of one of the indexed resources it keeps itself.
 func (x *uidIndex) observe(res *registry.Resource, obj runtime.Object, deleted bool) {
-	if res.GVR.Group != "" {
+	if res.GVR.Group != "" || x.shared[res.GVR.Resource] {
 		return
 	}
-	if s := x.byRes[res.GVR.Resource]; s != nil {
+	if s, ok := x.byRes[res.GVR.Resource].(uidSet); ok {
 		s.observe(obj, deleted, false)
 	}
 }

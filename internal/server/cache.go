@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"log/slog"
-	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/quotad/quotad/internal/admission/policy"
@@ -92,11 +92,16 @@ type objectCache struct {
 	// more than the rest of its event).
 	shared bool
 	// keep, when set, is what the cache stores of an object once applied has seen it (nil:
-	// the object): the Node authorizer's caches keep only names and revisions, the graph
+	// the object): the Node authorizer's caches keep only names, UIDs and revisions, the graph
 	// holding what it needs of each pod.
 	keep func(runtime.Object) runtime.Object
 	// listing holds the keys installPage has seen of the list being installed.
 	listing map[string]bool
+	// kind names the objects keep reduces to a keptRev, in what a relist tells applied of
+	// one it no longer holds.
+	kind string
+	// listed is closed once the cache was first listed (made by waitSynced).
+	listed chan struct{}
 }
 
 func rvOf(m metav1.Object) int64 {
@@ -142,7 +147,7 @@ func (c *objectCache) install(objs []runtime.Object, rev int64) {
 			if r, ok := storedRev(o); ok && !listed[ns+"/"+name] && r <= rev {
 				delete(byName, name)
 				if c.applied != nil {
-					c.applied(removed(o, ns, name), true)
+					c.applied(c.removed(o, ns, name), true)
 				}
 			}
 		}
@@ -150,6 +155,13 @@ func (c *objectCache) install(objs []runtime.Object, rev int64) {
 	for key, t := range c.tombstones {
 		if t <= rev {
 			delete(c.tombstones, key)
+		}
+	}
+	if !c.synced && c.listed != nil {
+		select {
+		case <-c.listed:
+		default:
+			close(c.listed)
 		}
 	}
 	c.synced = true
@@ -247,20 +259,21 @@ func (c *objectCache) set(obj runtime.Object, deleted bool) {
 	c.byNS[ns][m.GetName()] = obj
 }
 
-// metaOnly is what the Node authorizer's caches keep of an object: its kind and revision
-// (the map holding it names it), 24 bytes where a Pod struct is 1,240.
+// metaOnly is what the Node authorizer's caches keep of an object: its UID and revision
+// (the map holding it names it, the cache its kind), 24 bytes where a Pod struct is 1,240.
+// The pods' cache also answers the ServiceAccount token index's pod UIDs (uidIndex).
 func metaOnly(obj runtime.Object) runtime.Object {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return obj
 	}
-	return &keptRev{kind: reflect.TypeOf(obj).Elem().Name(), rev: rvOf(m)}
+	return &keptRev{uid: m.GetUID(), rev: rvOf(m)}
 }
 
-// keptRev is an object of kind at revision rev, as metaOnly keeps it.
+// keptRev is an object with UID uid at revision rev, as metaOnly keeps it.
 type keptRev struct {
-	kind string
-	rev  int64
+	uid types.UID
+	rev int64
 }
 
 func (k *keptRev) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
@@ -278,17 +291,56 @@ func storedRev(o runtime.Object) (int64, bool) {
 	return rvOf(m), true
 }
 
-// removed is the object a cache tells applied it removed: what it holds, or for a
-// keptRev a PartialObjectMetadata naming its kind, namespace and name.
-func removed(o runtime.Object, ns, name string) runtime.Object {
+// removed is the object the cache tells applied it removed: what it holds, or for a
+// keptRev a PartialObjectMetadata naming the cache's kind, the namespace and name.
+func (c *objectCache) removed(o runtime.Object, ns, name string) runtime.Object {
 	k, ok := o.(*keptRev)
 	if !ok {
 		return o
 	}
 	out := &metav1.PartialObjectMetadata{}
-	out.Kind, out.Namespace, out.Name = k.kind, ns, name
+	out.Kind, out.Namespace, out.Name = c.kind, ns, name
 	out.ResourceVersion = strconv.FormatInt(k.rev, 10)
 	return out
+}
+
+// uid returns the UID of the object the cache holds as ns/name (none when it holds none,
+// or holds a deletion); with waitSynced, the cache serves uidIndex.
+func (c *objectCache) uid(ns, name string) (types.UID, bool) {
+	o, ok := c.get(ns, name)
+	if !ok {
+		return "", false
+	}
+	if k, ok := o.(*keptRev); ok {
+		return k.uid, true
+	}
+	m, err := meta.Accessor(o)
+	if err != nil {
+		return "", false
+	}
+	return m.GetUID(), true
+}
+
+// waitSynced waits until the cache was listed once, or ctx ends.
+func (c *objectCache) waitSynced(ctx context.Context) error {
+	c.mu.Lock()
+	if c.listed == nil {
+		c.listed = make(chan struct{})
+		if c.synced {
+			close(c.listed)
+		}
+	}
+	listed, synced := c.listed, c.synced
+	c.mu.Unlock()
+	if synced {
+		return nil
+	}
+	select {
+	case <-listed:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // run keeps the cache current with listWatch.

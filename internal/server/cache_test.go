@@ -66,7 +66,7 @@ func TestCacheInstallKeepsLaterCommits(t *testing.T) {
 func TestKeptRevisionsCache(t *testing.T) {
 	t.Parallel()
 	var applied []string
-	c := &objectCache{byNS: map[string]map[string]runtime.Object{}, keep: metaOnly, applied: func(obj runtime.Object, deleted bool) {
+	c := &objectCache{byNS: map[string]map[string]runtime.Object{}, keep: metaOnly, kind: "Pod", applied: func(obj runtime.Object, deleted bool) {
 		switch o := obj.(type) {
 		case *corev1.Pod:
 			applied = append(applied, fmt.Sprintf("pod %s/%s rv=%s deleted=%v", o.Namespace, o.Name, o.ResourceVersion, deleted))

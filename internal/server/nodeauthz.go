@@ -24,8 +24,8 @@ import (
 	"github.com/quotad/quotad/internal/registry"
 )
 
-// nodeGraphFeed keeps the Node authorizer's graph current: a watch-fed cache (of names and
-// revisions only) per kind the graph follows (pods, PersistentVolumes, VolumeAttachments, ResourceSlices and, when
+// nodeGraphFeed keeps the Node authorizer's graph current: a watch-fed cache (of names,
+// UIDs and revisions only) per kind the graph follows (pods, PersistentVolumes, VolumeAttachments, ResourceSlices and, when
 // served, PodCertificateRequests), also fed by this replica's own commits at once, each
 // change handed to the graph as the cache applies it. The authorizer checks storage before
 // refusing, so the caches' lag never refuses what a node may do.
@@ -47,17 +47,25 @@ func newNodeGraphFeed(ctx context.Context, store *registry.Store, log *slog.Logg
 		if res == nil {
 			continue
 		}
-		c := &objectCache{byNS: map[string]map[string]runtime.Object{}, applied: f.apply, shared: true, keep: metaOnly}
+		c := &objectCache{byNS: map[string]map[string]runtime.Object{}, applied: f.apply, shared: true, keep: metaOnly, kind: res.Kind}
 		f.caches[gvr] = c
 		go c.run(ctx, store, res, log)
 	}
 	return f
 }
 
+// uidSources are the feed's caches the token index reads UIDs from: the pods'.
+func (f *nodeGraphFeed) uidSources() map[string]uidSource {
+	if c := f.caches[corev1.SchemeGroupVersion.WithResource("pods")]; c != nil {
+		return map[string]uidSource{"pods": c}
+	}
+	return nil
+}
+
 // observe applies this replica's committed writes at once.
 func (f *nodeGraphFeed) observe(res *registry.Resource, obj runtime.Object, deleted bool) {
 	if c := f.caches[res.GVR]; c != nil {
-		// The graph reads the object as the cache applies it; the cache keeps only its name
+		// The graph reads the object as the cache applies it; the cache keeps only its UID
 		// and revision (metaOnly), so no copy is needed.
 		c.observe(obj, deleted)
 	}

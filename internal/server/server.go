@@ -455,12 +455,13 @@ func Run(ctx context.Context, cfg Config) error {
 	if escalation.Resolver == nil {
 		escalation.Resolver = rbacs.authz
 	}
-	tokenObjects = newUIDIndex(ctx, store, log)
+	// Authorization is Node, then RBAC, as kube-apiserver's --authorization-mode=Node,RBAC.
+	// The graph's cache of pods also answers the token index's pod UIDs.
+	nodeGraph = newNodeGraphFeed(ctx, store, log)
+	tokenObjects = newUIDIndex(ctx, store, log, nodeGraph.uidSources())
 	if !cfg.NoBootstrapTokenAuth {
 		bootstrapTokens = newBootstrapIndex(ctx, store, log)
 	}
-	// Authorization is Node, then RBAC, as kube-apiserver's --authorization-mode=Node,RBAC.
-	nodeGraph = newNodeGraphFeed(ctx, store, log)
 	authz := unionAuthorizer{node.New(nodeGraph.graph, storeReader{store}, node.Rules()), rbacs.authz}
 	nodeRestriction.Authorizer = authz
 	metrics.reg.MustRegister(newQuotaCollector(ctx, store, log), newClusterQuotaCollector(ctx, store, log))

@@ -135,6 +135,15 @@ func TestAuthnServiceAccountTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitUnauthorized(t, ctx, clientAs(t, s, bound.Status.Token), "token bound to a deleted pod")
+	// A pod created again under the same name is another pod (another UID): the token
+	// stays refused.
+	again, err := admin.CoreV1().Pods("team-a").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: corev1.PodSpec{ServiceAccountName: "builder", Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{})
+	if err != nil || again.UID == pod.UID {
+		t.Fatalf("pod created again: %v (UID %s, was %s)", err, again.UID, pod.UID)
+	}
+	if _, err := whoami(ctx, clientAs(t, s, bound.Status.Token)); !apierrors.IsUnauthorized(err) {
+		t.Fatalf("token bound to a deleted pod, its name taken again: %v", err)
+	}
 
 	// 5. An expired token, signed with the server's own key, is refused.
 	key, err := authn.LoadOrCreateKey(s.DataDir)
