@@ -1,9 +1,9 @@
 package controller
 
 import (
-	"maps"
 	"slices"
 	"sync"
+	"unique"
 	"weak"
 
 	corev1 "k8s.io/api/core/v1"
@@ -27,7 +27,7 @@ type PodView struct {
 	OwnerReferences                  []metav1.OwnerReference
 	CreationTimestamp                metav1.Time
 	DeletionTimestamp                *metav1.Time
-	NodeName, Hostname, Subdomain    string
+	NodeName                         string
 	Tolerations                      []corev1.Toleration
 	// Containers and InitContainers keep the names, ports and restart policies of the
 	// containers with ports (init containers: the restartable ones, whose ports a Service
@@ -35,7 +35,8 @@ type PodView struct {
 	Containers, InitContainers []corev1.Container
 	Phase                      corev1.PodPhase
 	Reason, PodIP              string
-	PodIPs                     []corev1.PodIP
+	// rare holds what few pods have, for Pod (nil: none of it).
+	rare *podRare
 	// Ready is the status of the Ready condition ("" when the pod has none), ReadySince its
 	// last transition.
 	Ready      corev1.ConditionStatus
@@ -52,6 +53,30 @@ type PodView struct {
 	// shape holds the parts the view shares with the views of pods alike (PodViews), for
 	// as long as the view is held.
 	shape *podShape
+}
+
+// podRare is the part of a view that few pods have: a hostname or subdomain (a
+// StatefulSet's pods), pod IPs other than the one podIP names (dual-stack). Held apart, it
+// leaves the view of most pods 64 bytes smaller (352 bytes, where a view is kept for every
+// pod a controller keeps).
+type podRare struct {
+	hostname, subdomain string
+	// podIPs is nil for the pod IPs that hold podIP alone (or nothing, without one).
+	podIPs []corev1.PodIP
+}
+
+// rareOf returns the rare part of p's view (nil: none).
+func rareOf(p *corev1.Pod) *podRare {
+	ips := p.Status.PodIPs
+	if len(ips) == 1 && ips[0].IP == p.Status.PodIP || len(ips) == 0 && p.Status.PodIP == "" {
+		ips = nil
+	} else if ips == nil {
+		ips = []corev1.PodIP{} // a pod IP with no pod IPs: none made up
+	}
+	if p.Spec.Hostname == "" && p.Spec.Subdomain == "" && ips == nil {
+		return nil
+	}
+	return &podRare{hostname: p.Spec.Hostname, subdomain: p.Spec.Subdomain, podIPs: ips}
 }
 
 // madePod is the pod last made of a view, held weakly: a workload controller syncs its
@@ -115,9 +140,20 @@ func (v *PodView) makePod() *corev1.Pod {
 	p.Namespace, p.Name, p.UID, p.ResourceVersion = v.Namespace, v.Name, v.UID, v.ResourceVersion
 	p.Generation, p.Labels, p.CreationTimestamp, p.DeletionTimestamp = v.Generation, v.Labels, v.CreationTimestamp, v.DeletionTimestamp
 	p.OwnerReferences = v.OwnerReferences
-	p.Spec.NodeName, p.Spec.Hostname, p.Spec.Subdomain = v.NodeName, v.Hostname, v.Subdomain
+	p.Spec.NodeName = v.NodeName
 	p.Spec.Tolerations, p.Spec.Containers, p.Spec.InitContainers = v.Tolerations, v.Containers, v.InitContainers
-	p.Status.Phase, p.Status.Reason, p.Status.PodIP, p.Status.PodIPs = v.Phase, v.Reason, v.PodIP, v.PodIPs
+	p.Status.Phase, p.Status.Reason, p.Status.PodIP = v.Phase, v.Reason, v.PodIP
+	switch r := v.rare; {
+	case r == nil && v.PodIP != "":
+		p.Status.PodIPs = []corev1.PodIP{{IP: v.PodIP}}
+	case r != nil:
+		p.Spec.Hostname, p.Spec.Subdomain = r.hostname, r.subdomain
+		if len(r.podIPs) > 0 {
+			p.Status.PodIPs = r.podIPs
+		} else if r.podIPs == nil && v.PodIP != "" {
+			p.Status.PodIPs = []corev1.PodIP{{IP: v.PodIP}}
+		}
+	}
 	if v.Ready != "" {
 		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: v.Ready, LastTransitionTime: v.ReadySince}}
 	}
@@ -129,12 +165,14 @@ func (v *PodView) makePod() *corev1.Pod {
 
 // ViewOf returns the view of p (PodView).
 func ViewOf(p *corev1.Pod) *PodView {
+	// The namespace and node are interned: held by every view, they would otherwise be a
+	// string per pod (each pod decoded has its own).
 	v := &PodView{
-		Namespace: p.Namespace, Name: p.Name, ResourceVersion: p.ResourceVersion, UID: p.UID,
+		Namespace: intern(p.Namespace), Name: p.Name, ResourceVersion: p.ResourceVersion, UID: p.UID,
 		Generation: p.Generation, Labels: p.Labels, OwnerReferences: p.OwnerReferences, CreationTimestamp: p.CreationTimestamp, DeletionTimestamp: p.DeletionTimestamp,
-		NodeName: p.Spec.NodeName, Hostname: p.Spec.Hostname, Subdomain: p.Spec.Subdomain, Tolerations: p.Spec.Tolerations,
+		NodeName: intern(p.Spec.NodeName), Tolerations: p.Spec.Tolerations,
 		Containers: portsOnly(p.Spec.Containers, false), InitContainers: portsOnly(p.Spec.InitContainers, true),
-		Phase: p.Status.Phase, Reason: p.Status.Reason, PodIP: p.Status.PodIP, PodIPs: p.Status.PodIPs,
+		Phase: p.Status.Phase, Reason: p.Status.Reason, PodIP: p.Status.PodIP, rare: rareOf(p),
 		made: &madePod{},
 	}
 	for _, c := range p.Status.Conditions {
@@ -147,6 +185,14 @@ func ViewOf(p *corev1.Pod) *PodView {
 		v.Restarts = max(v.Restarts, c.RestartCount)
 	}
 	return v
+}
+
+// intern returns the one copy of s the process holds ("" as is).
+func intern(s string) string {
+	if s == "" {
+		return s
+	}
+	return unique.Make(s).Value()
 }
 
 // DetailedViewOf returns the view of p with its detail (PodView.detail): the maps and
@@ -235,10 +281,11 @@ func Bound(p *corev1.Pod) bool { return p.Spec.NodeName != "" }
 
 // PodsByNode indexes the keys ("namespace/name") of pods by the node they are bound to,
 // fed with the changes of an Index of pods' views (its OnChange): what node lifecycle and
-// taint eviction look up a node's pods by.
+// taint eviction look up a node's pods by. It holds each pod by the namespace and name
+// strings of its view, not by a key made for it (a string per pod held).
 type PodsByNode struct {
 	mu sync.Mutex
-	m  map[string]map[string]struct{}
+	m  map[string]map[nsName]struct{}
 }
 
 // Changed records one change as an Index's OnChange gives it (old, cur: the views held
@@ -259,22 +306,23 @@ func (b *PodsByNode) Changed(old, cur kruntime.Object, deleted bool) (key, was, 
 	if was == now {
 		return key, was, now
 	}
+	k := nsName{v.Namespace, v.Name}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if was != "" {
-		delete(b.m[was], key)
+		delete(b.m[was], k)
 		if len(b.m[was]) == 0 {
 			delete(b.m, was)
 		}
 	}
 	if now != "" {
 		if b.m == nil {
-			b.m = map[string]map[string]struct{}{}
+			b.m = map[string]map[nsName]struct{}{}
 		}
 		if b.m[now] == nil {
-			b.m[now] = map[string]struct{}{}
+			b.m[now] = map[nsName]struct{}{}
 		}
-		b.m[now][key] = struct{}{}
+		b.m[now][k] = struct{}{}
 	}
 	return key, was, now
 }
@@ -282,6 +330,11 @@ func (b *PodsByNode) Changed(old, cur kruntime.Object, deleted bool) (key, was, 
 // Keys returns the keys of the pods bound to node, sorted.
 func (b *PodsByNode) Keys(node string) []string {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	return slices.Sorted(maps.Keys(b.m[node]))
+	keys := make([]string, 0, len(b.m[node]))
+	for k := range b.m[node] {
+		keys = append(keys, k.ns+"/"+k.name)
+	}
+	b.mu.Unlock()
+	slices.Sort(keys)
+	return keys
 }

@@ -69,6 +69,43 @@ func TestPodView(t *testing.T) {
 	}
 }
 
+// TestPodViewRarePart: the hostname, subdomain and pod IPs come back from a view as the
+// pod had them, whether the view holds them apart (a hostname, dual-stack IPs, a pod IP
+// without pod IPs) or makes them up from the pod IP (one IP: the view of most running
+// pods, which holds nothing apart).
+func TestPodViewRarePart(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		hostname, subdomain string
+		podIP               string
+		podIPs              []corev1.PodIP
+		apart               bool
+	}{
+		{name: "pending"},
+		{name: "one IP", podIP: "10.0.0.1", podIPs: []corev1.PodIP{{IP: "10.0.0.1"}}},
+		{name: "dual-stack", podIP: "10.0.0.1", podIPs: []corev1.PodIP{{IP: "10.0.0.1"}, {IP: "fd00::1"}}, apart: true},
+		{name: "pod IP without pod IPs", podIP: "10.0.0.1", apart: true},
+		{name: "pod IPs without pod IP", podIPs: []corev1.PodIP{{IP: "10.0.0.1"}}, apart: true},
+		{name: "pod IPs naming another IP", podIP: "10.0.0.2", podIPs: []corev1.PodIP{{IP: "10.0.0.1"}}, apart: true},
+		{name: "hostname and subdomain", hostname: "web-0", subdomain: "web", podIP: "10.0.0.1", podIPs: []corev1.PodIP{{IP: "10.0.0.1"}}, apart: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"},
+				Spec:   corev1.PodSpec{NodeName: "n1", Hostname: tc.hostname, Subdomain: tc.subdomain},
+				Status: corev1.PodStatus{PodIP: tc.podIP, PodIPs: tc.podIPs}}
+			v := ViewOf(p)
+			if (v.rare != nil) != tc.apart {
+				t.Fatalf("held apart: %v, want %v", v.rare != nil, tc.apart)
+			}
+			got := v.Pod()
+			if got.Spec.Hostname != tc.hostname || got.Spec.Subdomain != tc.subdomain || got.Status.PodIP != tc.podIP ||
+				!reflect.DeepEqual(got.Status.PodIPs, tc.podIPs) {
+				t.Fatalf("view's pod: hostname %q subdomain %q podIP %q podIPs %v", got.Spec.Hostname, got.Spec.Subdomain, got.Status.PodIP, got.Status.PodIPs)
+			}
+		})
+	}
+}
+
 // TestPodViewsShared: views of pods alike share their labels, owner references,
 // tolerations and ported containers, whatever the pods' other fields; pods differing in
 // any of those share nothing; a nil PodViews shares nothing; a shape is forgotten once no

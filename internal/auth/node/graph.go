@@ -1,7 +1,10 @@
 package node
 
 import (
+	"encoding/binary"
+	"slices"
 	"sync"
+	"unique"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -31,13 +34,26 @@ type Graph struct {
 	// direct holds the node of each object bound to one directly (VolumeAttachments,
 	// ResourceSlices, PodCertificateRequests).
 	direct map[ref]string
+	// refSets holds each distinct list of references the pods make once, by its key
+	// (refsKey), with how many pods make it: the pods of a namespace mostly reference the
+	// same ServiceAccount and ConfigMaps, and a list per pod would cost 40 bytes a
+	// reference for every pod held.
+	refSets map[string]*refSet
+	// scratch is where refsKey writes (under mu).
+	scratch []byte
+}
+
+// refSet is a list of references shared by the pods that make it, and their number.
+type refSet struct {
+	refs []ref
+	pods int
 }
 
 type nsName struct{ namespace, name string }
 
 type podEntry struct {
 	node string
-	refs []ref
+	refs *refSet // nil: none
 }
 
 type pvEntry struct {
@@ -48,13 +64,14 @@ type pvEntry struct {
 // NewGraph returns an empty graph.
 func NewGraph() *Graph {
 	return &Graph{pods: map[nsName]podEntry{}, reach: map[ref]map[string]int{}, pvs: map[string]pvEntry{},
-		pvSecret: map[ref]map[string]bool{}, direct: map[ref]string{}}
+		pvSecret: map[ref]map[string]bool{}, direct: map[ref]string{}, refSets: map[string]*refSet{}}
 }
 
 // SetPod records a pod as it is now: bound to spec.nodeName with what it references, or
 // nothing when it is not bound.
 func (g *Graph) SetPod(pod *corev1.Pod) {
-	key := nsName{pod.Namespace, pod.Name}
+	// The namespace and node are interned, not held once per pod.
+	key := nsName{intern(pod.Namespace), pod.Name}
 	var refs []ref
 	if pod.Spec.NodeName != "" {
 		refs = podRefs(pod)
@@ -65,7 +82,7 @@ func (g *Graph) SetPod(pod *corev1.Pod) {
 	if pod.Spec.NodeName == "" {
 		return
 	}
-	g.pods[key] = podEntry{node: pod.Spec.NodeName, refs: refs}
+	g.pods[key] = podEntry{node: intern(pod.Spec.NodeName), refs: g.shareRefs(refs)}
 	for _, r := range refs {
 		m := g.reach[r]
 		if m == nil {
@@ -89,7 +106,10 @@ func (g *Graph) deletePodLocked(key nsName) {
 		return
 	}
 	delete(g.pods, key)
-	for _, r := range old.refs {
+	if old.refs == nil {
+		return
+	}
+	for _, r := range old.refs.refs {
 		m := g.reach[r]
 		if m[old.node]--; m[old.node] <= 0 {
 			delete(m, old.node)
@@ -98,6 +118,44 @@ func (g *Graph) deletePodLocked(key nsName) {
 			delete(g.reach, r)
 		}
 	}
+	if old.refs.pods--; old.refs.pods == 0 {
+		delete(g.refSets, string(g.refsKey(old.refs.refs)))
+	}
+}
+
+// intern returns the one copy of s the process holds.
+func intern(s string) string { return unique.Make(s).Value() }
+
+// shareRefs returns the shared set of refs, counting one more pod making it (nil for
+// none). Called with mu held.
+func (g *Graph) shareRefs(refs []ref) *refSet {
+	if len(refs) == 0 {
+		return nil
+	}
+	k := g.refsKey(refs)
+	set := g.refSets[string(k)]
+	if set == nil {
+		set = &refSet{refs: slices.Clip(refs)}
+		g.refSets[string(k)] = set
+	}
+	set.pods++
+	return set
+}
+
+// refsKey writes into g.scratch what tells a list of references from any other: each
+// reference's kind, then its namespace and name, each length-prefixed. Called with mu
+// held.
+func (g *Graph) refsKey(refs []ref) []byte {
+	k := g.scratch[:0]
+	for _, r := range refs {
+		k = append(k, byte(r.kind))
+		k = binary.AppendUvarint(k, uint64(len(r.namespace)))
+		k = append(k, r.namespace...)
+		k = binary.AppendUvarint(k, uint64(len(r.name)))
+		k = append(k, r.name...)
+	}
+	g.scratch = k
+	return k
 }
 
 // SetPV records a PersistentVolume as it is now: related to its claim when it has a

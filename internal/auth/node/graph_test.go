@@ -1,6 +1,7 @@
 package node
 
 import (
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -111,6 +112,41 @@ func TestGraphSharedReferencesAndDeletes(t *testing.T) {
 	}
 	if len(g.reach) != 1 || len(g.pods) != 1 {
 		t.Fatalf("indexes hold stale entries: %v %v", g.reach, g.pods)
+	}
+}
+
+// TestGraphSharesReferenceLists: the pods making the same references share one list of
+// them (one per distinct list, not one per pod), counted so that the list goes with the
+// last pod making it; a pod whose references change leaves its old list, and a namespace's
+// list is not another namespace's.
+func TestGraphSharesReferenceLists(t *testing.T) {
+	g := NewGraph()
+	vol := func(secret string) corev1.PodSpec {
+		return corev1.PodSpec{ServiceAccountName: "sa", Volumes: []corev1.Volume{{Name: "s", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: secret}}}}}
+	}
+	for i := range 100 {
+		g.SetPod(boundPod("ns", fmt.Sprintf("p%d", i), fmt.Sprintf("n%d", i%3), vol("shared")))
+	}
+	g.SetPod(boundPod("other", "p0", "n0", vol("shared")))
+	if len(g.refSets) != 2 {
+		t.Fatalf("%d lists of references for 101 pods making 2 distinct ones", len(g.refSets))
+	}
+	if a, b := g.pods[nsName{"ns", "p0"}].refs, g.pods[nsName{"ns", "p99"}].refs; a != b || a.pods != 100 || len(a.refs) != 2 {
+		t.Fatalf("pods of one namespace making the same references hold %p and %p (%d pods)", a, b, a.pods)
+	}
+	g.SetPod(boundPod("ns", "p0", "n0", vol("own"))) // its references change
+	if len(g.refSets) != 3 || g.pods[nsName{"ns", "p1"}].refs.pods != 99 {
+		t.Fatalf("after a pod's references changed: %d lists, the shared one counts %d pods", len(g.refSets), g.pods[nsName{"ns", "p1"}].refs.pods)
+	}
+	if !g.reaches("n0", ref{kindSecret, "ns", "own"}) || !g.reaches("n1", ref{kindSecret, "ns", "shared"}) {
+		t.Fatal("a shared list lost what its pods reach")
+	}
+	for i := range 100 {
+		g.DeletePod("ns", fmt.Sprintf("p%d", i))
+	}
+	g.DeletePod("other", "p0")
+	if len(g.refSets) != 0 || len(g.reach) != 0 || len(g.pods) != 0 {
+		t.Fatalf("stale entries after every pod went: %d lists, %d reached, %d pods", len(g.refSets), len(g.reach), len(g.pods))
 	}
 }
 
