@@ -64,7 +64,7 @@ func main() {
 	flag.IntVar(&o.creates, "creates", 20000, "pod creates to attempt")
 	flag.IntVar(&o.namespaces, "namespaces", 100, "namespaces for the namespaces scenario")
 	flag.IntVar(&o.hard, "hard", 1000, "pods hard limit for the tight scenario")
-	flag.BoolVar(&o.bound, "bound", false, "create pods bound to one of 100 nodes and labelled (the rewatch scenario's pods), as a cluster's running pods are")
+	flag.BoolVar(&o.bound, "bound", false, "create pods bound to one of 100 nodes (created first) and labelled (the rewatch scenario's pods), as a cluster's running pods are")
 	flag.IntVar(&o.nodeLists, "node-lists", 0, "rewatch: lists of one node's pods after the watches")
 	flag.BoolVar(&o.insecure, "insecure-skip-tls-verify", false, "do not verify the server certificate")
 	flag.BoolVar(&o.clusterFirst, "cluster-first", false, "clusterquota: the phase under the ClusterResourceQuota first, then the one-namespace phase (the later phase holds the earlier one's pods)")
@@ -309,6 +309,11 @@ func run(o options) error {
 		}
 		if o.scenario != "noquota" {
 			if err := a.mustCreate(ctx, "/api/v1/namespaces/"+ns+"/resourcequotas", quotaBody(quotaPods)); err != nil {
+				return err
+			}
+		}
+		if o.bound {
+			if err := createNodes(ctx, a, ns); err != nil {
 				return err
 			}
 		}

@@ -16,6 +16,20 @@ const boundPodJSON = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":%q,"lab
 // rewatchNodes is how many nodes the rewatch scenario's pods are bound to.
 const rewatchNodes = 100
 
+// createNodes creates the rewatchNodes nodes that the bound pods of namespace ns are bound
+// to, so that no controller collects those pods as orphans (the pod garbage collector
+// deletes the pods of a node missing for 40 s, which would leave a server holding bound
+// pods busy deleting them).
+func createNodes(ctx context.Context, a *api, ns string) error {
+	for i := 0; i < rewatchNodes; i++ {
+		node := m{"apiVersion": "v1", "kind": "Node", "metadata": m{"name": fmt.Sprintf("%s-node-%d", ns, i)}}
+		if err := a.mustCreate(ctx, "/api/v1/nodes", node); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // runRewatch is the rewatch scenario: o.creates pods bound to nodes, then o.namespaces
 // watches of every bound pod from resourceVersion 0 (the field selector spec.nodeName!=),
 // one after the other, each read to its o.creates-th initial event (so the server should
@@ -30,12 +44,8 @@ func runRewatch(a *api, o options) error {
 		if err := a.mustCreate(ctx, "/api/v1/namespaces", m{"apiVersion": "v1", "kind": "Namespace", "metadata": m{"name": ns}}); err != nil {
 			return err
 		}
-		// The nodes exist, so that no controller collects their pods as orphans.
-		for i := 0; i < rewatchNodes; i++ {
-			node := m{"apiVersion": "v1", "kind": "Node", "metadata": m{"name": fmt.Sprintf("%s-node-%d", ns, i)}}
-			if err := a.mustCreate(ctx, "/api/v1/nodes", node); err != nil {
-				return err
-			}
+		if err := createNodes(ctx, a, ns); err != nil {
+			return err
 		}
 		st, _ := drive(a, o, o.creates, func(cc *conn, _, i int, st *stats) bool {
 			body := fmt.Appendf(nil, boundPodJSON, fmt.Sprintf("p-%d", i), fmt.Sprintf("%s-node-%d", ns, i%rewatchNodes))

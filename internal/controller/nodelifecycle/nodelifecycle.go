@@ -401,8 +401,8 @@ func (c *Controller) Monitor(ctx context.Context) error {
 			c.mu.Unlock()
 			continue
 		}
-		// 3.
-		pods := c.podsOf(node.Name)
+		// 3. The node's pods are made only to be marked: a pass over nodes that stay
+		// Ready builds none (every pod held, every 5 s, would be the idle server's work).
 		c.taintBasedEviction(ctx, node, current)
 		c.mu.Lock()
 		needsRetry := c.retry[node.Name]
@@ -416,7 +416,7 @@ func (c *Controller) Monitor(ctx context.Context) error {
 			mark = true
 		}
 		if mark {
-			if err := c.markPodsNotReady(ctx, pods, node.Name); err != nil {
+			if err := c.markPodsNotReady(ctx, c.podsOf(node.Name), node.Name); err != nil {
 				c.log.Warn("unable to mark all pods NotReady on node; queuing for retry", "controller", "nodelifecycle", "node", node.Name, "err", err)
 				c.mu.Lock()
 				c.retry[node.Name] = true
