@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -197,5 +198,39 @@ func TestPodsByNode(t *testing.T) {
 	x.listed(7) // c was not listed again: deleted
 	if got := fmt.Sprint(b.Keys("n1"), b.Keys("n2")); got != "[ns/a] []" {
 		t.Fatalf("after a deletion and a relist: n1, n2: %s", got)
+	}
+}
+
+// TestIndexEach: Each reads every kept object of every namespace once, as List holds them,
+// and nothing deleted or not kept.
+func TestIndexEach(t *testing.T) {
+	x := NewIndex(func(o runtime.Object) runtime.Object {
+		if p := o.(*corev1.Pod); p.Spec.NodeName != "" {
+			return ViewOf(p)
+		}
+		return nil
+	})
+	pod := func(ns, name, node string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: corev1.PodSpec{NodeName: node}}
+	}
+	x.Apply(pod("a", "p", "n1"), false)
+	x.Apply(pod("b", "p", "n1"), false)
+	x.Apply(pod("b", "q", "n2"), false)
+	x.Apply(pod("b", "unbound", ""), false)
+	x.Apply(pod("c", "gone", "n1"), false)
+	x.Apply(pod("c", "gone", "n1"), true)
+	var got []string
+	x.Each(func(o runtime.Object) {
+		v := o.(*PodView)
+		got = append(got, v.Namespace+"/"+v.Name)
+	})
+	slices.Sort(got)
+	var listed []string
+	for _, o := range x.List("") {
+		v := o.(*PodView)
+		listed = append(listed, v.Namespace+"/"+v.Name)
+	}
+	if want := []string{"a/p", "b/p", "b/q"}; !slices.Equal(got, want) || !slices.Equal(listed, want) {
+		t.Fatalf("Each read %v, List holds %v; want %v", got, listed, want)
 	}
 }

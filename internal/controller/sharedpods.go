@@ -320,6 +320,15 @@ func (p *PodSub) Range(ns string, f func(runtime.Object)) {
 	})
 }
 
+// Each calls f with every kept view of every namespace, as Index.Each.
+func (p *PodSub) Each(f func(runtime.Object)) {
+	p.s.x.Each(func(o runtime.Object) {
+		if p.kept(o) != nil {
+			f(o)
+		}
+	})
+}
+
 // Controlled returns the kept views of ns whose controller has uid, as Index.Controlled.
 func (p *PodSub) Controlled(ns string, uid types.UID) []runtime.Object {
 	return p.only(p.s.x.Controlled(ns, uid))

@@ -1,10 +1,12 @@
 package podgc
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -142,11 +144,20 @@ func (c *Controller) GC(ctx context.Context) {
 	c.mu.Lock()
 	removed := maps.Clone(c.removed)
 	c.mu.Unlock()
-	for _, o := range c.cache.List("") {
+	// Every pod held is read, in place; the few collectable now are made into pods, in
+	// namespace and name order.
+	var found []*controller.PodView
+	c.cache.Each(func(o runtime.Object) {
 		v, ok := o.(*controller.PodView)
 		if ok && !removed[v.UID] && (isTerminatedPhase(v.Phase) || v.DeletionTimestamp != nil || (v.NodeName != "" && nodes[v.NodeName] == nil)) {
-			pods = append(pods, v.Pod())
+			found = append(found, v)
 		}
+	})
+	slices.SortFunc(found, func(a, b *controller.PodView) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	for _, v := range found {
+		pods = append(pods, v.Pod())
 	}
 	if c.opts.TerminatedPodThreshold > 0 {
 		c.gcTerminated(ctx, pods)
