@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures quotad's memory holding many pods, as docs/benchmarks.md reports it ("Memory with
 # 120,000 pods"): a fresh quotad with the default soft memory limit, FILL pods created by
-# quotabench (32 clients), MEASURE more with quotad's CPU per create, 20 s idle, then an
+# quotabench (32 clients), MEASURE more with quotad's CPU per create, IDLE s idle, then an
 # un-paged `kubectl get pods -A --chunk-size=0 -o name` of all of them while RSS is sampled
 # every 200 ms, and RSS again 30 s later. RSS, anonymous and file parts come from
 # /proc/<pid>/status (the file part includes quotad's own mapped binary).
@@ -12,8 +12,10 @@
 #   INDEX=1 ...                                the pods' index running (as kubelets' lists of
 #                                              their pods keep it) before the idle measure
 #   BOUND=1 ...                                the pods bound to nodes and labelled (quotabench
-#                                              --bound), as a cluster's running pods are: the
-#                                              controllers watching every pod keep them
+#                                              --bound, which creates the nodes), as a
+#                                              cluster's running pods are: the controllers
+#                                              watching every pod keep them
+#   IDLE=30 ...                                seconds idle before the list (default 90)
 set -euo pipefail
 
 source "$(dirname "$0")/benchlib.sh"
@@ -41,7 +43,14 @@ if [[ ${INDEX:-} == 1 ]]; then
 	done
 	echo "the pods' index serves lists"
 fi
-sleep 20
+# The server settles after a fill (the trim of a quiet spell, the controllers' first passes
+# over what they hold): RSS every 10 s for IDLE seconds (default 90), then the last as idle.
+series=""
+for _ in $(seq 1 $((${IDLE:-90} / 10))); do
+	sleep 10
+	series="$series $(awk '/^VmRSS/ {printf "%d", $2 / 1024}' "/proc/$pid/status")"
+done
+echo "idle RSS every 10 s (MB):$series"
 echo "idle: $(rss)"
 
 # The sampler keeps the largest RSS it saw, with its parts.
