@@ -187,7 +187,9 @@ func ViewOf(p *corev1.Pod) *PodView {
 	return v
 }
 
-// intern returns the one copy of s the process holds ("" as is).
+// intern returns the process's shared copy of s (unique.Make; "" as is). The runtime
+// forgets a copy once nothing holds its handle, so views made far apart may hold two, but
+// the views of a burst of pods hold one.
 func intern(s string) string {
 	if s == "" {
 		return s

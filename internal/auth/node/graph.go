@@ -123,7 +123,7 @@ func (g *Graph) deletePodLocked(key nsName) {
 	}
 }
 
-// intern returns the one copy of s the process holds.
+// intern returns the process's shared copy of s (unique.Make; as the controllers' views do).
 func intern(s string) string { return unique.Make(s).Value() }
 
 // shareRefs returns the shared set of refs, counting one more pod making it (nil for
