@@ -25,8 +25,6 @@ import (
 // graph follows) is read from that cache, so the server keeps one entry per pod, not two.
 type uidIndex struct {
 	byRes map[string]uidSource
-	// shared are the resources read from another cache, which observes their commits.
-	shared map[string]bool
 }
 
 // uidSource is what uidIndex reads one resource from: its own revSet (uidSet), or a cache
@@ -47,10 +45,10 @@ var uidIndexed = []string{"serviceaccounts", "pods", "secrets"}
 // newUIDIndex starts the index, reading the resources in shared from the caches given and
 // keeping the others itself.
 func newUIDIndex(ctx context.Context, store *registry.Store, log *slog.Logger, shared map[string]uidSource) *uidIndex {
-	x := &uidIndex{byRes: map[string]uidSource{}, shared: map[string]bool{}}
+	x := &uidIndex{byRes: map[string]uidSource{}}
 	for _, r := range uidIndexed {
 		if src := shared[r]; src != nil {
-			x.byRes[r], x.shared[r] = src, true
+			x.byRes[r] = src
 			continue
 		}
 		s := newRevSet(func(m metav1.Object, _ runtime.Object) (types.UID, bool) { return m.GetUID(), true })
@@ -79,9 +77,10 @@ func (x *uidIndex) UID(resource, ns, name string) (types.UID, bool) {
 	return s.uid(ns, name)
 }
 
-// observe applies a committed change of one of the indexed resources it keeps itself.
+// observe applies a committed change of one of the indexed resources it keeps itself (a
+// cache it reads from observes its own).
 func (x *uidIndex) observe(res *registry.Resource, obj runtime.Object, deleted bool) {
-	if res.GVR.Group != "" || x.shared[res.GVR.Resource] {
+	if res.GVR.Group != "" {
 		return
 	}
 	if s, ok := x.byRes[res.GVR.Resource].(uidSet); ok {

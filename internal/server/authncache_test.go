@@ -63,7 +63,7 @@ func TestRevSet(t *testing.T) {
 func TestUIDIndexReadsSharedCache(t *testing.T) {
 	t.Parallel()
 	c := &objectCache{byNS: map[string]map[string]runtime.Object{}, keep: metaOnly, kind: "Pod", shared: true}
-	x := &uidIndex{byRes: map[string]uidSource{"pods": c}, shared: map[string]bool{"pods": true}}
+	x := &uidIndex{byRes: map[string]uidSource{"pods": c}}
 	pod := func(ns, name, uid, rv string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(uid), ResourceVersion: rv}}
 	}

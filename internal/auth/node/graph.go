@@ -43,9 +43,11 @@ type Graph struct {
 	scratch []byte
 }
 
-// refSet is a list of references shared by the pods that make it, and their number.
+// refSet is a list of references shared by the pods that make it, its key in refSets,
+// and the number of those pods.
 type refSet struct {
 	refs []ref
+	key  string
 	pods int
 }
 
@@ -119,7 +121,7 @@ func (g *Graph) deletePodLocked(key nsName) {
 		}
 	}
 	if old.refs.pods--; old.refs.pods == 0 {
-		delete(g.refSets, string(g.refsKey(old.refs.refs)))
+		delete(g.refSets, old.refs.key)
 	}
 }
 
@@ -135,8 +137,8 @@ func (g *Graph) shareRefs(refs []ref) *refSet {
 	k := g.refsKey(refs)
 	set := g.refSets[string(k)]
 	if set == nil {
-		set = &refSet{refs: slices.Clip(refs)}
-		g.refSets[string(k)] = set
+		set = &refSet{refs: slices.Clip(refs), key: string(k)}
+		g.refSets[set.key] = set
 	}
 	set.pods++
 	return set
