@@ -17,7 +17,9 @@
 //   - History is bounded (hubHistory to 5/4 of hubHistory batches, hubHistoryEvents to
 //     5/4 of hubHistoryEvents events: a group-committed batch may hold many objects, and
 //     hubHistoryBytes to 5/4 of hubHistoryBytes of values: a cluster quota over many namespaces
-//     is large and rewritten often); offers are bounded
+//     is large and rewritten often); only its newest hubHotEvents events (to 5/4 of them)
+//     are held decoded, older ones as stored, decoded again for a watcher replaying them
+//     (so the history is not the bulk of what a garbage collection marks); offers are bounded
 //     (maxOffers, maxOfferBytes, maxOffersPerKey: a key rewritten before the hub saw its
 //     previous write keeps each offer until its event, and an offer taken forgets the
 //     older ones of its key); a hub whose last watcher leaves stops its storage watch and forgets both.

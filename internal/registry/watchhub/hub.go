@@ -31,6 +31,12 @@ const (
 	hubHistoryEvents = 4096
 	hubHistoryBytes  = 16 << 20
 	hubSubBuffer     = 2048
+	// hubHotEvents: the history's newest events (to a quarter past) are held decoded, as
+	// they were delivered; older ones only as stored, decoded again for a watcher that
+	// replays them (a decoded pod is several times its stored bytes, and full of pointers
+	// every garbage collection marks, where stored values are marked as one object each).
+	// Watchers starting from a list's revision replay the newest events.
+	hubHotEvents = 512
 )
 
 // Event is a storage event with its objects decoded (shared, read-only).
@@ -53,6 +59,20 @@ type Batch struct {
 	// bytes is the size of the batch's stored values, current and previous (the
 	// history's bound).
 	bytes int
+	// raw is what the hub's batch was decoded from. A batch of the history older than its
+	// hubHotEvents newest events holds it alone (cold, Events nil); a watcher replaying it
+	// decodes it again (Stream.Each).
+	raw  []storage.Event
+	cold bool
+}
+
+// hasEvents reports whether the batch carries events (decoded, or held cold).
+func (b *Batch) hasEvents() bool { return len(b.Events) > 0 || b.cold }
+
+// thawed is a cold batch decoded again by src.
+func (b Batch) thawed(src *Source) Batch {
+	b.Events, b.cold = src.Decode(b.raw, nil), false
+	return b
 }
 
 // Source is what a hub watches: one resource's keys, and how their events are decoded.
@@ -159,8 +179,10 @@ type Hub struct {
 	// floor: every event after floor is either in history or still to come.
 	floor   int64
 	history []Batch
-	// histEvents and histBytes count the events of history and their values' bytes.
+	// histEvents and histBytes count the events of history and their values' bytes;
+	// history[hot:] are held decoded, hotEvents of them.
 	histEvents, histBytes int
+	hot, hotEvents        int
 	subs                  map[*hubSub]struct{}
 	// stop ends the running storage watch (the hub stops when its last watcher leaves);
 	// epoch tells the runs apart, so a stopped run cannot touch a newer one's watchers.
@@ -287,8 +309,11 @@ func (st *Stream) Each(fn func(Batch) bool) {
 	for {
 		batches, ended, behind := sub.take(spare)
 		for _, b := range batches {
-			if b.Err == nil && len(b.Events) > 0 && b.Rev <= sub.from {
+			if b.Err == nil && b.hasEvents() && b.Rev <= sub.from {
 				continue
+			}
+			if b.cold {
+				b = b.thawed(&st.h.src)
 			}
 			if ctx.Err() != nil || !fn(b) || b.Err != nil {
 				return
@@ -319,8 +344,7 @@ func (h *Hub) subscribe(from int64) *hubSub {
 	if !h.running {
 		h.running = true
 		h.lastRev, h.floor = from, from
-		h.history, h.histEvents, h.histBytes = nil, 0, 0
-		h.offers, h.offerCount, h.offerBytes = nil, 0, 0
+		h.forget()
 		ctx, cancel := context.WithCancel(context.Background())
 		h.stop = cancel
 		h.epoch++
@@ -347,14 +371,19 @@ func (h *Hub) subscribe(from int64) *hubSub {
 	return sub
 }
 
+// forget drops the history and the offers (under mu).
+func (h *Hub) forget() {
+	h.history, h.histEvents, h.histBytes, h.hot, h.hotEvents = nil, 0, 0, 0, 0
+	h.offers, h.offerCount, h.offerBytes = nil, 0, 0
+}
+
 func (h *Hub) unsubscribe(sub *hubSub) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.subs, sub)
 	if len(h.subs) == 0 && h.running {
 		h.running = false
-		h.history, h.histEvents, h.histBytes = nil, 0, 0
-		h.offers, h.offerCount, h.offerBytes = nil, 0, 0
+		h.forget()
 		h.stop()
 	}
 }
@@ -378,7 +407,7 @@ func (h *Hub) run(ctx context.Context, cancel context.CancelFunc, from, epoch in
 				values.fill(wr.Events)
 			}
 			b.Events = h.src.Decode(wr.Events, h.takeOffers(wr.Events))
-			b.bytes = valueBytes(wr.Events)
+			b.bytes, b.raw = valueBytes(wr.Events), wr.Events
 		}
 		if !h.deliver(b, epoch) {
 			return
@@ -433,32 +462,11 @@ func (h *Hub) deliver(b Batch, epoch int64) bool {
 			delete(h.subs, sub)
 		}
 		h.running = false
-		h.history, h.histEvents, h.histBytes = nil, 0, 0
-		h.offers, h.offerCount, h.offerBytes = nil, 0, 0
+		h.forget()
 		return false
 	}
 	if len(b.Events) > 0 {
-		h.history = append(h.history, b)
-		h.histEvents += len(b.Events)
-		h.histBytes += b.bytes
-		// Trim in chunks (once a bound is passed by a quarter of it) so that keeping history
-		// costs O(1) per batch.
-		if len(h.history) >= trimAt(hubHistory) || h.histEvents >= trimAt(hubHistoryEvents) || h.histBytes >= trimAt(hubHistoryBytes) {
-			drop := max(len(h.history)-hubHistory, 0)
-			events, bytes := h.histEvents, h.histBytes
-			for _, old := range h.history[:drop] {
-				events, bytes = events-len(old.Events), bytes-old.bytes
-			}
-			for drop < len(h.history)-1 && (events > hubHistoryEvents || bytes > hubHistoryBytes) {
-				events, bytes = events-len(h.history[drop].Events), bytes-h.history[drop].bytes
-				drop++
-			}
-			if drop > 0 {
-				h.floor = h.history[drop-1].Rev
-				h.history = append(h.history[:0:0], h.history[drop:]...)
-				h.histEvents, h.histBytes = events, bytes
-			}
-		}
+		h.keep(b)
 	}
 	if b.Rev > h.lastRev {
 		h.lastRev = b.Rev
@@ -470,6 +478,47 @@ func (h *Hub) deliver(b Batch, epoch int64) bool {
 		}
 	}
 	return true
+}
+
+// keep adds a delivered batch to the history (under mu). The history is trimmed to its
+// bounds, and its batches past the newest hubHotEvents events let their decoded events go,
+// in chunks (once a bound is passed by a quarter of it) so that keeping history costs O(1)
+// per batch.
+func (h *Hub) keep(b Batch) {
+	h.history = append(h.history, b)
+	h.histEvents += len(b.raw)
+	h.histBytes += b.bytes
+	h.hotEvents += len(b.Events)
+	if len(h.history) >= trimAt(hubHistory) || h.histEvents >= trimAt(hubHistoryEvents) || h.histBytes >= trimAt(hubHistoryBytes) {
+		drop := max(len(h.history)-hubHistory, 0)
+		events, bytes := h.histEvents, h.histBytes
+		for _, old := range h.history[:drop] {
+			events, bytes = events-len(old.raw), bytes-old.bytes
+		}
+		for drop < len(h.history)-1 && (events > hubHistoryEvents || bytes > hubHistoryBytes) {
+			events, bytes = events-len(h.history[drop].raw), bytes-h.history[drop].bytes
+			drop++
+		}
+		if drop > 0 {
+			for _, old := range h.history[h.hot:max(drop, h.hot)] {
+				h.hotEvents -= len(old.Events)
+			}
+			h.hot = max(h.hot-drop, 0)
+			h.floor = h.history[drop-1].Rev
+			h.history = append(h.history[:0:0], h.history[drop:]...)
+			h.histEvents, h.histBytes = events, bytes
+		}
+	}
+	if h.hotEvents >= trimAt(hubHotEvents) {
+		// Watchers hold copies of the batches they were handed: the history's own copy lets
+		// the decoded events go, theirs keep them until they are done.
+		for h.hotEvents > hubHotEvents && h.hot < len(h.history)-1 {
+			old := &h.history[h.hot]
+			h.hotEvents -= len(old.Events)
+			old.Events, old.cold = nil, true
+			h.hot++
+		}
+	}
 }
 
 // trimAt is where the history is trimmed back to bound: a quarter past it. The objects of

@@ -255,10 +255,104 @@ func historyHeld(h *Hub) (batches, events, countedEvents, bytes, countedBytes in
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, b := range h.history {
-		countedEvents += len(b.Events)
+		countedEvents += len(b.raw)
 		countedBytes += b.bytes
 	}
 	return len(h.history), h.histEvents, countedEvents, h.histBytes, countedBytes
+}
+
+// TestHubHistoryColdPastHotEvents: the history holds its newest hubHotEvents events (to a
+// quarter past) decoded and older ones only as stored; a watcher replaying from before
+// them gets every batch in order, decoded again, with the values and previous values
+// stored, and the batches the first watcher was handed keep their objects.
+func TestHubHistoryColdPastHotEvents(t *testing.T) {
+	t.Parallel()
+	src, st := configMaps(t)
+	h, first, w := watchedHub(t, src, st, "start")
+	const perTxn = 16
+	type change struct {
+		rev        int64
+		keys, vals []string // "" for a deletion
+		prev       string   // the previous value of the batch's first key
+	}
+	var changes []change
+	var handed []Batch
+	for i := range 3 * hubHotEvents / perTxn {
+		c := change{}
+		var ops []storage.Op
+		if i == 1 {
+			// An update and a deletion in a batch that goes cold.
+			c.keys, c.vals, c.prev = []string{"cm-0-0", "cm-0-1"}, []string{"updated", ""}, "0-0"
+			ops = []storage.Op{
+				{Type: storage.OpPut, Key: "/cm/cm-0-0", Value: cmJSON("cm-0-0", "updated")},
+				{Type: storage.OpDelete, Key: "/cm/cm-0-1"},
+			}
+		} else {
+			for j := range perTxn {
+				name := fmt.Sprintf("cm-%d-%d", i, j)
+				c.keys, c.vals = append(c.keys, name), append(c.vals, fmt.Sprintf("%d-%d", i, j))
+				ops = append(ops, storage.Op{Type: storage.OpPut, Key: "/cm/" + name, Value: cmJSON(name, c.vals[j])})
+			}
+		}
+		r, err := st.Txn(t.Context(), storage.Txn{Ops: ops})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.rev = r.Revision
+		changes = append(changes, c)
+		b := next(t, w)
+		if b.Rev != r.Revision || len(b.Events) != len(ops) {
+			t.Fatalf("batch at %d with %d events, want %d with %d", b.Rev, len(b.Events), r.Revision, len(ops))
+		}
+		handed = append(handed, b)
+	}
+	h.mu.Lock()
+	decoded, cold := 0, 0
+	for _, b := range h.history {
+		decoded += len(b.Events)
+		if b.cold {
+			cold++
+			if b.Events != nil || len(b.raw) == 0 {
+				t.Errorf("cold batch at %d holds %d decoded and %d stored events", b.Rev, len(b.Events), len(b.raw))
+			}
+		}
+	}
+	h.mu.Unlock()
+	if decoded < hubHotEvents-perTxn || decoded > trimAt(hubHotEvents) || cold == 0 {
+		t.Fatalf("history holds %d decoded events and %d cold batches, want %d to %d decoded", decoded, cold, hubHotEvents-perTxn, trimAt(hubHotEvents))
+	}
+	// The first watcher's batches keep their objects.
+	if obj := handed[0].Events[0].Cur; obj == nil || obj.(*corev1.ConfigMap).Data["v"] != changes[0].vals[0] {
+		t.Fatalf("the first watcher's first batch lost its object: %v", obj)
+	}
+	w2 := h.Watch(t.Context(), first)
+	if w2 == nil {
+		t.Fatal("a watch from the first revision, within the history, was refused")
+	}
+	for _, c := range changes {
+		b := next(t, w2)
+		if b.Rev != c.rev || len(b.Events) != len(c.keys) {
+			t.Fatalf("replayed batch at %d with %d events, want %d with %d", b.Rev, len(b.Events), c.rev, len(c.keys))
+		}
+		for j, ev := range b.Events {
+			if ev.Key != "/cm/"+c.keys[j] || ev.Rev != c.rev {
+				t.Fatalf("replayed event %s at %d, want %s at %d", ev.Key, ev.Rev, c.keys[j], c.rev)
+			}
+			if c.vals[j] == "" {
+				if ev.Type != storage.EventDelete || ev.Cur != nil || ev.Prev.Get().(*corev1.ConfigMap).Data["v"] != "0-1" {
+					t.Fatalf("replayed deletion of %s: %+v", ev.Key, ev)
+				}
+				continue
+			}
+			cm, _ := ev.Cur.(*corev1.ConfigMap)
+			if cm == nil || cm.Data["v"] != c.vals[j] || cm.ResourceVersion != fmt.Sprint(c.rev) {
+				t.Fatalf("replayed %s at %d: %v, want value %s", ev.Key, c.rev, ev.Cur, c.vals[j])
+			}
+			if j == 0 && c.prev != "" && ev.Prev.Get().(*corev1.ConfigMap).Data["v"] != c.prev {
+				t.Fatalf("replayed update of %s: previous value %v, want %s", ev.Key, ev.Prev.Get(), c.prev)
+			}
+		}
+	}
 }
 
 // TestHubHistoryBoundedByBytes: one large object rewritten again and again (a cluster
