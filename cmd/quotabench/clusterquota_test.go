@@ -3,8 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/quotad/quotad/internal/server/servertest"
 )
@@ -64,6 +69,40 @@ func TestClusterQuotaAlternate(t *testing.T) {
 	for _, path := range []string{"/api/v1/namespaces/alt-one/pods/p-30", "/api/v1/namespaces/alt-000/pods/p-30", "/api/v1/namespaces/alt-001/pods/p-11"} {
 		if code, _, err := a.do(ctx, http.MethodGet, path, nil); err != nil || code != http.StatusOK {
 			t.Errorf("GET %s: %d %v", path, code, err)
+		}
+	}
+}
+
+// TestLatencyLog: --latencies records every create of the load, a line each: its start,
+// within the run, and its latency, which the run's percentiles are taken from.
+func TestLatencyLog(t *testing.T) {
+	s := servertest.Start(t)
+	path := filepath.Join(t.TempDir(), "lat")
+	o := options{server: s.URL, token: s.Token, insecure: true, prefix: "lat", scenario: "quota",
+		clients: 3, creates: 20, namespaces: 1, hard: 1000, alternate: 1, latencies: &latencyLog{path: path}}
+	before := time.Now()
+	if err := run(o); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.latencies.write(); err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != o.creates {
+		t.Fatalf("%d lines for %d creates:\n%s", len(lines), o.creates, b)
+	}
+	for _, l := range lines {
+		var start, d int64
+		if _, err := fmt.Sscanf(l, "%d %d", &start, &d); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		if start < before.UnixNano() || start+d > after.UnixNano() || d <= 0 {
+			t.Fatalf("line %q: a create starting at %d taking %d ns, outside the run (%d to %d)", l, start, d, before.UnixNano(), after.UnixNano())
 		}
 	}
 }

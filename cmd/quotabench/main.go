@@ -42,8 +42,25 @@ type options struct {
 	// other phase's, so that neither phase is the one run first.
 	alternate  int
 	cpuprofile string
-	abuse      abuseOptions
+	// latencies, when set, records each pod create's start and latency (--latencies).
+	latencies *latencyLog
+	abuse     abuseOptions
 }
+
+// latencyLog is every pod create's start and latency, written out when the load is done.
+type latencyLog struct {
+	mu    sync.Mutex
+	path  string
+	lines []byte
+}
+
+func (l *latencyLog) add(start time.Time, d time.Duration) {
+	l.mu.Lock()
+	l.lines = fmt.Appendf(l.lines, "%d %d\n", start.UnixNano(), d.Nanoseconds())
+	l.mu.Unlock()
+}
+
+func (l *latencyLog) write() error { return os.WriteFile(l.path, l.lines, 0o644) }
 
 func main() {
 	var o options
@@ -71,6 +88,10 @@ func main() {
 	flag.IntVar(&o.alternate, "alternate", 1, "clusterquota: run each phase in this many parts, in turn with the other phase's parts, and report each phase over all its parts (1: one phase, then the other)")
 	flag.BoolVar(&o.noSetup, "no-setup", false, "the namespaces and quotas exist already (as a tenant who may not create them runs)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write the load generator's own CPU profile to this file")
+	flag.Func("latencies", "write each pod create's start (Unix ns) and latency (ns) to this file, a line each (hack/tail-in-gc.sh)", func(v string) error {
+		o.latencies = &latencyLog{path: v}
+		return nil
+	})
 	flag.DurationVar(&o.abuse.duration, "duration", 30*time.Second, "abuse: how long the probe runs idle, then again under abuse")
 	flag.IntVar(&o.abuse.slowBodies, "slow-bodies", 200, "abuse: connections trickling a body declared as 3 MB")
 	flag.IntVar(&o.abuse.stuckWatchers, "stuck-watchers", 32, "abuse: watches of every pod that never read")
@@ -100,7 +121,11 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(o); err != nil {
+	err := run(o)
+	if err == nil && o.latencies != nil {
+		err = o.latencies.write()
+	}
+	if err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "quotabench:", err)
 		os.Exit(1)
@@ -423,7 +448,11 @@ func runLoadFrom(a *api, o options, nss []string, from, n int) (*stats, time.Dur
 			body = fmt.Appendf(nil, boundPodJSON, name, fmt.Sprintf("%s-node-%d", ns, i%rewatchNodes))
 		}
 		code, body, err := cc.do(http.MethodPost, "/api/v1/namespaces/"+ns+"/pods", body)
-		st.add(time.Since(t0))
+		d := time.Since(t0)
+		st.add(d)
+		if o.latencies != nil {
+			o.latencies.add(t0, d)
+		}
 		switch {
 		case err != nil:
 			st.errs.Add(1)
