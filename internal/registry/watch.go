@@ -189,7 +189,7 @@ func (s *Store) startWatch(ctx context.Context, res *Resource, ns string, opts W
 		from = lr.Revision
 	}
 	wctx, cancel := context.WithCancel(ctx)
-	src := s.watchDecoded(wctx, res, from)
+	src := s.watchDecoded(wctx, res, from, prefix)
 	return func(send func(Event) bool) {
 		defer cancel()
 		if ctx.Err() != nil {

@@ -42,8 +42,10 @@ func (s *Store) hubSource(res *Resource) watchhub.Source {
 // returns what hands them to fn, in the caller's goroutine, until fn returns false, ctx
 // ends or after an error batch. The watch starts at once (so no batch after from is
 // missed, however late the returned function is called); it ends with ctx or when the
-// function returns.
-func (s *Store) watchDecoded(ctx context.Context, res *Resource, from int64) func(fn func(watchhub.Batch) bool) {
+// function returns. prefix is the keys the caller reads (res's, or a namespace's): what
+// the hub decodes again for it (cold history) or a watch of its own decodes is only theirs;
+// batches may still carry other keys, which the caller filters.
+func (s *Store) watchDecoded(ctx context.Context, res *Resource, from int64, prefix string) func(fn func(watchhub.Batch) bool) {
 	h := s.hubs.Get(hubKey(res), res, func() watchhub.Source { return s.hubSource(res) })
 	// A start the store has compacted away gets 410 Gone, even if the hub remembers it.
 	if from > 0 {
@@ -51,10 +53,17 @@ func (s *Store) watchDecoded(ctx context.Context, res *Resource, from int64) fun
 			return func(fn func(watchhub.Batch) bool) { fn(watchhub.Batch{Err: err}) }
 		}
 	}
-	if st := h.Subscribe(ctx, from); st != nil {
+	if prefix == res.KeyPrefix("") {
+		prefix = ""
+	}
+	if st := h.SubscribeUnder(ctx, from, prefix); st != nil {
 		return st.Each
 	}
-	src := watchhub.Direct(ctx, s.hubSource(res), from)
+	direct := s.hubSource(res)
+	if prefix != "" {
+		direct.Prefix = prefix
+	}
+	src := watchhub.Direct(ctx, direct, from)
 	return func(fn func(watchhub.Batch) bool) {
 		for b := range src {
 			if !fn(b) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -69,10 +70,23 @@ type Batch struct {
 // hasEvents reports whether the batch carries events (decoded, or held cold).
 func (b *Batch) hasEvents() bool { return len(b.Events) > 0 || b.cold }
 
-// thawed is a cold batch decoded again by src.
-func (b Batch) thawed(src *Source) Batch {
-	b.Events, b.cold = src.Decode(b.raw, nil), false
-	return b
+// thawed is a cold batch's events under prefix ("": all) decoded again by src; false when
+// it has none there.
+func (b Batch) thawed(src *Source, under string) (Batch, bool) {
+	raw := b.raw
+	if under != "" {
+		raw = nil
+		for _, ev := range b.raw {
+			if strings.HasPrefix(ev.KV.Key, under) {
+				raw = append(raw, ev)
+			}
+		}
+		if len(raw) == 0 {
+			return b, false
+		}
+	}
+	b.Events, b.cold = src.Decode(raw, nil), false
+	return b, true
 }
 
 // Source is what a hub watches: one resource's keys, and how their events are decoded.
@@ -277,21 +291,31 @@ func (h *Hub) Watch(ctx context.Context, from int64) <-chan Batch {
 // Stream is one watcher of a hub read in the watcher's own goroutine (Each): the hub queues
 // its batches and wakes the watcher itself, with no goroutine between them.
 type Stream struct {
-	h    *Hub
-	sub  *hubSub
-	ctx  context.Context
-	stop func() bool
+	h     *Hub
+	sub   *hubSub
+	ctx   context.Context
+	stop  func() bool
+	under string
 }
 
 // Subscribe starts a watcher of the batches with revisions after from, as Watch does (nil:
 // the hub cannot serve from). The watcher is ended when ctx ends or Each returns; one that
 // never calls Each must end ctx.
 func (h *Hub) Subscribe(ctx context.Context, from int64) *Stream {
+	return h.SubscribeUnder(ctx, from, "")
+}
+
+// SubscribeUnder is Subscribe for a watcher that reads only the keys under prefix (a
+// namespace's): of the history's cold batches it replays, only the events under prefix are
+// decoded again, and a batch with none there is left out (the other batches it is handed
+// whole, and it filters them itself). A tenant's watch of its namespace from an older
+// revision so costs what its own namespace wrote, not what every namespace did.
+func (h *Hub) SubscribeUnder(ctx context.Context, from int64, prefix string) *Stream {
 	sub := h.subscribe(from)
 	if sub == nil {
 		return nil
 	}
-	st := &Stream{h: h, sub: sub, ctx: ctx}
+	st := &Stream{h: h, sub: sub, ctx: ctx, under: prefix}
 	st.stop = context.AfterFunc(ctx, func() { h.unsubscribe(sub) })
 	return st
 }
@@ -313,7 +337,10 @@ func (st *Stream) Each(fn func(Batch) bool) {
 				continue
 			}
 			if b.cold {
-				b = b.thawed(&st.h.src)
+				var ok bool
+				if b, ok = b.thawed(&st.h.src, st.under); !ok {
+					continue
+				}
 			}
 			if ctx.Err() != nil || !fn(b) || b.Err != nil {
 				return

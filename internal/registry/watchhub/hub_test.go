@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -268,6 +269,12 @@ func historyHeld(h *Hub) (batches, events, countedEvents, bytes, countedBytes in
 func TestHubHistoryColdPastHotEvents(t *testing.T) {
 	t.Parallel()
 	src, st := configMaps(t)
+	var decodes atomic.Int64 // events decoded by the source
+	decode := src.Decode
+	src.Decode = func(evs []storage.Event, taken []runtime.Object) []Event {
+		decodes.Add(int64(len(evs)))
+		return decode(evs, taken)
+	}
 	h, first, w := watchedHub(t, src, st, "start")
 	const perTxn = 16
 	type change struct {
@@ -324,6 +331,38 @@ func TestHubHistoryColdPastHotEvents(t *testing.T) {
 	// The first watcher's batches keep their objects.
 	if obj := handed[0].Events[0].Cur; obj == nil || obj.(*corev1.ConfigMap).Data["v"] != changes[0].vals[0] {
 		t.Fatalf("the first watcher's first batch lost its object: %v", obj)
+	}
+	// A watcher of the keys under /cm/cm-0- (the first two batches') is replayed only the cold
+	// batches with keys there, and only those keys are decoded again for it; the batches
+	// still held decoded it is handed whole.
+	before := decodes.Load()
+	under := h.SubscribeUnder(t.Context(), first, "/cm/cm-0-")
+	if under == nil {
+		t.Fatal("a watch from the first revision, within the history, was refused")
+	}
+	var revs []int64
+	under.Each(func(b Batch) bool {
+		revs = append(revs, b.Rev)
+		if b.Rev <= changes[1].rev {
+			for _, ev := range b.Events {
+				if !strings.HasPrefix(ev.Key, "/cm/cm-0-") {
+					t.Errorf("a cold batch replayed under /cm/cm-0- carries %s", ev.Key)
+				}
+			}
+		}
+		return b.Rev < changes[len(changes)-1].rev
+	})
+	thawed := decodes.Load() - before
+	if len(revs) < 3 || revs[0] != changes[0].rev || revs[1] != changes[1].rev || revs[len(revs)-1] != changes[len(changes)-1].rev {
+		t.Fatalf("the watcher under /cm/cm-0- was replayed revisions %v, want %d, %d, then the history's decoded batches to %d", revs, changes[0].rev, changes[1].rev, changes[len(changes)-1].rev)
+	}
+	if want := int64(perTxn + 2); thawed != want {
+		t.Fatalf("%d events decoded again for the watcher under /cm/cm-0-, want %d (its keys' only)", thawed, want)
+	}
+	for i, r := range revs[2:] {
+		if r <= changes[1].rev || (i > 0 && r <= revs[i+1]) {
+			t.Fatalf("revisions replayed under /cm/cm-0- out of order: %v", revs)
+		}
 	}
 	w2 := h.Watch(t.Context(), first)
 	if w2 == nil {
