@@ -82,6 +82,30 @@ kubectl patch node node-1 --subresource=status --type=merge -p "{\"status\":{
   \"addresses\":[{\"type\":\"InternalIP\",\"address\":\"10.0.0.1\"},{\"type\":\"Hostname\",\"address\":\"node-1\"}],
   \"nodeInfo\":{\"kubeletVersion\":\"v1.37.2\",\"kubeProxyVersion\":\"v1.37.2\",\"operatingSystem\":\"linux\",\"architecture\":\"amd64\",\"containerRuntimeVersion\":\"containerd://2.0.0\",\"osImage\":\"quotad\",\"kernelVersion\":\"6.1\",\"machineID\":\"\",\"systemUUID\":\"\",\"bootID\":\"\"}}}"
 kubectl get nodes
+# A kubelet renews its node's Lease every 10 s; without that, the node lifecycle controller
+# marks the node Unknown and taints it unreachable after --node-monitor-grace-period (50 s),
+# and every spec's cleanup, which waits for all nodes to be Ready, fails. The Lease is
+# renewed here for as long as the specs run.
+renew_lease() {
+	local now
+	now=$(date -u +%Y-%m-%dT%H:%M:%S.000000Z)
+	kubectl apply -f - >/dev/null <<EOL
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata:
+  name: node-1
+  namespace: kube-node-lease
+spec:
+  holderIdentity: node-1
+  leaseDurationSeconds: 40
+  renewTime: "$now"
+EOL
+}
+renew_lease
+(while sleep 10; do renew_lease || true; done) &
+lease_pid=$!
+trap 'kill "$lease_pid" 2>/dev/null || true; kill "$quotad_pid" 2>/dev/null || true; wait "$quotad_pid" 2>/dev/null || true' EXIT
+kubectl get lease -n kube-node-lease node-1
 # The framework reads the cluster's IP family from the `kubernetes` Service; a quotad that
 # does not create it yet gets one here.
 kubectl get service kubernetes -n default >/dev/null 2>&1 ||

@@ -50,3 +50,12 @@ func (p *paced) Delete(ctx context.Context, res *registry.Resource, ns, name str
 	}
 	return p.Client.Delete(ctx, res, ns, name, opts, wopts)
 }
+
+// RequestProgress passes a progress request to c (registry.Store.RequestProgress): it is a
+// read of how far the watches have gone, not a write, and is not paced.
+func (p *paced) RequestProgress(res *registry.Resource) bool {
+	pr, ok := p.Client.(interface {
+		RequestProgress(res *registry.Resource) bool
+	})
+	return ok && pr.RequestProgress(res)
+}

@@ -84,7 +84,32 @@ func (l *Loop) WatchIndex(ctx context.Context, res *registry.Resource, x *Index,
 	l.watch(ctx, res, x.Feed(next), x)
 }
 
-func (l *Loop) watch(ctx context.Context, res *registry.Resource, h Handler, x *Index) {
+// WatchReached is Watch that also tells reached each revision up to which h has been
+// handed every change: the revision the current objects were read at once they have all
+// been delivered, then each revision's last event and each bookmark (a resource nobody
+// writes reaches a revision through the hub's progress notifications:
+// registry.Store.RequestProgress).
+func (l *Loop) WatchReached(ctx context.Context, res *registry.Resource, h Handler, reached func(rev int64)) {
+	l.watch(ctx, res, h, reachedFunc(reached))
+}
+
+// progress is told how far a watch has gone: listing when it starts over from the current
+// objects, listed when they have all been delivered (with the revision they were read at),
+// reached once every change up to a revision has been. An Index is one.
+type progress interface {
+	listing()
+	listed(rev int64)
+	reached(rev int64)
+}
+
+// reachedFunc is a progress that only counts revisions.
+type reachedFunc func(rev int64)
+
+func (f reachedFunc) listing()          {}
+func (f reachedFunc) listed(rev int64)  { f(rev) }
+func (f reachedFunc) reached(rev int64) { f(rev) }
+
+func (l *Loop) watch(ctx context.Context, res *registry.Resource, h Handler, x progress) {
 	if res == nil {
 		l.log.Error("watch of a resource that is not served", "controller", l.name)
 		return

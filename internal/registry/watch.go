@@ -282,8 +282,11 @@ func (s *Store) startWatch(ctx context.Context, res *Resource, ns string, opts W
 			}
 			if len(wr.Events) == 0 {
 				// A progress notification: a BOOKMARK, at most one per bookmarkEvery (the
-				// hub's progress requests for an index reach every watcher).
-				if now := s.cfg.Clock.Now(); opts.Bookmarks && wr.Rev > 0 && (bookmarked.IsZero() || now.Sub(bookmarked) >= bookmarkEvery) {
+				// hub's progress requests for an index reach every watcher), but every one
+				// to an in-process watcher, which may be waiting for the revision (the
+				// garbage collector before it orphans an owner's dependents) and for which
+				// a bookmark is a call, not a message.
+				if now := s.cfg.Clock.Now(); opts.Bookmarks && wr.Rev > 0 && (opts.Shared || bookmarked.IsZero() || now.Sub(bookmarked) >= bookmarkEvery) {
 					bookmarked = now
 					return send(Event{Type: watch.Bookmark, Object: s.bookmark(res, wr.Rev)})
 				}

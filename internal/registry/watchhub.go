@@ -73,6 +73,15 @@ func (s *Store) watchDecoded(ctx context.Context, res *Resource, from int64, pre
 	}
 }
 
+// RequestProgress asks the running hub of res, if there is one, for a progress
+// notification: each of its watchers that asked for bookmarks then gets one at the current
+// revision (at most one a second each), so a watcher of a resource nobody writes learns how
+// far the store has gone. It reports whether one was asked for.
+func (s *Store) RequestProgress(res *Resource) bool {
+	h := s.hubs.Lookup(hubKey(res), res)
+	return h != nil && h.RequestProgress()
+}
+
 // offerWrite offers the object a write is about to commit to its resource's running hub.
 // The hub gets a shallow copy: after a write, the store only sets the written object's own
 // resourceVersion and kind, and writers never modify what they wrote (see Store.Create).

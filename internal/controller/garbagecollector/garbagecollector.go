@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -51,8 +52,30 @@ type Collector struct {
 	leaves map[types.UID]struct{}
 	// dependents maps an owner UID to the UIDs of the objects referencing it.
 	dependents map[types.UID]map[types.UID]bool
-	// watching holds the cancel function of each watched group-resource.
-	watching map[schema.GroupResource]context.CancelFunc
+	// watching holds each watched group-resource's watch and how far it has gone.
+	watching map[schema.GroupResource]*watched
+	// advanced is closed (and replaced) when a watch reaches a later revision.
+	advanced chan struct{}
+}
+
+// watched is one group-resource's watch.
+type watched struct {
+	cancel context.CancelFunc
+	res    *registry.Resource
+	// rev is the revision up to which the graph holds every change of the resource (0:
+	// its current objects are not all delivered yet).
+	rev int64
+}
+
+// graphWait is how long a work item that needs the graph to reach a revision waits for it
+// before failing (it is then retried with backoff): past etcd's progress notifications to
+// an idle watch (every 5 s) and the bookmarks they become (at most one a second).
+const graphWait = 10 * time.Second
+
+// progressRequester is a client that can ask a resource's watches for a bookmark at the
+// current revision (registry.Store).
+type progressRequester interface {
+	RequestProgress(res *registry.Resource) bool
 }
 
 // node is what the graph keeps of one object.
@@ -93,7 +116,7 @@ func New(store controller.Client, log *slog.Logger, opts Options) *Collector {
 		store: store, log: log.With("controller", "garbagecollector"), opts: opts,
 		loop:  controller.NewLoop("garbagecollector", store, log, opts.Panics, opts.Clock),
 		nodes: map[types.UID]*node{}, leaves: map[types.UID]struct{}{}, dependents: map[types.UID]map[types.UID]bool{},
-		watching: map[schema.GroupResource]context.CancelFunc{},
+		watching: map[schema.GroupResource]*watched{}, advanced: make(chan struct{}),
 	}
 }
 
@@ -144,9 +167,9 @@ func (c *Collector) syncWatches(ctx context.Context) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for gr, cancel := range c.watching {
+	for gr, w := range c.watching {
 		if want[gr] == nil {
-			cancel()
+			w.cancel()
 			delete(c.watching, gr)
 		}
 	}
@@ -155,11 +178,12 @@ func (c *Collector) syncWatches(ctx context.Context) {
 			continue
 		}
 		wctx, cancel := context.WithCancel(ctx)
-		c.watching[gr] = cancel
+		w := &watched{cancel: cancel, res: res}
+		c.watching[gr] = w
 		res := res
-		go c.loop.Watch(wctx, res, func(obj runtime.Object, deleted bool) {
+		go c.loop.WatchReached(wctx, res, func(obj runtime.Object, deleted bool) {
 			c.observe(res, obj, deleted)
-		})
+		}, func(rev int64) { c.reached(w, rev) })
 	}
 }
 
@@ -234,6 +258,59 @@ func (c *Collector) observe(res *registry.Resource, obj runtime.Object, deleted 
 		c.q.Add(itemOwner + string(uid))
 		for dep := range c.dependents[uid] {
 			c.q.Add(itemDependent + string(dep))
+		}
+	}
+}
+
+// reached records that the graph holds every change of w's resource up to rev.
+func (c *Collector) reached(w *watched, rev int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rev > w.rev {
+		w.rev = rev
+		close(c.advanced)
+		c.advanced = make(chan struct{})
+	}
+}
+
+// caughtUp waits until the graph holds every change of every watched resource up to rev,
+// so that it holds every object that existed then: an owner read at rev has all its
+// dependents created before it in the graph. (The resources' watches are independent: an
+// owner's deletion can reach the graph before a dependent created just before it, and
+// orphaning the owner's dependents then would miss that one, which the collector would
+// delete once the owner is gone.) It asks the lagging resources' hubs for progress
+// notifications while it waits, and fails when ctx ends or after graphWait.
+func (c *Collector) caughtUp(ctx context.Context, rev int64) error {
+	ctx, cancel := context.WithTimeout(ctx, graphWait)
+	defer cancel()
+	pr, _ := c.store.(progressRequester)
+	asked := map[*watched]time.Time{}
+	for {
+		var lagging []*watched
+		c.mu.Lock()
+		for _, w := range c.watching {
+			if w.rev < rev {
+				lagging = append(lagging, w)
+			}
+		}
+		advanced := c.advanced
+		c.mu.Unlock()
+		if len(lagging) == 0 {
+			return nil
+		}
+		// A bookmark is sent at most once a second to each watcher: ask again after that.
+		now := c.opts.Clock.Now()
+		for _, w := range lagging {
+			if pr != nil && now.Sub(asked[w]) >= time.Second {
+				asked[w] = now
+				pr.RequestProgress(w.res)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the dependency graph has not reached revision %d (%d resources behind, %s first): %w", rev, len(lagging), lagging[0].res.GVR.GroupResource(), ctx.Err())
+		case <-advanced:
+		case <-c.opts.Clock.After(time.Second):
 		}
 	}
 }
@@ -538,6 +615,14 @@ func (c *Collector) processOwner(ctx context.Context, uid types.UID) error {
 		return nil
 	}
 	fs := m.GetFinalizers()
+	if hasFinalizer(fs, metav1.FinalizerOrphanDependents) || hasFinalizer(fs, metav1.FinalizerDeleteDependents) {
+		// Both policies act on every dependent: the graph must hold those that existed
+		// when the owner was read.
+		rev, _ := strconv.ParseInt(m.GetResourceVersion(), 10, 64)
+		if err := c.caughtUp(ctx, rev); err != nil {
+			return err
+		}
+	}
 	switch {
 	case hasFinalizer(fs, metav1.FinalizerOrphanDependents):
 		// Orphan: every dependent loses its reference, then the owner its finalizer.

@@ -9,6 +9,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -342,5 +343,69 @@ func TestLeavesKeptByUID(t *testing.T) {
 	defer h.c.mu.Unlock()
 	if _, ok := h.c.leaves["rs-uid"]; ok || len(h.c.nodes) != 0 {
 		t.Fatalf("after the deletions: leaves hold the owner %v, nodes %d", ok, len(h.c.nodes))
+	}
+}
+
+// TestOrphanWaitsForTheGraph: the watches of owners and dependents are independent, so an
+// owner's orphan deletion can reach the graph before a dependent created just before it
+// (upstream's conformance spec "should orphan RS created by deployment" deleted the
+// Deployment half a second after creating it, and its ReplicaSet was gone a second later).
+// The collector must not remove the orphan finalizer until the graph holds every change up
+// to the owner's revision; before that, the dependent would be missed, and deleted once
+// the owner is gone.
+func TestOrphanWaitsForTheGraph(t *testing.T) {
+	h := newHarness(t)
+	watches := map[string]*watched{}
+	for _, gvr := range []schema.GroupVersionResource{podGVR, rsGVR} {
+		w := &watched{cancel: func() {}, res: h.fc.Catalogue().Get(gvr)}
+		h.c.watching[gvr.GroupResource()] = w
+		watches[gvr.Resource] = w
+	}
+	// deliver hands the graph the changes of one resource not yet delivered (the other
+	// resource's watch lags) and marks that watch as having reached the latest revision.
+	var pending []fake.Change
+	deliver := func(resource string) {
+		changes, next := h.fc.Changes(h.seen)
+		h.seen = next
+		pending = append(pending, changes...)
+		kept := pending[:0]
+		for _, ch := range pending {
+			if ch.Res.GVR.Resource == resource {
+				h.c.observe(ch.Res, ch.Object, ch.Type == watch.Deleted)
+			} else {
+				kept = append(kept, ch)
+			}
+		}
+		pending = kept
+		h.c.reached(watches[resource], h.fc.Revision())
+	}
+	h.fc.Add(owner("rs", "rs-uid"))
+	deliver("replicasets")
+	deliver("pods")
+	// A dependent created just before the owner's orphan deletion; the pods' watch has
+	// not delivered it when the owner's deletion is processed.
+	h.fc.Add(dependent("late", nil, ref("rs", "rs-uid", true)))
+	h.delete("replicasets", "ns", "rs", metav1.DeletePropagationOrphan)
+	deliver("replicasets")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the graph will not advance while the owner is processed: give up at once
+	if _, err := h.c.process(ctx, itemOwner+"rs-uid"); err == nil {
+		t.Fatal("the owner's orphan deletion was carried out with the graph behind the owner")
+	}
+	if r := h.rs("rs"); r == nil || len(r.Finalizers) == 0 {
+		t.Fatalf("the owner lost its orphan finalizer with the graph behind it: %+v", r)
+	}
+
+	deliver("pods")
+	if _, err := h.c.process(context.Background(), itemOwner+"rs-uid"); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if h.rs("rs") != nil {
+		t.Fatal("the owner was kept after its dependents were orphaned")
+	}
+	if p := h.pod("late"); p == nil || len(p.OwnerReferences) != 0 {
+		t.Fatalf("late = %+v, want kept without owner references", p)
 	}
 }
