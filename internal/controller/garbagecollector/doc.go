@@ -20,7 +20,13 @@
 // finalizers and no deletion under way is kept by its UID alone (it matters to the graph only
 // as a live owner). Every decision re-reads the objects involved from storage and every
 // delete carries a UID precondition, so a stale graph can delay the collector but never make
-// it delete a live object's dependents or a recreated object. All writes go through the
+// it delete a live object's dependents or a recreated object. The watches are independent
+// of each other, so an owner's deletion can reach the graph before a dependent created just
+// before it: an orphan or foreground deletion, which acts on every dependent, is carried out
+// only once every watch has delivered every change up to the owner's revision (asking the
+// resources' hubs for progress notifications, which come as bookmarks), so no dependent
+// that existed then is missed (missed, it would be deleted once its owner is gone instead of
+// orphaned, or outlive an owner deleted in foreground). All writes go through the
 // registry, so quota is credited in the same transaction as each delete. Several collectors
 // (quotad replicas) may run at once.
 package garbagecollector

@@ -65,7 +65,14 @@ type watched struct {
 	// rev is the revision up to which the graph holds every change of the resource (0:
 	// its current objects are not all delivered yet).
 	rev int64
+	// asked is when a progress notification was last asked for (caughtUp).
+	asked time.Time
 }
+
+// askEvery is the least time between two progress requests for one resource's watch:
+// every owner's orphan or foreground deletion waits for all of them, so deletions in a
+// burst share the requests.
+const askEvery = 50 * time.Millisecond
 
 // graphWait is how long a work item that needs the graph to reach a revision waits for it
 // before failing (it is then retried with backoff): past etcd's progress notifications to
@@ -284,13 +291,17 @@ func (c *Collector) caughtUp(ctx context.Context, rev int64) error {
 	ctx, cancel := context.WithTimeout(ctx, graphWait)
 	defer cancel()
 	pr, _ := c.store.(progressRequester)
-	asked := map[*watched]time.Time{}
 	for {
-		var lagging []*watched
+		var lagging, ask []*watched
+		now := c.opts.Clock.Now()
 		c.mu.Lock()
 		for _, w := range c.watching {
 			if w.rev < rev {
 				lagging = append(lagging, w)
+				if now.Sub(w.asked) >= askEvery {
+					w.asked = now
+					ask = append(ask, w)
+				}
 			}
 		}
 		advanced := c.advanced
@@ -298,11 +309,8 @@ func (c *Collector) caughtUp(ctx context.Context, rev int64) error {
 		if len(lagging) == 0 {
 			return nil
 		}
-		// A bookmark is sent at most once a second to each watcher: ask again after that.
-		now := c.opts.Clock.Now()
-		for _, w := range lagging {
-			if pr != nil && now.Sub(asked[w]) >= time.Second {
-				asked[w] = now
+		for _, w := range ask {
+			if pr != nil {
 				pr.RequestProgress(w.res)
 			}
 		}
@@ -310,7 +318,7 @@ func (c *Collector) caughtUp(ctx context.Context, rev int64) error {
 		case <-ctx.Done():
 			return fmt.Errorf("the dependency graph has not reached revision %d (%d resources behind, %s first): %w", rev, len(lagging), lagging[0].res.GVR.GroupResource(), ctx.Err())
 		case <-advanced:
-		case <-c.opts.Clock.After(time.Second):
+		case <-c.opts.Clock.After(askEvery):
 		}
 	}
 }
