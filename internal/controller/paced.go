@@ -51,11 +51,19 @@ func (p *paced) Delete(ctx context.Context, res *registry.Resource, ns, name str
 	return p.Client.Delete(ctx, res, ns, name, opts, wopts)
 }
 
-// RequestProgress passes a progress request to c (registry.Store.RequestProgress): it is a
-// read of how far the watches have gone, not a write, and is not paced.
-func (p *paced) RequestProgress(res *registry.Resource) bool {
-	pr, ok := p.Client.(interface {
-		RequestProgress(res *registry.Resource) bool
-	})
+// RequestProgress passes a progress request on (it is a read of how far the watches have
+// gone, not a write, and is not paced).
+func (p *paced) RequestProgress(res *registry.Resource) bool { return RequestProgress(p.Client, res) }
+
+// ProgressRequester is a client whose watches of a resource can be asked for a bookmark at
+// the current revision (registry.Store.RequestProgress).
+type ProgressRequester interface {
+	RequestProgress(res *registry.Resource) bool
+}
+
+// RequestProgress asks c's watches of res for a bookmark at the current revision, when c
+// can (a ProgressRequester), and reports whether it could.
+func RequestProgress(c Client, res *registry.Resource) bool {
+	pr, ok := c.(ProgressRequester)
 	return ok && pr.RequestProgress(res)
 }

@@ -2,7 +2,6 @@ package integration
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/quotad/quotad/internal/registry"
 	"github.com/quotad/quotad/internal/server/servertest"
-	"github.com/quotad/quotad/internal/storage"
 )
 
 // TestWatchNamespaceFromEarlierRevisions: a client watching its namespace from an earlier
@@ -39,23 +37,13 @@ func TestWatchNamespaceFromEarlierRevisions(t *testing.T) {
 		for range all {
 		}
 	}()
-	put := func(ns string, names ...string) int64 {
+	put := func(ns string, names ...string) {
 		t.Helper()
-		var ops []storage.Op
+		var cms []corev1.ConfigMap
 		for _, n := range names {
-			cm := corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-				ObjectMeta: metav1.ObjectMeta{Name: n, Namespace: ns, UID: types.UID(ns + "-" + n)}, Data: map[string]string{"v": n}}
-			b, err := json.Marshal(cm)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ops = append(ops, storage.Op{Type: storage.OpPut, Key: res.Key(ns, n), Value: b})
+			cms = append(cms, corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n, Namespace: ns, UID: types.UID(ns + "-" + n)}, Data: map[string]string{"v": n}})
 		}
-		r, err := st.Txn(ctx, storage.Txn{Ops: ops})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r.Revision
+		storeConfigMaps(t, ctx, st, res, cms...)
 	}
 	start, err := st.Revision(ctx)
 	if err != nil {

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -36,20 +37,11 @@ func TestWatchRevisionTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 1. Three config maps at one revision, written as one transaction.
-	var ops []storage.Op
+	var cms []corev1.ConfigMap
 	for _, n := range []string{"a", "b", "c"} {
-		cm := corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: metav1.ObjectMeta{Name: n, Namespace: ns, UID: types.UID("uid-" + n), Labels: map[string]string{"pick": fmt.Sprint(n != "c")}}}
-		b, err := json.Marshal(cm)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ops = append(ops, storage.Op{Type: storage.OpPut, Key: res.Key(ns, n), Value: b})
+		cms = append(cms, corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n, Namespace: ns, UID: types.UID("uid-" + n), Labels: map[string]string{"pick": fmt.Sprint(n != "c")}}})
 	}
-	committed, err := st.Txn(ctx, storage.Txn{Ops: ops})
-	if err != nil {
-		t.Fatal(err)
-	}
+	committed := storeConfigMaps(t, ctx, st, res, cms...)
 	// 2. The registry's events, with and without a selector leaving the last object out.
 	tests := []struct {
 		name     string
@@ -75,8 +67,8 @@ func TestWatchRevisionTogether(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if m.GetResourceVersion() != fmt.Sprint(committed.Revision) || ev.MidRevision != want {
-					t.Errorf("event %d: %s %s at %s, MidRevision %v; want at %d, MidRevision %v", i, ev.Type, m.GetName(), m.GetResourceVersion(), ev.MidRevision, committed.Revision, want)
+				if m.GetResourceVersion() != fmt.Sprint(committed) || ev.MidRevision != want {
+					t.Errorf("event %d: %s %s at %s, MidRevision %v; want at %d, MidRevision %v", i, ev.Type, m.GetName(), m.GetResourceVersion(), ev.MidRevision, committed, want)
 				}
 			}
 		})
@@ -90,8 +82,29 @@ func TestWatchRevisionTogether(t *testing.T) {
 	for _, n := range []string{"a", "b", "c"} {
 		ev := <-w.ResultChan()
 		cm, ok := ev.Object.(*corev1.ConfigMap)
-		if !ok || cm.Name != n || cm.ResourceVersion != fmt.Sprint(committed.Revision) {
-			t.Fatalf("watch event %s %#v, want ADDED %s at %d", ev.Type, ev.Object, n, committed.Revision)
+		if !ok || cm.Name != n || cm.ResourceVersion != fmt.Sprint(committed) {
+			t.Fatalf("watch event %s %#v, want ADDED %s at %d", ev.Type, ev.Object, n, committed)
 		}
 	}
+}
+
+// storeConfigMaps writes cms straight to storage in one transaction, as the registry stores
+// them (their JSON, with their kind), and returns the revision they share: objects that
+// reach the watches together, without the registry's writes around them.
+func storeConfigMaps(t *testing.T, ctx context.Context, st storage.Store, res *registry.Resource, cms ...corev1.ConfigMap) int64 {
+	t.Helper()
+	var ops []storage.Op
+	for _, cm := range cms {
+		cm.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}
+		b, err := json.Marshal(cm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, storage.Op{Type: storage.OpPut, Key: res.Key(cm.Namespace, cm.Name), Value: b})
+	}
+	r, err := st.Txn(ctx, storage.Txn{Ops: ops})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Revision
 }

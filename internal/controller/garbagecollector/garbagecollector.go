@@ -75,15 +75,9 @@ type watched struct {
 const askEvery = 50 * time.Millisecond
 
 // graphWait is how long a work item that needs the graph to reach a revision waits for it
-// before failing (it is then retried with backoff): past etcd's progress notifications to
-// an idle watch (every 5 s) and the bookmarks they become (at most one a second).
+// before failing (it is then retried with backoff): past etcd's own progress notifications
+// to an idle watch (every 5 s), should the requests not be answered.
 const graphWait = 10 * time.Second
-
-// progressRequester is a client that can ask a resource's watches for a bookmark at the
-// current revision (registry.Store).
-type progressRequester interface {
-	RequestProgress(res *registry.Resource) bool
-}
 
 // node is what the graph keeps of one object.
 type node struct {
@@ -290,7 +284,6 @@ func (c *Collector) reached(w *watched, rev int64) {
 func (c *Collector) caughtUp(ctx context.Context, rev int64) error {
 	ctx, cancel := context.WithTimeout(ctx, graphWait)
 	defer cancel()
-	pr, _ := c.store.(progressRequester)
 	for {
 		var lagging, ask []*watched
 		now := c.opts.Clock.Now()
@@ -310,9 +303,7 @@ func (c *Collector) caughtUp(ctx context.Context, rev int64) error {
 			return nil
 		}
 		for _, w := range ask {
-			if pr != nil {
-				pr.RequestProgress(w.res)
-			}
+			controller.RequestProgress(c.store, w.res)
 		}
 		select {
 		case <-ctx.Done():
