@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -119,18 +117,46 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 	} else {
 		pods = cachedPods(c.pods.Controlled(ns, job.UID))
 	}
+	// 2. What the pods say: the counts, the succeeded and failed indexes, and the failed
+	// pod of each index a replacement carries its failure counts from.
+	indexed := isIndexed(job)
+	completions := 0
+	if job.Spec.Completions != nil {
+		completions = int(*job.Spec.Completions)
+	}
+	perIndex := indexed && job.Spec.BackoffLimitPerIndex != nil
 	var active []*corev1.Pod
 	var succeeded, failed, ready, terminating int32
-	succeededIdx := map[int]bool{}
+	var succeededIxs, failedIxs []int
+	var failJob *string
+	replaced := map[int]*corev1.Pod{}
 	for _, p := range pods {
+		ix := completionIndex(p)
+		if ix >= completions {
+			ix = -1
+		}
 		switch {
 		case p.Status.Phase == corev1.PodSucceeded:
 			succeeded++
-			if ix := completionIndex(p); ix >= 0 {
-				succeededIdx[ix] = true
+			if ix >= 0 {
+				succeededIxs = append(succeededIxs, ix)
 			}
 		case p.Status.Phase == corev1.PodFailed:
-			failed++
+			a := matchPodFailurePolicy(job.Spec.PodFailurePolicy, p)
+			if a.counts() {
+				failed++
+			}
+			if a.action == batchv1.PodFailurePolicyActionFailJob && failJob == nil {
+				failJob = &a.msg
+			}
+			if perIndex && ix >= 0 {
+				if indexFailed(job, p) {
+					failedIxs = append(failedIxs, ix)
+				}
+				if prev := replaced[ix]; prev == nil || failureTotal(prev) < failureTotal(p) {
+					replaced[ix] = p
+				}
+			}
 		case p.DeletionTimestamp != nil:
 			terminating++
 		default:
@@ -140,8 +166,16 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 			}
 		}
 	}
-	if isIndexed(job) {
-		succeeded = int32(len(succeededIdx))
+	var succeededIx, failedIx intervals
+	if indexed {
+		succeededIx = parseIntervals(job.Status.CompletedIndexes, completions).with(succeededIxs...)
+		succeeded = int32(succeededIx.total())
+	}
+	if perIndex {
+		if job.Status.FailedIndexes != nil {
+			failedIx = parseIntervals(*job.Status.FailedIndexes, completions)
+		}
+		failedIx = failedIx.with(failedIxs...)
 	}
 	succeeded = max(succeeded, job.Status.Succeeded)
 	failed = max(failed, job.Status.Failed)
@@ -151,56 +185,90 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 		t := metav1.NewTime(now)
 		st.StartTime = &t
 	}
-	// 2. Failure: past the backoff limit or the active deadline.
-	backoffLimit := int32(defaultBackoffLimit)
-	if job.Spec.BackoffLimit != nil {
-		backoffLimit = *job.Spec.BackoffLimit
-	}
-	var failure *batchv1.JobCondition
+	// 3. Whether the Job is done, in upstream's order: a SuccessCriteriaMet or FailureTarget
+	// condition already written, the pod failure policy's FailJob, the backoff limit (or
+	// restarts past it under restartPolicy OnFailure), the active deadline, the failed
+	// indexes, the success policy.
 	var requeue time.Duration
-	switch {
-	case failed > backoffLimit:
-		failure = jobCondition(batchv1.JobFailureTarget, jobReasonBackoffLimitExceeded, jobMsgBackoffLimitExceeded, now)
-	case job.Spec.ActiveDeadlineSeconds != nil && st.StartTime != nil && !suspended:
-		deadline := st.StartTime.Add(time.Duration(*job.Spec.ActiveDeadlineSeconds) * time.Second)
-		if !now.Before(deadline) {
-			failure = jobCondition(batchv1.JobFailureTarget, jobReasonDeadlineExceeded, jobMsgDeadlineExceeded, now)
-		} else {
-			requeue = deadline.Sub(now)
+	finished := trueCondition(job, batchv1.JobSuccessCriteriaMet)
+	if finished == nil {
+		finished = trueCondition(job, batchv1.JobFailureTarget)
+	}
+	if finished == nil && failJob != nil {
+		finished = jobCondition(batchv1.JobFailureTarget, batchv1.JobReasonPodFailurePolicy, *failJob, now)
+	}
+	if finished == nil {
+		backoffLimit := int32(defaultBackoffLimit)
+		if job.Spec.BackoffLimit != nil {
+			backoffLimit = *job.Spec.BackoffLimit
+		}
+		switch {
+		case failed > backoffLimit || restartsPastLimit(job, pods, backoffLimit):
+			finished = jobCondition(batchv1.JobFailureTarget, jobReasonBackoffLimitExceeded, jobMsgBackoffLimitExceeded, now)
+		case job.Spec.ActiveDeadlineSeconds != nil && st.StartTime != nil && !suspended:
+			deadline := st.StartTime.Add(time.Duration(*job.Spec.ActiveDeadlineSeconds) * time.Second)
+			if !now.Before(deadline) {
+				finished = jobCondition(batchv1.JobFailureTarget, jobReasonDeadlineExceeded, jobMsgDeadlineExceeded, now)
+			} else {
+				requeue = deadline.Sub(now)
+			}
 		}
 	}
+	if finished == nil && perIndex {
+		switch n := failedIx.total(); {
+		case job.Spec.MaxFailedIndexes != nil && n > int(*job.Spec.MaxFailedIndexes):
+			finished = jobCondition(batchv1.JobFailureTarget, batchv1.JobReasonMaxFailedIndexesExceeded, jobMsgMaxFailedIndexesExceeded, now)
+		case n > 0 && n+succeededIx.total() >= completions:
+			finished = jobCondition(batchv1.JobFailureTarget, batchv1.JobReasonFailedIndexes, jobMsgFailedIndexes, now)
+		}
+	}
+	if finished == nil && indexed {
+		if msg, ok := matchSuccessPolicy(job.Spec.SuccessPolicy, completions, succeededIx); ok {
+			finished = jobCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonSuccessPolicy, msg, now)
+		}
+	}
+	// 4. A finished Job's active pods are deleted; an unfinished one's are managed, and it
+	// is complete once its completions succeeded with nothing active.
 	var manageErr error
-	complete := false
 	activeCount := int32(len(active))
 	switch {
-	case failure != nil:
-		manageErr = deletePods(ctx, store, c.rec, job, active)
-		if manageErr == nil {
-			st.Conditions = append(st.Conditions, *failure)
-			f := *failure
-			f.Type = batchv1.JobFailed
-			st.Conditions = append(st.Conditions, f)
+	case finished != nil:
+		if manageErr = deletePods(ctx, store, c.rec, job, active); manageErr != nil {
+			finished = nil // not declared before every active pod is on its way out
+		} else {
 			terminating += activeCount
-			activeCount = 0
-			ready = 0
+			activeCount, ready = 0, 0
 		}
 	case job.DeletionTimestamp == nil:
-		activeCount, manageErr = c.manage(ctx, store, job, &st, active, succeeded, succeededIdx, suspended, now)
-		if job.Spec.Completions == nil {
-			complete = succeeded > 0 && activeCount == 0
-		} else {
+		activeCount, manageErr = c.manage(ctx, store, job, &st, active, succeeded, succeededIx, failedIx, replaced, suspended, now)
+		complete := succeeded > 0 && activeCount == 0
+		if job.Spec.Completions != nil {
 			complete = succeeded >= *job.Spec.Completions && activeCount == 0
+		}
+		if complete {
+			finished = jobCondition(batchv1.JobSuccessCriteriaMet, jobReasonCompletionsReached, jobMsgCompletionsReached, now)
 		}
 	}
 	c.starved.set(key, manageErr != nil && isQuotaRefusal(manageErr))
-	if complete {
-		met := jobCondition(batchv1.JobSuccessCriteriaMet, jobReasonCompletionsReached, jobMsgCompletionsReached, now)
-		st.Conditions = append(st.Conditions, *met)
-		done := *met
-		done.Type = batchv1.JobComplete
-		st.Conditions = append(st.Conditions, done)
-		t := metav1.NewTime(now)
-		st.CompletionTime = &t
+	// 5. The interim condition (SuccessCriteriaMet, FailureTarget) is written at once, the
+	// terminal one (Complete, Failed, with the same reason and message) once no pod of the
+	// Job is terminating, as upstream's enactJobFinished.
+	var done *batchv1.JobCondition
+	if finished != nil {
+		if trueCondition(job, finished.Type) == nil {
+			st.Conditions = append(st.Conditions, *finished)
+		}
+		if terminating == 0 {
+			done = jobCondition(batchv1.JobComplete, finished.Reason, finished.Message, now)
+			if finished.Type == batchv1.JobFailureTarget {
+				done.Type = batchv1.JobFailed
+			}
+			setJobCondition(&st, done.Type, corev1.ConditionTrue, done.Reason, done.Message, now)
+			if done.Type == batchv1.JobComplete {
+				t := metav1.NewTime(now)
+				st.CompletionTime = &t
+			}
+		}
 	}
 	st.Active = activeCount
 	st.Ready = &ready
@@ -210,8 +278,12 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 	if st.UncountedTerminatedPods == nil {
 		st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
 	}
-	if isIndexed(job) {
-		st.CompletedIndexes = formatIndexes(succeededIdx)
+	if indexed {
+		st.CompletedIndexes = succeededIx.String()
+	}
+	if perIndex {
+		s := failedIx.String()
+		st.FailedIndexes = &s
 	}
 	if !apiequality.Semantic.DeepEqual(st, job.Status) {
 		rv := job.ResourceVersion
@@ -227,13 +299,12 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 		if err != nil && !apierrors.IsNotFound(err) {
 			return 0, err
 		}
-		if err == nil {
-			switch {
-			case complete:
-				c.rec.Event(ctx, job, corev1.EventTypeNormal, "Completed", "Job completed")
-			case failure != nil && manageErr == nil:
-				c.rec.Event(ctx, job, corev1.EventTypeWarning, failure.Reason, failure.Message)
-			}
+		switch {
+		case err != nil || done == nil:
+		case done.Type == batchv1.JobComplete:
+			c.rec.Event(ctx, job, corev1.EventTypeNormal, "Completed", "Job completed")
+		default:
+			c.rec.Event(ctx, job, corev1.EventTypeWarning, done.Reason, done.Message)
 		}
 	}
 	if manageErr != nil {
@@ -242,13 +313,54 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 	return requeue, nil
 }
 
+// trueCondition is the Job's condition of type t when it is True.
+func trueCondition(j *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
+	for i := range j.Status.Conditions {
+		if c := &j.Status.Conditions[i]; c.Type == t && c.Status == corev1.ConditionTrue {
+			return c
+		}
+	}
+	return nil
+}
+
+// restartsPastLimit is upstream's pastBackoffLimitOnFailure: under restartPolicy
+// OnFailure, the container restarts of the pods still pending or running reaching the
+// backoff limit.
+func restartsPastLimit(job *batchv1.Job, pods []*corev1.Pod, limit int32) bool {
+	if job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {
+		return false
+	}
+	var n int32
+	for _, p := range pods {
+		if p.Status.Phase != corev1.PodRunning && p.Status.Phase != corev1.PodPending {
+			continue
+		}
+		for _, list := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+			for _, cs := range list {
+				n += cs.RestartCount
+			}
+		}
+	}
+	return limit == 0 && n > 0 || limit > 0 && n >= limit
+}
+
+// failureTotal is the failures of a pod's index before it, counted and ignored.
+func failureTotal(p *corev1.Pod) int32 {
+	counted, ignored := indexFailureCounts(p)
+	return counted + ignored
+}
+
 func jobCondition(t batchv1.JobConditionType, reason, msg string, now time.Time) *batchv1.JobCondition {
 	ts := metav1.NewTime(now)
 	return &batchv1.JobCondition{Type: t, Status: corev1.ConditionTrue, LastProbeTime: ts, LastTransitionTime: ts, Reason: reason, Message: msg}
 }
 
 // manage is upstream's manageJob: it returns the number of active pods after its changes.
-func (c *Job) manage(ctx context.Context, store controller.Client, job *batchv1.Job, st *batchv1.JobStatus, active []*corev1.Pod, succeeded int32, succeededIdx map[int]bool, suspended bool, now time.Time) (int32, error) {
+//
+// An Indexed Job's pending indexes are those neither succeeded, failed (backoffLimitPerIndex)
+// nor active; the pod of an index that failed before carries the index's failure counts
+// (upstream's annotations), from replaced, the failed pod of each index with the most.
+func (c *Job) manage(ctx context.Context, store controller.Client, job *batchv1.Job, st *batchv1.JobStatus, active []*corev1.Pod, succeeded int32, succeededIx, failedIx intervals, replaced map[int]*corev1.Pod, suspended bool, now time.Time) (int32, error) {
 	n := int32(len(active))
 	if suspended {
 		if setJobCondition(st, batchv1.JobSuspended, corev1.ConditionTrue, "JobSuspended", "Job suspended", now) {
@@ -306,7 +418,7 @@ func (c *Job) manage(ctx context.Context, store controller.Client, job *batchv1.
 			busy[completionIndex(p)] = true
 		}
 		for ix := 0; len(slots) < diff && job.Spec.Completions != nil && ix < int(*job.Spec.Completions); ix++ {
-			if succeededIdx[ix] || busy[ix] {
+			if succeededIx.has(ix) || failedIx.has(ix) || busy[ix] {
 				continue
 			}
 			slots = append(slots, slot{podsPrefix(fmt.Sprintf("%s-%d", job.Name, ix)), ix})
@@ -318,8 +430,15 @@ func (c *Job) manage(ctx context.Context, store controller.Client, job *batchv1.
 	}
 	created, err := slowStartBatch(len(slots), slowStartInitialBatch, func(i int) error {
 		t := job.Spec.Template.DeepCopy()
-		if slots[i].index >= 0 {
-			addCompletionIndex(t, job.Name, slots[i].index)
+		if ix := slots[i].index; ix >= 0 {
+			addCompletionIndex(t, job.Name, ix)
+			if job.Spec.BackoffLimitPerIndex != nil {
+				counted, ignored := replacementFailureCounts(job, replaced[ix])
+				t.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(int(counted))
+				if ignored > 0 {
+					t.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation] = strconv.Itoa(int(ignored))
+				}
+			}
 		}
 		return createPod(ctx, store, c.rec, job, t, slots[i].prefix, ref)
 	})
@@ -369,27 +488,4 @@ func setJobCondition(st *batchv1.JobStatus, t batchv1.JobConditionType, status c
 	}
 	st.Conditions = append(st.Conditions, *jobCondition(t, reason, msg, now))
 	return true
-}
-
-// formatIndexes renders completed indexes as upstream: "1,3-5,7".
-func formatIndexes(set map[int]bool) string {
-	ixs := make([]int, 0, len(set))
-	for ix := range set {
-		ixs = append(ixs, ix)
-	}
-	sort.Ints(ixs)
-	var parts []string
-	for i := 0; i < len(ixs); {
-		j := i
-		for j+1 < len(ixs) && ixs[j+1] == ixs[j]+1 {
-			j++
-		}
-		if j == i {
-			parts = append(parts, strconv.Itoa(ixs[i]))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d-%d", ixs[i], ixs[j]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
 }

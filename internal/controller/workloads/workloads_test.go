@@ -152,22 +152,6 @@ func TestComputeHash(t *testing.T) {
 	}
 }
 
-func TestFormatIndexes(t *testing.T) {
-	cases := []struct {
-		in   []int
-		want string
-	}{{nil, ""}, {[]int{0}, "0"}, {[]int{0, 1, 2}, "0-2"}, {[]int{1, 3, 4, 5, 7}, "1,3-5,7"}}
-	for _, tc := range cases {
-		set := map[int]bool{}
-		for _, i := range tc.in {
-			set[i] = true
-		}
-		if got := formatIndexes(set); got != tc.want {
-			t.Errorf("formatIndexes(%v) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 // TestFullyLabeledReplicas: a claimed pod is fully labelled when it carries the template's
 // labels; a selector asking exactly those labels needs no look at the pods, one asking
 // fewer does.
