@@ -11,6 +11,10 @@
 #                                      token from `quotad token create`, labelled type=hollow
 #   NODE_CPU=8 NODE_MEMORY=32Gi ...    node size
 #   QUOTAD_ARGS=--profiling ...        more flags for quotad
+#   CONTROL_PLANE=upstream ...         upstream's control plane instead of quotad, as
+#                                      hack/clusterloader2.sh runs it (kube-apiserver,
+#                                      kube-controller-manager and etcd of the same version):
+#                                      the same cluster for comparing the two
 #   QUOTAD=path ...                    a quotad built before, instead of building one
 #   WORK=dir hack/cluster.sh           where binaries, the data dir and the logs go
 #   COMPONENTS_DIR=dir ...             where hack/cluster/build.sh caches kube-scheduler and kwok
@@ -45,17 +49,23 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# 2. quotad, then its admin kubeconfig.
-"$work/quotad" --data-dir "$work/data" --secure-port 0 ${QUOTAD_ARGS:-} >"$work/quotad.out" 2>"$work/quotad.log" &
+# 2. quotad (or upstream's control plane), then its admin kubeconfig.
+if [[ ${CONTROL_PLANE:-quotad} == upstream ]]; then
+	SERVE=upstream WORK="$work/upstream" "$root/hack/clusterloader2.sh" >"$work/quotad.out" 2>"$work/upstream.log" &
+	log=$work/upstream.log
+else
+	"$work/quotad" --data-dir "$work/data" --secure-port 0 ${QUOTAD_ARGS:-} >"$work/quotad.out" 2>"$work/quotad.log" &
+	log=$work/quotad.log
+fi
 pids+=($!)
 kubeconfig=""
-for _ in $(seq 1 600); do
+for _ in $(seq 1 3000); do
 	kubeconfig=$(sed -n 's/^KUBECONFIG=\([^ ]*\).*/\1/p' "$work/quotad.out" 2>/dev/null | head -n1)
 	[[ -n $kubeconfig ]] && break
-	kill -0 "${pids[0]}" 2>/dev/null || { cat "$work/quotad.log" >&2; exit 1; }
+	kill -0 "${pids[0]}" 2>/dev/null || { cat "$log" >&2; exit 1; }
 	sleep 0.1
 done
-[[ -n $kubeconfig ]] || { echo "quotad did not print its kubeconfig" >&2; exit 1; }
+[[ -n $kubeconfig ]] || { echo "the control plane did not print its kubeconfig" >&2; exit 1; }
 [[ $kubeconfig = /* ]] || kubeconfig=$work/data/admin.kubeconfig
 export KUBECONFIG=$kubeconfig
 

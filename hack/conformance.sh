@@ -8,6 +8,13 @@
 #   FOCUS=... SKIP=...                  override the spec selection
 #   PROCS=4 GINKGO=/path/ginkgo         parallel processes; reuse a built ginkgo CLI
 #   WORK=dir OUT=dir                    where binaries, data dir and the report go
+#   APPS=1 hack/conformance.sh          upstream's [sig-apps] conformance specs instead
+#                                       (e2e.test built with the e2eapps tag), on a cluster
+#                                       of hack/cluster.sh: kube-scheduler and 3 KWOK nodes,
+#                                       whose default stages run pods and complete Jobs'
+#   APPS=1 CONTROL_PLANE=upstream ...   the same specs on the same cluster with upstream's
+#                                       control plane (kube-apiserver,
+#                                       kube-controller-manager, etcd) instead of quotad
 #
 # Builds run with GOFLAGS=-p=1 under nice, to leave the CPU to others.
 set -euo pipefail
@@ -17,7 +24,13 @@ work=${WORK:-$(mktemp -d /tmp/quotad-conformance.XXXXXX)}
 out=${OUT:-$work/report}
 mkdir -p "$work" "$out"
 
-FOCUS=${FOCUS:-'\[sig-api-machinery\].*\[Conformance\]'}
+focus='\[sig-api-machinery\].*\[Conformance\]'
+tags=()
+if [[ -n ${APPS:-} ]]; then
+	focus='\[sig-apps\].*\[Conformance\]'
+	tags=(-tags e2eapps)
+fi
+FOCUS=${FOCUS:-$focus}
 # Specs that need what quotad does not run: a kubelet running pods (webhook servers, the
 # sample API server behind the aggregator, conversion webhooks, a pod that must run).
 SKIP=${SKIP:-'AdmissionWebhook|CustomResourceConversionWebhook|Aggregator|sample API Server|CustomResourceFieldSelectors|OrderedNamespaceDeletion|all pods are removed when a namespace is deleted'}
@@ -29,7 +42,7 @@ if [[ ! -x $e2e ]]; then
 	kv=$(awk '$1=="k8s.io/kubernetes"{print $2} $1=="require" && $2=="k8s.io/kubernetes"{print $3}' "$root/hack/conformance/go.mod" | head -n1)
 	pkg=k8s.io/component-base/version
 	echo "building e2e.test (k8s.io/kubernetes $kv)"
-	(cd "$root/hack/conformance" && GOFLAGS=-p=1 nice -n 19 go test -c -o "$e2e" \
+	(cd "$root/hack/conformance" && GOFLAGS=-p=1 nice -n 19 go test "${tags[@]}" -c -o "$e2e" \
 		-ldflags "-X $pkg.gitVersion=$kv -X $pkg.gitMajor=1 -X $pkg.gitMinor=37" .)
 fi
 
@@ -43,6 +56,22 @@ fi
 
 # 2. quotad, stamped with the tree's VCS revision
 (cd "$root" && GOFLAGS=-p=1 nice -n 10 go build -buildvcs=auto -o "$work/quotad" ./cmd/quotad)
+if [[ -n ${APPS:-} ]]; then
+	# A cluster: quotad (or upstream's control plane), kube-scheduler, 3 KWOK nodes.
+	WORK=$work/cluster QUOTAD=$work/quotad NODES=3 "$root/hack/cluster.sh" >"$work/cluster.out" 2>&1 &
+	cluster_pid=$!
+	trap 'kill "$cluster_pid" 2>/dev/null || true; wait "$cluster_pid" 2>/dev/null || true' EXIT
+	kubeconfig=""
+	for _ in $(seq 1 3000); do
+		kubeconfig=$(sed -n 's/^ *export KUBECONFIG=\(.*\)$/\1/p' "$work/cluster.out" | head -n1)
+		[[ -n $kubeconfig ]] && break
+		kill -0 "$cluster_pid" 2>/dev/null || { cat "$work/cluster.out" >&2; exit 1; }
+		sleep 0.2
+	done
+	[[ -n $kubeconfig ]] || { echo "the cluster did not start" >&2; exit 1; }
+	export KUBECONFIG=$kubeconfig
+	kubectl get nodes
+else
 "$work/quotad" --data-dir "$work/data" --secure-port 0 >"$work/quotad.out" 2>"$work/quotad.log" &
 quotad_pid=$!
 trap 'kill "$quotad_pid" 2>/dev/null || true; wait "$quotad_pid" 2>/dev/null || true' EXIT
@@ -110,6 +139,7 @@ kubectl get lease -n kube-node-lease node-1
 # does not create it yet gets one here.
 kubectl get service kubernetes -n default >/dev/null 2>&1 ||
 	kubectl create service clusterip kubernetes -n default --tcp=443:443
+fi
 
 # 4. The specs
 set +e
@@ -143,5 +173,5 @@ for r in rows:
 print('passed %d, failed %d' % (sum(r[0] == 'PASS' for r in rows), sum(r[0] == 'FAIL' for r in rows)))
 EOF
 tail -n1 "$out/summary.txt"
-echo "report: $out (e2e.log, junit_01.xml, summary.txt); quotad log: $work/quotad.log"
+echo "report: $out (e2e.log, junit_01.xml, summary.txt); logs: $work/quotad.log, $work/cluster/"
 exit $rc

@@ -37,6 +37,10 @@
 //   - Pods are run by their nodes: a pod is ready when its Ready condition is True and
 //     available when ready for minReadySeconds, exactly as upstream; nodes (kubelets, KWOK)
 //     or clients drive this (and phases Succeeded/Failed for Jobs) through pods/status.
+//   - A Job's policies (podFailurePolicy, backoffLimitPerIndex, successPolicy) are pure
+//     functions of the Job and its pods (jobpolicy.go); its counts come from the pods that
+//     exist and never go down (no pod tracking finalizer), and its indexes from
+//     .status.completedIndexes and .status.failedIndexes joined with the pods'.
 //   - Clocks are injected (Options.Clock); the CronJob controller's queue runs on it, so
 //     tests step a fake clock instead of waiting for minutes.
 package workloads

@@ -31,9 +31,15 @@ const (
 
 // Job is upstream's Job controller: it runs parallelism pods until completions succeed
 // (NonIndexed and Indexed), counts Succeeded and Failed pods (phases set through
-// pods/status), fails the Job past backoffLimit or activeDeadlineSeconds, honours suspend,
-// and reports the SuccessCriteriaMet/Complete or FailureTarget/Failed conditions. Every pod
-// it creates is charged to quota; a refusal is a FailedCreate event and a retry.
+// pods/status), fails the Job past backoffLimit (or container restarts reaching it under
+// restartPolicy OnFailure) or activeDeadlineSeconds, honours suspend, and applies the
+// Job's policies as upstream (jobpolicy.go): podFailurePolicy (FailJob, Ignore, Count,
+// FailIndex on exit codes and pod conditions), backoffLimitPerIndex with maxFailedIndexes
+// and .status.failedIndexes, successPolicy. It writes the interim SuccessCriteriaMet or
+// FailureTarget condition when the Job's end is decided and deletes its active pods, and
+// the terminal Complete or Failed (same reason and message) once none of its pods is
+// terminating. Every pod it creates is charged to quota; a refusal is a FailedCreate event
+// and a retry.
 type Job struct {
 	base
 	// pods is the Jobs' pods (in detail: the completion index annotation, conditions,
