@@ -131,7 +131,7 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 		completions = int(*job.Spec.Completions)
 	}
 	perIndex := indexed && job.Spec.BackoffLimitPerIndex != nil
-	var active []*corev1.Pod
+	var active, dying []*corev1.Pod
 	var succeeded, failed, ready, terminating int32
 	var succeededIxs, failedIxs []int
 	var failJob *string
@@ -165,6 +165,7 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 			}
 		case p.DeletionTimestamp != nil:
 			terminating++
+			dying = append(dying, p)
 		default:
 			active = append(active, p)
 			if isPodReady(p) {
@@ -246,7 +247,7 @@ func (c *Job) sync(ctx context.Context, key string) (time.Duration, error) {
 			activeCount, ready = 0, 0
 		}
 	case job.DeletionTimestamp == nil:
-		activeCount, manageErr = c.manage(ctx, store, job, &st, active, succeeded, succeededIx, failedIx, replaced, suspended, now)
+		activeCount, manageErr = c.manage(ctx, store, job, &st, active, succeeded, succeededIx, failedIx, replaced, dying, suspended, now)
 		complete := succeeded > 0 && activeCount == 0
 		if job.Spec.Completions != nil {
 			complete = succeeded >= *job.Spec.Completions && activeCount == 0
@@ -366,7 +367,9 @@ func jobCondition(t batchv1.JobConditionType, reason, msg string, now time.Time)
 // An Indexed Job's pending indexes are those neither succeeded, failed (backoffLimitPerIndex)
 // nor active; the pod of an index that failed before carries the index's failure counts
 // (upstream's annotations), from replaced, the failed pod of each index with the most.
-func (c *Job) manage(ctx context.Context, store controller.Client, job *batchv1.Job, st *batchv1.JobStatus, active []*corev1.Pod, succeeded int32, succeededIx, failedIx intervals, replaced map[int]*corev1.Pod, suspended bool, now time.Time) (int32, error) {
+// Under podReplacementPolicy Failed (the default with a podFailurePolicy) a pod still
+// terminating (dying) is not replaced until it is gone or failed.
+func (c *Job) manage(ctx context.Context, store controller.Client, job *batchv1.Job, st *batchv1.JobStatus, active []*corev1.Pod, succeeded int32, succeededIx, failedIx intervals, replaced map[int]*corev1.Pod, dying []*corev1.Pod, suspended bool, now time.Time) (int32, error) {
 	n := int32(len(active))
 	if suspended {
 		if setJobCondition(st, batchv1.JobSuspended, corev1.ConditionTrue, "JobSuspended", "Job suspended", now) {
@@ -406,8 +409,12 @@ func (c *Job) manage(ctx context.Context, store controller.Client, job *batchv1.
 		}
 		return want, nil
 	}
+	onlyFailed := job.Spec.PodReplacementPolicy != nil && *job.Spec.PodReplacementPolicy == batchv1.Failed
 	diff := int(want - n)
-	if diff == 0 {
+	if onlyFailed {
+		diff -= len(dying)
+	}
+	if diff <= 0 {
 		return n, nil
 	}
 	diff = min(diff, burstReplicas)
@@ -422,6 +429,11 @@ func (c *Job) manage(ctx context.Context, store controller.Client, job *batchv1.
 		busy := map[int]bool{}
 		for _, p := range active {
 			busy[completionIndex(p)] = true
+		}
+		if onlyFailed {
+			for _, p := range dying {
+				busy[completionIndex(p)] = true
+			}
 		}
 		for ix := 0; len(slots) < diff && job.Spec.Completions != nil && ix < int(*job.Spec.Completions); ix++ {
 			if succeededIx.has(ix) || failedIx.has(ix) || busy[ix] {

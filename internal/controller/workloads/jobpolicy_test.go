@@ -317,3 +317,33 @@ func TestJobBackoffLimitPerIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestJobPodReplacementPolicy: under podReplacementPolicy Failed a terminating pod is
+// replaced only once it is gone; under TerminatingOrFailed at once.
+func TestJobPodReplacementPolicy(t *testing.T) {
+	for _, policy := range []batchv1.PodReplacementPolicy{batchv1.Failed, batchv1.TerminatingOrFailed} {
+		fc, _, opts := newFake()
+		job := indexedJob(2, 2)
+		job.Spec.PodReplacementPolicy = ptr.To(policy)
+		job.Spec.Template.Finalizers = []string{"test/hold"}
+		fc.Add(job)
+		c := NewJob(fc, nil, opts)
+		sync := jobSync(t, fc, c)
+		syncOK(t, sync, "ns/batch")
+		p := podOfIndex(t, fc, "1")
+		if _, err := fc.Delete(context.Background(), fc.Catalogue().Get(podGVR), "ns", p.Name, metav1.DeleteOptions{}, registry.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		syncOK(t, sync, "ns/batch")
+		want := 3 // a replacement beside the terminating pod
+		if policy == batchv1.Failed {
+			want = 2
+		}
+		if n := len(podsOf(fc, "ns")); n != want {
+			t.Fatalf("%s: %d pods while one terminates, want %d", policy, n, want)
+		}
+		if j := fc.Object(jobGVR, "ns", "batch").(*batchv1.Job); *j.Status.Terminating != 1 {
+			t.Fatalf("%s: status %+v", policy, j.Status)
+		}
+	}
+}
