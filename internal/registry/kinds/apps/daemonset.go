@@ -61,3 +61,8 @@ func (DaemonSet) UpdateWarnings(subresource string, obj, old runtime.Object) []s
 	}
 	return validation.DaemonSetWarnings(obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet))
 }
+
+// StatusKeepsMetadata: a DaemonSet's /status write applies its metadata (labels,
+// annotations, finalizers, owner references), as upstream's status strategy of the kind,
+// which resets only the spec.
+func (DaemonSet) StatusKeepsMetadata() bool { return true }

@@ -46,3 +46,15 @@ func (Deployment) UpdateWarnings(subresource string, obj, old runtime.Object) []
 	}
 	return validation.DeploymentWarnings(obj.(*appsv1.Deployment), old.(*appsv1.Deployment))
 }
+
+// StatusKeepsMetadata: a Deployment's /status write applies its annotations, finalizers
+// and owner references; its labels stay as stored (PrepareForUpdate), as upstream's status
+// strategy.
+func (Deployment) StatusKeepsMetadata() bool { return true }
+
+// PrepareForUpdate keeps a Deployment's labels as stored on a /status write.
+func (Deployment) PrepareForUpdate(obj, old runtime.Object, subresource string, _ metav1.Time) {
+	if subresource == "status" {
+		obj.(*appsv1.Deployment).Labels = old.(*appsv1.Deployment).Labels
+	}
+}

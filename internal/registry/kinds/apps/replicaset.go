@@ -53,3 +53,8 @@ func (ReplicaSet) UpdateWarnings(subresource string, obj, old runtime.Object) []
 	}
 	return validation.ReplicaSetWarnings(obj.(*appsv1.ReplicaSet), old.(*appsv1.ReplicaSet))
 }
+
+// StatusKeepsMetadata: a ReplicaSet's /status write applies its metadata (labels,
+// annotations, finalizers, owner references), as upstream's status strategy of the kind,
+// which resets only the spec.
+func (ReplicaSet) StatusKeepsMetadata() bool { return true }

@@ -46,3 +46,8 @@ func (StatefulSet) UpdateWarnings(subresource string, obj, old runtime.Object) [
 	}
 	return validation.StatefulSetWarnings(obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet))
 }
+
+// StatusKeepsMetadata: a StatefulSet's /status write applies its metadata (labels,
+// annotations, finalizers, owner references), as upstream's status strategy of the kind,
+// which resets only the spec.
+func (StatefulSet) StatusKeepsMetadata() bool { return true }

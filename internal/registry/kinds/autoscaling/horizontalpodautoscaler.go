@@ -35,3 +35,8 @@ func (HorizontalPodAutoscaler) ValidateUpdate(obj, old runtime.Object) field.Err
 func (HorizontalPodAutoscaler) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
 	return table.HPAAnyVersionPrinter().Convert(objs, now, include, false)
 }
+
+// StatusKeepsMetadata: a HorizontalPodAutoscaler's /status write applies its metadata (labels,
+// annotations, finalizers, owner references), as upstream's status strategy of the kind,
+// which resets only the spec.
+func (HorizontalPodAutoscaler) StatusKeepsMetadata() bool { return true }

@@ -46,3 +46,8 @@ func (CronJob) UpdateWarnings(subresource string, obj, old runtime.Object) []str
 	}
 	return validation.CronJobWarnings(obj.(*batchv1.CronJob), old.(*batchv1.CronJob))
 }
+
+// StatusKeepsMetadata: a CronJob's /status write applies its metadata (labels,
+// annotations, finalizers, owner references), as upstream's status strategy of the kind,
+// which resets only the spec.
+func (CronJob) StatusKeepsMetadata() bool { return true }

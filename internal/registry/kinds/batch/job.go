@@ -83,3 +83,8 @@ func (Job) UpdateWarnings(subresource string, obj, old runtime.Object) []string 
 	}
 	return validation.JobWarnings(obj.(*batchv1.Job), old.(*batchv1.Job))
 }
+
+// StatusKeepsMetadata: a Job's /status write applies its metadata (labels,
+// annotations, finalizers, owner references), as upstream's status strategy of the kind,
+// which resets only the spec.
+func (Job) StatusKeepsMetadata() bool { return true }

@@ -123,3 +123,8 @@ func (CertificateSigningRequest) ConvertFieldLabel(label, value string) (string,
 	}
 	return "", "", fmt.Errorf("field label not supported: %s", label)
 }
+
+// StatusKeepsMetadata: a CertificateSigningRequest's /status write applies its metadata (labels,
+// annotations, finalizers, owner references), as upstream's status strategy of the kind,
+// which resets only the spec.
+func (CertificateSigningRequest) StatusKeepsMetadata() bool { return true }

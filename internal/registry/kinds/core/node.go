@@ -51,3 +51,8 @@ func (Node) ConvertFieldLabel(label, value string) (string, string, error) {
 	}
 	return "", "", fmt.Errorf("field label not supported: %s", label)
 }
+
+// StatusKeepsMetadata: a Node's /status write applies its metadata (labels,
+// annotations, finalizers, owner references), as upstream's status strategy of the kind,
+// which resets only the spec.
+func (Node) StatusKeepsMetadata() bool { return true }

@@ -57,3 +57,8 @@ func (PersistentVolume) PrepareForUpdate(obj, old runtime.Object, subresource st
 	}
 	pv.Status.LastPhaseTransitionTime = &now
 }
+
+// StatusKeepsMetadata: a PersistentVolume's /status write applies its metadata (labels,
+// annotations, finalizers, owner references), as upstream's status strategy of the kind,
+// which resets only the spec.
+func (PersistentVolume) StatusKeepsMetadata() bool { return true }

@@ -52,3 +52,8 @@ func (PersistentVolumeClaim) PrepareForUpdate(obj, old runtime.Object, subresour
 		defaults.PVCDataSources(&obj.(*corev1.PersistentVolumeClaim).Spec, &old.(*corev1.PersistentVolumeClaim).Spec)
 	}
 }
+
+// StatusKeepsMetadata: a PersistentVolumeClaim's /status write applies its metadata (labels,
+// annotations, finalizers, owner references), as upstream's status strategy of the kind,
+// which resets only the spec.
+func (PersistentVolumeClaim) StatusKeepsMetadata() bool { return true }

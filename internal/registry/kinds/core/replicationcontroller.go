@@ -64,3 +64,8 @@ func (ReplicationController) UpdateWarnings(subresource string, obj, old runtime
 	}
 	return validation.ReplicationControllerWarnings(obj.(*corev1.ReplicationController), old.(*corev1.ReplicationController))
 }
+
+// StatusKeepsMetadata: a ReplicationController's /status write applies its metadata (labels,
+// annotations, finalizers, owner references), as upstream's status strategy of the kind,
+// which resets only the spec.
+func (ReplicationController) StatusKeepsMetadata() bool { return true }

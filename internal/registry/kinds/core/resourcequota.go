@@ -55,3 +55,8 @@ func (ResourceQuota) Warnings(obj runtime.Object) []string {
 	rq := obj.(*corev1.ResourceQuota)
 	return append(quota.ResourceQuotaWarnings(rq), quota.WarnAtWarnings(rq.Annotations, rq.Spec.Hard)...)
 }
+
+// StatusKeepsMetadata: a ResourceQuota's /status write applies its metadata (labels,
+// annotations, finalizers, owner references), as upstream's status strategy of the kind,
+// which resets only the spec.
+func (ResourceQuota) StatusKeepsMetadata() bool { return true }

@@ -157,3 +157,8 @@ func (Service) ConvertFieldLabel(label, value string) (string, string, error) {
 	}
 	return "", "", fmt.Errorf("field label not supported: %s", label)
 }
+
+// StatusKeepsMetadata: a Service's /status write applies its metadata (labels,
+// annotations, finalizers, owner references), as upstream's status strategy of the kind,
+// which resets only the spec.
+func (Service) StatusKeepsMetadata() bool { return true }

@@ -34,3 +34,8 @@ func (Ingress) ConvertToTable(objs []runtime.Object, now time.Time, include meta
 func (Ingress) Warnings(obj runtime.Object) []string {
 	return validation.IngressWarnings(obj.(*networkingv1.Ingress))
 }
+
+// StatusKeepsMetadata: a Ingress's /status write applies its metadata (labels,
+// annotations, finalizers, owner references), as upstream's status strategy of the kind,
+// which resets only the spec.
+func (Ingress) StatusKeepsMetadata() bool { return true }

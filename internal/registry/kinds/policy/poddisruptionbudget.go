@@ -29,3 +29,8 @@ func (PodDisruptionBudget) ValidateUpdate(obj, old runtime.Object) field.ErrorLi
 func (PodDisruptionBudget) ConvertToTable(objs []runtime.Object, now time.Time, include metav1.IncludeObjectPolicy) (*metav1.Table, error) {
 	return table.PodDisruptionBudgetPrinter().Convert(objs, now, include, false)
 }
+
+// StatusKeepsMetadata: a PodDisruptionBudget's /status write applies its metadata (labels,
+// annotations, finalizers, owner references), as upstream's status strategy of the kind,
+// which resets only the spec.
+func (PodDisruptionBudget) StatusKeepsMetadata() bool { return true }
