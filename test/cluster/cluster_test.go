@@ -159,6 +159,35 @@ func TestSchedulerAndKWOK(t *testing.T) {
 	}
 	c.quotaMatchesPods(ctx, "after the Job's pods succeeded", map[corev1.ResourceName]string{corev1.ResourceRequestsCPU: "1", corev1.ResourcePods: "4"})
 
+	// 5b. An Indexed Job with a success policy: it completes by the policy (upstream's
+	// reason and message), and whatever of it was still running is deleted and credited.
+	indexed := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "indexed"}, Spec: batchv1.JobSpec{
+		Completions: ptr.To[int32](3), Parallelism: ptr.To[int32](3), CompletionMode: ptr.To(batchv1.IndexedCompletion),
+		SuccessPolicy: &batchv1.SuccessPolicy{Rules: []batchv1.SuccessPolicyRule{{SucceededCount: ptr.To[int32](2)}}},
+		Template:      podTemplate(nil, "100m", "64Mi", corev1.RestartPolicyNever),
+	}}
+	if _, err := cs.BatchV1().Jobs(ns).Create(ctx, indexed, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var done *batchv1.JobCondition
+	until(ctx, t, "Job indexed to complete", c.listWatch(cs.BatchV1().RESTClient(), "jobs", ns, fields.OneTermEqualSelector("metadata.name", "indexed")), &batchv1.Job{},
+		func(os []runtime.Object) bool {
+			if len(os) != 1 {
+				return false
+			}
+			for _, cond := range os[0].(*batchv1.Job).Status.Conditions {
+				if cond.Type == batchv1.JobComplete && cond.Status == corev1.ConditionTrue {
+					done = &cond
+					return true
+				}
+			}
+			return false
+		})
+	if done.Reason != batchv1.JobReasonSuccessPolicy || done.Message != "Matched rules at index 0" {
+		t.Errorf("Job indexed: Complete with %q %q, want SuccessPolicy, Matched rules at index 0", done.Reason, done.Message)
+	}
+	c.quotaMatchesPods(ctx, "after the indexed Job completed", map[corev1.ResourceName]string{corev1.ResourceRequestsCPU: "1", corev1.ResourcePods: "4"})
+
 	// 6. A pod that fits the quota but no node stays Pending, charged, with the scheduler's
 	// FailedScheduling event.
 	big := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "big"}, Spec: podTemplate(nil, "3", "1Gi", corev1.RestartPolicyAlways).Spec}
