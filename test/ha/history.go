@@ -649,7 +649,7 @@ func Check(ctx context.Context, h *History, l *EtcdLog, end int64) (*Report, err
 	if err := checkFinal(ctx, r, l, events, end); err != nil {
 		return nil, err
 	}
-	checkWrites(r, h, events)
+	checkWrites(r, h, l.initial, events)
 	checkWatches(r, h, events)
 	checkLists(r, h, l, events)
 	checkRefusals(r, h)
@@ -1102,8 +1102,11 @@ func checkFinal(ctx context.Context, r *Report, l *EtcdLog, events []Event, end 
 	return nil
 }
 
-// checkWrites checks every write against the log.
-func checkWrites(r *Report, h *History, events []Event) {
+// checkWrites checks every write against the log. An update the server found to change
+// nothing is acknowledged at the object's stored revision without a write (upstream's no-op
+// update); when that revision precedes the log, it is the key's value in the log's initial
+// snapshot.
+func checkWrites(r *Report, h *History, initial map[string]*mvccpb.KeyValue, events []Event) {
 	byKey := map[string][]Event{}
 	for _, e := range events {
 		byKey[e.Key] = append(byKey[e.Key], e)
@@ -1132,6 +1135,9 @@ func checkWrites(r *Report, h *History, events []Event) {
 			}
 		case w.Class == OK && w.Op == Update:
 			found := false
+			if kv := initial[k]; kv != nil && kv.ModRevision == w.RV {
+				evs = append([]Event{{Rev: kv.ModRevision, Key: k, Value: kv.Value}}, evs...)
+			}
 			for _, e := range evs {
 				if e.Rev == w.RV && !e.Delete {
 					found = true

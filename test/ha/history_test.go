@@ -163,6 +163,13 @@ func TestCheckerFindsViolations(t *testing.T) {
 				Listed: []WatchEvent{{Type: "LISTED", Namespace: "ns", Name: "a", RV: 11}},
 				Events: []WatchEvent{{Type: "ADDED", Namespace: "ns", Name: "b", RV: 12}, {Type: "MODIFIED", Namespace: "ns", Name: "a", RV: 13}}}},
 			want: []string{"event 1 is MODIFIED ns/a@13 (replica 0), etcd has ADDED ns/c@12"}},
+		{name: "no-op quota update acknowledged at its revision before the log", events: consistent,
+			writes: []Write{createA, {Resource: ResourceQuotas, Namespace: "ns", Name: "q", Op: Update, Class: OK, RV: 10,
+				Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}}}},
+		{name: "quota update acknowledged at a revision etcd never had", events: consistent,
+			writes: []Write{createA, {Resource: ResourceQuotas, Namespace: "ns", Name: "q", Op: Update, Class: OK, RV: 9,
+				Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}}},
+			want: []string{"acknowledged update of /registry/resourcequotas/ns/q (writer 0 via replica 0, ) at resourceVersion 9 is not in etcd's history"}},
 		{name: "list missing an object", events: consistent, writes: []Write{createA},
 			segments: []*Segment{{From: 11, Last: 11}},
 			want:     []string{"list of pods (home replica 0, segment 0) at 11 via replica 0: /registry/pods/ns/a at 0, etcd has it at 11"}},
@@ -184,7 +191,7 @@ func TestCheckerFindsViolations(t *testing.T) {
 			if err := checkQuotas(r, l, tt.events); err != nil {
 				t.Fatal(err)
 			}
-			checkWrites(r, h, tt.events)
+			checkWrites(r, h, l.initial, tt.events)
 			checkWatches(r, h, tt.events)
 			checkLists(r, h, l, tt.events)
 			checkRefusals(r, h)
