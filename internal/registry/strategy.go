@@ -109,7 +109,9 @@ type TableConvertor interface {
 
 // StatusMetadataKeeper is a kind whose /status writes apply the object's metadata (labels,
 // annotations, finalizers, owner references) as upstream's status strategy of the kind
-// does (namespaces and pods); other kinds' status writes keep the stored metadata.
+// does (the older kinds, whose strategy resets only the spec: pods, namespaces, nodes, the
+// workloads, Jobs, ...); other kinds' status writes keep the stored metadata, as upstream's
+// ResetObjectMetaForStatus.
 type StatusMetadataKeeper interface {
 	StatusKeepsMetadata() bool
 }
